@@ -1,0 +1,49 @@
+// Package cdxj reads and writes the index files of web archives: CDXJ
+// (pywb, OpenWayback 3, Common Crawl, ipwb), classic space-separated CDX in
+// any of its layouts, gzip-compressed files, and (in zipnum*.go) ZipNum
+// clusters, with key-range queries over sorted files (query*.go).
+//
+// # The formats
+//
+// A web archive indexes each capture it holds with one line, sorted
+// byte-wise (LC_ALL=C) so that all captures of one URL are adjacent. The
+// line starts with a sort key, usually a SURT ("com,example)/a?b=c": the
+// host reversed, see package surt), and a timestamp of 4 to 17 digits
+// (YYYYMMDDhhmmss, UTC, 17 digits adding milliseconds).
+//
+// CDXJ puts a JSON object after them:
+//
+//	com,example)/ 20170306040206 {"url": "http://example.com/", "mime": "text/html", "status": "200", "digest": "sha1:G7HR...", "length": "1242", "offset": "784", "filename": "example.warc.gz"}
+//
+// Lines starting with '!' ("!context", "!meta") are headers. Classic CDX
+// has fixed space-separated columns whose order a first line " CDX N b a m
+// s k r M S V g" declares with the letters of the Internet Archive's CDX
+// legend; files without that line are recognised by their field count (see
+// Layout). "-" marks an unknown value in both forms.
+//
+// # Reading
+//
+// Reader follows encoding/csv: settings are fields, Read returns one
+// *Record per call, All is the iterator form. A Record locates its values
+// without copying them and decodes its JSON block lazily: asking for the
+// MIME type scans the block only as far as "mime". A bad line gives a
+// *ParseError with the line number and a cause (ErrTimestamp, ErrJSON, ...);
+// the reader goes on with the next line if asked again, so the caller
+// decides whether to stop, or to skip and count (SkipBad does the latter).
+//
+//	f, err := cdxj.OpenFile("index.cdxj.gz")
+//	...
+//	r := cdxj.NewReader(f)
+//	r.ReuseRecord = true // no allocation per line
+//	for rec, err := range r.All() {
+//		if err != nil {
+//			return err // or count and continue
+//		}
+//		fmt.Printf("%s %s %d\n", rec.Key(), rec.Timestamp(), rec.Status())
+//	}
+//
+// # Writing
+//
+// Writer writes CDXJ with pywb's JSON member names, whatever the source
+// format. The command examples/cdxj converts and sorts index files.
+package cdxj
