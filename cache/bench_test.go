@@ -1,0 +1,76 @@
+package cache_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/mementokit/mementokit/cache"
+)
+
+// BenchmarkMemoryGet reads entries of 3 mementos from a store of 10,000
+// (the target is 5,000,000 gets/s or more). Bytes are the mementos' URI-Ms.
+func BenchmarkMemoryGet(b *testing.B) {
+	ctx := b.Context()
+	m, _ := cache.NewMemory(nil)
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 10000
+	keys := make([]cache.Key, n)
+	var bytes int64
+	for i := range n {
+		u := fmt.Sprintf("http://example.org/page/%d", i)
+		r := cache.Result{Status: cache.StatusFound, Updated: t0}
+		for j := range 3 {
+			urim := fmt.Sprintf("https://web.archive.org/web/2020010100000%d/%s", j, u)
+			r.Mementos = append(r.Mementos, cache.Memento{URIM: urim, Datetime: t0.Add(time.Duration(j) * time.Hour), Archive: "ia"})
+			if i == 0 {
+				bytes += int64(len(urim))
+			}
+		}
+		if err := m.Put(ctx, u, r); err != nil {
+			b.Fatal(err)
+		}
+		keys[i] = cache.KeyOf(u)
+	}
+	b.SetBytes(bytes)
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, err := m.Get(ctx, keys[i%n]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "gets/s")
+}
+
+// BenchmarkMemoryGetParallel is BenchmarkMemoryGet from GOMAXPROCS goroutines.
+func BenchmarkMemoryGetParallel(b *testing.B) {
+	ctx := b.Context()
+	m, _ := cache.NewMemory(nil)
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	const n = 10000
+	keys := make([]cache.Key, n)
+	for i := range n {
+		u := fmt.Sprintf("http://example.org/page/%d", i)
+		r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{{URIM: "https://web.archive.org/web/20200101000000/" + u, Datetime: t0, Archive: "ia"}}}
+		if err := m.Put(ctx, u, r); err != nil {
+			b.Fatal(err)
+		}
+		keys[i] = cache.KeyOf(u)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if _, err := m.Get(ctx, keys[i%n]); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "gets/s")
+}

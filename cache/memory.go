@@ -1,0 +1,361 @@
+package cache
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+)
+
+// DefaultMaxEntries is the number of entries a [Memory] store keeps when
+// MemoryOptions.MaxEntries is 0.
+const DefaultMaxEntries = 100_000
+
+// MemoryOptions configures [NewMemory]; the zero value (or nil) gives the
+// defaults.
+type MemoryOptions struct {
+	// MaxEntries bounds the number of entries; past it the least recently
+	// used entry (by Get, Put and RecordRequest) is evicted. 0 means
+	// DefaultMaxEntries.
+	MaxEntries int
+}
+
+// Memory is the in-memory [Cache]: entries in an LRU list bounded by
+// MemoryOptions.MaxEntries (hashicorp/golang-lru), jobs in a map and a heap.
+// It is lost when the process ends and cannot be shared between processes.
+//
+// Memory: the entries take about 200 bytes plus the lengths of their strings
+// (URI-R, and per memento 120 bytes plus its URI-M); jobs are not evicted,
+// they take about 150 bytes plus the URI-R each until Cleanup deletes them.
+// Stale and Cleanup scan all entries: O(n log n) for n entries.
+type Memory struct {
+	mu      sync.Mutex
+	closed  bool
+	entries *simplelru.LRU[Key, *Entry]
+	jobs    map[int64]*memJob
+	byKey   map[Key]*memJob
+	queue   jobHeap // waiting (open, unclaimed) jobs
+	nextID  int64
+}
+
+type memJob struct {
+	Job
+	completed time.Time
+	index     int // in queue, or -1
+}
+
+var _ Cache = (*Memory)(nil)
+
+// NewMemory returns an empty in-memory store. opts may be nil. It returns an
+// error wrapping ErrInvalid if opts.MaxEntries is negative.
+func NewMemory(opts *MemoryOptions) (*Memory, error) {
+	n := DefaultMaxEntries
+	if opts != nil && opts.MaxEntries != 0 {
+		n = opts.MaxEntries
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("%w: MaxEntries %d is negative", ErrInvalid, n)
+	}
+	l, err := simplelru.NewLRU[Key, *Entry](n, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[Key]*memJob{}}, nil
+}
+
+// lock takes the mutex and checks ctx and closure; on error the mutex is not held.
+func (s *Memory) lock(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return &Error{Store: "memory", Op: op, Err: err}
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return fmt.Errorf("cache: memory %s: %w", op, ErrClosed)
+	}
+	return nil
+}
+
+// Get implements [Cache.Get]. The returned mementos are a copy.
+func (s *Memory) Get(ctx context.Context, key Key) (Entry, error) {
+	if err := s.lock(ctx, "get"); err != nil {
+		return Entry{}, err
+	}
+	e, ok := s.entries.Get(key)
+	if !ok {
+		s.mu.Unlock()
+		return Entry{}, fmt.Errorf("cache: memory get %s: %w", key, ErrNotFound)
+	}
+	out := Entry{Info: e.Info, Mementos: slices.Clone(e.Mementos)}
+	s.mu.Unlock()
+	return out, nil
+}
+
+// Put implements [Cache.Put].
+func (s *Memory) Put(ctx context.Context, uriR string, r Result) error {
+	u, key, err := CheckURIR(uriR)
+	if err != nil {
+		return err
+	}
+	if r, err = CheckResult(r); err != nil {
+		return err
+	}
+	if err := s.lock(ctx, "put"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	n := &Entry{Info: Info{Key: key, URIR: u, Status: r.Status, Updated: r.Updated}, Mementos: r.Mementos}
+	if old, ok := s.entries.Peek(key); ok {
+		n.Requested, n.Requests = old.Requested, old.Requests
+	}
+	s.entries.Add(key, n) // entries are replaced, never modified: Get copies without races
+	return nil
+}
+
+// RecordRequest implements [Cache.RecordRequest].
+func (s *Memory) RecordRequest(ctx context.Context, uriR string, at time.Time) error {
+	u, key, err := CheckURIR(uriR)
+	if err != nil {
+		return err
+	}
+	if at, err = CheckTime("request time", at); err != nil {
+		return err
+	}
+	if err := s.lock(ctx, "record request"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	n := &Entry{Info: Info{Key: key, URIR: u, Status: StatusPending, Requested: at, Requests: 1}}
+	if old, ok := s.entries.Get(key); ok {
+		c := *old
+		c.Requests++
+		if at.After(c.Requested) {
+			c.Requested = at
+		}
+		n = &c
+	}
+	s.entries.Add(key, n)
+	return nil
+}
+
+// Stale implements [Cache.Stale].
+func (s *Memory) Stale(ctx context.Context, before time.Time, limit int) ([]Info, error) {
+	before, err := CheckTime("before", before)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckLimit(limit); err != nil {
+		return nil, err
+	}
+	if err := s.lock(ctx, "stale"); err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, k := range s.entries.Keys() {
+		e, _ := s.entries.Peek(k)
+		if e.Updated.Before(before) {
+			out = append(out, e.Info)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b Info) int {
+		if c := a.Updated.Compare(b.Updated); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Key[:], b.Key[:])
+	})
+	return out[:min(limit, len(out))], nil
+}
+
+// Delete implements [Cache.Delete].
+func (s *Memory) Delete(ctx context.Context, key Key) error {
+	if err := s.lock(ctx, "delete"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if !s.entries.Remove(key) {
+		return fmt.Errorf("cache: memory delete %s: %w", key, ErrNotFound)
+	}
+	return nil
+}
+
+// Enqueue implements [Cache.Enqueue].
+func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.Time) error {
+	if err := CheckURI("URI-R", uriR); err != nil {
+		return err
+	}
+	_, key, err := CheckURIR(uriR)
+	if err != nil {
+		return err
+	}
+	if err := CheckPriority(p); err != nil {
+		return err
+	}
+	if at, err = CheckTime("enqueue time", at); err != nil {
+		return err
+	}
+	if err := s.lock(ctx, "enqueue"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	j, ok := s.byKey[key]
+	switch {
+	case !ok:
+		s.nextID++
+		j = &memJob{Job: Job{ID: s.nextID, Key: key, URIR: uriR, Priority: p, Enqueued: at}, index: -1}
+		s.jobs[j.ID], s.byKey[key] = j, j
+		heap.Push(&s.queue, j)
+	case !j.completed.IsZero():
+		j.Job = Job{ID: j.ID, Key: key, URIR: uriR, Priority: p, Enqueued: at}
+		j.completed = time.Time{}
+		heap.Push(&s.queue, j)
+	case p < j.Priority:
+		j.Priority = p
+		if j.index >= 0 {
+			heap.Fix(&s.queue, j.index)
+		}
+	}
+	return nil
+}
+
+// Claim implements [Cache.Claim].
+func (s *Memory) Claim(ctx context.Context, worker string, at time.Time) (Job, error) {
+	if err := CheckField("worker", worker, true); err != nil {
+		return Job{}, err
+	}
+	at, err := CheckTime("claim time", at)
+	if err != nil {
+		return Job{}, err
+	}
+	if err := s.lock(ctx, "claim"); err != nil {
+		return Job{}, err
+	}
+	defer s.mu.Unlock()
+	if s.queue.Len() == 0 {
+		return Job{}, fmt.Errorf("cache: memory claim: %w", ErrNoJob)
+	}
+	j := heap.Pop(&s.queue).(*memJob)
+	j.Worker, j.Claimed = worker, at
+	return j.Job, nil
+}
+
+// Complete implements [Cache.Complete].
+func (s *Memory) Complete(ctx context.Context, job Job, at time.Time) error {
+	at, err := CheckTime("completion time", at)
+	if err != nil {
+		return err
+	}
+	if err := s.lock(ctx, "complete"); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	j, ok := s.jobs[job.ID]
+	if !ok || j.Worker == "" || j.Worker != job.Worker {
+		return fmt.Errorf("cache: memory complete job %d by %q: %w", job.ID, job.Worker, ErrNotFound)
+	}
+	if j.completed.IsZero() {
+		j.completed = at
+	}
+	return nil
+}
+
+// Cleanup implements [Cache.Cleanup].
+func (s *Memory) Cleanup(ctx context.Context, p CleanupPolicy) (CleanupStats, error) {
+	p, err := CheckPolicy(p)
+	if err != nil {
+		return CleanupStats{}, err
+	}
+	if err := s.lock(ctx, "cleanup"); err != nil {
+		return CleanupStats{}, err
+	}
+	defer s.mu.Unlock()
+	var st CleanupStats
+	claimCut, claimOn := p.Cutoff(p.ClaimTimeout)
+	jobCut, jobOn := p.Cutoff(p.CompletedJobAge)
+	for id, j := range s.jobs {
+		switch {
+		case claimOn && j.completed.IsZero() && j.Worker != "" && j.Claimed.Before(claimCut):
+			j.Worker, j.Claimed = "", time.Time{}
+			heap.Push(&s.queue, j)
+			st.JobsReleased++
+		case jobOn && !j.completed.IsZero() && j.completed.Before(jobCut):
+			delete(s.jobs, id)
+			delete(s.byKey, j.Key)
+			st.JobsDeleted++
+		}
+	}
+	if cut, ok := p.Cutoff(p.UnrequestedAge); ok {
+		var old []*Entry
+		for _, k := range s.entries.Keys() {
+			if e, _ := s.entries.Peek(k); LastUsed(e.Info).Before(cut) {
+				old = append(old, e)
+			}
+		}
+		// Oldest first, so that a capped run removes the longest unused.
+		slices.SortFunc(old, func(a, b *Entry) int {
+			return cmp.Or(LastUsed(a.Info).Compare(LastUsed(b.Info)), slices.Compare(a.Key[:], b.Key[:]))
+		})
+		for _, e := range old[:min(len(old), p.MaxEntries)] {
+			s.entries.Remove(e.Key)
+			st.EntriesDeleted++
+		}
+	}
+	return st, nil
+}
+
+// LastUsed is the time by which Cleanup judges an entry unrequested: its
+// last request, or its last update if it was never requested.
+func LastUsed(i Info) time.Time {
+	if i.Requested.IsZero() {
+		return i.Updated
+	}
+	return i.Requested
+}
+
+// Close implements [Cache.Close]; it drops the contents.
+func (s *Memory) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.entries.Purge()
+	s.jobs, s.byKey, s.queue = nil, nil, nil
+	return nil
+}
+
+// Len returns the number of entries held (at most MaxEntries).
+func (s *Memory) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.entries.Len()
+}
+
+// jobHeap orders waiting jobs by (Priority, Enqueued, ID).
+type jobHeap []*memJob
+
+func (h jobHeap) Len() int { return len(h) }
+func (h jobHeap) Less(a, b int) bool {
+	x, y := h[a], h[b]
+	return cmp.Or(cmp.Compare(x.Priority, y.Priority), x.Enqueued.Compare(y.Enqueued), cmp.Compare(x.ID, y.ID)) < 0
+}
+func (h jobHeap) Swap(a, b int) {
+	h[a], h[b] = h[b], h[a]
+	h[a].index, h[b].index = a, b
+}
+func (h *jobHeap) Push(x any) {
+	j := x.(*memJob)
+	j.index = len(*h)
+	*h = append(*h, j)
+}
+func (h *jobHeap) Pop() any {
+	old := *h
+	j := old[len(old)-1]
+	old[len(old)-1] = nil
+	j.index = -1
+	*h = old[:len(old)-1]
+	return j
+}
