@@ -1,0 +1,251 @@
+package memento
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Datetime errors.
+var (
+	// ErrHTTPDate: a value is not an RFC 7089 §2.1.1 rfc1123-date
+	// ("Sun, 06 Nov 1994 08:49:37 GMT").
+	ErrHTTPDate = errors.New("not an rfc1123-date (want e.g. \"Sun, 06 Nov 1994 08:49:37 GMT\")")
+	// ErrTimestamp: a value is not a YYYY[MM[DD[hh[mm[ss]]]]] timestamp.
+	ErrTimestamp = errors.New("not a YYYY[MM[DD[hh[mm[ss]]]]] timestamp")
+)
+
+var monthNames = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+// ParseHTTPDate parses an Accept-Datetime, Memento-Datetime or link
+// datetime/from/until value in the strict RFC 7089 §2.1.1 form
+// "Mon, 02 Jan 2006 15:04:05 GMT" (http.TimeFormat): English names with
+// their case, two-digit day, literal "GMT". The weekday's spelling is
+// checked but, as time.Parse does, its agreement with the date is not
+// (RFC 7089's own examples contain wrong weekdays). Unlike time.RFC1123,
+// other zones ("PST", "+0000") are rejected. The result is in UTC. A TimeGate
+// answers 400 when this fails (RFC 7089 §4.5.3). Errors wrap ErrHTTPDate.
+func ParseHTTPDate(s string) (time.Time, error) {
+	if t, ok := parseRFC1123Fast(s); ok {
+		return t, nil
+	}
+	// The slow path accepts what time.Parse(http.TimeFormat) accepts and the
+	// fast path does not (a one-digit hour), and gives its error text.
+	t, err := time.Parse(http.TimeFormat, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrHTTPDate)
+	}
+	return t.UTC(), nil
+}
+
+// parseRFC1123Fast parses exactly "Www, DD Mmm YYYY hh:mm:ss GMT" without
+// allocating. ok is false for anything else, including out-of-range fields.
+func parseRFC1123Fast(s string) (time.Time, bool) {
+	if len(s) != 29 || s[3] != ',' || s[4] != ' ' || s[7] != ' ' || s[11] != ' ' ||
+		s[16] != ' ' || s[19] != ':' || s[22] != ':' || s[25] != ' ' || s[26:] != "GMT" {
+		return time.Time{}, false
+	}
+	switch s[:3] {
+	case "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun":
+	default:
+		return time.Time{}, false
+	}
+	mon := 0
+	for i, m := range monthNames {
+		if s[8:11] == m {
+			mon = i + 1
+			break
+		}
+	}
+	if mon == 0 {
+		return time.Time{}, false
+	}
+	d, ok1 := num(s, 5, 2)
+	y, ok2 := num(s, 12, 4)
+	h, ok3 := num(s, 17, 2)
+	mi, ok4 := num(s, 20, 2)
+	se, ok5 := num(s, 23, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5) || d < 1 || d > daysIn(mon, y) || h > 23 || mi > 59 || se > 59 {
+		return time.Time{}, false
+	}
+	return time.Date(y, time.Month(mon), d, h, mi, se, 0, time.UTC), true
+}
+
+func num(s string, at, n int) (int, bool) {
+	v := 0
+	for i := at; i < at+n; i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// FormatHTTPDate writes t as an rfc1123-date in GMT
+// ("Tue, 20 Jun 2000 18:02:59 GMT"), converting to UTC first, as RFC 7089
+// §2.1.1 requires for Accept-Datetime, Memento-Datetime and link datetimes.
+func FormatHTTPDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+
+// lenientLayouts are the datetime forms archives have been seen to send in
+// place of an rfc1123-date. Zone abbreviations are not among them: Go
+// invents a zero offset for unknown abbreviations.
+var lenientLayouts = []string{
+	http.TimeFormat,                   // canonical
+	"Mon, 02 Jan 2006 15:04:05 UTC",   // UTC for GMT
+	"Mon, 2 Jan 2006 15:04:05 GMT",    // one-digit day
+	"Mon, 02 Jan 2006 15:04:05 -0700", // numeric zone (converted)
+	"Mon, 2 Jan 2006 15:04:05 -0700",  //
+	"Mon, 02 Jan 2006 15:04:05",       // zone missing: read as GMT
+	"Monday, 02-Jan-06 15:04:05 GMT",  // RFC 850 (obsolete HTTP-date)
+	"Mon Jan _2 15:04:05 2006",        // asctime (obsolete HTTP-date)
+	"02 Jan 2006 15:04:05 GMT",        // weekday missing
+	"Mon, 02 Jan 2006",                // date only (Time Travel accepts it)
+	time.RFC3339Nano,                  // 2018-07-04T12:00:00Z
+	"2006-01-02T15:04:05",             // ISO without zone: GMT
+	"2006-01-02 15:04:05",             //
+	"Monday, 02 January 2006 15:04:05 GMT",
+}
+
+// ParseHTTPDateLenient parses the datetime variants real archives send
+// where an rfc1123-date belongs: the strict form; "UTC" for "GMT"; a
+// one-digit day; a numeric zone (converted to UTC); a missing zone (taken
+// as GMT); the obsolete RFC 850 and asctime HTTP-date forms (RFC 9110
+// §5.6.7); no weekday; a date without time; RFC 3339. Surrounding
+// whitespace is ignored and names are matched case-insensitively. Zone
+// names other than GMT and UTC are rejected rather than guessed. The
+// result is in UTC; errors wrap ErrHTTPDate. Use ParseHTTPDate where the
+// protocol demands the strict form (TimeGate Accept-Datetime).
+func ParseHTTPDateLenient(s string) (time.Time, error) {
+	if t, ok := parseRFC1123Fast(s); ok {
+		return t, nil
+	}
+	v := normalizeDateCase(strings.Join(strings.Fields(s), " "))
+	// asctime pads one-digit days with a space that Fields removed.
+	for _, layout := range lenientLayouts {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+		if layout == "Mon Jan _2 15:04:05 2006" {
+			if t, err := time.Parse("Mon Jan 2 15:04:05 2006", v); err == nil {
+				return t.UTC(), nil
+			}
+		}
+	}
+	return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrHTTPDate)
+}
+
+// normalizeDateCase capitalises English day and month names and upper-cases
+// GMT/UTC so that "sun, 06 nov 1994 08:49:37 gmt" parses.
+func normalizeDateCase(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		if !isLetter(b[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && isLetter(b[j]) {
+			j++
+		}
+		w := strings.ToLower(string(b[i:j]))
+		switch {
+		case w == "gmt" || w == "utc" || w == "t" || w == "z":
+			for k := i; k < j; k++ {
+				b[k] &^= 0x20
+			}
+		case j-i >= 3:
+			b[i] &^= 0x20
+			for k := i + 1; k < j; k++ {
+				b[k] |= 0x20
+			}
+		}
+		i = j
+	}
+	return string(b)
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// ParseTimestamp parses a Wayback-style timestamp YYYY[MM[DD[hh[mm[ss]]]]]
+// (4, 6, 8, 10, 12 or 14 ASCII digits) into the start of the period it
+// names, in UTC: "2005" is 2005-01-01T00:00:00Z, "20050301" is
+// 2005-03-01T00:00:00Z. Fields out of range (month 13, 31 April, hour 24)
+// are errors wrapping ErrTimestamp, as are odd lengths ("20051").
+func ParseTimestamp(s string) (time.Time, error) {
+	n := len(s)
+	if n < 4 || n > 14 || n%2 != 0 {
+		return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrTimestamp)
+	}
+	for i := 0; i < n; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrTimestamp)
+		}
+	}
+	f := [6]int{0, 1, 1, 0, 0, 0}
+	f[0], _ = num(s, 0, 4)
+	for k := 1; 2+2*k <= n; k++ {
+		f[k], _ = num(s, 2+2*k, 2)
+	}
+	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > daysIn(f[1], f[0]) || f[3] > 23 || f[4] > 59 || f[5] > 59 {
+		return time.Time{}, fmt.Errorf("memento: %q: field out of range: %w", s, ErrTimestamp)
+	}
+	return time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], 0, time.UTC), nil
+}
+
+// FormatTimestamp writes t in UTC as a 14-digit timestamp YYYYMMDDhhmmss,
+// the key of CDXJ TimeMaps and of Wayback URI-Ms.
+func FormatTimestamp(t time.Time) string {
+	return string(appendTimestamp(make([]byte, 0, 14), t))
+}
+
+func appendTimestamp(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	b = appendInt(b, y, 4)
+	b = appendInt(b, int(mo), 2)
+	b = appendInt(b, d, 2)
+	b = appendInt(b, h, 2)
+	b = appendInt(b, mi, 2)
+	return appendInt(b, s, 2)
+}
+
+func appendInt(b []byte, v, width int) []byte {
+	var tmp [8]byte
+	i := len(tmp)
+	for v > 0 || width > 0 {
+		i--
+		tmp[i] = byte('0' + v%10)
+		v /= 10
+		width--
+	}
+	return append(b, tmp[i:]...)
+}
+
+// ParseDatetime parses a datetime given by a person or in a URL path: a
+// timestamp prefix (see ParseTimestamp) or an HTTP date in one of the
+// forms ParseHTTPDateLenient reads. The result is in UTC.
+func ParseDatetime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s != "" && s[0] >= '0' && s[0] <= '9' && !strings.ContainsAny(s, "-: ") {
+		return ParseTimestamp(s)
+	}
+	return ParseHTTPDateLenient(s)
+}

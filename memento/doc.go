@@ -1,0 +1,57 @@
+// Package memento reads and writes the Memento protocol (RFC 7089) as real
+// web archives speak it: link-format TimeMaps and Link headers (RFC 8288,
+// RFC 6690), Memento datetimes, the TimeMap forms aggregators serve, and an
+// HTTP client for TimeMaps, TimeGates and mementos.
+//
+// # The protocol in brief
+//
+// An original resource (URI-R) has mementos (URI-M), each a capture at a
+// Memento-Datetime. A TimeGate (URI-G) redirects an Accept-Datetime to the
+// closest memento; a TimeMap (URI-T) lists every memento in
+// application/link-format:
+//
+//	<http://a.example.org/>;rel="original",
+//	<http://arxiv.example.net/web/20000620180259/http://a.example.org/>
+//	  ; rel="first memento";datetime="Tue, 20 Jun 2000 18:02:59 GMT",
+//	...
+//
+// # Link format
+//
+// Every HTTP date contains a comma, targets may contain ',' ';' and '=', and
+// archives fold lines, reorder rel tokens and forget quotes: splitting on
+// commas loses every memento. ParseLinkFormat (one header value) and Reader
+// (a stream of any size, bounded memory) tokenize instead: only '>' ends a
+// target, quoted strings are data, whitespace including line breaks may
+// surround '=', ';' and ','. rel is a case-insensitive set and only the first
+// rel parameter counts; unknown parameters are kept; targets are resolved
+// against the response URI, scheme-relative ones included. Strict mode
+// rejects anything outside the RFC 8288 §3 grammar with a *ParseError naming
+// the byte offset; lenient mode (the default) recovers what a person would
+// read and never invents a target or a date.
+//
+// # TimeMaps
+//
+// ReadTimeMap turns a body into a TimeMap: original, timegate, self, pages
+// (rel="timemap") and mementos sorted by datetime then URI-M, identical
+// (URI-M, datetime) pairs once, distinct URI-Ms of the same second all kept.
+// First, Last, Closest, Prev and Next select; when a datetime is exactly
+// half-way between two mementos the later one is closest, as in the Time
+// Travel service and MemGator. WriteLinkFormat, WriteJSON and WriteCDXJ write
+// the three forms MemGator serves; WriteTimeTravelJSON the Time Travel
+// /api/json answer, whose "uri" is an array of every URI-M of the second.
+//
+// # Datetimes
+//
+// ParseHTTPDate accepts only the RFC 7089 §2.1.1 form (http.TimeFormat; note
+// that time.RFC1123 silently accepts other zones); ParseHTTPDateLenient reads
+// the variants archives send; ParseTimestamp reads 4 to 14 digit
+// YYYY[MM[DD[hh[mm[ss]]]]] prefixes and FormatTimestamp writes 14 digits.
+//
+// # Client
+//
+// Client wraps an *http.Client. Every call takes a context, has a timeout,
+// bounds body size and redirects, and returns *Error{Op, URI, StatusCode,
+// Err}. IsNotFound(err) is true only when the archive answered that it holds
+// nothing (404, 410; 406 from a TimeGate); a timeout, 5xx or bad body is a
+// failure, which an aggregator must never cache as "no mementos".
+package memento

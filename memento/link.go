@@ -1,0 +1,614 @@
+package memento
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Link is one link-value of an RFC 8288 Link header or of an
+// application/link-format document (RFC 6690): a target URI, its relation
+// types and its other target attributes.
+type Link struct {
+	// Target is the target URI resolved against the base URI the parser
+	// was given (RFC 3986 §5): absolute targets are kept byte for byte,
+	// scheme-relative ones ("//host/path") take the base's scheme, relative
+	// ones are resolved. Without a base it equals RawTarget.
+	Target string
+	// RawTarget is the target exactly as written between '<' and '>'.
+	RawTarget string
+	// Rel holds the relation types of the first "rel" parameter, split on
+	// whitespace, lower-cased, duplicates removed, in input order
+	// (RFC 8288 §3.3: later "rel" parameters are ignored for Rel but kept
+	// in Params). Empty when the link has no "rel".
+	Rel []string
+	// Params holds every other parameter in input order, names lower-cased
+	// (RFC 8288 §3: names are case-insensitive), values unquoted and
+	// unescaped. Unknown parameters are kept.
+	Params []Param
+	// Offset is the byte offset of the link-value's first byte in the input.
+	Offset int64
+}
+
+// Param is one link-param (RFC 8288 §3): a lower-cased name and its value.
+type Param struct {
+	Name  string
+	Value string
+	// NoValue is true for a parameter written without "=" (such as
+	// "; crossorigin"); Value is then empty.
+	NoValue bool
+}
+
+// HasRel reports whether rel (compared case-insensitively) is one of l's
+// relation types.
+func (l *Link) HasRel(rel string) bool {
+	for _, r := range l.Rel {
+		if r == rel || strings.EqualFold(r, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// Param returns the value of the first parameter called name (compared
+// case-insensitively) and whether it is present.
+func (l *Link) Param(name string) (string, bool) {
+	for _, p := range l.Params {
+		if p.Name == name || strings.EqualFold(p.Name, name) {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// IsMemento reports whether l describes a memento: its rel set contains
+// "memento" (RFC 7089 §2.2.1; "first", "last", "prev" and "next" only
+// qualify it).
+func (l *Link) IsMemento() bool { return l.HasRel("memento") }
+
+// ParseError reports a link-format syntax error. Offset counts bytes from the
+// start of the input (header value or TimeMap body); Link is the 1-based index
+// of the link-value in which the error occurred.
+type ParseError struct {
+	Offset int64
+	Link   int
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("memento: link-format error at byte %d (link %d): %v", e.Offset, e.Link, e.Err)
+}
+
+// Unwrap returns the cause, one of the Err* syntax sentinels.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Syntax errors wrapped by *ParseError.
+var (
+	// ErrExpectedTarget: a link-value does not start with '<' (strict mode),
+	// or in lenient mode it has neither '<' nor any parameter.
+	ErrExpectedTarget = errors.New("expected '<'")
+	// ErrUnterminatedTarget: a '<' has no matching '>' before the end of input.
+	ErrUnterminatedTarget = errors.New("unterminated '<' (no '>' before end of input)")
+	// ErrUnterminatedQuote: a quoted-string has no closing '"'.
+	ErrUnterminatedQuote = errors.New("unterminated quoted-string")
+	// ErrEmptyTarget: the target between '<' and '>' is empty.
+	ErrEmptyTarget = errors.New("empty target")
+	// ErrParamName: a ';' is not followed by a parameter name (a token).
+	ErrParamName = errors.New("expected parameter name")
+	// ErrNotToken: an unquoted value contains a byte outside tchar (strict mode).
+	ErrNotToken = errors.New("unquoted value is not a token")
+	// ErrUnexpected: a byte that the grammar does not allow at that place.
+	ErrUnexpected = errors.New("unexpected byte")
+	// ErrLinkTooLong: one link-value is longer than the reader's MaxLinkBytes.
+	ErrLinkTooLong = errors.New("link-value too long")
+)
+
+// errShort is returned by parseOne when the data ends inside a link-value
+// and more input may follow.
+var errShort = errors.New("short")
+
+// isTchar reports whether c is an RFC 9110 §5.6.2 tchar.
+var tchar = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// parser holds the per-input state: mode, base URI and a small cache for
+// resolution.
+type parser struct {
+	strict bool
+	base   *url.URL
+	// baseScheme is "http:" etc. for scheme-relative targets.
+	baseScheme string
+}
+
+func newParser(strict bool, base string) (*parser, error) {
+	p := &parser{strict: strict}
+	if base != "" {
+		u, err := url.Parse(base)
+		if err != nil {
+			return nil, fmt.Errorf("memento: bad base URI %q: %w", base, err)
+		}
+		p.base = u
+		if u.Scheme != "" {
+			p.baseScheme = u.Scheme + ":"
+		}
+	}
+	return p, nil
+}
+
+// resolve turns a raw target into an absolute URI reference (RFC 3986 §5.2),
+// keeping absolute targets byte for byte.
+func (p *parser) resolve(raw string) string {
+	if p.base == nil || hasScheme(raw) {
+		return raw
+	}
+	if strings.HasPrefix(raw, "//") && p.baseScheme != "" {
+		return p.baseScheme + raw
+	}
+	ref, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return p.base.ResolveReference(ref).String()
+}
+
+// hasScheme reports whether s starts with an RFC 3986 scheme and ':'.
+func hasScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.':
+			if i == 0 {
+				return false
+			}
+		case c == ':':
+			return i > 0
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// parseOne parses the link-value that starts in data after optional
+// whitespace and empty list elements. It returns the link, the number of
+// bytes consumed (through the ',' that ends it, if any), ok=false when only
+// whitespace and commas remained, and an error. off is the absolute offset
+// of data[0]; idx the 1-based link index for errors. When the data ends
+// inside a link-value and atEOF is false it returns errShort.
+func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, n int, ok bool, err error) {
+	i := 0
+	// Skip OWS and empty list elements (RFC 9110 §5.6.1 allows recipients
+	// to accept "," with nothing in between).
+	for i < len(data) && (isWS(data[i]) || data[i] == ',') {
+		i++
+	}
+	if i == len(data) {
+		if !atEOF {
+			return l, i, false, errShort
+		}
+		return l, i, false, nil
+	}
+	start := i
+	l.Offset = off + int64(start)
+	perr := func(at int, e error) (Link, int, bool, error) {
+		return Link{}, 0, false, &ParseError{Offset: off + int64(at), Link: idx, Err: e}
+	}
+
+	// Target.
+	if data[i] == '<' {
+		j := i + 1
+		end := -1
+		for {
+			k := bytes.IndexByte(data[j:], '>')
+			if k < 0 {
+				if !atEOF {
+					return l, 0, false, errShort
+				}
+				if end >= 0 { // lenient: a later '>' was not followed by ; or ,
+					break
+				}
+				return perr(start, ErrUnterminatedTarget)
+			}
+			end = j + k
+			if p.strict {
+				break
+			}
+			// Lenient: a '>' followed (after OWS) by something other than
+			// ';', ',' or the end is part of the target ("<a>b>").
+			m := end + 1
+			for m < len(data) && isWS(data[m]) {
+				m++
+			}
+			if m == len(data) {
+				if !atEOF {
+					return l, 0, false, errShort
+				}
+				break
+			}
+			if c := data[m]; c == ';' || c == ',' {
+				break
+			}
+			j = end + 1
+		}
+		raw := data[i+1 : end]
+		if len(raw) == 0 {
+			return perr(i, ErrEmptyTarget)
+		}
+		l.RawTarget = string(raw)
+		i = end + 1
+	} else {
+		if p.strict {
+			return perr(start, ErrExpectedTarget)
+		}
+		// Lenient recovery: the target runs to the first ';'. A ',' followed
+		// by OWS and '<' first, or the end, means there are no parameters.
+		j := i
+		for ; j < len(data); j++ {
+			if data[j] == ';' {
+				break
+			}
+			if data[j] == ',' {
+				m := j + 1
+				for m < len(data) && isWS(data[m]) {
+					m++
+				}
+				if m == len(data) && !atEOF {
+					return l, 0, false, errShort
+				}
+				if m == len(data) || data[m] == '<' {
+					return perr(start, ErrExpectedTarget)
+				}
+			}
+		}
+		if j == len(data) {
+			if !atEOF {
+				return l, 0, false, errShort
+			}
+			return perr(start, ErrExpectedTarget)
+		}
+		raw := strings.TrimRight(string(data[i:j]), " \t\r\n")
+		if raw == "" || strings.ContainsAny(raw, " \t\r\n") {
+			return perr(start, ErrExpectedTarget)
+		}
+		l.RawTarget = raw
+		i = j
+	}
+	l.Target = p.resolve(l.RawTarget)
+
+	// Parameters.
+	relSeen := false
+	for {
+		for i < len(data) && isWS(data[i]) {
+			i++
+		}
+		if i == len(data) {
+			if !atEOF {
+				return l, 0, false, errShort
+			}
+			return l, i, true, nil
+		}
+		c := data[i]
+		if c == ',' {
+			return l, i + 1, true, nil
+		}
+		if c != ';' {
+			if p.strict {
+				return perr(i, ErrUnexpected)
+			}
+			// Lenient: skip junk up to the next ';' or ','.
+			for i < len(data) && data[i] != ';' && data[i] != ',' {
+				i++
+			}
+			continue
+		}
+		i++ // ';'
+		for i < len(data) && isWS(data[i]) {
+			i++
+		}
+		if i == len(data) {
+			if !atEOF {
+				return l, 0, false, errShort
+			}
+			if p.strict {
+				return perr(i, ErrParamName)
+			}
+			return l, i, true, nil
+		}
+		if !p.strict && (data[i] == ';' || data[i] == ',') {
+			continue // empty parameter
+		}
+		ns := i
+		for i < len(data) && tchar[data[i]] {
+			i++
+		}
+		if i == len(data) && !atEOF {
+			return l, 0, false, errShort
+		}
+		if i == ns {
+			return perr(i, ErrParamName)
+		}
+		name := internName(data[ns:i])
+		// BWS "=" BWS
+		k := i
+		for k < len(data) && isWS(data[k]) {
+			k++
+		}
+		if k == len(data) && !atEOF {
+			return l, 0, false, errShort
+		}
+		var prm Param
+		prm.Name = name
+		if k < len(data) && data[k] == '=' {
+			i = k + 1
+			for i < len(data) && isWS(data[i]) {
+				i++
+			}
+			if i == len(data) {
+				if !atEOF {
+					return l, 0, false, errShort
+				}
+				if p.strict {
+					return perr(i, ErrUnexpected)
+				}
+			} else if data[i] == '"' {
+				v, e, err := p.quoted(data, i, atEOF)
+				if err != nil {
+					if err == errShort {
+						return l, 0, false, err
+					}
+					return perr(i, err)
+				}
+				prm.Value = v
+				i = e
+			} else {
+				vs := i
+				for i < len(data) && tchar[data[i]] {
+					i++
+				}
+				if i == len(data) && !atEOF {
+					return l, 0, false, errShort
+				}
+				if p.strict {
+					if i < len(data) && !isWS(data[i]) && data[i] != ';' && data[i] != ',' {
+						return perr(i, ErrNotToken)
+					}
+					if i == vs {
+						return perr(i, ErrUnexpected)
+					}
+					prm.Value = string(data[vs:i])
+				} else {
+					// Lenient: an unquoted value runs to the next ';' or ','.
+					for i < len(data) && data[i] != ';' && data[i] != ',' {
+						i++
+					}
+					if i == len(data) && !atEOF {
+						return l, 0, false, errShort
+					}
+					prm.Value = strings.TrimRight(string(data[vs:i]), " \t\r\n")
+				}
+			}
+		} else {
+			prm.NoValue = true
+		}
+		if name == "rel" && !relSeen {
+			relSeen = true
+			l.Rel = splitRel(prm.Value)
+			continue
+		}
+		if l.Params == nil {
+			l.Params = make([]Param, 0, 3)
+		}
+		l.Params = append(l.Params, prm)
+	}
+}
+
+// quoted parses the quoted-string that starts at data[i] == '"'. It returns
+// the unescaped content and the index after the closing quote.
+func (p *parser) quoted(data []byte, i int, atEOF bool) (string, int, error) {
+	j := i + 1
+	esc := false
+	for k := j; k < len(data); k++ {
+		c := data[k]
+		switch {
+		case c == '\\':
+			esc = true
+			k++
+			if k == len(data) {
+				if !atEOF {
+					return "", 0, errShort
+				}
+				return "", 0, ErrUnterminatedQuote
+			}
+			continue
+		case c == '"':
+			if !esc {
+				return internValue(data[j:k]), k + 1, nil
+			}
+			return unescapeQuoted(data[j:k]), k + 1, nil
+		case p.strict && (c < 0x20 && c != '\t' || c == 0x7f):
+			return "", 0, ErrUnexpected
+		}
+	}
+	if !atEOF {
+		return "", 0, errShort
+	}
+	return "", 0, ErrUnterminatedQuote
+}
+
+func unescapeQuoted(b []byte) string {
+	out := make([]byte, 0, len(b))
+	for k := 0; k < len(b); k++ {
+		if b[k] == '\\' && k+1 < len(b) {
+			k++
+		}
+		out = append(out, b[k])
+	}
+	return string(out)
+}
+
+// internName lower-cases a parameter name, returning constant strings for
+// the common ones so that parsing them does not allocate.
+func internName(b []byte) string {
+	switch len(b) {
+	case 3:
+		if eqFold(b, "rel") {
+			return "rel"
+		}
+	case 4:
+		if eqFold(b, "type") {
+			return "type"
+		}
+		if eqFold(b, "from") {
+			return "from"
+		}
+	case 5:
+		if eqFold(b, "until") {
+			return "until"
+		}
+		if eqFold(b, "title") {
+			return "title"
+		}
+	case 6:
+		if eqFold(b, "anchor") {
+			return "anchor"
+		}
+	case 7:
+		if eqFold(b, "license") {
+			return "license"
+		}
+	case 8:
+		if eqFold(b, "datetime") {
+			return "datetime"
+		}
+	case 10:
+		if eqFold(b, "collection") {
+			return "collection"
+		}
+	}
+	return strings.ToLower(string(b))
+}
+
+// eqFold compares ASCII b with lower-case s case-insensitively.
+func eqFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// internValue returns constant strings for the most frequent parameter
+// values (relation types and media types) and a copy otherwise.
+func internValue(b []byte) string {
+	switch string(b) { // does not allocate
+	case "memento":
+		return "memento"
+	case "original":
+		return "original"
+	case "timegate":
+		return "timegate"
+	case "timemap":
+		return "timemap"
+	case "self":
+		return "self"
+	case "first memento":
+		return "first memento"
+	case "last memento":
+		return "last memento"
+	case "application/link-format":
+		return "application/link-format"
+	}
+	return string(b)
+}
+
+// splitRel splits a rel value into lower-cased, de-duplicated tokens.
+func splitRel(v string) []string {
+	switch v { // the common sets, without allocating new strings
+	case "memento":
+		return []string{"memento"}
+	case "original":
+		return []string{"original"}
+	case "timegate":
+		return []string{"timegate"}
+	case "timemap":
+		return []string{"timemap"}
+	case "self":
+		return []string{"self"}
+	}
+	var out []string
+	for len(v) > 0 {
+		k := 0
+		for k < len(v) && !isWS(v[k]) {
+			k++
+		}
+		if k > 0 {
+			tok := internRel(v[:k])
+			dup := false
+			for _, o := range out {
+				if o == tok {
+					dup = true
+					break
+				}
+			}
+			if !dup {
+				out = append(out, tok)
+			}
+		}
+		for k < len(v) && isWS(v[k]) {
+			k++
+		}
+		v = v[k:]
+	}
+	return out
+}
+
+func internRel(s string) string {
+	switch s {
+	case "memento", "first", "last", "prev", "next", "original", "timegate", "timemap", "self", "index":
+		return s
+	}
+	lower := strings.ToLower(s)
+	switch lower {
+	case "memento":
+		return "memento"
+	case "first":
+		return "first"
+	case "last":
+		return "last"
+	case "prev":
+		return "prev"
+	case "next":
+		return "next"
+	case "original":
+		return "original"
+	case "timegate":
+		return "timegate"
+	case "timemap":
+		return "timemap"
+	}
+	return lower
+}

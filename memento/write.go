@@ -1,0 +1,453 @@
+package memento
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Media types of the TimeMap serialisations.
+const (
+	// MediaTypeLinkFormat is the RFC 6690 / RFC 7089 §5 TimeMap media type.
+	MediaTypeLinkFormat = "application/link-format"
+	// MediaTypeJSON is the media type of the MemGator JSON TimeMap.
+	MediaTypeJSON = "application/json"
+	// MediaTypeCDXJ is the media type MemGator gives its CDXJ TimeMap
+	// ("Object Resource Stream").
+	MediaTypeCDXJ = "application/cdxj+ors"
+)
+
+// pageOfType returns the URI of the first page with media type typ.
+func (tm *TimeMap) pageOfType(typ string) string {
+	for _, p := range tm.Pages {
+		if strings.EqualFold(p.Type, typ) {
+			return p.URI
+		}
+	}
+	return ""
+}
+
+// selfFor returns the self URI for a serialisation: the rel="timemap" page
+// of that media type if there is one (MemGator lists its TimeMap in every
+// format), else Self.URI.
+func (tm *TimeMap) selfFor(typ string) string {
+	if u := tm.pageOfType(typ); u != "" {
+		return u
+	}
+	return tm.Self.URI
+}
+
+// mementoRel returns the rel value the writers give memento i:
+// "first memento", "last memento", "first last memento" or "memento".
+func (tm *TimeMap) mementoRel(i int) string {
+	n := len(tm.Mementos)
+	switch {
+	case n == 1:
+		return "first last memento"
+	case i == 0:
+		return "first memento"
+	case i == n-1:
+		return "last memento"
+	}
+	return "memento"
+}
+
+// appendTarget writes "<target>", percent-encoding the bytes that cannot
+// stand inside angle brackets ('>', CR, LF).
+func appendTarget(b []byte, t string) []byte {
+	b = append(b, '<')
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; c {
+		case '>':
+			b = append(b, "%3E"...)
+		case '\r':
+			b = append(b, "%0D"...)
+		case '\n':
+			b = append(b, "%0A"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '>')
+}
+
+// appendQuoted writes s as an RFC 9110 quoted-string, escaping '"' and '\'.
+func appendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '"' || c == '\\' {
+			b = append(b, '\\')
+		}
+		b = append(b, c)
+	}
+	return append(b, '"')
+}
+
+func appendParam(b []byte, name, value string) []byte {
+	b = append(b, "; "...)
+	b = append(b, name...)
+	b = append(b, '=')
+	return appendQuoted(b, value)
+}
+
+func appendParams(b []byte, ps []Param) []byte {
+	for _, p := range ps {
+		if p.NoValue {
+			b = append(b, "; "...)
+			b = append(b, p.Name...)
+			continue
+		}
+		b = appendParam(b, p.Name, p.Value)
+	}
+	return b
+}
+
+// AppendLink appends l in link-value syntax (RFC 8288 §3) to b: its
+// RawTarget (or Target when RawTarget is empty) in angle brackets, then
+// rel (when l has one) and every parameter with its value quoted. A strict
+// parse of the output gives back l's Rel and Params.
+func AppendLink(b []byte, l *Link) []byte {
+	t := l.RawTarget
+	if t == "" {
+		t = l.Target
+	}
+	b = appendTarget(b, t)
+	if len(l.Rel) > 0 {
+		b = appendParam(b, "rel", strings.Join(l.Rel, " "))
+	}
+	return appendParams(b, l.Params)
+}
+
+// FormatLinks returns links as one Link header field value, link-values
+// separated by ", " (see AppendLink).
+func FormatLinks(links []Link) string {
+	var b []byte
+	for i := range links {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = AppendLink(b, &links[i])
+	}
+	return string(b)
+}
+
+func appendPage(b []byte, p *Page, rel string) []byte {
+	b = appendTarget(b, p.URI)
+	b = appendParam(b, "rel", rel)
+	if p.Type != "" {
+		b = appendParam(b, "type", p.Type)
+	}
+	if !p.From.IsZero() {
+		b = appendParam(b, "from", FormatHTTPDate(p.From))
+	}
+	if !p.Until.IsZero() {
+		b = appendParam(b, "until", FormatHTTPDate(p.Until))
+	}
+	return appendParams(b, p.Params)
+}
+
+// WriteLinkFormat writes tm as an application/link-format TimeMap
+// (RFC 7089 §5) in the layout MemGator serves: one link per line, lines
+// joined by ",\n", a final "\n"; first the original, then self, the
+// mementos in order ("first memento" and "last memento" marked, a single
+// one "first last memento"; each with datetime and its Extra parameters),
+// then the rel="timemap" pages and last the timegate. Absent parts are
+// left out. Mementos should be sorted (see Sort). Output is written through
+// a 32 KiB buffer; memory does not grow with tm.
+func WriteLinkFormat(w io.Writer, tm *TimeMap) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	b := make([]byte, 0, 512)
+	first := true
+	emit := func() error {
+		if !first {
+			if _, err := bw.WriteString(",\n"); err != nil {
+				return err
+			}
+		}
+		first = false
+		_, err := bw.Write(b)
+		b = b[:0]
+		return err
+	}
+	if tm.Original != "" {
+		b = appendTarget(b, tm.Original)
+		b = appendParam(b, "rel", "original")
+		if err := emit(); err != nil {
+			return err
+		}
+	}
+	if tm.Self.URI != "" {
+		b = appendPage(b, &tm.Self, "self")
+		if err := emit(); err != nil {
+			return err
+		}
+	}
+	for i := range tm.Mementos {
+		m := &tm.Mementos[i]
+		b = appendTarget(b, m.URIM)
+		b = appendParam(b, "rel", tm.mementoRel(i))
+		b = appendParam(b, "datetime", FormatHTTPDate(m.Datetime))
+		b = appendParams(b, m.Extra)
+		if err := emit(); err != nil {
+			return err
+		}
+	}
+	for i := range tm.Pages {
+		b = appendPage(b, &tm.Pages[i], "timemap")
+		if err := emit(); err != nil {
+			return err
+		}
+	}
+	if tm.TimeGate != "" {
+		b = appendTarget(b, tm.TimeGate)
+		b = appendParam(b, "rel", "timegate")
+		if err := emit(); err != nil {
+			return err
+		}
+	}
+	if !first {
+		if _, err := bw.WriteString("\n"); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// appendJSONString appends s as a JSON string. Unlike encoding/json it does
+// not escape '<', '>' and '&' (MemGator does not either); invalid UTF-8
+// becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// rfc3339 formats t in UTC as "2006-01-02T15:04:05Z", the datetime form of
+// the JSON TimeMaps.
+func rfc3339(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// jsonFormats lists the timemap_uri keys and the media type each stands for.
+var jsonFormats = []struct{ key, typ string }{
+	{"link_format", MediaTypeLinkFormat},
+	{"json_format", MediaTypeJSON},
+	{"cdxj_format", MediaTypeCDXJ},
+}
+
+// WriteJSON writes tm as the JSON TimeMap MemGator serves at
+// /timemap/json/{URI-R}, two-space indented, keys in its order:
+//
+//	{
+//	  "original_uri": "http://example.com/",
+//	  "self": "http://localhost:1208/timemap/json/http://example.com/",
+//	  "mementos": {
+//	    "list": [{"datetime": "1999-01-25T09:30:00Z", "uri": "http://..."}, ...],
+//	    "first": {...}, "last": {...}
+//	  },
+//	  "timemap_uri": {"link_format": ..., "json_format": ..., "cdxj_format": ...},
+//	  "timegate_uri": "http://localhost:1208/timegate/http://example.com/"
+//	}
+//
+// "uri" is a string (one memento per list entry; mementos of the same
+// second are separate entries); datetimes are RFC 3339 in UTC. "self" is the
+// application/json page of Pages if there is one, else Self.URI;
+// timemap_uri holds the pages of the three media types that exist. Absent
+// parts are left out; an empty TimeMap gives an empty "list" and no
+// first/last. The document is built in memory (about 120 bytes per memento).
+func WriteJSON(w io.Writer, tm *TimeMap) error {
+	b := make([]byte, 0, 256+160*len(tm.Mementos))
+	b = append(b, "{\n"...)
+	b = appendKV(b, "  ", "original_uri", tm.Original, true)
+	if s := tm.selfFor(MediaTypeJSON); s != "" {
+		b = appendKV(b, "  ", "self", s, true)
+	}
+	b = append(b, "  \"mementos\": {\n    \"list\": ["...)
+	for i := range tm.Mementos {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n      "...)
+		b = appendEntry(b, "      ", &tm.Mementos[i])
+	}
+	if len(tm.Mementos) > 0 {
+		b = append(b, "\n    "...)
+	}
+	b = append(b, ']')
+	if f, ok := tm.First(); ok {
+		b = append(b, ",\n    \"first\": "...)
+		b = appendEntry(b, "    ", &f)
+		l, _ := tm.Last()
+		b = append(b, ",\n    \"last\": "...)
+		b = appendEntry(b, "    ", &l)
+	}
+	b = append(b, "\n  }"...)
+	b = appendFormats(b, tm, jsonFormats)
+	if tm.TimeGate != "" {
+		b = append(b, ",\n"...)
+		b = appendKV(b, "  ", "timegate_uri", tm.TimeGate, false)
+	}
+	b = append(b, "\n}\n"...)
+	_, err := w.Write(b)
+	return err
+}
+
+// appendFormats writes ",\n  \"timemap_uri\": {...}" when any page exists.
+func appendFormats(b []byte, tm *TimeMap, formats []struct{ key, typ string }) []byte {
+	n := 0
+	for _, f := range formats {
+		u := tm.pageOfType(f.typ)
+		if u == "" {
+			continue
+		}
+		if n == 0 {
+			b = append(b, ",\n  \"timemap_uri\": {"...)
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = appendJSONString(b, f.key)
+		b = append(b, ": "...)
+		b = appendJSONString(b, u)
+		n++
+	}
+	if n > 0 {
+		b = append(b, "\n  }"...)
+	}
+	return b
+}
+
+func appendKV(b []byte, indent, k, v string, comma bool) []byte {
+	b = append(b, indent...)
+	b = appendJSONString(b, k)
+	b = append(b, ": "...)
+	b = appendJSONString(b, v)
+	if comma {
+		b = append(b, ',', '\n')
+	}
+	return b
+}
+
+// appendEntry writes {"datetime": ..., "uri": ...} indented for MemGator's
+// layout; indent is the indentation of the line holding the '{'.
+func appendEntry(b []byte, indent string, m *Memento) []byte {
+	b = append(b, "{\n"...)
+	b = appendKV(b, indent+"  ", "datetime", rfc3339(m.Datetime), true)
+	b = appendKV(b, indent+"  ", "uri", m.URIM, false)
+	b = append(b, '\n')
+	b = append(b, indent...)
+	return append(b, '}')
+}
+
+// CDXJContext is the JSON-LD context MemGator names in its CDXJ TimeMaps.
+const CDXJContext = "https://oduwsdl.github.io/contexts/memento"
+
+// WriteCDXJ writes tm as the CDXJ TimeMap MemGator serves at
+// /timemap/cdxj/{URI-R}: header lines
+//
+//	!context ["https://oduwsdl.github.io/contexts/memento"]
+//	!id {"uri": "<the application/cdxj+ors page, else Self.URI>"}
+//	!keys ["memento_datetime_YYYYMMDDhhmmss"]
+//	!meta {"original_uri": "..."}
+//	!meta {"timegate_uri": "..."}
+//	!meta {"timemap_uri": {"link_format": "...", "json_format": "...", "cdxj_format": "..."}}
+//
+// then one line per memento, keyed by its 14-digit timestamp:
+//
+//	19990125093000 {"uri": "http://...", "rel": "first memento", "datetime": "Mon, 25 Jan 1999 09:30:00 GMT"}
+//
+// Absent parts are left out. Lines end in LF; the lines are sorted because
+// Mementos is. Output goes through a 32 KiB buffer.
+func WriteCDXJ(w io.Writer, tm *TimeMap) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	b := make([]byte, 0, 512)
+	b = append(b, "!context [\""+CDXJContext+"\"]\n"...)
+	if s := tm.selfFor(MediaTypeCDXJ); s != "" {
+		b = append(b, `!id {"uri": `...)
+		b = appendJSONString(b, s)
+		b = append(b, "}\n"...)
+	}
+	b = append(b, "!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n"...)
+	if tm.Original != "" {
+		b = append(b, `!meta {"original_uri": `...)
+		b = appendJSONString(b, tm.Original)
+		b = append(b, "}\n"...)
+	}
+	if tm.TimeGate != "" {
+		b = append(b, `!meta {"timegate_uri": `...)
+		b = appendJSONString(b, tm.TimeGate)
+		b = append(b, "}\n"...)
+	}
+	n := 0
+	for _, f := range jsonFormats {
+		u := tm.pageOfType(f.typ)
+		if u == "" {
+			continue
+		}
+		if n == 0 {
+			b = append(b, `!meta {"timemap_uri": {`...)
+		} else {
+			b = append(b, ", "...)
+		}
+		b = appendJSONString(b, f.key)
+		b = append(b, ": "...)
+		b = appendJSONString(b, u)
+		n++
+	}
+	if n > 0 {
+		b = append(b, "}}\n"...)
+	}
+	for i := range tm.Mementos {
+		m := &tm.Mementos[i]
+		b = appendTimestamp(b, m.Datetime)
+		b = append(b, ` {"uri": `...)
+		b = appendJSONString(b, m.URIM)
+		b = append(b, `, "rel": `...)
+		b = appendJSONString(b, tm.mementoRel(i))
+		b = append(b, `, "datetime": `...)
+		b = appendJSONString(b, FormatHTTPDate(m.Datetime))
+		b = append(b, "}\n"...)
+		if len(b) > 16<<10 {
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
