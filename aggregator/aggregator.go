@@ -1,0 +1,477 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
+)
+
+// Defaults used when an Options field is zero (TIMETRAVEL.md, "our
+// defaults").
+const (
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultDynamicBudget  = 20 * time.Second
+	DefaultThoroughBudget = 150 * time.Second
+	DefaultFreshFor       = 30 * 24 * time.Hour
+	DefaultNegativeFor    = 10 * time.Minute
+	DefaultNoCacheAfter   = 10 * time.Minute
+	DefaultTolerance      = 3
+	DefaultDormantFor     = 5 * time.Minute
+	DefaultMaxConcurrent  = 8
+	DefaultFanOut         = 32
+	DefaultMapMaxAge      = 90 * 24 * time.Hour
+)
+
+// Options configure an Aggregator. Only Archives is required.
+type Options struct {
+	// Archives is the registry, in rank order (the rank breaks ties between
+	// mementos of the same second). Ignored entries are dropped.
+	Archives []Archive
+	// Rules chooses archives per service; nil uses every archive for every
+	// service (DefaultRules).
+	Rules *Rules
+	// Blacklist blocks hosts (403 without asking any archive); nil blocks
+	// nothing.
+	Blacklist *Blacklist
+	// Upstream asks archives; nil uses an HTTPUpstream with HTTPClient.
+	Upstream Upstream
+	// HTTPClient is used by the default Upstream and to fetch MementoMaps;
+	// nil uses a client with no overall timeout (each request has its own).
+	HTTPClient *http.Client
+	// Cache stores results; nil disables caching (every request searches).
+	Cache Cache
+
+	// RequestTimeout is the default per-request timeout of an archive whose
+	// Archive.Timeout is 0. DynamicBudget and ThoroughBudget bound a whole
+	// search. Zero means the Default* constant, never "no time".
+	RequestTimeout time.Duration
+	DynamicBudget  time.Duration
+	ThoroughBudget time.Duration
+	// FreshFor: a cached entry updated within it is served as is
+	// (default 30 days). NegativeFor: a cached "none" within it is a 404
+	// without searching (default 10 min). NoCacheAfter: Cache-Control:
+	// no-cache forces a search only when the entry is older (default 10 min).
+	FreshFor     time.Duration
+	NegativeFor  time.Duration
+	NoCacheAfter time.Duration
+	// Tolerance consecutive failures put an archive to sleep for DormantFor
+	// (MemGator's --tolerance and --dormant). Tolerance < 0 disables it.
+	Tolerance  int
+	DormantFor time.Duration
+	// MaxConcurrent is the default concurrency limit per archive; FanOut the
+	// number of archives one search asks at once.
+	MaxConcurrent int
+	FanOut        int
+	// MapMaxAge: a MementoMap loaded longer ago than this is not trusted to
+	// skip an archive (default 90 days); MapDir holds fetched maps (default
+	// os.TempDir()).
+	MapMaxAge time.Duration
+	MapDir    string
+	// OpenMap opens a MementoMap file; nil uses OpenMementoMap.
+	OpenMap func(path string) (MapLookup, io.Closer, error)
+	// BaseURL is the public URL of the HTTP API, without a trailing slash,
+	// used in self, timegate and timemap links (default "http://localhost:1208").
+	BaseURL string
+	// MaxBodyBytes caps one upstream response body (default 32 MiB); MaxPages
+	// caps the TimeMap pages followed per archive (default 100).
+	MaxBodyBytes int64
+	MaxPages     int
+	// PageSize is the number of mementos per paged TimeMap
+	// (/timemap/link/{N}/{URI-R}); 0 means DefaultPageSize (500).
+	PageSize int
+	// Logger receives debug and warning records; nil discards them.
+	Logger *slog.Logger
+}
+
+// Aggregator federates archives: it routes, fans out, merges, caches and
+// serves. Create it with New, serve it with Handler, stop it with Close. All
+// methods are safe for concurrent use.
+type Aggregator struct {
+	opts     Options
+	rules    *Rules
+	archives []*archiveState
+	byID     map[string]*archiveState
+	up       Upstream
+	log      *slog.Logger
+
+	flight singleflight.Group
+	base   context.Context
+	stop   context.CancelFunc
+	bg     sync.WaitGroup
+}
+
+type archiveState struct {
+	Archive
+	rank    int
+	limiter *rate.Limiter
+	sem     chan struct{}
+	dorm    dormancy
+	profile atomic.Pointer[loadedMap]
+
+	sent, saved, found, none, failed, dormantSkips atomic.Int64
+}
+
+// New checks opts and builds an Aggregator. It does not touch the network;
+// call LoadMaps (or Start) to load MementoMaps. Errors: an archive list with
+// no usable archive, duplicate ids.
+func New(opts Options) (*Aggregator, error) {
+	o := opts
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.RequestTimeout, DefaultRequestTimeout)
+	def(&o.DynamicBudget, DefaultDynamicBudget)
+	def(&o.ThoroughBudget, DefaultThoroughBudget)
+	def(&o.FreshFor, DefaultFreshFor)
+	def(&o.NegativeFor, DefaultNegativeFor)
+	def(&o.NoCacheAfter, DefaultNoCacheAfter)
+	def(&o.DormantFor, DefaultDormantFor)
+	def(&o.MapMaxAge, DefaultMapMaxAge)
+	if o.Tolerance == 0 {
+		o.Tolerance = DefaultTolerance
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if o.FanOut <= 0 {
+		o.FanOut = DefaultFanOut
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 32 << 20
+	}
+	if o.MaxPages <= 0 {
+		o.MaxPages = 100
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = "http://localhost:1208"
+	}
+	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.OpenMap == nil {
+		o.OpenMap = OpenMementoMap
+	}
+	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger}
+	if ag.log == nil {
+		ag.log = slog.New(slog.DiscardHandler)
+	}
+	for _, a := range o.Archives {
+		if a.Ignore {
+			continue
+		}
+		if a.ID == "" {
+			return nil, ErrNoID
+		}
+		if _, dup := ag.byID[a.ID]; dup {
+			return nil, fmt.Errorf("aggregator: %w: %q", ErrDuplicateID, a.ID)
+		}
+		st := &archiveState{Archive: a, rank: len(ag.archives)}
+		if a.Rate > 0 {
+			st.limiter = rate.NewLimiter(a.Rate, max(a.Burst, 1))
+		}
+		n := a.MaxConcurrent
+		if n <= 0 {
+			n = o.MaxConcurrent
+		}
+		st.sem = make(chan struct{}, n)
+		st.dorm = dormancy{tolerance: max(o.Tolerance, 0), sleep: o.DormantFor}
+		if st.Timeout <= 0 {
+			st.Timeout = o.RequestTimeout
+		}
+		ag.archives = append(ag.archives, st)
+		ag.byID[a.ID] = st
+	}
+	if len(ag.archives) == 0 {
+		return nil, errors.New("aggregator: no archives")
+	}
+	ag.rules = o.Rules
+	if ag.rules == nil {
+		ids := make([]string, len(ag.archives))
+		for i, st := range ag.archives {
+			ids[i] = st.ID
+		}
+		ag.rules = DefaultRules(ids)
+	}
+	ag.up = o.Upstream
+	if ag.up == nil {
+		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxPages: o.MaxPages}
+	}
+	ag.base, ag.stop = context.WithCancel(context.Background())
+	return ag, nil
+}
+
+// Close cancels running searches and background work, waits for them, and
+// releases loaded MementoMaps. The Aggregator must not be used afterwards.
+func (ag *Aggregator) Close() error {
+	ag.stop()
+	ag.bg.Wait()
+	var errs []error
+	for _, st := range ag.archives {
+		if lm := st.profile.Swap(nil); lm != nil {
+			errs = append(errs, lm.close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (ag *Aggregator) rank(id string) int {
+	if st, ok := ag.byID[id]; ok {
+		return st.rank
+	}
+	return len(ag.archives)
+}
+
+// Archive returns the registry entry with id (its limits filled with the
+// aggregator's defaults) and whether it exists.
+func (ag *Aggregator) Archive(id string) (Archive, bool) {
+	st, ok := ag.byID[id]
+	if !ok {
+		return Archive{}, false
+	}
+	return st.Archive, true
+}
+
+// Archives returns the registry in rank order.
+func (ag *Aggregator) Archives() []Archive {
+	out := make([]Archive, len(ag.archives))
+	for i, st := range ag.archives {
+		out[i] = st.Archive
+	}
+	return out
+}
+
+// Rules returns the rules in use.
+func (ag *Aggregator) Rules() *Rules { return ag.rules }
+
+// Stats is one archive's counters since New: requests sent, requests saved
+// by its MementoMap, outcomes, skips while dormant, and its dormancy state.
+type Stats struct {
+	Archive             string
+	Sent, Saved         int64
+	Found, None, Failed int64
+	DormantSkips        int64
+	ConsecutiveFailures int
+	DormantUntil        time.Time // zero when awake
+	MapLoaded           time.Time // zero when no map is loaded
+}
+
+// Stats returns per-archive counters in rank order.
+func (ag *Aggregator) Stats() []Stats {
+	now := time.Now()
+	out := make([]Stats, len(ag.archives))
+	for i, st := range ag.archives {
+		s := Stats{Archive: st.ID, Sent: st.sent.Load(), Saved: st.saved.Load(),
+			Found: st.found.Load(), None: st.none.Load(), Failed: st.failed.Load(),
+			DormantSkips: st.dormantSkips.Load(), ConsecutiveFailures: st.dorm.consecutive()}
+		if asleep, until := st.dorm.asleep(now); asleep {
+			s.DormantUntil = until
+		}
+		if lm := st.profile.Load(); lm != nil {
+			s.MapLoaded = lm.loaded
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Decision is the routing verdict for one archive: Status is 0 when the
+// archive is to be asked, StatusSkippedByMap or StatusDormant otherwise.
+type Decision struct {
+	Archive string
+	Status  Status
+}
+
+// Route returns, for service s and URI-R urir, the rule's archives in rule
+// order with a verdict each: skipped when dormant, or when its MementoMap
+// (loaded, not older than MapMaxAge, readable) says it holds nothing (no
+// matching key, or a matched frequency of 0). An archive with a missing,
+// stale or unreadable map is always asked. Route does not count requests;
+// Search does.
+func (ag *Aggregator) Route(s Service, urir string) []Decision {
+	now := time.Now()
+	ids := ag.rules.Archives(s, urir)
+	out := make([]Decision, 0, len(ids))
+	for _, id := range ids {
+		st, ok := ag.byID[id]
+		if !ok {
+			continue
+		}
+		d := Decision{Archive: id}
+		if asleep, _ := st.dorm.asleep(now); asleep {
+			d.Status = StatusDormant
+		} else if !ag.mayHold(st, urir, now) {
+			d.Status = StatusSkippedByMap
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// kindOf maps a service to its search kind: *_dynamic services make
+// dynamic searches (short budget), the others thorough ones.
+func kindOf(s Service) Kind {
+	if strings.HasSuffix(string(s), "_dynamic") {
+		return Dynamic
+	}
+	return Thorough
+}
+
+// usesTimeGate reports whether service s asks TimeGates (the dynamic
+// TimeGate and Time Travel services) rather than fetching TimeMaps. The
+// dynamic TimeMap service fetches TimeMaps from its (fast) archives: a
+// TimeMap built from TimeGate answers would be knowingly incomplete.
+func usesTimeGate(s Service) bool { return s == TimeGateDynamic || s == TimeTravelDynamic }
+
+func (ag *Aggregator) budget(k Kind) time.Duration {
+	if k == Dynamic {
+		return ag.opts.DynamicBudget
+	}
+	return ag.opts.ThoroughBudget
+}
+
+// Search asks the archives that Route(s, urir) lets through, in parallel,
+// and merges their answers. The TimeGate and Time Travel dynamic services
+// ask TimeGates for at (the zero time means now); the other services fetch
+// whole TimeMaps (with paging). Services ending in "_dynamic" run within
+// DynamicBudget, the others within ThoroughBudget. Identical concurrent searches (same service, URI-R and, for
+// dynamic ones, datetime) share one fan-out (singleflight). The search runs
+// within its budget whatever happens to ctx; ctx only stops the wait. The
+// error is non-nil only when ctx ends first or the aggregator is closed;
+// archive failures are reported in the Result's outcomes.
+func (ag *Aggregator) Search(ctx context.Context, s Service, urir string, at time.Time) (*Result, error) {
+	k := kindOf(s)
+	key := string(s) + "\x00" + urir
+	if k == Dynamic {
+		key += "\x00" + strconv.FormatInt(at.Unix(), 10)
+	}
+	ch := ag.flight.DoChan(key, func() (any, error) {
+		return ag.search(s, k, urir, at), nil
+	})
+	select {
+	case r := <-ch:
+		return r.Val.(*Result), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Result {
+	ctx, cancel := context.WithTimeout(ag.base, ag.budget(k))
+	defer cancel()
+	route := ag.Route(s, urir)
+	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route))}
+	found := make([][]Memento, len(route))
+	var g errgroup.Group
+	g.SetLimit(ag.opts.FanOut)
+	for i, d := range route {
+		st := ag.byID[d.Archive]
+		res.Outcomes[i] = Outcome{Archive: d.Archive, Status: d.Status}
+		switch d.Status {
+		case StatusSkippedByMap:
+			st.saved.Add(1)
+			continue
+		case StatusDormant:
+			st.dormantSkips.Add(1)
+			continue
+		}
+		g.Go(func() error {
+			found[i], res.Outcomes[i] = ag.ask(ctx, st, usesTimeGate(s), urir, at)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	var all []Memento
+	for _, ms := range found {
+		all = append(all, ms...)
+	}
+	res.Mementos = merge(all, ag.rank)
+	res.At = time.Now()
+	ag.log.Debug("search", "service", s, "urir", urir, "mementos", len(res.Mementos), "failures", res.FailureHeader())
+	return res
+}
+
+// ask sends one archive its request(s) and classifies the answer.
+func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir string, at time.Time) ([]Memento, Outcome) {
+	start := time.Now()
+	o := Outcome{Archive: st.ID}
+	fail := func(reason string, err error) ([]Memento, Outcome) {
+		o.Status, o.Reason, o.Err, o.Elapsed = StatusFailed, reason, err, time.Since(start)
+		st.failed.Add(1)
+		if ag.base.Err() == nil && st.dorm.failure(time.Now()) {
+			ag.log.Warn("archive dormant", "archive", st.ID, "failures", st.dorm.tolerance, "for", st.dorm.sleep)
+		}
+		return nil, o
+	}
+	select {
+	case st.sem <- struct{}{}:
+		defer func() { <-st.sem }()
+	case <-ctx.Done():
+		return fail(ctxReason(ctx), ctx.Err())
+	}
+	if st.limiter != nil {
+		if err := st.limiter.Wait(ctx); err != nil {
+			return fail(ReasonRateLimited, err)
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, st.Timeout)
+	defer cancel()
+	var (
+		ms  []Memento
+		n   int
+		err error
+	)
+	useGate := gate && st.TimeGate != "" || st.TimeMap == ""
+	if useGate {
+		ms, n, err = ag.up.TimeGate(rctx, &st.Archive, urir, at)
+	} else {
+		ms, n, err = ag.up.TimeMap(rctx, &st.Archive, urir)
+	}
+	st.sent.Add(int64(max(n, 1)))
+	o.Requests = max(n, 1)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		reason := ReasonNetwork
+		var ue *UpstreamError
+		switch {
+		case errors.As(err, &ue):
+			reason = ue.Reason
+		case rctx.Err() != nil:
+			reason = ctxReason(rctx)
+		}
+		return fail(reason, err)
+	}
+	st.dorm.success()
+	o.Elapsed = time.Since(start)
+	for i := range ms {
+		ms[i].Archive = st.ID
+	}
+	if len(ms) == 0 {
+		o.Status = StatusNone
+		st.none.Add(1)
+		return nil, o
+	}
+	o.Status, o.Mementos = StatusFound, len(ms)
+	st.found.Add(1)
+	return ms, o
+}
+
+func ctxReason(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return ReasonTimeout
+	}
+	return ReasonCanceled
+}

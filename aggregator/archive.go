@@ -1,0 +1,294 @@
+package aggregator
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Archive is one upstream Memento archive as an archive list describes it,
+// plus the limits the aggregator applies to it. Request URLs are the
+// TimeMap or TimeGate prefix followed by the URI-R, byte for byte, as in
+// MemGator's archives.json and the Time Travel archivelist.xml
+// (TIMETRAVEL.md §3).
+type Archive struct {
+	// ID names the archive in rules, caches, outcomes and the
+	// Archive-Failures header. Unique within a registry.
+	ID string `json:"id"`
+	// Name is the display name (archivelist.xml longname).
+	Name string `json:"name"`
+	// TimeMap is the prefix to which a URI-R is appended to fetch its
+	// TimeMap; empty when the archive has none.
+	TimeMap string `json:"timemap"`
+	// TimeGate is the prefix to which a URI-R is appended to reach the
+	// archive's TimeGate; empty when the archive has none.
+	TimeGate string `json:"timegate"`
+	// Ignore drops the archive when the list is loaded (MemGator's flag for
+	// defunct archives).
+	Ignore bool `json:"ignore,omitempty"`
+
+	// PagingStatus is the archivelist.xml timemap@paging-status: 0 none,
+	// 1 index, 2 forward, 3 backward, -1 unknown. Pages are always followed
+	// through rel="timemap" links, so this is informational.
+	PagingStatus int `json:"paging_status,omitempty"`
+	// Redirect is timegate@redirect: "yes", "no" (default) or "refuse".
+	Redirect string `json:"redirect,omitempty"`
+	// MementoCompliant is archive@memento-status="yes".
+	MementoCompliant bool `json:"memento_compliant,omitempty"`
+	// Type is archive@type, such as "snapshot" or "cms".
+	Type string `json:"type,omitempty"`
+
+	// Timeout bounds one upstream request (a TimeGate request, or one
+	// TimeMap page); 0 means the aggregator's default, never "no time".
+	Timeout time.Duration `json:"-"`
+	// Rate limits requests per second to this archive (golang.org/x/time/rate);
+	// 0 means unlimited. Burst is the limiter's bucket size (at least 1).
+	Rate  rate.Limit `json:"-"`
+	Burst int        `json:"-"`
+	// MaxConcurrent caps requests in flight to this archive; 0 means the
+	// aggregator's default.
+	MaxConcurrent int `json:"-"`
+	// Map tells where the archive's MementoMap comes from; the zero value
+	// means no map (the archive is always asked).
+	Map MapSource `json:"-"`
+}
+
+// MapSource says where an archive's MementoMap is loaded from. Exactly one
+// of File, URL and Discover should be set; File wins over URL, URL over
+// Discover.
+type MapSource struct {
+	// File is a local MementoMap file (UKVS, MEMENTOMAP.md).
+	File string
+	// URL is fetched over HTTP and stored under the registry's map folder.
+	URL string
+	// Discover looks for the map at the archive's /.well-known/mementomap,
+	// then at a rel="mementomap" link on the archive's TimeMap endpoint.
+	Discover bool
+	// Refresh is how often a URL or discovered map is fetched again;
+	// 0 means once.
+	Refresh time.Duration
+}
+
+// Configured reports whether any map source is set.
+func (m MapSource) Configured() bool { return m.File != "" || m.URL != "" || m.Discover }
+
+// Errors returned by the archive-list readers; wrapped with the entry's
+// position in a *ListError.
+var (
+	ErrNoID         = errors.New("archive has no id")
+	ErrDuplicateID  = errors.New("duplicate archive id")
+	ErrNoEndpoint   = errors.New("archive has neither a timemap nor a timegate prefix")
+	ErrBadEndpoint  = errors.New("endpoint prefix is not an absolute http(s) URL")
+	ErrUnknownValue = errors.New("unknown attribute value")
+)
+
+// ListError reports a problem in an archive list: Offset is the byte offset
+// of the offending entry (JSON) or the element's line (XML, Line > 0),
+// Entry its 0-based index.
+type ListError struct {
+	Offset int64
+	Line   int
+	Entry  int
+	ID     string
+	Err    error
+}
+
+func (e *ListError) Error() string {
+	where := "byte " + strconv.FormatInt(e.Offset, 10)
+	if e.Line > 0 {
+		where = "line " + strconv.Itoa(e.Line)
+	}
+	id := ""
+	if e.ID != "" {
+		id = " (" + strconv.Quote(e.ID) + ")"
+	}
+	return fmt.Sprintf("archive list: %s, entry %d%s: %v", where, e.Entry, id, e.Err)
+}
+
+func (e *ListError) Unwrap() error { return e.Err }
+
+// ParseArchivesJSON reads MemGator's archive list: a JSON array of objects
+// with "id", "name", "timemap", "timegate" and an optional "ignore" (other
+// keys, such as MemGator's "probability", are accepted and unused). Entries
+// with "ignore": true are dropped; the order of the rest is kept. It stops
+// at the first bad entry with a *ListError naming its byte offset. Memory is
+// proportional to the list.
+func ParseArchivesJSON(r io.Reader) ([]Archive, error) {
+	dec := json.NewDecoder(r)
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, &ListError{Offset: dec.InputOffset(), Err: fmt.Errorf("reading the opening '[': %w", err)}
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, &ListError{Offset: 0, Err: errors.New("archive list must be a JSON array")}
+	}
+	var out []Archive
+	seen := map[string]bool{}
+	for i := 0; dec.More(); i++ {
+		off := dec.InputOffset()
+		var a Archive
+		if err := dec.Decode(&a); err != nil {
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off = se.Offset
+			}
+			return nil, &ListError{Offset: off, Entry: i, Err: err}
+		}
+		a.ID = strings.TrimSpace(a.ID)
+		if err := validate(&a, seen); err != nil {
+			return nil, &ListError{Offset: off, Entry: i, ID: a.ID, Err: err}
+		}
+		if !a.Ignore {
+			out = append(out, a)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, &ListError{Offset: dec.InputOffset(), Entry: len(out), Err: fmt.Errorf("reading the closing ']': %w", err)}
+	}
+	return out, nil
+}
+
+func validate(a *Archive, seen map[string]bool) error {
+	if a.ID == "" {
+		return ErrNoID
+	}
+	if seen[a.ID] {
+		return ErrDuplicateID
+	}
+	seen[a.ID] = true
+	if a.TimeMap == "" && a.TimeGate == "" {
+		return ErrNoEndpoint
+	}
+	for _, p := range []*string{&a.TimeMap, &a.TimeGate} {
+		if *p == "" {
+			continue
+		}
+		u, err := url.Parse(*p)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w: %q", ErrBadEndpoint, *p)
+		}
+		// MemGator adds a missing trailing slash to a prefix.
+		if !strings.HasSuffix(*p, "/") {
+			*p += "/"
+		}
+	}
+	if a.Name == "" {
+		a.Name = a.ID
+	}
+	return nil
+}
+
+type xmlLink struct {
+	ID       string `xml:"id,attr"`
+	Longname string `xml:"longname,attr"`
+	TimeGate []struct {
+		URI      string `xml:"uri,attr"`
+		Redirect string `xml:"redirect,attr"`
+	} `xml:"timegate"`
+	TimeMap []struct {
+		URI          string `xml:"uri,attr"`
+		PagingStatus string `xml:"paging-status,attr"`
+	} `xml:"timemap"`
+	Archive struct {
+		Type          string `xml:"type,attr"`
+		MementoStatus string `xml:"memento-status,attr"`
+	} `xml:"archive"`
+}
+
+// ParseArchivesXML reads the Time Travel archivelist.xml (TIMETRAVEL.md
+// §3.1): root <links>, one <link id longname> per archive with <timegate
+// uri redirect>, <timemap uri paging-status> and <archive type
+// memento-status> children; other children are ignored. When several
+// <timegate> or <timemap> elements are given, the first is used. A bad
+// entry gives a *ListError naming the entry and the line of the document
+// where decoding stopped. Memory is proportional to the list.
+func ParseArchivesXML(r io.Reader) ([]Archive, error) {
+	dec := xml.NewDecoder(r)
+	var out []Archive
+	seen := map[string]bool{}
+	depth, i, sawRoot := 0, 0, false
+	for {
+		line, _ := dec.InputPos()
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if depth != 0 || !sawRoot {
+				return nil, &ListError{Line: max(line, 1), Entry: i, Err: fmt.Errorf("no complete <links> element: %w", io.ErrUnexpectedEOF)}
+			}
+			return out, nil
+		}
+		if err != nil {
+			return nil, &ListError{Line: max(line, 1), Entry: i, Err: err}
+		}
+		switch tok.(type) {
+		case xml.EndElement:
+			depth--
+			continue
+		case xml.StartElement:
+		default:
+			continue
+		}
+		start := tok.(xml.StartElement)
+		if depth == 0 {
+			if start.Name.Local != "links" {
+				return nil, &ListError{Line: max(line, 1), Err: fmt.Errorf("root element is <%s>, want <links>", start.Name.Local)}
+			}
+			depth++
+			sawRoot = true
+			continue
+		}
+		if start.Name.Local != "link" {
+			if err := dec.Skip(); err != nil {
+				return nil, &ListError{Line: max(line, 1), Entry: i, Err: err}
+			}
+			continue
+		}
+		var l xmlLink
+		if err := dec.DecodeElement(&l, &start); err != nil {
+			return nil, &ListError{Line: max(line, 1), Entry: i, Err: err}
+		}
+		a, err := l.archive()
+		if err == nil {
+			err = validate(&a, seen)
+		}
+		if err != nil {
+			return nil, &ListError{Line: max(line, 1), Entry: i, ID: a.ID, Err: err}
+		}
+		out = append(out, a)
+		i++
+	}
+}
+
+func (l *xmlLink) archive() (Archive, error) {
+	a := Archive{ID: strings.TrimSpace(l.ID), Name: l.Longname, PagingStatus: -1, Redirect: "no", Type: l.Archive.Type}
+	if len(l.TimeGate) > 0 {
+		a.TimeGate = l.TimeGate[0].URI
+		if v := l.TimeGate[0].Redirect; v != "" {
+			switch v {
+			case "yes", "no", "refuse":
+				a.Redirect = v
+			default:
+				return a, fmt.Errorf("%w: timegate redirect=%q", ErrUnknownValue, v)
+			}
+		}
+	}
+	if len(l.TimeMap) > 0 {
+		a.TimeMap = l.TimeMap[0].URI
+		if v := l.TimeMap[0].PagingStatus; v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < -1 || n > 3 {
+				return a, fmt.Errorf("%w: paging-status=%q", ErrUnknownValue, v)
+			}
+			a.PagingStatus = n
+		}
+	}
+	a.MementoCompliant = l.Archive.MementoStatus == "yes"
+	return a, nil
+}

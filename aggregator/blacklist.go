@@ -1,0 +1,100 @@
+package aggregator
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+)
+
+// Blacklist is a set of blocked host names. A host is blocked when it, or
+// any domain it is a subdomain of, is listed: listing example.com blocks
+// example.com, www.example.com and a.b.example.com, never notexample.com.
+// Lookups are case-insensitive and ignore a trailing dot. A Blacklist is
+// immutable after ParseBlacklist and safe for concurrent use; the nil
+// *Blacklist blocks nothing.
+type Blacklist struct {
+	hosts map[string]struct{}
+}
+
+// ParseBlacklist reads a host list in the format of the public category
+// lists (the Toulouse UT1 "domains" files): one domain per line; blank lines
+// and lines starting with '#' are skipped; surrounding spaces, a trailing
+// dot and upper case are normalised. A line holding a space, a slash or a
+// character that cannot be in a host name is an error naming the line.
+// Lines may be up to 64 KiB. Memory is proportional to the number of hosts.
+func ParseBlacklist(r io.Reader) (*Blacklist, error) {
+	b := &Blacklist{hosts: map[string]struct{}{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), 64<<10)
+	for line := 1; sc.Scan(); line++ {
+		h := strings.TrimSpace(sc.Text())
+		if h == "" || h[0] == '#' {
+			continue
+		}
+		h = strings.TrimSuffix(strings.ToLower(h), ".")
+		if !validHost(h) {
+			return nil, fmt.Errorf("blacklist: line %d: %q is not a host name", line, sc.Text())
+		}
+		b.hosts[h] = struct{}{}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("blacklist: after %d hosts: %w", len(b.hosts), err)
+	}
+	return b, nil
+}
+
+func validHost(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '.', c == '_', c == ':', c >= 0x80:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Len is the number of listed hosts.
+func (b *Blacklist) Len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.hosts)
+}
+
+// BlocksHost reports whether host or one of its parent domains is listed.
+func (b *Blacklist) BlocksHost(host string) bool {
+	if b == nil || len(b.hosts) == 0 {
+		return false
+	}
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	for {
+		if _, ok := b.hosts[h]; ok {
+			return true
+		}
+		i := strings.IndexByte(h, '.')
+		if i < 0 {
+			return false
+		}
+		h = h[i+1:]
+	}
+}
+
+// Blocks reports whether the host of the URI-R urir is blocked; a URI-R
+// without a parsable host is not.
+func (b *Blacklist) Blocks(urir string) bool {
+	if b == nil {
+		return false
+	}
+	u, err := url.Parse(urir)
+	if err != nil {
+		return false
+	}
+	return b.BlocksHost(u.Hostname())
+}

@@ -1,0 +1,673 @@
+package aggregator
+
+import (
+	"bytes"
+
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/memento"
+)
+
+// DefaultPageSize is the number of mementos per paged TimeMap
+// (/timemap/link/{N}/{URI-R}), the Time Travel timemap.page.size.
+const DefaultPageSize = 500
+
+// MaxURIRLen is the longest URI-R the HTTP API accepts, in bytes; a longer
+// one is a 400 (the Time Travel service stops at 1024; caches keep 16 KiB).
+const MaxURIRLen = 8 << 10
+
+const (
+	ctLink = "application/link-format"
+	ctJSON = "application/json"
+	ctCDXJ = "application/cdxj+ors"
+	ctHTML = "text/html; charset=utf-8"
+	ctText = "text/plain; charset=utf-8"
+)
+
+// Handler returns the aggregator's HTTP API (GET and HEAD; any other method
+// gets 405 with Allow: GET, HEAD):
+//
+//	/timemap/{link|json|cdxj}/{URI-R}   the whole TimeMap (MemGator layouts)
+//	/timemap/link/{N}/{URI-R}           page N (1-based) of at most 500 mementos
+//	/timegate/{URI-R}                   302 to the memento closest to Accept-Datetime
+//	/memento/{datetime}/{URI-R}         302 to the memento closest to datetime
+//	/api/json/{datetime}/{URI-R}        the Time Travel JSON description
+//	/list/{datetime}/{URI-R}            an HTML list of the mementos around datetime
+//
+// The URI-R is the rest of the raw request target (path and query, never
+// decoded, so "%26" reaches the archives as "%26"); a URI-R percent-encoded
+// as a whole (http%3A%2F%2F...) is decoded once, a missing scheme becomes
+// http://, an upper-case scheme is lower-cased, and a doubled "http://http://"
+// is repaired. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date.
+//
+// Statuses: 400 for a bad URI-R, datetime or Accept-Datetime (RFC 7089
+// §4.5.3: Accept-Datetime must be an rfc1123-date in GMT); 403 for a
+// blacklisted host, before any archive is asked; 404 when no memento is
+// found; 502 when every asked archive failed; 504 for an only-if-cached
+// miss or when every asked archive timed out. Every aggregated response
+// carries Archive-Failures: id=reason, ... when some archive failed.
+func (ag *Aggregator) Handler() http.Handler { return handler{ag} }
+
+type handler struct{ ag *Aggregator }
+
+func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Access-Control-Allow-Origin", "*")
+	hd.Set("Access-Control-Expose-Headers", "Link, Location, X-Memento-Count, Archive-Failures, Memento-Datetime")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		hd.Set("Allow", "GET, HEAD")
+		writeBody(w, http.StatusMethodNotAllowed, ctText, []byte("Method not allowed: "+r.Method+"\n"))
+		return
+	}
+	if r.Method == http.MethodHead {
+		w = headWriter{w} // same headers, no body, whatever the server does
+	}
+	raw := r.RequestURI
+	if !strings.HasPrefix(raw, "/") {
+		raw = r.URL.RequestURI() // absolute-form request target
+	}
+	switch {
+	case strings.HasPrefix(raw, "/timemap/"):
+		h.timeMap(w, r, raw[len("/timemap/"):])
+	case strings.HasPrefix(raw, "/timegate/"):
+		h.timeGate(w, r, raw[len("/timegate/"):])
+	case strings.HasPrefix(raw, "/memento/"):
+		h.dated(w, r, raw, raw[len("/memento/"):], h.memento)
+	case strings.HasPrefix(raw, "/api/json/"):
+		h.dated(w, r, raw, raw[len("/api/json/"):], h.apiJSON)
+	case strings.HasPrefix(raw, "/list/"):
+		h.dated(w, r, raw, raw[len("/list/"):], h.list)
+	default:
+		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+raw+"\n"))
+	}
+}
+
+// headWriter answers HEAD requests: headers (Content-Length included) as
+// for GET, body discarded.
+type headWriter struct{ http.ResponseWriter }
+
+func (h headWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+func writeBody(w http.ResponseWriter, status int, ctype string, body []byte) {
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // for HEAD the server discards it
+}
+
+// NormalizeURIR turns the URI-R part of a request path into the URI-R the
+// archives are asked about, as the Handler documents; the error names the
+// problem. It never decodes percent-escapes inside a URI-R.
+func NormalizeURIR(s string) (string, error) {
+	if s == "" {
+		return "", fmt.Errorf("empty URI-R")
+	}
+	ls := strings.ToLower(s)
+	if strings.HasPrefix(ls, "http%3a") || strings.HasPrefix(ls, "https%3a") {
+		d, err := url.PathUnescape(s)
+		if err != nil {
+			return "", fmt.Errorf("URI-R %q: %v", s, err)
+		}
+		s = d
+	}
+	if i := strings.Index(s, "://"); i > 0 && isScheme(s[:i]) {
+		s = strings.ToLower(s[:i]) + s[i:]
+	} else if ls := strings.ToLower(s); strings.HasPrefix(ls, "http:/") || strings.HasPrefix(ls, "https:/") {
+		// a proxy collapsed "//" into "/"
+		i := strings.IndexByte(s, '/')
+		s = strings.ToLower(s[:i]) + "/" + s[i:]
+	} else {
+		s = "http://" + s
+	}
+	for _, dbl := range []string{"http://http://", "http://https://", "https://http://", "https://https://"} {
+		for strings.HasPrefix(s, dbl) {
+			s = s[strings.Index(s, "://")+3:]
+		}
+	}
+	if len(s) > MaxURIRLen {
+		return "", fmt.Errorf("URI-R longer than %d bytes", MaxURIRLen)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("URI-R %q: %v", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("URI-R %q: scheme %q is not http or https", s, u.Scheme)
+	}
+	if u.Host == "" || strings.ContainsAny(u.Host, " \t<>\"") {
+		return "", fmt.Errorf("URI-R %q: no valid host", s)
+	}
+	return s, nil
+}
+
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (h handler) base() string { return h.ag.opts.BaseURL }
+
+// prelude normalises the URI-R and applies the blacklist; it reports
+// whether the request may go on.
+func (h handler) prelude(w http.ResponseWriter, rawR string) (string, bool) {
+	urir, err := NormalizeURIR(rawR)
+	if err != nil {
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: "+err.Error()+"\n"))
+		return "", false
+	}
+	if h.ag.opts.Blacklist.Blocks(urir) {
+		w.Header().Set("Link", "<"+urir+`>; rel="original"`)
+		body := "<!doctype html><html><head><title>403 Forbidden</title></head><body><h1>Forbidden</h1><p>The host of " +
+			html.EscapeString(urir) + " is on this aggregator's block list; no archive was asked.</p></body></html>\n"
+		writeBody(w, http.StatusForbidden, ctHTML, []byte(body))
+		return "", false
+	}
+	return urir, true
+}
+
+func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir string, at time.Time) (*Answer, bool) {
+	ans, err := h.ag.Lookup(r.Context(), f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")))
+	if err != nil {
+		writeBody(w, http.StatusServiceUnavailable, ctText, []byte("Request ended: "+err.Error()+"\n"))
+		return nil, false
+	}
+	if ans.Failures != "" {
+		w.Header().Set("Archive-Failures", ans.Failures)
+	}
+	if !ans.Updated.IsZero() {
+		w.Header().Set("Last-Modified", ans.Updated.UTC().Format(http.TimeFormat))
+	}
+	if ans.Status == http.StatusOK {
+		return ans, true
+	}
+	var msg string
+	switch ans.Status {
+	case http.StatusNotFound:
+		msg = "No mementos found for " + urir
+	case http.StatusBadGateway:
+		msg = "Every archive failed for " + urir + " (" + ans.Failures + ")"
+	case http.StatusGatewayTimeout:
+		if ans.Scenario == "only-if-cached" {
+			msg = "Not cached: " + urir
+		} else {
+			msg = "Every archive timed out for " + urir
+		}
+	default:
+		msg = http.StatusText(ans.Status)
+	}
+	w.Header().Set("Link", "<"+urir+`>; rel="original"`)
+	writeBody(w, ans.Status, ctText, []byte(msg+"\n"))
+	return nil, false
+}
+
+// ---- TimeMaps ----
+
+func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
+	format, rawR, _ := strings.Cut(rest, "/")
+	switch format {
+	case "link", "json", "cdxj":
+	default:
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: /timemap/"+rest+"\nExpected: /timemap/{FORMAT}/{URI-R} (FORMAT => link|json|cdxj)\n"))
+		return
+	}
+	page := 0
+	if format == "link" {
+		if n, tail, ok := strings.Cut(rawR, "/"); ok && tail != "" && n != "" && allDigits(n) {
+			p, err := strconv.Atoi(n)
+			if err != nil || p < 1 {
+				writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+"\n"))
+				return
+			}
+			page, rawR = p, tail
+		}
+	}
+	urir, ok := h.prelude(w, rawR)
+	if !ok {
+		return
+	}
+	ans, ok := h.lookup(w, r, FamilyTimeMap, urir, time.Time{})
+	if !ok {
+		w.Header().Set("X-Memento-Count", "0")
+		return
+	}
+	ms := ans.Mementos
+	w.Header().Set("X-Memento-Count", strconv.Itoa(len(ms)))
+	var buf bytes.Buffer
+	switch {
+	case page > 0:
+		size := h.ag.pageSize()
+		pages := (len(ms) + size - 1) / size
+		if page > pages {
+			writeBody(w, http.StatusNotFound, ctText, []byte(fmt.Sprintf("No page %d: %d mementos make %d pages of %d\n", page, len(ms), pages, size)))
+			return
+		}
+		h.writeLinkPage(&buf, urir, ms, page, size)
+		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
+	case format == "link":
+		h.writeLink(&buf, urir, ms)
+		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
+	case format == "json":
+		h.writeJSON(&buf, urir, ms)
+		writeBody(w, http.StatusOK, ctJSON, buf.Bytes())
+	default:
+		h.writeCDXJ(&buf, urir, ms)
+		writeBody(w, http.StatusOK, ctCDXJ, buf.Bytes())
+	}
+}
+
+func (ag *Aggregator) pageSize() int {
+	if ag.opts.PageSize > 0 {
+		return ag.opts.PageSize
+	}
+	return DefaultPageSize
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+func isoDate(t time.Time) string  { return t.UTC().Format("2006-01-02T15:04:05Z") }
+
+// timemapRel is the rel of ms[i] in a whole TimeMap: "first memento",
+// "last memento", "first last memento" for a single one, else "memento".
+func timemapRel(i, n int) string {
+	switch {
+	case n == 1:
+		return "first last memento"
+	case i == 0:
+		return "first memento"
+	case i == n-1:
+		return "last memento"
+	}
+	return "memento"
+}
+
+func (h handler) formats(b *bytes.Buffer, urir string) {
+	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"timemap\"; type=\"application/link-format\",\n", h.base(), urir)
+	fmt.Fprintf(b, "<%s/timemap/json/%s>; rel=\"timemap\"; type=\"application/json\",\n", h.base(), urir)
+	fmt.Fprintf(b, "<%s/timemap/cdxj/%s>; rel=\"timemap\"; type=\"application/cdxj+ors\",\n", h.base(), urir)
+	fmt.Fprintf(b, "<%s/timegate/%s>; rel=\"timegate\"\n", h.base(), urir)
+}
+
+// writeLink writes the whole TimeMap in MemGator's layout (RFC 7089 §5).
+func (h handler) writeLink(b *bytes.Buffer, urir string, ms []Memento) {
+	fmt.Fprintf(b, "<%s>; rel=\"original\",\n", urir)
+	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"self\"; type=\"application/link-format\"; from=\"%s\"; until=\"%s\",\n",
+		h.base(), urir, httpDate(ms[0].Datetime), httpDate(ms[len(ms)-1].Datetime))
+	for i, m := range ms {
+		fmt.Fprintf(b, "<%s>; rel=%q; datetime=\"%s\",\n", m.URIM, timemapRel(i, len(ms)), httpDate(m.Datetime))
+	}
+	h.formats(b, urir)
+}
+
+// writeLinkPage writes page p of size mementos: self with from/until, a
+// rel="timemap" link with from/until per other page, and an index link to
+// the whole TimeMap (RFC 7089 §5 paging; there are no prev/next rels).
+func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []Memento, p, size int) {
+	pages := (len(ms) + size - 1) / size
+	span := func(q int) (Memento, Memento) {
+		lo, hi := (q-1)*size, min(q*size, len(ms))-1
+		return ms[lo], ms[hi]
+	}
+	fmt.Fprintf(b, "<%s>; rel=\"original\",\n", urir)
+	f, l := span(p)
+	fmt.Fprintf(b, "<%s/timemap/link/%d/%s>; rel=\"self\"; type=\"application/link-format\"; from=\"%s\"; until=\"%s\",\n",
+		h.base(), p, urir, httpDate(f.Datetime), httpDate(l.Datetime))
+	for q := 1; q <= pages; q++ {
+		if q == p {
+			continue
+		}
+		f, l := span(q)
+		fmt.Fprintf(b, "<%s/timemap/link/%d/%s>; rel=\"timemap\"; type=\"application/link-format\"; from=\"%s\"; until=\"%s\",\n",
+			h.base(), q, urir, httpDate(f.Datetime), httpDate(l.Datetime))
+	}
+	lo, hi := (p-1)*size, min(p*size, len(ms))
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(b, "<%s>; rel=%q; datetime=\"%s\",\n", ms[i].URIM, timemapRel(i, len(ms)), httpDate(ms[i].Datetime))
+	}
+	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"index\"; type=\"application/link-format\",\n", h.base(), urir)
+	h.formats(b, urir)
+}
+
+type tmJSONMemento struct {
+	Datetime string `json:"datetime"`
+	URI      string `json:"uri"`
+}
+
+type tmURIs struct {
+	LinkFormat string `json:"link_format"`
+	JSONFormat string `json:"json_format"`
+	CDXJFormat string `json:"cdxj_format,omitempty"`
+}
+
+func (h handler) uris(urir string, cdxj bool) tmURIs {
+	u := tmURIs{LinkFormat: h.base() + "/timemap/link/" + urir, JSONFormat: h.base() + "/timemap/json/" + urir}
+	if cdxj {
+		u.CDXJFormat = h.base() + "/timemap/cdxj/" + urir
+	}
+	return u
+}
+
+func encodeJSON(b *bytes.Buffer, v any, indent bool) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	_ = enc.Encode(v) // plain structs of strings cannot fail
+}
+
+// writeJSON writes MemGator's JSON TimeMap: "uri" is a string.
+func (h handler) writeJSON(b *bytes.Buffer, urir string, ms []Memento) {
+	list := make([]tmJSONMemento, len(ms))
+	for i, m := range ms {
+		list[i] = tmJSONMemento{Datetime: isoDate(m.Datetime), URI: m.URIM}
+	}
+	doc := struct {
+		OriginalURI string `json:"original_uri"`
+		Self        string `json:"self"`
+		Mementos    struct {
+			List  []tmJSONMemento `json:"list"`
+			First tmJSONMemento   `json:"first"`
+			Last  tmJSONMemento   `json:"last"`
+		} `json:"mementos"`
+		TimeMapURI  tmURIs `json:"timemap_uri"`
+		TimeGateURI string `json:"timegate_uri"`
+	}{OriginalURI: urir, Self: h.base() + "/timemap/json/" + urir, TimeMapURI: h.uris(urir, true), TimeGateURI: h.base() + "/timegate/" + urir}
+	doc.Mementos.List = list
+	doc.Mementos.First = list[0]
+	doc.Mementos.Last = list[len(list)-1]
+	encodeJSON(b, doc, true)
+}
+
+// writeCDXJ writes MemGator's CDXJ TimeMap (application/cdxj+ors).
+func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []Memento) {
+	line := func(prefix string, v any) {
+		b.WriteString(prefix)
+		encodeJSON(b, v, false)
+	}
+	b.WriteString("!context [\"https://oduwsdl.github.io/contexts/memento\"]\n")
+	line("!id ", map[string]string{"uri": h.base() + "/timemap/cdxj/" + urir})
+	b.WriteString("!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
+	line("!meta ", map[string]string{"original_uri": urir})
+	line("!meta ", map[string]string{"timegate_uri": h.base() + "/timegate/" + urir})
+	line("!meta ", map[string]tmURIs{"timemap_uri": h.uris(urir, true)})
+	for i, m := range ms {
+		line(memento.FormatTimestamp(m.Datetime)+" ", struct {
+			URI      string `json:"uri"`
+			Rel      string `json:"rel"`
+			Datetime string `json:"datetime"`
+		}{m.URIM, timemapRel(i, len(ms)), httpDate(m.Datetime)})
+	}
+}
+
+// ---- TimeGate ----
+
+func (h handler) timeGate(w http.ResponseWriter, r *http.Request, rawR string) {
+	w.Header().Set("Vary", "accept-datetime")
+	at := time.Time{}
+	if ad := r.Header.Get("Accept-Datetime"); ad != "" {
+		t, err := memento.ParseHTTPDate(ad)
+		if err != nil {
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed Accept-Datetime: "+ad+"\nExpected an RFC 1123 date in GMT, such as Sun, 06 Mar 2016 01:19:12 GMT (RFC 7089 section 2.1.1)\n"))
+			return
+		}
+		at = t
+	}
+	urir, ok := h.prelude(w, rawR)
+	if !ok {
+		return
+	}
+	// Archive routing override (TIMETRAVEL.md §1): a rule that leaves one
+	// archive whose timegate@redirect is "yes" or "refuse".
+	if ids := h.ag.rules.Archives(TimeGateDynamic, urir); len(ids) == 1 {
+		if a, ok := h.ag.byID[ids[0]]; ok && a.TimeGate != "" {
+			switch a.Redirect {
+			case "yes":
+				w.Header().Set("Link", "<"+urir+`>; rel="original"`)
+				w.Header().Set("Location", a.TimeGate+urir)
+				writeBody(w, http.StatusFound, ctHTML, foundBody(a.TimeGate+urir))
+				return
+			case "refuse":
+				w.Header().Set("Link", "<"+urir+`>; rel="original"`)
+				writeBody(w, http.StatusNotFound, ctText, []byte("The archive for "+urir+" refuses aggregated TimeGate requests\n"))
+				return
+			}
+		}
+	}
+	ans, ok := h.lookup(w, r, FamilyTimeGate, urir, at)
+	if !ok {
+		return
+	}
+	want := at
+	if want.IsZero() {
+		want = time.Now()
+	}
+	ms := ans.Mementos
+	n := navigate(ms, want)
+	w.Header().Set("Link", h.navLinks(urir, ms, n))
+	w.Header().Set("Location", ms[n.closest].URIM)
+	writeBody(w, http.StatusFound, ctHTML, foundBody(ms[n.closest].URIM))
+}
+
+func foundBody(loc string) []byte {
+	return []byte(`<a href="` + html.EscapeString(loc) + `">Found</a>.` + "\n")
+}
+
+// navLinks renders a TimeGate Link header: original, first, prev, the
+// closest memento, next, last (one link per URI-M, rels merged, as
+// MemGator writes them), then the TimeMaps and the TimeGate.
+func (h handler) navLinks(urir string, ms []Memento, n nav) string {
+	type item struct {
+		i    int
+		rels []string
+	}
+	var items []item
+	add := func(i int, rel string) {
+		if i < 0 {
+			return
+		}
+		for k := range items {
+			if items[k].i == i {
+				items[k].rels = append(items[k].rels, rel)
+				return
+			}
+		}
+		items = append(items, item{i, []string{rel}})
+	}
+	add(n.first, "first")
+	add(n.last, "last")
+	add(n.prev, "prev")
+	add(n.next, "next")
+	add(n.closest, "")
+	// Order by position in the TimeMap.
+	for a := 1; a < len(items); a++ {
+		for b := a; b > 0 && items[b].i < items[b-1].i; b-- {
+			items[b], items[b-1] = items[b-1], items[b]
+		}
+	}
+	parts := []string{"<" + urir + `>; rel="original"`}
+	for _, it := range items {
+		var rel []string
+		for _, want := range []string{"first", "last", "prev", "next"} {
+			for _, r := range it.rels {
+				if r == want {
+					rel = append(rel, r)
+				}
+			}
+		}
+		rel = append(rel, "memento")
+		parts = append(parts, fmt.Sprintf("<%s>; rel=%q; datetime=\"%s\"", ms[it.i].URIM, strings.Join(rel, " "), httpDate(ms[it.i].Datetime)))
+	}
+	parts = append(parts,
+		"<"+h.base()+"/timemap/link/"+urir+`>; rel="timemap"; type="application/link-format"`,
+		"<"+h.base()+"/timemap/json/"+urir+`>; rel="timemap"; type="application/json"`,
+		"<"+h.base()+"/timemap/cdxj/"+urir+`>; rel="timemap"; type="application/cdxj+ors"`,
+		"<"+h.base()+"/timegate/"+urir+`>; rel="timegate"`)
+	return strings.Join(parts, ", ")
+}
+
+// ---- dated endpoints ----
+
+func (h handler) dated(w http.ResponseWriter, r *http.Request, raw, rest string, serve func(http.ResponseWriter, *http.Request, string, time.Time)) {
+	dt, rawR, ok := strings.Cut(rest, "/")
+	if !ok || rawR == "" {
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: "+raw+"\nExpected: /{memento|api/json|list}/{DATETIME}/{URI-R} (DATETIME => YYYY[MM[DD[hh[mm[ss]]]]])\n"))
+		return
+	}
+	udt, err := url.PathUnescape(dt)
+	if err != nil {
+		udt = dt
+	}
+	t, err := ParsePathDatetime(udt)
+	if err != nil {
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed datetime: "+dt+"\nExpected YYYY[MM[DD[hh[mm[ss]]]]] or an RFC 1123 date\n"))
+		return
+	}
+	urir, ok := h.prelude(w, rawR)
+	if !ok {
+		return
+	}
+	serve(w, r, urir, t)
+}
+
+// ParsePathDatetime parses the {datetime} of a request path: a timestamp
+// YYYY, YYYYMM, YYYYMMDD, YYYYMMDDhh, YYYYMMDDhhmm or YYYYMMDDhhmmss
+// (missing parts are the start of the period, UTC; out-of-range fields
+// such as month 13 are errors), or an HTTP date in a form
+// memento.ParseHTTPDateLenient reads.
+func ParsePathDatetime(s string) (time.Time, error) {
+	if allDigits(s) {
+		layouts := map[int]string{4: "2006", 6: "200601", 8: "20060102", 10: "2006010215", 12: "200601021504", 14: "20060102150405"}
+		l, ok := layouts[len(s)]
+		if !ok {
+			return time.Time{}, fmt.Errorf("timestamp %q: want 4, 6, 8, 10, 12 or 14 digits", s)
+		}
+		t, err := time.Parse(l, s)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("timestamp %q: %v", s, err)
+		}
+		return t, nil
+	}
+	t, err := memento.ParseHTTPDateLenient(s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return t.UTC(), nil
+}
+
+func (h handler) memento(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
+	ans, ok := h.lookup(w, r, FamilyTimeTravel, urir, t)
+	if !ok {
+		return
+	}
+	n := navigate(ans.Mementos, t)
+	loc := ans.Mementos[n.closest].URIM
+	w.Header().Set("Link", "<"+urir+`>; rel="original"`)
+	w.Header().Set("Location", loc)
+	writeBody(w, http.StatusFound, ctHTML, foundBody(loc))
+}
+
+type ttMemento struct {
+	Datetime string   `json:"datetime"`
+	URI      []string `json:"uri"`
+}
+
+func (h handler) apiJSON(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
+	ans, ok := h.lookup(w, r, FamilyTimeTravel, urir, t)
+	if !ok {
+		return
+	}
+	ms := ans.Mementos
+	n := navigate(ms, t)
+	at := func(i int) *ttMemento {
+		if i < 0 {
+			return nil
+		}
+		return &ttMemento{Datetime: isoDate(ms[i].Datetime), URI: sameSecond(ms, i)}
+	}
+	type mems struct {
+		First   *ttMemento `json:"first"`
+		Prev    *ttMemento `json:"prev,omitempty"`
+		Closest *ttMemento `json:"closest"`
+		Next    *ttMemento `json:"next,omitempty"`
+		Last    *ttMemento `json:"last"`
+	}
+	m := mems{First: at(n.first), Closest: at(n.closest), Last: at(n.last)}
+	if n.prev != n.first {
+		m.Prev = at(n.prev)
+	}
+	if n.next != n.last {
+		m.Next = at(n.next)
+	}
+	doc := struct {
+		OriginalURI string `json:"original_uri"`
+		TimeGateURI string `json:"timegate_uri"`
+		TimeMapURI  tmURIs `json:"timemap_uri"`
+		Mementos    mems   `json:"mementos"`
+	}{urir, h.base() + "/timegate/" + urir, h.uris(urir, false), m}
+	var buf bytes.Buffer
+	encodeJSON(&buf, doc, true)
+	writeBody(w, http.StatusOK, ctJSON, buf.Bytes())
+}
+
+// list writes a small HTML page: the navigation mementos around t, then
+// each archive's memento closest to t.
+func (h handler) list(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
+	ans, ok := h.lookup(w, r, FamilyTimeTravel, urir, t)
+	if !ok {
+		return
+	}
+	ms := ans.Mementos
+	n := navigate(ms, t)
+	var b bytes.Buffer
+	esc := html.EscapeString
+	fmt.Fprintf(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Mementos of %s</title></head><body>\n", esc(urir))
+	fmt.Fprintf(&b, "<h1>Mementos of <a href=\"%s\">%s</a> near %s</h1>\n<ul>\n", esc(urir), esc(urir), esc(isoDate(t)))
+	for _, e := range []struct {
+		name string
+		i    int
+	}{{"first", n.first}, {"prev", n.prev}, {"closest", n.closest}, {"next", n.next}, {"last", n.last}} {
+		if e.i < 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "<li>%s: <a href=\"%s\">%s</a> (%s)</li>\n", e.name, esc(ms[e.i].URIM), esc(isoDate(ms[e.i].Datetime)), esc(ms[e.i].Archive))
+	}
+	b.WriteString("</ul>\n<h2>Per archive</h2>\n<ul>\n")
+	byArchive := map[string][]Memento{}
+	var order []string
+	for _, m := range ms {
+		if _, ok := byArchive[m.Archive]; !ok {
+			order = append(order, m.Archive)
+		}
+		byArchive[m.Archive] = append(byArchive[m.Archive], m)
+	}
+	for _, id := range order {
+		am := byArchive[id]
+		c := am[closestIndex(am, t)]
+		fmt.Fprintf(&b, "<li>%s (%d): <a href=\"%s\">%s</a></li>\n", esc(id), len(am), esc(c.URIM), esc(isoDate(c.Datetime)))
+	}
+	b.WriteString("</ul>\n</body></html>\n")
+	writeBody(w, http.StatusOK, ctHTML, b.Bytes())
+}

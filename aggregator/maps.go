@@ -1,0 +1,256 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mementokit/mementokit/memento"
+)
+
+// MapLookup is what routing needs from an archive's MementoMap
+// (MEMENTOMAP.md): the frequency of the most specific key that matches a
+// URI-R. 0 means absent (no matching key, or a matched frequency of 0); an
+// error means the map could not answer, and the archive is then asked.
+type MapLookup interface {
+	Frequency(urir string) (int64, error)
+}
+
+// MapLookupFunc adapts a function to MapLookup.
+type MapLookupFunc func(urir string) (int64, error)
+
+// Frequency calls f.
+func (f MapLookupFunc) Frequency(urir string) (int64, error) { return f(urir) }
+
+// loadedMap is one generation of an archive's map. Lookups hold the read
+// lock; replacing the map closes the old one under the write lock, so an
+// mmapped file is never unmapped under a running lookup.
+type loadedMap struct {
+	lookup MapLookup
+	closer io.Closer
+	loaded time.Time
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+func (lm *loadedMap) close() error {
+	lm.mu.Lock()
+	defer lm.mu.Unlock()
+	if lm.closed {
+		return nil
+	}
+	lm.closed = true
+	if lm.closer != nil {
+		return lm.closer.Close()
+	}
+	return nil
+}
+
+// frequency returns the map's answer and whether it may be trusted.
+func (lm *loadedMap) frequency(urir string) (int64, bool) {
+	lm.mu.RLock()
+	defer lm.mu.RUnlock()
+	if lm.closed {
+		return 0, false
+	}
+	f, err := lm.lookup.Frequency(urir)
+	if err != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// mayHold is the routing rule: false only when a loaded, fresh, readable
+// map says the archive holds nothing for urir.
+func (ag *Aggregator) mayHold(st *archiveState, urir string, now time.Time) bool {
+	lm := st.profile.Load()
+	if lm == nil || now.Sub(lm.loaded) > ag.opts.MapMaxAge {
+		return true
+	}
+	f, ok := lm.frequency(urir)
+	return !ok || f > 0
+}
+
+// SetMap installs m as the MementoMap of archive id, loaded (or built) at
+// loaded; closer, if not nil, is closed when the map is replaced or the
+// aggregator closes. The swap is atomic: a search sees the old map or the
+// new one. A nil m removes the map (the archive is then always asked).
+func (ag *Aggregator) SetMap(id string, m MapLookup, closer io.Closer, loaded time.Time) error {
+	st, ok := ag.byID[id]
+	if !ok {
+		return fmt.Errorf("aggregator: SetMap: unknown archive %q", id)
+	}
+	var lm *loadedMap
+	if m != nil {
+		lm = &loadedMap{lookup: m, closer: closer, loaded: loaded}
+	}
+	if old := st.profile.Swap(lm); old != nil {
+		return old.close()
+	}
+	return nil
+}
+
+// ErrNoMap is returned (wrapped) when an archive's map source yields no map:
+// no /.well-known/mementomap and no rel="mementomap" link.
+var ErrNoMap = errors.New("no MementoMap found")
+
+// LoadMaps loads the MementoMap of every archive whose Archive.Map is set,
+// once, and returns the errors joined (an archive whose map fails to load
+// simply keeps being asked). Maps from a URL or discovered are fetched
+// with the aggregator's HTTP client, written to a temporary file in MapDir
+// and renamed into place before being opened.
+func (ag *Aggregator) LoadMaps(ctx context.Context) error {
+	var errs []error
+	for _, st := range ag.archives {
+		if !st.Map.Configured() {
+			continue
+		}
+		if err := ag.loadMap(ctx, st); err != nil {
+			ag.log.Warn("mementomap not loaded", "archive", st.ID, "err", err)
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// StartMapRefresh re-fetches, every Archive.Map.Refresh, the maps that come
+// from a URL or discovery, until ctx ends or the aggregator closes.
+func (ag *Aggregator) StartMapRefresh(ctx context.Context) {
+	for _, st := range ag.archives {
+		if st.Map.Refresh <= 0 || st.Map.File != "" || !st.Map.Configured() {
+			continue
+		}
+		ag.bg.Add(1)
+		go func() {
+			defer ag.bg.Done()
+			t := time.NewTicker(st.Map.Refresh)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-ag.base.Done():
+					return
+				case <-t.C:
+					if err := ag.loadMap(ctx, st); err != nil {
+						ag.log.Warn("mementomap refresh failed", "archive", st.ID, "err", err)
+					}
+				}
+			}
+		}()
+	}
+}
+
+func (ag *Aggregator) loadMap(ctx context.Context, st *archiveState) error {
+	path := st.Map.File
+	if path == "" {
+		src := st.Map.URL
+		var err error
+		if src == "" {
+			src, err = ag.discoverMap(ctx, st)
+			if err != nil {
+				return err
+			}
+		}
+		path, err = ag.fetchMap(ctx, st, src)
+		if err != nil {
+			return err
+		}
+	}
+	m, closer, err := ag.opts.OpenMap(path)
+	if err != nil {
+		return fmt.Errorf("aggregator: archive %s: opening map %s: %w", st.ID, path, err)
+	}
+	return ag.SetMap(st.ID, m, closer, time.Now())
+}
+
+// discoverMap looks for the archive's map at /.well-known/mementomap on the
+// TimeMap (else TimeGate) host, then for a rel="mementomap" Link on a HEAD
+// of the TimeMap prefix.
+func (ag *Aggregator) discoverMap(ctx context.Context, st *archiveState) (string, error) {
+	prefix := st.TimeMap
+	if prefix == "" {
+		prefix = st.TimeGate
+	}
+	u, err := url.Parse(prefix)
+	if err != nil {
+		return "", err
+	}
+	wk := u.Scheme + "://" + u.Host + "/.well-known/mementomap"
+	rctx, cancel := context.WithTimeout(ctx, st.Timeout)
+	defer cancel()
+	if req, err := http.NewRequestWithContext(rctx, http.MethodHead, wk, nil); err == nil {
+		if resp, err := ag.opts.HTTPClient.Do(req); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return wk, nil
+			}
+		}
+	}
+	req, err := http.NewRequestWithContext(rctx, http.MethodHead, prefix, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := ag.opts.HTTPClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("aggregator: archive %s: discovering map: %w", st.ID, err)
+	}
+	resp.Body.Close()
+	for _, v := range resp.Header.Values("Link") {
+		links, _ := memento.ParseLinkFormat(v, &memento.ParseOptions{Base: prefix})
+		for _, l := range links {
+			if l.HasRel("mementomap") {
+				return l.Target, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("aggregator: archive %s: %w", st.ID, ErrNoMap)
+}
+
+// fetchMap downloads src into MapDir/<id>.mementomap through a temporary
+// file in the same folder, renamed into place on success.
+func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string) (string, error) {
+	dir := ag.opts.MapDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	rctx, cancel := context.WithTimeout(ctx, max(st.Timeout, time.Minute))
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, src, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := ag.opts.HTTPClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("aggregator: archive %s: fetching map: %w", st.ID, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("aggregator: archive %s: fetching map %s: HTTP %d: %w", st.ID, src, resp.StatusCode, ErrNoMap)
+	}
+	tmp, err := os.CreateTemp(dir, ".mementomap-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
+	if _, err := io.Copy(tmp, resp.Body); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("aggregator: archive %s: fetching map %s: %w", st.ID, src, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	final := filepath.Join(dir, url.PathEscape(st.ID)+".mementomap")
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return "", err
+	}
+	return final, nil
+}

@@ -1,0 +1,167 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mementokit/mementokit/cache"
+)
+
+// ErrNoCache is returned by the refresh methods of an aggregator built
+// without Options.Cache.
+var ErrNoCache = errors.New("aggregator: no cache configured")
+
+// Refresh runs a thorough search of urir with the Batch service and stores
+// the result (TIMETRAVEL.md §1: the refresher): found → cached as found,
+// nothing and no failure → cached as "none", nothing with failures → the
+// entry is left as it was. It returns the search result.
+func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error) {
+	if ag.opts.Cache == nil {
+		return nil, ErrNoCache
+	}
+	res, err := ag.Search(ctx, Batch, urir, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	if err := ag.store(ctx, urir, res); err != nil {
+		return res, fmt.Errorf("aggregator: storing refresh of %s: %w", urir, err)
+	}
+	return res, nil
+}
+
+// WorkerOptions configure RunWorkers.
+type WorkerOptions struct {
+	// Workers is the number of goroutines claiming jobs (default 4).
+	Workers int
+	// Name identifies this process in claimed jobs (jobs.process_id); each
+	// goroutine appends "/N". Default "aggregator".
+	Name string
+	// Idle is the wait after the queue was found empty (default 5 s, the
+	// Time Travel producer's period).
+	Idle time.Duration
+}
+
+// RunWorkers drains the cache's job queue until ctx ends or the aggregator
+// closes: each worker claims the next job (live, priority 1, before stale
+// refreshes, priority 2: the cache's Claim order), runs Refresh, and
+// completes the job. Several processes sharing one store (MySQL) never run
+// the same job twice: Claim gives each job to one worker. A failed refresh
+// is completed too (the entry stays as it was and is queued again when
+// next requested or scanned). It returns when every worker has stopped.
+func (ag *Aggregator) RunWorkers(ctx context.Context, o WorkerOptions) error {
+	c := ag.opts.Cache
+	if c == nil {
+		return ErrNoCache
+	}
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.Name == "" {
+		o.Name = "aggregator"
+	}
+	if o.Idle <= 0 {
+		o.Idle = 5 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(ag.base, cancel)
+	defer stop()
+	var wg sync.WaitGroup
+	for i := range o.Workers {
+		name := fmt.Sprintf("%s/%d", o.Name, i)
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				did, err := ag.RunOneJob(ctx, name)
+				if err != nil && ctx.Err() == nil {
+					ag.log.Warn("refresh worker", "worker", name, "err", err)
+				}
+				if !did {
+					t := time.NewTimer(o.Idle)
+					select {
+					case <-ctx.Done():
+						t.Stop()
+					case <-t.C:
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+// RunOneJob claims one job as worker, refreshes its URI-R and completes
+// it. It reports whether a job was found.
+func (ag *Aggregator) RunOneJob(ctx context.Context, worker string) (bool, error) {
+	c := ag.opts.Cache
+	if c == nil {
+		return false, ErrNoCache
+	}
+	job, err := c.Claim(ctx, worker, time.Now())
+	if errors.Is(err, cache.ErrNoJob) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_, rerr := ag.Refresh(ctx, job.URIR)
+	if err := c.Complete(context.WithoutCancel(ctx), job, time.Now()); err != nil {
+		return true, errors.Join(rerr, err)
+	}
+	return true, rerr
+}
+
+// ScanStale enqueues, at cache.PriorityRefresh, up to limit entries whose
+// last update is older than olderThan (the Time Travel populateJobs), and
+// returns how many it queued.
+func (ag *Aggregator) ScanStale(ctx context.Context, olderThan time.Duration, limit int) (int, error) {
+	c := ag.opts.Cache
+	if c == nil {
+		return 0, ErrNoCache
+	}
+	now := time.Now()
+	infos, err := c.Stale(ctx, now.Add(-olderThan), limit)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, in := range infos {
+		if in.Status == cache.StatusBlocked {
+			continue
+		}
+		urir := in.URIR
+		if urir == cache.StripScheme(urir) {
+			urir = "http://" + urir // entries are keyed without scheme
+		}
+		if err := c.Enqueue(ctx, urir, cache.PriorityRefresh, now); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// RunScanner calls ScanStale every period until ctx ends or the aggregator
+// closes (the Time Travel refresher re-queues entries older than two weeks).
+func (ag *Aggregator) RunScanner(ctx context.Context, period, olderThan time.Duration, limit int) error {
+	if ag.opts.Cache == nil {
+		return ErrNoCache
+	}
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ag.base.Done():
+			return nil
+		case <-t.C:
+			if _, err := ag.ScanStale(ctx, olderThan, limit); err != nil && ctx.Err() == nil {
+				ag.log.Warn("stale scanner", "err", err)
+			}
+		}
+	}
+}

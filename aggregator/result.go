@@ -1,0 +1,207 @@
+package aggregator
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Memento is one capture found by the aggregator: its URI-M, its
+// Memento-Datetime (UTC, second precision) and the id of the archive that
+// listed it.
+type Memento struct {
+	URIM     string
+	Datetime time.Time
+	Archive  string
+}
+
+// Status is what one archive contributed to a search.
+type Status int
+
+// The per-archive statuses of a search.
+const (
+	StatusFound        Status = iota + 1 // answered with at least one memento
+	StatusNone                           // answered "not found" (404 or an empty TimeMap)
+	StatusSkippedByMap                   // not asked: its MementoMap says it holds nothing
+	StatusDormant                        // not asked: sleeping after consecutive failures
+	StatusFailed                         // asked, and the request failed (Outcome.Reason says why)
+)
+
+var statusNames = map[Status]string{
+	StatusFound: "found", StatusNone: "none", StatusSkippedByMap: "skipped-by-map",
+	StatusDormant: "dormant", StatusFailed: "failed",
+}
+
+// String is the status as outcomes print it: found, none, skipped-by-map,
+// dormant, failed.
+func (s Status) String() string {
+	if n, ok := statusNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("status(%d)", int(s))
+}
+
+// Outcome is one archive's part in a search.
+type Outcome struct {
+	Archive  string
+	Status   Status
+	Mementos int           // mementos it contributed (before de-duplication)
+	Requests int           // upstream requests sent (TimeMap pages count one each)
+	Reason   string        // for StatusFailed: a short token such as "timeout", "status-503", "reset"
+	Err      error         // for StatusFailed: the full error
+	Elapsed  time.Duration // wall time spent on the archive
+}
+
+// Kind is the kind of search.
+type Kind int
+
+// The search kinds (TIMETRAVEL.md §1).
+const (
+	// Dynamic asks the TimeGates of the rule's dynamic list, in parallel,
+	// within a short budget, and collects the mementos their Link headers
+	// name (closest, first, last, prev, next).
+	Dynamic Kind = iota + 1
+	// Thorough fetches full TimeMaps, following rel="timemap" pages, from
+	// the rule's cache list, within a long budget.
+	Thorough
+)
+
+// String is "dynamic" or "thorough".
+func (k Kind) String() string {
+	switch k {
+	case Dynamic:
+		return "dynamic"
+	case Thorough:
+		return "thorough"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Result is the merged answer of one search.
+type Result struct {
+	URIR string
+	Kind Kind
+	// Mementos are sorted by datetime, then by the archive's rank in the
+	// registry, then by URI-M; identical (URI-M, datetime) pairs are listed
+	// once, distinct URI-Ms of the same second are all kept (RFC 7089 §5
+	// allows duplicates; AGG-04 asks for a stable order).
+	Mementos []Memento
+	// Outcomes has one entry per archive the route considered, in route
+	// order.
+	Outcomes []Outcome
+	// At is when the search finished.
+	At time.Time
+}
+
+// Failures returns the outcomes with StatusFailed.
+func (r *Result) Failures() []Outcome {
+	var out []Outcome
+	for _, o := range r.Outcomes {
+		if o.Status == StatusFailed {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Complete reports whether no asked archive failed: only then may the
+// result be cached as the whole truth (a "none" result with failures is
+// not a "none").
+func (r *Result) Complete() bool { return len(r.Failures()) == 0 }
+
+// AllFailed reports whether the search found nothing and every archive it
+// asked failed (at least one was asked). The HTTP API answers 502 then.
+func (r *Result) AllFailed() bool {
+	asked := 0
+	for _, o := range r.Outcomes {
+		switch o.Status {
+		case StatusFound, StatusNone:
+			return false
+		case StatusFailed:
+			asked++
+		}
+	}
+	return asked > 0 && len(r.Mementos) == 0
+}
+
+// TimedOut reports whether every failure was a timeout (the HTTP API
+// answers 504 rather than 502 when all archives timed out).
+func (r *Result) TimedOut() bool {
+	f := r.Failures()
+	if len(f) == 0 {
+		return false
+	}
+	for _, o := range f {
+		if o.Reason != ReasonTimeout {
+			return false
+		}
+	}
+	return true
+}
+
+// FailureHeader renders the Archive-Failures header value,
+// "id=reason, id=reason", in route order; "" when nothing failed.
+func (r *Result) FailureHeader() string {
+	var parts []string
+	for _, o := range r.Failures() {
+		parts = append(parts, o.Archive+"="+o.Reason)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// merge sorts and de-duplicates mementos; rank gives each archive id its
+// position in the registry.
+func merge(ms []Memento, rank func(id string) int) []Memento {
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if !a.Datetime.Equal(b.Datetime) {
+			return a.Datetime.Before(b.Datetime)
+		}
+		if ra, rb := rank(a.Archive), rank(b.Archive); ra != rb {
+			return ra < rb
+		}
+		return a.URIM < b.URIM
+	})
+	return slices.CompactFunc(ms, func(a, b Memento) bool {
+		return a.URIM == b.URIM && a.Datetime.Equal(b.Datetime)
+	})
+}
+
+// Reasons given in Outcome.Reason and the Archive-Failures header.
+const (
+	ReasonTimeout         = "timeout"
+	ReasonReset           = "reset"
+	ReasonNetwork         = "network"
+	ReasonRedirectLoop    = "redirect-loop"
+	ReasonTooLarge        = "too-large"
+	ReasonWrongType       = "wrong-content-type"
+	ReasonBadBody         = "bad-body"
+	ReasonRateLimited     = "rate-limited"
+	ReasonCanceled        = "canceled"
+	ReasonUnexpectedReply = "unexpected-reply"
+)
+
+// ErrNotFound is returned (wrapped) by an Upstream when the archive
+// answered that it holds no memento of the URI-R: a 404, or a TimeMap with
+// no mementos. Any other error is a failure.
+var ErrNotFound = errors.New("archive holds no memento of the URI-R")
+
+// UpstreamError is a failed request to one archive: Op is "timemap" or
+// "timegate", URL the request URL, Reason one of the Reason* tokens (or
+// "status-NNN"), Err the cause.
+type UpstreamError struct {
+	Archive string
+	Op      string
+	URL     string
+	Reason  string
+	Err     error
+}
+
+func (e *UpstreamError) Error() string {
+	return fmt.Sprintf("%s %s %s: %s: %v", e.Archive, e.Op, e.URL, e.Reason, e.Err)
+}
+
+func (e *UpstreamError) Unwrap() error { return e.Err }

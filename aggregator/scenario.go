@@ -1,0 +1,282 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/cache"
+)
+
+// Cache is the store the aggregator keeps results and refresh jobs in: the
+// cache package's interface (in-memory, bbolt or MySQL).
+type Cache = cache.Cache
+
+// Family is the group of endpoints a request comes from; it picks the pair
+// of services (dynamic, cache) of the rules file.
+type Family int
+
+// The endpoint families.
+const (
+	FamilyTimeGate   Family = iota + 1 // /timegate: timegate_dynamic, timegate_cache
+	FamilyTimeMap                      // /timemap: timemap_dynamic, timemap_cache
+	FamilyTimeTravel                   // /api/json, /memento: timetravel_dynamic, timetravel_cache
+)
+
+func (f Family) services() (dynamic, thorough Service) {
+	switch f {
+	case FamilyTimeGate:
+		return TimeGateDynamic, TimeGateCache
+	case FamilyTimeMap:
+		return TimeMapDynamic, TimeMapCache
+	default:
+		return TimeTravelDynamic, TimeTravelCache
+	}
+}
+
+// CacheControl is what the aggregator reads of a request's Cache-Control
+// header (RFC 9111 §5.2.1).
+type CacheControl struct {
+	NoCache      bool // search unless the entry is younger than NoCacheAfter
+	OnlyIfCached bool // never search: answer from the cache or 504
+}
+
+// ParseCacheControl reads the no-cache and only-if-cached directives of
+// Cache-Control header values (case-insensitive; other directives ignored).
+func ParseCacheControl(values []string) CacheControl {
+	var cc CacheControl
+	for _, v := range values {
+		for _, d := range strings.Split(v, ",") {
+			name, _, _ := strings.Cut(strings.TrimSpace(d), "=")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "no-cache":
+				cc.NoCache = true
+			case "only-if-cached":
+				cc.OnlyIfCached = true
+			}
+		}
+	}
+	return cc
+}
+
+// Source says where an Answer's mementos come from.
+type Source int
+
+// The answer sources.
+const (
+	FromSearch Source = iota + 1 // a search made for this request
+	FromCache                    // the cache, without searching
+)
+
+// Answer is the aggregator's reply to one request, before it is written
+// as HTTP: the mementos, the HTTP status to send (200, 404, 502, 504) and
+// what the Time Travel scenario decided.
+type Answer struct {
+	URIR     string
+	Mementos []Memento
+	// Status is 200 when there are mementos, else 404 (none found), 502
+	// (every asked archive failed), or 504 (only-if-cached miss, or every
+	// asked archive timed out).
+	Status int
+	Source Source
+	// Scenario names the case (TIMETRAVEL.md §1.1): "fresh", "stale",
+	// "negative", "unknown", "no-cache", "only-if-cached", "uncached".
+	Scenario string
+	// Updated is when the answer's data was searched (Last-Modified).
+	Updated time.Time
+	// Result is the search, when one was made (its Outcomes give the
+	// per-archive details).
+	Result *Result
+	// Failures is the Archive-Failures header value ("" when none).
+	Failures string
+	// Queued reports that a thorough refresh job was enqueued.
+	Queued bool
+}
+
+// Lookup answers a request for urir from the family's endpoints, following
+// the Time Travel cache scenarios (TIMETRAVEL.md §1.1) over Options.Cache:
+//
+//   - fresh hit (updated within FreshFor): served from the cache;
+//   - stale hit: answered by a dynamic search now, and a thorough refresh
+//     is queued (priority cache.PriorityRefresh); if that search finds
+//     nothing but fails somewhere, the stale mementos are served;
+//   - cached "none": 404 from the cache when searched within NegativeFor,
+//     else searched again;
+//   - unknown: dynamic search, and a thorough job queued (PriorityLive).
+//
+// Cache-Control: no-cache forces a search only when the entry is older than
+// NoCacheAfter (the Time Travel rule, protecting archives from no-cache
+// storms); only-if-cached never searches (404 for a cached "none", 504 for
+// unknown). Without a cache every request searches. A dynamic result is
+// stored when it is as thorough as a refresh would be (same archives, whole
+// TimeMaps) and no archive failed; a failure is never stored as "none", and a
+// partial result is stored as cache.StatusFailed so that it is searched
+// again on the next request. at is the requested datetime (zero: now). The
+// error is non-nil only when ctx ends.
+func (ag *Aggregator) Lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl) (*Answer, error) {
+	dyn, thorough := f.services()
+	c := ag.opts.Cache
+	if c == nil {
+		if cc.OnlyIfCached {
+			return &Answer{URIR: urir, Status: http.StatusGatewayTimeout, Scenario: "only-if-cached"}, nil
+		}
+		return ag.searchAnswer(ctx, dyn, thorough, urir, at, "uncached", nil)
+	}
+	now := time.Now()
+	if err := c.RecordRequest(ctx, urir, now); err != nil {
+		ag.log.Warn("cache: recording request", "urir", urir, "err", err)
+	}
+	e, err := c.Get(ctx, cache.KeyOf(urir))
+	var entry *cache.Entry
+	if err == nil && e.Status != cache.StatusPending {
+		entry = &e
+	} else if err != nil && !errors.Is(err, cache.ErrNotFound) {
+		ag.log.Warn("cache: get", "urir", urir, "err", err)
+	}
+	age := time.Duration(0)
+	if entry != nil {
+		age = now.Sub(entry.Updated)
+	}
+	if cc.OnlyIfCached {
+		switch {
+		case entry != nil && len(entry.Mementos) > 0:
+			return ag.cachedAnswer(urir, entry, "only-if-cached"), nil
+		case entry != nil && entry.Status == cache.StatusNone:
+			return &Answer{URIR: urir, Status: http.StatusNotFound, Source: FromCache, Scenario: "only-if-cached", Updated: entry.Updated}, nil
+		}
+		return &Answer{URIR: urir, Status: http.StatusGatewayTimeout, Scenario: "only-if-cached"}, nil
+	}
+	if entry == nil {
+		return ag.searchAnswer(ctx, dyn, thorough, urir, at, "unknown", nil)
+	}
+	forced := cc.NoCache && age > ag.opts.NoCacheAfter
+	switch entry.Status {
+	case cache.StatusNone:
+		if age <= ag.opts.NegativeFor && !forced {
+			return &Answer{URIR: urir, Status: http.StatusNotFound, Source: FromCache, Scenario: "negative", Updated: entry.Updated}, nil
+		}
+		return ag.searchAnswer(ctx, dyn, thorough, urir, at, scenarioName(forced, "negative"), nil)
+	case cache.StatusFound:
+		if age <= ag.opts.FreshFor && !forced {
+			return ag.cachedAnswer(urir, entry, "fresh"), nil
+		}
+		return ag.searchAnswer(ctx, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
+	default: // failed (partial) or blocked: search again
+		return ag.searchAnswer(ctx, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
+	}
+}
+
+func scenarioName(forced bool, s string) string {
+	if forced {
+		return "no-cache"
+	}
+	return s
+}
+
+func (ag *Aggregator) cachedAnswer(urir string, e *cache.Entry, scenario string) *Answer {
+	ms := make([]Memento, len(e.Mementos))
+	for i, m := range e.Mementos {
+		ms[i] = Memento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive}
+	}
+	ms = merge(ms, ag.rank)
+	st := http.StatusOK
+	if len(ms) == 0 {
+		st = http.StatusNotFound
+	}
+	return &Answer{URIR: urir, Mementos: ms, Status: st, Source: FromCache, Scenario: scenario, Updated: e.Updated}
+}
+
+// searchAnswer runs the dynamic search of a scenario, stores or queues, and
+// builds the answer. stale is the cached entry, if any.
+func (ag *Aggregator) searchAnswer(ctx context.Context, dyn, thorough Service, urir string, at time.Time, scenario string, stale *cache.Entry) (*Answer, error) {
+	res, err := ag.Search(ctx, dyn, urir, at)
+	if err != nil {
+		return nil, err
+	}
+	a := &Answer{URIR: urir, Mementos: res.Mementos, Source: FromSearch, Scenario: scenario, Updated: res.At, Result: res, Failures: res.FailureHeader()}
+	switch {
+	case len(res.Mementos) > 0:
+		a.Status = http.StatusOK
+	case res.AllFailed() && res.TimedOut():
+		a.Status = http.StatusGatewayTimeout
+	case res.AllFailed():
+		a.Status = http.StatusBadGateway
+	default:
+		a.Status = http.StatusNotFound
+	}
+	if len(res.Mementos) == 0 && !res.Complete() && stale != nil && len(stale.Mementos) > 0 {
+		// The archives failed us: the stale truth beats a false "none".
+		fb := ag.cachedAnswer(urir, stale, scenario)
+		fb.Result, fb.Failures = res, a.Failures
+		a = fb
+	}
+	c := ag.opts.Cache
+	if c == nil {
+		return a, nil
+	}
+	if ag.asThorough(dyn, thorough, urir) {
+		if err := ag.store(ctx, urir, res); err != nil {
+			ag.log.Warn("cache: put", "urir", urir, "err", err)
+		}
+		if res.Complete() {
+			return a, nil
+		}
+	}
+	p := cache.PriorityLive
+	if stale != nil {
+		p = cache.PriorityRefresh
+	}
+	if err := c.Enqueue(ctx, urir, p, time.Now()); err != nil {
+		ag.log.Warn("cache: enqueue", "urir", urir, "err", err)
+	} else {
+		a.Queued = true
+	}
+	return a, nil
+}
+
+// asThorough reports whether the dynamic search of dyn is as good as a
+// refresh: it fetches whole TimeMaps, and asks every archive the refresh
+// (Batch) and the family's cache list would.
+func (ag *Aggregator) asThorough(dyn, thorough Service, urir string) bool {
+	if usesTimeGate(dyn) {
+		return false
+	}
+	have := ag.rules.Archives(dyn, urir)
+	for _, s := range []Service{thorough, Batch} {
+		for _, id := range ag.rules.Archives(s, urir) {
+			if !slices.Contains(have, id) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// store puts a search result in the cache: found → StatusFound (or
+// StatusFailed when some archive failed, so that it is searched again),
+// a complete none → StatusNone, an incomplete none → nothing stored.
+func (ag *Aggregator) store(ctx context.Context, urir string, res *Result) error {
+	c := ag.opts.Cache
+	if c == nil {
+		return nil
+	}
+	r := cache.Result{Updated: res.At.UTC().Truncate(time.Second)}
+	switch {
+	case len(res.Mementos) > 0 && res.Complete():
+		r.Status = cache.StatusFound
+	case len(res.Mementos) > 0:
+		r.Status = cache.StatusFailed
+	case res.Complete():
+		r.Status = cache.StatusNone
+	default:
+		return nil // never cache a failure as "no mementos"
+	}
+	r.Mementos = make([]cache.Memento, len(res.Mementos))
+	for i, m := range res.Mementos {
+		r.Mementos[i] = cache.Memento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive, Rel: "memento"}
+	}
+	return c.Put(ctx, urir, r)
+}

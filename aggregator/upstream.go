@@ -1,0 +1,399 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mementokit/mementokit/memento"
+)
+
+// Upstream asks one archive about one URI-R. Implementations return the
+// mementos found and the number of HTTP requests sent; an answer of "holds
+// nothing" is an error wrapping ErrNotFound, and any other error is a
+// failure, preferably an *UpstreamError whose Reason the outcome reports.
+// The Archive field of returned mementos is set by the caller.
+type Upstream interface {
+	// TimeMap fetches the whole TimeMap of urir from a (all pages).
+	TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error)
+	// TimeGate asks a's TimeGate for the memento of urir closest to at
+	// (zero: now) and returns every memento its answer names.
+	TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]Memento, int, error)
+}
+
+// HTTPUpstream is the Upstream that speaks RFC 7089 over HTTP, the default.
+// Request URLs are the archive's prefix followed by the URI-R exactly as
+// given (never re-encoded). It parses link format with the memento
+// package's lenient reader, streaming: memory per request is bounded by
+// MaxBodyBytes for the body read and by the mementos kept.
+type HTTPUpstream struct {
+	// Client sends the requests; its redirect policy is replaced per
+	// request (TimeMaps: at most MaxRedirects; TimeGates: none followed
+	// unless the 3xx lacks Vary: accept-datetime). nil uses a zero client.
+	Client *http.Client
+	// MaxBodyBytes caps a response body (default 32 MiB); past it the
+	// request fails with reason "too-large".
+	MaxBodyBytes int64
+	// MaxPages caps the TimeMap pages followed per archive (default 100);
+	// MaxRedirects the redirects followed per request (default 10).
+	MaxPages     int
+	MaxRedirects int
+	// UserAgent is sent with every request (default "mementokit-aggregator").
+	UserAgent string
+}
+
+var (
+	errTooLarge     = errors.New("response body larger than the limit")
+	errRedirectLoop = errors.New("too many redirects")
+)
+
+func (u *HTTPUpstream) client(follow bool) *http.Client {
+	c := http.Client{}
+	if u.Client != nil {
+		c = *u.Client
+	}
+	maxR := u.MaxRedirects
+	if maxR <= 0 {
+		maxR = 10
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !follow {
+			return http.ErrUseLastResponse
+		}
+		if len(via) >= maxR {
+			return errRedirectLoop
+		}
+		return nil
+	}
+	return &c
+}
+
+func (u *HTTPUpstream) maxBody() int64 {
+	if u.MaxBodyBytes > 0 {
+		return u.MaxBodyBytes
+	}
+	return 32 << 20
+}
+
+func (u *HTTPUpstream) newRequest(ctx context.Context, method, rawURL string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	ua := u.UserAgent
+	if ua == "" {
+		ua = "mementokit-aggregator"
+	}
+	req.Header.Set("User-Agent", ua)
+	return req, nil
+}
+
+// limitedBody fails with errTooLarge once more than n bytes were read.
+type limitedBody struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+// classify turns a transport or body error into an *UpstreamError.
+func classify(ctx context.Context, a *Archive, op, rawURL string, err error) error {
+	reason := ReasonNetwork
+	var ne net.Error
+	switch {
+	case errors.Is(err, errTooLarge):
+		reason = ReasonTooLarge
+	case errors.Is(err, errRedirectLoop):
+		reason = ReasonRedirectLoop
+	case ctx.Err() != nil:
+		reason = ctxReason(ctx)
+	case errors.As(err, &ne) && ne.Timeout():
+		reason = ReasonTimeout
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		reason = ReasonReset
+	}
+	return &UpstreamError{Archive: a.ID, Op: op, URL: rawURL, Reason: reason, Err: err}
+}
+
+func statusError(a *Archive, op, rawURL string, code int) error {
+	return &UpstreamError{Archive: a.ID, Op: op, URL: rawURL, Reason: "status-" + strconv.Itoa(code), Err: fmt.Errorf("HTTP status %d", code)}
+}
+
+// TimeMap implements Upstream: GET prefix+urir, then every page named by a
+// rel="timemap" link (RFC 7089 §5) not seen before, up to MaxPages. 404 and
+// 410 on the first page mean "holds nothing"; another status, a body over
+// the limit, an HTML page with no links, or a broken connection is a
+// failure. Memento links without a readable datetime are dropped
+// (RFC 7089 §5 requires one); identical links are kept once by the caller.
+func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+	if a.TimeMap == "" {
+		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
+	}
+	maxPages := u.MaxPages
+	if maxPages <= 0 {
+		maxPages = 100
+	}
+	first := a.TimeMap + urir
+	queue := []string{first}
+	seen := map[string]bool{first: true}
+	var out []Memento
+	requests := 0
+	c := u.client(true)
+	for len(queue) > 0 && requests < maxPages {
+		page := queue[0]
+		queue = queue[1:]
+		requests++
+		ms, next, err := u.timeMapPage(ctx, c, a, page)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) && page != first {
+				continue // a dangling page link: the other pages still count
+			}
+			return nil, requests, err
+		}
+		out = append(out, ms...)
+		for _, n := range next {
+			if !seen[n] {
+				seen[n] = true
+				queue = append(queue, n)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, requests, fmt.Errorf("%s timemap %s: %w", a.ID, first, ErrNotFound)
+	}
+	return out, requests, nil
+}
+
+func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archive, page string) ([]Memento, []string, error) {
+	req, err := u.newRequest(ctx, http.MethodGet, page)
+	if err != nil {
+		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonUnexpectedReply, Err: err}
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, nil, classify(ctx, a, "timemap", page, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		return nil, nil, fmt.Errorf("%s timemap %s: %w", a.ID, page, ErrNotFound)
+	case resp.StatusCode != http.StatusOK:
+		return nil, nil, statusError(a, "timemap", page, resp.StatusCode)
+	}
+	base := page
+	if resp.Request != nil && resp.Request.URL != nil {
+		base = resp.Request.URL.String()
+	}
+	rd := memento.NewReader(&limitedBody{r: resp.Body, n: u.maxBody()}, &memento.ParseOptions{Base: base})
+	var (
+		ms    []Memento
+		next  []string
+		links int
+	)
+	for {
+		l, err := rd.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if isHTML(resp) && links == 0 {
+				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q: %w", resp.Header.Get("Content-Type"), err)}
+			}
+			var pe *memento.ParseError
+			if errors.As(err, &pe) {
+				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonBadBody, Err: err}
+			}
+			return nil, nil, classify(ctx, a, "timemap", page, err)
+		}
+		links++
+		switch {
+		case l.IsMemento():
+			dt, ok := l.Param("datetime")
+			if !ok {
+				continue
+			}
+			t, err := memento.ParseHTTPDateLenient(dt)
+			if err != nil {
+				continue
+			}
+			ms = append(ms, Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+		case l.HasRel("timemap") && !l.HasRel("self"):
+			next = append(next, l.Target)
+		}
+	}
+	if links == 0 && isHTML(resp) {
+		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no links", resp.Header.Get("Content-Type"))}
+	}
+	return ms, next, nil
+}
+
+func isHTML(resp *http.Response) bool {
+	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml")
+}
+
+// TimeGate implements Upstream: GET prefix+urir with Accept-Datetime
+// (omitted for the zero time), redirects not followed (RFC 7089 §4). A 302,
+// 303 or 307 with Location, or a 200 with Content-Location and
+// Memento-Datetime, is an answer: its mementos are the memento links of its
+// Link header, plus the Content-Location of a 200; when the Link header
+// names none, Location's Memento-Datetime is read with a HEAD. A 3xx
+// without Vary: accept-datetime and without memento links is a plain
+// redirect and is followed (at most MaxRedirects). 404 and 410 mean "holds
+// nothing"; other statuses are failures.
+func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]Memento, int, error) {
+	if a.TimeGate == "" {
+		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timegate", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeGate endpoint")}
+	}
+	maxR := u.MaxRedirects
+	if maxR <= 0 {
+		maxR = 10
+	}
+	c := u.client(false)
+	target := a.TimeGate + urir
+	requests := 0
+	for hop := 0; ; hop++ {
+		if hop > maxR {
+			return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonRedirectLoop, Err: errRedirectLoop}
+		}
+		req, err := u.newRequest(ctx, http.MethodGet, target)
+		if err != nil {
+			return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonUnexpectedReply, Err: err}
+		}
+		if !at.IsZero() {
+			req.Header.Set("Accept-Datetime", memento.FormatHTTPDate(at))
+		}
+		requests++
+		resp, err := c.Do(req)
+		if err != nil {
+			return nil, requests, classify(ctx, a, "timegate", target, err)
+		}
+		// Drain a little so the connection can be reused, then close.
+		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+		resp.Body.Close()
+		ms := linkMementos(resp.Header.Values("Link"), target)
+		switch code := resp.StatusCode; {
+		case code == http.StatusNotFound || code == http.StatusGone:
+			return nil, requests, fmt.Errorf("%s timegate %s: %w", a.ID, target, ErrNotFound)
+		case code == http.StatusOK:
+			if cl := resp.Header.Get("Content-Location"); cl != "" {
+				if t, err := memento.ParseHTTPDateLenient(resp.Header.Get("Memento-Datetime")); err == nil {
+					ms = append(ms, Memento{URIM: resolveRef(target, cl), Datetime: t.UTC()})
+				}
+			}
+			if len(ms) == 0 {
+				return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonUnexpectedReply, Err: errors.New("200 without Content-Location, Memento-Datetime or memento links")}
+			}
+			return ms, requests, nil
+		case code >= 300 && code < 400:
+			loc := resp.Header.Get("Location")
+			if loc == "" {
+				return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonUnexpectedReply, Err: fmt.Errorf("%d without Location", code)}
+			}
+			loc = resolveRef(target, loc)
+			if len(ms) > 0 {
+				return ms, requests, nil
+			}
+			if !varyAcceptDatetime(resp.Header) {
+				target = loc // a plain redirect in front of the TimeGate
+				continue
+			}
+			requests++
+			t, err := u.mementoDatetime(ctx, loc)
+			if err != nil {
+				return nil, requests, classify(ctx, a, "timegate", loc, err)
+			}
+			return []Memento{{URIM: loc, Datetime: t}}, requests, nil
+		default:
+			return nil, requests, statusError(a, "timegate", target, code)
+		}
+	}
+}
+
+func (u *HTTPUpstream) mementoDatetime(ctx context.Context, urim string) (time.Time, error) {
+	req, err := u.newRequest(ctx, http.MethodHead, urim)
+	if err != nil {
+		return time.Time{}, err
+	}
+	resp, err := u.client(true).Do(req)
+	if err != nil {
+		return time.Time{}, err
+	}
+	resp.Body.Close()
+	t, err := memento.ParseHTTPDateLenient(resp.Header.Get("Memento-Datetime"))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("memento %s: no usable Memento-Datetime: %w", urim, err)
+	}
+	return t.UTC(), nil
+}
+
+// linkMementos returns the memento links of Link header values, resolved
+// against base; links without a readable datetime are dropped.
+func linkMementos(values []string, base string) []Memento {
+	var out []Memento
+	for _, v := range values {
+		links, _ := memento.ParseLinkFormat(v, &memento.ParseOptions{Base: base})
+		for _, l := range links {
+			if !l.IsMemento() {
+				continue
+			}
+			dt, ok := l.Param("datetime")
+			if !ok {
+				continue
+			}
+			t, err := memento.ParseHTTPDateLenient(dt)
+			if err != nil {
+				continue
+			}
+			out = append(out, Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+		}
+	}
+	return out
+}
+
+func varyAcceptDatetime(h http.Header) bool {
+	for _, v := range h.Values("Vary") {
+		for _, tok := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(tok), "accept-datetime") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func resolveRef(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	if r.IsAbs() {
+		return ref
+	}
+	return b.ResolveReference(r).String()
+}
