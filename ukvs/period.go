@@ -1,0 +1,146 @@
+package ukvs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrPeriod is wrapped by every error of [ParsePeriod].
+var ErrPeriod = errors.New("ukvs: invalid datetime value")
+
+// Period is a time-breakdown value of the UKVS "datetime" field (ORS draft
+// ukvs.md, "The datetime Field"): a prefix of a 14-digit Memento datetime
+// (YYYYMMDDhhmmss, UTC) standing for the whole year, month, day, hour,
+// minute or second it names, or a range of two such prefixes separated by a
+// colon, either end of which may be open:
+//
+//	2014            the year 2014
+//	201603          March 2016
+//	2010:2012       from the start of 2010 to the end of 2012 (inclusive)
+//	:2009           up to the end of 2009
+//	201603:         from March 2016 on
+//	:               all time (the draft's placeholder for "not broken down")
+//
+// A prefix has 4, 6, 8, 10, 12 or 14 digits and must name a real date
+// (month 01–12, a day that exists in that month, hour 00–23, minute and
+// second 00–59). [ParsePeriod] and [Period.String] round-trip exactly.
+type Period struct {
+	From  string // first prefix ("" when open); equals To when not a range
+	To    string // last prefix ("" when open)
+	Range bool   // written with a ':'
+}
+
+// ParsePeriod parses a datetime field value (see [Period]). Errors wrap
+// [ErrPeriod] and name the offending part.
+func ParsePeriod(s string) (Period, error) {
+	from, to, isRange := strings.Cut(s, ":")
+	if !isRange {
+		if s == "" {
+			return Period{}, fmt.Errorf("%w %q: empty", ErrPeriod, s)
+		}
+		if err := checkPrefix(s); err != nil {
+			return Period{}, fmt.Errorf("%w %q: %v", ErrPeriod, s, err)
+		}
+		return Period{From: s, To: s}, nil
+	}
+	p := Period{From: from, To: to, Range: true}
+	if from != "" {
+		if err := checkPrefix(from); err != nil {
+			return Period{}, fmt.Errorf("%w %q: start: %v", ErrPeriod, s, err)
+		}
+	}
+	if to != "" {
+		if err := checkPrefix(to); err != nil {
+			return Period{}, fmt.Errorf("%w %q: end: %v", ErrPeriod, s, err)
+		}
+	}
+	if from != "" && to != "" && p.Lower() > p.Upper() {
+		return Period{}, fmt.Errorf("%w %q: ends before it starts", ErrPeriod, s)
+	}
+	return p, nil
+}
+
+// String formats p; it is the inverse of [ParsePeriod].
+func (p Period) String() string {
+	if !p.Range {
+		return p.From
+	}
+	return p.From + ":" + p.To
+}
+
+// Lower returns the first second p covers as a 14-digit datetime
+// ("2010:2012" → "20100101000000"), or "" when p is open at the start.
+func (p Period) Lower() string {
+	if p.From == "" {
+		return ""
+	}
+	return p.From + "00000101000000"[len(p.From):]
+}
+
+// Upper returns the last second p covers as a 14-digit datetime
+// ("2010:2012" → "20121231235959", "201602" → "20160229235959"), or "" when
+// p is open at the end.
+func (p Period) Upper() string {
+	if p.To == "" {
+		return ""
+	}
+	t, err := time.Parse("20060102150405", p.To+"00000101000000"[len(p.To):])
+	if err != nil {
+		return "" // unreachable for a Period from ParsePeriod
+	}
+	switch len(p.To) {
+	case 4:
+		t = t.AddDate(1, 0, 0)
+	case 6:
+		t = t.AddDate(0, 1, 0)
+	case 8:
+		t = t.AddDate(0, 0, 1)
+	case 10:
+		t = t.Add(time.Hour)
+	case 12:
+		t = t.Add(time.Minute)
+	default:
+		t = t.Add(time.Second)
+	}
+	return t.Add(-time.Second).Format("20060102150405")
+}
+
+// Contains reports whether the 14-digit datetime ts (as in a CDX timestamp
+// field) falls within p, bounds included. A shorter ts is compared as the
+// first second it names.
+func (p Period) Contains(ts string) bool {
+	if len(ts) < 14 {
+		ts += "00000101000000"[len(ts):]
+	} else if len(ts) > 14 {
+		ts = ts[:14]
+	}
+	if lo := p.Lower(); lo != "" && ts < lo {
+		return false
+	}
+	if hi := p.Upper(); hi != "" && ts > hi {
+		return false
+	}
+	return true
+}
+
+// checkPrefix validates a 4–14 digit datetime prefix of even length.
+func checkPrefix(s string) error {
+	switch len(s) {
+	case 4, 6, 8, 10, 12, 14:
+	default:
+		return fmt.Errorf("%d digits (want 4, 6, 8, 10, 12 or 14)", len(s))
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return fmt.Errorf("non-digit at byte %d", i)
+		}
+	}
+	// Parse the prefix padded to the first second it names; time.Parse
+	// rejects month 13, day 31 of a 30-day month, hour 24 and so on.
+	if _, err := time.Parse("20060102150405", s+"00000101000000"[len(s):]); err != nil {
+		return fmt.Errorf("not a valid date")
+	}
+	return nil
+}
