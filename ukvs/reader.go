@@ -26,7 +26,8 @@ type Record struct {
 	JSON   []byte   // the optional trailing JSON block as written, or nil
 	Raw    []byte   // the whole line without its line terminator
 
-	freqCol int // index in Values of the "frequency" column, or -1
+	freqCol int    // index in Values of the "frequency" column, or -1
+	scratch []byte // unescaped quoted columns, for ParseLine
 }
 
 // Key returns the first (primary) key column, for a MementoMap the SURT key.
@@ -485,4 +486,26 @@ func unquote(line []byte, i int, scratch *[]byte) ([]byte, int, error) {
 		*scratch = append(*scratch, c)
 	}
 	return (*scratch)[s:len(*scratch):len(*scratch)], j + 1, nil
+}
+
+// ParseLine splits one data line (without its line terminator) laid out as
+// f into rec, for callers that find lines themselves, such as a binary
+// search over a memory-mapped map. rec's slices are reused and point into
+// line (or, for a quoted column with escapes, into a buffer rec owns). The
+// error is one of the causes of a *[ParseError] (without a line number,
+// which only the caller knows). It does not allocate once rec has grown to
+// the layout's size.
+func ParseLine(line []byte, f Fields, rec *Record) error {
+	nkeys := len(f.Keys)
+	ncols := nkeys + len(f.Values)
+	cols, block, _, err := splitColumns(line, ncols, &rec.scratch, rec.Keys[:0:cap(rec.Keys)])
+	if err != nil {
+		return err
+	}
+	rec.Keys = cols[:nkeys]
+	rec.Values = cols[nkeys:]
+	rec.JSON = block
+	rec.Raw = line
+	rec.freqCol = f.Index("frequency")
+	return nil
 }

@@ -366,3 +366,39 @@ func TestRelaxedJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLine(t *testing.T) {
+	f := Fields{Keys: []string{"surt", "datetime"}, Values: []string{"frequency"}}
+	var rec Record
+	tests := []struct {
+		name string
+		in   string
+		want line
+		err  error
+	}{
+		{"plain", "com,x)/ 2014 5/1", line{Keys: []string{"com,x)/", "2014"}, Values: []string{"5/1"}}, nil},
+		{"quoted with block", `"a \"b\"" : 1 {x: 1}`, line{Keys: []string{`a "b"`, ":"}, Values: []string{"1"}, JSON: "{x: 1}"}, nil},
+		{"short", "com,x)/ 5", line{}, ErrFieldCount},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ParseLine([]byte(tt.in), f, &rec)
+			if !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+				t.Fatalf("ParseLine = %v, want %v", err, tt.err)
+			}
+			if err != nil {
+				return
+			}
+			if diff := cmp.Diff(tt.want, flatten(&rec)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if fr, err := rec.Frequency(); err != nil || fr.String() != tt.want.Values[0] {
+				t.Errorf("Frequency() = %v, %v", fr, err)
+			}
+		})
+	}
+	line := []byte("com,x)/ 2014 5/1")
+	if n := testing.AllocsPerRun(100, func() { ParseLine(line, f, &rec) }); n != 0 {
+		t.Errorf("ParseLine allocates %v times per call", n)
+	}
+}
