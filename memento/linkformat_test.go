@@ -64,8 +64,8 @@ func loadLinkFormatCases(t *testing.T) []lfCase {
 }
 
 var (
-	reByte     = regexp.MustCompile(`^error at byte (\d+)`)
-	reLeadInt  = regexp.MustCompile(`^(\d+)`)
+	reByte    = regexp.MustCompile(`^error at byte (\d+)`)
+	reLeadInt = regexp.MustCompile(`^(\d+)`)
 )
 
 // lfBase is the response URI the cases are parsed against; case 06 names
