@@ -150,7 +150,8 @@ func (x *jsonIndex) scanNext(b []byte) bool {
 		}
 		i = skipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
-			return x.finish(b, i+1)
+			x.finish(b, i+1)
+			return false // an empty object has no member
 		}
 		x.state = jsonOpen
 	}

@@ -1,0 +1,100 @@
+package cdxj
+
+import (
+	"fmt"
+	"io"
+	"testing"
+)
+
+// cycle is an endless reader repeating its data.
+type cycle struct {
+	data []byte
+	pos  int
+}
+
+func (c *cycle) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		k := copy(p[n:], c.data[c.pos:])
+		n += k
+		c.pos = (c.pos + k) % len(c.data)
+	}
+	return n, nil
+}
+
+// benchLines returns n distinct pywb-style CDXJ lines (about 250 bytes each)
+// and their total size.
+func benchLines(n int) []byte {
+	var b []byte
+	mimes := []string{"text/html", "image/jpeg", "application/javascript", "warc/revisit"}
+	for i := range n {
+		b = fmt.Appendf(b, `com,example,www%d)/path/%d/page.html?id=%d 2017%02d%02d%02d%02d%02d {"url": "https://www%d.example.com/path/%d/page.html?id=%d", "mime": %q, "status": "%d", "digest": "sha1:G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK", "length": "%d", "offset": "%d", "filename": "crawl-%d.warc.gz"}`+"\n",
+			i%97, i, i*7, i%12+1, i%28+1, i%24, i%60, i%60, i%97, i, i*7, mimes[i%4], 200+i%3, 1000+i, i*1000, i%50)
+	}
+	return b
+}
+
+// BenchmarkReadCDXJ reads CDXJ lines and takes key, timestamp, MIME,
+// status and length from each: one op is one line.
+func BenchmarkReadCDXJ(b *testing.B) {
+	data := benchLines(10000)
+	r := NewReader(&cycle{data: data})
+	r.ReuseRecord = true
+	b.SetBytes(int64(len(data) / 10000))
+	b.ReportAllocs()
+	var sink int
+	b.ResetTimer()
+	for b.Loop() {
+		rec, err := r.Read()
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, _ := rec.Length()
+		sink += len(rec.Key()) + len(rec.Timestamp()) + len(rec.MIME()) + rec.Status() + int(l)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	_ = sink
+}
+
+// BenchmarkReadCDX11 does the same for classic 11-column CDX lines.
+func BenchmarkReadCDX11(b *testing.B) {
+	var data []byte
+	for i := range 10000 {
+		data = fmt.Appendf(data, "com,example,www%d)/path/%d 2017%02d%02d%02d%02d%02d https://www%d.example.com/path/%d text/html %d G7HRM7BGOKSKMSXZAHMUQTTV53QOFSMK - - %d %d crawl-%d.warc.gz\n",
+			i%97, i, i%12+1, i%28+1, i%24, i%60, i%60, i%97, i, 200+i%3, 1000+i, i*1000, i%50)
+	}
+	r := NewReader(&cycle{data: data})
+	r.ReuseRecord = true
+	b.SetBytes(int64(len(data) / 10000))
+	b.ReportAllocs()
+	var sink int
+	for b.Loop() {
+		rec, err := r.Read()
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, _ := rec.Length()
+		sink += len(rec.Key()) + len(rec.Timestamp()) + len(rec.MIME()) + rec.Status() + int(l)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	_ = sink
+}
+
+// BenchmarkWriteCDXJ reads CDXJ lines and writes them back through Writer.
+func BenchmarkWriteCDXJ(b *testing.B) {
+	data := benchLines(1000)
+	r := NewReader(&cycle{data: data})
+	r.ReuseRecord = true
+	w := NewWriter(io.Discard)
+	b.SetBytes(int64(len(data) / 1000))
+	b.ReportAllocs()
+	for b.Loop() {
+		rec, err := r.Read()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Write(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
