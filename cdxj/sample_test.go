@@ -153,7 +153,7 @@ func TestSampleStats(t *testing.T) {
 	}
 	tests := []struct {
 		expect, file string
-		pick        func(expectFile) *stats
+		pick         func(expectFile) *stats
 	}{
 		{"cc_commoncrawl-org_from-cdxapi", "cc_commoncrawl-org_from-cdxapi.cdxj", func(e expectFile) *stats { return e.Stats }},
 		{"ia_cdxapi_from-json", "ia_cdxapi_from-json.cdx7", func(e expectFile) *stats { return e.Stats }},
