@@ -1,0 +1,139 @@
+package summary
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// pyChunk is the size of the reads of Python's io.TextIOWrapper (its
+// _CHUNK_SIZE); on a regular file each read returns that many bytes.
+const pyChunk = 8192
+
+// pyLineReader reads lines the way the original tool's Python 3 runtime
+// does for open(name, 'r', encoding='utf-8'): the bytes are decoded as UTF-8,
+// strictly, in chunks of 8192 bytes; universal newlines turn "\r\n" and a
+// lone "\r" into "\n"; every line but possibly the last ends in "\n". A
+// decoding error loses the whole chunk it occurs in: the lines completed
+// before that chunk are returned, then the error.
+type pyLineReader struct {
+	r       io.Reader
+	raw     []byte // undecoded carry: an incomplete UTF-8 sequence
+	text    []byte // decoded, translated text not yet returned as lines
+	start   int    // start of the unreturned text
+	pending bool   // a "\r" ended the last chunk
+	offset  int64  // bytes read so far
+	eof     bool
+	err     error
+	buf     []byte
+}
+
+// errDecode is the cause of a pyLineReader failure on bad UTF-8.
+var errDecode = errors.New("invalid UTF-8 (the original tool abandons the rest of the file)")
+
+func newPyLineReader(r io.Reader) *pyLineReader {
+	return &pyLineReader{r: r, buf: make([]byte, pyChunk)}
+}
+
+// readLine returns the next line including its "\n" (aliasing an internal
+// buffer, valid until the next call), or io.EOF, or a decoding error.
+func (p *pyLineReader) readLine() (string, error) {
+	for {
+		if i := indexNL(p.text[p.start:]); i >= 0 {
+			line := p.text[p.start : p.start+i+1]
+			p.start += i + 1
+			return string(line), nil
+		}
+		if p.err != nil {
+			return "", p.err
+		}
+		if p.eof {
+			if p.start < len(p.text) {
+				line := p.text[p.start:]
+				p.start = len(p.text)
+				return string(line), nil
+			}
+			return "", io.EOF
+		}
+		p.fill()
+	}
+}
+
+func indexNL(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+// fill reads and decodes one chunk.
+func (p *pyLineReader) fill() {
+	// Drop returned text.
+	if p.start > 0 {
+		n := copy(p.text, p.text[p.start:])
+		p.text = p.text[:n]
+		p.start = 0
+	}
+	n, err := io.ReadFull(p.r, p.buf)
+	chunkStart := p.offset
+	p.offset += int64(n)
+	if err == io.ErrUnexpectedEOF {
+		err = nil // a short last chunk; the next read gives EOF
+	}
+	if err == io.EOF {
+		// Python's final decode(b"", final=True).
+		p.eof = true
+		if len(p.raw) > 0 {
+			p.err = fmt.Errorf("byte offset %d: truncated UTF-8 sequence at the end: %w", chunkStart-int64(len(p.raw)), errDecode)
+			return
+		}
+		if p.pending {
+			p.pending = false
+			p.text = append(p.text, '\n')
+		}
+		return
+	}
+	if err != nil {
+		p.err = err
+		return
+	}
+	data := append(p.raw, p.buf[:n]...)
+	// Validate the whole chunk before using any of it.
+	i := 0
+	valid := len(data)
+	for i < len(data) {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !utf8.FullRune(data[i:]) {
+				valid = i // an incomplete sequence, completed by the next chunk
+				break
+			}
+			p.err = fmt.Errorf("byte offset %d: %w", chunkStart-int64(len(p.raw))+int64(i), errDecode)
+			return
+		}
+		i += size
+	}
+	p.raw = append(p.raw[:0:0], data[valid:]...)
+	// Universal newlines.
+	for _, c := range data[:valid] {
+		if p.pending {
+			p.pending = false
+			p.text = append(p.text, '\n')
+			if c == '\n' {
+				continue
+			}
+		}
+		if c == '\r' {
+			p.pending = true
+			continue
+		}
+		p.text = append(p.text, c)
+	}
+}
