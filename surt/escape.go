@@ -1,0 +1,136 @@
+package surt
+
+// Percent-decoding and minimal re-escaping, as the standard's Google-style
+// canonicalizer does it (Python urllib.parse.unquote_to_bytes applied until the
+// value stops changing, then quote_from_bytes with a wide "safe" set).
+
+// escapeSafe reports the bytes that escapeOnce leaves alone: the RFC 3986
+// unreserved set plus !"$&'()*+,-./:;<=>?@[\]^_`{|}~ . Everything else (C0
+// controls, space, '#', '%', DEL and every byte >= 0x80) becomes %XX.
+var escapeSafe = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "_.-~!\"$&'()*+,-./:;<=>?@[\\]^_`{|}~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// hexVal maps an ASCII hex digit to its value and every other byte to 0xff.
+var hexVal = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+	}
+	for c := 'A'; c <= 'F'; c++ {
+		t[c] = byte(c - 'A' + 10)
+	}
+	return t
+}()
+
+const upperHex = "0123456789ABCDEF"
+
+// unescapeOnce decodes every %XX (two hex digits) in b in place and returns
+// the shortened slice and whether anything was decoded. A '%' not followed
+// by two hex digits is kept as it is. If keep26 is set, "%26" (an escaped
+// '&') is left encoded, which the Fixed profile uses for query values.
+func unescapeOnce(b []byte, keep26 bool) ([]byte, bool) {
+	i := 0
+	for i < len(b) && b[i] != '%' {
+		i++
+	}
+	if i == len(b) {
+		return b, false
+	}
+	w := i
+	changed := false
+	for i < len(b) {
+		c := b[i]
+		if c == '%' && i+2 < len(b) {
+			h, l := hexVal[b[i+1]], hexVal[b[i+2]]
+			if h != 0xff && l != 0xff {
+				v := h<<4 | l
+				if !(keep26 && v == '&') {
+					b[w] = v
+					w++
+					i += 3
+					changed = true
+					continue
+				}
+			}
+		}
+		b[w] = c
+		w++
+		i++
+	}
+	return b[:w], changed
+}
+
+// appendUnescapeRepeatedly appends src to dst and percent-decodes the
+// appended part until it no longer changes (the standard's
+// unescapeRepeatedly: "%2525" becomes "%").
+func appendUnescapeRepeatedly(dst, src []byte, keep26 bool) []byte {
+	n := len(dst)
+	dst = append(dst, src...)
+	part := dst[n:]
+	for {
+		var changed bool
+		part, changed = unescapeOnce(part, keep26)
+		if !changed {
+			break
+		}
+	}
+	return dst[:n+len(part)]
+}
+
+// appendEscapeOnce appends src to dst with every byte outside escapeSafe
+// written as %XX (upper-case hex). If keep26 is set, an existing "%26" in src
+// is copied unchanged instead of becoming "%2526".
+func appendEscapeOnce(dst, src []byte, keep26 bool) []byte {
+	start := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if escapeSafe[c] {
+			continue
+		}
+		if keep26 && c == '%' && i+2 < len(src) && src[i+1] == '2' && src[i+2] == '6' {
+			continue
+		}
+		dst = append(dst, src[start:i]...)
+		dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		start = i + 1
+	}
+	return append(dst, src[start:]...)
+}
+
+// lowerASCII lower-cases the ASCII letters of b in place (Python's
+// bytes.lower: other bytes are unchanged).
+func lowerASCII(b []byte) {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+}
+
+// isASCII reports whether every byte of b is below 0x80.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
