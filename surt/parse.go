@@ -7,9 +7,9 @@ import (
 )
 
 // parsed is the standard's handyurl after parsing: every field is a view into
-// scratch memory. An empty host or path stands for Python's None and b''
+// scratch memory. An empty host or path stands for Python's None and b”
 // alike (the standard treats both as false); query and fragment keep their
-// presence flags because the standard distinguishes None from b'' there.
+// presence flags because the standard distinguishes None from b” there.
 type parsed struct {
 	scheme    []byte
 	host      []byte // hostname: lower-cased before any '%' (zone), brackets dropped
