@@ -3,7 +3,6 @@ package aggregator
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -165,9 +164,22 @@ func merge(ms []Memento, rank func(id string) int) []Memento {
 		}
 		return a.URIM < b.URIM
 	})
-	return slices.CompactFunc(ms, func(a, b Memento) bool {
-		return a.URIM == b.URIM && a.Datetime.Equal(b.Datetime)
-	})
+	// Drop later copies of an identical (URI-M, datetime) pair; the copy of
+	// the best-ranked archive stays. Copies share a second, so the set is
+	// reset at each new second (memory: one second's mementos).
+	out := ms[:0]
+	seen := map[string]bool{}
+	for i, m := range ms {
+		if i > 0 && !m.Datetime.Equal(ms[i-1].Datetime) {
+			clear(seen)
+		}
+		if seen[m.URIM] {
+			continue
+		}
+		seen[m.URIM] = true
+		out = append(out, m)
+	}
+	return out
 }
 
 // Reasons given in Outcome.Reason and the Archive-Failures header.

@@ -209,7 +209,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	var (
 		ms    []Memento
 		next  []string
-		links int
+		links int // links a TimeMap has: original, memento, timemap, timegate, self
 	)
 	for {
 		l, err := rd.Read()
@@ -226,7 +226,9 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 			}
 			return nil, nil, classify(ctx, a, "timemap", page, err)
 		}
-		links++
+		if l.HasRel("original") || l.IsMemento() || l.HasRel("timemap") || l.HasRel("timegate") || l.HasRel("self") {
+			links++
+		}
 		switch {
 		case l.IsMemento():
 			dt, ok := l.Param("datetime")
@@ -243,7 +245,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		}
 	}
 	if links == 0 && isHTML(resp) {
-		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no links", resp.Header.Get("Content-Type"))}
+		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
 	}
 	return ms, next, nil
 }
