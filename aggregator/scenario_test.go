@@ -172,4 +172,3 @@ func TestParseCacheControl(t *testing.T) {
 		}
 	}
 }
-
