@@ -1,0 +1,218 @@
+package mementomap
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/sampledata"
+)
+
+func writeMap(t testing.TB, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "map.ukvs")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func openMap(t testing.TB, content string) *Map {
+	t.Helper()
+	m, err := Open(writeMap(t, content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func TestAppendLookupKeys(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"path with query", "com,example)/a/b?x=1", []string{"com,example)/a/b", "com,example)/a/b/*", "com,example)/a/*", "com,example)/*", "com,example,*", "com,*", "*"}},
+		{"root", "com,example)/", []string{"com,example)/", "com,example)", "com,example)/*", "com,example,*", "com,*", "*"}},
+		{"reference root form", "com,example)", []string{"com,example)", "com,example)/", "com,example)/*", "com,example,*", "com,*", "*"}},
+		{"subdomain", "com,example,www)/x", []string{"com,example,www)/x", "com,example,www)/x/*", "com,example,www)/*", "com,example,www,*", "com,example,*", "com,*", "*"}},
+		{"trailing slash is a level", "com,example)/a/", []string{"com,example)/a/", "com,example)/a//*", "com,example)/a/*", "com,example)/*", "com,example,*", "com,*", "*"}},
+		{"no comma host", "localhost)/a", []string{"localhost)/a", "localhost)/a/*", "localhost)/*", "localhost,*", "*"}},
+		{"empty", "", []string{"*"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, AppendLookupKeys(nil, tt.in)); d != "" {
+				t.Errorf("AppendLookupKeys(%q) (-want +got):\n%s", tt.in, d)
+			}
+		})
+	}
+}
+
+// TestPublicCasesUKVS02 runs the UKVS-02 rows of the shared public cases.
+func TestPublicCasesUKVS02(t *testing.T) {
+	b, err := sampledata.ReadFile("cases/public_cases.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) < 4 || !strings.HasPrefix(f[0], "UKVS-02") {
+			continue
+		}
+		n++
+		t.Run(f[0], func(t *testing.T) {
+			input := strings.ReplaceAll(f[2], `\n`, "\n")
+			var mapText, lookup string
+			for _, l := range strings.Split(input, "\n") {
+				switch {
+				case strings.HasPrefix(l, "map: "):
+					mapText += strings.TrimPrefix(l, "map: ") + "\n"
+				case strings.HasPrefix(l, "lookup: "):
+					lookup = strings.TrimPrefix(l, "lookup: ")
+				default:
+					mapText += l + "\n"
+				}
+			}
+			expected := f[3]
+			tried, hit, _ := strings.Cut(expected, "->")
+			tried = tried[strings.Index(tried, ":")+1:]
+			if i := strings.Index(tried, "  ("); i >= 0 {
+				tried = tried[:i]
+			}
+			var want []string
+			for _, k := range strings.Split(tried, ";") {
+				want = append(want, strings.TrimSpace(k))
+			}
+			got := AppendLookupKeys(nil, lookup)
+			// Our list goes on with the bare "*" (MEMENTOMAP.md, "Keys").
+			if d := cmp.Diff(append(want, "*"), got); d != "" {
+				t.Errorf("lookup keys (-want +got):\n%s", d)
+			}
+			if hit == "" {
+				return
+			}
+			// " hit com,example)/a/* freq 12, distance 2"
+			parts := strings.Fields(strings.TrimSpace(hit))
+			key, freq, dist := parts[1], strings.TrimSuffix(parts[3], ","), parts[5]
+			m := openMap(t, mapText)
+			got2, err := m.LookupSURT(lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := strconv.Atoi(dist)
+			if got2.Key != key || got2.Value != freq || got2.Distance != d || !got2.Present() {
+				t.Errorf("LookupSURT(%q) = %+v, want key %s freq %s distance %d", lookup, got2, key, freq, d)
+			}
+		})
+	}
+	if n != 2 {
+		t.Errorf("found %d UKVS-02 rows, want 2", n)
+	}
+}
+
+func TestLookupEdges(t *testing.T) {
+	const m1 = "!context [\"x\"]\n!meta {\"name\": \"t\"}\n\n" +
+		"com,a)/ 1\n\ncom,b)/x 2/1\n   \ncom,b,* 3\ncom,c) 4\ncom,d)/* 9\ncom,d)/q 0\n\n\nnet,last)/z 5"
+	tests := []struct {
+		name, content, query string
+		key, value           string
+		present              bool
+	}{
+		{"first line", m1, "com,a)/", "com,a)/", "1", true},
+		{"line after blank", m1, "com,b)/x", "com,b)/x", "2/1", true},
+		{"host wildcard", m1, "com,b,www)/y", "com,b,*", "3", true},
+		{"host wildcard covers the host", m1, "com,b)/y", "com,b,*", "3", true},
+		{"reference root form in map", m1, "com,c)/", "com,c)", "4", true},
+		{"our root form asked in reference form", m1, "com,a)", "com,a)/", "1", true},
+		{"zero frequency means absent", m1, "com,d)/q", "com,d)/q", "0", false},
+		{"wildcard next to exclusion", m1, "com,d)/r", "com,d)/*", "9", true},
+		{"last line without newline", m1, "net,last)/z", "net,last)/z", "5", true},
+		{"past the last line", m1, "zz,zz)/", "", "", false},
+		{"before the first line", m1, "aa,a)/", "", "", false},
+		{"empty file", "", "com,a)/", "", "", false},
+		{"header only", "!meta {}\n", "com,a)/", "", "", false},
+		{"blank only", "\n\n  \n", "com,a)/", "", "", false},
+		{"single line", "com,a)/ 1", "com,a)/", "com,a)/", "1", true},
+		{"CRLF", "com,a)/ 1\r\ncom,b)/ 2\r\n", "com,b)/", "com,b)/", "2", true},
+		{"bare star", "* 7\ncom,a)/ 1\n", "org,x)/", "*", "7", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, m := range []*Map{openMap(t, tt.content), FromBytes([]byte(tt.content))} {
+				got, err := m.LookupSURT(tt.query)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Key != tt.key || got.Value != tt.value || got.Present() != tt.present {
+					t.Errorf("LookupSURT(%q) = %+v, want key %q value %q present %v", tt.query, got, tt.key, tt.value, tt.present)
+				}
+			}
+		})
+	}
+}
+
+func TestLookupEveryLine(t *testing.T) {
+	// Every key of a map is found, whatever its position (first, last,
+	// next to blank lines), and keys between are not.
+	var b strings.Builder
+	b.WriteString("!meta {}\n")
+	for i := range 500 {
+		b.WriteString("com,h" + strconv.Itoa(1000+i) + ")/p 1\n")
+		if i%7 == 0 {
+			b.WriteString("\n")
+		}
+	}
+	m := openMap(t, b.String())
+	for i := range 500 {
+		k := "com,h" + strconv.Itoa(1000+i) + ")/p"
+		if v, ok := m.Get(k); !ok || v != "1" {
+			t.Fatalf("Get(%q) = %q, %v", k, v, ok)
+		}
+		if _, ok := m.Get(k + "0"); ok {
+			t.Fatalf("Get(%q) found a key that is not there", k+"0")
+		}
+	}
+}
+
+func TestLookupConcurrent(t *testing.T) {
+	m := openMap(t, sample01)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				q := []string{"com,cnn)/news/a/b/c", "edu,odu,cs)/~mln/pubs", "com,zzz)/"}[(g+i)%3]
+				got, err := m.LookupSURT(q)
+				if err != nil || (q != "com,zzz)/") != got.Present() {
+					t.Errorf("LookupSURT(%q) = %+v, %v", q, got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestLookupClosed(t *testing.T) {
+	m, err := Open(writeMap(t, sample01))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.LookupSURT("com,cnn)/"); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: err = %v, want ErrClosed", err)
+	}
+}
