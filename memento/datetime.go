@@ -200,7 +200,7 @@ func ParseTimestamp(s string) (time.Time, error) {
 	}
 	f := [6]int{0, 1, 1, 0, 0, 0}
 	f[0], _ = num(s, 0, 4)
-	for k := 1; 2+2*k <= n; k++ {
+	for k := 1; 4+2*k <= n; k++ {
 		f[k], _ = num(s, 2+2*k, 2)
 	}
 	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > daysIn(f[1], f[0]) || f[3] > 23 || f[4] > 59 || f[5] > 59 {
