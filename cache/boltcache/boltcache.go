@@ -1,0 +1,640 @@
+// Package boltcache is a [cache.Cache] kept in one file with go.etcd.io/bbolt:
+// it survives restarts, needs no server, and is the default store for an
+// aggregator on a single node. The file is locked while open (one process at
+// a time; a second Open waits for Options.Timeout).
+//
+// # Layout
+//
+// Buckets, all keys byte-wise sorted (T is an 8-byte big-endian number of
+// seconds since cache.MinTime plus one, 0 for "never"; K a 16-byte key; I an
+// 8-byte big-endian job id):
+//
+//	entries  K → info record (status, request time and count, update time, URI-R)
+//	mementos K → mementos record (absent when there are none)
+//	updated  T(updated) K → ""      Stale, oldest first
+//	used     T(last used) K → ""    Cleanup of unrequested entries
+//	jobs     I → job record
+//	jobkeys  K → I                  one job per key
+//	queue    priority T(enqueued) I → ""  waiting jobs in claim order
+//	claimed  T(claimed) I → ""      claims to release after a timeout
+//	done     T(completed) I → ""    completed jobs to delete
+//
+// Records start with a format byte (see codec.go); a damaged record is
+// reported as a [*cache.Error] naming the key and byte offset, never a panic;
+// the entry then stays unreadable (Put and Delete refuse it too, rather than
+// leave the indexes inconsistent): a cache file can always be deleted.
+//
+// # Costs
+//
+// Get reads two records in a read transaction (readers do not wait for
+// writers). Every write is one bbolt transaction, synced to disk before it
+// returns unless Options.NoSync; bbolt runs one writer at a time. An entry's
+// mementos are one value of about 5 bytes plus the URI-M, archive, rel and
+// type of each memento, which Put rewrites whole; RecordRequest rewrites only
+// the small info record. Memory is bbolt's mmap of the file plus the records
+// of the call in progress.
+package boltcache
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/mementokit/mementokit/cache"
+)
+
+// Options configures [Open]; nil means the defaults.
+type Options struct {
+	// Timeout is how long Open waits for another process to release the
+	// file; 0 means 5 seconds.
+	Timeout time.Duration
+	// NoSync skips fsync after each write: faster, but a machine crash may
+	// lose the last writes (never corrupt the file). For tests and caches
+	// that can be rebuilt.
+	NoSync bool
+	// Logger receives a line when the file is opened; nil means none.
+	Logger *slog.Logger
+}
+
+// Cache is the bbolt-backed store. It is safe for concurrent use.
+type Cache struct {
+	db     *bolt.DB
+	closed atomic.Bool
+}
+
+var _ cache.Cache = (*Cache)(nil)
+
+var (
+	bEntries  = []byte("entries")
+	bMementos = []byte("mementos")
+	bUpdated  = []byte("updated")
+	bUsed     = []byte("used")
+	bJobs     = []byte("jobs")
+	bJobKeys  = []byte("jobkeys")
+	bQueue    = []byte("queue")
+	bClaimed  = []byte("claimed")
+	bDone     = []byte("done")
+	bMeta     = []byte("meta")
+	allBkts   = [][]byte{bEntries, bMementos, bUpdated, bUsed, bJobs, bJobKeys, bQueue, bClaimed, bDone, bMeta}
+)
+
+// layoutVersion is stored in meta/"layout"; Open refuses a file of another
+// version rather than misread it.
+const layoutVersion = 1
+
+// Open opens the cache file at path, creating it (mode 0600) and its buckets
+// if needed. It fails with a [*cache.Error] if the file is locked by another
+// process past Options.Timeout, is not a bbolt file, or has another layout.
+func Open(path string, opts *Options) (*Cache, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 5 * time.Second
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.Timeout, NoSync: o.NoSync})
+	if err != nil {
+		return nil, &cache.Error{Store: "bolt", Op: "open", Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range allBkts {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bMeta)
+		v := meta.Get([]byte("layout"))
+		switch {
+		case v == nil:
+			return meta.Put([]byte("layout"), []byte{layoutVersion})
+		case len(v) != 1 || v[0] != layoutVersion:
+			return fmt.Errorf("layout version %v, want %d", v, layoutVersion)
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, &cache.Error{Store: "bolt", Op: "open", Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	if o.Logger != nil {
+		o.Logger.Info("cache file open", "path", path, "nosync", o.NoSync)
+	}
+	return &Cache{db: db}, nil
+}
+
+// Path returns the file's path.
+func (c *Cache) Path() string { return c.db.Path() }
+
+// Close closes the file, waiting for running transactions. It is safe to
+// call twice.
+func (c *Cache) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	if err := c.db.Close(); err != nil {
+		return &cache.Error{Store: "bolt", Op: "close", Err: err}
+	}
+	return nil
+}
+
+// wrap turns an error from a transaction into the cache's kinds.
+func (c *Cache) wrap(op string, err error) error {
+	var se *cache.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrNoJob), errors.Is(err, cache.ErrInvalid), errors.As(err, &se):
+		return err
+	case errors.Is(err, bolterrors.ErrDatabaseNotOpen):
+		return fmt.Errorf("cache: bolt %s: %w", op, cache.ErrClosed)
+	}
+	return &cache.Error{Store: "bolt", Op: op, Err: err}
+}
+
+// begin checks ctx and closure before a call touches the file.
+func (c *Cache) begin(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return &cache.Error{Store: "bolt", Op: op, Err: err}
+	}
+	if c.closed.Load() {
+		return fmt.Errorf("cache: bolt %s: %w", op, cache.ErrClosed)
+	}
+	return nil
+}
+
+func be64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+func timeKey(t time.Time, suffix []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(suffix)), secs(t)), suffix...)
+}
+
+func queueKey(j *job) []byte {
+	k := make([]byte, 0, 17)
+	k = append(k, byte(j.Priority))
+	k = binary.BigEndian.AppendUint64(k, secs(j.Enqueued))
+	return binary.BigEndian.AppendUint64(k, uint64(j.ID))
+}
+
+func corrupt(what string, key []byte, err error) error {
+	return fmt.Errorf("%s %x: %w", what, key, err)
+}
+
+// Get implements [cache.Cache.Get].
+func (c *Cache) Get(ctx context.Context, key cache.Key) (cache.Entry, error) {
+	if err := c.begin(ctx, "get"); err != nil {
+		return cache.Entry{}, err
+	}
+	var e cache.Entry
+	err := c.db.View(func(tx *bolt.Tx) error {
+		old, err := readInfo(tx, key)
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			return fmt.Errorf("cache: bolt get %s: %w", key, cache.ErrNotFound)
+		}
+		e.Info = *old
+		if v := tx.Bucket(bMementos).Get(key[:]); v != nil {
+			if e.Mementos, err = decodeMementos(v); err != nil {
+				return corrupt("mementos", key[:], err)
+			}
+		}
+		return nil
+	})
+	return e, c.wrap("get", err)
+}
+
+// readInfo reads the Info of key; nil if there is no entry.
+func readInfo(tx *bolt.Tx, key cache.Key) (*cache.Info, error) {
+	v := tx.Bucket(bEntries).Get(key[:])
+	if v == nil {
+		return nil, nil
+	}
+	i, err := decodeInfo(key, v)
+	if err != nil {
+		return nil, corrupt("entry", key[:], err)
+	}
+	return &i, nil
+}
+
+// writeInfo writes i and moves its index keys from old (nil for a new entry).
+func writeInfo(tx *bolt.Tx, old, i *cache.Info) error {
+	k := i.Key[:]
+	if old != nil {
+		if err := tx.Bucket(bUpdated).Delete(timeKey(old.Updated, k)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bUsed).Delete(timeKey(cache.LastUsed(*old), k)); err != nil {
+			return err
+		}
+	}
+	if err := tx.Bucket(bUpdated).Put(timeKey(i.Updated, k), nil); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bUsed).Put(timeKey(cache.LastUsed(*i), k), nil); err != nil {
+		return err
+	}
+	return tx.Bucket(bEntries).Put(k, encodeInfo(i))
+}
+
+// Put implements [cache.Cache.Put]: the entry's Info and its mementos are
+// written in one transaction.
+func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
+	u, key, err := cache.CheckURIR(uriR)
+	if err != nil {
+		return err
+	}
+	if r, err = cache.CheckResult(r); err != nil {
+		return err
+	}
+	if err := c.begin(ctx, "put"); err != nil {
+		return err
+	}
+	ms := encodeMementos(r.Mementos) // outside the write lock
+	return c.wrap("put", c.db.Update(func(tx *bolt.Tx) error {
+		old, err := readInfo(tx, key)
+		if err != nil {
+			return err
+		}
+		i := &cache.Info{Key: key, URIR: u, Status: r.Status, Updated: r.Updated}
+		if old != nil {
+			i.Requested, i.Requests = old.Requested, old.Requests
+		}
+		if err := writeInfo(tx, old, i); err != nil {
+			return err
+		}
+		if len(r.Mementos) == 0 {
+			return tx.Bucket(bMementos).Delete(key[:])
+		}
+		return tx.Bucket(bMementos).Put(key[:], ms)
+	}))
+}
+
+// RecordRequest implements [cache.Cache.RecordRequest]. It rewrites only
+// the entry's Info, not its mementos.
+func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) error {
+	u, key, err := cache.CheckURIR(uriR)
+	if err != nil {
+		return err
+	}
+	if at, err = cache.CheckTime("request time", at); err != nil {
+		return err
+	}
+	if err := c.begin(ctx, "record request"); err != nil {
+		return err
+	}
+	return c.wrap("record request", c.db.Update(func(tx *bolt.Tx) error {
+		old, err := readInfo(tx, key)
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			return writeInfo(tx, nil, &cache.Info{Key: key, URIR: u, Requested: at, Requests: 1})
+		}
+		i := *old
+		i.Requests++
+		if at.After(i.Requested) {
+			i.Requested = at
+		}
+		return writeInfo(tx, old, &i)
+	}))
+}
+
+// Stale implements [cache.Cache.Stale] with a scan of the updated index.
+func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache.Info, error) {
+	before, err := cache.CheckTime("before", before)
+	if err != nil {
+		return nil, err
+	}
+	if err := cache.CheckLimit(limit); err != nil {
+		return nil, err
+	}
+	if err := c.begin(ctx, "stale"); err != nil {
+		return nil, err
+	}
+	var out []cache.Info
+	err = c.db.View(func(tx *bolt.Tx) error {
+		keys, err := expired(tx.Bucket(bUpdated), before, limit)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			i, err := readInfo(tx, cache.Key(k[8:]))
+			if err != nil {
+				return err
+			}
+			if i == nil {
+				return corrupt("updated index key", k, errors.New("names a missing entry"))
+			}
+			out = append(out, *i)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, c.wrap("stale", err)
+	}
+	return out, nil
+}
+
+func deleteEntry(tx *bolt.Tx, i *cache.Info) error {
+	k := i.Key[:]
+	if err := tx.Bucket(bUpdated).Delete(timeKey(i.Updated, k)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bUsed).Delete(timeKey(cache.LastUsed(*i), k)); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bMementos).Delete(k); err != nil {
+		return err
+	}
+	return tx.Bucket(bEntries).Delete(k)
+}
+
+// Delete implements [cache.Cache.Delete].
+func (c *Cache) Delete(ctx context.Context, key cache.Key) error {
+	if err := c.begin(ctx, "delete"); err != nil {
+		return err
+	}
+	return c.wrap("delete", c.db.Update(func(tx *bolt.Tx) error {
+		old, err := readInfo(tx, key)
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			return fmt.Errorf("cache: bolt delete %s: %w", key, cache.ErrNotFound)
+		}
+		return deleteEntry(tx, old)
+	}))
+}
+
+func readJob(tx *bolt.Tx, id []byte) (*job, error) {
+	v := tx.Bucket(bJobs).Get(id)
+	if v == nil {
+		return nil, nil
+	}
+	j, err := decodeJob(binary.BigEndian.Uint64(id), v)
+	if err != nil {
+		return nil, corrupt("job", id, err)
+	}
+	return &j, nil
+}
+
+func writeJob(tx *bolt.Tx, j *job) error {
+	return tx.Bucket(bJobs).Put(be64(uint64(j.ID)), encodeJob(j))
+}
+
+// Enqueue implements [cache.Cache.Enqueue].
+func (c *Cache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at time.Time) error {
+	if err := cache.CheckURI("URI-R", uriR); err != nil {
+		return err
+	}
+	_, key, err := cache.CheckURIR(uriR)
+	if err != nil {
+		return err
+	}
+	if err := cache.CheckPriority(p); err != nil {
+		return err
+	}
+	if at, err = cache.CheckTime("enqueue time", at); err != nil {
+		return err
+	}
+	if err := c.begin(ctx, "enqueue"); err != nil {
+		return err
+	}
+	return c.wrap("enqueue", c.db.Update(func(tx *bolt.Tx) error {
+		queue := tx.Bucket(bQueue)
+		var j *job
+		if id := tx.Bucket(bJobKeys).Get(key[:]); id != nil {
+			if j, err = readJob(tx, id); err != nil {
+				return err
+			}
+			if j == nil {
+				return corrupt("job key", key[:], errors.New("names a missing job"))
+			}
+		}
+		switch {
+		case j == nil:
+			seq, err := tx.Bucket(bJobs).NextSequence()
+			if err != nil {
+				return err
+			}
+			j = &job{Job: cache.Job{ID: int64(seq), Key: key, URIR: uriR, Priority: p, Enqueued: at}}
+			if err := tx.Bucket(bJobKeys).Put(key[:], be64(seq)); err != nil {
+				return err
+			}
+		case !j.completed.IsZero():
+			if err := tx.Bucket(bDone).Delete(timeKey(j.completed, be64(uint64(j.ID)))); err != nil {
+				return err
+			}
+			*j = job{Job: cache.Job{ID: j.ID, Key: key, URIR: uriR, Priority: p, Enqueued: at}}
+		case p < j.Priority:
+			if j.Worker == "" {
+				if err := queue.Delete(queueKey(j)); err != nil {
+					return err
+				}
+			}
+			j.Priority = p
+			if j.Worker != "" {
+				return writeJob(tx, j) // claimed: not in the queue
+			}
+		default:
+			return nil
+		}
+		if err := queue.Put(queueKey(j), nil); err != nil {
+			return err
+		}
+		return writeJob(tx, j)
+	}))
+}
+
+// Claim implements [cache.Cache.Claim]. bbolt runs one write transaction at
+// a time, so each job goes to one caller.
+func (c *Cache) Claim(ctx context.Context, worker string, at time.Time) (cache.Job, error) {
+	if err := cache.CheckField("worker", worker, true); err != nil {
+		return cache.Job{}, err
+	}
+	at, err := cache.CheckTime("claim time", at)
+	if err != nil {
+		return cache.Job{}, err
+	}
+	if err := c.begin(ctx, "claim"); err != nil {
+		return cache.Job{}, err
+	}
+	var out cache.Job
+	err = c.db.Update(func(tx *bolt.Tx) error {
+		qk, _ := tx.Bucket(bQueue).Cursor().First()
+		if qk == nil {
+			return fmt.Errorf("cache: bolt claim: %w", cache.ErrNoJob)
+		}
+		if len(qk) != 17 {
+			return corrupt("queue key", qk, errCorrupt)
+		}
+		id := bytes.Clone(qk[9:])
+		if err := tx.Bucket(bQueue).Delete(qk); err != nil {
+			return err
+		}
+		j, err := readJob(tx, id)
+		if err != nil {
+			return err
+		}
+		if j == nil {
+			return corrupt("queue key", qk, errors.New("names a missing job"))
+		}
+		j.Worker, j.Claimed = worker, at
+		if err := tx.Bucket(bClaimed).Put(timeKey(at, id), nil); err != nil {
+			return err
+		}
+		out = j.Job
+		return writeJob(tx, j)
+	})
+	return out, c.wrap("claim", err)
+}
+
+// Complete implements [cache.Cache.Complete].
+func (c *Cache) Complete(ctx context.Context, jb cache.Job, at time.Time) error {
+	at, err := cache.CheckTime("completion time", at)
+	if err != nil {
+		return err
+	}
+	if err := c.begin(ctx, "complete"); err != nil {
+		return err
+	}
+	return c.wrap("complete", c.db.Update(func(tx *bolt.Tx) error {
+		id := be64(uint64(jb.ID))
+		j, err := readJob(tx, id)
+		if err != nil {
+			return err
+		}
+		if j == nil || j.Worker == "" || j.Worker != jb.Worker {
+			return fmt.Errorf("cache: bolt complete job %d by %q: %w", jb.ID, jb.Worker, cache.ErrNotFound)
+		}
+		if !j.completed.IsZero() {
+			return nil
+		}
+		if err := tx.Bucket(bClaimed).Delete(timeKey(j.Claimed, id)); err != nil {
+			return err
+		}
+		j.completed = at
+		if err := tx.Bucket(bDone).Put(timeKey(at, id), nil); err != nil {
+			return err
+		}
+		return writeJob(tx, j)
+	}))
+}
+
+// Cleanup implements [cache.Cache.Cleanup] in one write transaction.
+func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (cache.CleanupStats, error) {
+	p, err := cache.CheckPolicy(p)
+	if err != nil {
+		return cache.CleanupStats{}, err
+	}
+	if err := c.begin(ctx, "cleanup"); err != nil {
+		return cache.CleanupStats{}, err
+	}
+	var st cache.CleanupStats
+	err = c.db.Update(func(tx *bolt.Tx) error {
+		st = cache.CleanupStats{}
+		if cut, ok := p.Cutoff(p.ClaimTimeout); ok {
+			ids, err := expired(tx.Bucket(bClaimed), cut, -1)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				j, err := readJob(tx, id[8:])
+				if err != nil {
+					return err
+				}
+				if err := tx.Bucket(bClaimed).Delete(id); err != nil {
+					return err
+				}
+				if j == nil || !j.completed.IsZero() {
+					continue
+				}
+				j.Worker, j.Claimed = "", time.Time{}
+				if err := tx.Bucket(bQueue).Put(queueKey(j), nil); err != nil {
+					return err
+				}
+				if err := writeJob(tx, j); err != nil {
+					return err
+				}
+				st.JobsReleased++
+			}
+		}
+		if cut, ok := p.Cutoff(p.CompletedJobAge); ok {
+			ids, err := expired(tx.Bucket(bDone), cut, -1)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				j, err := readJob(tx, id[8:])
+				if err != nil {
+					return err
+				}
+				if err := tx.Bucket(bDone).Delete(id); err != nil {
+					return err
+				}
+				if j == nil {
+					continue
+				}
+				if err := tx.Bucket(bJobs).Delete(id[8:]); err != nil {
+					return err
+				}
+				if err := tx.Bucket(bJobKeys).Delete(j.Key[:]); err != nil {
+					return err
+				}
+				st.JobsDeleted++
+			}
+		}
+		if cut, ok := p.Cutoff(p.UnrequestedAge); ok {
+			keys, err := expired(tx.Bucket(bUsed), cut, p.MaxEntries)
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				old, err := readInfo(tx, cache.Key(k[8:]))
+				if err != nil {
+					return err
+				}
+				if old == nil {
+					if err := tx.Bucket(bUsed).Delete(k); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := deleteEntry(tx, old); err != nil {
+					return err
+				}
+				st.EntriesDeleted++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return cache.CleanupStats{}, c.wrap("cleanup", err)
+	}
+	return st, nil
+}
+
+// expired returns copies of the keys of an index bucket (T | suffix) whose
+// time is before cut, oldest first, at most max of them (max < 0: all).
+func expired(b *bolt.Bucket, cut time.Time, max int) ([][]byte, error) {
+	end := be64(secs(cut))
+	var out [][]byte
+	cur := b.Cursor()
+	for k, _ := cur.First(); k != nil && len(out) != max && bytes.Compare(k[:min(8, len(k))], end) < 0; k, _ = cur.Next() {
+		if len(k) != 16 && len(k) != 8+len(cache.Key{}) {
+			return nil, corrupt("index key", k, errCorrupt)
+		}
+		out = append(out, bytes.Clone(k))
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package boltcache
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/mementokit/mementokit/cache"
+)
+
+func TestCorruptRecordIsAStoreError(t *testing.T) {
+	ctx := t.Context()
+	c, err := Open(filepath.Join(t.TempDir(), "c.db"), &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{{URIM: "u", Datetime: t0, Archive: "ia"}}}
+	if err := c.Put(ctx, "e.org/", r); err != nil {
+		t.Fatal(err)
+	}
+	key := cache.KeyOf("e.org/")
+	good := encodeMementos(r.Mementos)
+	info := encodeInfo(&cache.Info{URIR: "e.org/", Status: cache.StatusFound, Updated: t0})
+	cases := []struct {
+		name, bucket string
+		value        []byte
+		want         string
+	}{
+		{"truncated_mementos", "mementos", good[:len(good)-1], "bad varint"},
+		{"huge_count", "mementos", []byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f}, "mementos cannot fit"},
+		{"future_format", "entries", []byte{9}, "unknown format 9"},
+		{"bad_status", "entries", []byte{1, 42}, "unknown status 42"},
+		{"trailing_bytes", "entries", append(encodeInfo(&cache.Info{URIR: "e.org/"}), 0), "1 trailing bytes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte(tc.bucket)).Put(key[:], tc.value) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Get(ctx, key)
+			var se *cache.Error
+			if !errors.As(err, &se) || !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Get of a damaged record: err = %v, want a *cache.Error mentioning %q", err, tc.want)
+			}
+			err = c.db.Update(func(tx *bolt.Tx) error { // repair
+				if err := tx.Bucket(bEntries).Put(key[:], info); err != nil {
+					return err
+				}
+				return tx.Bucket(bMementos).Put(key[:], good)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Get(ctx, key); err != nil {
+				t.Fatalf("after repair: %v", err)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	notBolt := filepath.Join(dir, "text")
+	if err := os.WriteFile(notBolt, []byte(strings.Repeat("not a bolt file\n", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	locked := filepath.Join(dir, "locked.db")
+	first, err := Open(locked, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	cases := []struct{ name, path string }{
+		{"not_a_bolt_file", notBolt},
+		{"locked_by_another_handle", locked},
+		{"missing_folder", filepath.Join(dir, "no", "such", "c.db")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Open(tc.path, &Options{Timeout: 100 * time.Millisecond})
+			var se *cache.Error
+			if !errors.As(err, &se) {
+				c.Close()
+				t.Fatalf("Open(%s) err = %v, want a *cache.Error", tc.path, err)
+			}
+			if !strings.Contains(err.Error(), tc.path) {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
