@@ -123,6 +123,10 @@ func AppendLine(dst, key []byte, rec *Record) ([]byte, error) {
 	}
 	var used [numFields]string // the JSON member each value came from
 	for _, f := range [...]field{fURL, fMIME, fStatus, fDigest, fLength, fOffset, fFilename, fRedirect, fRobots} {
+		v := rec.get(f)
+		if v == nil {
+			continue // an unusable value (an object, null, "-") stays among the other members
+		}
 		if rec.json != nil {
 			for _, name := range jsonNames[f] {
 				if _, ok := rec.jx.lookup(rec.json, name); ok {
@@ -131,9 +135,7 @@ func AppendLine(dst, key []byte, rec *Record) ([]byte, error) {
 				}
 			}
 		}
-		if v := rec.get(f); v != nil {
-			member(jsonNames[f][0], v)
-		}
+		member(jsonNames[f][0], v)
 	}
 	if l, o, fn, ok := rec.Original(); ok {
 		member("orig.length", strconv.AppendInt(nil, l, 10))
