@@ -75,11 +75,8 @@ func appendIDNA(dst, host []byte) ([]byte, bool) {
 			dst = append(dst, l...)
 			continue
 		}
-		if len(l) >= 4 && strings.EqualFold(l[:4], "xn--") {
-			return dst[:n], false // "Label starts with ACE prefix"
-		}
-		a, err := idnaLabel.ToASCII(l)
-		if err != nil || len(a) == 0 || len(a) >= 64 {
+		a, ok := nameprepLabel(l)
+		if !ok || len(a) == 0 || len(a) >= 64 {
 			return dst[:n], false
 		}
 		dst = append(dst, a...)
@@ -88,6 +85,43 @@ func appendIDNA(dst, host []byte) ([]byte, bool) {
 		dst = append(dst, '.')
 	}
 	return dst, true
+}
+
+// nameprepLabel maps one non-ASCII label and encodes it, in the order of
+// RFC 3490 ToASCII: map (nameprep); if the result is ASCII, return it;
+// otherwise fail if it starts with the ACE prefix "xn--", else return
+// "xn--" + Punycode. The mapping is read off idnaLabel by mapping "0"+label
+// (the digit keeps a mapped "xn--" from being decoded as Punycode and cannot
+// combine with what follows).
+func nameprepLabel(l string) (string, bool) {
+	a, err := idnaLabel.ToASCII("0" + l)
+	if err != nil || a == "" {
+		return "", false
+	}
+	var mapped string
+	if strings.HasPrefix(a, "xn--") {
+		u, err := idna.Punycode.ToUnicode(a)
+		if err != nil || len(u) == 0 || u[0] != '0' {
+			return "", false
+		}
+		mapped = u[1:]
+	} else {
+		if a[0] != '0' {
+			return "", false
+		}
+		mapped = a[1:]
+	}
+	if isASCIIString(mapped) {
+		return mapped, true
+	}
+	if strings.HasPrefix(mapped, "xn--") {
+		return "", false // "Label starts with ACE prefix"
+	}
+	enc, err := idna.Punycode.ToASCII(mapped)
+	if err != nil {
+		return "", false
+	}
+	return enc, true
 }
 
 // splitIDNADots splits s on '.', U+3002, U+FF0E and U+FF61.

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"net/netip"
 	"strconv"
+	"strings"
 )
 
 // parsed is the standard's handyurl after parsing: every field is a view into
-// scratch memory. An empty host or path stands for Python's None and b”
-// alike (the standard treats both as false); query and fragment keep their
-// presence flags because the standard distinguishes None from b” there.
+// scratch memory. An empty host or path stands for Python's None and for the
+// empty value alike (the standard treats both as false); query and fragment keep their
+// presence flags because the standard distinguishes None from empty there.
 type parsed struct {
 	scheme    []byte
 	host      []byte // hostname: lower-cased before any '%' (zone), brackets dropped
@@ -114,11 +115,29 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 	var u parsed
 	u.port = -1
 	s := trimSpaceASCII(raw)
-	if fix && len(s) >= 2 && s[0] == '<' && s[len(s)-1] == '>' {
-		s = trimSpaceASCII(s[1 : len(s)-1])
-	}
 	if s == "" {
 		return u, &Error{URL: raw, Offset: 0, Err: ErrEmpty}
+	}
+	// Delete TAB, CR and LF everywhere (they survive the trim only inside),
+	// before looking for a scheme, as the standard does.
+	if strings.ContainsAny(s, "\t\n\r") {
+		t := sc.t1[:0]
+		start := 0
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c == '\t' || c == '\n' || c == '\r' {
+				t = append(t, s[start:i]...)
+				start = i + 1
+			}
+		}
+		t = append(t, s[start:]...)
+		sc.t1 = t
+		s = string(t) // rare path: one allocation
+	}
+	if fix && len(s) >= 2 && s[0] == '<' && s[len(s)-1] == '>' {
+		s = trimSpaceASCII(s[1 : len(s)-1])
+		if s == "" {
+			return u, &Error{URL: raw, Offset: 0, Err: ErrEmpty}
+		}
 	}
 	b := sc.in[:0]
 	n := schemeLen(s)
@@ -127,15 +146,7 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 		b = append(b, "http://"...)
 		prefixLen = len("http://")
 	}
-	// Delete TAB, CR and LF everywhere (they survive the strip only inside).
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '\t' || c == '\n' || c == '\r' {
-			b = append(b, s[start:i]...)
-			start = i + 1
-		}
-	}
-	b = append(b, s[start:]...)
+	b = append(b, s...)
 	sc.in = b
 
 	// ^(https?://)+ is replaced by its last repetition (case-sensitive).
