@@ -28,7 +28,8 @@ var (
 	ErrNoURL = errors.New("record has no original URL")
 )
 
-// ParseError reports a bad line: its 1-based line number in the input, the
+// ParseError reports a bad line: its 1-based line number in the input (0,
+// and left out of the message, for ParseLine), the
 // 1-based byte column where the problem was found (0 when it concerns the
 // whole line) and the cause, which wraps one of the Err* sentinels above.
 //
@@ -41,6 +42,12 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
+	if e.Line == 0 { // from ParseLine, which knows no line number
+		if e.Column > 0 {
+			return fmt.Sprintf("cdxj: column %d: %v", e.Column, e.Err)
+		}
+		return fmt.Sprintf("cdxj: %v", e.Err)
+	}
 	if e.Column > 0 {
 		return fmt.Sprintf("cdxj: line %d, column %d: %v", e.Line, e.Column, e.Err)
 	}

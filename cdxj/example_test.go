@@ -1,0 +1,134 @@
+package cdxj_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mementokit/mementokit/cdxj"
+)
+
+func ExampleReader() {
+	in := `!meta {"generator": "example"}
+com,example)/ 20170306040206 {"url": "http://example.com/", "mime": "text/html", "status": "200", "length": "1242"}
+org,archive)/ 20120103092542 http://archive.org/ warc/revisit - KON6 - - 488 24136753 WIDE.warc.gz
+`
+	r := cdxj.NewReader(strings.NewReader(in))
+	for rec, err := range r.All() {
+		if err != nil {
+			fmt.Println("bad line:", err)
+			continue
+		}
+		n, _ := rec.Length()
+		fmt.Printf("%s %s %s status=%d length=%d revisit=%v\n", rec.Key(), rec.Time().Format("2006-01-02"), rec.MIME(), rec.Status(), n, rec.IsRevisit())
+	}
+	fmt.Println(r.Header())
+	// Output:
+	// com,example)/ 2017-03-06 text/html status=200 length=1242 revisit=false
+	// org,archive)/ 2012-01-03 warc/revisit status=0 length=488 revisit=true
+	// [!meta {"generator": "example"}]
+}
+
+// A caller that skips bad lines and reports how many.
+func ExampleReader_skipBad() {
+	in := "com,example)/ 20170306040206 {}\n<urlopen error>\ncom,example)/ 20171306040206 {}\ncom,example)/a 2017 {}\n"
+	r := cdxj.NewReader(strings.NewReader(in))
+	r.SkipBad = true
+	n := 0
+	for _, err := range r.All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+	}
+	fmt.Printf("%d records, %d bad lines skipped\n", n, r.Skipped())
+	// Output: 2 records, 2 bad lines skipped
+}
+
+func ExampleParseError() {
+	r := cdxj.NewReader(strings.NewReader("com,example)/ 201018122054100 {}\n"))
+	_, err := r.Read()
+	var pe *cdxj.ParseError
+	fmt.Println(errors.As(err, &pe), pe.Line, errors.Is(err, cdxj.ErrTimestamp))
+	fmt.Println(err)
+	// Output:
+	// true 1 true
+	// cdxj: line 1, column 15: invalid timestamp: "201018122054100": month 18 out of range 01-12
+}
+
+func ExampleRecord_Field() {
+	line := `20130202100000 {"uri": "http://localhost/memento/20130202100000/memento.us/", "rel": "first memento", "datetime"="Sat, 02 Feb 2013"}`
+	rec, err := cdxj.ParseLine([]byte(line), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rel, ok, err := rec.Field("rel")
+	fmt.Println(rel, ok, err)
+	_, _, err = rec.Field("datetime")
+	fmt.Println(err)
+	// Output:
+	// first memento true <nil>
+	// cdxj: column 113: invalid JSON block: expected ':' after key "datetime"
+}
+
+func ExampleWriter() {
+	in := "org,archive)/ 20120103092542 http://archive.org/ text/html 302 KON6 http://www.archive.org/ - 488 24136753 WIDE.warc.gz\n"
+	r := cdxj.NewReader(strings.NewReader(in))
+	w := cdxj.NewWriter(os.Stdout)
+	for rec, err := range r.All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if err := w.Write(rec); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	if err := w.Flush(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// org,archive)/ 20120103092542 {"url": "http://archive.org/", "mime": "text/html", "status": "302", "digest": "KON6", "length": "488", "offset": "24136753", "filename": "WIDE.warc.gz", "redirect": "http://www.archive.org/"}
+}
+
+func ExampleTimestampBounds() {
+	lo, hi, err := cdxj.TimestampBounds("2014", "2014")
+	fmt.Println(lo, hi, err)
+	for _, ts := range []string{"20131231235959", "201406", "20141231235959500", "20150101000000"} {
+		fmt.Println(ts, cdxj.InRange([]byte(ts), lo, hi))
+	}
+	// Output:
+	// 20140101000000 20141231235959 <nil>
+	// 20131231235959 false
+	// 201406 true
+	// 20141231235959500 true
+	// 20150101000000 false
+}
+
+func ExampleParseTimestamp() {
+	for _, ts := range []string{"200101011200", "20230426095158263", "201018122054100"} {
+		t, err := cdxj.ParseTimestamp([]byte(ts))
+		fmt.Println(t.Format("2006-01-02T15:04:05.000Z"), err)
+	}
+	// Output:
+	// 2001-01-01T12:00:00.000Z <nil>
+	// 2023-04-26T09:51:58.263Z <nil>
+	// 0001-01-01T00:00:00.000Z invalid timestamp: "201018122054100": month 18 out of range 01-12
+}
+
+func ExampleParseLayout() {
+	l, err := cdxj.ParseLayout(" CDX a b a m s k r M V g u") // wget
+	fmt.Println(l, l.Columns(), l.KeyIsSURT(), err)
+	r := cdxj.NewReader(bytes.NewReader([]byte("http://example.com/ 20240101120000 http://example.com/ text/html 200 XYZ - - 0 x.warc.gz u\n")))
+	r.Layout = l
+	rec, err := r.Read()
+	fmt.Println(string(rec.Key()), rec.KeyIsSURT(), err)
+	// Output:
+	// CDX a b a m s k r M V g u 11 false <nil>
+	// http://example.com/ false <nil>
+}

@@ -1,0 +1,265 @@
+package cdxj
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// lineFile reads lines at arbitrary offsets of a sorted text file through
+// an io.ReaderAt, for binary search. It holds one buffer, grown up to the
+// longest line read (at most max bytes); it is not safe for concurrent use
+// (each query makes its own).
+type lineFile struct {
+	r    io.ReaderAt
+	size int64
+	max  int
+	buf  []byte
+}
+
+const probeChunk = 4 << 10
+
+func newLineFile(r io.ReaderAt, size int64, max int) *lineFile {
+	if max <= 0 {
+		max = DefaultMaxLineSize
+	}
+	return &lineFile{r: r, size: size, max: max}
+}
+
+// readAt fills p from off, returning how many bytes were read; reading
+// past the end is not an error.
+func (f *lineFile) readAt(p []byte, off int64) (int, error) {
+	if off >= f.size {
+		return 0, nil
+	}
+	if rem := f.size - off; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := f.r.ReadAt(p, off)
+	if err == io.EOF && n == len(p) {
+		err = nil
+	}
+	if err != nil {
+		return n, fmt.Errorf("cdxj: read at byte %d: %w", off, err)
+	}
+	return n, nil
+}
+
+// lineAt returns the line starting at off without its terminator ("\n" or
+// "\r\n") and the offset of the next line. The slice is valid until the
+// next call.
+func (f *lineFile) lineAt(off int64) ([]byte, int64, error) {
+	f.buf = f.buf[:0]
+	pos := off
+	for {
+		if pos >= f.size {
+			return trimCR(f.buf), f.size, nil
+		}
+		chunk := probeChunk
+		if len(f.buf) > 0 {
+			chunk = len(f.buf) // double what we have
+		}
+		if len(f.buf)+chunk > f.max+2 {
+			chunk = f.max + 2 - len(f.buf)
+		}
+		if chunk <= 0 {
+			return nil, 0, fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", off, ErrLineTooLong, f.max)
+		}
+		start := len(f.buf)
+		if need := start + chunk; cap(f.buf) < need {
+			nb := make([]byte, start, need)
+			copy(nb, f.buf)
+			f.buf = nb
+		}
+		f.buf = f.buf[:start+chunk]
+		n, err := f.readAt(f.buf[start:], pos)
+		f.buf = f.buf[:start+n]
+		if err != nil {
+			return nil, 0, err
+		}
+		if i := bytes.IndexByte(f.buf[start:], '\n'); i >= 0 {
+			line := f.buf[:start+i]
+			if len(line) > f.max+1 || (len(line) > f.max && line[len(line)-1] != '\r') {
+				return nil, 0, fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", off, ErrLineTooLong, f.max)
+			}
+			return trimCR(line), off + int64(start+i) + 1, nil
+		}
+		pos += int64(n)
+		if n == 0 {
+			return trimCR(f.buf), f.size, nil
+		}
+	}
+}
+
+func trimCR(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		return b[:len(b)-1]
+	}
+	return b
+}
+
+// lineStartAfter returns the offset of the first line that starts at or
+// after p: p itself when p is 0 or follows a '\n', else the byte after the
+// next '\n' (or size).
+func (f *lineFile) lineStartAfter(p int64) (int64, error) {
+	if p <= 0 {
+		return 0, nil
+	}
+	var chunk [probeChunk]byte
+	pos := p - 1
+	for pos < f.size {
+		n, err := f.readAt(chunk[:], pos)
+		if err != nil {
+			return 0, err
+		}
+		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
+			return pos + int64(i) + 1, nil
+		}
+		pos += int64(n)
+		if n == 0 {
+			break
+		}
+	}
+	return f.size, nil
+}
+
+// dataLineFrom returns the first data line (not blank, not a header) that
+// starts at or after the line start off, with its offset; ok is false when
+// there is none.
+func (f *lineFile) dataLineFrom(off int64) (start int64, line []byte, ok bool, err error) {
+	for off < f.size {
+		line, next, err := f.lineAt(off)
+		if err != nil {
+			return 0, nil, false, err
+		}
+		if !isBlankLine(line) && !isHeaderLine(line) {
+			return off, line, true, nil
+		}
+		off = next
+	}
+	return f.size, nil, false, nil
+}
+
+// search returns the offset of the first data line whose key (keyOf of the
+// line) is >= target, or size when there is none, by binary search over
+// byte offsets: O(log size) line reads. Blank and header lines anywhere
+// are passed over; the first and the last line are found like any other.
+func (f *lineFile) search(target []byte, keyOf func([]byte) []byte) (int64, error) {
+	lo, hi := int64(0), f.size
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		ls, err := f.lineStartAfter(mid)
+		if err != nil {
+			return 0, err
+		}
+		start, line, ok, err := f.dataLineFrom(ls)
+		if err != nil {
+			return 0, err
+		}
+		if !ok || bytes.Compare(keyOf(line), target) >= 0 {
+			hi = mid
+		} else {
+			lo = start + 1
+		}
+	}
+	ls, err := f.lineStartAfter(lo)
+	if err != nil {
+		return 0, err
+	}
+	start, _, _, err := f.dataLineFrom(ls)
+	return start, err
+}
+
+// prevDataLine returns the start of the last data line that starts before
+// off, or -1 when there is none.
+func (f *lineFile) prevDataLine(off int64) (int64, error) {
+	end := off // the line we look for ends before end
+	for end > 0 {
+		// Find the start of the line that ends at end-1 (its '\n').
+		var chunk [probeChunk]byte
+		pos := end - 1 // the '\n' ending that line (or the last byte)
+		start := int64(0)
+		for scan := pos; scan > 0; {
+			from := max(0, scan-int64(len(chunk)))
+			n, err := f.readAt(chunk[:scan-from], from)
+			if err != nil {
+				return 0, err
+			}
+			if i := bytes.LastIndexByte(chunk[:n], '\n'); i >= 0 {
+				start = from + int64(i) + 1
+				break
+			}
+			if end-from > int64(f.max)+2 {
+				return 0, fmt.Errorf("cdxj: line before byte %d: %w: more than %d bytes", end, ErrLineTooLong, f.max)
+			}
+			scan = from
+		}
+		line, _, err := f.lineAt(start)
+		if err != nil {
+			return 0, err
+		}
+		if !isBlankLine(line) && !isHeaderLine(line) {
+			return start, nil
+		}
+		end = start
+	}
+	return -1, nil
+}
+
+// scan yields the lines from off on, each without its terminator, with its
+// offset, reading sequentially through a buffer of 64 KiB (grown for long
+// lines up to max). The slice is valid until the next iteration.
+func (f *lineFile) scan(off int64, yield func(line []byte, at int64) bool) error {
+	const bufSize = 64 << 10
+	buf := make([]byte, 0, bufSize)
+	r, w := 0, 0 // unread data is buf[r:w]
+	pos := off   // file offset of buf[w]
+	eof := false
+	for {
+		if i := bytes.IndexByte(buf[r:w], '\n'); i >= 0 {
+			line := buf[r : r+i]
+			at := pos - int64(w-r)
+			r += i + 1
+			if len(line) > f.max+1 || (len(line) > f.max && line[len(line)-1] != '\r') {
+				return fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", at, ErrLineTooLong, f.max)
+			}
+			if !yield(trimCR(line), at) {
+				return nil
+			}
+			continue
+		}
+		if eof {
+			if r < w {
+				at := pos - int64(w-r)
+				line := buf[r:w]
+				r = w
+				if len(line) > f.max {
+					return fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", at, ErrLineTooLong, f.max)
+				}
+				yield(trimCR(line), at)
+			}
+			return nil
+		}
+		// Move the unread part to the front; grow for a long line.
+		n := copy(buf[:cap(buf)], buf[r:w])
+		r, w = 0, n
+		if w == cap(buf) {
+			if w > f.max+1 {
+				return fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", pos-int64(w), ErrLineTooLong, f.max)
+			}
+			nb := make([]byte, w, 2*cap(buf))
+			copy(nb, buf[:w])
+			buf = nb
+		}
+		buf = buf[:cap(buf)]
+		m, err := f.readAt(buf[w:], pos)
+		if err != nil {
+			return err
+		}
+		w += m
+		pos += int64(m)
+		if m == 0 {
+			eof = true
+		}
+	}
+}
