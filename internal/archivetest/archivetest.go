@@ -393,10 +393,33 @@ func (a *Archive) serveTimeGate(w http.ResponseWriter, r *http.Request, cfg Conf
 	}
 	i := closest(ts, want)
 	urim := a.URIM(urir, ts[i])
+	// Like Wayback TimeGates: the chosen memento with its first, prev,
+	// next and last neighbours, rels merged when they coincide.
+	rels := map[int][]string{}
+	add := func(j int, rel string) {
+		if j >= 0 && j < len(ts) {
+			rels[j] = append(rels[j], rel)
+		}
+	}
+	add(0, "first")
+	add(len(ts)-1, "last")
+	add(i-1, "prev")
+	add(i+1, "next")
+	add(i, "")
+	idx := make([]int, 0, len(rels))
+	for j := range rels {
+		idx = append(idx, j)
+	}
+	sort.Ints(idx)
 	links := []string{
 		"<" + urir + `>; rel="original"`,
+		"<" + a.TimeGatePrefix() + urir + `>; rel="timegate"`,
 		"<" + a.TimeMapPrefix() + urir + `>; rel="timemap"; type="application/link-format"`,
-		"<" + urim + `>; rel="memento"; datetime="` + ts[i].UTC().Format(http.TimeFormat) + `"`,
+	}
+	for _, j := range idx {
+		rel := strings.TrimSpace(strings.Join(rels[j], " ") + " memento")
+		rel = strings.Join(strings.Fields(rel), " ")
+		links = append(links, "<"+a.URIM(urir, ts[j])+`>; rel="`+rel+`"; datetime="`+ts[j].UTC().Format(http.TimeFormat)+`"`)
 	}
 	w.Header().Set("Link", strings.Join(links, ", "))
 	code := cfg.TimeGateStatus
