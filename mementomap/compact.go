@@ -182,8 +182,8 @@ func (o CompactOptions) validate() error {
 
 // node is one open node of a layer's trail.
 type node struct {
-	end      int     // its key is the previous line's key[:end]
-	children int     // distinct children so far
+	end      int // its key is the previous line's key[:end]
+	children int // distinct children so far
 	freq     ukvs.Frequency
 	start    int64 // output offset where its subtree starts
 	rollable bool  // it may still be rolled up (not level 0 host, not a public suffix, finite cutoff)
@@ -206,8 +206,8 @@ type compactor struct {
 
 	// discard is the trail position of the active doomed node: host
 	// levels are 0..hdepth-1, path levels hdepth+level; -1 when none.
-	discard int
-	line    []byte // scratch for reference-mode output
+	discard  int
+	line     []byte // scratch for reference-mode output
 	dataSeen bool
 }
 

@@ -1,0 +1,362 @@
+package mementomap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/surt"
+)
+
+// BuildOptions sets up [Build]. The zero value counts every capture of an
+// HTTP(S) URI-R, revisits included.
+type BuildOptions struct {
+	// ArchiveID names the archive in the !id header ({"uri": ArchiveID}),
+	// Name goes into !meta. Both may be empty.
+	ArchiveID string
+	Name      string
+
+	// StatusClasses keeps only captures whose HTTP status is in one of
+	// these classes (2 for 2xx, 3 for 3xx, ...); records with an unknown
+	// status (revisits usually) are then left out. Empty keeps all.
+	StatusClasses []int
+	// MIMETypes keeps only captures whose media type (before any ';',
+	// case-insensitive) is listed; "text/*" matches a whole type. Empty
+	// keeps all. The paper's baseline is StatusClasses {2} with
+	// MIMETypes {"text/html"}.
+	MIMETypes []string
+	// ExcludeRevisits leaves out revisit records (MIME warc/revisit).
+	ExcludeRevisits bool
+	// ExcludeRobots leaves out /robots.txt and /sitemap.xml at a host root.
+	ExcludeRobots bool
+
+	// Rekey canonicalizes every record's original URL with surt's default
+	// profile instead of using the index key as it is. Use it when the
+	// key check reports mismatches (keys made by another canonicalizer).
+	Rekey bool
+	// CheckEvery checks one record in CheckEvery (those that have both a
+	// SURT key and an original URL): the URL is canonicalized and compared
+	// with the key, and [BuildStats] reports the mismatches. 0 means 97;
+	// a negative value turns the check off.
+	CheckEvery int
+
+	// SkipBad passes over lines the index reader cannot parse (counted in
+	// BuildStats.Bad) instead of stopping.
+	SkipBad bool
+
+	// MemoryLimit bounds the in-memory sort chunk in bytes; past it sorted
+	// runs are spilled to TempDir and merged. 0 means 128 MiB.
+	MemoryLimit int
+	TempDir     string // "" means os.TempDir()
+
+	Now    func() time.Time // for !meta updated_at; nil means time.Now
+	Logger *slog.Logger     // optional
+}
+
+// Input is one index to build from: a name for messages and its content
+// (CDXJ or classic CDX, already decompressed; see cdxj.OpenFile).
+type Input struct {
+	Name string
+	R    io.Reader
+}
+
+// BuildStats counts what [Build] did.
+type BuildStats struct {
+	Records    int64 // index records read
+	Used       int64 // records counted in the map (URI-M total)
+	Filtered   int64 // left out by the status, MIME, revisit or robots filters
+	NonHTTP    int64 // left out as non-HTTP(S) pseudo-URIs (dns:, warcinfo, ...)
+	Bad        int64 // unparseable lines skipped (SkipBad) or URLs that failed canonicalization
+	Keys       int64 // data lines written (distinct HxPx keys)
+	URIRs      int64 // distinct URI-Rs (full SURTs, query included)
+	Runs       int   // sorted runs spilled to disk
+	Checked    int64 // records whose key was compared with their canonicalized URL
+	Mismatched int64 // of those, keys that differ
+	// MismatchExamples holds up to 5 "key <> canonical (url)" examples.
+	MismatchExamples []string
+}
+
+// MismatchRate returns Mismatched/Checked, or 0 when nothing was checked.
+func (s BuildStats) MismatchRate() float64 {
+	if s.Checked == 0 {
+		return 0
+	}
+	return float64(s.Mismatched) / float64(s.Checked)
+}
+
+// Build reads CDX/CDXJ indexes (sorted or not, any number) and writes a
+// baseline MementoMap to dst (MEMENTOMAP.md; the paper's Section 4): UKVS
+// headers (!context, !id, !fields, !meta with name, type "MementoMap" and
+// updated_at), then one line "HXPX M/R" per HxPx key in byte-wise order,
+// where M is the number of captures and R the number of distinct URI-Rs
+// (full SURTs, query included) under that key.
+//
+// SURT keys of the index are used as they are (query cut); keys that are
+// not SURTs (wget's URL-keyed CDX) and every key under Rekey are
+// canonicalized from the original URL with surt.Canonicalize. Non-HTTP(S)
+// pseudo-URIs are always left out. A sample of records is checked against
+// the canonicalization a lookup will use (see CheckEvery): a mismatch is a
+// false negative waiting to happen, and is logged and counted.
+//
+// Memory is bounded by o.MemoryLimit whatever the input size: an external
+// sort spills sorted runs (unlinked temporary files in o.TempDir) and
+// merges them. A parse error stops the build with the input's name and
+// line unless o.SkipBad. ctx cancels the build.
+func Build(ctx context.Context, dst io.Writer, inputs []Input, o BuildOptions) (BuildStats, error) {
+	if o.MemoryLimit <= 0 {
+		o.MemoryLimit = 128 << 20
+	}
+	if o.CheckEvery == 0 {
+		o.CheckEvery = 97
+	}
+	b := &builder{o: o, s: newSorter(o.MemoryLimit, o.TempDir)}
+	for _, mt := range o.MIMETypes {
+		b.mimes = append(b.mimes, strings.ToLower(strings.TrimSpace(mt)))
+	}
+	for _, in := range inputs {
+		if err := b.read(ctx, in); err != nil {
+			b.s.close()
+			return b.st, err
+		}
+	}
+	b.st.Runs = len(b.s.runs)
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	if err := writeBuildHeaders(bw, o); err != nil {
+		b.s.close()
+		return b.st, err
+	}
+	var cur []byte
+	var m, r uint64
+	var line []byte
+	emit := func() error {
+		line = append(line[:0], cur...)
+		line = append(line, ' ')
+		line = strconv.AppendUint(line, m, 10)
+		line = append(line, '/')
+		line = strconv.AppendUint(line, r, 10)
+		line = append(line, '\n')
+		b.st.Keys++
+		_, err := bw.Write(line)
+		return err
+	}
+	n := 0
+	err := b.s.each(func(key []byte, count uint64) error {
+		if n++; n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		h := key
+		if i := bytes.IndexByte(key, 0); i >= 0 {
+			h = key[:i]
+		}
+		b.st.URIRs++
+		if len(cur) > 0 && bytes.Equal(h, cur) {
+			m += count
+			r++
+			return nil
+		}
+		if len(cur) > 0 {
+			if err := emit(); err != nil {
+				return err
+			}
+		}
+		cur = append(cur[:0], h...)
+		m, r = count, 1
+		return nil
+	})
+	if err == nil && len(cur) > 0 {
+		err = emit()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return b.st, err
+	}
+	if o.Logger != nil {
+		o.Logger.Info("built MementoMap", "records", b.st.Records, "used", b.st.Used,
+			"keys", b.st.Keys, "urirs", b.st.URIRs, "runs", b.st.Runs,
+			"checked", b.st.Checked, "mismatched", b.st.Mismatched)
+	}
+	return b.st, nil
+}
+
+// UKVSContext is the JSON-LD context a MementoMap's !context header names.
+const UKVSContext = "https://oduwsdl.github.io/contexts/ukvs"
+
+func writeBuildHeaders(w io.Writer, o BuildOptions) error {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	id, _ := json.Marshal(map[string]string{"uri": o.ArchiveID})
+	meta, _ := json.Marshal(struct {
+		Name      string `json:"name"`
+		Type      string `json:"type"`
+		UpdatedAt string `json:"updated_at"`
+	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339)})
+	_, err := fmt.Fprintf(w, "!context [%q]\n!id %s\n!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n!meta %s\n",
+		UKVSContext, id, meta)
+	return err
+}
+
+type builder struct {
+	o     BuildOptions
+	s     *sorter
+	st    BuildStats
+	mimes []string
+	key   []byte
+}
+
+func (b *builder) read(ctx context.Context, in Input) error {
+	r := cdxj.NewReader(in.R)
+	r.ReuseRecord = true
+	r.SkipBad = b.o.SkipBad
+	r.Logger = b.o.Logger
+	skipped0 := int64(0)
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("mementomap: %s: %w", in.Name, err)
+		}
+		b.st.Records++
+		if b.st.Records&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if err := b.record(rec, in.Name); err != nil {
+			return err
+		}
+	}
+	b.st.Bad += r.Skipped() - skipped0
+	return nil
+}
+
+func hasHTTPScheme(u []byte) bool {
+	if len(u) >= 7 && strings.EqualFold(string(u[:7]), "http://") {
+		return true
+	}
+	return len(u) >= 8 && strings.EqualFold(string(u[:8]), "https://")
+}
+
+func (b *builder) record(rec *cdxj.Record, name string) error {
+	u := rec.URL()
+	key := rec.Key()
+	surtKey := rec.KeyIsSURT() && bytes.IndexByte(key, ')') > 0 && !bytes.Contains(key, []byte("://"))
+	switch {
+	case u != nil:
+		if !hasHTTPScheme(u) {
+			b.st.NonHTTP++
+			return nil
+		}
+	case !surtKey:
+		if !hasHTTPScheme(key) {
+			b.st.NonHTTP++
+			return nil
+		}
+		u = key
+	}
+	if !b.keep(rec) {
+		b.st.Filtered++
+		return nil
+	}
+	if b.o.Rekey || !surtKey {
+		k, err := surt.Canonicalize(string(u))
+		if err != nil || strings.IndexByte(k, ')') < 0 {
+			b.st.Bad++
+			return nil
+		}
+		b.key = append(b.key[:0], k...)
+	} else {
+		b.key = append(b.key[:0], key...)
+		if b.o.CheckEvery > 0 && u != nil && (b.st.Records-1)%int64(b.o.CheckEvery) == 0 {
+			b.check(key, u)
+		}
+	}
+	k := b.key
+	if bytes.IndexByte(k, 0) >= 0 {
+		b.st.Bad++
+		return nil
+	}
+	if i := bytes.IndexByte(k, '?'); i >= 0 {
+		k[i] = 0
+	}
+	if b.o.ExcludeRobots {
+		h := k
+		if i := bytes.IndexByte(h, 0); i >= 0 {
+			h = h[:i]
+		}
+		if bytes.HasSuffix(h, []byte(")/robots.txt")) || bytes.HasSuffix(h, []byte(")/sitemap.xml")) {
+			b.st.Filtered++
+			return nil
+		}
+	}
+	b.st.Used++
+	return b.s.add(k, 1)
+}
+
+func (b *builder) check(key, u []byte) {
+	b.st.Checked++
+	c, err := surt.Canonicalize(string(u))
+	if err == nil && c == string(key) {
+		return
+	}
+	b.st.Mismatched++
+	if len(b.st.MismatchExamples) < 5 {
+		b.st.MismatchExamples = append(b.st.MismatchExamples, fmt.Sprintf("%s <> %s (%s)", key, c, u))
+	}
+	if b.o.Logger != nil && b.st.Mismatched <= 5 {
+		b.o.Logger.Warn("index key differs from the canonicalized URL", "key", string(key), "canonical", c, "url", string(u))
+	}
+}
+
+func (b *builder) keep(rec *cdxj.Record) bool {
+	if b.o.ExcludeRevisits && rec.IsRevisit() {
+		return false
+	}
+	if len(b.o.StatusClasses) > 0 {
+		st := rec.Status()
+		ok := false
+		for _, c := range b.o.StatusClasses {
+			if st/100 == c {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(b.mimes) > 0 {
+		mt := rec.MIME()
+		if i := bytes.IndexByte(mt, ';'); i >= 0 {
+			mt = mt[:i]
+		}
+		t := strings.ToLower(strings.TrimSpace(string(mt)))
+		ok := false
+		for _, want := range b.mimes {
+			if t == want || (strings.HasSuffix(want, "/*") && strings.HasPrefix(t, want[:len(want)-1])) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
