@@ -91,8 +91,10 @@ var (
 )
 
 // ListError reports a problem in an archive list: Offset is the byte offset
-// of the offending entry (JSON) or the element's line (XML, Line > 0),
-// Entry its 0-based index.
+// at which the offending entry begins (JSON: just before it, at the
+// separating comma for entries after the first; a syntax error gives the
+// offset of the bad byte), or Line the line of its <link> element (XML,
+// Line > 0); Entry is its 0-based index.
 type ListError struct {
 	Offset int64
 	Line   int
