@@ -1,0 +1,45 @@
+// Command cdxj converts web archive index files (CDXJ, classic CDX in any
+// layout, gzip-compressed or not) to CDXJ on standard output.
+//
+// Usage:
+//
+//	cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [FILE...]
+//
+// With no FILE, or with "-", it reads standard input. Keys that are not
+// SURTs (wget's CDX, a CDXJ keyed by URL) are recomputed from the original
+// URL with package surt; header lines are not copied. -sort sorts the output
+// byte-wise (as LC_ALL=C sort does) in bounded memory: about -mem bytes of
+// lines are sorted at a time and spilled to temporary files in -tmpdir,
+// which are then merged. A bad line stops the command with its file and line
+// number and exit status 1, unless -skip-bad, which passes over bad lines
+// and reports their count on standard error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "cdxj:", err)
+		}
+		var ue usageError
+		if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError marks a command-line mistake (exit status 2).
+type usageError struct{ error }

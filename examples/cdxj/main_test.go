@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/surt"
+)
+
+// sample writes a shipped index file into dir and returns its path.
+func sample(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := sampledata.ReadFile("real/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runCmd(t *testing.T, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+// checkCDXJ reads out as CDXJ and returns its keys.
+func checkCDXJ(t *testing.T, out string) []string {
+	t.Helper()
+	r := cdxj.NewReader(strings.NewReader(out))
+	var keys []string
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatalf("output line: %v", err)
+		}
+		if !rec.IsCDXJ() {
+			t.Fatalf("output line %d is not CDXJ: %s", rec.LineNumber(), rec.Line())
+		}
+		if err := rec.CheckJSON(); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, string(rec.Key()))
+	}
+	if len(r.Header()) > 0 {
+		t.Errorf("output has header lines %v", r.Header())
+	}
+	return keys
+}
+
+func lines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
+
+func TestConvert(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name      string
+		files     []string
+		records   int
+		firstLine string
+	}{
+		{"CDX 11 without header", []string{"openwayback_archive-org.cdx"}, 2144,
+			`org,archive)/ 20120101122052 {"url": "http://www.archive.org:80/", "mime": "text/html", "status": "200", "digest": "TT2LXC77TGBKVVBN5P2J3YPT5MOQHIH6", "length": "6655", "offset": "65291135", "filename": "alexa20120102-05/51_25_20120101120954_crawl101.arc.gz"}`},
+		{"CDX 7 and 9, CDXJ", []string{"ia_cdxapi_from-json.cdx7", "cdxjindexer_example-warc.cdx9", "cc_commoncrawl-org_from-cdxapi.cdxj"}, 11 + 2 + 34,
+			`com,example)/ 20020120142510 {"url": "http://example.com:80/", "mime": "text/html", "status": "200", "digest": "HT2DYGA5UKZCPBSFVCV3JOBXGW2G5UUA", "length": "1792"}`},
+		{"ipwb keeps its keys", []string{"ipwb_sample-1.cdxj"}, 65,
+			`com,yahoo,search)/mrss/ 20130411205500 {"mime": "text/html", "status": "302", "locator": "urn:ipfs/Qmd7gw1C84eaDqEcuGTQRj5CA2jKkiEE7ZVCa9pfkrruRY/QmVFeyXN7T3265XMwTrn86tbovTHzJJeHnus2HFCwmbaYh"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var args []string
+			for _, f := range tt.files {
+				args = append(args, sample(t, dir, f))
+			}
+			out, stderr, err := runCmd(t, "", args...)
+			if err != nil {
+				t.Fatalf("run: %v (stderr %q)", err, stderr)
+			}
+			if keys := checkCDXJ(t, out); len(keys) != tt.records {
+				t.Errorf("%d records, want %d", len(keys), tt.records)
+			}
+			if got := lines(out)[0]; got != tt.firstLine {
+				t.Errorf("first line:\n got %s\nwant %s", got, tt.firstLine)
+			}
+		})
+	}
+}
+
+func TestSURTKeysComputed(t *testing.T) {
+	in := " CDX a b a m s k r M V g u\n" +
+		"http://Www.Example.com/a?b=2&a=1 20240101120000 http://Www.Example.com/a?b=2&a=1 text/html 200 XYZ - - 0 x.warc.gz u1\n"
+	out, _, err := runCmd(t, in) // stdin
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `com,example)/a?a=1&b=2 20240101120000 {"url": "http://Www.Example.com/a?b=2&a=1", "mime": "text/html", "status": "200", "digest": "XYZ", "offset": "0", "filename": "x.warc.gz"}` + "\n"
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBadLines(t *testing.T) {
+	cdx01 := "org,example)/a 20150302104601 {\"url\":\"http://example.org/a\",\"mime\":\"text/html\"}\n" +
+		"file:///ABCD-1234/source/Signal VIP.jpg 20150302104602 {\"url\":\"file:///ABCD-1234/source/Signal VIP.jpg\",\"mime\":\"image/jpeg\"}\n" +
+		"<urlopen error [Errno -3] Temporary failure in name resolution>\n" +
+		"org,example)/b 20150302104603 {\"url\":\"http://example.org/b\"}\n"
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cdx01.cdxj")
+	if err := os.WriteFile(p, []byte(cdx01), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timemap := sample(t, dir, "ipwb_5mementos-timemap.cdxj")
+
+	t.Run("stops with file and line", func(t *testing.T) {
+		_, _, err := runCmd(t, "", p)
+		if err == nil || !strings.Contains(err.Error(), p+":3:") || !errors.Is(err, cdxj.ErrTimestamp) {
+			t.Fatalf("run = %v, want an error at %s:3 wrapping ErrTimestamp", err, p)
+		}
+		_, _, err = runCmd(t, "", timemap)
+		if err == nil || !strings.Contains(err.Error(), timemap+":7:") || !errors.Is(err, cdxj.ErrJSON) {
+			t.Fatalf("run = %v, want an error at %s:7 wrapping ErrJSON", err, timemap)
+		}
+	})
+	t.Run("skip-bad counts", func(t *testing.T) {
+		out, stderr, err := runCmd(t, "", "-skip-bad", p, timemap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stderr, "skipped 6 bad lines") {
+			t.Errorf("stderr %q, want the count of 6 skipped lines (1 + 5)", stderr)
+		}
+		keys := checkCDXJ(t, out)
+		// The key of line 2 is a URL: it is replaced by its SURT, whose
+		// space is written %20.
+		fileKey, err := surt.Canonicalize("file:///ABCD-1234/source/Signal VIP.jpg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"org,example)/a", strings.ReplaceAll(fileKey, " ", "%20"), "org,example)/b"}
+		if diff := cmp.Diff(want, keys); diff != "" {
+			t.Errorf("keys (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestSort(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	for _, f := range []string{"openwayback_archive-org.cdx", "cdxjindexer_post-append.cdxj", "cdxjindexer_bad-arc.cdx", "cc_commoncrawl-org_from-cdxapi.cdxj", "ipwb_sample-1.cdxj"} {
+		args = append(args, sample(t, dir, f))
+	}
+	// A gzip file of two members, split in the middle of a line.
+	b, err := sampledata.ReadFile("real/ia_cdxapi_from-json.cdx7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	for _, part := range [][]byte{b[:300], b[300:]} {
+		zw := gzip.NewWriter(&z)
+		zw.Write(part)
+		zw.Close()
+	}
+	gz := filepath.Join(dir, "ia.cdx.gz")
+	if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, gz)
+
+	unsorted, _, err := runCmd(t, "", args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lines(unsorted)
+	slices.Sort(want) // byte-wise, as LC_ALL=C sort
+	if slices.IsSorted(lines(unsorted)) {
+		t.Fatal("test input is already sorted")
+	}
+	oldFanIn := maxFanIn
+	defer func() { maxFanIn = oldFanIn }()
+	maxFanIn = 3
+	for _, mem := range []string{"1000000000", "50000", "4000", "1"} {
+		t.Run("mem="+mem, func(t *testing.T) {
+			tmp := t.TempDir()
+			out, _, err := runCmd(t, "", append([]string{"-sort", "-mem", mem, "-tmpdir", tmp}, args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, lines(out)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			left, _ := os.ReadDir(tmp)
+			if len(left) != 0 {
+				t.Errorf("%d temporary files left behind", len(left))
+			}
+		})
+	}
+}
+
+func TestUsageAndCancel(t *testing.T) {
+	if _, _, err := runCmd(t, "", "-bogus"); !errors.As(err, new(usageError)) {
+		t.Errorf("unknown flag: %v, want a usage error", err)
+	}
+	if _, _, err := runCmd(t, "", "-mem", "0"); !errors.As(err, new(usageError)) {
+		t.Errorf("-mem 0: %v, want a usage error", err)
+	}
+	if _, _, err := runCmd(t, "", filepath.Join(t.TempDir(), "missing.cdx")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v, want not-exist", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	err := run(ctx, nil, strings.NewReader("com,a)/ 2014 {}\n"), &out, &out)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run = %v, want context.Canceled", err)
+	}
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/surt"
+)
+
+// options are the command-line settings.
+type options struct {
+	sort    bool
+	skipBad bool
+	mem     int64
+	tmpdir  string
+	maxLine int
+	files   []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("cdxj", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&o.sort, "sort", false, "sort the output byte-wise, in bounded memory")
+	fs.BoolVar(&o.skipBad, "skip-bad", false, "pass over bad lines and report their count on stderr, instead of stopping at the first")
+	fs.Int64Var(&o.mem, "mem", 256<<20, "with -sort: bytes of lines sorted in memory before spilling a run to -tmpdir")
+	fs.StringVar(&o.tmpdir, "tmpdir", os.TempDir(), "with -sort: folder for the temporary sorted runs")
+	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [FILE...]\n\nConverts CDX, CDXJ and their .gz forms to CDXJ on stdout (stdin when no FILE).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return o, err
+		}
+		return o, usageError{err}
+	}
+	if o.mem < 1 || o.maxLine < 1 {
+		return o, usageError{fmt.Errorf("-mem and -max-line must be positive")}
+	}
+	o.files = fs.Args()
+	if len(o.files) == 0 {
+		o.files = []string{"-"}
+	}
+	return o, nil
+}
+
+// lineSink receives converted CDXJ lines, newline included.
+type lineSink interface {
+	add(line []byte) error
+}
+
+type writerSink struct{ w *bufio.Writer }
+
+func (s writerSink) add(line []byte) error {
+	_, err := s.w.Write(line)
+	return err
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriterSize(stdout, 256<<10)
+	var sink lineSink = writerSink{out}
+	var sorter *externalSorter
+	if o.sort {
+		sorter = newExternalSorter(o.mem, o.tmpdir)
+		defer sorter.cleanup()
+		sink = sorter
+	}
+	var skipped int64
+	for _, name := range o.files {
+		n, err := convert(ctx, name, stdin, sink, o)
+		skipped += n
+		if err != nil {
+			return err
+		}
+	}
+	if sorter != nil {
+		if err := sorter.finish(ctx, out); err != nil {
+			return err
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("writing output: %w", err)
+	}
+	if o.skipBad {
+		fmt.Fprintf(stderr, "cdxj: skipped %d bad lines\n", skipped)
+	}
+	return nil
+}
+
+// convert reads one input and sends its records, as CDXJ lines, to sink. It
+// returns the number of bad lines skipped.
+func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o options) (skipped int64, err error) {
+	var in io.ReadCloser
+	label := name
+	if name == "-" {
+		label = "stdin"
+		in, err = cdxj.NewDecompressor(stdin)
+	} else {
+		in, err = cdxj.OpenFile(name)
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	r := cdxj.NewReader(in)
+	r.ReuseRecord = true
+	r.SkipBad = o.skipBad
+	r.MaxLineSize = o.maxLine
+	var line, key []byte
+	var bad int64
+	for i := 0; ; i++ {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return bad + r.Skipped(), err
+			}
+		}
+		rec, err := r.Read()
+		if err == io.EOF {
+			return bad + r.Skipped(), nil
+		}
+		if err != nil {
+			return bad + r.Skipped(), located(label, 0, err)
+		}
+		key, err = surtKey(key[:0], rec)
+		if err == nil {
+			line, err = cdxj.AppendLine(line[:0], key, rec)
+		}
+		if err != nil {
+			if o.skipBad {
+				bad++
+				continue
+			}
+			return bad + r.Skipped(), located(label, rec.LineNumber(), err)
+		}
+		if err := sink.add(line); err != nil {
+			return bad + r.Skipped(), err
+		}
+	}
+}
+
+// surtKey appends to dst the key to write for rec: its own key when that is
+// a SURT, else the SURT of its original URL; a record with neither (a
+// warcinfo line keyed "-", a TimeMap keyed by datetime) keeps its key.
+func surtKey(dst []byte, rec *cdxj.Record) ([]byte, error) {
+	if rec.KeyIsSURT() {
+		return append(dst, rec.Key()...), nil
+	}
+	u := rec.URL()
+	if u == nil {
+		return append(dst, rec.Key()...), nil
+	}
+	out, err := surt.Default.AppendCanonical(dst, string(u))
+	if err != nil {
+		return dst, fmt.Errorf("computing the SURT of %q: %w", u, err)
+	}
+	return out, nil
+}
+
+// located prefixes err with "FILE:LINE:" (and ":COLUMN" when known), the
+// form compilers and editors understand.
+func located(file string, line int64, err error) error {
+	var pe *cdxj.ParseError
+	if errors.As(err, &pe) {
+		if pe.Column > 0 {
+			return fmt.Errorf("%s:%d:%d: %w", file, pe.Line, pe.Column, pe.Err)
+		}
+		return fmt.Errorf("%s:%d: %w", file, pe.Line, pe.Err)
+	}
+	if line > 0 {
+		return fmt.Errorf("%s:%d: %w", file, line, err)
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
