@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/text/unicode/bidi"
 )
 
 // idnaLabel maps one non-ASCII label to ASCII: the UTS #46 transitional
@@ -114,6 +115,9 @@ func nameprepLabel(l string) (string, bool) {
 	if isASCIIString(mapped) {
 		return mapped, true
 	}
+	if !bidiOK(mapped) {
+		return "", false
+	}
 	if strings.HasPrefix(mapped, "xn--") {
 		return "", false // "Label starts with ACE prefix"
 	}
@@ -122,6 +126,37 @@ func nameprepLabel(l string) (string, bool) {
 		return "", false
 	}
 	return enc, true
+}
+
+// bidiOK applies the bidi check of RFC 3454 section 6 (which IDNA 2003's
+// nameprep uses): a label with any right-to-left character (bidi class R or
+// AL) must have no left-to-right (L) character and must start and end with a
+// right-to-left one.
+func bidiOK(s string) bool {
+	hasRTL, hasL := false, false
+	for _, r := range s {
+		switch c := bidiClass(r); c {
+		case bidi.R, bidi.AL:
+			hasRTL = true
+		case bidi.L:
+			hasL = true
+		}
+	}
+	if !hasRTL {
+		return true
+	}
+	if hasL {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	isRTL := func(r rune) bool { c := bidiClass(r); return c == bidi.R || c == bidi.AL }
+	return isRTL(first) && isRTL(last)
+}
+
+func bidiClass(r rune) bidi.Class {
+	p, _ := bidi.LookupRune(r)
+	return p.Class()
 }
 
 // splitIDNADots splits s on '.', U+3002, U+FF0E and U+FF61.

@@ -1,0 +1,37 @@
+// Command surt reads URLs, one per line, on standard input and writes their
+// SURT keys, one per line and in the same order, on standard output.
+//
+//	go run ./examples/surt < examples/surt/testdata/urls.txt
+//	go run ./examples/surt -profile fixed -scheme < urls.txt
+//
+// A line that cannot be canonicalized (only white space, a bad port, or
+// longer than -max-line bytes) gives an empty output line and a message on
+// standard error naming its line number; the exit status is then 1. Usage
+// errors exit with status 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "surt:", err)
+		}
+		var ue usageError
+		if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
