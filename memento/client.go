@@ -272,6 +272,7 @@ func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error)
 		} else {
 			tm.Mementos = append(tm.Mementos, page.Mementos...)
 			tm.Invalid += page.Invalid
+			tm.Duplicates += page.Duplicates
 			if tm.Original == "" {
 				tm.Original = page.Original
 			}
@@ -405,8 +406,9 @@ type TimeGateResult struct {
 // recent). A 301/302/303/307/308 is the TimeGate's answer when it has
 // Vary: accept-datetime or a Link header with rel original or memento;
 // other redirects (http→https, moved services) are followed, at most
-// MaxRedirects, loops refused. A 200 with Memento-Datetime is an answer
-// (patterns 2.2 and 2.3).
+// MaxRedirects, loops refused. A redirect with Memento-Datetime but without
+// Vary is a memento, not a TimeGate answer (ErrNotTimeGate). A 200 with
+// Memento-Datetime is an answer (patterns 2.2 and 2.3).
 //
 // Errors are *Error with Op "timegate": ErrNotFound for 404, 406 and 410;
 // ErrNotTimeGate for a 200 without Memento-Datetime, a redirect without
@@ -422,7 +424,7 @@ func (c *Client) TimeGate(ctx context.Context, uriG string, t time.Time) (*TimeG
 		hdr.Set("Accept-Datetime", FormatHTTPDate(t))
 	}
 	resp, code, err := c.headLike(ctx, c.httpClient(), uriG, hdr, func(r *http.Response) bool {
-		if varyHas(r.Header, "accept-datetime") {
+		if varyHas(r.Header, "accept-datetime") || r.Header.Get("Memento-Datetime") != "" {
 			return false
 		}
 		links, _ := c.linkHeader(r.Header, r.Request.URL.String())
@@ -440,6 +442,10 @@ func (c *Client) TimeGate(ctx context.Context, uriG string, t time.Time) (*TimeG
 	final := resp.Request.URL.String()
 	res := &TimeGateResult{StatusCode: resp.StatusCode, URIG: final, Vary: varyHas(resp.Header, "accept-datetime")}
 	switch {
+	case isRedirect(resp.StatusCode) && !res.Vary && resp.Header.Get("Memento-Datetime") != "":
+		// A redirect that is itself a memento (a captured redirect,
+		// RFC 7089 §4.5.4), not a TimeGate's choice.
+		return fail(resp.StatusCode, fmt.Errorf("%w: redirect with Memento-Datetime and without Vary: accept-datetime is a memento", ErrNotTimeGate))
 	case isRedirect(resp.StatusCode):
 		loc, err := location(resp)
 		if err != nil {

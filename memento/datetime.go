@@ -21,23 +21,20 @@ var monthNames = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Au
 
 // ParseHTTPDate parses an Accept-Datetime, Memento-Datetime or link
 // datetime/from/until value in the strict RFC 7089 §2.1.1 form
-// "Mon, 02 Jan 2006 15:04:05 GMT" (http.TimeFormat): English names with
-// their case, two-digit day, literal "GMT". The weekday's spelling is
-// checked but, as time.Parse does, its agreement with the date is not
-// (RFC 7089's own examples contain wrong weekdays). Unlike time.RFC1123,
-// other zones ("PST", "+0000") are rejected. The result is in UTC. A TimeGate
+// "Mon, 02 Jan 2006 15:04:05 GMT" (http.TimeFormat): English day and month
+// names with their case, two-digit day and hour, four-digit year, literal
+// "GMT". The weekday's spelling is checked but, as with time.Parse, its
+// agreement with the date is not (RFC 7089's own examples contain wrong
+// weekdays). It is stricter than time.Parse(http.TimeFormat), which also
+// accepts lower-case names and a one-digit hour that the RFC grammar does
+// not allow, and than time.RFC1123, which accepts any zone ("PST",
+// "+0000"). The result is in UTC and parsing does not allocate. A TimeGate
 // answers 400 when this fails (RFC 7089 §4.5.3). Errors wrap ErrHTTPDate.
 func ParseHTTPDate(s string) (time.Time, error) {
 	if t, ok := parseRFC1123Fast(s); ok {
 		return t, nil
 	}
-	// The slow path accepts what time.Parse(http.TimeFormat) accepts and the
-	// fast path does not (a one-digit hour), and gives its error text.
-	t, err := time.Parse(http.TimeFormat, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrHTTPDate)
-	}
-	return t.UTC(), nil
+	return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrHTTPDate)
 }
 
 // parseRFC1123Fast parses exactly "Www, DD Mmm YYYY hh:mm:ss GMT" without
