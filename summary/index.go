@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"unsafe"
@@ -36,6 +37,9 @@ func (s *Summarizer) AddRecord(r *cdxj.Record) error {
 	var c Capture
 	c.IndexKey = b2s(r.Key())
 	c.Timestamp = b2s(r.Timestamp())
+	if js := r.JSON(); js != nil && fastFields(js, &c) {
+		return s.add(&c)
+	}
 	c.Status = r.Status()
 	if c.Status == 0 && r.IsCDXJ() {
 		if err := r.CheckJSON(); err != nil {
@@ -43,9 +47,7 @@ func (s *Summarizer) AddRecord(r *cdxj.Record) error {
 		}
 	}
 	if c.Status < 200 || c.Status > 299 {
-		s.stats.NotOK++
-		s.warn(0, "capture not counted: status not 2xx or unknown", &c)
-		return nil
+		return s.add(&c)
 	}
 	c.URL = b2s(r.URL())
 	c.MIME = b2s(r.MIME())
@@ -54,7 +56,159 @@ func (s *Summarizer) AddRecord(r *cdxj.Record) error {
 	} else {
 		c.Length = -1
 	}
-	return s.Add(&c)
+	return s.add(&c)
+}
+
+// fastFields reads status, url, mime and length from a CDXJ JSON block in
+// one pass, for the common case: a flat object whose members of interest
+// are plain strings without escapes, or numbers. It returns false, leaving
+// the work to package cdxj, whenever anything else is met (escapes, nested
+// values before the last needed member, a malformed block, ipwb names), so
+// it never decides differently from cdxj.
+func fastFields(b []byte, c *Capture) bool {
+	const (
+		haveURL = 1 << iota
+		haveMIME
+		haveStatus
+		haveLength
+		all = haveURL | haveMIME | haveStatus | haveLength
+	)
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i++
+	var have int
+	status, length := []byte(nil), []byte(nil)
+members:
+	for {
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			break
+		}
+		if b[i] != '"' {
+			return false
+		}
+		ke := indexQuote(b, i+1)
+		if ke < 0 {
+			return false
+		}
+		key := b[i+1 : ke]
+		i = skipWS(b, ke+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipWS(b, i+1)
+		if i >= len(b) {
+			return false
+		}
+		var val []byte
+		if b[i] == '"' {
+			ve := indexQuote(b, i+1)
+			if ve < 0 {
+				return false
+			}
+			val = b[i+1 : ve]
+			i = ve + 1
+		} else {
+			j := i
+			for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ' ' {
+				if b[j] == '{' || b[j] == '[' || b[j] == '"' {
+					return false
+				}
+				j++
+			}
+			val = b[i:j]
+			if string(val) == "null" {
+				val = nil
+			}
+			i = j
+		}
+		var bit int
+		switch string(key) {
+		case "url":
+			bit = haveURL
+		case "mime":
+			bit = haveMIME
+		case "status":
+			bit = haveStatus
+		case "length":
+			bit = haveLength
+		}
+		if bit != 0 && have&bit == 0 {
+			have |= bit
+			if len(val) == 1 && val[0] == '-' {
+				val = nil
+			}
+			switch bit {
+			case haveURL:
+				c.URL = b2s(val)
+			case haveMIME:
+				c.MIME = b2s(val)
+			case haveStatus:
+				status = val
+			case haveLength:
+				length = val
+			}
+			if have == all {
+				break members // the rest is left unscanned, as cdxj leaves it
+			}
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		if b[i] != '}' {
+			return false
+		}
+		break
+	}
+	if have&haveStatus == 0 {
+		return false // perhaps ipwb's status_code, or a malformed block: ask cdxj
+	}
+	if len(status) == 3 && status[0] >= '1' && status[0] <= '9' && status[1] >= '0' && status[1] <= '9' && status[2] >= '0' && status[2] <= '9' {
+		c.Status = int(status[0]-'0')*100 + int(status[1]-'0')*10 + int(status[2]-'0')
+	}
+	if c.Status >= 200 && c.Status <= 299 && (have&haveURL == 0 || have&haveMIME == 0) {
+		return false // a counted capture without url or mime: let cdxj try the other names
+	}
+	c.Length = -1
+	if n := len(length); n > 0 && n <= 18 {
+		var v int64
+		for _, d := range length {
+			if d < '0' || d > '9' {
+				v = -1
+				break
+			}
+			v = v*10 + int64(d-'0')
+		}
+		c.Length = v
+	}
+	return true
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// indexQuote returns the index of the closing quote of a string whose text
+// starts at i, or -1 when there is none or the string has an escape.
+func indexQuote(b []byte, i int) int {
+	j := bytes.IndexByte(b[i:], '"')
+	if j < 0 || bytes.IndexByte(b[i:i+j], '\\') >= 0 {
+		return -1
+	}
+	return i + j
 }
 
 // ReadIndex summarizes a whole CDX or CDXJ stream read with package cdxj

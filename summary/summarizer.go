@@ -145,7 +145,9 @@ var ErrNoOut = errors.New("summary: Grouped needs Options.Out")
 // an unknown status (revisits and request records in CDXJ often have none)
 // is not 2xx, whatever the index format. The error is only ever a write
 // error of Grouped mode.
-func (s *Summarizer) Add(c *Capture) error {
+func (s *Summarizer) Add(c *Capture) error { return s.add(c) }
+
+func (s *Summarizer) add(c *Capture) error {
 	if c.Status < 200 || c.Status > 299 {
 		s.stats.NotOK++
 		s.warn(0, "capture not counted: status not 2xx or unknown", c)

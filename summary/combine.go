@@ -1,0 +1,119 @@
+package summary
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// Rekey says how Combine changes the keys of its input lines.
+type Rekey uint8
+
+// Re-keying modes (the original combine-summary's --aggregatehosts).
+const (
+	RekeyNone    Rekey = iota // keep keys as they are
+	RekeyDomain               // registrable domain by the public suffix list (publicsuffixlist)
+	RekeyLastTwo              // the original's lvl2: last two labels, its slicing quirk included
+)
+
+// CombineOptions configures a Combiner.
+type CombineOptions struct {
+	// Yearly folds monthly periods (202001) into their year (2020), as the
+	// original's --yearly does; yearly periods stay as they are.
+	Yearly bool
+	// Rekey changes every key before summing (see Rekey).
+	Rekey Rekey
+	// Compact leaves zero counters out of the written lines.
+	Compact bool
+}
+
+// Combiner sums summaries: lines with the same key (after re-keying) are
+// added period by period, counter by counter. It is combine-summary.py.
+//
+// Memory: one entry per distinct output key. Not safe for concurrent use.
+type Combiner struct {
+	opts    CombineOptions
+	entries map[string]*entry
+}
+
+// NewCombiner returns an empty Combiner (nil options mean defaults).
+func NewCombiner(opts *CombineOptions) *Combiner {
+	c := &Combiner{entries: make(map[string]*entry)}
+	if opts != nil {
+		c.opts = *opts
+	}
+	return c
+}
+
+// RekeyKey returns the key that mode m gives to a summary key. Keys that
+// name no host (pseudo-URI keys such as "dns:", NoHostKey) and IP hosts are
+// kept.
+func RekeyKey(key string, m Rekey) string {
+	switch m {
+	case RekeyDomain:
+		if strings.HasSuffix(key, ":") || key == NoHostKey || key == "" {
+			return key
+		}
+		return keyOfHost(key, KeyDomain)
+	case RekeyLastTwo:
+		return pyLvl2FromHost(key)
+	}
+	return key
+}
+
+// AddLine adds one summary line.
+func (c *Combiner) AddLine(l *Line) {
+	key := RekeyKey(l.Key, c.opts.Rekey)
+	e := c.entries[key]
+	if e == nil {
+		e = &entry{key: key}
+		c.entries[key] = e
+	}
+	for _, p := range l.Periods {
+		per := p.Period
+		if c.opts.Yearly {
+			per = Period(p.Period.Year())
+		}
+		e.counters(per).Merge(&p.Counters)
+	}
+}
+
+// AddSummary reads a whole summary from r and adds its lines. name is used
+// in errors; on a malformed line it returns the *ParseError, having added
+// the lines before it.
+func (c *Combiner) AddSummary(r io.Reader, name string) error {
+	sr := NewSummaryReader(r, name)
+	for {
+		l, err := sr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c.AddLine(l)
+	}
+}
+
+// WriteTo writes the combined summary: keys in byte-wise order, periods
+// ascending. It implements io.WriterTo.
+func (c *Combiner) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	var n int64
+	var b []byte
+	for _, k := range sortedKeys(c.entries) {
+		b = appendLine(b[:0], c.entries[k], c.opts.Compact, true)
+		m, err := bw.Write(b)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, bw.Flush()
+}
+
+// Lines returns the combined lines, keys in byte-wise order and periods ascending.
+func (c *Combiner) Lines() []Line {
+	s := &Summarizer{entries: c.entries}
+	return s.Lines()
+}

@@ -1,0 +1,361 @@
+package summary
+
+import (
+	"bufio"
+	"crypto/sha1"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mementokit/mementokit/cdxj"
+)
+
+// RecordID returns the stable identifier of an index record: the RFC 4648
+// base-32 encoding (upper case, with padding) of the SHA-1 of the original
+// URI, the 14-digit timestamp and the WARC filename concatenated. Daily
+// counts two index lines with the same identifier once.
+func RecordID(url, timestamp14, filename string) string {
+	h, _ := recordHash(nil, url, timestamp14, filename)
+	return base32.StdEncoding.EncodeToString(h[:])
+}
+
+// recordHash returns the SHA-1 of RecordID, using and returning buf as scratch.
+func recordHash(buf []byte, url, ts, filename string) ([sha1.Size]byte, []byte) {
+	buf = append(buf[:0], url...)
+	buf = append(buf, ts...)
+	buf = append(buf, filename...)
+	return sha1.Sum(buf), buf
+}
+
+// OrgFunc maps a WARC filename (possibly with a directory part) to the
+// collecting organization it is counted for.
+type OrgFunc func(filename string) string
+
+// UnknownOrg is the organization of records without a filename.
+const UnknownOrg = "-"
+
+// OrgByPrefix is the default OrgFunc: the base name's leading token up to the
+// first '-' ("LOC-ENDOFTERM-01-20090119.arc.gz" → "LOC"); a name without '-'
+// gives its text before the first '.' ("example.warc.gz" → "example").
+func OrgByPrefix(filename string) string {
+	base := filename[strings.LastIndexByte(filename, '/')+1:]
+	if i := strings.IndexByte(base, '-'); i > 0 {
+		return base[:i]
+	}
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		return base[:i]
+	}
+	if base == "" {
+		return UnknownOrg
+	}
+	return base
+}
+
+// OrgByRegexp returns an OrgFunc that matches re against the base name and
+// uses the first capture group (or the whole match when re has none). A
+// name re does not match falls back to OrgByPrefix.
+func OrgByRegexp(re *regexp.Regexp) OrgFunc {
+	return func(filename string) string {
+		base := filename[strings.LastIndexByte(filename, '/')+1:]
+		m := re.FindStringSubmatch(base)
+		switch {
+		case m == nil:
+			return OrgByPrefix(filename)
+		case len(m) > 1 && m[1] != "":
+			return m[1]
+		case m[0] != "":
+			return m[0]
+		}
+		return OrgByPrefix(filename)
+	}
+}
+
+// ReadOrgMapping reads a mapping file, one "PREFIX ORGANIZATION" pair per
+// line (blank lines and lines starting with '#' ignored), and returns an
+// OrgFunc that gives the organization of the longest prefix of the base
+// name, falling back to OrgByPrefix. A line without two fields is a
+// *ParseError naming it.
+func ReadOrgMapping(r io.Reader, name string) (OrgFunc, error) {
+	type pair struct{ prefix, org string }
+	var pairs []pair
+	sc := bufio.NewScanner(r)
+	for n := int64(1); sc.Scan(); n++ {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		f := strings.Fields(l)
+		if len(f) != 2 {
+			return nil, &ParseError{Name: name, Line: n, Err: fmt.Errorf("want \"PREFIX ORGANIZATION\", got %d fields", len(f))}
+		}
+		pairs = append(pairs, pair{f[0], f[1]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(pairs, func(a, b pair) int { return len(b.prefix) - len(a.prefix) })
+	return func(filename string) string {
+		base := filename[strings.LastIndexByte(filename, '/')+1:]
+		for _, p := range pairs {
+			if strings.HasPrefix(base, p.prefix) {
+				return p.org
+			}
+		}
+		return OrgByPrefix(filename)
+	}, nil
+}
+
+// DailyOptions configures a Daily series.
+type DailyOptions struct {
+	// Org maps filenames to organizations; nil means OrgByPrefix.
+	Org OrgFunc
+	// AdjacentDuplicates remembers record identifiers only within a run of
+	// lines with the same index key and timestamp, which is where duplicates
+	// sit in a sorted index: memory then no longer grows with the input.
+	// Without it every identifier is remembered (about 100 bytes a record).
+	AdjacentDuplicates bool
+	// Logger, when not nil, receives a warning for the first skipped line.
+	Logger *slog.Logger
+}
+
+// DayOrg holds one organization's counts for one day: all captures and
+// 2xx captures, with their record lengths in bytes.
+type DayOrg struct {
+	Count, Size, OKCount, OKSize int64
+}
+
+// DailyStats counts what Daily saw.
+type DailyStats struct {
+	Records    int64 // records counted in the series
+	Revisits   int64 // revisit records, counted apart (not in the series)
+	Duplicates int64 // records whose identifier was already counted
+	BadLines   int64 // lines skipped: malformed, or a timestamp without a day
+}
+
+// Daily builds the daily per-organization series of crawl activity: for
+// every day (the timestamp's YYYYMMDD) and organization, the number of
+// captures and their bytes, all and 2xx only.
+//
+// Memory: one DayOrg per day and organization, plus the identifiers of
+// counted records (see DailyOptions.AdjacentDuplicates). Not safe for
+// concurrent use.
+type Daily struct {
+	opts    DailyOptions
+	days    map[string]map[string]*DayOrg
+	seen    map[[sha1.Size]byte]struct{}
+	runKey  []byte
+	runTS   []byte
+	stats   DailyStats
+	buf     []byte
+	lastOrg struct {
+		file, org string
+	}
+}
+
+// NewDaily returns an empty series (nil options mean defaults).
+func NewDaily(opts *DailyOptions) *Daily {
+	d := &Daily{days: make(map[string]map[string]*DayOrg), seen: make(map[[sha1.Size]byte]struct{})}
+	if opts != nil {
+		d.opts = *opts
+	}
+	if d.opts.Org == nil {
+		d.opts.Org = OrgByPrefix
+	}
+	return d
+}
+
+// errNoDay is the cause for a record whose timestamp has no full day.
+var errNoDay = errors.New("timestamp has no YYYYMMDD day")
+
+// AddRecord counts one index record. Revisits (media type warc/revisit)
+// are counted apart; a record identical by RecordID to one already counted
+// is counted once. A timestamp shorter than 8 digits is an error.
+func (d *Daily) AddRecord(r *cdxj.Record) error {
+	ts := r.Timestamp()
+	if len(ts) < 8 {
+		return errNoDay
+	}
+	if r.IsRevisit() {
+		d.stats.Revisits++
+		return nil
+	}
+	ts14 := ts
+	if len(ts14) > 14 {
+		ts14 = ts14[:14]
+	}
+	url, file := r.URL(), r.Filename()
+	if d.opts.AdjacentDuplicates {
+		if string(r.Key()) != string(d.runKey) || string(ts) != string(d.runTS) {
+			clear(d.seen)
+			d.runKey = append(d.runKey[:0], r.Key()...)
+			d.runTS = append(d.runTS[:0], ts...)
+		}
+	}
+	var id [sha1.Size]byte
+	id, d.buf = recordHash(d.buf, b2s(url), b2s(ts14), b2s(file))
+	if _, dup := d.seen[id]; dup {
+		d.stats.Duplicates++
+		return nil
+	}
+	d.seen[id] = struct{}{}
+	org := UnknownOrg
+	if len(file) > 0 {
+		if d.lastOrg.file == b2s(file) {
+			org = d.lastOrg.org
+		} else {
+			org = d.opts.Org(string(file))
+			d.lastOrg.file, d.lastOrg.org = string(file), org
+		}
+	}
+	day := d.days[b2s(ts[:8])]
+	if day == nil {
+		day = make(map[string]*DayOrg)
+		d.days[string(ts[:8])] = day
+	}
+	c := day[org]
+	if c == nil {
+		c = &DayOrg{}
+		day[org] = c
+	}
+	n, _ := r.Length()
+	c.Count++
+	c.Size += n
+	if st := r.Status(); st >= 200 && st <= 299 {
+		c.OKCount++
+		c.OKSize += n
+	}
+	d.stats.Records++
+	return nil
+}
+
+// ReadIndex reads a whole CDX or CDXJ stream with package cdxj and counts
+// its records. Bad lines are an error naming the line, or with skipBad are
+// counted in Stats().BadLines. A read error ends the stream.
+func (d *Daily) ReadIndex(r io.Reader, name string, skipBad bool) error {
+	rd := cdxj.NewReader(r)
+	rd.ReuseRecord = true
+	for {
+		rec, err := rd.Read()
+		if err == io.EOF {
+			return nil
+		}
+		line := rd.LineNumber()
+		if err == nil {
+			err = d.AddRecord(rec)
+		}
+		if err != nil {
+			var pe *cdxj.ParseError
+			if !errors.As(err, &pe) && !errors.Is(err, errNoDay) {
+				return err
+			}
+			if !skipBad {
+				return &ParseError{Name: name, Line: line, Err: err}
+			}
+			d.stats.BadLines++
+			if d.opts.Logger != nil && d.stats.BadLines == 1 {
+				d.opts.Logger.Warn("summary: daily: skipped a bad line (first occurrence)", "file", name, "line", line, "err", err)
+			}
+		}
+	}
+}
+
+// Stats returns the counts so far.
+func (d *Daily) Stats() DailyStats { return d.stats }
+
+// Day is one line of the series.
+type Day struct {
+	Day  string            // YYYYMMDD
+	Orgs map[string]DayOrg // by organization
+}
+
+// Totals returns the day's sums over its organizations.
+func (d Day) Totals() DayOrg {
+	var t DayOrg
+	for _, o := range d.Orgs {
+		t.Count += o.Count
+		t.Size += o.Size
+		t.OKCount += o.OKCount
+		t.OKSize += o.OKSize
+	}
+	return t
+}
+
+// Days returns the series, days ascending.
+func (d *Daily) Days() []Day {
+	keys := make([]string, 0, len(d.days))
+	for k := range d.days {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]Day, len(keys))
+	for i, k := range keys {
+		out[i] = Day{Day: k, Orgs: make(map[string]DayOrg, len(d.days[k]))}
+		for o, c := range d.days[k] {
+			out[i].Orgs[o] = *c
+		}
+	}
+	return out
+}
+
+// WriteTo writes the series, one line per day, days ascending:
+//
+//	20090119 {"CDL": {"count": 3, "size": 300, "okcount": 2, "oksize": 200}, "IA": {...}, "toturis": 5, "totsize": 500, "totokcount": 4, "totoksize": 400}
+//
+// Organizations are in byte-wise order, followed by the day's totals. It
+// implements io.WriterTo.
+func (d *Daily) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriter(w)
+	var n int64
+	var b []byte
+	for _, day := range d.Days() {
+		b = AppendDayLine(b[:0], day)
+		m, err := bw.Write(b)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, bw.Flush()
+}
+
+// AppendDayLine appends the line of one day (see WriteTo), with its newline.
+func AppendDayLine(b []byte, day Day) []byte {
+	orgs := make([]string, 0, len(day.Orgs))
+	for o := range day.Orgs {
+		orgs = append(orgs, o)
+	}
+	slices.Sort(orgs)
+	b = append(b, day.Day...)
+	b = append(b, " {"...)
+	for _, o := range orgs {
+		c := day.Orgs[o]
+		q, _ := json.Marshal(o) // a string always marshals
+		b = append(b, q...)
+		b = append(b, `: {"count": `...)
+		b = strconv.AppendInt(b, c.Count, 10)
+		b = append(b, `, "size": `...)
+		b = strconv.AppendInt(b, c.Size, 10)
+		b = append(b, `, "okcount": `...)
+		b = strconv.AppendInt(b, c.OKCount, 10)
+		b = append(b, `, "oksize": `...)
+		b = strconv.AppendInt(b, c.OKSize, 10)
+		b = append(b, "}, "...)
+	}
+	t := day.Totals()
+	b = append(b, `"toturis": `...)
+	b = strconv.AppendInt(b, t.Count, 10)
+	b = append(b, `, "totsize": `...)
+	b = strconv.AppendInt(b, t.Size, 10)
+	b = append(b, `, "totokcount": `...)
+	b = strconv.AppendInt(b, t.OKCount, 10)
+	b = append(b, `, "totoksize": `...)
+	b = strconv.AppendInt(b, t.OKSize, 10)
+	return append(b, "}\n"...)
+}

@@ -1,0 +1,98 @@
+package summary
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/sampledata"
+)
+
+func addSampleSeeds(f *testing.F) {
+	for _, name := range sampledata.IndexFiles() {
+		b, err := sampledata.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			f.Add(l)
+		}
+	}
+	f.Add(`a)/ 20200101000000 {"status": 200, "url": "http://a/", "mime": "x", "length": 5}`)
+	f.Add(`a)/ 20200101000000 {"status": "2\u0030\u0030", "url": "http://a/"}`)
+	f.Add(`a)/ 20200101000000 {"status":"200","url":"h","mime":null,"length":"-"}`)
+}
+
+// FuzzFastFields checks that the one-pass JSON reader of AddRecord never
+// disagrees with package cdxj when it claims a line.
+func FuzzFastFields(f *testing.F) {
+	addSampleSeeds(f)
+	f.Fuzz(func(t *testing.T, line string) {
+		rec, err := cdxj.ParseLine([]byte(strings.TrimRight(line, "\r\n")), nil)
+		if err != nil || rec.JSON() == nil {
+			return
+		}
+		var fast Capture
+		if !fastFields(rec.JSON(), &fast) {
+			return
+		}
+		want := Capture{Status: rec.Status()}
+		if want.Status >= 200 && want.Status <= 299 {
+			want.URL, want.MIME = string(rec.URL()), string(rec.MIME())
+		} else {
+			fast.URL, fast.MIME = "", ""
+		}
+		want.Length = -1
+		if n, ok := rec.Length(); ok {
+			want.Length = n
+		}
+		if d := cmp.Diff(want, fast); d != "" {
+			t.Errorf("fastFields(%q) disagrees with cdxj (-cdxj +fast):\n%s", rec.JSON(), d)
+		}
+	})
+}
+
+// FuzzSummarize feeds arbitrary lines to the default summary and to the
+// emulation of the original: neither may panic, and the counts add up.
+func FuzzSummarize(f *testing.F) {
+	addSampleSeeds(f)
+	f.Fuzz(func(t *testing.T, in string) {
+		s := New(&Options{MaxYear: 2030})
+		if err := s.ReadIndex(strings.NewReader(in), "fuzz", true); err != nil {
+			t.Fatalf("ReadIndex with skipBad: %v", err)
+		}
+		st := s.Stats()
+		var total int64
+		for _, l := range s.Lines() {
+			if l.Key == "" {
+				t.Errorf("empty key from %q", in)
+			}
+			for _, p := range l.Periods {
+				total += p.Counters[NTotal]
+			}
+		}
+		if total != st.Counted {
+			t.Errorf("n_total sum %d != Stats.Counted %d", total, st.Counted)
+		}
+		var out bytes.Buffer
+		if _, err := s.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		// What we write, we read back.
+		back, err := ReadSummary(&out, "out")
+		if err != nil {
+			t.Fatalf("ReadSummary of our own output: %v", err)
+		}
+		if d := cmp.Diff(s.Lines(), back); d != "" {
+			t.Errorf("round trip (-written +read):\n%s", d)
+		}
+		c := NewCompat(false, false, nil)
+		_ = c.ReadFile("fuzz", strings.NewReader(in))
+		if _, err := c.WriteTo(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,349 @@
+package summary
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/cdxj"
+	"gonum.org/v1/plot"
+)
+
+func counters(kv map[string]int64) Counters {
+	var c Counters
+	for k, v := range kv {
+		i, ok := CounterIndex(k)
+		if !ok {
+			panic(k)
+		}
+		c[i] = v
+	}
+	return c
+}
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want *Line
+		err  bool
+	}{
+		{"full", line("a.com", "2020", map[string]int64{"n_html": 1, "s_html": 5}), &Line{Key: "a.com", Periods: []PeriodCounters{{2020, counters(map[string]int64{"n_html": 1, "s_html": 5})}}}, false},
+		{"compact, monthly", `a.com {"202001": {"n_total": 2}, "201912": {}}`, &Line{Key: "a.com", Periods: []PeriodCounters{{202001, counters(map[string]int64{"n_total": 2})}, {201912, Counters{}}}}, false},
+		{"empty key", ` {"2020": {"n_total": 1}}`, &Line{Key: "", Periods: []PeriodCounters{{2020, counters(map[string]int64{"n_total": 1})}}}, false},
+		{"unknown counter", `a {"2020": {"n_foo": 1}}`, nil, true},
+		{"bad period", `a {"20x0": {}}`, nil, true},
+		{"float", `a {"2020": {"n_total": 1.5}}`, nil, true},
+		{"no json", `a.com`, nil, true},
+		{"trailing", `a {"2020": {}} x`, nil, true},
+		{"truncated", `a {"2020": {"n_total": 1}`, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseLine([]byte(strings.TrimSuffix(tc.in, "\n")))
+			if (err != nil) != tc.err {
+				t.Fatalf("err = %v, want error %v", err, tc.err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	_, err := ReadSummary(strings.NewReader("a {\"2020\": {}}\n\nb\n"), "s.summary")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 3 || pe.Name != "s.summary" {
+		t.Errorf("ReadSummary error = %v, want s.summary line 3", err)
+	}
+}
+
+const summaryA = `www.bbc.co.uk {"2019": {"n_html": 1, "n_total": 1, "s_html": 10, "s_total": 10}}
+news.bbc.co.uk {"201912": {"n_image": 2, "n_total": 2, "s_image": 20, "s_total": 20}, "202001": {"n_total": 1, "s_total": 1}}
+`
+
+func TestCombine(t *testing.T) {
+	tests := []struct {
+		name string
+		opts CombineOptions
+		want string
+	}{
+		{"none", CombineOptions{Compact: true},
+			`news.bbc.co.uk {"201912": {"n_image": 2, "n_total": 2, "s_image": 20, "s_total": 20}, "202001": {"n_total": 1, "s_total": 1}}
+www.bbc.co.uk {"2019": {"n_html": 1, "n_total": 1, "s_html": 10, "s_total": 10}}
+`},
+		{"yearly domain", CombineOptions{Compact: true, Yearly: true, Rekey: RekeyDomain},
+			`bbc.co.uk {"2019": {"n_html": 1, "n_image": 2, "n_total": 3, "s_html": 10, "s_image": 20, "s_total": 30}, "2020": {"n_total": 1, "s_total": 1}}
+`},
+		{"lasttwo", CombineOptions{Compact: true, Yearly: true, Rekey: RekeyLastTwo},
+			`co.uk {"2019": {"n_html": 1, "n_image": 2, "n_total": 3, "s_html": 10, "s_image": 20, "s_total": 30}, "2020": {"n_total": 1, "s_total": 1}}
+`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCombiner(&tc.opts)
+			if err := c.AddSummary(strings.NewReader(summaryA), "a"); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if _, err := c.WriteTo(&out); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, out.String()); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	// Combining a summary with itself doubles it.
+	c := NewCombiner(nil)
+	for i := 0; i < 2; i++ {
+		if err := c.AddSummary(strings.NewReader(summaryA), "a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range c.Lines() {
+		for _, p := range l.Periods {
+			if p.Counters[NTotal]%2 != 0 {
+				t.Errorf("%s %v: n_total %d is not doubled", l.Key, p.Period, p.Counters[NTotal])
+			}
+		}
+	}
+}
+
+func TestOverlap(t *testing.T) {
+	a := "a.com {\"2019\": {\"n_total\": 1, \"s_total\": 10}, \"2020\": {\"n_total\": 2, \"s_total\": 20}}\nb.com {\"2020\": {\"n_total\": 3, \"s_total\": 30}}\n"
+	b := "b.com {\"2020\": {\"n_total\": 4, \"s_total\": 40}}\nc.com {\"2019\": {\"n_total\": 5, \"s_total\": 50}, \"2020\": {\"n_total\": 0}}\n"
+	res, err := Overlap([]string{"A", "B"}, []io.Reader{strings.NewReader(a), strings.NewReader(b)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]*OverlapCell{
+		"A":       {"2019": {Keys: 1, N: []int64{1}, S: []int64{10}}, "2020": {Keys: 1, N: []int64{2}, S: []int64{20}}},
+		"B":       {"2019": {Keys: 1, N: []int64{5}, S: []int64{50}}},
+		"A AND B": {"2020": {Keys: 1, N: []int64{3, 4}, S: []int64{30, 40}}},
+	}
+	if d := cmp.Diff(want, res.Combos); d != "" {
+		t.Errorf("combos (-want +got):\n%s", d)
+	}
+	var js bytes.Buffer
+	if err := res.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"A AND B": {
+        "2020": [
+            1,
+            3,
+            30,
+            4,
+            40
+        ]`) {
+		t.Errorf("JSON layout:\n%s", js.String())
+	}
+	var csvOut bytes.Buffer
+	if err := res.WriteCSV(&csvOut); err != nil {
+		t.Fatal(err)
+	}
+	wantCSV := `Hosts:
+"Year","A","A AND B","B"
+"2019","1","0","1"
+"2020","1","1","0"
+Count of URLs:
+"Year","A","A from (A AND B)","B from (A AND B)","B"
+"2019","1","0","0","5"
+"2020","2","3","4","0"
+Size of compressed records:
+"Year","A","A from (A AND B)","B from (A AND B)","B"
+"2019","10","0","0","50"
+"2020","20","30","40","0"
+`
+	if d := cmp.Diff(wantCSV, csvOut.String()); d != "" {
+		t.Errorf("CSV (-want +got):\n%s", d)
+	}
+	res, err = Overlap([]string{"A", "B"}, []io.Reader{strings.NewReader(a), strings.NewReader(b)}, &OverlapOptions{NoYear: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNoYear := map[string]map[string]*OverlapCell{
+		"A":       {AllPeriods: {Keys: 1, N: []int64{3}, S: []int64{30}}},
+		"B":       {AllPeriods: {Keys: 1, N: []int64{5}, S: []int64{50}}},
+		"A AND B": {AllPeriods: {Keys: 1, N: []int64{3, 4}, S: []int64{30, 40}}},
+	}
+	if d := cmp.Diff(wantNoYear, res.Combos); d != "" {
+		t.Errorf("no-year combos (-want +got):\n%s", d)
+	}
+	if _, err := Overlap([]string{"A"}, []io.Reader{strings.NewReader("bad\n")}, nil); err == nil {
+		t.Error("Overlap accepted a bad line")
+	}
+}
+
+func TestTotalsAndCSV(t *testing.T) {
+	tests := []struct {
+		name string
+		opts TotalsOptions
+		want string
+	}{
+		{"default", TotalsOptions{}, "www.bbc.co.uk 2019 1 10\nnews.bbc.co.uk 201912 2 20\nnews.bbc.co.uk 202001 1 1\n"},
+		{"noyear", TotalsOptions{NoYear: true}, "www.bbc.co.uk 1 10\nnews.bbc.co.uk 3 21\n"},
+		{"nototal", TotalsOptions{NoTotal: true}, "www.bbc.co.uk 2019\nnews.bbc.co.uk 201912\nnews.bbc.co.uk 202001\n"},
+		{"both", TotalsOptions{NoTotal: true, NoYear: true}, "www.bbc.co.uk\nnews.bbc.co.uk\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := WriteTotals(&out, strings.NewReader(summaryA), "a", &tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, out.String()); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	var out bytes.Buffer
+	if err := WriteCSV(&out, strings.NewReader(summaryA), "a"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || lines[0] != strings.Join(CSVHeader(), ",") {
+		t.Fatalf("CSV:\n%s", out.String())
+	}
+	if want := "www.bbc.co.uk,2019,1,0,0,0,0,0,0,0,0,0,0,0,1,10,0,0,0,0,0,0,0,0,0,0,0,10"; lines[1] != want {
+		t.Errorf("CSV row = %s\nwant       %s", lines[1], want)
+	}
+}
+
+func TestRecordID(t *testing.T) {
+	// sha1("http://a/20200101000000x.warc.gz") in RFC 4648 base 32.
+	got := RecordID("http://a/", "20200101000000", "x.warc.gz")
+	if len(got) != 32 || strings.ToUpper(got) != got || !regexp.MustCompile(`^[A-Z2-7]{32}$`).MatchString(got) {
+		t.Errorf("RecordID = %q, want 32 base-32 upper-case characters", got)
+	}
+	if RecordID("http://a/", "20200101000000", "y.warc.gz") == got {
+		t.Error("RecordID ignores the filename")
+	}
+}
+
+func TestOrg(t *testing.T) {
+	tests := map[string]string{
+		"LOC-ENDOFTERM-01-20090119.arc.gz":            "LOC",
+		"crawl-data/CC-MAIN-2017/warc/CC-MAIN-x.warc": "CC",
+		"example.warc.gz":                             "example",
+		"":                                            UnknownOrg,
+		"dir/":                                        UnknownOrg,
+	}
+	for in, want := range tests {
+		if got := OrgByPrefix(in); got != want {
+			t.Errorf("OrgByPrefix(%q) = %q, want %q", in, got, want)
+		}
+	}
+	re := OrgByRegexp(regexp.MustCompile(`^([A-Z]+)_`))
+	if got := re("IA_x-y.warc.gz"); got != "IA" {
+		t.Errorf("regexp org = %q", got)
+	}
+	if got := re("loc-x.warc.gz"); got != "loc" {
+		t.Errorf("regexp fallback = %q", got)
+	}
+	m, err := ReadOrgMapping(strings.NewReader("# comment\nLOC Library\nLOC-ENDOFTERM EOT\n"), "map")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{"LOC-ENDOFTERM-01.arc.gz": "EOT", "LOC-X.arc.gz": "Library", "CDL-1.warc.gz": "CDL"} {
+		if got := m(in); got != want {
+			t.Errorf("mapping(%q) = %q, want %q", in, got, want)
+		}
+	}
+	_, err = ReadOrgMapping(strings.NewReader("LOC\n"), "map")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 1 {
+		t.Errorf("bad mapping error = %v", err)
+	}
+}
+
+func TestDaily(t *testing.T) {
+	in := ` CDX N b a m s k r M S V g
+gov,loc)/ 20090119120000 http://loc.gov/ text/html 200 D - - 100 0 LOC-ENDOFTERM-01-20090119.arc.gz
+gov,loc)/ 20090119120000 http://loc.gov/ text/html 200 D - - 100 0 LOC-ENDOFTERM-01-20090119.arc.gz
+gov,loc)/a 20090119130000 http://loc.gov/a text/html 404 D - - 50 100 LOC-ENDOFTERM-01-20090119.arc.gz
+gov,loc)/b 20090119130000 http://loc.gov/b warc/revisit - D - - 20 150 LOC-ENDOFTERM-01-20090119.arc.gz
+gov,loc)/ 20090119140000 http://loc.gov/ text/html 200 D - - 30 0 CDL-EOT-x.warc.gz
+gov,loc)/ 20090120140000 http://loc.gov/ text/html 200 D - - 7 0 IA-x.warc.gz
+`
+	want := `20090119 {"CDL": {"count": 1, "size": 30, "okcount": 1, "oksize": 30}, "LOC": {"count": 2, "size": 150, "okcount": 1, "oksize": 100}, "toturis": 3, "totsize": 180, "totokcount": 2, "totoksize": 130}
+20090120 {"IA": {"count": 1, "size": 7, "okcount": 1, "oksize": 7}, "toturis": 1, "totsize": 7, "totokcount": 1, "totoksize": 7}
+`
+	for _, adjacent := range []bool{false, true} {
+		d := NewDaily(&DailyOptions{AdjacentDuplicates: adjacent})
+		if err := d.ReadIndex(strings.NewReader(in), "x.cdx", false); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := d.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, out.String()); d != "" {
+			t.Errorf("adjacent=%v (-want +got):\n%s", adjacent, d)
+		}
+		if st, want := d.Stats(), (DailyStats{Records: 4, Revisits: 1, Duplicates: 1}); st != want {
+			t.Errorf("stats = %+v, want %+v", st, want)
+		}
+	}
+	d := NewDaily(nil)
+	err := d.ReadIndex(strings.NewReader("a)/ 2009 {\"url\": \"http://a/\"}\n"), "y", false)
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 1 {
+		t.Errorf("short timestamp error = %v, want line 1", err)
+	}
+}
+
+func TestCharts(t *testing.T) {
+	dir := t.TempDir()
+	lines, err := ReadSummary(strings.NewReader(summaryA), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := []Series{{"A", lines}, {"B", lines[:1]}}
+	html, err := HTMLBytesChart(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, err := DomainsChart(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl := NewDaily(nil)
+	rec, err := cdxj.ParseLine([]byte(`gov,loc)/ 20090119120000 {"url": "http://loc.gov/", "status": "200", "length": "5", "filename": "LOC-1.warc.gz"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dl.AddRecord(rec); err != nil {
+		t.Fatal(err)
+	}
+	daily, err := DailyChart(dl.Days())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range map[string]*plot.Plot{"html.svg": html, "domains.png": dom, "daily.svg": daily} {
+		path := filepath.Join(dir, name)
+		if err := SaveChart(path, p); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG\r\n")) ||
+			strings.HasSuffix(name, ".svg") && !bytes.Contains(b[:min(len(b), 200)], []byte("<svg")) {
+			t.Errorf("%s does not look like its format: %q", name, b[:min(len(b), 40)])
+		}
+	}
+	if err := SaveChart(filepath.Join(dir, "x.gif"), html); err == nil {
+		t.Error("SaveChart accepted .gif")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("chart folder holds %d files, want 3 (no temporary files left)", len(entries))
+	}
+}
