@@ -23,9 +23,6 @@ var (
 	// ErrHeader: a " CDX" header line names no fields or a field twice in a
 	// way that cannot be read.
 	ErrHeader = errors.New("invalid CDX header")
-	// ErrNoURL: a record needs its original URL (to compute a SURT key, for
-	// instance) and has none.
-	ErrNoURL = errors.New("record has no original URL")
 )
 
 // ParseError reports a bad line: its 1-based line number in the input (0,

@@ -102,14 +102,10 @@ func QueryForURL(rawURL string, m MatchType) (Query, error) {
 	if err != nil {
 		return Query{}, fmt.Errorf("%w: %v", ErrQuery, err)
 	}
-	if m == MatchPrefix && !strings.HasSuffix(rawURL, "/") {
-		// "example.com/a" canonicalizes to "com,example)/a"; keep it as a
-		// prefix. A bare host canonicalizes to "com,example)/", which as a
-		// prefix is the whole host, as wanted.
-		key = strings.TrimSuffix(key, "/")
-		if strings.HasSuffix(key, ")") {
-			key += "/"
-		}
+	if m == MatchPrefix && strings.HasSuffix(rawURL, "/") && !strings.HasSuffix(key, "/") {
+		// Canonicalization drops a trailing slash ("example.com/a/" gives
+		// "com,example)/a"); as a prefix the slash matters: /a/ is not /ab.
+		key += "/"
 	}
 	return Query{Key: key, Match: m}, nil
 }

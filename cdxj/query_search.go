@@ -17,7 +17,7 @@ type lineFile struct {
 	buf  []byte
 }
 
-const probeChunk = 4 << 10
+const probeChunk = 1 << 10
 
 func newLineFile(r io.ReaderAt, size int64, max int) *lineFile {
 	if max <= 0 {
@@ -206,60 +206,77 @@ func (f *lineFile) prevDataLine(off int64) (int64, error) {
 	return -1, nil
 }
 
-// scan yields the lines from off on, each without its terminator, with its
-// offset, reading sequentially through a buffer of 64 KiB (grown for long
-// lines up to max). The slice is valid until the next iteration.
+// scan yields the lines from off on; see scanLines.
 func (f *lineFile) scan(off int64, yield func(line []byte, at int64) bool) error {
+	return scanLines(io.NewSectionReader(f.r, off, f.size-off), off, f.max, yield)
+}
+
+// scanLines yields the lines of r, each without its terminator ("\n" or
+// "\r\n"; the last line may have none), with its offset (base plus its
+// position in r), reading through a buffer of 64 KiB grown for long lines
+// up to max bytes. The slice is valid until the next iteration. A line
+// longer than max is an error wrapping ErrLineTooLong that names its
+// offset; a read error is returned as is.
+func scanLines(rd io.Reader, base int64, max int, yield func(line []byte, at int64) bool) error {
+	// Start with small reads, for queries that match a few lines, and
+	// double them up to 64 KiB for those that read on.
 	const bufSize = 64 << 10
-	buf := make([]byte, 0, bufSize)
+	buf := make([]byte, bufSize)
+	readSize := 4 << 10
 	r, w := 0, 0 // unread data is buf[r:w]
-	pos := off   // file offset of buf[w]
+	pos := base  // offset of buf[w]
 	eof := false
+	tooLong := func(at int64) error {
+		return fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", at, ErrLineTooLong, max)
+	}
 	for {
 		if i := bytes.IndexByte(buf[r:w], '\n'); i >= 0 {
-			line := buf[r : r+i]
+			line := trimCR(buf[r : r+i])
 			at := pos - int64(w-r)
 			r += i + 1
-			if len(line) > f.max+1 || (len(line) > f.max && line[len(line)-1] != '\r') {
-				return fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", at, ErrLineTooLong, f.max)
+			if len(line) > max {
+				return tooLong(at)
 			}
-			if !yield(trimCR(line), at) {
+			if !yield(line, at) {
 				return nil
 			}
 			continue
 		}
 		if eof {
 			if r < w {
-				at := pos - int64(w-r)
-				line := buf[r:w]
-				r = w
-				if len(line) > f.max {
-					return fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", at, ErrLineTooLong, f.max)
+				line := trimCR(buf[r:w])
+				if len(line) > max {
+					return tooLong(pos - int64(w-r))
 				}
-				yield(trimCR(line), at)
+				yield(line, pos-int64(w-r))
 			}
 			return nil
 		}
 		// Move the unread part to the front; grow for a long line.
-		n := copy(buf[:cap(buf)], buf[r:w])
+		n := copy(buf, buf[r:w])
 		r, w = 0, n
-		if w == cap(buf) {
-			if w > f.max+1 {
-				return fmt.Errorf("cdxj: line at byte %d: %w: more than %d bytes", pos-int64(w), ErrLineTooLong, f.max)
+		if w == len(buf) {
+			if w > max+1 {
+				return tooLong(pos - int64(w))
 			}
-			nb := make([]byte, w, 2*cap(buf))
+			nb := make([]byte, 2*len(buf))
 			copy(nb, buf[:w])
 			buf = nb
 		}
-		buf = buf[:cap(buf)]
-		m, err := f.readAt(buf[w:], pos)
-		if err != nil {
-			return err
+		end := len(buf)
+		if w+readSize < end {
+			end = w + readSize
 		}
+		if readSize < bufSize {
+			readSize *= 2
+		}
+		m, err := rd.Read(buf[w:end])
 		w += m
 		pos += int64(m)
-		if m == 0 {
+		if err == io.EOF {
 			eof = true
+		} else if err != nil {
+			return err
 		}
 	}
 }

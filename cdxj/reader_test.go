@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -440,5 +441,55 @@ func TestInputOffset(t *testing.T) {
 	}
 	if r.InputOffset() != int64(len(input)) {
 		t.Errorf("InputOffset at end = %d, want %d", r.InputOffset(), len(input))
+	}
+}
+
+// TestReadZeroAllocs: with ReuseRecord, reading a line and taking its key,
+// timestamp, MIME type, status and length allocates nothing once warm.
+func TestReadZeroAllocs(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"cdxj":  benchLines(200),
+		"cdx11": readSample(t, "openwayback_archive-org.cdx"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := NewReader(&cycle{data: data})
+			r.ReuseRecord = true
+			read := func() {
+				rec, err := r.Read()
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _ = rec.Length()
+				_, _ = rec.Key(), rec.Timestamp()
+				_, _ = rec.MIME(), rec.Status()
+			}
+			for range 1000 {
+				read() // warm up: buffer and JSON index reach their size
+			}
+			if n := testing.AllocsPerRun(2000, read); n != 0 {
+				t.Errorf("%v allocations per line, want 0", n)
+			}
+		})
+	}
+}
+
+// TestSkipBadLogs: under SkipBad the Logger gets one Warn per skipped line.
+func TestSkipBadLogs(t *testing.T) {
+	var logs bytes.Buffer
+	r := NewReader(strings.NewReader("bad\ncom,a)/ 2014 {}\nx 2014023 {}\n"))
+	r.SkipBad = true
+	r.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	n := 0
+	for _, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1 || r.Skipped() != 2 {
+		t.Errorf("%d records, %d skipped; want 1 and 2", n, r.Skipped())
+	}
+	if got := strings.Count(logs.String(), "level=WARN"); got != 2 || !strings.Contains(logs.String(), "line=3") {
+		t.Errorf("log:\n%s\nwant two warnings, one for line 3", logs.String())
 	}
 }

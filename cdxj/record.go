@@ -76,57 +76,61 @@ func (r *Record) parse(line []byte, hdr, def *Layout) error {
 		if len(rest) > 0 && rest[0] == '{' {
 			// The ORS TimeMap form "datetime {json}" (ipwb): the key is the
 			// timestamp.
-			return r.setCDXJ(line[:sp], line[:sp], rest, 0, sp+1)
+			return r.setCDXJ(line[:sp], line[:sp], rest, 0)
 		}
 		if sp2 := bytes.IndexByte(rest, ' '); sp2 >= 0 && sp2+1 < len(rest) && rest[sp2+1] == '{' {
-			return r.setCDXJ(line[:sp], rest[:sp2], rest[sp2+1:], sp+1, sp+sp2+2)
-		}
-		if def == nil {
-			// A key with spaces in it (CDX-01: a file: URL with a space):
-			// the timestamp is the token just before the JSON block.
-			if j := bytes.Index(line, []byte(" {")); j > 0 {
-				k := bytes.LastIndexByte(line[:j], ' ')
-				if k <= 0 {
-					return perr(j+2, causef(ErrFieldCount, "JSON block without a timestamp before it"))
-				}
-				return r.setCDXJ(line[:k], line[k+1:j], line[j+1:], k+1, j+1)
-			}
+			return r.setCDXJ(line[:sp], rest[:sp2], rest[sp2+1:], sp+1)
 		}
 	}
-	return r.parseCDX(line, hdr, def)
+	err := r.parseCDX(line, hdr, def)
+	if err != nil && hdr == nil && def == nil {
+		// A CDXJ key with spaces in it (CDX-01: a file: URL with a space):
+		// the timestamp is the token just before the JSON block.
+		if j := bytes.Index(line, []byte(" {")); j > 0 {
+			k := bytes.LastIndexByte(line[:j], ' ')
+			if k <= 0 {
+				return perr(j+2, causef(ErrFieldCount, "JSON block without a timestamp before it"))
+			}
+			r.reset(line)
+			return r.setCDXJ(line[:k], line[k+1:j], line[j+1:], k+1)
+		}
+	}
+	return err
 }
 
-func (r *Record) setCDXJ(key, ts, json []byte, tsOff, jsonOff int) error {
+// setCDXJ records the parts of a CDXJ line; tsOff is where ts starts.
+func (r *Record) setCDXJ(key, ts, json []byte, tsOff int) error {
 	r.key, r.ts, r.json = key, ts, json
 	if err := padTimestamp(&r.tsPad, ts, false); err != nil {
 		return perr(tsOff+1, err)
 	}
-	_ = jsonOff
 	return nil
 }
 
 // parseCDX splits a classic CDX line on runs of spaces.
 func (r *Record) parseCDX(line []byte, hdr, def *Layout) error {
 	n := 0
-	for i := 0; i < len(line); {
-		for i < len(line) && line[i] == ' ' {
-			i++
+	start := -1 // start of the current field, -1 between fields
+	for i, c := range line {
+		if c == ' ' {
+			if start >= 0 {
+				if n == len(r.spans) {
+					return perr(start+1, causef(ErrFieldCount, "more than %d fields", maxColumns))
+				}
+				r.spans[n] = [2]int32{int32(start), int32(i)}
+				n++
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
 		}
-		if i == len(line) {
-			break
-		}
-		j := bytes.IndexByte(line[i:], ' ')
-		if j < 0 {
-			j = len(line)
-		} else {
-			j += i
-		}
+	}
+	if start >= 0 {
 		if n == len(r.spans) {
-			return perr(i+1, causef(ErrFieldCount, "more than %d fields", maxColumns))
+			return perr(start+1, causef(ErrFieldCount, "more than %d fields", maxColumns))
 		}
-		r.spans[n] = [2]int32{int32(i), int32(j)}
+		r.spans[n] = [2]int32{int32(start), int32(len(line))}
 		n++
-		i = j
 	}
 	layout := hdr
 	if layout == nil {

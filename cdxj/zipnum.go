@@ -1,0 +1,604 @@
+package cdxj
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// ZipNum is the compressed index layout of the Internet Archive's
+// webarchive-commons, pywb and Common Crawl: a sorted CDX or CDXJ index
+// cut into blocks of a few thousand lines, each block compressed as its
+// own gzip member, the members concatenated into one or more part files;
+// a secondary index (the summary, ".idx") holds one line per block, its
+// first key; an optional location file (".loc") says where each part is.
+//
+// The secondary index comes in two forms:
+//
+//	com,example)/ 20140101000000<TAB>part-00000.gz<TAB>0<TAB>18034<TAB>1
+//
+// (key and timestamp of the block's first line, part name, byte offset and
+// length of the gzip member, and an optional 1-based block number), and
+// the CDXJ form of pywb and WACZ, marked by a first "!meta" line:
+//
+//	!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}
+//	com,example)/ 20140101000000 {"offset": 0, "length": 18034}
+//
+// whose lines may carry their own "filename" (else the !meta one) and a
+// block number as "lineno". The ".loc" file has lines "part<TAB>path..."
+// (paths relative to the .loc file's folder; the first that opens is
+// used). Without one, a part is the file of that name next to the .idx.
+//
+// A block holds whole lines; its last line may lack its "\n" (the block's
+// end ends the line), which is why a part file must be read block by
+// block and not as one multistream gzip.
+
+// ErrZipNum is wrapped by the errors about a malformed ZipNum cluster: a
+// secondary index line that does not parse, a part that cannot be located
+// or a block that is not gzip data where the index says.
+var ErrZipNum = errors.New("cdxj: malformed ZipNum cluster")
+
+// DefaultMaxBlockSize bounds the compressed length of one block a Cluster
+// reads (64 MiB), so that a corrupt secondary index cannot make it
+// allocate or read without limit.
+const DefaultMaxBlockSize = 64 << 20
+
+// IdxEntry is one line of a ZipNum secondary index: where one block is.
+type IdxEntry struct {
+	Key    string // key and timestamp of the block's first line ("com,example)/ 20140101000000")
+	Part   string // part name, resolved through the .loc file if any
+	Offset int64  // byte offset of the block's gzip member in the part
+	Length int64  // byte length of the member
+	Block  int64  // block number as written (1-based), 0 when absent
+	At     int64  // byte offset of this line in the secondary index
+}
+
+// ParseIdxLine parses one secondary-index line in either form (see the
+// package documentation above): tab-separated, or CDXJ "key ts {json}"
+// with "offset", "length" and optionally "filename" and "lineno" (numbers
+// or strings). defaultPart is the part of a CDXJ line without a
+// "filename" (the !meta header's). Errors wrap ErrZipNum.
+func ParseIdxLine(line []byte, defaultPart string) (IdxEntry, error) {
+	if i := bytes.IndexByte(line, '\t'); i >= 0 {
+		f := strings.Split(string(line), "\t")
+		if len(f) < 4 {
+			return IdxEntry{}, fmt.Errorf("%w: %d tab-separated fields, want 4 or 5 (key, part, offset, length[, block])", ErrZipNum, len(f))
+		}
+		e := IdxEntry{Key: f[0], Part: f[1]}
+		var err error
+		if e.Offset, err = strconv.ParseInt(f[2], 10, 64); err != nil || e.Offset < 0 {
+			return IdxEntry{}, fmt.Errorf("%w: bad offset %q", ErrZipNum, f[2])
+		}
+		if e.Length, err = strconv.ParseInt(f[3], 10, 64); err != nil || e.Length <= 0 {
+			return IdxEntry{}, fmt.Errorf("%w: bad length %q", ErrZipNum, f[3])
+		}
+		if len(f) > 4 && f[4] != "" {
+			if e.Block, err = strconv.ParseInt(f[4], 10, 64); err != nil {
+				return IdxEntry{}, fmt.Errorf("%w: bad block number %q", ErrZipNum, f[4])
+			}
+		}
+		if e.Part == "" {
+			return IdxEntry{}, fmt.Errorf("%w: empty part name", ErrZipNum)
+		}
+		return e, nil
+	}
+	j := bytes.Index(line, []byte(" {"))
+	if j < 0 {
+		return IdxEntry{}, fmt.Errorf("%w: neither tab-separated nor \"key timestamp {json}\"", ErrZipNum)
+	}
+	var v struct {
+		Offset   json.Number `json:"offset"`
+		Length   json.Number `json:"length"`
+		Filename string      `json:"filename"`
+		Lineno   json.Number `json:"lineno"`
+	}
+	if err := json.Unmarshal(unquoteNumbers(line[j+1:]), &v); err != nil {
+		return IdxEntry{}, fmt.Errorf("%w: JSON block: %v", ErrZipNum, err)
+	}
+	e := IdxEntry{Key: string(line[:j]), Part: v.Filename}
+	if e.Part == "" {
+		e.Part = defaultPart
+	}
+	var err error
+	if e.Offset, err = v.Offset.Int64(); err != nil || e.Offset < 0 {
+		return IdxEntry{}, fmt.Errorf("%w: bad or missing \"offset\" %q", ErrZipNum, v.Offset)
+	}
+	if e.Length, err = v.Length.Int64(); err != nil || e.Length <= 0 {
+		return IdxEntry{}, fmt.Errorf("%w: bad or missing \"length\" %q", ErrZipNum, v.Length)
+	}
+	if v.Lineno != "" {
+		if e.Block, err = v.Lineno.Int64(); err != nil {
+			return IdxEntry{}, fmt.Errorf("%w: bad \"lineno\" %q", ErrZipNum, v.Lineno)
+		}
+	}
+	if e.Part == "" {
+		return IdxEntry{}, fmt.Errorf("%w: no \"filename\" in the line or in the !meta header", ErrZipNum)
+	}
+	return e, nil
+}
+
+// unquoteNumbers lets json.Number accept "offset": "123" as well as 123:
+// it returns b with the quotes around all-digit strings removed.
+func unquoteNumbers(b []byte) []byte {
+	if !bytes.Contains(b, []byte(`"`)) {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] == '"' {
+			// copy a string; if it is all digits and follows ':', drop quotes
+			j := i + 1
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(b) {
+				return append(out, b[i:]...)
+			}
+			s := b[i+1 : j]
+			prev := bytes.TrimRight(out, " \t")
+			if len(s) > 0 && len(prev) > 0 && prev[len(prev)-1] == ':' && allDigits(s) {
+				out = append(out, s...)
+			} else {
+				out = append(out, b[i:j+1]...)
+			}
+			i = j
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
+
+func allDigits(s []byte) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(s) > 0
+}
+
+// idxKey returns the key part of a secondary-index line: what comes before
+// the first tab, or before " {" in the CDXJ form.
+func idxKey(line []byte) []byte {
+	if i := bytes.IndexByte(line, '\t'); i >= 0 {
+		return line[:i]
+	}
+	if i := bytes.Index(line, []byte(" {")); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// Cluster is an open ZipNum cluster (see the ZipNum section above). It
+// answers key-range queries through its secondary index: a binary search
+// of the .idx finds the block that may hold the first match, and blocks
+// are then read and decompressed one at a time while lines can still
+// match. Part files are opened on first use and kept open until Close.
+//
+// A Cluster is safe for concurrent use. Memory per query: the line buffer
+// (64 KiB, grown for long lines up to MaxLineSize) and one gzip reader.
+type Cluster struct {
+	// MaxLineSize is the longest line accepted in the secondary index and
+	// in a block; 0 means DefaultMaxLineSize.
+	MaxLineSize int
+	// MaxBlockSize is the largest compressed block length accepted; 0
+	// means DefaultMaxBlockSize.
+	MaxBlockSize int64
+
+	idxPath     string
+	idx         *os.File
+	size        int64
+	dir         string
+	format      string
+	defaultPart string
+	loc         map[string][]string
+
+	mu    sync.Mutex
+	parts map[string]*os.File
+}
+
+// OpenCluster opens the ZipNum cluster whose secondary index is idxPath
+// (".idx" or ".summary"). The location file is idxPath with its extension
+// replaced by ".loc", read when it exists. Nothing is modified. Errors
+// wrap ErrZipNum for a malformed !meta header or .loc file.
+func OpenCluster(idxPath string) (*Cluster, error) {
+	f, err := os.Open(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	c := &Cluster{idxPath: idxPath, idx: f, size: st.Size(), dir: filepath.Dir(idxPath), parts: map[string]*os.File{}}
+	if err := c.readMeta(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	locPath := strings.TrimSuffix(idxPath, filepath.Ext(idxPath)) + ".loc"
+	if lf, err := os.Open(locPath); err == nil {
+		c.loc, err = parseLoc(lf, filepath.Dir(locPath))
+		lf.Close()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", locPath, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		f.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// readMeta reads the header lines at the top of the secondary index: a
+// "!meta" line gives the format and the default part filename.
+func (c *Cluster) readMeta() error {
+	lf := newLineFile(c.idx, c.size, c.MaxLineSize)
+	for off := int64(0); off < c.size; {
+		line, next, err := lf.lineAt(off)
+		if err != nil {
+			return err
+		}
+		if !isHeaderLine(line) {
+			if !isBlankLine(line) {
+				return nil
+			}
+			off = next
+			continue
+		}
+		if bytes.HasPrefix(line, []byte("!meta")) {
+			if j := bytes.IndexByte(line, '{'); j >= 0 {
+				var m struct {
+					Format   string `json:"format"`
+					Filename string `json:"filename"`
+				}
+				if err := json.Unmarshal(line[j:], &m); err != nil {
+					return fmt.Errorf("%w: %s: !meta header: %v", ErrZipNum, c.idxPath, err)
+				}
+				if m.Format != "" {
+					c.format = m.Format
+				}
+				if m.Filename != "" {
+					c.defaultPart = m.Filename
+				}
+			}
+		}
+		off = next
+	}
+	return nil
+}
+
+// parseLoc reads a .loc file: "part<TAB>path..." per line.
+func parseLoc(r io.Reader, dir string) (map[string][]string, error) {
+	loc := map[string][]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) < 2 || f[0] == "" {
+			return nil, fmt.Errorf("%w: .loc line %d: want \"part<TAB>path...\"", ErrZipNum, n)
+		}
+		for _, p := range f[1:] {
+			if p == "" {
+				continue
+			}
+			if !strings.Contains(p, "://") && !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			loc[f[0]] = append(loc[f[0]], p)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: .loc line %d: %v", ErrZipNum, n+1, err)
+	}
+	return loc, nil
+}
+
+// Format returns the format the secondary index's !meta header declares
+// ("cdxj-gzip-1.0"), or "" for the classic tab-separated form.
+func (c *Cluster) Format() string { return c.format }
+
+// Close closes the secondary index and every part file opened.
+func (c *Cluster) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.idx.Close()
+	for name, f := range c.parts {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		delete(c.parts, name)
+	}
+	return err
+}
+
+// part returns the open file of part name.
+func (c *Cluster) part(name string) (*os.File, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.parts[name]; ok {
+		return f, nil
+	}
+	paths := c.loc[name]
+	if paths == nil {
+		if c.loc != nil {
+			return nil, fmt.Errorf("%w: part %q is not in the .loc file", ErrZipNum, name)
+		}
+		if strings.Contains(name, "/") || strings.Contains(name, `\`) || name == ".." {
+			return nil, fmt.Errorf("%w: part name %q is not a file name", ErrZipNum, name)
+		}
+		paths = []string{filepath.Join(c.dir, name)}
+	}
+	var firstErr error
+	for _, p := range paths {
+		if strings.Contains(p, "://") {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%w: part %q: remote location %q is not supported", ErrZipNum, name, p)
+			}
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		c.parts[name] = f
+		return f, nil
+	}
+	return nil, firstErr
+}
+
+// Entries returns every entry of the secondary index in order. A line that
+// does not parse is yielded as an error naming its byte offset in the
+// .idx, and the iteration goes on if the loop continues.
+func (c *Cluster) Entries() iter.Seq2[IdxEntry, error] {
+	return c.entriesFrom(0)
+}
+
+func (c *Cluster) entriesFrom(off int64) iter.Seq2[IdxEntry, error] {
+	return func(yield func(IdxEntry, error) bool) {
+		lf := newLineFile(c.idx, c.size, c.MaxLineSize)
+		stopped := false
+		err := lf.scan(off, func(line []byte, at int64) bool {
+			if isBlankLine(line) || isHeaderLine(line) {
+				return true
+			}
+			e, err := ParseIdxLine(line, c.defaultPart)
+			if err != nil {
+				err = fmt.Errorf("%s: line at byte %d: %w", c.idxPath, at, err)
+				if !yield(IdxEntry{}, err) {
+					stopped = true
+					return false
+				}
+				return true
+			}
+			e.At = at
+			if !yield(e, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if err != nil && !stopped {
+			yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+		}
+	}
+}
+
+// BlockLines returns the lines of the block e locates, decompressed as
+// they are read (memory: one gzip reader and the line buffer). A block's
+// last line may lack its "\n". A block that is not gzip data, or a part
+// that cannot be opened, is yielded as an error wrapping ErrZipNum (or the
+// open error) and ends the iteration.
+func (c *Cluster) BlockLines(e IdxEntry) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		var zr gzip.Reader
+		c.blockLines(&zr, e, func(line []byte) bool { return yield(line, nil) }, func(err error) { yield(nil, err) })
+	}
+}
+
+func (c *Cluster) blockLines(zr *gzip.Reader, e IdxEntry, yield func([]byte) bool, fail func(error)) bool {
+	maxBlock := c.MaxBlockSize
+	if maxBlock <= 0 {
+		maxBlock = DefaultMaxBlockSize
+	}
+	if e.Length > maxBlock {
+		fail(fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, maxBlock))
+		return false
+	}
+	f, err := c.part(e.Part)
+	if err != nil {
+		fail(fmt.Errorf("cdxj: ZipNum part %q: %w", e.Part, err))
+		return false
+	}
+	sr := bufio.NewReaderSize(io.NewSectionReader(f, e.Offset, e.Length), int(min(e.Length, 64<<10)))
+	if err := zr.Reset(sr); err != nil {
+		fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err))
+		return false
+	}
+	max := c.MaxLineSize
+	if max <= 0 {
+		max = DefaultMaxLineSize
+	}
+	stopped := false
+	err = scanLines(zr, 0, max, func(line []byte, _ int64) bool {
+		if !yield(line) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	if stopped {
+		return false
+	}
+	if err != nil {
+		fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err))
+		return false
+	}
+	return true
+}
+
+// Lines returns the lines of the cluster that match q, in index order; see
+// Searcher. The secondary index is binary-searched for the last block
+// whose first key sorts before the query's first possible line (an earlier
+// block may end with lines of that key), and blocks are read from there
+// until a block's first key sorts past the last possible line.
+func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		cq, err := q.compile()
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		lf := newLineFile(c.idx, c.size, c.MaxLineSize)
+		off, err := lf.search(cq.start, idxKey)
+		if err != nil {
+			yield(nil, fmt.Errorf("%s: %w", c.idxPath, err))
+			return
+		}
+		prev, err := lf.prevDataLine(off)
+		if err != nil {
+			yield(nil, fmt.Errorf("%s: %w", c.idxPath, err))
+			return
+		}
+		if prev >= 0 {
+			off = prev
+		}
+		var zr gzip.Reader
+		n := 0
+		for e, err := range c.entriesFrom(off) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if cq.end != nil && strings.Compare(e.Key, string(cq.end)) >= 0 {
+				return
+			}
+			done := false
+			ok := c.blockLines(&zr, e, func(line []byte) bool {
+				if isBlankLine(line) || isHeaderLine(line) {
+					return true
+				}
+				switch cq.test(line) {
+				case vStop:
+					done = true
+					return false
+				case vSkip:
+					return true
+				}
+				if !yield(line, nil) {
+					done = true
+					return false
+				}
+				n++
+				if q.Limit > 0 && n >= q.Limit {
+					done = true
+					return false
+				}
+				return true
+			}, func(err error) { done = true; yield(nil, err) })
+			if done || !ok {
+				return
+			}
+		}
+	}
+}
+
+// Records returns the lines that match q parsed as Records (layout
+// inferred per line); see Searcher.
+func (c *Cluster) Records(q Query) iter.Seq2[*Record, error] {
+	return records(c.Lines(q), nil)
+}
+
+var _ Searcher = (*Cluster)(nil)
+
+// Block is one gzip member of a ZipNum part file, as ReadBlocks yields it.
+type Block struct {
+	Offset int64  // byte offset of the member in the part file
+	Length int64  // compressed length in bytes
+	Data   []byte // the decompressed content; valid until the next iteration
+}
+
+// ReadBlocks reads a ZipNum part file (or any multistream gzip file)
+// member by member, yielding each with its offset and length, so that a
+// secondary index can be checked or rebuilt. A member that decompresses to
+// more than maxData bytes (0 means 64 MiB) or is not gzip data is yielded
+// as an error naming its offset, and ends the iteration. Memory: one
+// decompressed member.
+func ReadBlocks(r io.Reader, maxData int64) iter.Seq2[Block, error] {
+	if maxData <= 0 {
+		maxData = DefaultMaxBlockSize
+	}
+	return func(yield func(Block, error) bool) {
+		cr := &countingReader{r: bufio.NewReaderSize(r, 64<<10)}
+		var zr gzip.Reader
+		var buf bytes.Buffer
+		for {
+			start := cr.n
+			if _, err := cr.r.Peek(1); err == io.EOF {
+				return
+			}
+			if err := zr.Reset(cr); err != nil {
+				yield(Block{}, fmt.Errorf("%w: member at byte %d: %v", ErrZipNum, start, err))
+				return
+			}
+			zr.Multistream(false)
+			buf.Reset()
+			n, err := io.Copy(&buf, io.LimitReader(&zr, maxData+1))
+			if err == nil && n > maxData {
+				err = fmt.Errorf("decompresses to more than %d bytes", maxData)
+			}
+			if err != nil {
+				yield(Block{}, fmt.Errorf("%w: member at byte %d: %v", ErrZipNum, start, err))
+				return
+			}
+			if !yield(Block{Offset: start, Length: cr.n - start, Data: buf.Bytes()}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// countingReader counts the bytes consumed through it; as an io.ByteReader
+// it lets gzip read exactly one member and no further.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
