@@ -129,6 +129,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
 	cfg.ParseTime = true
 	cfg.Loc = time.UTC
 	cfg.ClientFoundRows = true
+	cfg.Logger = driverLog{o.Logger} // the driver's default writes to stderr
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Second
 	}
@@ -172,6 +173,16 @@ func (c *Cache) init(ctx context.Context, o Options) error {
 		*p.stmt = s
 	}
 	return nil
+}
+
+// driverLog passes the driver's messages (broken connections, mostly) to the
+// store's logger at debug level, or drops them.
+type driverLog struct{ l *slog.Logger }
+
+func (d driverLog) Print(v ...any) {
+	if d.l != nil {
+		d.l.Debug("mysql driver", "msg", fmt.Sprint(v...))
+	}
 }
 
 func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
