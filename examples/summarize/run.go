@@ -1,0 +1,429 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/mementokit/mementokit/summary"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+	"gonum.org/v1/plot"
+)
+
+// usageError marks errors in the command line (exit status 2).
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// env is what every sub-command gets.
+type env struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	bar            *progressbar.ProgressBar
+}
+
+// run is the whole command; main only wires signals and exit codes.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr,
+		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if len(args) > 0 {
+		switch args[0] {
+		case "combine":
+			return e.combine(args[1:])
+		case "overlap":
+			return e.overlap(args[1:])
+		case "totals":
+			return e.totals(args[1:])
+		case "csv":
+			return e.csv(args[1:])
+		case "daily":
+			return e.daily(args[1:])
+		case "chart":
+			return e.chart(args[1:])
+		}
+	}
+	return e.summarize(args)
+}
+
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err}
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return nil, usagef("no input files")
+	}
+	return fs.Args(), nil
+}
+
+// startBar shows a byte progress bar over files on standard error when it
+// is a terminal.
+func (e *env) startBar(files []string) {
+	f, ok := e.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return
+	}
+	var total int64
+	for _, name := range files {
+		if st, err := os.Stat(name); err == nil {
+			total += st.Size()
+		}
+	}
+	e.bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(e.stderr), progressbar.OptionShowBytes(true),
+		progressbar.OptionSetDescription("summarize"), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100_000_000))
+}
+
+func (e *env) endBar() {
+	if e.bar != nil {
+		e.bar.Finish()
+	}
+}
+
+// countingReader reports the bytes read to the progress bar and stops on
+// cancellation.
+type countingReader struct {
+	ctx context.Context
+	r   io.Reader
+	bar *progressbar.ProgressBar
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if c.bar != nil && n > 0 {
+		c.bar.Add64(int64(n))
+	}
+	return n, err
+}
+
+// open opens an input file (raw bytes, for the progress bar), decompressing
+// a .gz name when gz is set.
+func (e *env) open(name string, gz bool) (io.Reader, func() error, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	var r io.Reader = &countingReader{ctx: e.ctx, r: bufio.NewReaderSize(f, 1<<20), bar: e.bar}
+	if gz && strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		r = zr
+	}
+	return r, f.Close, nil
+}
+
+func (e *env) summarize(args []string) error {
+	fs := newFlags("summarize", "summarize [-fullhost] [-monthly] [-compact] [-compat] [-grouped] [-strict] FILE...", e.stderr)
+	fullhost := fs.Bool("fullhost", false, "key by full host instead of registrable domain")
+	monthly := fs.Bool("monthly", false, "periods by month (YYYYMM) instead of year")
+	compact := fs.Bool("compact", false, "leave zero counters out")
+	compat := fs.Bool("compat", false, "reproduce cdx-summarize at 1ed5568 exactly (keys, counts, quirks)")
+	grouped := fs.Bool("grouped", false, "input grouped by key: write each key as soon as it ends (memory: one key)")
+	strict := fs.Bool("strict", false, "stop at the first malformed line instead of skipping and counting it")
+	minYear := fs.Int("min-year", 0, "first year counted (default 1991)")
+	maxYear := fs.Int("max-year", 0, "last year counted (default next year)")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	e.startBar(files)
+	defer e.endBar()
+	if *compat {
+		c := summary.NewCompat(*monthly, *fullhost, e.log)
+		for _, name := range files {
+			r, closeFn, err := e.open(name, true)
+			if err != nil {
+				e.log.Warn("Error (dowork)", "file", name, "err", err) // the original goes on
+				continue
+			}
+			err = c.ReadFile(name, r)
+			closeFn()
+			if ctxErr := e.ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			_ = err // reported through the logger, as the original does
+		}
+		e.endBar()
+		if *compact {
+			_, err = c.WriteCompactTo(e.stdout)
+		} else {
+			_, err = c.WriteTo(e.stdout)
+		}
+		return err
+	}
+	keys := summary.KeyDomain
+	if *fullhost {
+		keys = summary.KeyHost
+	}
+	out := bufio.NewWriterSize(e.stdout, 64<<10)
+	s := summary.New(&summary.Options{Keys: keys, Monthly: *monthly, Compact: *compact, Grouped: *grouped, Out: out,
+		MinYear: *minYear, MaxYear: *maxYear, Logger: e.log})
+	for _, name := range files {
+		r, closeFn, err := e.open(name, true)
+		if err != nil {
+			return err
+		}
+		err = s.ReadIndex(r, name, !*strict)
+		closeFn()
+		if err != nil {
+			return err
+		}
+	}
+	e.endBar()
+	if _, err := s.WriteTo(out); err != nil {
+		return err
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	st := s.Stats()
+	if st.NotOK+st.BadTimestamp+st.BadLines > 0 {
+		fmt.Fprintf(e.stderr, "summarize: counted %d captures; not counted: %d not 2xx or unknown status, %d out-of-range timestamps, %d malformed lines\n",
+			st.Counted, st.NotOK, st.BadTimestamp, st.BadLines)
+	}
+	return nil
+}
+
+// readSummaries opens summary files one after another for fn.
+func (e *env) eachFile(files []string, fn func(name string, r io.Reader) error) error {
+	for _, name := range files {
+		r, closeFn, err := e.open(name, true)
+		if err != nil {
+			return err
+		}
+		err = fn(name, r)
+		closeFn()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *env) combine(args []string) error {
+	fs := newFlags("combine", "summarize combine [-yearly] [-compact] [-rekey none|domain|lasttwo] SUMMARY...", e.stderr)
+	yearly := fs.Bool("yearly", false, "fold monthly periods into years")
+	compact := fs.Bool("compact", false, "leave zero counters out")
+	rekey := fs.String("rekey", "none", "re-key: none, domain (public suffix list) or lasttwo (the original's lvl2)")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	opts := summary.CombineOptions{Yearly: *yearly, Compact: *compact}
+	switch *rekey {
+	case "none":
+	case "domain":
+		opts.Rekey = summary.RekeyDomain
+	case "lasttwo":
+		opts.Rekey = summary.RekeyLastTwo
+	default:
+		return usagef("-rekey %q: want none, domain or lasttwo", *rekey)
+	}
+	c := summary.NewCombiner(&opts)
+	if err := e.eachFile(files, func(name string, r io.Reader) error { return c.AddSummary(r, name) }); err != nil {
+		return err
+	}
+	_, err = c.WriteTo(e.stdout)
+	return err
+}
+
+func (e *env) overlap(args []string) error {
+	fs := newFlags("overlap", "summarize overlap [-noyear] [-csv] SUMMARY...", e.stderr)
+	noyear := fs.Bool("noyear", false, "compare keys over all periods together")
+	asCSV := fs.Bool("csv", false, "write the CSV tables instead of JSON")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	var readers []io.Reader
+	for _, name := range files {
+		r, closeFn, err := e.open(name, true)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		readers = append(readers, r)
+	}
+	res, err := summary.Overlap(files, readers, &summary.OverlapOptions{NoYear: *noyear})
+	if err != nil {
+		return err
+	}
+	if *asCSV {
+		return res.WriteCSV(e.stdout)
+	}
+	return res.WriteJSON(e.stdout)
+}
+
+func (e *env) totals(args []string) error {
+	fs := newFlags("totals", "summarize totals [-noyear] [-nototal] SUMMARY...", e.stderr)
+	noyear := fs.Bool("noyear", false, "one line per key, summed over periods")
+	nototal := fs.Bool("nototal", false, "leave the n_total and s_total columns out")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	return e.eachFile(files, func(name string, r io.Reader) error {
+		return summary.WriteTotals(e.stdout, r, name, &summary.TotalsOptions{NoYear: *noyear, NoTotal: *nototal})
+	})
+}
+
+func (e *env) csv(args []string) error {
+	fs := newFlags("csv", "summarize csv SUMMARY...", e.stderr)
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	var readers []io.Reader
+	for _, name := range files {
+		r, closeFn, err := e.open(name, true)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		readers = append(readers, r)
+	}
+	return summary.WriteCSV(e.stdout, io.MultiReader(readers...), strings.Join(files, "+"))
+}
+
+func (e *env) dailyFlags(fs *flag.FlagSet) func() (*summary.DailyOptions, error) {
+	orgRE := fs.String("org-regexp", "", "organization = first capture group of this regular expression on the WARC file name")
+	orgMap := fs.String("org-map", "", `file of "PREFIX ORGANIZATION" lines for WARC file names`)
+	adjacent := fs.Bool("adjacent", false, "sorted input: look for duplicates only among lines with the same key and timestamp")
+	return func() (*summary.DailyOptions, error) {
+		opts := &summary.DailyOptions{AdjacentDuplicates: *adjacent, Logger: e.log}
+		switch {
+		case *orgRE != "" && *orgMap != "":
+			return nil, usagef("-org-regexp and -org-map exclude each other")
+		case *orgRE != "":
+			re, err := regexp.Compile(*orgRE)
+			if err != nil {
+				return nil, usagef("-org-regexp: %v", err)
+			}
+			opts.Org = summary.OrgByRegexp(re)
+		case *orgMap != "":
+			f, err := os.Open(*orgMap)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			if opts.Org, err = summary.ReadOrgMapping(f, *orgMap); err != nil {
+				return nil, err
+			}
+		}
+		return opts, nil
+	}
+}
+
+func (e *env) buildDaily(files []string, opts *summary.DailyOptions, strict bool) (*summary.Daily, error) {
+	d := summary.NewDaily(opts)
+	e.startBar(files)
+	defer e.endBar()
+	err := e.eachFile(files, func(name string, r io.Reader) error { return d.ReadIndex(r, name, !strict) })
+	return d, err
+}
+
+func (e *env) daily(args []string) error {
+	fs := newFlags("daily", "summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] FILE...", e.stderr)
+	getOpts := e.dailyFlags(fs)
+	strict := fs.Bool("strict", false, "stop at the first malformed line")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	opts, err := getOpts()
+	if err != nil {
+		return err
+	}
+	d, err := e.buildDaily(files, opts, *strict)
+	if err != nil {
+		return err
+	}
+	if _, err := d.WriteTo(e.stdout); err != nil {
+		return err
+	}
+	st := d.Stats()
+	fmt.Fprintf(e.stderr, "summarize daily: %d records, %d revisits apart, %d duplicates, %d bad lines\n", st.Records, st.Revisits, st.Duplicates, st.BadLines)
+	return nil
+}
+
+func (e *env) chart(args []string) error {
+	fs := newFlags("chart", "summarize chart -kind html|domains|daily -o OUT.svg|OUT.png FILE...", e.stderr)
+	kind := fs.String("kind", "html", "html: HTML bytes per year; domains: keys held per year; daily: captures per day from index files")
+	out := fs.String("o", "", "output image, .svg or .png")
+	getOpts := e.dailyFlags(fs)
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usagef("chart needs -o OUT.svg or OUT.png")
+	}
+	if _, err := summary.ChartFormat(*out); err != nil {
+		return usageError{err}
+	}
+	var p *plot.Plot
+	switch *kind {
+	case "html", "domains":
+		var series []summary.Series
+		err := e.eachFile(files, func(name string, r io.Reader) error {
+			lines, err := summary.ReadSummary(r, name)
+			series = append(series, summary.Series{Name: name, Lines: lines})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if *kind == "html" {
+			p, err = summary.HTMLBytesChart(series)
+		} else {
+			p, err = summary.DomainsChart(series)
+		}
+		if err != nil {
+			return err
+		}
+	case "daily":
+		opts, err := getOpts()
+		if err != nil {
+			return err
+		}
+		d, err := e.buildDaily(files, opts, false)
+		if err != nil {
+			return err
+		}
+		if p, err = summary.DailyChart(d.Days()); err != nil {
+			return err
+		}
+	default:
+		return usagef("-kind %q: want html, domains or daily", *kind)
+	}
+	return summary.SaveChart(*out, p)
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/sampledata"
+)
+
+// sampleFiles writes the shipped index files into a temporary folder.
+func sampleFiles(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for _, name := range sampledata.IndexFiles() {
+		b, err := sampledata.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.Base(name))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func runCmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+const cdxj = `uk,co,bbc,news)/ 20200101000000 {"url": "https://news.bbc.co.uk/", "mime": "text/html", "status": "200", "length": "100", "filename": "BBC-1.warc.gz"}
+uk,co,bbc,www)/ 20210101000000 {"url": "http://www.bbc.co.uk/", "mime": "image/png", "status": "200", "length": "10", "filename": "IA-2.warc.gz"}
+`
+
+func TestSummarize(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "a.cdxj")
+	if err := os.WriteFile(plain, []byte(cdxj), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(cdxj))
+	zw.Close()
+	gzPath := filepath.Join(dir, "a.cdxj.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default", []string{"-compact", plain}, `bbc.co.uk {"2020": {"n_html": 1, "n_https": 1, "n_total": 1, "s_html": 100, "s_https": 100, "s_total": 100}, "2021": {"n_image": 1, "n_http": 1, "n_total": 1, "s_image": 10, "s_http": 10, "s_total": 10}}` + "\n"},
+		{"gzip", []string{"-compact", gzPath}, `bbc.co.uk {"2020": {"n_html": 1, "n_https": 1, "n_total": 1, "s_html": 100, "s_https": 100, "s_total": 100}, "2021": {"n_image": 1, "n_http": 1, "n_total": 1, "s_image": 10, "s_http": 10, "s_total": 10}}` + "\n"},
+		{"fullhost monthly grouped", []string{"-compact", "-fullhost", "-monthly", "-grouped", plain}, `news.bbc.co.uk {"202001": {"n_html": 1, "n_https": 1, "n_total": 1, "s_html": 100, "s_https": 100, "s_total": 100}}` + "\n" +
+			`www.bbc.co.uk {"202101": {"n_image": 1, "n_http": 1, "n_total": 1, "s_image": 10, "s_http": 10, "s_total": 10}}` + "\n"},
+		{"compat", []string{"-compat", "-compact", plain, gzPath}, `co.uk {"2020": {"n_html": 2, "n_https": 2, "n_total": 2, "s_html": 200, "s_https": 200, "s_total": 200}, "2021": {"n_image": 2, "n_http": 2, "n_total": 2, "s_image": 20, "s_http": 20, "s_total": 20}}` + "\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runCmd(t, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, out); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// The compat goldens of package summary, over all shipped files at once,
+// must match what one run of the command gives file by file.
+func TestSummarizeSampleFiles(t *testing.T) {
+	files := sampleFiles(t)
+	out, stderr, err := runCmd(t, files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "archive.org {") || !strings.Contains(stderr, "5 malformed lines") {
+		t.Errorf("default run over the samples:\n%s\nstderr:\n%s", out, stderr)
+	}
+	out, stderr, err = runCmd(t, append([]string{"-compat"}, files...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "archive.org {") || !strings.Contains(stderr, "Unsupported cdx format") {
+		t.Errorf("compat run should skip the headerless CDX file:\n%s\nstderr:\n%s", out, stderr)
+	}
+	timemap := ""
+	for _, f := range files {
+		if strings.Contains(f, "5mementos") {
+			timemap = f
+		}
+	}
+	if _, _, err := runCmd(t, "-strict", timemap); err == nil {
+		t.Error("-strict accepted the TimeMap with invalid JSON")
+	}
+}
+
+func TestSubcommands(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "a.cdxj")
+	if err := os.WriteFile(idx, []byte(cdxj), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sumA := filepath.Join(dir, "a.summary")
+	out, _, err := runCmd(t, "-fullhost", idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sumA, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		contains string
+	}{
+		{"combine", []string{"combine", "-rekey", "domain", "-compact", sumA}, `bbc.co.uk {"2020": {"n_html": 1,`},
+		{"overlap", []string{"overlap", sumA, sumA}, `"` + sumA + ` AND ` + sumA + `"`},
+		{"overlap csv", []string{"overlap", "-csv", sumA}, "Hosts:\n"},
+		{"totals", []string{"totals", sumA}, "news.bbc.co.uk 2020 1 100\n"},
+		{"totals noyear", []string{"totals", "-noyear", "-nototal", sumA}, "www.bbc.co.uk\n"},
+		{"csv", []string{"csv", sumA}, "key,period,n_html"},
+		{"daily", []string{"daily", idx}, `20200101 {"BBC": {"count": 1, "size": 100, "okcount": 1, "oksize": 100}, "toturis": 1`},
+		{"daily regexp", []string{"daily", "-org-regexp", `^([A-Z]+)-`, idx}, `20210101 {"IA": {`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, err := runCmd(t, tc.args...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			if !strings.Contains(out, tc.contains) {
+				t.Errorf("output lacks %q:\n%s", tc.contains, out)
+			}
+		})
+	}
+	for _, kind := range []string{"html", "domains", "daily"} {
+		img := filepath.Join(dir, kind+".svg")
+		in := sumA
+		if kind == "daily" {
+			in = idx
+		}
+		if _, stderr, err := runCmd(t, "chart", "-kind", kind, "-o", img, in); err != nil {
+			t.Fatalf("chart %s: %v\n%s", kind, err, stderr)
+		}
+		if b, err := os.ReadFile(img); err != nil || !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("chart %s: %v", kind, err)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"-nosuchflag", "x"},
+		{"combine", "-rekey", "bogus", "x"},
+		{"chart", "x"},
+		{"chart", "-o", "x.gif", "x"},
+		{"chart", "-kind", "pie", "-o", "x.svg", "x"},
+		{"daily", "-org-regexp", "(", "x"},
+	} {
+		_, _, err := runCmd(t, args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("run(%q) = %v, want a usage error", args, err)
+		}
+	}
+	if _, _, err := runCmd(t, filepath.Join(t.TempDir(), "missing.cdxj")); err == nil {
+		t.Error("a missing file is not an error")
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	files := sampleFiles(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, files, strings.NewReader(""), &out, &errOut); !errors.Is(err, context.Canceled) {
+		t.Errorf("run with a cancelled context = %v, want context.Canceled", err)
+	}
+}
