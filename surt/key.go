@@ -310,13 +310,16 @@ func (k Key) Segment(i int) string {
 	end := k.pathEnd
 	if i+1 < len(k.segStart) {
 		end = int(k.segStart[i+1]) - 1
+	} else if k.s[end-1] == '/' {
+		end-- // "/x/": the last segment is "x"
 	}
 	return k.s[k.segStart[i]:end]
 }
 
 // PathPrefix returns the host part, ')' and the first n path segments:
 // "com,example)/a" for n=1 of "com,example)/a/b", "com,example)" for n=0
-// (the path-layer node at level n of MEMENTOMAP.md's compaction).
+// (the path-layer node at level n of MEMENTOMAP.md's compaction). For n at
+// or past [Key.NumSegments] it returns the whole HxPx key.
 func (k Key) PathPrefix(n int) string {
 	if k.hostEnd < 0 {
 		return ""

@@ -293,16 +293,19 @@ func parsePort(p []byte) (int, bool) {
 // bracketHost returns the bracketed form of an IP literal for the Fixed
 // profile: "[" + canonical text + "]". IPv6 addresses are written in their
 // RFC 5952 form (lower case, zeros compressed); anything else that was in
-// brackets is kept lower-cased as it came.
+// brackets is kept lower-cased as it came. Bytes outside the printable ASCII
+// range are percent-escaped as everywhere else.
 func (sc *scratch) bracketHost(h []byte) []byte {
-	out := append(sc.brk[:0], '[')
+	t := sc.t2[:0]
 	if a, err := netip.ParseAddr(string(h)); err == nil && a.Is6() {
-		out = a.AppendTo(out)
+		t = a.AppendTo(t)
 	} else {
-		n := len(out)
-		out = append(out, h...)
-		lowerASCII(out[n:])
+		t = append(t, h...)
 	}
+	lowerASCII(t)
+	sc.t2 = t
+	out := append(sc.brk[:0], '[')
+	out = appendEscapeOnce(out, t, false)
 	out = append(out, ']')
 	sc.brk = out
 	return out
