@@ -86,6 +86,7 @@ type Cache struct {
 	closed atomic.Bool
 
 	get, stale, request, enqueue, claimSel, claimUpd, complete *sql.Stmt
+	insertBatch                                                *sql.Stmt // batchRows rows of links
 
 	mu       sync.Mutex
 	archives map[string]int64 // archive id → archive_register.id, never changes once made
@@ -165,6 +166,7 @@ func (c *Cache) init(ctx context.Context, o Options) error {
 	}{
 		{&c.get, sqlGet}, {&c.stale, sqlStale}, {&c.request, sqlRequest}, {&c.enqueue, sqlEnqueue},
 		{&c.claimSel, sqlClaimSelect}, {&c.claimUpd, sqlClaimUpdate}, {&c.complete, sqlComplete},
+		{&c.insertBatch, insertLinks(batchRows)},
 	} {
 		s, err := c.db.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -197,7 +199,7 @@ func (c *Cache) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
-	for _, s := range []*sql.Stmt{c.get, c.stale, c.request, c.enqueue, c.claimSel, c.claimUpd, c.complete} {
+	for _, s := range []*sql.Stmt{c.get, c.stale, c.request, c.enqueue, c.claimSel, c.claimUpd, c.complete, c.insertBatch} {
 		if s != nil {
 			s.Close()
 		}
@@ -307,7 +309,7 @@ const sqlGet = `SELECT 0, url, reqtime, numreq, updtime, status, NULL, NULL, NUL
 FROM linkmaster WHERE id = ?
 UNION ALL
 SELECT 1, l.href, l.mdate, l.part, NULL, NULL, a.hostname, l.rel, l.type
-FROM links l JOIN archive_register a ON a.id = l.archive_id WHERE l.id = ?`
+FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE l.id = ?`
 
 // Get implements [cache.Cache.Get] in one statement and one round trip.
 func (c *Cache) Get(ctx context.Context, key cache.Key) (cache.Entry, error) {
@@ -348,6 +350,9 @@ func (c *Cache) readEntry(ctx context.Context, key cache.Key) (cache.Entry, erro
 				return cache.Entry{}, fmt.Errorf("entry %s: %w", k, err)
 			}
 			continue
+		}
+		if archive == nil {
+			return cache.Entry{}, fmt.Errorf("entry %s: a memento's archive_id is not in archive_register", k)
 		}
 		e.Mementos = append(e.Mementos, cache.Memento{URIM: string(uri), Datetime: utc(t1),
 			Archive: string(archive), Rel: rel.String, Type: typ.String})
@@ -429,6 +434,12 @@ func (c *Cache) archiveIDs(ctx context.Context, ms []cache.Memento) (map[string]
 
 const linkCols = 7
 
+// insertLinks is a multi-row INSERT of n links.
+func insertLinks(n int) string {
+	return "INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?),", n), ",")
+}
+
 // Put implements [cache.Cache.Put] in one transaction (see the package doc).
 func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
 	u, key, err := cache.CheckURIR(uriR)
@@ -476,9 +487,13 @@ ON DUPLICATE KEY UPDATE url = VALUES(url), updtime = VALUES(updtime), status = V
 			return err
 		}
 		for _, b := range batches {
-			q := "INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES " +
-				strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?),", len(b)/linkCols), ",")
-			if _, err := tx.ExecContext(ctx, q, b...); err != nil {
+			var err error
+			if len(b) == batchRows*linkCols {
+				_, err = tx.StmtContext(ctx, c.insertBatch).ExecContext(ctx, b...)
+			} else {
+				_, err = tx.ExecContext(ctx, insertLinks(len(b)/linkCols), b...)
+			}
+			if err != nil {
 				return err
 			}
 		}

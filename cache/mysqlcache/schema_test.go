@@ -1,0 +1,218 @@
+package mysqlcache_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/mysqlcache"
+)
+
+func rawDB(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	dsn := testDB(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			c, err := open(t, dsn)
+			if err == nil {
+				c.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Open %d: %v", i, err)
+		}
+	}
+	rows, err := rawDB(t, dsn).Query("SELECT version, name FROM mementokit_schema ORDER BY version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var v int
+		var name string
+		if err := rows.Scan(&v, &name); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(v, " ", name))
+	}
+	if diff := cmp.Diff([]string{"1 0001_init.sql"}, got); diff != "" {
+		t.Errorf("applied migrations (-want +got):\n%s", diff)
+	}
+	// The tables are InnoDB and utf8mb4.
+	rows2, err := rawDB(t, dsn).Query(`SELECT TABLE_NAME, ENGINE, TABLE_COLLATION FROM information_schema.TABLES
+WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows2.Close()
+	for rows2.Next() {
+		var name, engine, coll string
+		if err := rows2.Scan(&name, &engine, &coll); err != nil {
+			t.Fatal(err)
+		}
+		if engine != "InnoDB" || !strings.HasPrefix(coll, "utf8mb4") {
+			t.Errorf("table %s: engine %s collation %s, want InnoDB utf8mb4", name, engine, coll)
+		}
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup string // SQL run in the fresh database before Open
+		want  string
+	}{
+		{"newer_schema", `CREATE TABLE mementokit_schema (version INT NOT NULL PRIMARY KEY, name VARCHAR(255) NOT NULL,
+applied DATETIME NOT NULL); INSERT INTO mementokit_schema VALUES (999, '0999_future.sql', '2030-01-01')`,
+			"schema version 999 is newer"},
+		// The original Time Travel table, as TIMETRAVEL.md section 4 gives it.
+		{"original_linkmaster", `CREATE TABLE linkmaster (url VARCHAR(1024), id CHAR(32) NOT NULL PRIMARY KEY,
+reqtime DATETIME, numreq INT, updtime DATETIME, status CHAR(1))`, "table linkmaster has no column lastused"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := testDB(t)
+			db := rawDB(t, dsn)
+			for _, s := range strings.Split(tc.setup, ";") {
+				if _, err := db.Exec(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := open(t, dsn)
+			var se *cache.Error
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
+				if c != nil {
+					c.Close()
+				}
+				t.Fatalf("Open err = %v, want a *cache.Error mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	cases := []struct {
+		name, dsn, want string
+	}{
+		{"not_a_dsn", "secretpw@@nonsense(", "invalid DSN"},
+		{"no_database", "root:secretpw@tcp(127.0.0.1:3306)/", "names no database"},
+		{"nothing_listens", "root:secretpw@tcp(127.0.0.1:1)/db", "connection refused"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			c, err := mysqlcache.Open(ctx, tc.dsn, nil)
+			var se *cache.Error
+			if !errors.As(err, &se) || !strings.Contains(err.Error(), tc.want) {
+				if c != nil {
+					c.Close()
+				}
+				t.Fatalf("Open err = %v, want a *cache.Error mentioning %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "secretpw") {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+// TestIndexesUsed checks with EXPLAIN that the queries on large tables use
+// their indexes rather than scanning.
+func TestIndexesUsed(t *testing.T) {
+	dsn := testDB(t)
+	c, err := open(t, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := t.Context()
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 300 {
+		u := fmt.Sprintf("http://e.org/%d", i)
+		r := cache.Result{Status: cache.StatusFound, Updated: t0.Add(time.Duration(i) * time.Hour),
+			Mementos: []cache.Memento{{URIM: "m" + u, Datetime: t0, Archive: "ia"}, {URIM: "n" + u, Datetime: t0, Archive: "bl"}}}
+		if err := c.Put(ctx, u, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Enqueue(ctx, u, cache.Priority(1+i%2), t0); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			if _, err := c.Claim(ctx, "w", t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	db := rawDB(t, dsn)
+	if _, err := db.Exec("ANALYZE TABLE linkmaster, links, jobs"); err != nil {
+		t.Fatal(err)
+	}
+	k := cache.KeyOf("e.org/7").String()
+	cases := []struct {
+		name  string
+		query string
+		args  []any
+		want  []string // the key used by each row of the plan that reads a table
+	}{
+		{"get", mysqlcache.SQLGet, []any{k, k}, []string{"PRIMARY", "PRIMARY", "PRIMARY"}},
+		{"stale", mysqlcache.SQLStale, []any{t0.Add(5 * time.Hour), 10}, []string{"linkmaster_updtime"}},
+		{"claim", mysqlcache.SQLClaimSelect, nil, []string{"jobs_queue"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := db.Query("EXPLAIN "+tc.query, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			cols, _ := rows.Columns()
+			var got []string
+			for rows.Next() {
+				vals := make([]sql.NullString, len(cols))
+				ptrs := make([]any, len(cols))
+				for i := range vals {
+					ptrs[i] = &vals[i]
+				}
+				if err := rows.Scan(ptrs...); err != nil {
+					t.Fatal(err)
+				}
+				row := map[string]string{}
+				for i, c := range cols {
+					row[c] = vals[i].String
+				}
+				if row["table"] == "" || strings.HasPrefix(row["table"], "<union") {
+					continue
+				}
+				got = append(got, row["key"])
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("EXPLAIN keys (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
