@@ -99,7 +99,8 @@ func ParseKey(s string) (Key, error) {
 // recognised only when followed by "://" (RFC 3986 section 3.1 syntax: a
 // letter, then letters, digits, "+", "-" or "."), so "example.com:8080/" is
 // kept whole; a leading "//" alone is removed too. Other input is returned
-// unchanged, and StripScheme(StripScheme(u)) == StripScheme(u) for URLs.
+// unchanged. Only one scheme is removed: "http://http://x/" (a common user
+// error that the aggregator repairs before lookup) becomes "http://x/".
 func StripScheme(uri string) string {
 	if i := strings.Index(uri, "://"); i > 0 && isScheme(uri[:i]) {
 		return uri[i+3:]
