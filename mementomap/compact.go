@@ -182,12 +182,12 @@ func (o CompactOptions) validate() error {
 
 // node is one open node of a layer's trail.
 type node struct {
-	end      int // its key is the previous line's key[:end]
-	children int // distinct children so far
-	freq     ukvs.Frequency
-	start    int64 // output offset where its subtree starts
-	rollable bool  // it may still be rolled up (not level 0 host, not a public suffix, finite cutoff)
-	doomed   bool  // children > cutoff: it (or an ancestor) will be rolled up
+	end      int    // its key is the previous line's key[:end]
+	children int    // distinct children so far
+	base     runSum // the running sum before its first line
+	start    int64  // output offset where its subtree starts
+	rollable bool   // it may still be rolled up (not level 0 host, not a public suffix, finite cutoff)
+	doomed   bool   // children > cutoff: it (or an ancestor) will be rolled up
 }
 
 // compactor holds the streaming state of one Compact run.
@@ -208,6 +208,7 @@ type compactor struct {
 	// levels are 0..hdepth-1, path levels hdepth+level; -1 when none.
 	discard  int
 	line     []byte // scratch for reference-mode output
+	sum      runSum // frequencies of every data line so far
 	dataSeen bool
 }
 
@@ -221,9 +222,9 @@ type compactor struct {
 // never rolled up, nor (unless o.Reference) a node whose key is a public
 // suffix or sits above one by a wildcard rule of the list ("jp,kawasaki").
 //
-// Totals are conserved: a roll-up's frequency is the [ukvs.Frequency.Add]
-// sum of what it replaces, with a line of unknown URI-R count counted as at
-// least one URI-R. A subtree that holds nothing (every line "0") is dropped
+// Totals are conserved: a roll-up's frequency is the sum of what it
+// replaces ([ukvs.Frequency.Add]'s rules, taken over the set of lines),
+// with a line of unknown URI-R count counted as at least one URI-R. A subtree that holds nothing (every line "0") is dropped
 // rather than rolled up, since "KEY/* 0" would hide wildcards above it. The
 // output is sorted, valid UKVS with the input's headers, and compacts again.
 //
@@ -415,26 +416,22 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 	}
 	c.prev = append(c.prev[:0], key...)
 
-	for j := range c.host {
-		c.host[j].freq = c.host[j].freq.Add(f)
-	}
-	for j := range c.path {
-		c.path[j].freq = c.path[j].freq.Add(f)
-	}
+	base := c.sum
+	c.sum.add(f)
 	start := c.out.end()
 	for j := len(c.host); j < hn; j++ {
 		rollable := j > 0 && j < c.o.HostDepth-1 && !math.IsInf(c.hcut[j], 1)
 		if rollable && !c.o.Reference && c.guarded(key[:c.hends[j]]) {
 			rollable = false
 		}
-		c.host = append(c.host, node{end: c.hends[j], freq: f, start: start, rollable: rollable})
+		c.host = append(c.host, node{end: c.hends[j], base: base, start: start, rollable: rollable})
 		if j > 0 {
 			c.addChild(j-1, c.hcut[j-1])
 		}
 	}
 	for j := len(c.path); j < pn; j++ {
 		rollable := j < c.o.PathDepth-1 && !math.IsInf(c.pcut[j], 1)
-		c.path = append(c.path, node{end: c.pends[j], freq: f, start: start, rollable: rollable})
+		c.path = append(c.path, node{end: c.pends[j], base: base, start: start, rollable: rollable})
 		if j > 0 {
 			c.addChild(c.o.HostDepth+j-1, c.pcut[j-1])
 		}
@@ -450,14 +447,23 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 				return err
 			}
 		} else {
-			c.line = append(append(c.line[:0], body...), '\n')
-			if err := c.out.write(c.line); err != nil {
-				return err
-			}
+			c.out.writeLine(body)
 		}
 	}
-	return c.out.flush(c.pendingStart())
+	if c.out.end()-c.out.flushed >= flushChunk {
+		if err := c.out.flush(c.pendingStart()); err != nil {
+			return err
+		}
+		if len(c.out.mem)-c.out.memHead > c.o.MemoryLimit {
+			return c.out.spillMem()
+		}
+	}
+	return nil
 }
+
+// flushChunk is how many bytes may wait in memory before Compact looks for
+// output that can no longer be rolled up.
+const flushChunk = 64 << 10
 
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
@@ -517,7 +523,8 @@ func (c *compactor) close(dh, dp int) error {
 			n := c.nodeAt(pos)
 			c.discard = -1
 			c.out.truncate(n.start)
-			if n.freq.HoldsNothing() {
+			freq := c.sum.since(&n.base)
+			if freq.HoldsNothing() {
 				c.st.Dropped++
 			} else {
 				c.line = append(c.line[:0], c.prev[:n.end]...)
@@ -527,9 +534,9 @@ func (c *compactor) close(dh, dp int) error {
 					c.line = append(c.line, '/', '*', ' ')
 				}
 				if c.o.Reference {
-					c.line = strconv.AppendUint(c.line, n.freq.URIM.N, 10)
+					c.line = strconv.AppendUint(c.line, freq.URIM.N, 10)
 				} else {
-					c.line = n.freq.Append(c.line)
+					c.line = freq.Append(c.line)
 				}
 				c.line = append(c.line, '\n')
 				if err := c.out.write(c.line); err != nil {

@@ -251,23 +251,46 @@ func TestCutoffs(t *testing.T) {
 }
 
 func TestCompactSpill(t *testing.T) {
-	// A big open subtree with a tiny memory limit goes through the spill
-	// file and must give the same output as in memory.
-	var in []string
+	long := strings.Repeat("x", 400)
+	var noRollup, rollupIntoSpill []string
 	for i := range 20 {
 		for j := range 200 {
-			in = append(in, fmt.Sprintf("com,ex)/a%02d/b/%03d 1", i, j))
+			noRollup = append(noRollup, fmt.Sprintf("com,ex)/a%02d/b/%03d%s 1", i, j, long))
 		}
 	}
-	o := opts(math.Inf(1), 4, false)
-	want, _ := compactString(t, lines(in...), o)
-	o.MemoryLimit = 512
-	o.TempDir = t.TempDir()
-	got, st := compactString(t, lines(in...), o)
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("spilled output differs (-mem +spill):\n%s", d)
+	rollupIntoSpill = append(rollupIntoSpill, "com,aaa)/ 1")
+	for i := range 300 {
+		rollupIntoSpill = append(rollupIntoSpill, fmt.Sprintf("com,ex)/p%03d/%s 1", i, long))
 	}
-	if st.MaxPending <= 512 {
-		t.Errorf("MaxPending = %d, want the spill path exercised", st.MaxPending)
+	rollupIntoSpill = append(rollupIntoSpill, "org,z)/ 2")
+	tests := []struct {
+		name string
+		in   []string
+		o    CompactOptions
+	}{
+		// Everything stays pending (the host could still roll up) and
+		// goes through the spill file.
+		{"big pending region", noRollup, opts(math.Inf(1), 100, false)},
+		// The host's roll-up cuts back into the spill file.
+		{"roll-up truncates the spill", rollupIntoSpill, opts(math.Inf(1), 10, false)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, _ := compactString(t, lines(tt.in...), tt.o)
+			o := tt.o
+			o.MemoryLimit = 512
+			o.TempDir = t.TempDir()
+			got, st := compactString(t, lines(tt.in...), o)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("spilled output differs (-mem +spill):\n%s", d)
+			}
+			if st.MaxPending <= 64<<10 {
+				t.Errorf("MaxPending = %d, want the spill path exercised", st.MaxPending)
+			}
+		})
+	}
+	got, _ := compactString(t, lines(rollupIntoSpill...), opts(math.Inf(1), 10, false))
+	if d := cmp.Diff(lines("com,aaa)/ 1", "com,ex)/* 300/300+", "org,z)/ 2"), got); d != "" {
+		t.Errorf("roll-up (-want +got):\n%s", d)
 	}
 }

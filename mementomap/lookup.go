@@ -23,6 +23,9 @@ type Map struct {
 	start   int    // offset of the first line after the header section
 	headers ukvs.Headers
 	pool    sync.Pool // *candidates
+
+	topMu sync.RWMutex
+	top   map[string]searchResult // answers for "*" and "tld,*"
 }
 
 // Match is the answer of a lookup.
@@ -150,32 +153,45 @@ func (m *Map) lineEnd(p int) int {
 }
 
 func keyOf(line []byte) []byte {
-	for i, ch := range line {
-		if ch == ' ' || ch == '\t' || ch == '\r' {
-			return line[:i]
-		}
+	i := bytes.IndexByte(line, ' ')
+	if i < 0 {
+		i = len(line)
 	}
-	return line
+	k := line[:i]
+	if j := bytes.IndexByte(k, '\t'); j >= 0 {
+		k = k[:j]
+	}
+	if j := bytes.IndexByte(k, '\r'); j >= 0 {
+		k = k[:j]
+	}
+	return k
 }
 
-// search returns the start of the first non-blank data line whose key is
-// not less than key, or len(b); and whether that line's key equals key.
-func (m *Map) search(key []byte) (int, bool) {
-	lo, hi := m.start, len(m.b)
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		ls := m.lineStart(mid)
-		// skip blank lines forward
-		ls2 := ls
-		var le int
-		for {
-			le = m.lineEnd(ls2)
-			if !isBlank(m.b[ls2:le]) || le >= hi {
-				break
-			}
-			ls2 = le + 1
+// probe returns the first non-blank line starting in [p, hi): its start
+// and end; ok is false when [p, hi) holds only blank lines.
+func (m *Map) probe(p, hi int) (ls, le int, ok bool) {
+	for p < hi {
+		le = m.lineEnd(p)
+		if !isBlank(m.b[p:le]) {
+			return p, le, true
 		}
-		if ls2 >= hi || isBlank(m.b[ls2:le]) {
+		p = le + 1
+	}
+	return 0, 0, false
+}
+
+// searchRange finds the first non-blank line whose key is not less than
+// key, knowing that every non-blank line starting before lo is less and
+// every one starting at or after hi is not (lo and hi are line starts or
+// len(b)). It returns its start (or len(b)) and whether its key equals key.
+func (m *Map) searchRange(lo, hi int, key []byte) (int, bool) {
+	for lo < hi {
+		ls := m.nextLineStart(lo+(hi-lo)/2, hi)
+		if ls >= hi {
+			ls = lo
+		}
+		ls2, le, ok := m.probe(ls, hi)
+		if !ok {
 			hi = ls
 			continue
 		}
@@ -185,15 +201,69 @@ func (m *Map) search(key []byte) (int, bool) {
 			hi = ls
 		}
 	}
-	// lo is the first line start at or after which keys are >= key; skip blanks.
-	for lo < len(m.b) {
-		le := m.lineEnd(lo)
-		if !isBlank(m.b[lo:le]) {
-			return lo, bytes.Equal(keyOf(m.b[lo:le]), key)
-		}
-		lo = le + 1
+	if ls, le, ok := m.probe(lo, len(m.b)); ok {
+		return ls, bytes.Equal(keyOf(m.b[ls:le]), key)
 	}
 	return len(m.b), false
+}
+
+// nextLineStart returns the first line start at or after p, or hi when
+// there is none before hi. Scanning forward uses the vectorized IndexByte.
+func (m *Map) nextLineStart(p, hi int) int {
+	if p <= m.start {
+		return m.start
+	}
+	if i := bytes.IndexByte(m.b[p-1:hi], '\n'); i >= 0 {
+		return p + i
+	}
+	return hi
+}
+
+// search is searchRange over the whole data section.
+func (m *Map) search(key []byte) (int, bool) { return m.searchRange(m.start, len(m.b), key) }
+
+// gallopStep is the first step, in bytes, of a galloping search.
+const gallopStep = 256
+
+// seek is search started from hint, the start of a line near the answer
+// (or len(b)): it gallops away from hint in doubling steps until it
+// brackets the answer, then binary searches the bracket. Keys near the
+// hint cost a few line reads instead of a full binary search; far ones at
+// most twice as many.
+func (m *Map) seek(key []byte, hint int) (int, bool) {
+	if hint < m.start || hint > len(m.b) {
+		return m.search(key)
+	}
+	ls, le, ok := m.probe(hint, len(m.b))
+	if ok && bytes.Compare(keyOf(m.b[ls:le]), key) < 0 {
+		lo, step := le+1, gallopStep
+		for {
+			if lo+step >= len(m.b) {
+				return m.searchRange(lo, len(m.b), key)
+			}
+			hs := m.nextLineStart(lo+step, len(m.b))
+			ls2, le2, ok := m.probe(hs, len(m.b))
+			if !ok || bytes.Compare(keyOf(m.b[ls2:le2]), key) >= 0 {
+				return m.searchRange(lo, hs, key)
+			}
+			lo, step = le2+1, step*2
+		}
+	}
+	hi := hint
+	if ok {
+		hi = ls
+	}
+	for step := gallopStep; ; step *= 2 {
+		if hi-step <= m.start {
+			return m.searchRange(m.start, hi, key)
+		}
+		hs := m.nextLineStart(hi-step, hi)
+		ls2, le2, ok := m.probe(hs, hi)
+		if ok && bytes.Compare(keyOf(m.b[ls2:le2]), key) < 0 {
+			return m.searchRange(le2+1, hi, key)
+		}
+		hi = hs
+	}
 }
 
 // Get returns the frequency column of the line whose key is exactly key.
@@ -230,17 +300,101 @@ func (m *Map) LookupSURT(surtKey string) (Match, error) {
 	return m.lookupCandidates(c), nil
 }
 
+// lookupCandidates tries the candidates in order. The first (the key K
+// itself) is binary searched; its neighbours in the map bound the rest:
+// the keys sharing a prefix S with K form one contiguous block that
+// contains K's place, so if a candidate C is in the map, one of the two
+// lines around K's place shares the prefix lcp(C, K). A candidate whose
+// common prefix with K is longer than both neighbours' is therefore absent
+// and costs nothing; for a URI of an unknown host that skips every path and
+// host wildcard. The others are searched by galloping from K's place.
 func (m *Map) lookupCandidates(c *candidates) Match {
-	for i := range c.n {
+	k0 := c.key(0)
+	p0, ok := m.search(k0)
+	if ok {
+		return m.matchAt(p0, k0, 0)
+	}
+	shared := 0
+	if ls, le, ok := m.probe(p0, len(m.b)); ok {
+		shared = commonPrefix(keyOf(m.b[ls:le]), k0)
+	}
+	if pk := m.prevKey(p0); pk != nil {
+		shared = max(shared, commonPrefix(pk, k0))
+	}
+	for i := 1; i < c.n; i++ {
 		k := c.key(i)
-		p, ok := m.search(k)
-		if !ok {
+		if commonPrefix(k, k0) > shared {
 			continue
 		}
-		_, v, _ := splitLine(m.b[p:m.lineEnd(p)])
-		var f ukvs.Frequency
-		_ = f.UnmarshalText(v)
-		return Match{Key: string(k), Value: string(v), Frequency: f, Distance: i}
+		var p int
+		if isTopKey(k) {
+			p, ok = m.cachedSearch(k)
+		} else {
+			p, ok = m.seek(k, p0)
+		}
+		if ok {
+			return m.matchAt(p, k, i)
+		}
 	}
 	return Match{Distance: -1}
+}
+
+// prevKey returns the key of the last non-blank line before offset p (a
+// line start), or nil.
+func (m *Map) prevKey(p int) []byte {
+	for p > m.start {
+		end := p
+		if m.b[p-1] == '\n' {
+			end = p - 1
+		}
+		ls := m.lineStart(end)
+		if !isBlank(m.b[ls:end]) {
+			return keyOf(m.b[ls:end])
+		}
+		p = ls
+	}
+	return nil
+}
+
+func (m *Map) matchAt(p int, k []byte, i int) Match {
+	_, v, _ := splitLine(m.b[p:m.lineEnd(p)])
+	var f ukvs.Frequency
+	_ = f.UnmarshalText(v)
+	return Match{Key: string(k), Value: string(v), Frequency: f, Distance: i}
+}
+
+// isTopKey reports whether k is "*" or a one-label host wildcard ("com,*"):
+// keys shared by many lookups, whose answers are cached.
+func isTopKey(k []byte) bool {
+	if len(k) == 1 {
+		return k[0] == '*'
+	}
+	return len(k) > 2 && k[len(k)-1] == '*' && k[len(k)-2] == ',' && bytes.IndexByte(k[:len(k)-2], ',') < 0
+}
+
+type searchResult struct {
+	p  int
+	ok bool
+}
+
+// maxTopCache bounds the cache of top keys (one entry per TLD seen).
+const maxTopCache = 4096
+
+func (m *Map) cachedSearch(k []byte) (int, bool) {
+	m.topMu.RLock()
+	r, hit := m.top[string(k)]
+	m.topMu.RUnlock()
+	if hit {
+		return r.p, r.ok
+	}
+	p, ok := m.search(k)
+	m.topMu.Lock()
+	if m.top == nil {
+		m.top = make(map[string]searchResult)
+	}
+	if len(m.top) < maxTopCache {
+		m.top[string(k)] = searchResult{p, ok}
+	}
+	m.topMu.Unlock()
+	return p, ok
 }

@@ -46,11 +46,15 @@ func newPendingWriter(w io.Writer, memLimit int, tempDir string) *pendingWriter 
 // end returns the logical offset just past the last byte written.
 func (p *pendingWriter) end() int64 { return p.memBase + int64(len(p.mem)-p.memHead) }
 
+// writeLine appends b and a newline; a spill, if needed, waits for the next
+// write.
+func (p *pendingWriter) writeLine(b []byte) {
+	p.mem = append(p.mem, b...)
+	p.mem = append(p.mem, '\n')
+}
+
 func (p *pendingWriter) write(b []byte) error {
 	p.mem = append(p.mem, b...)
-	if len(p.mem)-p.memHead > p.memLimit && p.memLimit > 0 {
-		return p.spillMem()
-	}
 	return nil
 }
 

@@ -1,0 +1,138 @@
+package mementomap
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mementokit/mementokit/internal/cdxgen"
+)
+
+var benchData struct {
+	once  sync.Once
+	index []byte // generated CDXJ
+	base  []byte // its baseline map
+	keys  []string
+}
+
+func benchInputs(b *testing.B) {
+	benchData.once.Do(func() {
+		var idx bytes.Buffer
+		if _, err := cdxgen.New(cdxgen.Config{Lines: 300000, Seed: 1}).Write(&idx); err != nil {
+			b.Fatal(err)
+		}
+		benchData.index = idx.Bytes()
+		var m bytes.Buffer
+		if _, err := Build(context.Background(), &m, []Input{{Name: "gen", R: bytes.NewReader(idx.Bytes())}}, BuildOptions{CheckEvery: -1}); err != nil {
+			b.Fatal(err)
+		}
+		benchData.base = m.Bytes()
+		for _, l := range strings.Split(m.String(), "\n") {
+			if l != "" && l[0] != '!' {
+				k, _, _ := strings.Cut(l, " ")
+				benchData.keys = append(benchData.keys, k)
+			}
+		}
+	})
+}
+
+func countLines(b []byte) float64 { return float64(bytes.Count(b, []byte{'\n'})) }
+
+// BenchmarkBuild builds a baseline map from SURT-keyed CDXJ; one op is the
+// whole index. Target (issue 4): 2,000,000 lines/s on one core.
+func BenchmarkBuild(b *testing.B) {
+	benchInputs(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchData.index)))
+	for b.Loop() {
+		if _, err := Build(context.Background(), io.Discard, []Input{{Name: "gen", R: bytes.NewReader(benchData.index)}}, BuildOptions{CheckEvery: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(countLines(benchData.index)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkCompact compacts the baseline map at W_h = W_p = 1; one op is
+// the whole map. Target: 5,000,000 map lines/s.
+func BenchmarkCompact(b *testing.B) {
+	benchInputs(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchData.base)))
+	for b.Loop() {
+		if _, err := Compact(io.Discard, bytes.NewReader(benchData.base), DefaultCompactOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(countLines(benchData.base)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkCompactCopy is compaction with infinite weights: the parsing and
+// bookkeeping cost alone.
+func BenchmarkCompactCopy(b *testing.B) {
+	benchInputs(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchData.base)))
+	o := opts(math.Inf(1), math.Inf(1), false)
+	for b.Loop() {
+		if _, err := Compact(io.Discard, bytes.NewReader(benchData.base), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(countLines(benchData.base)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+func benchMapFile(b *testing.B) string {
+	benchInputs(b)
+	p := filepath.Join(b.TempDir(), "base.ukvs")
+	if err := os.WriteFile(p, benchData.base, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkLookupSURT looks up SURTs in the mmapped baseline map, half
+// held keys and half absent ones; one op is one lookup. Target: 1,000,000
+// lookups/s (on a 10 M-line map; see internal/bench/mementomap).
+func BenchmarkLookupSURT(b *testing.B) {
+	m, err := Open(benchMapFile(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	keys := benchData.keys
+	qs := make([]string, 0, 4096)
+	for i := range 4096 {
+		k := keys[(i*7919)%len(keys)]
+		if i%2 == 1 {
+			k = strings.Replace(k, ")/", ")/zq", 1)
+		}
+		qs = append(qs, k)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := m.LookupSURT(qs[i&4095]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkOpen opens and closes the map file. Target: under 1 ms.
+func BenchmarkOpen(b *testing.B) {
+	p := benchMapFile(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Close()
+	}
+}
