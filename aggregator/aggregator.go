@@ -412,7 +412,11 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	fail := func(reason string, err error) ([]Memento, Outcome) {
 		o.Status, o.Reason, o.Err, o.Elapsed = StatusFailed, reason, err, time.Since(start)
 		st.failed.Add(1)
-		if ag.base.Err() == nil && st.dorm.failure(time.Now()) {
+		// A 4xx other than 404 (robots exclusion, a refused URI) says
+		// nothing about the archive's health: it does not count for
+		// dormancy. Network errors, timeouts and 5xx do.
+		perURI := strings.HasPrefix(reason, "status-4")
+		if ag.base.Err() == nil && !perURI && st.dorm.failure(time.Now()) {
 			ag.log.Warn("archive dormant", "archive", st.ID, "failures", st.dorm.tolerance, "for", st.dorm.sleep)
 		}
 		return nil, o

@@ -157,3 +157,57 @@ func TestBudgetsUnderSynctest(t *testing.T) {
 		}
 	})
 }
+
+func TestRateAndConcurrencyLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		ag, err := New(Options{Archives: []Archive{{ID: "limited", TimeMap: "http://l/", Rate: 1, Burst: 1}}, Upstream: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ag.Close()
+		start := time.Now()
+		var mu sync.Mutex
+		var done []time.Duration
+		var wg sync.WaitGroup
+		for i := range 3 {
+			wg.Go(func() {
+				_, err := ag.Search(context.Background(), TimeMapCache, "http://"+string(rune('a'+i))+".example/", time.Time{})
+				if err != nil {
+					t.Error(err)
+				}
+				mu.Lock()
+				done = append(done, time.Since(start))
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		// One request per second: the three searches end at 0, 1 and 2 s.
+		if len(done) != 3 || done[2] != 2*time.Second {
+			t.Errorf("completion times %v, want [0s 1s 2s]", done)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		f := newFake()
+		f.hang["busy"] = true
+		ag, err := New(Options{Archives: []Archive{{ID: "busy", TimeMap: "http://b/", MaxConcurrent: 2, Timeout: time.Second}}, Upstream: f, Tolerance: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ag.Close()
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() {
+				_, _ = ag.Search(context.Background(), TimeMapCache, "http://"+string(rune('a'+i))+".example/", time.Time{})
+			})
+		}
+		synctest.Wait()
+		if n := f.count("busy"); n != 2 {
+			t.Errorf("%d requests in flight, want the limit 2", n)
+		}
+		wg.Wait()
+		if n := f.count("busy"); n != 4 {
+			t.Errorf("%d requests in all, want 4", n)
+		}
+	})
+}

@@ -1,9 +1,10 @@
 package aggregator
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -154,15 +155,22 @@ func (r *Result) FailureHeader() string {
 // merge sorts and de-duplicates mementos; rank gives each archive id its
 // position in the registry.
 func merge(ms []Memento, rank func(id string) int) []Memento {
-	sort.SliceStable(ms, func(i, j int) bool {
-		a, b := ms[i], ms[j]
-		if !a.Datetime.Equal(b.Datetime) {
-			return a.Datetime.Before(b.Datetime)
+	// Rank once per distinct archive, not once per comparison.
+	ranks := map[string]int{}
+	for _, m := range ms {
+		if _, ok := ranks[m.Archive]; !ok {
+			ranks[m.Archive] = rank(m.Archive)
 		}
-		if ra, rb := rank(a.Archive), rank(b.Archive); ra != rb {
-			return ra < rb
+	}
+	// The order is total (datetime, rank, URI-M): equal elements are identical.
+	slices.SortFunc(ms, func(a, b Memento) int {
+		if c := a.Datetime.Compare(b.Datetime); c != 0 {
+			return c
 		}
-		return a.URIM < b.URIM
+		if c := cmp.Compare(ranks[a.Archive], ranks[b.Archive]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.URIM, b.URIM)
 	})
 	// Drop later copies of an identical (URI-M, datetime) pair; the copy of
 	// the best-ranked archive stays. Copies share a second, so the set is

@@ -1,0 +1,105 @@
+package aggregator
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func benchMementos(n, archives int) []Memento {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ms := make([]Memento, n)
+	for i := range ms {
+		dt := time.Date(1996, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.IntN(900_000_000)) * time.Second)
+		a := fmt.Sprintf("arc%d", rng.IntN(archives))
+		ms[i] = Memento{URIM: "http://" + a + ".example/web/" + dt.Format("20060102150405") + "/http://example.com/", Datetime: dt, Archive: a}
+	}
+	return ms
+}
+
+// BenchmarkMerge: sorting and de-duplicating 10,000 mementos from 5 archives.
+func BenchmarkMerge(b *testing.B) {
+	in := benchMementos(10_000, 5)
+	size := 0
+	for _, m := range in {
+		size += len(m.URIM) + 8
+	}
+	rank := func(id string) int { return int(id[3] - '0') }
+	buf := make([]Memento, len(in))
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		copy(buf, in)
+		merge(buf, rank)
+	}
+}
+
+// BenchmarkHandlerTimeMapFromCache: a 2,000-memento link-format TimeMap
+// served from the in-memory cache (no upstream request).
+func BenchmarkHandlerTimeMapFromCache(b *testing.B) {
+	f := newFake()
+	urir := "http://example.com/"
+	ms := benchMementos(2000, 1)
+	for i := range ms {
+		ms[i].Archive = ""
+	}
+	f.holdings["arc0"] = map[string][]Memento{urir: ms}
+	ag := newAggregator(b, Options{Archives: []Archive{{ID: "arc0", TimeMap: "http://arc0/"}}, Upstream: f, Cache: newMemCache(b)})
+	h := ag.Handler()
+	req := httptest.NewRequest("GET", "/timemap/link/"+urir, nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req) // fills the cache
+	if rec.Code != 200 {
+		b.Fatalf("status %d", rec.Code)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(rec.Body.Len()))
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+	}
+	if f.count("arc0") != 1 {
+		b.Fatalf("%d upstream requests, want 1", f.count("arc0"))
+	}
+}
+
+// BenchmarkRoute: routing one URI-R over 20 archives with map lookups.
+func BenchmarkRoute(b *testing.B) {
+	var archives []Archive
+	for i := range 20 {
+		archives = append(archives, Archive{ID: fmt.Sprintf("a%d", i), TimeMap: "http://a/"})
+	}
+	ag := newAggregator(b, Options{Archives: archives, Upstream: newFake()})
+	for i := range 20 {
+		_ = ag.SetMap(fmt.Sprintf("a%d", i), MapLookupFunc(func(string) (int64, error) { return int64(i % 2), nil }), nil, time.Now())
+	}
+	urir := "http://example.com/some/page.html"
+	b.ReportAllocs()
+	b.SetBytes(int64(len(urir)))
+	for b.Loop() {
+		_ = ag.Route(TimeMapCache, urir)
+	}
+}
+
+// BenchmarkSearchFanOut: one thorough search over 8 in-process archives
+// (fake upstream: the aggregator's own overhead).
+func BenchmarkSearchFanOut(b *testing.B) {
+	f := newFake()
+	var archives []Archive
+	for i := range 8 {
+		id := fmt.Sprintf("arc%d", i)
+		archives = append(archives, Archive{ID: id, TimeMap: "http://" + id + "/"})
+		f.holdings[id] = map[string][]Memento{"http://example.com/": benchMementos(100, 1)}
+	}
+	ag := newAggregator(b, Options{Archives: archives, Upstream: f})
+	b.ReportAllocs()
+	b.SetBytes(800 * 60)
+	for b.Loop() {
+		if _, err := ag.Search(context.Background(), TimeMapCache, "http://example.com/", time.Time{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

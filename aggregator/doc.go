@@ -1,0 +1,140 @@
+// Package aggregator federates many Memento archives behind one TimeMap and
+// TimeGate service, the way the Time Travel service (LANL) and MemGator do,
+// and adds what neither has: routing by MementoMaps, which skips the
+// archives that certainly hold nothing for a URI-R without ever losing a
+// memento.
+//
+// # Why routing matters
+//
+// Three years of one aggregator's logs show 93.6 % of its upstream requests
+// were misses or errors. A MementoMap (MEMENTOMAP.md) is an archive's
+// published summary of what it holds, with zero false negatives: when it
+// says "absent", the archive has nothing. The router asks an archive unless
+// its map, loaded and not older than Options.MapMaxAge and readable, says
+// absent for the URI-R (no matching key, or a matched frequency of 0). A
+// missing, stale or unreadable map never skips anything. Per archive,
+// Stats counts the requests sent and the requests saved.
+//
+// # The pieces
+//
+//   - Archives: a registry read from MemGator's JSON list (ParseArchivesJSON)
+//     or the Time Travel archivelist.xml (ParseArchivesXML). Per archive: a
+//     request timeout, a rate limit (golang.org/x/time/rate), a concurrency
+//     limit, and an optional MementoMap from a file, a URL, or discovered at
+//     the archive's /.well-known/mementomap or a rel="mementomap" link
+//     (LoadMaps, StartMapRefresh; swapped atomically, SetMap).
+//   - Rules: the Time Travel rules.json (ParseRules): per-service default
+//     lists and URL-pattern rules. Unlike the original, whose rules live in a
+//     hash map, overlapping rules resolve in file order, and archive ids the
+//     registry does not know are reported (Rules.Unknown) instead of being
+//     dropped silently.
+//   - Routing (Route): the rule's archives, minus dormant ones, minus those
+//     whose map says absent.
+//   - Searches (Search): dynamic ones ask TimeGates (the TimeGate and Time
+//     Travel endpoints) or fetch TimeMaps (the TimeMap endpoint) from the
+//     rule's dynamic list within a short budget (20 s); thorough ones fetch
+//     whole TimeMaps, following rel="timemap" pages, from the cache or batch
+//     lists within a long budget (150 s). Archives are asked in parallel
+//     (errgroup); identical concurrent searches share one fan-out
+//     (singleflight); results are merged, de-duplicated and sorted. Each
+//     Result carries one Outcome per archive: found, none, skipped by map,
+//     dormant, or failed with a reason (timeout, reset, status-503,
+//     too-large, redirect-loop, wrong-content-type, ...). An archive that
+//     fails Options.Tolerance times in a row sleeps for Options.DormantFor.
+//   - Cache scenarios (Lookup) over the cache package's interface, as the
+//     Time Travel service documents them (below).
+//   - Refresh (RunWorkers, RunOneJob, ScanStale, RunScanner): workers drain
+//     the cache's job queue, live jobs before stale ones; several processes
+//     may share one MySQL cache, and each job is run once.
+//   - Blacklist (ParseBlacklist): a host or any of its subdomains gets 403
+//     without any archive being asked.
+//   - HTTP API (Handler): TimeMaps in link, JSON and CDXJ form, paged
+//     TimeMaps, the TimeGate, /memento, /api/json and /list.
+//
+// # Cache scenarios
+//
+// With a cache (Options.Cache), Lookup follows TIMETRAVEL.md §1.1:
+//
+//   - fresh hit (updated within 30 days): served from the cache;
+//   - stale hit: answered by a dynamic search now, and a thorough search is
+//     queued (priority cache.PriorityRefresh); if every archive fails, the
+//     stale mementos are served rather than a false "not found";
+//   - cached "no mementos": 404 from the cache if searched less than 10
+//     minutes ago, else searched again;
+//   - unknown URI-R: dynamic search, and a thorough search queued
+//     (cache.PriorityLive).
+//
+// Cache-Control: no-cache forces a search only when the entry is older than
+// 10 minutes. This is the Time Travel rule, and it deliberately wins over
+// the stricter reading of the public case AGG-06 (always fetch): it keeps a
+// client that sends no-cache on every request from turning the aggregator
+// into a request amplifier against the archives. only-if-cached never
+// searches: a cached answer, 404 for a cached "none", 504 for an unknown
+// URI-R. A failure is never stored as "no mementos": a search in which some
+// archive failed and none found anything stores nothing, and a search that
+// found mementos while some archive failed is stored as
+// cache.StatusFailed, so that the next request searches again rather than
+// serving it for 30 days. A dynamic search is stored directly only when it
+// is as thorough as a refresh (whole TimeMaps from every archive of the
+// cache and batch lists), which is the case without a rules file.
+//
+// # HTTP statuses and headers
+//
+// 400 for a bad URI-R, datetime or Accept-Datetime (which must be an RFC
+// 1123 date in GMT, RFC 7089 §2.1.1; parsed with http.TimeFormat, never
+// time.RFC1123); 403 for a blacklisted host; 404 when no memento is found;
+// 502 when every asked archive failed; 504 for an only-if-cached miss or
+// when every asked archive timed out; 405 with Allow: GET, HEAD for other
+// methods. Every aggregated response names the archives that failed in an
+// Archive-Failures header ("ia=timeout, ukwa=status-503"), absent when none
+// did, so that a client can tell "not archived" from "archives down".
+//
+// The closest memento is the one nearest the requested datetime; an exact
+// tie between an earlier and a later memento goes to the later one (as the
+// Time Travel service and MemGator do; RFC 7089 leaves it to the server),
+// and among mementos of the same second the best-ranked archive (registry
+// order) wins, so the choice is the same on every run.
+//
+// # Compared with MemGator
+//
+// The recorded transcripts of MemGator 1.0-rc9
+// (internal/sampledata/cases/memgator_transcripts.md) are the reference for
+// the TimeMap layouts: /timemap/link, /timemap/json (a memento's "uri" is a
+// string) and /timemap/cdxj have MemGator's links, keys and order, and the
+// TimeGate Link header merges rels as MemGator writes them ("first prev
+// memento"). Compatible: the URI-R is the rest of the raw path, query
+// included; a missing scheme becomes http://; a URI-R percent-encoded as a
+// whole is decoded once; the format name is case-sensitive (400); a bad
+// Accept-Datetime or path datetime is a 400; X-Memento-Count is sent.
+// Better:
+//
+//   - mementos of the same second from different archives are ordered by
+//     archive rank, not by which answered first (AGG-04), and the very same
+//     URI-M listed by two archives appears once;
+//   - unparsable datetimes from an archive are dropped, never passed on;
+//   - the method is checked (405), where MemGator answers POST;
+//   - a failure is distinguishable from "not archived": 502/504 and
+//     Archive-Failures, where MemGator answers 404 or a partial 200;
+//   - 302, 303 and 307 TimeGate answers and the 200-with-Content-Location
+//     pattern all count (AGG-01; MemGator drops a 307, issue #129);
+//   - TimeMaps are followed across pages (MemGator#33);
+//   - 5xx answers count towards dormancy as network errors do (an
+//     archive answering 500 to everything is down); a 4xx does not;
+//   - an upper-case scheme is lower-cased instead of giving 404; a URI-M
+//     containing ';' is kept whole (MemGator cuts it, issue #79);
+//   - /api/json is the Time Travel JSON ("uri" an array of every URI-M of
+//     the second, prev and next omitted when equal to first and last).
+//
+// Not implemented from the Time Travel service: peer caches, the "native"
+// archive of a URI-R's own host, the ML pruning service, rules whose
+// patterns come from a remote JSON document ("api" is read but not
+// fetched), and the /map, /nostalgic, /redirect and /batchcachein pages.
+//
+// # Memory and time bounds
+//
+// An upstream body is read as a stream and capped at Options.MaxBodyBytes
+// (32 MiB); TimeMaps follow at most Options.MaxPages pages per archive. A
+// search holds the mementos it found (about 150 bytes each). Every upstream
+// request has the archive's timeout, every search its budget, and a
+// search outlives the callers that gave up on it only until that budget.
+package aggregator
