@@ -23,6 +23,9 @@ var (
 	// ErrHeader: a " CDX" header line names no fields or a field twice in a
 	// way that cannot be read.
 	ErrHeader = errors.New("invalid CDX header")
+	// ErrBadHeader is returned, not wrapped, by Writer.WriteHeader for a
+	// line that does not start with '!' or holds a line break.
+	ErrBadHeader = errors.New("cdxj: a header line starts with '!' and has no line break")
 )
 
 // ParseError reports a bad line: its 1-based line number in the input (0,

@@ -19,20 +19,23 @@ const initialBufSize = 256 << 10
 // A Reader reads records from CDXJ or classic CDX text, one line at a time.
 //
 // Lines end in "\n" (a "\r" before it is dropped); the last line may lack
-// one. Empty lines are passed over. Lines starting with '!' (CDXJ/ORS
-// headers such as "!context", "!meta") and " CDX ..." legend lines (also
-// without the leading space) are headers, not records: Header returns them,
-// and a legend line sets the layout of the classic CDX lines after it.
+// one; a UTF-8 byte order mark at the start is dropped. Empty lines are
+// passed over. Lines starting with '!' (CDXJ/ORS headers such as
+// "!context", "!meta") and " CDX ..." legend lines (also without the
+// leading space) are headers, not records: Header returns them, and a
+// legend line sets the layout of the classic CDX lines after it.
 //
 // Each other line is one record. A line whose third space-separated field
 // starts with '{' is CDXJ: "key timestamp {json}", split on the first two
 // spaces. Two variants are recognised: "datetime {json}" (an ipwb TimeMap,
-// where the key is the timestamp) and, when the key itself contains spaces,
-// a line whose timestamp is the token just before the first " {". Any other
-// line is classic CDX, split on runs of spaces, whose columns follow the
-// legend line, else the Layout setting, else the field count: 7, 9, 10, 11
-// or 14 fields (Layout7 ... Layout14). A MIME type holding a space
-// ("text/plain; charset=utf-8") counts as one field.
+// where the key is the timestamp) and a key holding spaces (see below). Any
+// other line is classic CDX, split on runs of spaces, whose columns follow
+// the legend line, else the Layout setting, else the field count: 7, 9,
+// 10, 11 or 14 fields (Layout7 ... Layout14). A MIME type holding a space
+// ("text/plain; charset=utf-8") counts as one field. A line without legend
+// or Layout that does not read as classic CDX but holds " {" is read as
+// CDXJ whose key has spaces: its timestamp is the token just before the
+// first " {", its key all before that.
 //
 // A bad line gives a *ParseError naming it; the Reader then goes on with
 // the next line at the next Read, so the caller can stop, or skip and count
@@ -115,10 +118,7 @@ func (r *Reader) readLine() ([]byte, error) {
 			if len(line) > maxLen {
 				return nil, r.tooLong(int64(len(line)))
 			}
-			if len(line) > 0 && line[len(line)-1] == '\r' {
-				line = line[:len(line)-1]
-			}
-			return line, nil
+			return r.trim(line), nil
 		}
 		r.scanned = r.w0 - r.r0
 		if r.inErr != nil {
@@ -138,10 +138,7 @@ func (r *Reader) readLine() ([]byte, error) {
 			if len(line) > maxLen {
 				return nil, r.tooLong(int64(len(line)))
 			}
-			if len(line) > 0 && line[len(line)-1] == '\r' {
-				line = line[:len(line)-1]
-			}
-			return line, nil
+			return r.trim(line), nil
 		}
 		if r.w0-r.r0 > maxLen {
 			// Too long: drop what we have and look for the end of the line.
@@ -154,6 +151,18 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		r.fill(maxLen)
 	}
+}
+
+// trim drops a "\r" before the line's "\n" and a UTF-8 byte order mark
+// at the start of the input.
+func (r *Reader) trim(line []byte) []byte {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	if r.lineNo == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+		line = line[3:]
+	}
+	return line
 }
 
 func (r *Reader) tooLong(n int64) error {

@@ -493,3 +493,18 @@ func TestSkipBadLogs(t *testing.T) {
 		t.Errorf("log:\n%s\nwant two warnings, one for line 3", logs.String())
 	}
 }
+
+func TestByteOrderMark(t *testing.T) {
+	r := NewReader(strings.NewReader("\xEF\xBB\xBFcom,a)/ 2014 {}\n\xEF\xBB\xBFcom,b)/ 2014 {}\n"))
+	var keys []string
+	for rec, err := range r.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, string(rec.Key()))
+	}
+	// Only the mark at the start of the input is dropped.
+	if diff := cmp.Diff([]string{"com,a)/", "\xEF\xBB\xBFcom,b)/"}, keys); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

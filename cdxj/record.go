@@ -225,7 +225,15 @@ var jsonNames = [numFields][]string{
 
 // get returns a well-known value, nil when unknown.
 func (r *Record) get(f field) []byte {
+	v, _ := r.getNamed(f)
+	return v
+}
+
+// getNamed returns a well-known value, nil when unknown, and for CDXJ the
+// JSON member it came from.
+func (r *Record) getNamed(f field) ([]byte, string) {
 	var v []byte
+	var from string
 	if r.json == nil {
 		v = r.cols[f]
 	} else {
@@ -234,11 +242,12 @@ func (r *Record) get(f field) []byte {
 			if !ok {
 				continue
 			}
+			from = name
 			if raw[0] == '"' {
 				s, scratch, ok := unquote(raw, r.scratch)
 				r.scratch = scratch
 				if !ok {
-					return nil
+					return nil, ""
 				}
 				v = s
 			} else if raw[0] != '{' && raw[0] != '[' && string(raw) != "null" {
@@ -248,9 +257,9 @@ func (r *Record) get(f field) []byte {
 		}
 	}
 	if len(v) == 0 || len(v) == 1 && v[0] == '-' {
-		return nil
+		return nil, ""
 	}
-	return v
+	return v, from
 }
 
 // URL returns the original URL (CDX column a, JSON url), or nil.

@@ -2,7 +2,6 @@ package cdxj
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"strconv"
 )
@@ -29,10 +28,6 @@ type Writer struct {
 func NewWriter(w io.Writer) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 64<<10)}
 }
-
-// ErrBadHeader is returned by WriteHeader for a line that does not start
-// with '!' or contains a line break.
-var ErrBadHeader = errors.New("cdxj: a header line starts with '!' and has no line break")
 
 // WriteHeader writes one header line such as `!meta {"generator": "x"}`;
 // write headers before the records. line must start with '!' and hold no
@@ -123,18 +118,11 @@ func AppendLine(dst, key []byte, rec *Record) ([]byte, error) {
 	}
 	var used [numFields]string // the JSON member each value came from
 	for _, f := range [...]field{fURL, fMIME, fStatus, fDigest, fLength, fOffset, fFilename, fRedirect, fRobots} {
-		v := rec.get(f)
+		v, from := rec.getNamed(f)
 		if v == nil {
 			continue // an unusable value (an object, null, "-") stays among the other members
 		}
-		if rec.json != nil {
-			for _, name := range jsonNames[f] {
-				if _, ok := rec.jx.lookup(rec.json, name); ok {
-					used[f] = name
-					break
-				}
-			}
-		}
+		used[f] = from
 		member(jsonNames[f][0], v)
 	}
 	if l, o, fn, ok := rec.Original(); ok {
@@ -170,7 +158,12 @@ func AppendLine(dst, key []byte, rec *Record) ([]byte, error) {
 func appendJSONString[T string | []byte](dst []byte, s T) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for i < len(s) && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\' {
+		i++
+	}
+	dst = append(dst, s[:i]...)
+	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '"' || c == '\\':
