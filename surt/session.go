@@ -95,10 +95,14 @@ func querySessionMatch(q []byte, p, pattern int) int {
 // pattern in turn the last occurrence is removed together with the '&' that
 // follows it: "^(.*)ID(?:&(.*))?$" becomes group 1 + group 2.
 func stripQuerySessionIDs(q []byte) []byte {
-	if !containsFold(q, "id") {
+	js, sid, asp, cf := sessionTokens(q)
+	if !js && !sid && !asp && !cf {
 		return q
 	}
 	for pat := 0; pat < 5; pat++ {
+		if pat == 0 && !js || (pat == 1 || pat == 2) && !sid || pat == 3 && !asp || pat == 4 && !cf {
+			continue
+		}
 		for p := len(q) - 1; p >= 0; p-- {
 			end := querySessionMatch(q, p, pat)
 			if end < 0 {
@@ -109,20 +113,31 @@ func stripQuerySessionIDs(q []byte) []byte {
 				rest++ // skip '&'
 			}
 			q = append(q[:p], q[rest:]...)
+			// The join may have formed a new token: look again.
+			js, sid, asp, cf = sessionTokens(q)
 			break
 		}
 	}
 	return q
 }
 
-// containsFold reports whether b contains the lower-case ASCII token, ignoring case.
-func containsFold(b []byte, tok string) bool {
-	for i := 0; i+len(tok) <= len(b); i++ {
-		if hasPrefixFold(b[i:], tok) {
-			return true
+// sessionTokens reports which session-id patterns can match q at all:
+// pattern 0 needs "jsessionid=", 1 and 2 need "sid=", 3 "aspsessionid" and
+// 4 "cfid=" (all without regard to case).
+func sessionTokens(q []byte) (js, sid, asp, cf bool) {
+	for i := 0; i+4 <= len(q); i++ {
+		switch q[i] | 0x20 {
+		case 's':
+			sid = sid || hasPrefixFold(q[i:], "sid=")
+		case 'j':
+			js = js || hasPrefixFold(q[i:], "jsessionid=")
+		case 'c':
+			cf = cf || hasPrefixFold(q[i:], "cfid=")
+		case 'a':
+			asp = asp || hasPrefixFold(q[i:], "aspsessionid")
 		}
 	}
-	return false
+	return
 }
 
 // pathSessionMatch tries the standard's two ASP.NET path patterns at
