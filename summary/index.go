@@ -80,7 +80,6 @@ func fastFields(b []byte, c *Capture) bool {
 	i++
 	var have int
 	status, length := []byte(nil), []byte(nil)
-members:
 	for {
 		i = skipWS(b, i)
 		if i >= len(b) {
@@ -122,6 +121,9 @@ members:
 				j++
 			}
 			val = b[i:j]
+			if len(val) == 0 {
+				return false // malformed: let cdxj report it
+			}
 			if string(val) == "null" {
 				val = nil
 			}
@@ -153,22 +155,21 @@ members:
 			case haveLength:
 				length = val
 			}
-			if have == all {
-				break members // the rest is left unscanned, as cdxj leaves it
-			}
 		}
 		i = skipWS(b, i)
 		if i >= len(b) {
 			return false
 		}
-		if b[i] == ',' {
-			i++
-			continue
+		if b[i] == '}' {
+			break
 		}
-		if b[i] != '}' {
+		if b[i] != ',' {
 			return false
 		}
-		break
+		i++
+		if have == all {
+			break // the rest is left unscanned, as cdxj leaves it
+		}
 	}
 	if have&haveStatus == 0 {
 		return false // perhaps ipwb's status_code, or a malformed block: ask cdxj
