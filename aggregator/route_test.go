@@ -245,3 +245,62 @@ func TestRoutingOverHTTP(t *testing.T) {
 		t.Errorf("after removing the map: %+v", d)
 	}
 }
+
+// A map fetched from a URL is fetched again on schedule and swapped in.
+func TestMapRefreshSwapsMap(t *testing.T) {
+	urir := "http://example.com/a"
+	arc := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000")}, MementoMap: []byte("org,other)/* 1\n")})
+	a := entry("a", arc)
+	a.Map = MapSource{Discover: true, Refresh: 20 * time.Millisecond}
+	dir := t.TempDir()
+	ag := newAggregator(t, Options{Archives: []Archive{a}, MapDir: dir})
+	if err := ag.LoadMaps(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := ag.Route(TimeMapCache, urir)[0]; d.Status != StatusSkippedByMap {
+		t.Fatalf("before refresh: %+v", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ag.StartMapRefresh(ctx)
+	arc.SetMementoMap([]byte("com,example)/a 3\n"))
+	deadline := time.Now().Add(5 * time.Second)
+	for ag.Route(TimeMapCache, urir)[0].Status != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the refreshed map was never swapped in")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "a.mementomap" {
+		t.Errorf("map folder holds %v, want only a.mementomap (temporary files renamed or removed)", entries)
+	}
+}
+
+// A rule leaving one archive with timegate@redirect="yes" sends the client
+// straight to that archive's TimeGate; "refuse" gives 404.
+func TestTimeGateRedirectOverride(t *testing.T) {
+	arc := newArchive(t, archivetest.Config{})
+	yes, refuse, other := entry("wiki", arc), entry("refuser", arc), entry("other", arc)
+	yes.Redirect, refuse.Redirect = "yes", "refuse"
+	rules, err := ParseRules(strings.NewReader(`{"timegate_dynamicdefault": "other",
+	  "rules": [{"url": "wikipedia\\.org/", "timegate_dynamic": "wiki"}, {"url": "refused\\.example/", "timegate_dynamic": "refuser"}]}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := newAggregator(t, Options{Archives: []Archive{yes, refuse, other}, Rules: rules})
+	resp, _ := do(t, ag.Handler(), "GET", "/timegate/http://en.wikipedia.org/wiki/Go")
+	if resp.StatusCode != 302 || resp.Header.Get("Location") != arc.TimeGatePrefix()+"http://en.wikipedia.org/wiki/Go" {
+		t.Errorf("redirect=yes: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ = do(t, ag.Handler(), "GET", "/timegate/http://refused.example/")
+	if resp.StatusCode != 404 {
+		t.Errorf("redirect=refuse: %d", resp.StatusCode)
+	}
+	if n := arc.Count(""); n != 0 {
+		t.Errorf("%d upstream requests, want none", n)
+	}
+}

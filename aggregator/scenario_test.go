@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
 type step struct {
@@ -169,6 +170,54 @@ func TestParseCacheControl(t *testing.T) {
 	} {
 		if got := ParseCacheControl(tc.in); got != tc.want {
 			t.Errorf("ParseCacheControl(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// AGG-06 through the HTTP API with real archives: 200 and 404 are served
+// from the cache on repeat; 400 and 502 are never cached; a result missing
+// a timed-out archive is not served as fresh; no-cache within 10 minutes
+// is answered from the cache (the Time Travel rule, see the package doc).
+func TestAGG06Sequence(t *testing.T) {
+	urir := "http://example.com/"
+	good := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000"), "http://partial.example/": times(t, "20100101000000")}})
+	flaky := newArchive(t, archivetest.Config{})
+	c := newMemCache(t)
+	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), entry("flaky", flaky)}, Cache: c, RequestTimeout: 200 * time.Millisecond, Tolerance: -1})
+	h := ag.Handler()
+	upstream := func() int { return good.Count("") + flaky.Count("") }
+	for _, s := range []struct {
+		name   string
+		setup  func()
+		target string
+		header []string
+		status int
+		asked  bool
+	}{
+		{"200", nil, "/timemap/link/" + urir, nil, 200, true},
+		{"200 again: cache", nil, "/timemap/link/" + urir, nil, 200, false},
+		{"404", nil, "/timemap/link/http://none.example/", nil, 404, true},
+		{"404 again: cache", nil, "/timemap/link/http://none.example/", nil, 404, false},
+		{"400 bad datetime", nil, "/memento/20051/" + urir, nil, 400, false},
+		{"502 all failed", func() { good.SetFault(archivetest.FaultStatus); flaky.SetFault(archivetest.FaultStatus) }, "/timemap/link/http://down.example/", nil, 502, true},
+		{"502 not cached", nil, "/timemap/link/http://down.example/", nil, 502, true},
+		{"200 with a timed-out archive", func() { good.SetFault(archivetest.FaultNone); flaky.SetFault(archivetest.FaultHang) }, "/timemap/link/http://partial.example/", nil, 200, true},
+		{"partial result searched again", nil, "/timemap/link/http://partial.example/", nil, 200, true},
+		{"no-cache within 10 minutes: cache", nil, "/timemap/link/" + urir, []string{"Cache-Control", "no-cache"}, 200, false},
+	} {
+		if s.setup != nil {
+			s.setup()
+		}
+		before := upstream()
+		resp, body := do(t, h, "GET", s.target, s.header...)
+		if resp.StatusCode != s.status {
+			t.Errorf("%s: status %d, want %d: %s", s.name, resp.StatusCode, s.status, body)
+		}
+		if asked := upstream() > before; asked != s.asked {
+			t.Errorf("%s: archives asked = %v, want %v", s.name, asked, s.asked)
+		}
+		if s.name == "200 with a timed-out archive" && resp.Header.Get("Archive-Failures") != "flaky=timeout" {
+			t.Errorf("%s: Archive-Failures %q", s.name, resp.Header.Get("Archive-Failures"))
 		}
 	}
 }

@@ -144,6 +144,14 @@ func (a *Archive) SetLatency(d time.Duration) {
 	a.mu.Unlock()
 }
 
+// SetMementoMap changes the map served at /.well-known/mementomap (nil
+// stops serving one).
+func (a *Archive) SetMementoMap(m []byte) {
+	a.mu.Lock()
+	a.cfg.MementoMap = m
+	a.mu.Unlock()
+}
+
 // TimeMapPrefix is the prefix to which a URI-R is appended to ask for its
 // TimeMap, as in MemGator's archive list.
 func (a *Archive) TimeMapPrefix() string { return a.URL + "/timemap/link/" }
