@@ -19,8 +19,9 @@ var maxFanIn = 64
 // externalSorter sorts lines byte-wise (as LC_ALL=C sort, comparing lines
 // without their newline) in bounded memory: it keeps about mem bytes of
 // lines, sorts them and spills them to a temporary run file, then merges
-// the runs. Memory: mem bytes of lines, 16 bytes per buffered line, and
-// 64 KiB per run being merged (at most maxFanIn).
+// the runs. Memory: mem bytes of lines (the buffer may hold up to twice
+// that while it grows), 16 bytes per buffered line, and 64 KiB per run
+// being merged (at most maxFanIn at a time).
 type externalSorter struct {
 	mem    int64
 	tmpdir string
