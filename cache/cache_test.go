@@ -139,4 +139,29 @@ func TestGetReturnsACopy(t *testing.T) {
 	if e2, _ := m.Get(ctx, cache.KeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
 		t.Errorf("modifying a Get result changed the store: %q", e2.Mementos[0].URIM)
 	}
+	r.Mementos[0].URIM = "changed too"
+	if e2, _ := m.Get(ctx, cache.KeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
+		t.Errorf("modifying a Put argument changed the store: %q", e2.Mementos[0].URIM)
+	}
+}
+
+func TestSharedMementosAppendCopies(t *testing.T) {
+	ctx := t.Context()
+	m, _ := cache.NewMemory(&cache.MemoryOptions{ShareMementos: true})
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	one := cache.Memento{URIM: "u", Datetime: t0, Archive: "ia"}
+	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{one, one, one}} // duplicates: capacity left after compaction
+	if err := m.Put(ctx, "e.org/", r); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := m.Get(ctx, cache.KeyOf("e.org/"))
+	b, _ := m.Get(ctx, cache.KeyOf("e.org/"))
+	_ = append(a.Mementos, cache.Memento{URIM: "appended by a"})
+	b.Mementos = append(b.Mementos, cache.Memento{URIM: "appended by b"})
+	if len(a.Mementos) != 1 || len(b.Mementos) != 2 || b.Mementos[1].URIM != "appended by b" {
+		t.Errorf("appends to shared slices interfere: a %v, b %v", a.Mementos, b.Mementos)
+	}
+	if e, _ := m.Get(ctx, cache.KeyOf("e.org/")); len(e.Mementos) != 1 {
+		t.Errorf("store has %d mementos after appends, want 1", len(e.Mementos))
+	}
 }

@@ -23,6 +23,13 @@ type MemoryOptions struct {
 	// used entry (by Get, Put and RecordRequest) is evicted. 0 means
 	// DefaultMaxEntries.
 	MaxEntries int
+	// ShareMementos makes Get return the store's own Mementos slice instead
+	// of a copy, which callers must then never modify (appending is safe:
+	// the slice has no spare capacity). This departs from the Cache
+	// contract for speed: a Get of a small entry costs about 30 ns of CPU
+	// shared and 250 ns copied, most of it the garbage collector's
+	// (BenchmarkMemoryGet).
+	ShareMementos bool
 }
 
 // Memory is the in-memory [Cache]: entries in an LRU list bounded by
@@ -41,6 +48,7 @@ type Memory struct {
 	byKey   map[Key]*memJob
 	queue   jobHeap // waiting (open, unclaimed) jobs
 	nextID  int64
+	share   bool
 }
 
 type memJob struct {
@@ -65,7 +73,9 @@ func NewMemory(opts *MemoryOptions) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	return &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[Key]*memJob{}}, nil
+	m := &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[Key]*memJob{}}
+	m.share = opts != nil && opts.ShareMementos
+	return m, nil
 }
 
 // lock takes the mutex and checks ctx and closure; on error the mutex is not held.
@@ -81,7 +91,8 @@ func (s *Memory) lock(ctx context.Context, op string) error {
 	return nil
 }
 
-// Get implements [Cache.Get]. The returned mementos are a copy.
+// Get implements [Cache.Get]. The returned mementos are a copy unless
+// MemoryOptions.ShareMementos is set.
 func (s *Memory) Get(ctx context.Context, key Key) (Entry, error) {
 	if err := s.lock(ctx, "get"); err != nil {
 		return Entry{}, err
@@ -91,8 +102,11 @@ func (s *Memory) Get(ctx context.Context, key Key) (Entry, error) {
 		s.mu.Unlock()
 		return Entry{}, fmt.Errorf("cache: memory get %s: %w", key, ErrNotFound)
 	}
-	out := Entry{Info: e.Info, Mementos: slices.Clone(e.Mementos)}
+	out := *e // stored entries are never modified, only replaced
 	s.mu.Unlock()
+	if !s.share {
+		out.Mementos = slices.Clone(out.Mementos)
+	}
 	return out, nil
 }
 
@@ -109,7 +123,8 @@ func (s *Memory) Put(ctx context.Context, uriR string, r Result) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	n := &Entry{Info: Info{Key: key, URIR: u, Status: r.Status, Updated: r.Updated}, Mementos: r.Mementos}
+	ms := r.Mementos[:len(r.Mementos):len(r.Mementos)] // no spare capacity: appends by sharers copy
+	n := &Entry{Info: Info{Key: key, URIR: u, Status: r.Status, Updated: r.Updated}, Mementos: ms}
 	if old, ok := s.entries.Peek(key); ok {
 		n.Requested, n.Requests = old.Requested, old.Requests
 	}

@@ -16,3 +16,13 @@ func TestMemoryConformance(t *testing.T) {
 		return cachetest.Store{Cache: m}
 	})
 }
+
+func TestMemorySharedConformance(t *testing.T) {
+	cachetest.Run(t, func(t *testing.T) cachetest.Store {
+		m, err := cache.NewMemory(&cache.MemoryOptions{ShareMementos: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cachetest.Store{Cache: m}
+	})
+}
