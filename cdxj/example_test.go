@@ -2,9 +2,11 @@ package cdxj_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -131,4 +133,42 @@ func ExampleParseLayout() {
 	// Output:
 	// CDX a b a m s k r M V g u 11 false <nil>
 	// http://example.com/ false <nil>
+}
+
+func ExampleOpenFile() {
+	// A gzip file of two members (multistream), as .cdx.gz files often are.
+	dir, err := os.MkdirTemp("", "cdxj-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	var z bytes.Buffer
+	for _, part := range []string{"com,example)/ 20170306040206 {\"status\": \"200\"}\ncom,exa", "mple)/a 20170306040207 {\"status\": \"404\"}\n"} {
+		zw := gzip.NewWriter(&z)
+		zw.Write([]byte(part))
+		zw.Close()
+	}
+	path := filepath.Join(dir, "index.cdxj.gz")
+	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	f, err := cdxj.OpenFile(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	for rec, err := range cdxj.NewReader(f).All() {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(string(rec.Key()), rec.Status())
+	}
+	// Output:
+	// com,example)/ 200
+	// com,example)/a 404
 }

@@ -16,7 +16,7 @@ import (
 // source record's JSON block follow unchanged, in their order.
 //
 // A space in a key is written as %20 so that the line still splits on its
-// first two spaces. Writes are buffered: call Flush at the end, then check
+// first two spaces (a line break as %0A or %0D; an empty key as "-"). Writes are buffered: call Flush at the end, then check
 // its error. Memory: a 64 KiB buffer plus the longest line written.
 type Writer struct {
 	w   *bufio.Writer
@@ -96,10 +96,18 @@ func AppendLine(dst, key []byte, rec *Record) ([]byte, error) {
 		key = rec.Key()
 	}
 	start := len(dst)
+	if len(key) == 0 {
+		key = []byte("-")
+	}
 	for _, c := range key {
-		if c == ' ' {
+		switch c {
+		case ' ':
 			dst = append(dst, "%20"...)
-		} else {
+		case '\n':
+			dst = append(dst, "%0A"...)
+		case '\r':
+			dst = append(dst, "%0D"...)
+		default:
 			dst = append(dst, c)
 		}
 	}

@@ -197,3 +197,22 @@ func TestWriterErrorIsSticky(t *testing.T) {
 		t.Error("Write after a failed flush succeeded")
 	}
 }
+
+func TestAppendLineKeyEscapes(t *testing.T) {
+	rec, err := ParseLine([]byte("com,a)/ 2014 {}"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, key, want string }{
+		{"space", "a b", "a%20b 2014 {}\n"},
+		{"line breaks", "a\nb\rc", "a%0Ab%0Dc 2014 {}\n"},
+		{"empty", "", "- 2014 {}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := AppendLine(nil, []byte(tc.key), rec)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("AppendLine(key %q) = %q, %v; want %q", tc.key, got, err, tc.want)
+			}
+		})
+	}
+}
