@@ -115,13 +115,9 @@ func Build(ctx context.Context, dst io.Writer, inputs []Input, o BuildOptions) (
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = 128 << 20
 	}
-	if o.CheckEvery == 0 {
-		o.CheckEvery = 97
-	}
-	b := &builder{o: o, s: newSorter(o.MemoryLimit, o.TempDir)}
-	for _, mt := range o.MIMETypes {
-		b.mimes = append(b.mimes, strings.ToLower(strings.TrimSpace(mt)))
-	}
+	b := newBuilder(o)
+	b.s = newSorter(o.MemoryLimit, o.TempDir)
+	b.sink = func(k []byte) error { return b.s.add(k, 1) }
 	for _, in := range inputs {
 		if err := b.read(ctx, in); err != nil {
 			b.s.close()
@@ -210,7 +206,19 @@ func writeBuildHeaders(w io.Writer, o BuildOptions) error {
 	return err
 }
 
+func newBuilder(o BuildOptions) *builder {
+	if o.CheckEvery == 0 {
+		o.CheckEvery = 97
+	}
+	b := &builder{o: o}
+	for _, mt := range o.MIMETypes {
+		b.mimes = append(b.mimes, strings.ToLower(strings.TrimSpace(mt)))
+	}
+	return b
+}
+
 type builder struct {
+	sink  func(sortKey []byte) error
 	o     BuildOptions
 	s     *sorter
 	st    BuildStats
@@ -253,6 +261,9 @@ func hasHTTPScheme(u []byte) bool {
 	return len(u) >= 8 && strings.EqualFold(string(u[:8]), "https://")
 }
 
+// record turns one index record into its sort key (the full SURT with its
+// first '?' made a NUL byte, so that keys group by HxPx key), applying the
+// filters, and hands it to the sink.
 func (b *builder) record(rec *cdxj.Record, name string) error {
 	u := rec.URL()
 	key := rec.Key()
@@ -306,7 +317,7 @@ func (b *builder) record(rec *cdxj.Record, name string) error {
 		}
 	}
 	b.st.Used++
-	return b.s.add(k, 1)
+	return b.sink(k)
 }
 
 func (b *builder) check(key, u []byte) {

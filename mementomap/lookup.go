@@ -1,9 +1,11 @@
 package mementomap
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -397,4 +399,72 @@ func (m *Map) cachedSearch(k []byte) (int, bool) {
 	}
 	m.topMu.Unlock()
 	return p, ok
+}
+
+// Lookup looks up a URI or a SURT: input with a ')' and no "://" is taken
+// as a SURT, anything else is canonicalized with surt.Canonicalize (the
+// same default profile [Build] uses) before [Map.LookupSURT]. An input
+// that cannot be canonicalized returns its error.
+func (m *Map) Lookup(uriOrSURT string) (Match, error) {
+	k, err := lookupKey(uriOrSURT)
+	if err != nil {
+		return Match{Distance: -1}, fmt.Errorf("mementomap: %w", err)
+	}
+	return m.LookupSURT(k)
+}
+
+// BatchStats counts a [Map.LookupAll] run.
+type BatchStats struct {
+	Lookups, Present, Absent, Errors int64
+}
+
+// LookupAll reads URIs or SURTs from r, one per line (blank lines and lines
+// starting with '#' are copied through as they are), and writes one
+// tab-separated line per input line, in order: the input, the matched key
+// and its frequency; a miss, or an input that cannot be canonicalized,
+// prints "-" for both. Memory: one line.
+func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
+	var st BatchStats
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		in := strings.TrimSpace(line)
+		if in == "" || in[0] == '#' {
+			bw.WriteString(line)
+			bw.WriteByte('\n')
+			continue
+		}
+		st.Lookups++
+		res, err := m.Lookup(in)
+		if errors.Is(err, ErrClosed) {
+			return st, err
+		}
+		bw.WriteString(in)
+		if err != nil || res.Distance < 0 {
+			if err != nil {
+				st.Errors++
+			} else {
+				st.Absent++
+			}
+			bw.WriteString("\t-\t-\n")
+			continue
+		}
+		if res.Present() {
+			st.Present++
+		} else {
+			st.Absent++
+		}
+		bw.WriteByte('\t')
+		bw.WriteString(res.Key)
+		bw.WriteByte('\t')
+		bw.WriteString(res.Value)
+		bw.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		bw.Flush()
+		return st, fmt.Errorf("mementomap: reading lookups: %w", err)
+	}
+	return st, bw.Flush()
 }

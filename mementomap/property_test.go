@@ -2,6 +2,7 @@ package mementomap
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/ukvs"
 )
 
@@ -135,5 +138,61 @@ func TestCompactedMapCompactsAgain(t *testing.T) {
 	}
 	if totalM(t, twice) != uint64(len(keys)) {
 		t.Errorf("total after two compactions = %d, want %d", totalM(t, twice), len(keys))
+	}
+}
+
+// TestNoFalseNegativesRealIndexes builds maps from every shipped real
+// index (as keyed and re-keyed), compacts them through many weight pairs,
+// and looks up every capture's URL and key.
+func TestNoFalseNegativesRealIndexes(t *testing.T) {
+	ctx := context.Background()
+	var found int64
+	for _, name := range sampledata.IndexFiles() {
+		data, err := sampledata.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lookups []string
+		r := cdxj.NewReader(bytes.NewReader(data))
+		r.SkipBad = true
+		for rec, err := range r.All() {
+			if err != nil {
+				continue
+			}
+			if u := rec.URL(); u != nil {
+				lookups = append(lookups, string(u))
+			}
+			if rec.KeyIsSURT() {
+				lookups = append(lookups, string(rec.Key()))
+			}
+		}
+		for _, rekey := range []bool{false, true} {
+			o := BuildOptions{SkipBad: true, Rekey: rekey, Now: fixedNow}
+			in := func() []Input { return []Input{{Name: name, R: bytes.NewReader(data)}} }
+			var base bytes.Buffer
+			if _, err := Build(ctx, &base, in(), o); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			truth, err := LoadTruth(ctx, in(), lookups, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range [][2]float64{{4, 4}, {1, 1}, {0.5, 2}, {2, 0.25}, {0, 1}, {1, 0}, {0, 0}} {
+				got, _ := compactString(t, base.String(), opts(w[0], w[1], false))
+				e, err := Evaluate(FromBytes([]byte(got)), truth)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := e.Check(); err != nil {
+					t.Errorf("%s rekey=%v W=%v: %v", name, rekey, w, err)
+				}
+				found += e.TruePositive
+			}
+		}
+	}
+	// 2 key forms × 7 weight pairs × (at least the 2144 OpenWayback
+	// captures, looked up by URL and by key).
+	if found < 2*7*2*2144 {
+		t.Errorf("only %d held lookups checked", found)
 	}
 }

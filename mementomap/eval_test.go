@@ -1,0 +1,147 @@
+package mementomap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+)
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name, a, b, want string
+	}{
+		{
+			name: "union with sums and bounds",
+			a:    lines("!meta {\"name\": \"a\"}", "com,a)/ 5/1", "com,b)/* 10+/3", "com,c)/x 1/1"),
+			b:    lines("!meta {\"name\": \"b\"}", "com,a)/ 2/1", "com,b)/* 4~/1", "com,d)/ 1/1"),
+			want: lines("!meta {\"name\": \"a\"}", "com,a)/ 7/2", "com,b)/* 14~/4", "com,c)/x 1/1", "com,d)/ 1/1"),
+		},
+		{
+			name: "lone exclusion dropped, agreed exclusion kept",
+			a:    lines("com,b)/* 10", "com,b)/private 0", "com,c)/x 0"),
+			b:    lines("com,b)/private 3", "com,c)/x 0"),
+			want: lines("com,b)/* 10", "com,b)/private 3", "com,c)/x 0"),
+		},
+		{
+			name: "one side empty",
+			a:    "",
+			b:    lines("!id {\"uri\": \"x\"}", "com,a)/ 1"),
+			want: lines("!id {\"uri\": \"x\"}", "com,a)/ 1"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if _, err := Merge(&out, strings.NewReader(tt.a), strings.NewReader(tt.b)); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, out.String()); d != "" {
+				t.Errorf("Merge (-want +got):\n%s", d)
+			}
+		})
+	}
+	if _, err := Merge(&bytes.Buffer{}, strings.NewReader(lines("com,b)/ 1", "com,a)/ 1")), strings.NewReader("")); !errors.Is(err, ErrOutOfOrder) {
+		t.Errorf("unsorted input: err = %v, want ErrOutOfOrder", err)
+	}
+}
+
+func TestLookupURLAndBatch(t *testing.T) {
+	m := FromBytes([]byte(lines("com,example)/ 3/1", "com,example)/a/* 7/4", "org,x)/q 0")))
+	got, err := m.Lookup("https://WWW.Example.com/a/b?z=1")
+	if err != nil || got.Key != "com,example)/a/*" || !got.Present() {
+		t.Errorf("Lookup(URL) = %+v, %v", got, err)
+	}
+	in := "http://example.com/\n\n# comment\ncom,example)/a\norg,x)/q\nhttp://nowhere.net/\n"
+	var out bytes.Buffer
+	st, err := m.LookupAll(&out, strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "http://example.com/\tcom,example)/\t3/1\n\n# comment\ncom,example)/a\tcom,example)/a/*\t7/4\norg,x)/q\torg,x)/q\t0\nhttp://nowhere.net/\t-\t-\n"
+	if d := cmp.Diff(want, out.String()); d != "" {
+		t.Errorf("LookupAll (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(BatchStats{Lookups: 4, Present: 2, Absent: 2}, st); d != "" {
+		t.Errorf("stats (-want +got):\n%s", d)
+	}
+}
+
+// TestEvaluateGenerated builds a map from a generated index, compacts it
+// with the paper's weights, and evaluates every map against lookups with a
+// stated share of held URIs: recall must be 1 everywhere.
+func TestEvaluateGenerated(t *testing.T) {
+	var idx, lk bytes.Buffer
+	cfg := cdxgen.Config{Lines: 30000, Seed: 9}
+	if _, err := cdxgen.New(cfg).Write(&idx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdxgen.WriteLookups(&lk, cfg, cdxgen.LookupConfig{N: 3000, Held: 0.3}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var base bytes.Buffer
+	bst, err := Build(ctx, &base, []Input{{Name: "gen", R: bytes.NewReader(idx.Bytes())}}, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bst.Mismatched != 0 {
+		t.Errorf("generated keys differ from canonicalized URLs: %v", bst.MismatchExamples)
+	}
+	truth, err := LoadTruth(ctx, []Input{{Name: "gen", R: bytes.NewReader(idx.Bytes())}}, strings.Fields(lk.String()), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for _, h := range truth.Held {
+		if h {
+			held++
+		}
+	}
+	if held != 900 {
+		t.Errorf("%d lookups held, want 900", held)
+	}
+	prev := base.String()
+	var costs []float64
+	for _, w := range []float64{math.Inf(1), 4, 2, 1, 0.5, 0.25, 0} {
+		cur := prev
+		if !math.IsInf(w, 1) {
+			cur, _ = compactString(t, prev, opts(w, w, false))
+		}
+		e, err := Evaluate(FromBytes([]byte(cur)), truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Check(); err != nil || e.Recall != 1 {
+			t.Fatalf("W=%v: %v (%+v)", w, err, e)
+		}
+		if math.IsInf(w, 1) && (e.Accuracy != 1 || e.Precision != 1) {
+			t.Errorf("baseline map: accuracy %v precision %v, want 1 and 1", e.Accuracy, e.Precision)
+		}
+		costs = append(costs, e.RelativeCost)
+		prev = cur
+	}
+	for i := 1; i < len(costs); i++ {
+		if costs[i] > costs[i-1] {
+			t.Errorf("relative cost grew along the chain: %v", costs)
+		}
+	}
+	if costs[0] > 1 || costs[len(costs)-1] >= costs[0] {
+		t.Errorf("relative costs %v: baseline ≤ 1 and compaction must shrink", costs)
+	}
+}
+
+func TestEvalCheck(t *testing.T) {
+	e := Eval{TruePositive: 3, FalseNegative: 1, FalseNegatives: []string{"http://x/"}}
+	if err := e.Check(); !errors.Is(err, ErrFalseNegative) {
+		t.Errorf("Check() = %v, want ErrFalseNegative", err)
+	}
+	if err := (Eval{TruePositive: 3}).Check(); err != nil {
+		t.Errorf("Check() = %v, want nil", err)
+	}
+}

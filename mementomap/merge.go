@@ -1,0 +1,165 @@
+package mementomap
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/mementokit/mementokit/ukvs"
+)
+
+// MergeStats counts a [Merge] run.
+type MergeStats struct {
+	Lines      int64 // data lines written
+	Both       int64 // keys in both maps (frequencies summed)
+	Exclusions int64 // "holds nothing" lines dropped because the other map did not agree
+}
+
+// mapReader reads the data lines of a sorted map, checking order.
+type mapReader struct {
+	name    string
+	br      *bufio.Reader
+	line    int64
+	key     []byte
+	value   []byte
+	body    []byte
+	headers [][]byte
+	done    bool
+	buf     []byte
+}
+
+func (r *mapReader) next() error {
+	for {
+		l, err := r.br.ReadBytes('\n')
+		if len(l) == 0 && err == io.EOF {
+			r.done = true
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("mementomap: %s: %w", r.name, err)
+		}
+		r.line++
+		if isBlank(l) {
+			continue
+		}
+		if l[0] == '!' {
+			if r.key != nil {
+				return &LineError{Line: r.line, Err: fmt.Errorf("%s: %w", r.name, ErrLateHeader)}
+			}
+			_, _, body := splitLine(l)
+			r.headers = append(r.headers, append([]byte(nil), body...))
+			continue
+		}
+		k, v, body := splitLine(l)
+		if r.key != nil {
+			if c := bytes.Compare(k, r.key); c < 0 {
+				return &LineError{Line: r.line, Key: string(k), Err: fmt.Errorf("%s: %w", r.name, ErrOutOfOrder)}
+			} else if c == 0 {
+				return &LineError{Line: r.line, Key: string(k), Err: fmt.Errorf("%s: %w", r.name, ErrDuplicateKey)}
+			}
+		}
+		r.buf = append(r.buf[:0], body...)
+		r.body = r.buf
+		r.key = r.buf[:len(k)]
+		off := len(body) - len(bytes.TrimLeft(body[len(k):], " \t")) // start of value
+		r.value = r.buf[off : off+len(v)]
+		return nil
+	}
+}
+
+// Merge writes the union of two sorted maps of the same archive (for
+// example maps of two index shards, or of two crawl periods) to dst: every
+// key of either, the frequencies of keys in both summed with
+// [ukvs.Frequency.Add] (bounds kept, so approximate markers survive), and
+// the header lines of a (or of b when a has none). A line that says "holds
+// nothing" ("0") is kept only when the other map says so too: a lone
+// exclusion could hide what a wildcard of the other map holds, a false
+// negative. Both inputs must be sorted (see [Compact] for the errors).
+// Memory: one line of each input.
+func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
+	var st MergeStats
+	ra := &mapReader{name: "first map", br: bufio.NewReaderSize(a, 1<<16)}
+	rb := &mapReader{name: "second map", br: bufio.NewReaderSize(b, 1<<16)}
+	if err := ra.next(); err != nil {
+		return st, err
+	}
+	if err := rb.next(); err != nil {
+		return st, err
+	}
+	bw := bufio.NewWriterSize(dst, 1<<16)
+	hs := ra.headers
+	if len(hs) == 0 {
+		hs = rb.headers
+	}
+	for _, h := range hs {
+		bw.Write(h)
+		bw.WriteByte('\n')
+	}
+	freq := func(r *mapReader) (ukvs.Frequency, error) {
+		var f ukvs.Frequency
+		if len(r.value) == 0 {
+			return f, nil
+		}
+		if err := f.UnmarshalText(r.value); err != nil {
+			return f, &LineError{Line: r.line, Key: string(r.key), Err: fmt.Errorf("%s: %w: %v", r.name, ErrBadFrequency, err)}
+		}
+		return f, nil
+	}
+	one := func(r *mapReader) error {
+		f, err := freq(r)
+		if err != nil {
+			return err
+		}
+		if f.HoldsNothing() {
+			st.Exclusions++
+		} else {
+			bw.Write(r.body)
+			bw.WriteByte('\n')
+			st.Lines++
+		}
+		return r.next()
+	}
+	var line []byte
+	for !ra.done || !rb.done {
+		var c int
+		switch {
+		case ra.done:
+			c = 1
+		case rb.done:
+			c = -1
+		default:
+			c = bytes.Compare(ra.key, rb.key)
+		}
+		var err error
+		switch {
+		case c < 0:
+			err = one(ra)
+		case c > 0:
+			err = one(rb)
+		default:
+			fa, err1 := freq(ra)
+			fb, err2 := freq(rb)
+			if err1 != nil {
+				return st, err1
+			}
+			if err2 != nil {
+				return st, err2
+			}
+			line = append(line[:0], ra.key...)
+			line = append(line, ' ')
+			line = fa.Add(fb).Append(line)
+			line = append(line, '\n')
+			bw.Write(line)
+			st.Lines++
+			st.Both++
+			if err = ra.next(); err == nil {
+				err = rb.next()
+			}
+		}
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, bw.Flush()
+}
