@@ -74,16 +74,16 @@ func LoadTruth(ctx context.Context, inputs []Input, lookups []string, o BuildOpt
 // Eval is the evaluation of one map against a [Truth] (the paper's
 // Section 6.3 measures, MEMENTOMAP.md "Evaluation").
 type Eval struct {
-	Lines          int64   // data lines of the map
-	RelativeCost   float64 // Lines / Truth.URIRs
-	Lookups        int64   // lookups evaluated (those with a key)
-	TruePositive   int64   // held, and the map says present
-	FalsePositive  int64   // not held, the map says present
-	TrueNegative   int64   // not held, the map says absent
-	FalseNegative  int64   // held, the map says absent: a bug, always
-	Accuracy       float64 // (TP+TN) / lookups
-	Precision      float64 // TP / (TP+FP); 1 when nothing was said present
-	Recall         float64 // TP / (TP+FN); 1 when nothing is held
+	Lines          int64    // data lines of the map
+	RelativeCost   float64  // Lines / Truth.URIRs
+	Lookups        int64    // lookups evaluated (those with a key)
+	TruePositive   int64    // held, and the map says present
+	FalsePositive  int64    // not held, the map says present
+	TrueNegative   int64    // not held, the map says absent
+	FalseNegative  int64    // held, the map says absent: a bug, always
+	Accuracy       float64  // (TP+TN) / lookups
+	Precision      float64  // TP / (TP+FP); 1 when nothing was said present
+	Recall         float64  // TP / (TP+FN); 1 when nothing is held
 	FalseNegatives []string // up to 10 inputs the map missed
 }
 
