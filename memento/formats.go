@@ -85,8 +85,8 @@ func ReadCDXJ(r io.Reader) (*TimeMap, error) {
 			continue
 		}
 		key, rest, ok := bytes.Cut(b, []byte(" "))
-		if !ok {
-			return tm, bad("no space between key and value")
+		if !ok || len(key) == 0 {
+			return tm, bad("want \"<key> <JSON>\"")
 		}
 		if key[0] == '!' {
 			switch string(key) {

@@ -22,7 +22,8 @@ type Link struct {
 	// Rel holds the relation types of the first "rel" parameter, split on
 	// whitespace, lower-cased, duplicates removed, in input order
 	// (RFC 8288 §3.3: later "rel" parameters are ignored for Rel but kept
-	// in Params). Empty when the link has no "rel".
+	// in Params). nil when the link has no "rel"; empty but not nil for
+	// rel="".
 	Rel []string
 	// Params holds every other parameter in input order, names lower-cased
 	// (RFC 8288 §3: names are case-insensitive), values unquoted and
@@ -250,6 +251,14 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 		if len(raw) == 0 {
 			return perr(i, ErrEmptyTarget)
 		}
+		if p.strict {
+			// A URI-Reference has no spaces, controls or '<' (RFC 3986 §2).
+			for k, c := range raw {
+				if c <= ' ' || c == 0x7f || c == '<' {
+					return perr(i+1+k, ErrUnexpected)
+				}
+			}
+		}
 		l.RawTarget = string(raw)
 		i = end + 1
 	} else {
@@ -435,6 +444,10 @@ func (p *parser) quoted(data []byte, i int, atEOF bool) (string, int, error) {
 				}
 				return "", 0, ErrUnterminatedQuote
 			}
+			// quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
+			if e := data[k]; p.strict && (e < 0x20 && e != '\t' || e == 0x7f) {
+				return "", 0, ErrUnexpected
+			}
 			continue
 		case c == '"':
 			if !esc {
@@ -559,7 +572,7 @@ func splitRel(v string) []string {
 	case "self":
 		return []string{"self"}
 	}
-	var out []string
+	out := []string{} // non-nil: a rel parameter was present
 	for len(v) > 0 {
 		k := 0
 		for k < len(v) && !isWS(v[k]) {

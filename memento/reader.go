@@ -157,12 +157,17 @@ func (r *Reader) Read() (Link, error) {
 	}
 }
 
-// fill reads more input, compacting or growing the buffer as needed.
+// fill reads more input, compacting or growing the buffer as needed. It
+// reads at least as many new bytes as were already waiting (or until the
+// buffer is full or the input ends), so that re-parsing a long link-value
+// after each fill costs linear, not quadratic, time on a reader that
+// returns a few bytes per call.
 func (r *Reader) fill() error {
 	if r.eof {
 		// parseOne never reports errShort at EOF; be safe anyway.
 		return io.ErrUnexpectedEOF
 	}
+	waiting := r.end - r.start
 	if r.start > 0 {
 		copy(r.buf, r.buf[r.start:r.end])
 		r.end -= r.start
@@ -177,9 +182,11 @@ func (r *Reader) fill() error {
 		copy(b, r.buf[:r.end])
 		r.buf = b
 	}
-	for tries := 0; ; tries++ {
+	got, empty := 0, 0
+	for r.end < len(r.buf) && (got == 0 || got < waiting) {
 		n, err := r.r.Read(r.buf[r.end:])
 		r.end += n
+		got += n
 		if err != nil {
 			r.eof = true
 			if !errors.Is(err, io.EOF) {
@@ -187,13 +194,13 @@ func (r *Reader) fill() error {
 			}
 			return nil
 		}
-		if n > 0 {
-			return nil
-		}
-		if tries > 100 {
-			return io.ErrNoProgress
+		if n == 0 {
+			if empty++; empty > 100 {
+				return io.ErrNoProgress
+			}
 		}
 	}
+	return nil
 }
 
 // ReadAll reads the remaining link-values. It returns the links read and

@@ -54,32 +54,36 @@ func (tm *TimeMap) mementoRel(i int) string {
 	return "memento"
 }
 
-// appendTarget writes "<target>", percent-encoding the bytes that cannot
-// stand inside angle brackets ('>', CR, LF).
+// appendTarget writes "<target>", percent-encoding the bytes a
+// URI-Reference cannot hold and a strict parser refuses: '<', '>', space
+// and control bytes (RFC 3986 §2.1). Targets read from archives in strict
+// mode never contain them.
 func appendTarget(b []byte, t string) []byte {
+	const hex = "0123456789ABCDEF"
 	b = append(b, '<')
 	for i := 0; i < len(t); i++ {
-		switch c := t[i]; c {
-		case '>':
-			b = append(b, "%3E"...)
-		case '\r':
-			b = append(b, "%0D"...)
-		case '\n':
-			b = append(b, "%0A"...)
-		default:
-			b = append(b, c)
+		c := t[i]
+		if c <= ' ' || c == 0x7f || c == '<' || c == '>' {
+			b = append(b, '%', hex[c>>4], hex[c&0xf])
+			continue
 		}
+		b = append(b, c)
 	}
 	return append(b, '>')
 }
 
 // appendQuoted writes s as an RFC 9110 quoted-string, escaping '"' and '\'.
+// Control bytes other than HTAB cannot appear in a quoted-string at all
+// and are written as spaces.
 func appendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c == '"' || c == '\\' {
+		switch {
+		case c == '"' || c == '\\':
 			b = append(b, '\\')
+		case c < 0x20 && c != '\t' || c == 0x7f:
+			c = ' '
 		}
 		b = append(b, c)
 	}
@@ -106,16 +110,18 @@ func appendParams(b []byte, ps []Param) []byte {
 }
 
 // AppendLink appends l in link-value syntax (RFC 8288 §3) to b: its
-// RawTarget (or Target when RawTarget is empty) in angle brackets, then
-// rel (when l has one) and every parameter with its value quoted. A strict
-// parse of the output gives back l's Rel and Params.
+// RawTarget (or Target when RawTarget is empty) in angle brackets ('<',
+// '>', space and controls percent-encoded), then rel (when Rel is not nil) and every
+// parameter, values as quoted-strings. Parsing the output (strict or
+// lenient) gives back l's RawTarget, Rel and Params for any l that a strict
+// parse produced.
 func AppendLink(b []byte, l *Link) []byte {
 	t := l.RawTarget
 	if t == "" {
 		t = l.Target
 	}
 	b = appendTarget(b, t)
-	if len(l.Rel) > 0 {
+	if l.Rel != nil {
 		b = appendParam(b, "rel", strings.Join(l.Rel, " "))
 	}
 	return appendParams(b, l.Params)

@@ -204,9 +204,9 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("%v\n%s", err, b.String())
 		}
 		want := *tm
-		// '>' cannot stand in a target; the writer percent-encodes it.
+		// '<' and '>' cannot stand in a target; the writer percent-encodes them.
 		want.Mementos = slices.Clone(tm.Mementos)
-		want.Mementos[3].URIM = "http://b.example/web/20230808080808/http://example.com/<é%3E"
+		want.Mementos[3].URIM = "http://b.example/web/20230808080808/http://example.com/%3Cé%3E"
 		if diff := cmp.Diff(&want, got, ignoreRel, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("(-want +got):\n%s\n%s", diff, b.String())
 		}
