@@ -62,6 +62,7 @@ var tests = []struct {
 }{
 	{"GetMissing", testGetMissing},
 	{"RoundTrip", testRoundTrip},
+	{"ManyMementos", testManyMementos},
 	{"SchemeAgnostic", testSchemeAgnostic},
 	{"PutReplaces", testPutReplaces},
 	{"Invalid", testInvalid},

@@ -209,6 +209,28 @@ func testRoundTrip(t *testing.T, s Store) {
 	}
 }
 
+func testManyMementos(t *testing.T, s Store) {
+	// 2,000 mementos, three per (datetime, archive), URI-Ms of 4.5 KB: about
+	// 9 MB, several batches (by count and by size) for stores that write in
+	// batches, with groups of equal (datetime, archive) across batches.
+	var ms []cache.Memento
+	pad := strings.Repeat("p", 4500)
+	for i := range 2000 {
+		ms = append(ms, cache.Memento{URIM: fmt.Sprintf("https://a.example/%05d/%s", i, pad),
+			Datetime: at(i / 3), Archive: "ia", Rel: "memento"})
+	}
+	mustPut(t, s.Cache, "http://e.org/many", found(at(0), ms...))
+	got := mustGet(t, s.Cache, "http://e.org/many")
+	if diff := cmp.Diff(ms, got.Mementos); diff != "" {
+		t.Errorf("many mementos (-want +got):\n%.2000s", diff)
+	}
+	// Replaced by fewer: none of the old ones may survive.
+	mustPut(t, s.Cache, "http://e.org/many", found(at(1), ms[:2]...))
+	if got := mustGet(t, s.Cache, "http://e.org/many"); len(got.Mementos) != 2 {
+		t.Errorf("after replacing 2,000 mementos by 2: %d mementos", len(got.Mementos))
+	}
+}
+
 func testSchemeAgnostic(t *testing.T, s Store) {
 	mustPut(t, s.Cache, "https://example.org/x", found(at(0), mem("m", 0, "ia")))
 	for _, u := range []string{"http://example.org/x", "example.org/x", "//example.org/x", "HTTPS://example.org/x"} {
