@@ -1,0 +1,141 @@
+package aggregator
+
+import (
+	"bufio"
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/sampledata"
+)
+
+func TestNavigate(t *testing.T) {
+	d := func(s string) time.Time { return ts(t, s) }
+	ms := []Memento{
+		{URIM: "m1999", Datetime: d("19990125093000")},
+		{URIM: "m2001", Datetime: d("20010911084600")},
+		{URIM: "m2005a", Datetime: d("20050301120000")},
+		{URIM: "m2005b", Datetime: d("20050301120000")},
+		{URIM: "m2012", Datetime: d("20120615080910")},
+	}
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want nav
+	}{
+		{"before the first", d("19900101000000"), nav{first: 0, last: 4, closest: 0, prev: -1, next: 1}},
+		{"after the last", d("20300101000000"), nav{first: 0, last: 4, closest: 4, prev: 2, next: -1}},
+		{"exact, duplicated second: first of the group", d("20050301120000"), nav{first: 0, last: 4, closest: 2, prev: 1, next: 4}},
+		{"tie between two: the later wins", d("20000519090800"), nav{first: 0, last: 4, closest: 1, prev: 0, next: 2}},
+		{"one second before the midpoint: the earlier", d("20000519090759"), nav{first: 0, last: 4, closest: 0, prev: -1, next: 1}},
+		{"just after a duplicated group", d("20050301120001"), nav{first: 0, last: 4, closest: 2, prev: 1, next: 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, navigate(ms, tc.at), cmp.AllowUnexported(nav{})); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	if n := navigate(nil, time.Now()); n.closest != -1 || n.first != -1 {
+		t.Errorf("empty: %+v", n)
+	}
+	if got := sameSecond(ms, 3); !cmp.Equal(got, []string{"m2005a", "m2005b"}) {
+		t.Errorf("sameSecond = %v", got)
+	}
+}
+
+func TestNormalizeURIR(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"http://example.com/", "http://example.com/", ""},
+		{"example.com", "http://example.com", ""},
+		{"HTTP://example.com/", "http://example.com/", ""},
+		{"https://www.example.com/", "https://www.example.com/", ""},
+		{"http%3A%2F%2Fexample.com%2F", "http://example.com/", ""},
+		{"http://http://example.com/", "http://example.com/", ""},
+		{"http://https://example.com/", "https://example.com/", ""},
+		{"http:/example.com/a", "http://example.com/a", ""},
+		{"http://example.com/search?q=a%26b&x=%20", "http://example.com/search?q=a%26b&x=%20", ""},
+		{"http://Greensboro.com", "http://Greensboro.com", ""},
+		{"", "", "empty"},
+		{"ftp://example.com/", "", "scheme"},
+		{"http:///path", "", "host"},
+		{"http://" + strings.Repeat("a", MaxURIRLen), "", "longer"},
+		{"http%3A%2F%2Fexa%ZZ", "", "invalid"},
+	} {
+		got, err := NormalizeURIR(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("NormalizeURIR(%q) = %q, %v; want an error about %q", tc.in, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("NormalizeURIR(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestParsePathDatetime(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"2005", "20050101000000", true},
+		{"200503", "20050301000000", true},
+		{"20050301", "20050301000000", true},
+		{"2005030112", "20050301120000", true},
+		{"200503011234", "20050301123400", true},
+		{"20050301123456", "20050301123456", true},
+		{"Tue, 01 Mar 2005 12:00:00 GMT", "20050301120000", true},
+		{"20051", "", false},
+		{"200513", "", false},
+		{"20050431", "", false},
+		{"soon", "", false},
+	} {
+		got, err := ParsePathDatetime(tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("ParsePathDatetime(%q): err %v, want ok=%v", tc.in, err, tc.ok)
+			continue
+		}
+		if tc.ok && got.Format("20060102150405") != tc.want {
+			t.Errorf("ParsePathDatetime(%q) = %v, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// Every aggregator row of the public cases has a test here; a new row
+// without one fails.
+func TestPublicCasesCovered(t *testing.T) {
+	covered := map[string]string{
+		"AGG-01": "TestAGG01TimeGateRedirectStyles",
+		"AGG-03": "TestAGG03Timeouts, TestDormancy, TestBudgetsUnderSynctest",
+		"AGG-04": "TestAGG04StableOrder, TestNavigate",
+		"AGG-06": "TestAGG06Sequence, TestCacheScenarios, TestMySQLScenarios",
+	}
+	b, err := sampledata.ReadFile("cases/public_cases.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) < 2 || f[1] != "aggregator" {
+			continue
+		}
+		n++
+		if _, ok := covered[f[0]]; !ok {
+			t.Errorf("public case %s has no aggregator test", f[0])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(covered) {
+		t.Errorf("%d aggregator rows in public_cases.tsv, %d covered", n, len(covered))
+	}
+}
