@@ -205,3 +205,70 @@ func (m *Map) Totals() (ukvs.Frequency, error) {
 	}
 	return s.since(&zero), nil
 }
+
+// MapStats describes a map's content ([Map.Stats]).
+type MapStats struct {
+	Lines         int64          // data lines
+	Hosts         int64          // distinct host parts (the key before ')' or the wildcard)
+	HostWildcards int64          // lines "H,*" (and the bare "*")
+	PathWildcards int64          // lines "P/*"
+	Exclusions    int64          // lines whose frequency holds nothing
+	Total         ukvs.Frequency // the sum of all frequencies
+	PathDepths    []int64        // lines per path depth (0 for the host root)
+}
+
+// Stats reads the whole map once and describes it. A malformed frequency
+// is reported with its byte offset.
+func (m *Map) Stats() (MapStats, error) {
+	var st MapStats
+	if m.b == nil {
+		if m.f == nil {
+			return st, ErrClosed
+		}
+		return st, nil
+	}
+	var s, zero runSum
+	var prevHost []byte
+	var ends [maxLevels]int
+	p := m.start
+	for p < len(m.b) {
+		end := m.lineEnd(p)
+		line := m.b[p:end]
+		if !isBlank(line) {
+			k, v, _ := splitLine(line)
+			var f ukvs.Frequency
+			if len(v) > 0 {
+				if err := f.UnmarshalText(v); err != nil {
+					return st, fmt.Errorf("mementomap: at byte %d: %w", p, err)
+				}
+			}
+			s.add(f)
+			st.Lines++
+			if f.HoldsNothing() {
+				st.Exclusions++
+			}
+			host := k
+			if i := bytes.IndexByte(k, ')'); i >= 0 {
+				host = k[:i]
+			}
+			if !bytes.Equal(host, prevHost) {
+				st.Hosts++
+				prevHost = append(prevHost[:0], host...)
+			}
+			switch {
+			case bytes.HasSuffix(k, []byte("/*")):
+				st.PathWildcards++
+			case bytes.HasSuffix(k, []byte(",*")) || string(k) == "*":
+				st.HostWildcards++
+			}
+			d := max(0, pathEnds(k, ends[:], maxLevels)-1)
+			for len(st.PathDepths) <= d {
+				st.PathDepths = append(st.PathDepths, 0)
+			}
+			st.PathDepths[d]++
+		}
+		p = end + 1
+	}
+	st.Total = s.since(&zero)
+	return st, nil
+}

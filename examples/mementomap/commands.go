@@ -1,0 +1,323 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/mementomap"
+	"github.com/mementokit/mementokit/ukvs"
+)
+
+// buildFlags adds the flags shared by build and eval.
+func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
+	id := fs.String("id", "", "archive URI for the !id header")
+	name := fs.String("name", "", "map name for the !meta header")
+	status := fs.String("status", "", "keep only these HTTP status classes, e.g. 2 or 2,3 (the paper's baseline: 2)")
+	mime := fs.String("mime", "", "keep only these media types, e.g. text/html or image/* (the paper's baseline: text/html)")
+	noRevisits := fs.Bool("no-revisits", false, "leave out revisit records")
+	noRobots := fs.Bool("no-robots", false, "leave out /robots.txt and /sitemap.xml")
+	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of using the index keys")
+	check := fs.Int("check", 97, "compare one record in N with its canonicalized URL (0 or less: off)")
+	skipBad := fs.Bool("skip-bad", false, "skip unparseable index lines instead of stopping")
+	mem := fs.Int("mem", 128, "sort memory in MiB before spilling runs to disk")
+	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
+	return func() (mementomap.BuildOptions, error) {
+		classes, err := intList(*status)
+		if err != nil {
+			return mementomap.BuildOptions{}, err
+		}
+		if *mem <= 0 {
+			return mementomap.BuildOptions{}, errors.New("-mem must be positive")
+		}
+		o := mementomap.BuildOptions{
+			ArchiveID: *id, Name: *name, StatusClasses: classes, MIMETypes: strList(*mime),
+			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey,
+			CheckEvery: *check, SkipBad: *skipBad, MemoryLimit: *mem << 20, TempDir: *tmp,
+		}
+		if *check <= 0 {
+			o.CheckEvery = -1
+		}
+		return o, nil
+	}
+}
+
+func (e *env) openInputs(paths []string, what string) ([]mementomap.Input, func(), error) {
+	bar := e.bar(totalSize(paths), what)
+	var ins []mementomap.Input
+	var closers []io.Closer
+	closeAll := func() {
+		for _, c := range closers {
+			c.Close()
+		}
+		if bar != nil {
+			bar.Finish()
+		}
+	}
+	for _, p := range paths {
+		rc, err := e.openInput(p, bar)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		closers = append(closers, rc)
+		ins = append(ins, mementomap.Input{Name: p, R: rc})
+	}
+	return ins, closeAll, nil
+}
+
+func (e *env) build(args []string) error {
+	fs, parse := e.flags("build", "INDEX...")
+	out := fs.String("o", "-", "output map file ('-' for standard output)")
+	opts := buildFlags(fs)
+	if err := parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("build: no index given")
+	}
+	o, err := opts()
+	if err != nil {
+		return err
+	}
+	o.Logger = e.log
+	ins, closeAll, err := e.openInputs(fs.Args(), "build")
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	start := time.Now()
+	var st mementomap.BuildStats
+	err = e.writeOutput(*out, func(w io.Writer) error {
+		var err error
+		st, err = mementomap.Build(e.ctx, w, ins, o)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	e.log.Info("build done", "records", st.Records, "used", st.Used, "filtered", st.Filtered,
+		"non_http", st.NonHTTP, "bad", st.Bad, "keys", st.Keys, "urirs", st.URIRs, "runs", st.Runs,
+		"seconds", time.Since(start).Seconds())
+	if st.Mismatched > 0 {
+		e.log.Warn("index keys differ from the canonicalized URLs: lookups by URL may miss them; consider -rekey",
+			"checked", st.Checked, "mismatched", st.Mismatched,
+			"rate", fmt.Sprintf("%.2f%%", 100*st.MismatchRate()), "examples", st.MismatchExamples)
+	}
+	return nil
+}
+
+func (e *env) compact(args []string) error {
+	fs, parse := e.flags("compact", "IN OUT")
+	d := mementomap.DefaultCompactOptions()
+	hcf := fs.Float64("hcf", d.HostFactor, "host compaction factor W_h (inf never rolls up, 0 rolls up every node with a child)")
+	pcf := fs.Float64("pcf", d.PathFactor, "path compaction factor W_p")
+	ha := fs.Float64("ha", mementomap.DefaultHostAlpha, "host power-law a")
+	hk := fs.Float64("hk", mementomap.DefaultHostK, "host power-law k")
+	pa := fs.Float64("pa", mementomap.DefaultPathAlpha, "path power-law a")
+	pk := fs.Float64("pk", mementomap.DefaultPathK, "path power-law k")
+	hdepth := fs.Int("hdepth", mementomap.DefaultHostDepth, "host levels tracked")
+	pdepth := fs.Int("pdepth", mementomap.DefaultPathDepth, "path levels tracked")
+	ref := fs.Bool("reference", false, "behave as the reference tool (oduwsdl/MementoMap 0.1.0b2): its key normalization, plain counts, no public-suffix guard")
+	mem := fs.Int("mem", 64, "pending output kept in memory, MiB, before spilling to disk")
+	tmp := fs.String("tmp", "", "folder for the spill file")
+	if err := parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return errors.New("compact: want IN and OUT")
+	}
+	o := mementomap.CompactOptions{HostFactor: *hcf, PathFactor: *pcf, HostAlpha: *ha, HostK: *hk,
+		PathAlpha: *pa, PathK: *pk, HostDepth: *hdepth, PathDepth: *pdepth, Reference: *ref,
+		MemoryLimit: *mem << 20, TempDir: *tmp, Logger: e.log}
+	in, out := fs.Arg(0), fs.Arg(1)
+	if in != "-" && in == out {
+		return errors.New("compact: IN and OUT are the same file")
+	}
+	bar := e.bar(totalSize([]string{in}), "compact")
+	rc, err := e.openInput(in, bar)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	start := time.Now()
+	var st mementomap.CompactStats
+	err = e.writeOutput(out, func(w io.Writer) error {
+		var err error
+		st, err = mementomap.Compact(w, rc, o)
+		return err
+	})
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	e.log.Info("compact done", "hcf", *hcf, "pcf", *pcf, "in_lines", st.InLines, "out_lines", st.OutLines,
+		"rollups", st.Rollups, "seconds", time.Since(start).Seconds())
+	return nil
+}
+
+func (e *env) lookup(args []string) error {
+	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
+	if err := parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("lookup: no map given")
+	}
+	m, err := mementomap.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	var in io.Reader = e.stdin
+	if fs.NArg() > 1 {
+		in = strings.NewReader(strings.Join(fs.Args()[1:], "\n") + "\n")
+	}
+	st, err := m.LookupAll(e.stdout, in)
+	if err != nil {
+		return err
+	}
+	e.log.Debug("lookup done", "lookups", st.Lookups, "present", st.Present, "absent", st.Absent, "errors", st.Errors)
+	return nil
+}
+
+func (e *env) eval(args []string) error {
+	fs, parse := e.flags("eval", "MAP INDEX...")
+	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line (required)")
+	opts := buildFlags(fs)
+	if err := parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 || *lookups == "" {
+		fs.Usage()
+		return errors.New("eval: want -lookups FILE, a MAP and at least one INDEX")
+	}
+	o, err := opts()
+	if err != nil {
+		return err
+	}
+	o.CheckEvery = -1
+	lb, err := os.ReadFile(*lookups)
+	if err != nil {
+		return err
+	}
+	var ls []string
+	for _, l := range strings.Split(string(lb), "\n") {
+		if l = strings.TrimSpace(l); l != "" && l[0] != '#' {
+			ls = append(ls, l)
+		}
+	}
+	m, err := mementomap.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	ins, closeAll, err := e.openInputs(fs.Args()[1:], "index")
+	if err != nil {
+		return err
+	}
+	truth, err := mementomap.LoadTruth(e.ctx, ins, ls, o)
+	closeAll()
+	if err != nil {
+		return err
+	}
+	ev, err := mementomap.Evaluate(m, truth)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "map lines\t%d\nindex URI-Rs\t%d\nrelative cost\t%.4f\nlookups\t%d\nheld\t%d\naccuracy\t%.4f\nprecision\t%.4f\nrecall\t%.4f\n",
+		ev.Lines, truth.URIRs, ev.RelativeCost, ev.Lookups, ev.TruePositive+ev.FalseNegative, ev.Accuracy, ev.Precision, ev.Recall)
+	return ev.Check()
+}
+
+func (e *env) merge(args []string) error {
+	fs, parse := e.flags("merge", "MAP1 MAP2")
+	out := fs.String("o", "-", "output map file ('-' for standard output)")
+	if err := parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return errors.New("merge: want two maps")
+	}
+	a, err := e.openInput(fs.Arg(0), nil)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	b, err := e.openInput(fs.Arg(1), nil)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	var st mementomap.MergeStats
+	err = e.writeOutput(*out, func(w io.Writer) error {
+		var err error
+		st, err = mementomap.Merge(w, a, b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	e.log.Info("merge done", "lines", st.Lines, "in_both", st.Both, "exclusions_dropped", st.Exclusions)
+	return nil
+}
+
+func (e *env) check(args []string) error {
+	fs, parse := e.flags("check", "MAP")
+	if err := parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("check: want one map")
+	}
+	rc, err := e.openInput(fs.Arg(0), nil)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	n, err := ukvs.Check(rc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+	}
+	fmt.Fprintf(e.stdout, "%s: ok, %d data lines, sorted\n", fs.Arg(0), n)
+	return nil
+}
+
+func (e *env) stats(args []string) error {
+	fs, parse := e.flags("stats", "MAP")
+	if err := parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("stats: want one map")
+	}
+	m, err := mementomap.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	st, err := m.Stats()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "file\t%s\nbytes\t%d\nheaders\t%d\ndata lines\t%d\nhosts\t%d\nhost wildcards\t%d\npath wildcards\t%d\nexclusions\t%d\ntotal\t%s\n",
+		fs.Arg(0), m.Size(), len(m.Headers()), st.Lines, st.Hosts, st.HostWildcards, st.PathWildcards, st.Exclusions, st.Total)
+	for d, n := range st.PathDepths {
+		if n > 0 {
+			fmt.Fprintf(e.stdout, "path depth %d\t%d\n", d, n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// env carries what every command needs.
+type env struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	progress       bool
+}
+
+// flags returns a FlagSet with the common flags (-v, -q, -progress).
+func (e *env) flags(name, args string) (*flag.FlagSet, func([]string) error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	verbose := fs.Bool("v", false, "log debug messages")
+	quiet := fs.Bool("q", false, "log warnings and errors only")
+	progress := fs.String("progress", "auto", "progress bar on standard error: auto (when a terminal), on, off")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: mementomap %s [flags] %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	parse := func(a []string) error {
+		if err := fs.Parse(a); err != nil {
+			return err
+		}
+		level := slog.LevelInfo
+		if *verbose {
+			level = slog.LevelDebug
+		}
+		if *quiet {
+			level = slog.LevelWarn
+		}
+		e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+		switch *progress {
+		case "on":
+			e.progress = true
+		case "off":
+			e.progress = false
+		case "auto":
+			f, ok := e.stderr.(*os.File)
+			e.progress = ok && term.IsTerminal(int(f.Fd())) && !*quiet
+		default:
+			return fmt.Errorf("-progress must be auto, on or off, not %q", *progress)
+		}
+		return nil
+	}
+	return fs, parse
+}
+
+// bar returns a byte progress bar for total bytes (-1 when unknown), or nil.
+func (e *env) bar(total int64, what string) *progressbar.ProgressBar {
+	if !e.progress {
+		return nil
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionSetWriter(e.stderr),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+// counting passes reads through and moves the progress bar.
+type counting struct {
+	r   io.Reader
+	bar *progressbar.ProgressBar
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.bar != nil && n > 0 {
+		c.bar.Add64(int64(n))
+	}
+	return n, err
+}
+
+// openInput opens path ("-" is stdin) for reading, decompressing gzip,
+// with the progress bar counting the bytes of the file itself.
+func (e *env) openInput(path string, bar *progressbar.ProgressBar) (io.ReadCloser, error) {
+	var raw io.Reader
+	var closer io.Closer
+	if path == "-" {
+		raw = e.stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		raw, closer = f, f
+	}
+	rc, err := cdxj.NewDecompressor(&counting{r: raw, bar: bar})
+	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &readCloser{Reader: rc, close: func() error {
+		err := rc.Close()
+		if closer != nil {
+			if cerr := closer.Close(); err == nil {
+				err = cerr
+			}
+		}
+		return err
+	}}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	close func() error
+}
+
+func (r *readCloser) Close() error { return r.close() }
+
+// totalSize sums the sizes of the files (stdin counts as unknown: -1).
+func totalSize(paths []string) int64 {
+	var n int64
+	for _, p := range paths {
+		if p == "-" {
+			return -1
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return -1
+		}
+		n += fi.Size()
+	}
+	return n
+}
+
+// writeOutput writes through fn to path: "-" or "" is stdout; a file is
+// written to a temporary file in its folder, synced and renamed into place
+// only when fn succeeds, so an interrupted run never leaves a partial map.
+func (e *env) writeOutput(path string, fn func(w io.Writer) error) error {
+	if path == "" || path == "-" {
+		return fn(e.stdout)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = fn(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// intList parses "2,3" into [2 3].
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(f, "xx"))
+		if err != nil {
+			return nil, fmt.Errorf("bad status class %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func strList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+// Command mementomap builds, compacts, looks up, evaluates, merges, checks
+// and describes MementoMaps (package mementomap; MEMENTOMAP.md).
+//
+//	mementomap build [-o OUT] [-id URI] [-status 2] [-mime text/html] INDEX...
+//	mementomap compact [-hcf W] [-pcf W] IN OUT
+//	mementomap lookup MAP [URI|SURT...]      (stdin when none)
+//	mementomap eval [-lookups FILE] MAP INDEX...
+//	mementomap merge [-o OUT] MAP1 MAP2
+//	mementomap check MAP
+//	mementomap stats MAP
+//
+// Outputs are written to a temporary file in the target's folder and
+// renamed into place; "-" means standard input or output. A progress bar is
+// drawn on standard error when it is a terminal; messages go through slog.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "mementomap:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: mementomap COMMAND [flags] ARGS
+commands:
+  build    [-o OUT] [filters] INDEX...   baseline map from CDX/CDXJ files (gzip or not, sorted or not)
+  compact  [-hcf W] [-pcf W] IN OUT      one-pass compaction (the paper's Figure 3)
+  lookup   MAP [URI|SURT...]             matched key and frequency (stdin when no URI is given)
+  eval     [-lookups FILE] MAP INDEX...  relative cost, accuracy, precision, recall
+  merge    [-o OUT] MAP1 MAP2            union of two maps of one archive
+  check    MAP                           validate order, headers and frequencies
+  stats    MAP                           lines, totals, wildcards, depths
+"mementomap COMMAND -h" lists the flags of a command.
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("no command")
+	}
+	cmd, rest := args[0], args[1:]
+	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	switch cmd {
+	case "build":
+		return env.build(rest)
+	case "compact":
+		return env.compact(rest)
+	case "lookup":
+		return env.lookup(rest)
+	case "eval":
+		return env.eval(rest)
+	case "merge":
+		return env.merge(rest)
+	case "check":
+		return env.check(rest)
+	case "stats":
+		return env.stats(rest)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}

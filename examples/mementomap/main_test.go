@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+func runCmd(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestPipeline(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "index.cdxj")
+	lk := filepath.Join(dir, "lookups.txt")
+	var b bytes.Buffer
+	cfg := cdxgen.Config{Lines: 20000, Seed: 5}
+	if _, err := cdxgen.New(cfg).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(idx, b.Bytes(), 0o644)
+	b.Reset()
+	if _, err := cdxgen.WriteLookups(&b, cfg, cdxgen.LookupConfig{N: 500, Held: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(lk, b.Bytes(), 0o644)
+	base := filepath.Join(dir, "base.ukvs")
+	small := filepath.Join(dir, "small.ukvs")
+	merged := filepath.Join(dir, "merged.ukvs")
+
+	steps := []struct {
+		name string
+		args []string
+		want string // a substring of stdout
+	}{
+		{"build", []string{"build", "-q", "-o", base, "-id", "https://arquivo.pt/", idx}, ""},
+		{"check base", []string{"check", base}, "ok,"},
+		{"compact", []string{"compact", "-q", "-hcf", "0.5", "-pcf", "0.5", base, small}, ""},
+		{"check compacted", []string{"check", small}, "sorted"},
+		{"eval", []string{"eval", "-q", "-lookups", lk, small, idx}, "recall\t1.0000"},
+		{"merge", []string{"merge", "-q", "-o", merged, base, small}, ""},
+		{"stats", []string{"stats", small}, "path wildcards"},
+	}
+	for _, s := range steps {
+		out, errOut, err := runCmd(t, "", s.args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", s.name, err, errOut)
+		}
+		if !strings.Contains(out, s.want) {
+			t.Errorf("%s: output %q lacks %q", s.name, out, s.want)
+		}
+	}
+	// Lookups from arguments and from stdin give one line per input, in order.
+	out, _, err := runCmd(t, "http://nowhere.example/\n", "lookup", small)
+	if err != nil || out != "http://nowhere.example/\t-\t-\n" {
+		t.Errorf("lookup from stdin = %q, %v", out, err)
+	}
+	first, _, _ := strings.Cut(b.String(), "\n")
+	out, _, err = runCmd(t, "", "lookup", small, first, "com,nowhere)/")
+	if err != nil || strings.Count(out, "\n") != 2 || !strings.HasPrefix(out, first+"\t") {
+		t.Errorf("lookup from arguments = %q, %v", out, err)
+	}
+	// No temporary files are left behind.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func TestEvalReportsFalseNegatives(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "i.cdxj")
+	os.WriteFile(idx, []byte("com,a)/ 20200101000000 {\"url\": \"http://a.com/\"}\ncom,b)/ 20200101000000 {\"url\": \"http://b.com/\"}\n"), 0o644)
+	bad := filepath.Join(dir, "bad.ukvs")
+	os.WriteFile(bad, []byte("com,a)/ 1/1\n"), 0o644) // misses b.com
+	lk := filepath.Join(dir, "l.txt")
+	os.WriteFile(lk, []byte("http://a.com/\nhttp://b.com/\n"), 0o644)
+	out, _, err := runCmd(t, "", "eval", "-q", "-lookups", lk, bad, idx)
+	if !errors.Is(err, mementomap.ErrFalseNegative) {
+		t.Fatalf("err = %v, want ErrFalseNegative", err)
+	}
+	if !strings.Contains(out, "recall\t0.5000") {
+		t.Errorf("output %q lacks the recall", out)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	unsorted := filepath.Join(dir, "u.ukvs")
+	os.WriteFile(unsorted, []byte("com,b)/ 1\ncom,a)/ 1\n"), 0o644)
+	out := filepath.Join(dir, "out.ukvs")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "no command"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"build without index", []string{"build"}, "no index"},
+		{"compact one argument", []string{"compact", unsorted}, "want IN and OUT"},
+		{"compact unsorted", []string{"compact", unsorted, out}, "out of byte-wise order"},
+		{"check unsorted", []string{"check", unsorted}, "order"},
+		{"missing map", []string{"lookup", filepath.Join(dir, "none")}, "no such file"},
+		{"bad progress", []string{"stats", "-progress", "maybe", unsorted}, "-progress"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, "", tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed compaction left %s behind (%v)", out, err)
+	}
+}
+
+func TestCompactReferenceMode(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ukvs")
+	var b strings.Builder
+	for _, s := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
+		b.WriteString("uk,co," + s + ")/ 1\n")
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	out, _, err := runCmd(t, "", "compact", "-q", "-reference", in, "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff("uk,co,* 12\n", out); d != "" {
+		t.Errorf("reference compaction (-want +got):\n%s", d)
+	}
+}
