@@ -17,6 +17,7 @@ func open(t testing.TB, dsn string) (*mysqlcache.Cache, error) {
 }
 
 func TestConformance(t *testing.T) {
+	serverDSN(t) // skip (or fail) once, not in every subtest
 	cachetest.Run(t, func(t *testing.T) cachetest.Store {
 		dsn := testDB(t)
 		c, err := open(t, dsn)
