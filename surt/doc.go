@@ -23,8 +23,10 @@
 //  2. Google-style canonicalization (GoogleURLCanonicalizer, after Google
 //     Safe Browsing): drop the fragment; percent-decode query, host and path
 //     repeatedly until stable, then re-escape only bytes outside
-//     [!-~] and '#', '%'; map non-ASCII hosts through IDNA (ToASCII, RFC 3490,
-//     via UTS #46 transitional mapping); collapse ".." in the host and trim its
+//     [!-~] and '#', '%'; map non-ASCII hosts through IDNA 2003 (RFC 3490
+//     ToASCII with the nameprep profile of RFC 3491, tables of RFC 3454 over
+//     Unicode 3.2, Punycode of RFC 3492), keeping the raw bytes where the
+//     standard's codec fails; collapse ".." in the host and trim its
 //     dots; normalize numeric hosts to dotted quads ("3279880203",
 //     "10.0.258", octal "017.0.0.1"); resolve "." and ".." path segments and
 //     drop empty ones when there is a host.
@@ -56,6 +58,11 @@
 //	cdn.example.com:443            → cdn.example.com:443   (Default: "cdn.example.com" is read as a scheme)
 //	                               → com,example,cdn:443)/ (Fixed: read as host:port)
 //	""                             → -
+//
+// Only inputs that make the standard raise an exception fail: a URL that is
+// nothing but white space ([ErrEmpty]) and a port that is not a number from
+// 0 to 65535 ([ErrInvalidPort]). Both come as an [*Error] with the byte
+// offset.
 //
 // With IncludeScheme, keys with a host start with the scheme as written
 // (not lower-cased): "metadata://(org,example,crawl)/x".

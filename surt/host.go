@@ -3,27 +3,12 @@ package surt
 import (
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/net/idna"
-	"golang.org/x/text/unicode/bidi"
-)
-
-// idnaLabel maps one non-ASCII label to ASCII: the UTS #46 transitional
-// mapping (which for practical purposes is the IDNA 2003 nameprep the
-// standard's Python codec applies: case folding, NFKC, ß→ss, ZWJ/ZWNJ
-// removed) followed by Punycode. Hyphen, joiner and STD3 checks are off, as
-// they are in IDNA 2003's ToASCII with UseSTD3ASCIIRules=false.
-var idnaLabel = idna.New(
-	idna.MapForLookup(),
-	idna.Transitional(true),
-	idna.StrictDomainName(false),
-	idna.CheckHyphens(false),
-	idna.CheckJoiners(false),
 )
 
 // appendIDNA appends to dst the ASCII form of a host whose bytes are not all
 // ASCII, as Python's host.decode('utf-8', 'ignore').encode('idna') computes
-// it (RFC 3490 ToASCII per label; labels split on the four IDNA dots). ok is
+// it (RFC 3490 ToASCII per label, see nameprep.go; labels split on the four
+// IDNA dots). ok is
 // false when the standard's codec would raise; the caller then keeps the raw
 // bytes.
 func appendIDNA(dst, host []byte) ([]byte, bool) {
@@ -86,77 +71,6 @@ func appendIDNA(dst, host []byte) ([]byte, bool) {
 		dst = append(dst, '.')
 	}
 	return dst, true
-}
-
-// nameprepLabel maps one non-ASCII label and encodes it, in the order of
-// RFC 3490 ToASCII: map (nameprep); if the result is ASCII, return it;
-// otherwise fail if it starts with the ACE prefix "xn--", else return
-// "xn--" + Punycode. The mapping is read off idnaLabel by mapping "0"+label
-// (the digit keeps a mapped "xn--" from being decoded as Punycode and cannot
-// combine with what follows).
-func nameprepLabel(l string) (string, bool) {
-	a, err := idnaLabel.ToASCII("0" + l)
-	if err != nil || a == "" {
-		return "", false
-	}
-	var mapped string
-	if strings.HasPrefix(a, "xn--") {
-		u, err := idna.Punycode.ToUnicode(a)
-		if err != nil || len(u) == 0 || u[0] != '0' {
-			return "", false
-		}
-		mapped = u[1:]
-	} else {
-		if a[0] != '0' {
-			return "", false
-		}
-		mapped = a[1:]
-	}
-	if isASCIIString(mapped) {
-		return mapped, true
-	}
-	if !bidiOK(mapped) {
-		return "", false
-	}
-	if strings.HasPrefix(mapped, "xn--") {
-		return "", false // "Label starts with ACE prefix"
-	}
-	enc, err := idna.Punycode.ToASCII(mapped)
-	if err != nil {
-		return "", false
-	}
-	return enc, true
-}
-
-// bidiOK applies the bidi check of RFC 3454 section 6 (which IDNA 2003's
-// nameprep uses): a label with any right-to-left character (bidi class R or
-// AL) must have no left-to-right (L) character and must start and end with a
-// right-to-left one.
-func bidiOK(s string) bool {
-	hasRTL, hasL := false, false
-	for _, r := range s {
-		switch c := bidiClass(r); c {
-		case bidi.R, bidi.AL:
-			hasRTL = true
-		case bidi.L:
-			hasL = true
-		}
-	}
-	if !hasRTL {
-		return true
-	}
-	if hasL {
-		return false
-	}
-	first, _ := utf8.DecodeRuneInString(s)
-	last, _ := utf8.DecodeLastRuneInString(s)
-	isRTL := func(r rune) bool { c := bidiClass(r); return c == bidi.R || c == bidi.AL }
-	return isRTL(first) && isRTL(last)
-}
-
-func bidiClass(r rune) bidi.Class {
-	p, _ := bidi.LookupRune(r)
-	return p.Class()
 }
 
 // splitIDNADots splits s on '.', U+3002, U+FF0E and U+FF61.
