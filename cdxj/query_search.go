@@ -218,11 +218,12 @@ func (f *lineFile) scan(off int64, yield func(line []byte, at int64) bool) error
 // longer than max is an error wrapping ErrLineTooLong that names its
 // offset; a read error is returned as is.
 func scanLines(rd io.Reader, base int64, max int, yield func(line []byte, at int64) bool) error {
-	// Start with small reads, for queries that match a few lines, and
-	// double them up to 64 KiB for those that read on.
+	// Start with a small buffer, for queries that match a few lines, and
+	// double it up to 64 KiB for those that read on (further only for a
+	// long line).
 	const bufSize = 64 << 10
-	buf := make([]byte, bufSize)
-	readSize := 4 << 10
+	buf := make([]byte, 4<<10)
+	reads := 0
 	r, w := 0, 0 // unread data is buf[r:w]
 	pos := base  // offset of buf[w]
 	eof := false
@@ -255,7 +256,7 @@ func scanLines(rd io.Reader, base int64, max int, yield func(line []byte, at int
 		// Move the unread part to the front; grow for a long line.
 		n := copy(buf, buf[r:w])
 		r, w = 0, n
-		if w == len(buf) {
+		if w == len(buf) || (reads >= 2 && len(buf) < bufSize) {
 			if w > max+1 {
 				return tooLong(pos - int64(w))
 			}
@@ -263,14 +264,8 @@ func scanLines(rd io.Reader, base int64, max int, yield func(line []byte, at int
 			copy(nb, buf[:w])
 			buf = nb
 		}
-		end := len(buf)
-		if w+readSize < end {
-			end = w + readSize
-		}
-		if readSize < bufSize {
-			readSize *= 2
-		}
-		m, err := rd.Read(buf[w:end])
+		m, err := rd.Read(buf[w:])
+		reads++
 		w += m
 		pos += int64(m)
 		if err == io.EOF {

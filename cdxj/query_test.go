@@ -84,19 +84,33 @@ func reference(t testing.TB, lines []string, q Query) []string {
 // prefixes of keys, hosts and domains, keys that are absent (before the
 // first, after the last, in between), with several time bounds.
 func queries(lines []string) []Query {
-	keys := map[string]bool{}
+	var all []string
 	for _, l := range lines {
 		k, _, _ := strings.Cut(l, " ")
-		keys[k] = true
+		all = append(all, k)
 	}
+	all = slices.Compact(all)
+	// About 20 keys spread over the corpus, the first and the last
+	// included, keep the test fast (the search code has no special case
+	// for any key; the absent keys below probe the gaps).
+	var keys []string
+	step := max(1, len(all)/20)
+	for i := 0; i < len(all); i += step {
+		keys = append(keys, all[i])
+	}
+	keys = append(keys, all[len(all)-1])
 	var qs []Query
 	bounds := [][2]string{{"", ""}, {"2014", "2014"}, {"2012", ""}, {"", "2013"}, {"20120101122052", "20120101122052"}, {"2002", "2008"}, {"20130411", "201304112055"}}
 	add := func(key string, m MatchType) {
-		for _, b := range bounds {
+		bs := bounds
+		if m != MatchExact {
+			bs = bounds[:4]
+		}
+		for _, b := range bs {
 			qs = append(qs, Query{Key: key, Match: m, From: b[0], To: b[1]})
 		}
 	}
-	for k := range keys {
+	for _, k := range keys {
 		add(k, MatchExact)
 		if len(k) > 3 {
 			add(k[:len(k)/2], MatchPrefix)
@@ -165,18 +179,27 @@ func writeVariant(t testing.TB, dir, variant string, lines []string) string {
 func TestSortedMatchesReference(t *testing.T) {
 	lines := corpus(t)
 	qs := queries(lines)
+	want := make([][]string, len(qs))
+	for i, q := range qs {
+		want[i] = reference(t, lines, q)
+	}
 	dir := t.TempDir()
-	for _, variant := range []string{"plain", "crlf", "no-final-newline", "blank-lines", "legend", "headers"} {
+	for vi, variant := range []string{"plain", "crlf", "no-final-newline", "blank-lines", "legend", "headers"} {
 		t.Run(variant, func(t *testing.T) {
 			s, err := OpenSorted(writeVariant(t, dir, variant, lines))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			for _, q := range qs {
-				want := reference(t, lines, q)
+			for i, q := range qs {
+				if vi > 0 && i%4 != 0 {
+					continue // every query on the plain file, a sample on the others
+				}
 				got := collect(t, s, q)
-				if diff := cmp.Diff(want, got); diff != "" {
+				if slices.Equal(want[i], got) {
+					continue
+				}
+				if diff := cmp.Diff(want[i], got); diff != "" {
 					t.Fatalf("query %+v (-want +got):\n%s", q, diff)
 				}
 			}
@@ -240,10 +263,10 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // A query reads a few kilobytes of a large file, not the file.
 func TestSortedDoesNotReadTheWholeFile(t *testing.T) {
-	data := syntheticIndex(100_000)
+	data := syntheticIndex(30_000)
 	cr := &countingReaderAt{r: bytes.NewReader(data)}
 	s := NewSorted(cr, int64(len(data)))
-	for _, key := range []string{"com,example00000000)/", "com,example00050000)/page/3", "com,example00099999)/page/9", "com,example00123456)/"} {
+	for _, key := range []string{"com,example00000000)/", "com,example00015000)/page/3", "com,example00029999)/page/9", "com,example00123456)/"} {
 		cr.n.Store(0)
 		got := collect(t, s, Query{Key: key})
 		want := 2
@@ -314,7 +337,7 @@ func TestQueryErrors(t *testing.T) {
 	for _, q := range []Query{
 		{Key: ""},
 		{Key: "a b"},
-		{Key: "a", From: "20141"+"3"},
+		{Key: "a", From: "20141" + "3"},
 		{Key: "a", From: "2015", To: "2014"},
 		{Key: "", Match: MatchHost},
 		{Key: "a", Match: MatchType(9)},

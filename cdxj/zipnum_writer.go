@@ -102,9 +102,12 @@ func CreateCluster(dir, name string, opt *ClusterOptions) (*ClusterWriter, error
 	}
 	w.idxTmp, w.idx = f, bufio.NewWriterSize(f, 64<<10)
 	if w.opt.CDXJIndex {
-		meta := map[string]string{"format": FormatCDXJGzip}
+		meta := struct {
+			Format   string `json:"format"`
+			Filename string `json:"filename,omitempty"`
+		}{Format: FormatCDXJGzip}
 		if w.opt.BlocksPerPart == 0 {
-			meta["filename"] = w.partFile(0)
+			meta.Filename = w.partFile(0)
 		}
 		b, _ := json.Marshal(meta)
 		fmt.Fprintf(w.idx, "!meta 0 %s\n", b)
@@ -125,6 +128,13 @@ func (w *ClusterWriter) partFile(i int) string {
 func (w *ClusterWriter) temp(final string) (*os.File, error) {
 	f, err := os.CreateTemp(w.dir, "."+final+".tmp*")
 	if err != nil {
+		return nil, fmt.Errorf("cdxj: %w", err)
+	}
+	// CreateTemp makes the file private (0600); a cluster is data to
+	// share, readable like any file the process creates.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return nil, fmt.Errorf("cdxj: %w", err)
 	}
 	w.temps = append(w.temps, f.Name())
@@ -219,14 +229,9 @@ func (w *ClusterWriter) startBlock(first []byte) error {
 		w.partBlocks = 0
 	}
 	// The block's key: the first two space-separated fields of its first
-	// line (key and timestamp).
-	k := first
-	if i := bytes.IndexByte(k, ' '); i >= 0 {
-		if j := bytes.IndexByte(k[i+1:], ' '); j >= 0 {
-			k = k[:i+1+j]
-		}
-	}
-	w.blockKey = append(w.blockKey[:0], k...)
+	// line (key and timestamp), or the key alone when the second field is
+	// the JSON block (the "datetime {json}" form).
+	w.blockKey = append(w.blockKey[:0], blockKey(first)...)
 	w.blockStart = w.partCW.n
 	w.zw.Reset(w.partCW)
 	return nil
@@ -371,3 +376,20 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// blockKey returns what a secondary index records of a block's first line:
+// its first two space-separated fields, or only the first when the second
+// starts a JSON block.
+func blockKey(line []byte) []byte {
+	i := bytes.IndexByte(line, ' ')
+	if i < 0 {
+		return line
+	}
+	rest := line[i+1:]
+	if len(rest) > 0 && rest[0] == '{' {
+		return line[:i]
+	}
+	if j := bytes.IndexByte(rest, ' '); j >= 0 {
+		return line[:i+1+j]
+	}
+	return line
+}

@@ -313,6 +313,13 @@ func Create(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ukvs: create %s: %w", path, err)
 	}
+	// CreateTemp makes the file private (0600); a map is meant to be
+	// shared, so give it the usual mode of a created file.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("ukvs: create %s: %w", path, err)
+	}
 	return &File{Writer: NewWriter(f), f: f, path: path}, nil
 }
 
