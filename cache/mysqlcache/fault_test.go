@@ -1,3 +1,5 @@
+//go:build linux
+
 package mysqlcache_test
 
 import (
@@ -99,6 +101,8 @@ func (s *privateServer) start() {
 		"--skip-grant-tables", "--skip-name-resolve",
 		"--log-error="+filepath.Join(s.dir, fmt.Sprintf("error%d.log", s.started)))
 	s.cmd = exec.Command(s.bin, args...)
+	// Should the test binary die, the kernel ends the server too.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start mariadbd: %v", err)
 	}
