@@ -28,6 +28,10 @@
 // Transactions that hit a deadlock or a lock wait timeout are retried
 // (three attempts).
 //
+// Memory: a call holds at most one entry (its mementos) plus, for Put, the
+// arguments of the whole entry's batches (about 100 bytes per memento plus
+// its strings); Stale holds limit Infos; Cleanup holds 1,000 keys at a time.
+//
 // # Faults
 //
 // A database that is down, restarting or unreachable makes calls fail with a
