@@ -1,0 +1,329 @@
+// Command mementomap (internal/bench/mementomap) measures the mementomap
+// package at archive scale and reproduces the MementoMap paper's Table 9
+// and Figure 10 (Alam et al., JCDL 2019) on synthetic data:
+//
+//	go run ./internal/bench/mementomap            # 20 M CDXJ lines (several minutes)
+//	go run ./internal/bench/mementomap -n 200000  # a quick run
+//
+// It generates a sorted SURT-keyed CDXJ index with internal/cdxgen (the
+// Arquivo.pt shape), then, each phase in a child process pinned to one
+// core (GOMAXPROCS=1) so that its peak resident memory and CPU time are its
+// own: builds the baseline map, compacts it at W_h = W_p = 1, looks up SURTs
+// (half held) and URLs in the mmapped baseline map, and times Open. Then it
+// chains compactions over every weight pair in {4, 2, 1, 0.5, 0.25, 0}
+// (each map made from the map of the next larger pair), evaluates relative
+// cost and accuracy of each against lookups with a stated share of held
+// URIs (the paper's 1.64 % by default), and writes the table to standard
+// output and the plot (relative cost against accuracy, one line per W_h)
+// as an SVG file. Any false negative stops the run: recall must be 1.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	n           int64
+	seed        uint64
+	dir         string
+	lookups     int
+	held        float64
+	evalLookups int
+	evalHeld    float64
+	svg         string
+	keep        bool
+	phase       string
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.Int64Var(&c.n, "n", 20_000_000, "CDXJ lines of the generated index")
+	fs.Uint64Var(&c.seed, "seed", 1, "generator seed")
+	fs.StringVar(&c.dir, "dir", "", "work folder (default: a new temporary folder, removed at the end)")
+	fs.IntVar(&c.lookups, "lookups", 1_000_000, "SURT lookups for the throughput measure")
+	fs.Float64Var(&c.held, "held", 0.5, "share of held URIs among the throughput lookups")
+	fs.IntVar(&c.evalLookups, "eval-lookups", 200_000, "lookup URIs for the Table 9 evaluation")
+	fs.Float64Var(&c.evalHeld, "eval-held", 0.0164, "share of held URIs among the evaluation lookups (the paper's logs: 1.64%)")
+	fs.StringVar(&c.svg, "svg", "mementomap-figure10.svg", "where to write the Figure 10 plot")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work folder")
+	fs.StringVar(&c.phase, "phase", "", "internal: run one measured phase in this process")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.phase != "" {
+		return runPhase(ctx, c, stdout)
+	}
+	if c.n <= 0 || c.lookups <= 0 || c.evalLookups <= 0 {
+		return errors.New("-n, -lookups and -eval-lookups must be positive")
+	}
+	if c.dir == "" {
+		d, err := os.MkdirTemp("", "mementomap-bench-")
+		if err != nil {
+			return err
+		}
+		c.dir = d
+		if !c.keep {
+			defer os.RemoveAll(d)
+		}
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...) }
+
+	// 1. Data.
+	logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
+	cfg := cdxgen.Config{Lines: c.n, Seed: c.seed}
+	t0 := time.Now()
+	gst, err := writeFile(filepath.Join(c.dir, "index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) { return cdxgen.New(cfg).Write(f) })
+	if err != nil {
+		return err
+	}
+	genTime := time.Since(t0)
+	if _, err := writeFile(filepath.Join(c.dir, "lookups.surt"), func(f io.Writer) (cdxgen.LookupStats, error) {
+		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.lookups, Held: c.held, SURT: true})
+	}); err != nil {
+		return err
+	}
+	if _, err := writeFile(filepath.Join(c.dir, "eval.urls"), func(f io.Writer) (cdxgen.LookupStats, error) {
+		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.evalLookups, Held: c.evalHeld})
+	}); err != nil {
+		return err
+	}
+	fi, _ := os.Stat(filepath.Join(c.dir, "index.cdxj"))
+	fmt.Fprintf(w, "# MementoMap benchmark\n\nindex: %d CDXJ lines (%.1f MB), %d URI-Rs, %d hosts, generated in %s\n",
+		gst.Lines, float64(fi.Size())/1e6, gst.URIRs, gst.Hosts, genTime.Round(time.Millisecond))
+	fmt.Fprintf(w, "Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+
+	// 2. Measured phases.
+	fmt.Fprintf(w, "| phase | items | wall | CPU | items/s (wall) | items/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
+	for _, ph := range []string{"build", "compact", "lookup-surt", "lookup-url", "open"} {
+		logf("phase %s", ph)
+		r, err := child(ctx, c, ph)
+		if err != nil {
+			return fmt.Errorf("phase %s: %w", ph, err)
+		}
+		fmt.Fprintf(w, "| %s | %d %s | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items, r.Unit,
+			r.Wall.Round(time.Microsecond), r.CPU.Round(time.Microsecond), rate(r.Items, r.Wall), rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
+		if r.Note != "" {
+			fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
+		}
+		w.Flush()
+	}
+
+	// 3. Table 9 and Figure 10.
+	logf("Table 9: chained compaction over 36 weight pairs")
+	rows, err := table9(ctx, c, logf)
+	if err != nil {
+		return err
+	}
+	writeTable9(w, rows)
+	if err := plotFigure10(rows, c.svg); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nFigure 10 written to %s\n", c.svg)
+	return nil
+}
+
+func rate(n int64, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	v := float64(n) / d.Seconds()
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2f M", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f k", v/1e3)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func writeFile[T any](path string, fn func(io.Writer) (T, error)) (T, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	v, err := fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return v, err
+}
+
+// result is what a phase child reports (JSON on its stdout); the parent
+// adds the child's rusage.
+type result struct {
+	Items  int64
+	Unit   string
+	Wall   time.Duration
+	CPU    time.Duration
+	MaxRSS int64
+	Note   string
+}
+
+func child(ctx context.Context, c config, phase string) (result, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return result{}, err
+	}
+	cmd := exec.CommandContext(ctx, exe, "-phase", phase, "-dir", c.dir)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return result{}, err
+	}
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return result{}, fmt.Errorf("child output %q: %w", out.String(), err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
+		if r.CPU == 0 {
+			r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
+	}
+	return r, nil
+}
+
+// threadCPU returns the CPU time of the calling OS thread.
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func readLines(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(b)), nil
+}
+
+func runPhase(ctx context.Context, c config, stdout io.Writer) error {
+	var r result
+	p := func(name string) string { return filepath.Join(c.dir, name) }
+	switch c.phase {
+	case "build":
+		f, err := os.Open(p("index.cdxj"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		t0 := time.Now()
+		st, err := writeFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
+			return mementomap.Build(ctx, w, []mementomap.Input{{Name: "index.cdxj", R: f}}, mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
+		})
+		if err != nil {
+			return err
+		}
+		r = result{Items: st.Records, Unit: "CDXJ lines", Wall: time.Since(t0),
+			Note: fmt.Sprintf("%d HxPx keys, %d URI-Rs, %d sort runs, %d of %d keys checked differ", st.Keys, st.URIRs, st.Runs, st.Mismatched, st.Checked)}
+	case "compact":
+		f, err := os.Open(p("base.ukvs"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		t0 := time.Now()
+		st, err := writeFile(p("c11.ukvs"), func(w io.Writer) (mementomap.CompactStats, error) {
+			return mementomap.Compact(w, f, mementomap.DefaultCompactOptions())
+		})
+		if err != nil {
+			return err
+		}
+		r = result{Items: st.InLines, Unit: "map lines", Wall: time.Since(t0),
+			Note: fmt.Sprintf("W=(1,1): %d lines out, %d roll-ups", st.OutLines, st.Rollups)}
+	case "lookup-surt", "lookup-url":
+		file := "lookups.surt"
+		if c.phase == "lookup-url" {
+			file = "eval.urls"
+		}
+		qs, err := readLines(p(file))
+		if err != nil {
+			return err
+		}
+		m, err := mementomap.Open(p("base.ukvs"))
+		if err != nil {
+			return err
+		}
+		defer m.Close()
+		n, _ := m.DataLines()
+		// Warm the page cache as a long-running server's would be.
+		for _, q := range qs[:min(len(qs), 100000)] {
+			m.LookupSURT(q)
+		}
+		runtime.LockOSThread()
+		present := 0
+		t0, c0 := time.Now(), threadCPU()
+		for _, q := range qs {
+			var res mementomap.Match
+			if c.phase == "lookup-url" {
+				res, err = m.Lookup(q)
+			} else {
+				res, err = m.LookupSURT(q)
+			}
+			if err == nil && res.Present() {
+				present++
+			}
+		}
+		r = result{Items: int64(len(qs)), Unit: "lookups", Wall: time.Since(t0), CPU: threadCPU() - c0,
+			Note: fmt.Sprintf("map of %d lines, %d found present", n, present)}
+	case "open":
+		const runs = 2000
+		t0, c0 := time.Now(), threadCPU()
+		for range runs {
+			m, err := mementomap.Open(p("base.ukvs"))
+			if err != nil {
+				return err
+			}
+			m.Close()
+		}
+		wall := time.Since(t0)
+		r = result{Items: runs, Unit: "Open+Close", Wall: wall, CPU: threadCPU() - c0,
+			Note: fmt.Sprintf("%s per Open+Close", (wall / runs).Round(time.Microsecond))}
+	default:
+		return fmt.Errorf("unknown phase %q", c.phase)
+	}
+	return json.NewEncoder(stdout).Encode(r)
+}
