@@ -99,7 +99,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...) }
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+	}
 
 	// 1. Data.
 	logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
