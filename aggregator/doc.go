@@ -41,6 +41,10 @@
 //     dormant, or failed with a reason (timeout, reset, status-503,
 //     too-large, redirect-loop, wrong-content-type, ...). An archive that
 //     fails Options.Tolerance times in a row sleeps for Options.DormantFor.
+//   - Upstreams: HTTPUpstream (the default) speaks RFC 7089 with the memento
+//     package's streaming link-format reader; ClientUpstream wraps
+//     memento.Client. Any other Upstream (a test double, a proxy) plugs in
+//     through Options.Upstream.
 //   - Cache scenarios (Lookup) over the cache package's interface, as the
 //     Time Travel service documents them (below).
 //   - Refresh (RunWorkers, RunOneJob, ScanStale, RunScanner): workers drain

@@ -1,0 +1,131 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/mementokit/mementokit/memento"
+)
+
+// ClientUpstream is an Upstream over the memento package's Client: its
+// FetchTimeMap (all pages) and TimeGate (HEAD, then GET) with their RFC 7089
+// checks, and its *memento.Error classification, mapped onto outcome
+// reasons. It is the alternative to HTTPUpstream (the default, which asks
+// TimeGates with GET as the Time Travel service does and streams TimeMaps
+// without sorting them first); both pass the same fault tests.
+type ClientUpstream struct {
+	// Client asks the archives; nil uses a zero memento.Client.
+	Client *memento.Client
+}
+
+func (u *ClientUpstream) client() *memento.Client {
+	if u.Client != nil {
+		return u.Client
+	}
+	return &memento.Client{}
+}
+
+// TimeMap implements Upstream with memento.Client.FetchTimeMap. A partial
+// TimeMap returned with an error is a failure.
+func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+	if a.TimeMap == "" {
+		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
+	}
+	uri := a.TimeMap + urir
+	tm, err := u.client().FetchTimeMap(ctx, uri)
+	requests := 1
+	if tm != nil {
+		requests = max(1, len(tm.Pages)+1)
+	}
+	if err != nil {
+		return nil, requests, clientError(ctx, a, "timemap", uri, err)
+	}
+	out := make([]Memento, len(tm.Mementos))
+	for i, m := range tm.Mementos {
+		out[i] = Memento{URIM: m.URIM, Datetime: m.Datetime}
+	}
+	if len(out) == 0 {
+		return nil, requests, ErrNotFound
+	}
+	return out, requests, nil
+}
+
+// TimeGate implements Upstream with memento.Client.TimeGate: the selected
+// memento plus every memento link of the answer's Link header; when the
+// answer gives no datetime for the selected URI-M, its Memento-Datetime is
+// read (memento.Client.Memento).
+func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]Memento, int, error) {
+	if a.TimeGate == "" {
+		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timegate", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeGate endpoint")}
+	}
+	uri := a.TimeGate + urir
+	c := u.client()
+	res, err := c.TimeGate(ctx, uri, at)
+	if err != nil {
+		return nil, 1, clientError(ctx, a, "timegate", uri, err)
+	}
+	var out []Memento
+	for _, l := range res.Links {
+		if !l.IsMemento() {
+			continue
+		}
+		dt, ok := l.Param("datetime")
+		if !ok {
+			continue
+		}
+		if t, err := memento.ParseHTTPDateLenient(dt); err == nil {
+			out = append(out, Memento{URIM: l.Target, Datetime: t.UTC()})
+		}
+	}
+	requests := 1
+	switch {
+	case !res.Datetime.IsZero():
+		out = append(out, Memento{URIM: res.URIM, Datetime: res.Datetime.UTC()})
+	case len(out) == 0:
+		requests++
+		info, err := c.Memento(ctx, res.URIM)
+		if err != nil {
+			return nil, requests, clientError(ctx, a, "timegate", res.URIM, err)
+		}
+		out = append(out, Memento{URIM: info.URIM, Datetime: info.Datetime.UTC()})
+	}
+	return out, requests, nil
+}
+
+// clientError maps a memento client error onto ErrNotFound or an
+// *UpstreamError with an outcome reason.
+func clientError(ctx context.Context, a *Archive, op, uri string, err error) error {
+	if memento.IsNotFound(err) {
+		return errors.Join(ErrNotFound, err)
+	}
+	reason := ReasonNetwork
+	var me *memento.Error
+	switch {
+	case errors.Is(err, memento.ErrBodyTooLarge):
+		reason = ReasonTooLarge
+	case errors.Is(err, memento.ErrTooManyRedirects), errors.Is(err, memento.ErrRedirectLoop):
+		reason = ReasonRedirectLoop
+	case errors.Is(err, memento.ErrNotTimeMap):
+		reason = ReasonWrongType
+	case errors.Is(err, memento.ErrNotTimeGate), errors.Is(err, memento.ErrNotMemento):
+		reason = ReasonUnexpectedReply
+	case errors.As(err, &me) && me.StatusCode != 0 && errors.Is(err, memento.ErrStatus):
+		reason = "status-" + strconv.Itoa(me.StatusCode)
+	case ctx.Err() != nil:
+		reason = ctxReason(ctx)
+	case errors.As(err, &me) && me.Timeout():
+		reason = ReasonTimeout
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		reason = ReasonReset
+	default:
+		var pe *memento.ParseError
+		if errors.As(err, &pe) {
+			reason = ReasonBadBody
+		}
+	}
+	return &UpstreamError{Archive: a.ID, Op: op, URL: uri, Reason: reason, Err: err}
+}
