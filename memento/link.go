@@ -213,39 +213,38 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 
 	// Target.
 	if data[i] == '<' {
-		j := i + 1
-		end := -1
-		for {
-			k := bytes.IndexByte(data[j:], '>')
-			if k < 0 {
-				if !atEOF {
-					return l, 0, false, errShort
-				}
-				if end >= 0 { // lenient: a later '>' was not followed by ; or ,
-					break
-				}
-				return perr(start, ErrUnterminatedTarget)
+		k := bytes.IndexByte(data[i+1:], '>')
+		if k < 0 {
+			if !atEOF {
+				return l, 0, false, errShort
 			}
-			end = j + k
-			if p.strict {
-				break
-			}
-			// Lenient: a '>' followed (after OWS) by something other than
-			// ';', ',' or the end is part of the target ("<a>b>").
+			return perr(start, ErrUnterminatedTarget)
+		}
+		end := i + 1 + k
+		// Lenient: in "<a>b>" the first '>' is part of the target: it is
+		// directly followed by bytes other than OWS, ';' and ',', and a
+		// later '>' closes the target with no whitespace or '<' between.
+		for !p.strict {
 			m := end + 1
-			for m < len(data) && isWS(data[m]) {
-				m++
-			}
 			if m == len(data) {
 				if !atEOF {
 					return l, 0, false, errShort
 				}
 				break
 			}
-			if c := data[m]; c == ';' || c == ',' {
+			if c := data[m]; isWS(c) || c == ';' || c == ',' {
 				break
 			}
-			j = end + 1
+			for m < len(data) && data[m] != '>' && data[m] != '<' && !isWS(data[m]) {
+				m++
+			}
+			if m == len(data) && !atEOF {
+				return l, 0, false, errShort
+			}
+			if m == len(data) || data[m] != '>' {
+				break
+			}
+			end = m
 		}
 		raw := data[i+1 : end]
 		if len(raw) == 0 {

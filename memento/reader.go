@@ -142,6 +142,10 @@ func (r *Reader) Read() (Link, error) {
 			r.err = err
 			return Link{}, err
 		}
+		if ok && n > r.opts.MaxLinkBytes {
+			r.err = r.tooLong()
+			return Link{}, r.err
+		}
 		r.start += n
 		r.off += int64(n)
 		if !ok {
@@ -168,6 +172,9 @@ func (r *Reader) fill() error {
 		return io.ErrUnexpectedEOF
 	}
 	waiting := r.end - r.start
+	if waiting > r.opts.MaxLinkBytes {
+		return r.tooLong()
+	}
 	if r.start > 0 {
 		copy(r.buf, r.buf[r.start:r.end])
 		r.end -= r.start
@@ -175,7 +182,7 @@ func (r *Reader) fill() error {
 	}
 	if r.end == len(r.buf) {
 		if len(r.buf) >= r.opts.MaxLinkBytes+1 {
-			return &ParseError{Offset: r.off, Link: r.links + 1, Err: ErrLinkTooLong}
+			return r.tooLong()
 		}
 		nb := min(2*len(r.buf), r.opts.MaxLinkBytes+1)
 		b := make([]byte, nb)
@@ -201,6 +208,16 @@ func (r *Reader) fill() error {
 		}
 	}
 	return nil
+}
+
+// tooLong reports ErrLinkTooLong at the first byte of the pending
+// link-value (after separators).
+func (r *Reader) tooLong() error {
+	at := r.start
+	for at < r.end && (isWS(r.buf[at]) || r.buf[at] == ',') {
+		at++
+	}
+	return &ParseError{Offset: r.off + int64(at-r.start), Link: r.links + 1, Err: ErrLinkTooLong}
 }
 
 // ReadAll reads the remaining link-values. It returns the links read and

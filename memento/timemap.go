@@ -90,7 +90,7 @@ func ReadTimeMap(r io.Reader, opts *ParseOptions) (*TimeMap, error) {
 		if err != nil {
 			break
 		}
-		if err = tm.add(&l, &o); err != nil {
+		if err = tm.add(&l, &o, lr.links); err != nil {
 			break
 		}
 	}
@@ -108,7 +108,7 @@ func NewTimeMap(links []Link, opts *ParseOptions) (*TimeMap, error) {
 	o := opts.orDefault()
 	tm := &TimeMap{}
 	for i := range links {
-		if err := tm.add(&links[i], &o); err != nil {
+		if err := tm.add(&links[i], &o, i+1); err != nil {
 			tm.Sort()
 			return tm, err
 		}
@@ -117,8 +117,9 @@ func NewTimeMap(links []Link, opts *ParseOptions) (*TimeMap, error) {
 	return tm, nil
 }
 
-// add files one link into tm (unsorted).
-func (tm *TimeMap) add(l *Link, o *ParseOptions) error {
+// add files one link into tm (unsorted); idx is its 1-based position for
+// errors.
+func (tm *TimeMap) add(l *Link, o *ParseOptions, idx int) error {
 	if l.IsMemento() {
 		dv, ok := l.Param("datetime")
 		var dt time.Time
@@ -132,7 +133,7 @@ func (tm *TimeMap) add(l *Link, o *ParseOptions) error {
 		}
 		if err != nil {
 			if o.Strict {
-				return &ParseError{Offset: l.Offset, Err: fmt.Errorf("%w: %q", ErrMementoDatetime, dv)}
+				return &ParseError{Offset: l.Offset, Link: idx, Err: fmt.Errorf("%w: %q", ErrMementoDatetime, dv)}
 			}
 			tm.Invalid++
 			if o.Logger != nil {
@@ -140,7 +141,7 @@ func (tm *TimeMap) add(l *Link, o *ParseOptions) error {
 			}
 		} else {
 			if o.MaxMementos > 0 && len(tm.Mementos) >= o.MaxMementos {
-				return &ParseError{Offset: l.Offset, Err: ErrTooManyMementos}
+				return &ParseError{Offset: l.Offset, Link: idx, Err: ErrTooManyMementos}
 			}
 			m := Memento{URIM: l.Target, Datetime: dt, Rel: l.Rel}
 			for _, p := range l.Params {
@@ -213,6 +214,39 @@ func (tm *TimeMap) Sort() {
 		return a.URIM == b.URIM && a.Datetime.Equal(b.Datetime)
 	})
 	tm.Duplicates += before - len(tm.Mementos)
+}
+
+// Merge returns a new TimeMap holding the mementos of every non-nil tms,
+// sorted and de-duplicated (see Sort), as an aggregator builds from the
+// TimeMaps of several archives. Original and TimeGate come from the first
+// TimeMap that has them; Self and Pages are left empty (they belong to the
+// merged document's publisher). Invalid and Duplicates add up. The inputs
+// are not modified. O(n log n) in the total number of mementos.
+func Merge(tms ...*TimeMap) *TimeMap {
+	out := &TimeMap{}
+	n := 0
+	for _, tm := range tms {
+		if tm != nil {
+			n += len(tm.Mementos)
+		}
+	}
+	out.Mementos = make([]Memento, 0, n)
+	for _, tm := range tms {
+		if tm == nil {
+			continue
+		}
+		if out.Original == "" {
+			out.Original = tm.Original
+		}
+		if out.TimeGate == "" {
+			out.TimeGate = tm.TimeGate
+		}
+		out.Mementos = append(out.Mementos, tm.Mementos...)
+		out.Invalid += tm.Invalid
+		out.Duplicates += tm.Duplicates
+	}
+	out.Sort()
+	return out
 }
 
 // Len returns the number of mementos.
