@@ -171,6 +171,9 @@ func appendNormalizedPath(dst, path []byte, segs []int32) ([]byte, []int32) {
 	if len(path) == 0 {
 		return append(dst, '/'), segs
 	}
+	if pathIsNormal(path) {
+		return append(dst, path...), segs
+	}
 	segs = segs[:0] // pairs of start, end
 	first := true
 	start := 0
@@ -210,6 +213,32 @@ func appendNormalizedPath(dst, path []byte, segs []int32) ([]byte, []int32) {
 		dst = append(dst, path[segs[2*n-2]:segs[2*n-1]]...)
 	}
 	return dst, segs
+}
+
+// pathIsNormal reports whether normalizePath would return path unchanged:
+// it starts with '/' and has no empty, "." or ".." segment before its end.
+func pathIsNormal(path []byte) bool {
+	if path[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(path); i++ {
+		if path[i] != '/' || i+1 == len(path) {
+			continue
+		}
+		switch path[i+1] {
+		case '/':
+			return false
+		case '.':
+			j := i + 2
+			if j < len(path) && path[j] == '.' {
+				j++
+			}
+			if j == len(path) || path[j] == '/' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ia applies the standard's IAURLCanonicalizer with its defaults: lower-case

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/netip"
 	"strconv"
-	"strings"
 )
 
 // parsed is the standard's handyurl after parsing: every field is a view into
@@ -120,7 +119,7 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 	}
 	// Delete TAB, CR and LF everywhere (they survive the trim only inside),
 	// before looking for a scheme, as the standard does.
-	if strings.ContainsAny(s, "\t\n\r") {
+	if hasTabCRLF(s) {
 		t := sc.t1[:0]
 		start := 0
 		for i := 0; i < len(s); i++ {
@@ -272,6 +271,16 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 		u.bracket = false
 	}
 	return u, nil
+}
+
+// hasTabCRLF reports whether s contains a TAB, LF or CR.
+func hasTabCRLF(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= '\r' && (c == '\t' || c == '\n' || c == '\r') {
+			return true
+		}
+	}
+	return false
 }
 
 // parsePort accepts what Python 3.11's SplitResult.port accepts: ASCII
