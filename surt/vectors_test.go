@@ -273,3 +273,51 @@ func TestVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestReferenceSample compares the default profile with the recorded
+// reference outputs in testdata/reference_sample.tsv (see its header).
+func TestReferenceSample(t *testing.T) {
+	f, err := os.Open("testdata/reference_sample.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	line, n := 0, 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if strings.HasPrefix(text, "#") || text == "" {
+			continue
+		}
+		in, want, ok := strings.Cut(text, "\t")
+		if !ok {
+			t.Fatalf("line %d: no tab", line)
+		}
+		url, err := strconv.Unquote(in)
+		if err != nil {
+			t.Fatalf("line %d: input: %v", line, err)
+		}
+		got, gerr := Canonicalize(url)
+		n++
+		if want == "ERROR" {
+			if gerr == nil {
+				t.Errorf("line %d: Canonicalize(%q) = %q, want an error", line, url, got)
+			}
+			continue
+		}
+		key, err := strconv.Unquote(want)
+		if err != nil {
+			t.Fatalf("line %d: expected: %v", line, err)
+		}
+		if gerr != nil || got != key {
+			t.Errorf("line %d: Canonicalize(%q) = %q, %v; want %q", line, url, got, gerr, key)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 3000 {
+		t.Fatalf("only %d cases read", n)
+	}
+}
