@@ -369,7 +369,9 @@ func (r *Record) jsonErr() error {
 
 // RawField returns the raw JSON text of the top-level member name of a CDXJ
 // record's JSON block (a string keeps its quotes and escapes). ok is false
-// when there is no such member, and for classic CDX records. err, a
+// when there is no such member, and for classic CDX records. name is
+// compared with the key as written between its quotes (escapes in keys are
+// not decoded); the first member of that name wins. err, a
 // *ParseError wrapping ErrJSON that names the line and column, is set when
 // the block is malformed before the member is found. It does not allocate.
 func (r *Record) RawField(name string) (raw []byte, ok bool, err error) {
@@ -398,7 +400,7 @@ func (r *Record) Field(name string) (value string, ok bool, err error) {
 	s, scratch, good := unquote(raw, r.scratch)
 	r.scratch = scratch
 	if !good {
-		col := len(r.line) - len(r.json) + int(bytes.Index(r.json, raw)) + 1
+		col := len(r.line) - len(r.json) + (cap(r.json) - cap(raw)) + 1
 		return "", false, &ParseError{Line: r.lineNo, Column: col, Err: causef(ErrJSON, "bad escape in the value of %q", name)}
 	}
 	return string(s), true, nil

@@ -216,3 +216,18 @@ func TestAppendLineKeyEscapes(t *testing.T) {
 		})
 	}
 }
+
+func TestFieldBadEscape(t *testing.T) {
+	rec, err := ParseLine([]byte(`k 2014 {"a": "\\x", "b": "\x"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := rec.Field("a"); v != `\x` || !ok || err != nil {
+		t.Errorf(`Field("a") = %q, %v, %v; want \x`, v, ok, err)
+	}
+	_, _, err = rec.Field("b")
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrJSON) || pe.Column != 26 {
+		t.Errorf(`Field("b") error = %v, want ErrJSON at column 26`, err)
+	}
+}
