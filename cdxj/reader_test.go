@@ -508,3 +508,34 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestPublicCasesCovered fails when cases/public_cases.tsv gains a cdx row
+// that no test here names, so that every row keeps a test.
+func TestPublicCasesCovered(t *testing.T) {
+	covered := map[string]string{
+		"CDX-01":  "TestReader, TestWriter, examples/cdxj TestBadLines",
+		"CDX-03a": "TestReader",
+		"CDX-03b": "TestReader",
+		"CDX-03c": "TestReader",
+		"CDX-04a": "TestReader, TestParseTimestamp, TestTimestampOrder",
+		"CDX-04b": "TestTimestampBounds, TestInRange",
+		"CDX-04c": "TestReader, TestParseTimestamp, TestInRange, TestTimestampOrder",
+		"CDX-04d": "TestReader, TestParseTimestamp",
+	}
+	b, err := sampledata.ReadFile("cases/public_cases.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Split(line, "\t"); len(f) > 1 && f[1] == "cdx" {
+			rows = append(rows, f[0])
+			if covered[f[0]] == "" {
+				t.Errorf("public case %s has no test", f[0])
+			}
+		}
+	}
+	if len(rows) != len(covered) {
+		t.Errorf("cdx rows %v, tests name %d", rows, len(covered))
+	}
+}
