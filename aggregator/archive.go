@@ -103,6 +103,7 @@ type ListError struct {
 	Err    error
 }
 
+// Error names the position, the entry and the cause.
 func (e *ListError) Error() string {
 	where := "byte " + strconv.FormatInt(e.Offset, 10)
 	if e.Line > 0 {
@@ -115,6 +116,7 @@ func (e *ListError) Error() string {
 	return fmt.Sprintf("archive list: %s, entry %d%s: %v", where, e.Entry, id, e.Err)
 }
 
+// Unwrap returns the cause (ErrNoID, ErrDuplicateID, ..., or a decoder error).
 func (e *ListError) Unwrap() error { return e.Err }
 
 // ParseArchivesJSON reads MemGator's archive list: a JSON array of objects

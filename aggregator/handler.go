@@ -57,6 +57,7 @@ func (ag *Aggregator) Handler() http.Handler { return handler{ag} }
 
 type handler struct{ ag *Aggregator }
 
+// ServeHTTP routes a request to its endpoint (see Aggregator.Handler).
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", "*")

@@ -220,8 +220,10 @@ type UpstreamError struct {
 	Err     error
 }
 
+// Error names the archive, operation, URL, reason and cause.
 func (e *UpstreamError) Error() string {
 	return fmt.Sprintf("%s %s %s: %s: %v", e.Archive, e.Op, e.URL, e.Reason, e.Err)
 }
 
+// Unwrap returns the cause (a transport, context or parse error).
 func (e *UpstreamError) Unwrap() error { return e.Err }

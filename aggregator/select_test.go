@@ -139,3 +139,33 @@ func TestPublicCasesCovered(t *testing.T) {
 		t.Errorf("%d aggregator rows in public_cases.tsv, %d covered", n, len(covered))
 	}
 }
+
+func FuzzNormalizeURIR(f *testing.F) {
+	for _, s := range []string{"http://example.com/", "example.com", "http%3A%2F%2Fa%2F", "http://http://a/", "HTTP://A/?q=%26", "http:/a", "://", "%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, err := NormalizeURIR(in)
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(got, "http://") && !strings.HasPrefix(got, "https://") {
+			t.Fatalf("NormalizeURIR(%q) = %q: no http(s) scheme", in, got)
+		}
+		if again, err := NormalizeURIR(got); err != nil || again != got && !strings.HasPrefix(strings.ToLower(got[strings.Index(got, "://")+3:]), "http") {
+			t.Fatalf("not idempotent: %q → %q → %q, %v", in, got, again, err)
+		}
+	})
+}
+
+func FuzzParsePathDatetime(f *testing.F) {
+	for _, s := range []string{"2005", "20050301123456", "Tue, 01 Mar 2005 12:00:00 GMT", "20051", "200513"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		tm, err := ParsePathDatetime(in)
+		if err == nil && tm.Location() != time.UTC {
+			t.Fatalf("ParsePathDatetime(%q) = %v, not UTC", in, tm)
+		}
+	})
+}

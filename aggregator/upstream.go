@@ -102,6 +102,7 @@ type limitedBody struct {
 	n int64
 }
 
+// Read reads from the body until the limit is passed.
 func (l *limitedBody) Read(p []byte) (int, error) {
 	if l.n < 0 {
 		return 0, errTooLarge
