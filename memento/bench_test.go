@@ -85,3 +85,71 @@ func BenchmarkReaderLinks(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseLinkFormatHeader parses the Internet Archive TimeGate Link
+// header of testdata case 02 (7 links, 843 bytes).
+func BenchmarkParseLinkFormatHeader(b *testing.B) {
+	h := `<http://www.lanl.gov>; rel="original", <http://web.archive.org/web/timemap/link/http://www.lanl.gov>; rel="timemap"; type="application/link-format", <http://web.archive.org/web/19961221031231/http://www.lanl.gov>; rel="first memento"; datetime="Sat, 21 Dec 1996 03:12:31 GMT", <http://web.archive.org/web/20030219210359/http://www.lanl.gov>; rel="prev memento"; datetime="Wed, 19 Feb 2003 21:03:59 GMT", <http://web.archive.org/web/20030320195439/http://www.lanl.gov>; rel="memento"; datetime="Thu, 20 Mar 2003 19:54:39 GMT", <http://web.archive.org/web/20030323014913/http://www.lanl.gov>; rel="next memento"; datetime="Sun, 23 Mar 2003 01:49:13 GMT", <http://web.archive.org/web/20150926154207/http://www.lanl.gov>; rel="last memento"; datetime="Sat, 26 Sep 2015 15:42:07 GMT"`
+	b.SetBytes(int64(len(h)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ls, err := ParseLinkFormat(h, &ParseOptions{Base: "http://web.archive.org/web/20030320/http://www.lanl.gov"})
+		if err != nil || len(ls) != 7 {
+			b.Fatal(len(ls), err)
+		}
+	}
+}
+
+// BenchmarkParseHTTPDate parses one rfc1123-date (29 bytes).
+func BenchmarkParseHTTPDate(b *testing.B) {
+	s := "Thu, 20 Mar 2003 19:54:39 GMT"
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseHTTPDate(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkWrite writes the 2,000-memento TimeMap in each format; bytes
+// are those of the output.
+func BenchmarkWrite(b *testing.B) {
+	tm, err := ReadTimeMap(bytes.NewReader(bigTimeMap(2000)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, w := range []struct {
+		name string
+		f    func(io.Writer, *TimeMap) error
+	}{{"link", WriteLinkFormat}, {"json", WriteJSON}, {"cdxj", WriteCDXJ}} {
+		b.Run(w.name, func(b *testing.B) {
+			var out bytes.Buffer
+			if err := w.f(&out, tm); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(out.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := w.f(io.Discard, tm); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClosest selects the closest memento among 2,000 (binary search).
+func BenchmarkClosest(b *testing.B) {
+	tm, err := ReadTimeMap(bytes.NewReader(bigTimeMap(2000)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2003, 6, 1, 0, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		if tm.ClosestIndex(at) < 0 {
+			b.Fatal("none")
+		}
+	}
+}

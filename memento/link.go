@@ -23,7 +23,7 @@ type Link struct {
 	// whitespace, lower-cased, duplicates removed, in input order
 	// (RFC 8288 §3.3: later "rel" parameters are ignored for Rel but kept
 	// in Params). nil when the link has no "rel"; empty but not nil for
-	// rel="".
+	// rel="". Read-only: links with the same common rel set share it.
 	Rel []string
 	// Params holds every other parameter in input order, names lower-cased
 	// (RFC 8288 §3: names are case-insensitive), values unquoted and
@@ -134,6 +134,8 @@ type parser struct {
 	base   *url.URL
 	// baseScheme is "http:" etc. for scheme-relative targets.
 	baseScheme string
+	// pend collects the parameters of the link being parsed (reused).
+	pend []pendParam
 }
 
 func newParser(strict bool, base string) (*parser, error) {
@@ -207,6 +209,11 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 	}
 	start := i
 	l.Offset = off + int64(start)
+	p.pend = p.pend[:0]
+	var ts, te int // target span in data
+	finish := func(end, consumed int) (Link, int, bool, error) {
+		return p.finish(l, data[start:end], start, ts, te), consumed, true, nil
+	}
 	perr := func(at int, e error) (Link, int, bool, error) {
 		return Link{}, 0, false, &ParseError{Offset: off + int64(at), Link: idx, Err: e}
 	}
@@ -258,7 +265,7 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 				}
 			}
 		}
-		l.RawTarget = string(raw)
+		ts, te = i+1, end
 		i = end + 1
 	} else {
 		if p.strict {
@@ -290,17 +297,18 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 			}
 			return perr(start, ErrExpectedTarget)
 		}
-		raw := strings.TrimRight(string(data[i:j]), " \t\r\n")
-		if raw == "" || strings.ContainsAny(raw, " \t\r\n") {
+		te = j
+		for te > i && isWS(data[te-1]) {
+			te--
+		}
+		if te == i || bytes.ContainsAny(data[i:te], " \t\r\n") {
 			return perr(start, ErrExpectedTarget)
 		}
-		l.RawTarget = raw
+		ts = i
 		i = j
 	}
-	l.Target = p.resolve(l.RawTarget)
 
 	// Parameters.
-	relSeen := false
 	for {
 		for i < len(data) && isWS(data[i]) {
 			i++
@@ -309,11 +317,11 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 			if !atEOF {
 				return l, 0, false, errShort
 			}
-			return l, i, true, nil
+			return finish(i, i)
 		}
 		c := data[i]
 		if c == ',' {
-			return l, i + 1, true, nil
+			return finish(i, i+1)
 		}
 		if c != ';' {
 			if p.strict {
@@ -336,7 +344,7 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 			if p.strict {
 				return perr(i, ErrParamName)
 			}
-			return l, i, true, nil
+			return finish(i, i)
 		}
 		if !p.strict && (data[i] == ';' || data[i] == ',') {
 			continue // empty parameter
@@ -360,8 +368,7 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 		if k == len(data) && !atEOF {
 			return l, 0, false, errShort
 		}
-		var prm Param
-		prm.Name = name
+		prm := pendParam{name: name}
 		if k < len(data) && data[k] == '=' {
 			i = k + 1
 			for i < len(data) && isWS(data[i]) {
@@ -375,14 +382,17 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 					return perr(i, ErrUnexpected)
 				}
 			} else if data[i] == '"' {
-				v, e, err := p.quoted(data, i, atEOF)
+				e, esc, err := p.quoted(data, i, atEOF)
 				if err != nil {
 					if err == errShort {
 						return l, 0, false, err
 					}
 					return perr(i, err)
 				}
-				prm.Value = v
+				prm.vs, prm.ve = i+1, e-1
+				if esc {
+					prm.val, prm.useVal = unescapeQuoted(data[i+1:e-1]), true
+				}
 				i = e
 			} else {
 				vs := i
@@ -399,7 +409,7 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 					if i == vs {
 						return perr(i, ErrUnexpected)
 					}
-					prm.Value = string(data[vs:i])
+					prm.vs, prm.ve = vs, i
 				} else {
 					// Lenient: an unquoted value runs to the next ';' or ','.
 					for i < len(data) && data[i] != ';' && data[i] != ',' {
@@ -408,27 +418,70 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 					if i == len(data) && !atEOF {
 						return l, 0, false, errShort
 					}
-					prm.Value = strings.TrimRight(string(data[vs:i]), " \t\r\n")
+					ve := i
+					for ve > vs && isWS(data[ve-1]) {
+						ve--
+					}
+					prm.vs, prm.ve = vs, ve
 				}
 			}
 		} else {
-			prm.NoValue = true
+			prm.noValue = true
 		}
-		if name == "rel" && !relSeen {
-			relSeen = true
-			l.Rel = splitRel(prm.Value)
-			continue
-		}
-		if l.Params == nil {
-			l.Params = make([]Param, 0, 3)
-		}
-		l.Params = append(l.Params, prm)
+		p.pend = append(p.pend, prm)
 	}
 }
 
+// pendParam is a parameter whose value is still a span of the input.
+type pendParam struct {
+	name    string
+	vs, ve  int    // value span in data
+	val     string // the unescaped value when useVal
+	useVal  bool
+	noValue bool
+}
+
+// finish builds the link from the spans recorded by parseOne. All strings
+// of the link (target and unescaped values) share one allocation of the
+// link's text, data[start:end] given as text.
+func (p *parser) finish(l Link, text []byte, start, ts, te int) Link {
+	s := string(text)
+	sub := func(a, b int) string { return s[a-start : b-start] }
+	l.RawTarget = sub(ts, te)
+	l.Target = p.resolve(l.RawTarget)
+	n := len(p.pend)
+	relSeen := false
+	for _, pp := range p.pend {
+		if pp.name == "rel" && !relSeen {
+			n--
+			relSeen = true
+		}
+	}
+	if n > 0 {
+		l.Params = make([]Param, 0, n)
+	}
+	relSeen = false
+	for _, pp := range p.pend {
+		var v string
+		switch {
+		case pp.useVal:
+			v = pp.val
+		case !pp.noValue:
+			v = sub(pp.vs, pp.ve)
+		}
+		if pp.name == "rel" && !relSeen {
+			relSeen = true
+			l.Rel = splitRel(v)
+			continue
+		}
+		l.Params = append(l.Params, Param{Name: pp.name, Value: v, NoValue: pp.noValue})
+	}
+	return l
+}
+
 // quoted parses the quoted-string that starts at data[i] == '"'. It returns
-// the unescaped content and the index after the closing quote.
-func (p *parser) quoted(data []byte, i int, atEOF bool) (string, int, error) {
+// the index after the closing quote and whether the content has escapes.
+func (p *parser) quoted(data []byte, i int, atEOF bool) (int, bool, error) {
 	j := i + 1
 	esc := false
 	for k := j; k < len(data); k++ {
@@ -439,28 +492,25 @@ func (p *parser) quoted(data []byte, i int, atEOF bool) (string, int, error) {
 			k++
 			if k == len(data) {
 				if !atEOF {
-					return "", 0, errShort
+					return 0, false, errShort
 				}
-				return "", 0, ErrUnterminatedQuote
+				return 0, false, ErrUnterminatedQuote
 			}
 			// quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
 			if e := data[k]; p.strict && (e < 0x20 && e != '\t' || e == 0x7f) {
-				return "", 0, ErrUnexpected
+				return 0, false, ErrUnexpected
 			}
 			continue
 		case c == '"':
-			if !esc {
-				return internValue(data[j:k]), k + 1, nil
-			}
-			return unescapeQuoted(data[j:k]), k + 1, nil
+			return k + 1, esc, nil
 		case p.strict && (c < 0x20 && c != '\t' || c == 0x7f):
-			return "", 0, ErrUnexpected
+			return 0, false, ErrUnexpected
 		}
 	}
 	if !atEOF {
-		return "", 0, errShort
+		return 0, false, errShort
 	}
-	return "", 0, ErrUnterminatedQuote
+	return 0, false, ErrUnterminatedQuote
 }
 
 func unescapeQuoted(b []byte) string {
@@ -533,43 +583,35 @@ func eqFold(b []byte, s string) bool {
 	return true
 }
 
-// internValue returns constant strings for the most frequent parameter
-// values (relation types and media types) and a copy otherwise.
-func internValue(b []byte) string {
-	switch string(b) { // does not allocate
-	case "memento":
-		return "memento"
-	case "original":
-		return "original"
-	case "timegate":
-		return "timegate"
-	case "timemap":
-		return "timemap"
-	case "self":
-		return "self"
-	case "first memento":
-		return "first memento"
-	case "last memento":
-		return "last memento"
-	case "application/link-format":
-		return "application/link-format"
-	}
-	return string(b)
-}
-
 // splitRel splits a rel value into lower-cased, de-duplicated tokens.
+// The common rel sets, shared by every link that has them (see Link.Rel:
+// read-only). The three-index slices make an append copy.
+var (
+	relMemento      = []string{"memento"}
+	relFirstMemento = []string{"first", "memento"}
+	relLastMemento  = []string{"last", "memento"}
+	relOriginal     = []string{"original"}
+	relTimeGate     = []string{"timegate"}
+	relTimeMap      = []string{"timemap"}
+	relSelf         = []string{"self"}
+)
+
 func splitRel(v string) []string {
-	switch v { // the common sets, without allocating new strings
+	switch v { // the common sets, without allocating
 	case "memento":
-		return []string{"memento"}
+		return relMemento[:1:1]
+	case "first memento":
+		return relFirstMemento[:2:2]
+	case "last memento":
+		return relLastMemento[:2:2]
 	case "original":
-		return []string{"original"}
+		return relOriginal[:1:1]
 	case "timegate":
-		return []string{"timegate"}
+		return relTimeGate[:1:1]
 	case "timemap":
-		return []string{"timemap"}
+		return relTimeMap[:1:1]
 	case "self":
-		return []string{"self"}
+		return relSelf[:1:1]
 	}
 	out := []string{} // non-nil: a rel parameter was present
 	for len(v) > 0 {

@@ -16,8 +16,8 @@ type Memento struct {
 	// Datetime is its Memento-Datetime, in UTC, at one-second precision.
 	Datetime time.Time
 	// Rel holds the relation types the source gave the link ("memento",
-	// "first", "last", ...). Writers recompute first/last from position and
-	// ignore it.
+	// "first", "last", ...); read-only, it may be shared with other
+	// mementos. Writers recompute first/last from position and ignore it.
 	Rel []string
 	// Extra holds the link's other parameters (license, collection, ...),
 	// without rel and datetime.
