@@ -58,12 +58,19 @@ func ParseLine(line []byte, layout *Layout) (*Record, error) {
 	return r, nil
 }
 
+// maxParseLen is the longest line a Record can hold: positions in it are
+// kept as int32.
+const maxParseLen = 1<<31 - 1
+
 func perr(col int, err error) *ParseError { return &ParseError{Column: col, Err: err} }
 
 // parse reads line. hdr is the layout a " CDX" header declared (it forces
 // classic CDX); def is the caller's default for headerless CDX lines.
 func (r *Record) parse(line []byte, hdr, def *Layout) error {
 	r.reset(line)
+	if len(line) > maxParseLen {
+		return perr(0, causef(ErrLineTooLong, "%d bytes, at most %d can be parsed", len(line), maxParseLen))
+	}
 	sp := bytes.IndexByte(line, ' ')
 	if sp < 0 {
 		return perr(0, causef(ErrFieldCount, "one field, no space-separated timestamp"))
