@@ -1,7 +1,7 @@
 // Package cdxj reads and writes the index files of web archives: CDXJ
 // (pywb, OpenWayback 3, Common Crawl, ipwb), classic space-separated CDX in
-// any of its layouts, gzip-compressed files, and (in zipnum*.go) ZipNum
-// clusters, with key-range queries over sorted files (query*.go).
+// any of its layouts, gzip-compressed files, and ZipNum clusters (Cluster,
+// ClusterWriter), with key-range queries over sorted files (Sorted, Query).
 //
 // # The formats
 //
@@ -41,6 +41,17 @@
 //		}
 //		fmt.Printf("%s %s %d\n", rec.Key(), rec.Timestamp(), rec.Status())
 //	}
+//
+// Memory stays bounded whatever the input: a Reader holds one buffer that
+// grows only to the longest line (MaxLineSize, 16 MiB by default, caps it),
+// and a line over the maximum is an error, never a silent stop.
+//
+// # Timestamps
+//
+// ParseTimestamp and FormatTimestamp convert between the digits and
+// time.Time; TimestampBounds pads the from and to of a CDX server query to
+// inclusive bounds (from=2014 to=2014 is 20140101000000..20141231235959) and
+// InRange tests a record against them at millisecond precision.
 //
 // # Writing
 //
