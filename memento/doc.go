@@ -47,6 +47,27 @@
 // the variants archives send; ParseTimestamp reads 4 to 14 digit
 // YYYY[MM[DD[hh[mm[ss]]]]] prefixes and FormatTimestamp writes 14 digits.
 //
+// # Memory and limits
+//
+// Reader holds one link-value (at most ParseOptions.MaxLinkBytes, 1 MiB by
+// default) and a 32 KiB buffer whatever the input size. ReadTimeMap keeps the
+// mementos (one allocation per link for its strings, about 250 bytes per
+// memento in all) and can be capped with ParseOptions.MaxMementos. WriteJSON
+// and WriteTimeTravelJSON build their document in memory; WriteLinkFormat and
+// WriteCDXJ stream through a 32 KiB buffer. Client bounds every response
+// body and the sum over a TimeMap's pages (Client.MaxBodyBytes), the pages
+// (MaxPages), redirects (MaxRedirects) and time (Timeout and the context).
+//
+// # Where we differ from MemGator
+//
+// Mementos of the same second are ordered by URI-M (MemGator keeps arrival
+// order, so its answers to the same request differ). Prev and Next step to
+// the previous and next distinct second, as Time Travel does (MemGator's
+// "prev" may share the closest memento's second). TimeMap pages are
+// followed (MemGator reads one page per archive). A URI-M is never cut at a
+// ';' inside '<...>'. The writers' layout is otherwise MemGator's, byte for
+// byte.
+//
 // # Client
 //
 // Client wraps an *http.Client. Every call takes a context, has a timeout,

@@ -51,6 +51,7 @@ type Error struct {
 	Err        error
 }
 
+// Error formats the error as "memento: op "uri": [HTTP status: ]cause".
 func (e *Error) Error() string {
 	if e.StatusCode != 0 {
 		return fmt.Sprintf("memento: %s %q: HTTP %d: %v", e.Op, e.URI, e.StatusCode, e.Err)

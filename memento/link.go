@@ -78,6 +78,8 @@ type ParseError struct {
 	Err    error
 }
 
+// Error formats the error as "memento: link-format error at byte N (link
+// K): cause".
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("memento: link-format error at byte %d (link %d): %v", e.Offset, e.Link, e.Err)
 }
