@@ -218,11 +218,22 @@ func (f *lineFile) scan(off int64, yield func(line []byte, at int64) bool) error
 // longer than max is an error wrapping ErrLineTooLong that names its
 // offset; a read error is returned as is.
 func scanLines(rd io.Reader, base int64, max int, yield func(line []byte, at int64) bool) error {
+	var buf []byte
+	return scanLinesBuf(rd, base, max, &buf, yield)
+}
+
+// scanLinesBuf is scanLines with a buffer kept across calls in *bufp (nil
+// at first), for callers that scan many small inputs such as blocks.
+func scanLinesBuf(rd io.Reader, base int64, max int, bufp *[]byte, yield func(line []byte, at int64) bool) error {
 	// Start with a small buffer, for queries that match a few lines, and
 	// double it up to 64 KiB for those that read on (further only for a
 	// long line).
 	const bufSize = 64 << 10
-	buf := make([]byte, 4<<10)
+	buf := *bufp
+	if len(buf) < 4<<10 {
+		buf = make([]byte, 4<<10)
+	}
+	defer func() { *bufp = buf }()
 	reads := 0
 	r, w := 0, 0 // unread data is buf[r:w]
 	pos := base  // offset of buf[w]

@@ -415,12 +415,20 @@ func (c *Cluster) entriesFrom(off int64) iter.Seq2[IdxEntry, error] {
 // open error) and ends the iteration.
 func (c *Cluster) BlockLines(e IdxEntry) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
-		var zr gzip.Reader
-		c.blockLines(&zr, e, func(line []byte) bool { return yield(line, nil) }, func(err error) { yield(nil, err) })
+		var br blockReader
+		c.blockLines(&br, e, func(line []byte) bool { return yield(line, nil) }, func(err error) { yield(nil, err) })
 	}
 }
 
-func (c *Cluster) blockLines(zr *gzip.Reader, e IdxEntry, yield func([]byte) bool, fail func(error)) bool {
+// blockReader holds what reading a block needs, reused from block to block
+// within a query.
+type blockReader struct {
+	zr  gzip.Reader
+	br  *bufio.Reader
+	buf []byte
+}
+
+func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool, fail func(error)) bool {
 	maxBlock := c.MaxBlockSize
 	if maxBlock <= 0 {
 		maxBlock = DefaultMaxBlockSize
@@ -434,8 +442,14 @@ func (c *Cluster) blockLines(zr *gzip.Reader, e IdxEntry, yield func([]byte) boo
 		fail(fmt.Errorf("cdxj: ZipNum part %q: %w", e.Part, err))
 		return false
 	}
-	sr := bufio.NewReaderSize(io.NewSectionReader(f, e.Offset, e.Length), int(min(e.Length, 64<<10)))
-	if err := zr.Reset(sr); err != nil {
+	sr := io.NewSectionReader(f, e.Offset, e.Length)
+	if b.br == nil {
+		b.br = bufio.NewReaderSize(sr, 32<<10)
+	} else {
+		b.br.Reset(sr)
+	}
+	zr := &b.zr
+	if err := zr.Reset(b.br); err != nil {
 		fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err))
 		return false
 	}
@@ -444,7 +458,7 @@ func (c *Cluster) blockLines(zr *gzip.Reader, e IdxEntry, yield func([]byte) boo
 		max = DefaultMaxLineSize
 	}
 	stopped := false
-	err = scanLines(zr, 0, max, func(line []byte, _ int64) bool {
+	err = scanLinesBuf(zr, 0, max, &b.buf, func(line []byte, _ int64) bool {
 		if !yield(line) {
 			stopped = true
 			return false
@@ -487,7 +501,7 @@ func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
 		if prev >= 0 {
 			off = prev
 		}
-		var zr gzip.Reader
+		var br blockReader
 		n := 0
 		for e, err := range c.entriesFrom(off) {
 			if err != nil {
@@ -498,7 +512,7 @@ func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
 				return
 			}
 			done := false
-			ok := c.blockLines(&zr, e, func(line []byte) bool {
+			ok := c.blockLines(&br, e, func(line []byte) bool {
 				if isBlankLine(line) || isHeaderLine(line) {
 					return true
 				}
