@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [FILE...]
+//	cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [FILE...]
 //
 // With no FILE, or with "-", it reads standard input. Keys that are not
 // SURTs (wget's CDX, a CDXJ keyed by URL) are recomputed from the original
@@ -12,7 +12,9 @@
 // lines are sorted at a time and spilled to temporary files in -tmpdir,
 // which are then merged. A bad line stops the command with its file and line
 // number and exit status 1, unless -skip-bad, which passes over bad lines
-// and reports their count on standard error.
+// and reports their count on standard error. With -o the output goes to a
+// temporary file beside OUT, renamed to OUT only when complete; OUT may not
+// be one of the inputs.
 package main
 
 import (

@@ -227,3 +227,47 @@ func TestUsageAndCancel(t *testing.T) {
 		t.Errorf("cancelled run = %v, want context.Canceled", err)
 	}
 }
+
+func TestOutputFile(t *testing.T) {
+	dir := t.TempDir()
+	in := sample(t, dir, "cdxjindexer_bad-arc.cdx")
+	out := filepath.Join(dir, "out.cdxj")
+	if _, _, err := runCmd(t, "", "-sort", "-o", out, in); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys := checkCDXJ(t, string(b)); len(keys) != 3 || !slices.IsSorted(lines(string(b))) {
+		t.Errorf("output %q: want 3 sorted records", b)
+	}
+
+	// A failed run leaves the previous output alone and no temporary file.
+	bad := filepath.Join(dir, "bad.cdx")
+	if err := os.WriteFile(bad, []byte("not a cdx line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, "", "-o", out, bad); err == nil {
+		t.Fatal("bad input succeeded")
+	}
+	after, err := os.ReadFile(out)
+	if err != nil || !bytes.Equal(after, b) {
+		t.Errorf("output changed by a failed run: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+
+	// The output may not be an input.
+	before, _ := os.ReadFile(in)
+	if _, _, err := runCmd(t, "", "-o", in, in); !errors.As(err, new(usageError)) {
+		t.Errorf("-o onto an input: %v, want a usage error", err)
+	}
+	if now, _ := os.ReadFile(in); !bytes.Equal(before, now) {
+		t.Error("input modified")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/surt"
@@ -20,6 +21,7 @@ type options struct {
 	mem     int64
 	tmpdir  string
 	maxLine int
+	output  string
 	files   []string
 }
 
@@ -32,8 +34,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.mem, "mem", 256<<20, "with -sort: bytes of lines sorted in memory before spilling a run to -tmpdir")
 	fs.StringVar(&o.tmpdir, "tmpdir", os.TempDir(), "with -sort: folder for the temporary sorted runs")
 	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
+	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [FILE...]\n\nConverts CDX, CDXJ and their .gz forms to CDXJ on stdout (stdin when no FILE).")
+		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [FILE...]\n\nConverts CDX, CDXJ and their .gz forms to CDXJ on stdout (stdin when no FILE).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -69,6 +72,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	var outFile *outputFile
+	if o.output != "" {
+		if outFile, err = createOutput(o.output, o.files); err != nil {
+			return err
+		}
+		defer outFile.abort()
+		stdout = outFile
+	}
 	out := bufio.NewWriterSize(stdout, 256<<10)
 	var sink lineSink = writerSink{out}
 	var sorter *externalSorter
@@ -92,6 +103,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err := out.Flush(); err != nil {
 		return fmt.Errorf("writing output: %w", err)
+	}
+	if outFile != nil {
+		if err := outFile.commit(); err != nil {
+			return err
+		}
 	}
 	if o.skipBad {
 		fmt.Fprintf(stderr, "cdxj: skipped %d bad lines\n", skipped)
@@ -182,4 +198,56 @@ func located(file string, line int64, err error) error {
 		return fmt.Errorf("%s:%d: %w", file, line, err)
 	}
 	return fmt.Errorf("%s: %w", file, err)
+}
+
+// outputFile is a temporary file beside the output path, renamed onto it by
+// commit, so that an interrupted run never leaves a half-written output.
+type outputFile struct {
+	*os.File
+	path string
+	done bool
+}
+
+// createOutput creates the temporary file for path, refusing a path that is
+// one of the inputs (inputs are never replaced).
+func createOutput(path string, inputs []string) (*outputFile, error) {
+	if st, err := os.Stat(path); err == nil {
+		for _, in := range inputs {
+			if in == "-" {
+				continue
+			}
+			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+				return nil, usageError{fmt.Errorf("-o %s is also an input", path)}
+			}
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	return &outputFile{File: f, path: path}, nil
+}
+
+func (o *outputFile) commit() error {
+	err := o.Sync()
+	if cerr := o.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(o.Name(), o.path)
+	}
+	if err != nil {
+		os.Remove(o.Name())
+		return fmt.Errorf("writing %s: %w", o.path, err)
+	}
+	o.done = true
+	return nil
+}
+
+// abort removes the temporary file unless commit succeeded.
+func (o *outputFile) abort() {
+	if !o.done {
+		o.Close()
+		os.Remove(o.Name())
+	}
 }
