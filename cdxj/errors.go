@@ -41,6 +41,8 @@ type ParseError struct {
 	Err    error // the cause; errors.Is(Err, ErrJSON) and so on
 }
 
+// Error returns "cdxj: line N, column C: cause" (the line and column left
+// out when unknown).
 func (e *ParseError) Error() string {
 	if e.Line == 0 { // from ParseLine, which knows no line number
 		if e.Column > 0 {
