@@ -62,18 +62,34 @@ func ExampleParseError() {
 }
 
 func ExampleRecord_Field() {
-	line := `20130202100000 {"uri": "http://localhost/memento/20130202100000/memento.us/", "rel": "first memento", "datetime"="Sat, 02 Feb 2013"}`
-	rec, err := cdxj.ParseLine([]byte(line), nil)
+	good := `com,example)/ 20170306040206 {"url": "http://example.com/", "languages": ["eng", "fra"], "title": "caf\u00e9"}`
+	rec, err := cdxj.ParseLine([]byte(good), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	rel, ok, err := rec.Field("rel")
-	fmt.Println(rel, ok, err)
-	_, _, err = rec.Field("datetime")
+	title, ok, err := rec.Field("title")
+	fmt.Println(title, ok, err)
+	langs, ok, err := rec.Field("languages")
+	fmt.Println(langs, ok, err)
+	_, ok, err = rec.Field("charset")
+	fmt.Println(ok, err)
+
+	// An ipwb TimeMap line: the record reads, its JSON fields do not.
+	bad := `20130202100000 {"uri": "http://localhost/memento/20130202100000/memento.us/", "rel": "first memento", "datetime"="Sat, 02 Feb 2013"}`
+	rec, err = cdxj.ParseLine([]byte(bad), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rec.Time().Format("2006-01-02"))
+	_, _, err = rec.Field("rel")
 	fmt.Println(err)
 	// Output:
-	// first memento true <nil>
+	// café true <nil>
+	// ["eng", "fra"] true <nil>
+	// false <nil>
+	// 2013-02-02
 	// cdxj: column 113: invalid JSON block: expected ':' after key "datetime"
 }
 

@@ -19,8 +19,8 @@ import (
 // names pywb, Common Crawl and OpenWayback use (url, mime, status, digest,
 // length, offset, filename, redirect), falling back on the ipwb/ORS names
 // (original_uri, mime_type, status_code). A JSON block that is invalid where
-// it is scanned makes those values unknown; Field and CheckJSON report the
-// error with the line number.
+// it is scanned makes those values unknown; Field, RawField, Fields and
+// CheckJSON report the error with the line number.
 type Record struct {
 	line    []byte
 	lineNo  int64
@@ -378,17 +378,21 @@ func (r *Record) jsonErr() error {
 // record's JSON block (a string keeps its quotes and escapes). ok is false
 // when there is no such member, and for classic CDX records. name is
 // compared with the key as written between its quotes (escapes in keys are
-// not decoded); the first member of that name wins. err, a
-// *ParseError wrapping ErrJSON that names the line and column, is set when
-// the block is malformed before the member is found. It does not allocate.
+// not decoded); the first member of that name wins.
+//
+// The first call checks the structure of the whole block (see CheckJSON):
+// when it is malformed, every call returns a *ParseError wrapping ErrJSON
+// that names the line and column, even for a member before the fault. (The
+// well-known accessors such as MIME stay lazy and scan only as far as they
+// need.) It does not allocate once the record's index has grown.
 func (r *Record) RawField(name string) (raw []byte, ok bool, err error) {
+	if err := r.CheckJSON(); err != nil {
+		return nil, false, err
+	}
 	if r.json == nil {
 		return nil, false, nil
 	}
 	raw, ok = r.jx.lookup(r.json, name)
-	if !ok && r.jx.state == jsonBad {
-		return nil, false, r.jsonErr()
-	}
 	return raw, ok, nil
 }
 
