@@ -246,3 +246,21 @@ func ParseDatetime(s string) (time.Time, error) {
 	}
 	return ParseHTTPDateLenient(s)
 }
+
+// AcceptDatetime reads the Accept-Datetime header of a TimeGate request
+// for a server (RFC 7089 §2.1.1). present is false when the header is
+// absent: the TimeGate then answers with the most recent memento. A value
+// that is not a strict rfc1123-date gives an error wrapping ErrHTTPDate, to
+// be answered with 400 Bad Request (RFC 7089 §4.5.3); so do several
+// Accept-Datetime fields.
+func AcceptDatetime(h http.Header) (t time.Time, present bool, err error) {
+	vs := h.Values("Accept-Datetime")
+	switch len(vs) {
+	case 0:
+		return time.Time{}, false, nil
+	case 1:
+		t, err = ParseHTTPDate(strings.TrimSpace(vs[0]))
+		return t, true, err
+	}
+	return time.Time{}, true, fmt.Errorf("memento: %d Accept-Datetime fields: %w", len(vs), ErrHTTPDate)
+}

@@ -39,6 +39,8 @@
 // Travel service and MemGator. WriteLinkFormat, WriteJSON and WriteCDXJ write
 // the three forms MemGator serves; WriteTimeTravelJSON the Time Travel
 // /api/json answer, whose "uri" is an array of every URI-M of the second.
+// NavigationLinks gives the first/prev/memento/next/last Link header a
+// TimeGate sends (FormatLinks) or a memento description body (WriteLinks).
 //
 // # Datetimes
 //
@@ -46,6 +48,8 @@
 // that time.RFC1123 silently accepts other zones); ParseHTTPDateLenient reads
 // the variants archives send; ParseTimestamp reads 4 to 14 digit
 // YYYY[MM[DD[hh[mm[ss]]]]] prefixes and FormatTimestamp writes 14 digits.
+// AcceptDatetime tells a TimeGate server an absent header (answer with the
+// latest memento) from a malformed one (answer 400).
 //
 // # Memory and limits
 //

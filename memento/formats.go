@@ -195,7 +195,7 @@ func NewTimeTravelResult(tm *TimeMap, t time.Time) *TimeTravelResult {
 		Closest:     entry(c),
 		Last:        entry(last),
 	}
-	if p := tm.PrevIndex(c); p > 0 {
+	if p := tm.PrevIndex(c); p >= 0 && tm.groupStart(p) > 0 {
 		res.Prev = entry(p)
 	}
 	if n := tm.NextIndex(c); n >= 0 && n != last {

@@ -123,6 +123,25 @@ func rule02BadAcceptDatetime(t *testing.T) {
 	if got, err := ParseHTTPDate("Sun, 01 Apr 2010 12:00:00 GMT"); err != nil || !got.Equal(time.Date(2010, 4, 1, 12, 0, 0, 0, time.UTC)) {
 		t.Errorf("wrong weekday is syntactically valid: %v %v", got, err)
 	}
+	// The server side: AcceptDatetime tells absent from malformed.
+	for _, tc := range []struct {
+		values  []string
+		present bool
+		bad     bool
+	}{
+		{nil, false, false},
+		{[]string{"Sun, 01 Apr 2010 12:00:00 GMT"}, true, false},
+		{[]string{" Thu, 01 Apr 2010 12:00:00 GMT "}, true, false},
+		{[]string{"Thu, 20 Mar 2003 19:54:39"}, true, true},
+		{[]string{"2010-04-01T12:00:00Z"}, true, true},
+		{[]string{"Thu, 01 Apr 2010 12:00:00 GMT", "Thu, 01 Apr 2010 12:00:00 GMT"}, true, true},
+	} {
+		h := http.Header{"Accept-Datetime": tc.values}
+		_, present, err := AcceptDatetime(h)
+		if present != tc.present || (err != nil) != tc.bad || err != nil && !errors.Is(err, ErrHTTPDate) {
+			t.Errorf("AcceptDatetime(%q) = present %v, err %v", tc.values, present, err)
+		}
+	}
 	// A TimeGate's 400 is a failure of our request, not "no mementos".
 	a := newArchive(t, map[string]http.HandlerFunc{"/tg/x": serve(400, "Malformed Accept-Datetime")})
 	_, err := (&Client{}).TimeGate(context.Background(), a.URL+"/tg/x", time.Now())

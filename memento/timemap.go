@@ -305,18 +305,14 @@ func (tm *TimeMap) groupStart(i int) int {
 	return i
 }
 
-// PrevIndex returns the first index of the latest second strictly before
-// the datetime of memento i, or -1. (MemGator's "prev" is the list
-// neighbour, which may share i's second; Time Travel's is this one.)
+// PrevIndex returns the index of the latest memento with a datetime
+// strictly before that of memento i (the last of the previous second, the
+// list neighbour of i's second), or -1.
 func (tm *TimeMap) PrevIndex(i int) int {
 	if i < 0 || i >= len(tm.Mementos) {
 		return -1
 	}
-	i = tm.groupStart(i)
-	if i == 0 {
-		return -1
-	}
-	return tm.groupStart(i - 1)
+	return tm.groupStart(i) - 1
 }
 
 // NextIndex returns the first index of the earliest second strictly after
@@ -359,8 +355,8 @@ func (tm *TimeMap) Closest(t time.Time) (Memento, bool) {
 	return tm.Mementos[i], true
 }
 
-// Prev returns the memento before the one closest to t (the latest with a
-// strictly earlier datetime) and false when there is none.
+// Prev returns the memento before the second closest to t (the latest with
+// a strictly earlier datetime) and false when there is none.
 func (tm *TimeMap) Prev(t time.Time) (Memento, bool) {
 	i := tm.PrevIndex(tm.ClosestIndex(t))
 	if i < 0 {

@@ -3,6 +3,7 @@ package memento
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -138,6 +139,91 @@ func FormatLinks(links []Link) string {
 		b = AppendLink(b, &links[i])
 	}
 	return string(b)
+}
+
+// WriteLinks writes links in application/link-format with one link per
+// line, lines joined by ",\n" and a final "\n" (the layout of WriteLinkFormat
+// and of MemGator's link-format answers); see AppendLink for each line.
+func WriteLinks(w io.Writer, links []Link) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	b := make([]byte, 0, 512)
+	for i := range links {
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ",\n"...)
+		}
+		b = AppendLink(b, &links[i])
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	if len(links) > 0 {
+		if _, err := bw.WriteString("\n"); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// NavigationLinks returns the links a TimeGate or a memento description
+// sends for memento i of a sorted TimeMap (RFC 7089 §4.2.1, §5): the
+// original; the first, previous (PrevIndex), selected, next (NextIndex) and
+// last mementos in time order, each with its datetime, a memento playing
+// several roles appearing once with its rels merged in the order first,
+// last, prev, next, memento ("first prev memento", "first last memento");
+// then the rel="timemap" pages with their types (and from/until when
+// set), and the timegate. Absent
+// parts are left out; i out of range gives no memento links. FormatLinks
+// makes a Link header of the result, WriteLinks a link-format body; both
+// match MemGator's answers byte for byte.
+func NavigationLinks(tm *TimeMap, i int) []Link {
+	var links []Link
+	if tm.Original != "" {
+		links = append(links, Link{Target: tm.Original, RawTarget: tm.Original, Rel: relOriginal[:1:1]})
+	}
+	n := len(tm.Mementos)
+	if i >= 0 && i < n {
+		type role struct {
+			idx int
+			rel string
+		}
+		roles := []role{{0, "first"}, {n - 1, "last"}, {tm.PrevIndex(i), "prev"}, {tm.NextIndex(i), "next"}, {i, ""}}
+		var idxs []int
+		for _, r := range roles {
+			if r.idx >= 0 && !slices.Contains(idxs, r.idx) {
+				idxs = append(idxs, r.idx)
+			}
+		}
+		slices.Sort(idxs)
+		for _, k := range idxs {
+			var rel []string
+			for _, r := range roles {
+				if r.idx == k && r.rel != "" {
+					rel = append(rel, r.rel)
+				}
+			}
+			m := &tm.Mementos[k]
+			links = append(links, Link{Target: m.URIM, RawTarget: m.URIM, Rel: append(rel, "memento"),
+				Params: []Param{{Name: "datetime", Value: FormatHTTPDate(m.Datetime)}}})
+		}
+	}
+	for _, p := range tm.Pages {
+		l := Link{Target: p.URI, RawTarget: p.URI, Rel: relTimeMap[:1:1]}
+		if p.Type != "" {
+			l.Params = append(l.Params, Param{Name: "type", Value: p.Type})
+		}
+		if !p.From.IsZero() {
+			l.Params = append(l.Params, Param{Name: "from", Value: FormatHTTPDate(p.From)})
+		}
+		if !p.Until.IsZero() {
+			l.Params = append(l.Params, Param{Name: "until", Value: FormatHTTPDate(p.Until)})
+		}
+		links = append(links, l)
+	}
+	if tm.TimeGate != "" {
+		links = append(links, Link{Target: tm.TimeGate, RawTarget: tm.TimeGate, Rel: relTimeGate[:1:1]})
+	}
+	return links
 }
 
 func appendPage(b []byte, p *Page, rel string) []byte {

@@ -2,6 +2,7 @@ package memento
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -370,4 +371,94 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// transcriptExchange returns the request command line, the response
+// headers and the body of the first exchange under "### <heading>".
+func transcriptExchange(t *testing.T, heading string) (cmd string, hdr http.Header, body string) {
+	t.Helper()
+	b, err := sampledata.ReadFile("cases/memgator_transcripts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "\n### "+heading)
+	if i < 0 {
+		t.Fatalf("no section %q", heading)
+	}
+	s = s[i:]
+	j := strings.Index(s, "```\n")
+	k := strings.Index(s[j+4:], "```\n")
+	block := s[j+4 : j+4+k]
+	head, body, _ := strings.Cut(block, "\n\n")
+	lines := strings.Split(head, "\n")
+	hdr = http.Header{}
+	for _, l := range lines[2:] {
+		if name, v, ok := strings.Cut(l, ": "); ok {
+			hdr.Add(name, v)
+		}
+	}
+	return lines[0], hdr, body
+}
+
+// TestNavigationMatchesMemGator checks closest-memento selection (tie →
+// later) against the Location of MemGator's TimeGate answers, and
+// NavigationLinks against its Link header and memento description where
+// no two mementos of one second are involved.
+func TestNavigationMatchesMemGator(t *testing.T) {
+	tm, _ := memgatorTimeMap(t, "TimeMap, link format (URI-R in 3 of 3 archives")
+	for _, tc := range []struct {
+		heading, at string // at: the Accept-Datetime MemGator sent upstream
+		header      bool   // compare the whole Link header
+	}{
+		{"TimeGate with Accept-Datetime", "Tue, 01 Mar 2005 12:00:00 GMT", false},
+		{"TimeGate without Accept-Datetime (defaults to now)", "Sun, 29 Nov 2026 20:19:08 GMT", true},
+		{"TimeGate, Accept-Datetime equidistant between two mementos", "Fri, 19 May 2000 21:08:00 GMT", false},
+		{"Memento redirect endpoint, 4-digit datetime", "Sat, 01 Jan 2005 00:00:00 GMT", false},
+	} {
+		t.Run(tc.heading, func(t *testing.T) {
+			_, hdr, _ := transcriptExchange(t, tc.heading)
+			i := tm.ClosestIndex(mustHTTPDate(t, tc.at))
+			if got, want := tm.Mementos[i].URIM, hdr.Get("Location"); got != want {
+				t.Errorf("closest %s, MemGator chose %s", got, want)
+			}
+			if tc.header {
+				if got, want := FormatLinks(NavigationLinks(tm, i)), hdr.Get("Link"); got != want {
+					t.Errorf("Link header\n got %s\nwant %s", got, want)
+				}
+			}
+		})
+	}
+	t.Run("memento description, link format", func(t *testing.T) {
+		_, _, body := transcriptExchange(t, "Memento description, link format, 14-digit datetime")
+		at, _ := ParseTimestamp("20120615080910")
+		var b bytes.Buffer
+		if err := WriteLinks(&b, NavigationLinks(tm, tm.ClosestIndex(at))); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != body {
+			t.Errorf("got\n%s\nwant\n%s", b.String(), body)
+		}
+	})
+	t.Run("roles merged", func(t *testing.T) {
+		var got []string
+		for _, l := range NavigationLinks(&TimeMap{Mementos: tm.Mementos[:1]}, 0) {
+			got = append(got, strings.Join(l.Rel, " "))
+		}
+		if diff := cmp.Diff([]string{"first last memento"}, got); diff != "" {
+			t.Errorf("single memento:\n%s", diff)
+		}
+		got = nil
+		for _, l := range NavigationLinks(tm, 1) {
+			if l.IsMemento() {
+				got = append(got, strings.Join(l.Rel, " "))
+			}
+		}
+		if diff := cmp.Diff([]string{"first prev memento", "memento", "next memento", "last memento"}, got); diff != "" {
+			t.Errorf("second memento:\n%s", diff)
+		}
+		if links := NavigationLinks(&TimeMap{}, 0); len(links) != 0 {
+			t.Errorf("empty TimeMap: %v", links)
+		}
+	})
 }
