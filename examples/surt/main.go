@@ -7,7 +7,7 @@
 // A line that cannot be canonicalized (only white space, a bad port, or
 // longer than -max-line bytes) gives an empty output line and a message on
 // standard error naming its line number; the exit status is then 1. Usage
-// errors exit with status 2.
+// errors exit with status 2; -h prints the flags.
 package main
 
 import (
@@ -25,11 +25,12 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "surt:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: usage was printed
 		}
+		fmt.Fprintln(os.Stderr, "surt:", err)
 		var ue usageError
-		if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+		if errors.As(err, &ue) {
 			os.Exit(2)
 		}
 		os.Exit(1)
