@@ -183,7 +183,7 @@ func TestAGG06Sequence(t *testing.T) {
 	good := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000"), "http://partial.example/": times(t, "20100101000000")}})
 	flaky := newArchive(t, archivetest.Config{})
 	c := newMemCache(t)
-	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), entry("flaky", flaky)}, Cache: c, RequestTimeout: 200 * time.Millisecond, Tolerance: -1})
+	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), entry("flaky", flaky)}, Cache: c, RequestTimeout: time.Second, Tolerance: -1})
 	h := ag.Handler()
 	upstream := func() int { return good.Count("") + flaky.Count("") }
 	for _, s := range []struct {
