@@ -1,0 +1,31 @@
+// Package archiveserver serves CDX and CDXJ indexes as a Memento archive
+// (RFC 7089), so that the demo, the aggregator benchmark, tests and the
+// examples/archive binary share one implementation of "an archive":
+//
+//   - LoadIndex reads indexes (any layout package cdxj reads, sorted or not)
+//     into an in-memory Index: SURT keys in byte-wise order, each with its
+//     captures sorted by time. A lookup canonicalizes the requested URI-R
+//     with surt.Canonicalize and binary-searches the keys, so
+//     http://www.example.com:80/ and https://example.com/ reach the same
+//     captures, as they do in a Wayback machine.
+//   - New wraps an Index in a Server, an http.Handler with a TimeMap in link
+//     format at /timemap/link/{URI-R}, a TimeGate at /timegate/{URI-R} (302
+//     to the closest memento, Vary: accept-datetime, Link headers, 400 on an
+//     Accept-Datetime that is not an RFC 1123 date in GMT), mementos at
+//     /{YYYYMMDDhhmmss}/{URI-R} (Memento-Datetime and Link headers, a small
+//     placeholder body: there is no WARC replay), and the archive's
+//     MementoMap at /.well-known/mementomap, built and compacted from the
+//     same Index when the Server is made (MEMENTOMAP.md). TimeMap answers
+//     also link to the map with rel="mementomap", the two places an
+//     aggregator looks for it (package aggregator, MapSource.Discover).
+//   - Options add latency, a share of 5xx answers and slow bodies, so that
+//     a local archive can imitate a distant or failing one.
+//
+// # Memory
+//
+// The whole index is held in memory, about 24 bytes per capture plus each
+// SURT key and original URL once; New adds the compacted MementoMap. Index
+// files of a few million lines fit; larger ones belong behind a CDX server
+// (package cdxj answers key-range queries over sorted files and ZipNum
+// clusters without loading them).
+package archiveserver

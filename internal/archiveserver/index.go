@@ -1,0 +1,374 @@
+package archiveserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/mementomap"
+	"github.com/mementokit/mementokit/surt"
+)
+
+// Input is one CDX or CDXJ index to serve: a name for messages and its
+// content, already decompressed (cdxj.OpenFile decompresses .gz files).
+type Input = mementomap.Input
+
+// LoadOptions sets up LoadIndex. The zero value stops at the first bad line.
+type LoadOptions struct {
+	// SkipBad passes over lines the index reader cannot parse, and records
+	// whose URL cannot be canonicalized, counting them in LoadStats.Bad,
+	// instead of stopping with an error naming the input and line.
+	SkipBad bool
+	// Rekey canonicalizes every record's original URL with surt's default
+	// profile instead of using the index key as it is (as
+	// mementomap.BuildOptions.Rekey does). Use it for indexes whose keys
+	// another canonicalizer made.
+	Rekey bool
+	// Logger receives a Warn record per skipped line; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// LoadStats counts what LoadIndex read.
+type LoadStats struct {
+	Records    int64 // index records read (header lines excluded)
+	Captures   int64 // captures kept: distinct (SURT, timestamp, URL) triples
+	URIRs      int64 // distinct SURT keys (URI-Rs) kept
+	NonHTTP    int64 // left out as non-HTTP(S) pseudo-URIs (warcinfo "-", dns:, ...)
+	Bad        int64 // lines or URLs skipped under SkipBad
+	Duplicates int64 // records repeating a capture already kept
+}
+
+// Capture is one memento an archive holds: its Memento-Datetime (UTC, whole
+// seconds) and the original URL the index recorded for it.
+type Capture struct {
+	Time time.Time
+	URL  string
+}
+
+// URIR is one URI-R an Index holds.
+type URIR struct {
+	// Key is its SURT (surt.Canonicalize of the URL, query included).
+	Key string
+	// URL is an http(s) URL whose SURT is Key: the original URL of one of
+	// its captures when one canonicalizes to Key, else a URL rebuilt from
+	// the key; empty when neither does (the key was made by another
+	// canonicalizer, and no request can reach it).
+	URL string
+	// Captures is the number of its mementos.
+	Captures int
+}
+
+// capture is a Capture in compact form: Unix seconds and an index into the
+// group's URL list.
+type capture struct {
+	sec int64
+	url int32
+}
+
+type group struct {
+	urls []string // distinct original URLs, in first-seen order
+	caps []capture
+}
+
+// Index is an archive's holdings in memory: SURT keys in byte-wise order,
+// each with its captures sorted by time. Lookups are a binary search over
+// the keys. An Index is immutable after LoadIndex and safe for concurrent use.
+//
+// Memory: about 24 bytes per capture, plus each distinct key and original
+// URL once (roughly 150 bytes per URI-R for typical URLs); 1,000,000
+// captures of 400,000 URI-Rs take about 90 MB.
+type Index struct {
+	keys     []string
+	groups   []group
+	captures int64
+}
+
+// LoadIndex reads CDX or CDXJ indexes (sorted or not, any number, in the
+// layouts cdxj.Reader knows) into an Index. Each record's key is its index
+// key when that is a SURT, else (or under Rekey) surt.Canonicalize of its
+// original URL, as mementomap.Build chooses, so that the archive's
+// MementoMap and its lookups agree. A record with no original URL (ipwb
+// indexes) is served under the SURT of the URL rebuilt from its key, since
+// that is what a lookup computes. Non-HTTP(S) pseudo-URIs are left out;
+// identical (key, second, URL) captures are kept once.
+//
+// A line that does not parse stops the load with an error naming the input
+// and the line (a *cdxj.ParseError is wrapped), unless o.SkipBad. ctx
+// cancels the load between records.
+func LoadIndex(ctx context.Context, inputs []Input, o LoadOptions) (*Index, LoadStats, error) {
+	var st LoadStats
+	byKey := make(map[string]*group)
+	for _, in := range inputs {
+		rd := cdxj.NewReader(in.R)
+		rd.ReuseRecord = true
+		rd.SkipBad = o.SkipBad
+		rd.Logger = o.Logger
+		for {
+			if st.Records%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, st, err
+				}
+			}
+			rec, err := rd.Read()
+			if err == io.EOF {
+				st.Bad += rd.Skipped()
+				break
+			}
+			if err != nil {
+				return nil, st, fmt.Errorf("archiveserver: %s: %w", in.Name, err)
+			}
+			st.Records++
+			key, u, ok, err := recordKey(rec, o.Rekey)
+			if err != nil {
+				if !o.SkipBad {
+					return nil, st, fmt.Errorf("archiveserver: %s: line %d: %w", in.Name, rec.LineNumber(), err)
+				}
+				st.Bad++
+				if o.Logger != nil {
+					o.Logger.Warn("record skipped", "input", in.Name, "line", rec.LineNumber(), "err", err)
+				}
+				continue
+			}
+			if !ok {
+				st.NonHTTP++
+				continue
+			}
+			ts := rec.Time()
+			if ts.IsZero() {
+				err := fmt.Errorf("archiveserver: %s: line %d: invalid timestamp %q", in.Name, rec.LineNumber(), rec.Timestamp())
+				if !o.SkipBad {
+					return nil, st, err
+				}
+				st.Bad++
+				continue
+			}
+			g := byKey[key]
+			if g == nil {
+				g = &group{}
+				byKey[strings.Clone(key)] = g
+			}
+			ui := -1
+			for i, s := range g.urls {
+				if s == u {
+					ui = i
+					break
+				}
+			}
+			if ui < 0 {
+				ui = len(g.urls)
+				g.urls = append(g.urls, strings.Clone(u))
+			}
+			g.caps = append(g.caps, capture{sec: ts.Unix(), url: int32(ui)})
+		}
+	}
+	x := &Index{keys: make([]string, 0, len(byKey))}
+	for k := range byKey {
+		x.keys = append(x.keys, k)
+	}
+	sort.Strings(x.keys)
+	x.groups = make([]group, len(x.keys))
+	for i, k := range x.keys {
+		g := byKey[k]
+		sort.Slice(g.caps, func(a, b int) bool {
+			if g.caps[a].sec != g.caps[b].sec {
+				return g.caps[a].sec < g.caps[b].sec
+			}
+			return g.caps[a].url < g.caps[b].url
+		})
+		out := g.caps[:0]
+		for j, c := range g.caps {
+			if j > 0 && c == g.caps[j-1] {
+				st.Duplicates++
+				continue
+			}
+			out = append(out, c)
+		}
+		g.caps = out
+		x.groups[i] = *g
+		x.captures += int64(len(out))
+	}
+	st.Captures = x.captures
+	st.URIRs = int64(len(x.keys))
+	return x, st, nil
+}
+
+var errNoURL = errors.New("record has neither a SURT key nor an original URL")
+
+// recordKey returns the SURT a record is served under and its original URL,
+// ok false for a non-HTTP(S) record.
+func recordKey(rec *cdxj.Record, rekey bool) (key, u string, ok bool, err error) {
+	k := rec.Key()
+	ub := rec.URL()
+	surtKey := rec.KeyIsSURT() && bytes.IndexByte(k, ')') > 0 && !bytes.Contains(k, []byte("://"))
+	switch {
+	case ub != nil:
+		if !hasHTTPScheme(ub) {
+			return "", "", false, nil
+		}
+	case !surtKey:
+		if !hasHTTPScheme(k) {
+			return "", "", false, nil
+		}
+		ub = k
+	}
+	if rekey || !surtKey {
+		c, err := surt.Canonicalize(string(ub))
+		if err != nil {
+			return "", "", false, err
+		}
+		if strings.IndexByte(c, ')') < 0 {
+			return "", "", false, fmt.Errorf("URL %q has no host", ub)
+		}
+		key = c
+	} else {
+		key = string(k)
+	}
+	if ub == nil {
+		// Only the key tells the URL: rebuild it, and serve it under the
+		// key a lookup of that URL computes (ipwb writes "…)/path/" where
+		// surt writes "…)/path").
+		u = urlFromSURT(key)
+		if u == "" {
+			return "", "", false, errNoURL
+		}
+		c, err := surt.Canonicalize(u)
+		if err != nil {
+			return "", "", false, err
+		}
+		return c, u, true, nil
+	}
+	return key, string(ub), true, nil
+}
+
+func hasHTTPScheme(u []byte) bool {
+	if len(u) >= 7 && strings.EqualFold(string(u[:7]), "http://") {
+		return true
+	}
+	return len(u) >= 8 && strings.EqualFold(string(u[:8]), "https://")
+}
+
+// urlFromSURT rebuilds an http URL from a SURT key without scheme:
+// "com,example,www)/a?b" gives "http://www.example.com/a?b". It returns ""
+// for a key without a host part.
+func urlFromSURT(key string) string {
+	i := strings.IndexByte(key, ')')
+	if i <= 0 {
+		return ""
+	}
+	host, rest := key[:i], key[i+1:]
+	port := ""
+	if j := strings.IndexByte(host, ':'); j >= 0 {
+		host, port = host[:j], host[j:]
+	}
+	labels := strings.Split(strings.TrimSuffix(host, ","), ",")
+	for a, b := 0, len(labels)-1; a < b; a, b = a+1, b-1 {
+		labels[a], labels[b] = labels[b], labels[a]
+	}
+	if !strings.HasPrefix(rest, "/") {
+		rest = "/" + rest
+	}
+	return "http://" + strings.Join(labels, ".") + port + rest
+}
+
+// Len returns the number of URI-Rs (distinct SURT keys).
+func (x *Index) Len() int { return len(x.keys) }
+
+// Captures returns the number of mementos held.
+func (x *Index) Captures() int64 { return x.captures }
+
+// find returns the position of key, or -1.
+func (x *Index) find(key string) int {
+	i := sort.SearchStrings(x.keys, key)
+	if i < len(x.keys) && x.keys[i] == key {
+		return i
+	}
+	return -1
+}
+
+// Lookup returns the captures of the URI-R uriR, sorted by time (then by
+// URL), or nil when the archive holds none. uriR is canonicalized with
+// surt.Canonicalize; it may also be a SURT key (it holds ')' and no "://").
+// The cost is one canonicalization and a binary search over the keys.
+func (x *Index) Lookup(uriR string) ([]Capture, error) {
+	key, err := canonical(uriR)
+	if err != nil {
+		return nil, err
+	}
+	i := x.find(key)
+	if i < 0 {
+		return nil, nil
+	}
+	g := &x.groups[i]
+	out := make([]Capture, len(g.caps))
+	for j, c := range g.caps {
+		out[j] = Capture{Time: time.Unix(c.sec, 0).UTC(), URL: g.urls[c.url]}
+	}
+	return out, nil
+}
+
+func canonical(uriR string) (string, error) {
+	if strings.IndexByte(uriR, ')') > 0 && !strings.Contains(uriR, "://") {
+		return uriR, nil
+	}
+	return surt.Canonicalize(uriR)
+}
+
+// All yields every URI-R held, in byte-wise order of Key.
+func (x *Index) All() iter.Seq[URIR] {
+	return func(yield func(URIR) bool) {
+		for i, k := range x.keys {
+			g := &x.groups[i]
+			u := ""
+			for _, cand := range g.urls {
+				if c, err := surt.Canonicalize(cand); err == nil && c == k {
+					u = cand
+					break
+				}
+			}
+			if u == "" {
+				if cand := urlFromSURT(k); cand != "" {
+					if c, err := surt.Canonicalize(cand); err == nil && c == k {
+						u = cand
+					}
+				}
+			}
+			if !yield(URIR{Key: k, URL: u, Captures: len(g.caps)}) {
+				return
+			}
+		}
+	}
+}
+
+// WriteCDXJ writes the Index as sorted CDXJ ("SURT 14-digit-timestamp
+// {"url": ...}"), one line per capture, the input mementomap.Build takes.
+func (x *Index) WriteCDXJ(w io.Writer) error {
+	var buf []byte
+	for i, k := range x.keys {
+		g := &x.groups[i]
+		for _, c := range g.caps {
+			buf = append(buf[:0], k...)
+			buf = append(buf, ' ')
+			buf = time.Unix(c.sec, 0).UTC().AppendFormat(buf, "20060102150405")
+			buf = append(buf, ` {"url": `...)
+			q, err := json.Marshal(g.urls[c.url])
+			if err != nil {
+				return err
+			}
+			buf = append(buf, q...)
+			buf = append(buf, "}\n"...)
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

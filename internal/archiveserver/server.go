@@ -1,0 +1,560 @@
+package archiveserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+// The paths the Server answers; a URI-R follows each prefix.
+const (
+	TimeMapPrefix  = "/timemap/link/"
+	TimeGatePrefix = "/timegate/"
+	MementoMapPath = "/.well-known/mementomap"
+)
+
+// MementoMapType is the Content-Type of the served MementoMap: UKVS is a
+// plain text format (MEMENTOMAP.md), and no media type is registered for it.
+const MementoMapType = "text/plain; charset=utf-8"
+
+// Options sets up a Server. The zero value is a fast, well-behaved archive
+// whose links are absolute URLs on the host the client asked for.
+type Options struct {
+	// ID names the archive in its MementoMap's !id header.
+	ID string
+	// BaseURL is the archive's public URL without a trailing slash, used in
+	// every link; "" means "http://" + the request's Host.
+	BaseURL string
+
+	// Latency is added before every TimeMap and TimeGate answer (not to
+	// mementos or the MementoMap); the wait ends early if the client goes.
+	Latency time.Duration
+	// FaultRate is the share, in [0, 1], of TimeMap and TimeGate requests
+	// answered with FaultStatus (default 503) instead, chosen by a
+	// pseudo-random sequence seeded with Seed (the same seed and request
+	// order give the same faults).
+	FaultRate   float64
+	FaultStatus int
+	Seed        uint64
+	// SlowBody spreads the writing of each TimeMap and TimeGate body over
+	// this long, in ten parts, flushing after each, to imitate a slow link.
+	SlowBody time.Duration
+
+	// Compact sets up the compaction of the MementoMap; nil means
+	// mementomap.DefaultCompactOptions (W_h = W_p = 1).
+	Compact *mementomap.CompactOptions
+	// Now stamps the MementoMap's updated_at; nil means time.Now.
+	Now func() time.Time
+	// Logger receives one Debug record per request and the map build
+	// figures at Info; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Stats counts the requests a Server answered, by endpoint, since New.
+type Stats struct {
+	TimeMap, TimeGate, Memento, MementoMap, Other int64
+	// NotFound counts 404 answers of the TimeMap, TimeGate and memento
+	// endpoints; Faults the injected FaultStatus answers; BadRequest the 400s.
+	NotFound, Faults, BadRequest int64
+}
+
+// Server is an http.Handler that serves an Index as a Memento archive
+// (RFC 7089):
+//
+//	GET|HEAD /timemap/link/{URI-R}       TimeMap, application/link-format (§5); 404 when none
+//	GET|HEAD /timegate/{URI-R}           302 to the closest memento (§4.1, pattern 2.1); 404 when none
+//	GET|HEAD /{14 digits}/{URI-R}        the memento: Memento-Datetime, Link, a placeholder body (§4.1)
+//	GET|HEAD /.well-known/mementomap     the MementoMap of the holdings, built and compacted at New
+//	GET|HEAD /                           a short plain-text description
+//
+// The URI-R is the rest of the raw request target, query included; a
+// missing scheme becomes http://, and a URI-R percent-encoded as a whole
+// ("http%3A%2F%2F...") is decoded once. It is looked up by its SURT
+// (surt.Canonicalize), so http://www.example.com:80/ and
+// https://example.com/ reach the same captures.
+//
+// Statuses: 400 for a URI-R that cannot be canonicalized or an
+// Accept-Datetime that is not an rfc1123-date in GMT (§2.1.1, §4.5.3); 404
+// for an unknown path, URI-R or memento datetime; 405 with Allow for
+// methods other than GET and HEAD. The closest memento is the one nearest
+// Accept-Datetime, an exact tie going to the later one (as the Time Travel
+// service and MemGator do); without Accept-Datetime, the latest. A Server
+// is safe for concurrent use.
+type Server struct {
+	idx  *Index
+	o    Options
+	mmap []byte
+	mm   *mementomap.Map
+
+	mu  sync.Mutex // guards rnd
+	rnd *rand.Rand
+
+	timeMap, timeGate, memento, mapReq, other atomic.Int64
+	notFound, faults, badRequest              atomic.Int64
+}
+
+// New returns a Server for idx. It builds the MementoMap of idx
+// (mementomap.Build over idx.WriteCDXJ, then mementomap.Compact), holding
+// it in memory: about the size of the compacted map. ctx cancels the build.
+// Errors: a FaultRate outside [0, 1], or a failed build or compaction.
+func New(ctx context.Context, idx *Index, o Options) (*Server, error) {
+	if o.FaultRate < 0 || o.FaultRate > 1 {
+		return nil, fmt.Errorf("archiveserver: fault rate %v not in [0, 1]", o.FaultRate)
+	}
+	if o.FaultStatus == 0 {
+		o.FaultStatus = http.StatusServiceUnavailable
+	}
+	if o.FaultStatus < 100 || o.FaultStatus > 999 {
+		return nil, fmt.Errorf("archiveserver: fault status %d is not an HTTP status", o.FaultStatus)
+	}
+	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
+	m, err := BuildMap(ctx, idx, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{idx: idx, o: o, mmap: m, mm: mementomap.FromBytes(m),
+		rnd: rand.New(rand.NewPCG(o.Seed, 0x6d656d656e746f))}
+	return s, nil
+}
+
+// BuildMap returns the compacted MementoMap (UKVS text) of idx, the map a
+// Server serves: mementomap.Build over every capture, then
+// mementomap.Compact with o.Compact. Memory: the build's sort buffer (at
+// most 128 MiB, spilled past it) and the baseline and compacted maps.
+func BuildMap(ctx context.Context, idx *Index, o Options) ([]byte, error) {
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(idx.WriteCDXJ(pw)) }()
+	var base bytes.Buffer
+	bst, err := mementomap.Build(ctx, &base, []mementomap.Input{{Name: "index", R: pr}},
+		mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID, CheckEvery: -1, Now: o.Now, Logger: o.Logger})
+	pr.CloseWithError(err) // unblocks the writer if Build stopped early
+	if err != nil {
+		return nil, fmt.Errorf("archiveserver: building the MementoMap: %w", err)
+	}
+	co := mementomap.DefaultCompactOptions()
+	if o.Compact != nil {
+		co = *o.Compact
+	}
+	co.Logger = o.Logger
+	var out bytes.Buffer
+	cst, err := mementomap.Compact(&out, &base, co)
+	if err != nil {
+		return nil, fmt.Errorf("archiveserver: compacting the MementoMap: %w", err)
+	}
+	if o.Logger != nil {
+		o.Logger.Info("mementomap built", "archive", o.ID, "captures", bst.Used, "keys", bst.Keys,
+			"compacted_lines", cst.OutLines, "bytes", cst.OutBytes)
+	}
+	return out.Bytes(), nil
+}
+
+// MementoMap returns the served MementoMap (UKVS text). The slice must not
+// be modified.
+func (s *Server) MementoMap() []byte { return s.mmap }
+
+// Map returns the served MementoMap, open for lookups.
+func (s *Server) Map() *mementomap.Map { return s.mm }
+
+// Index returns the holdings the Server serves.
+func (s *Server) Index() *Index { return s.idx }
+
+// Stats returns the request counters.
+func (s *Server) Stats() Stats {
+	return Stats{
+		TimeMap: s.timeMap.Load(), TimeGate: s.timeGate.Load(), Memento: s.memento.Load(),
+		MementoMap: s.mapReq.Load(), Other: s.other.Load(),
+		NotFound: s.notFound.Load(), Faults: s.faults.Load(), BadRequest: s.badRequest.Load(),
+	}
+}
+
+// ServeHTTP answers one request; see Server.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.other.Add(1)
+		writeText(w, http.StatusMethodNotAllowed, "method not allowed: "+r.Method+"\n")
+		return
+	}
+	raw := r.RequestURI
+	if !strings.HasPrefix(raw, "/") {
+		raw = r.URL.RequestURI() // absolute-form request target
+	}
+	if s.o.Logger != nil {
+		s.o.Logger.Debug("request", "method", r.Method, "target", raw)
+	}
+	switch {
+	case strings.HasPrefix(raw, TimeMapPrefix):
+		s.timeMap.Add(1)
+		s.serveTimeMap(w, r, raw[len(TimeMapPrefix):])
+	case strings.HasPrefix(raw, TimeGatePrefix):
+		s.timeGate.Add(1)
+		s.serveTimeGate(w, r, raw[len(TimeGatePrefix):])
+	case raw == MementoMapPath:
+		s.mapReq.Add(1)
+		w.Header().Set("Content-Type", MementoMapType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(s.mmap)))
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(s.mmap)
+		}
+	case isMementoPath(raw):
+		s.memento.Add(1)
+		s.serveMemento(w, r, raw[1:15], raw[16:])
+	case raw == "/":
+		s.other.Add(1)
+		writeText(w, http.StatusOK, fmt.Sprintf("Memento archive %q: %d URI-Rs, %d mementos.\n"+
+			"TimeMaps at %s{URI-R}, TimeGate at %s{URI-R}, mementos at /{YYYYMMDDhhmmss}/{URI-R}, MementoMap at %s\n",
+			s.o.ID, s.idx.Len(), s.idx.Captures(), TimeMapPrefix, TimeGatePrefix, MementoMapPath))
+	default:
+		s.other.Add(1)
+		writeText(w, http.StatusNotFound, "not found: "+raw+"\n")
+	}
+}
+
+// isMementoPath reports whether raw is "/" + 14 digits + "/" + something.
+func isMementoPath(raw string) bool {
+	if len(raw) < 17 || raw[15] != '/' {
+		return false
+	}
+	for i := 1; i < 15; i++ {
+		if raw[i] < '0' || raw[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func writeText(w http.ResponseWriter, code int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, body) // a HEAD response discards it
+}
+
+// normalizeURIR turns the URI-R part of a request target into an absolute
+// URI-R, as Server documents.
+func normalizeURIR(s string) (string, error) {
+	if s == "" {
+		return "", errors.New("empty URI-R")
+	}
+	ls := strings.ToLower(s)
+	if strings.HasPrefix(ls, "http%3a") || strings.HasPrefix(ls, "https%3a") {
+		d, err := url.PathUnescape(s)
+		if err != nil {
+			return "", fmt.Errorf("URI-R %q: %v", s, err)
+		}
+		s, ls = d, strings.ToLower(d)
+	}
+	if !strings.HasPrefix(ls, "http://") && !strings.HasPrefix(ls, "https://") {
+		if strings.Contains(s, "://") {
+			return "", fmt.Errorf("URI-R %q: not an http(s) URL", s)
+		}
+		s = "http://" + s
+	}
+	return s, nil
+}
+
+// resolve returns the normalized URI-R and its captures; on failure it has
+// answered the request and returns ok false.
+func (s *Server) resolve(w http.ResponseWriter, rawURIR string, vary bool) (uriR string, caps []Capture, ok bool) {
+	uriR, err := normalizeURIR(rawURIR)
+	if err == nil {
+		caps, err = s.idx.Lookup(uriR)
+	}
+	if err != nil {
+		s.badRequest.Add(1)
+		writeText(w, http.StatusBadRequest, "bad URI-R: "+err.Error()+"\n")
+		return "", nil, false
+	}
+	if len(caps) == 0 {
+		s.notFound.Add(1)
+		if vary {
+			w.Header().Set("Vary", "accept-datetime")
+		}
+		w.Header().Set("Link", memento.FormatLinks([]memento.Link{{Target: uriR, Rel: []string{"original"}}}))
+		writeText(w, http.StatusNotFound, "no memento of "+uriR+"\n")
+		return "", nil, false
+	}
+	return uriR, caps, true
+}
+
+// delay waits for the added latency and decides on a fault; false means the
+// request was answered (fault) or abandoned.
+func (s *Server) delay(w http.ResponseWriter, r *http.Request) bool {
+	if s.o.Latency > 0 {
+		t := time.NewTimer(s.o.Latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return false
+		}
+	}
+	if s.o.FaultRate > 0 {
+		s.mu.Lock()
+		fault := s.rnd.Float64() < s.o.FaultRate
+		s.mu.Unlock()
+		if fault {
+			s.faults.Add(1)
+			w.Header().Set("Retry-After", "1")
+			writeText(w, s.o.FaultStatus, "injected fault\n")
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) base(r *http.Request) string {
+	if s.o.BaseURL != "" {
+		return s.o.BaseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func uriM(base string, c Capture) string {
+	return base + "/" + c.Time.Format("20060102150405") + "/" + c.URL
+}
+
+func (s *Server) serveTimeMap(w http.ResponseWriter, r *http.Request, rawURIR string) {
+	if !s.delay(w, r) {
+		return
+	}
+	uriR, caps, ok := s.resolve(w, rawURIR, false)
+	if !ok {
+		return
+	}
+	base := s.base(r)
+	tm := &memento.TimeMap{
+		Original: uriR,
+		TimeGate: base + TimeGatePrefix + uriR,
+		Self: memento.Page{URI: base + TimeMapPrefix + uriR, Type: memento.MediaTypeLinkFormat,
+			From: caps[0].Time, Until: caps[len(caps)-1].Time},
+		Mementos: make([]memento.Memento, len(caps)),
+	}
+	for i, c := range caps {
+		tm.Mementos[i] = memento.Memento{URIM: uriM(base, c), Datetime: c.Time}
+	}
+	var body bytes.Buffer
+	body.Grow(64 + 120*len(caps))
+	if err := memento.WriteLinkFormat(&body, tm); err != nil {
+		writeText(w, http.StatusInternalServerError, "writing the TimeMap: "+err.Error()+"\n")
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", memento.MediaTypeLinkFormat)
+	h.Set("Link", memento.FormatLinks([]memento.Link{{Target: base + MementoMapPath, Rel: []string{"mementomap"}}}))
+	s.writeBody(w, r, body.Bytes())
+}
+
+// writeBody writes a 200 body, spread over Options.SlowBody when set.
+func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, b []byte) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	if s.o.SlowBody <= 0 || len(b) == 0 {
+		_, _ = w.Write(b)
+		return
+	}
+	const parts = 10
+	step := (len(b) + parts - 1) / parts
+	pause := s.o.SlowBody / parts
+	rc := http.NewResponseController(w)
+	for len(b) > 0 {
+		n := min(step, len(b))
+		if _, err := w.Write(b[:n]); err != nil {
+			return
+		}
+		b = b[n:]
+		_ = rc.Flush()
+		if len(b) > 0 && !sleepCtx(r.Context(), pause) {
+			return
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// closest returns the index of the capture nearest t; an exact tie goes to
+// the later capture.
+func closest(caps []Capture, t time.Time) int {
+	// first capture strictly after t
+	lo, hi := 0, len(caps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if caps[m].Time.After(t) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	switch {
+	case lo == 0:
+		return 0
+	case lo == len(caps):
+		return len(caps) - 1
+	}
+	floor := lo - 1
+	// the first capture of the floor's second, so that equal seconds resolve
+	// to the earliest URL of that second
+	for floor > 0 && caps[floor-1].Time.Equal(caps[floor].Time) {
+		floor--
+	}
+	if t.Sub(caps[floor].Time) < caps[lo].Time.Sub(t) {
+		return floor
+	}
+	return lo
+}
+
+func (s *Server) serveTimeGate(w http.ResponseWriter, r *http.Request, rawURIR string) {
+	h := w.Header()
+	h.Set("Vary", "accept-datetime")
+	var at time.Time
+	if v := r.Header.Get("Accept-Datetime"); v != "" {
+		t, err := memento.ParseHTTPDate(v)
+		if err != nil {
+			s.badRequest.Add(1)
+			writeText(w, http.StatusBadRequest, "bad Accept-Datetime: "+err.Error()+"\n")
+			return
+		}
+		at = t
+	}
+	if !s.delay(w, r) {
+		return
+	}
+	uriR, caps, ok := s.resolve(w, rawURIR, true)
+	if !ok {
+		return
+	}
+	i := len(caps) - 1
+	if !at.IsZero() {
+		i = closest(caps, at)
+	}
+	base := s.base(r)
+	links := []memento.Link{
+		{Target: uriR, Rel: []string{"original"}},
+		{Target: base + TimeMapPrefix + uriR, Rel: []string{"timemap"},
+			Params: []memento.Param{{Name: "type", Value: memento.MediaTypeLinkFormat}}},
+	}
+	add := func(j int, rels ...string) {
+		links = append(links, memento.Link{Target: uriM(base, caps[j]), Rel: append(rels, "memento"),
+			Params: []memento.Param{{Name: "datetime", Value: memento.FormatHTTPDate(caps[j].Time)}}})
+	}
+	// first, prev, the selected one, next, last; a URI-M named twice gets
+	// its rels merged into one link.
+	n := len(caps)
+	type pos struct {
+		j    int
+		rels []string
+	}
+	var order []pos
+	put := func(j int, rel string) {
+		for k := range order {
+			if order[k].j == j {
+				if rel != "" {
+					order[k].rels = append(order[k].rels, rel)
+				}
+				return
+			}
+		}
+		var rels []string
+		if rel != "" {
+			rels = []string{rel}
+		}
+		order = append(order, pos{j, rels})
+	}
+	put(0, "first")
+	if i > 0 {
+		put(i-1, "prev")
+	}
+	put(i, "")
+	if i < n-1 {
+		put(i+1, "next")
+	}
+	put(n-1, "last")
+	for _, p := range order {
+		add(p.j, p.rels...)
+	}
+	h.Set("Link", memento.FormatLinks(links))
+	h.Set("Location", uriM(base, caps[i]))
+	body := "Found: " + uriM(base, caps[i]) + "\n"
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusFound)
+	if r.Method == http.MethodGet {
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+func (s *Server) serveMemento(w http.ResponseWriter, r *http.Request, digits, rawURIR string) {
+	t, err := time.Parse("20060102150405", digits)
+	if err != nil {
+		s.badRequest.Add(1)
+		writeText(w, http.StatusBadRequest, "bad memento datetime "+digits+"\n")
+		return
+	}
+	uriR, caps, ok := s.resolve(w, rawURIR, false)
+	if !ok {
+		return
+	}
+	base := s.base(r)
+	links := []memento.Link{
+		{Target: uriR, Rel: []string{"original"}},
+		{Target: base + TimeGatePrefix + uriR, Rel: []string{"timegate"}},
+		{Target: base + TimeMapPrefix + uriR, Rel: []string{"timemap"},
+			Params: []memento.Param{{Name: "type", Value: memento.MediaTypeLinkFormat}}},
+	}
+	var c *Capture
+	for k := range caps {
+		if caps[k].Time.Equal(t) {
+			c = &caps[k]
+			break
+		}
+	}
+	if c == nil {
+		s.notFound.Add(1)
+		w.Header().Set("Link", memento.FormatLinks(links))
+		writeText(w, http.StatusNotFound, "no memento of "+uriR+" at "+digits+"; the TimeGate finds the closest\n")
+		return
+	}
+	h := w.Header()
+	h.Set("Memento-Datetime", memento.FormatHTTPDate(c.Time))
+	h.Set("Link", memento.FormatLinks(links))
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	body := "<!doctype html>\n<title>Memento</title>\n<p>Placeholder for the memento of <code>" +
+		html.EscapeString(c.URL) + "</code> captured " + html.EscapeString(memento.FormatHTTPDate(c.Time)) +
+		" (this archive serves index entries, not archived content).</p>\n"
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = io.WriteString(w, body)
+	}
+}

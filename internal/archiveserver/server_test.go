@@ -1,0 +1,407 @@
+package archiveserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/memento"
+)
+
+// testIndex is a small index with a tie, a duplicate line, two URLs of one
+// URI-R, a non-HTTP record and an unsorted order.
+const testIndex = `com,example)/ 20100101000000 {"url": "http://example.com/"}
+com,example)/ 20100103000000 {"url": "http://www.example.com/"}
+com,example)/ 20100102000000 {"url": "http://example.com/"}
+com,example)/ 20100102000000 {"url": "http://example.com/"}
+com,example)/a?b=1 20200101000000 {"url": "http://example.com/a?b=1"}
+- 20170306040353 {"mime": "application/warc-fields", "filename": "example.warc.gz"}
+org,example)/only 20050505050505 {"url": "https://example.org/only"}
+`
+
+func mustServer(t testing.TB, o Options, index string) *Server {
+	t.Helper()
+	idx, _, err := LoadIndex(context.Background(), []Input{{Name: "test", R: strings.NewReader(index)}}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), idx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestLoadIndexStats(t *testing.T) {
+	_, st, err := LoadIndex(context.Background(), []Input{{Name: "test", R: strings.NewReader(testIndex)}}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LoadStats{Records: 7, Captures: 5, URIRs: 3, NonHTTP: 1, Duplicates: 1}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("LoadStats (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadIndexErrors(t *testing.T) {
+	tests := []struct {
+		name, index string
+		skipBad     bool
+		wantLine    string // substring of the error; "" for no error
+		wantBad     int64
+	}{
+		{"bad timestamp", "com,example)/ 2010xx {\"url\": \"http://example.com/\"}\n", false, "line 1", 0},
+		{"bad line skipped", "com,example)/ 2010xx {\"url\": \"http://example.com/\"}\ncom,example)/ 20100101000000 {\"url\": \"http://example.com/\"}\n", true, "", 1},
+		{"unparsable URL", "http://exa mple.com:99999/ 20100101000000 http://exa\tmple.com:99999/ text/html 200 X - 1\n", false, "line 1", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, st, err := LoadIndex(context.Background(), []Input{{Name: "in", R: strings.NewReader(tc.index)}}, LoadOptions{SkipBad: tc.skipBad})
+			switch {
+			case tc.wantLine == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case tc.wantLine != "" && (err == nil || !strings.Contains(err.Error(), tc.wantLine) || !strings.Contains(err.Error(), "in:")):
+				t.Fatalf("error %v, want one naming input and %s", err, tc.wantLine)
+			}
+			if st.Bad != tc.wantBad {
+				t.Errorf("Bad = %d, want %d", st.Bad, tc.wantBad)
+			}
+		})
+	}
+}
+
+func TestLoadIndexParseErrorWrapped(t *testing.T) {
+	in := "com,example)/ 20100101000000 {\"url\": \"http://example.com/\"}\nthree fields only\n"
+	_, _, err := LoadIndex(context.Background(), []Input{{Name: "in", R: strings.NewReader(in)}}, LoadOptions{})
+	var pe *cdxj.ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error %v is not a *cdxj.ParseError", err)
+	}
+	if pe.Line != 2 {
+		t.Errorf("ParseError.Line = %d, want 2", pe.Line)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	s := mustServer(t, Options{}, testIndex)
+	day := func(d int) time.Time { return time.Date(2010, 1, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name, uriR string
+		want       []Capture
+	}{
+		{"exact", "http://example.com/", []Capture{{day(1), "http://example.com/"}, {day(2), "http://example.com/"}, {day(3), "http://www.example.com/"}}},
+		{"www, port and https agree", "https://WWW.Example.com:443/", []Capture{{day(1), "http://example.com/"}, {day(2), "http://example.com/"}, {day(3), "http://www.example.com/"}}},
+		{"SURT key", "com,example)/a?b=1", []Capture{{time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), "http://example.com/a?b=1"}}},
+		{"query differs", "http://example.com/a?b=2", nil},
+		{"absent", "http://example.net/", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Index().Lookup(tc.uriR)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Lookup(%q) (-want +got):\n%s", tc.uriR, diff)
+			}
+		})
+	}
+}
+
+func TestClosest(t *testing.T) {
+	d := func(h int) time.Time { return time.Date(2010, 1, 1, h, 0, 0, 0, time.UTC) }
+	caps := []Capture{{d(2), "a"}, {d(4), "a"}, {d(4), "b"}, {d(10), "a"}}
+	tests := []struct {
+		name string
+		at   time.Time
+		want int
+	}{
+		{"before first", d(0), 0},
+		{"after last", d(20), 3},
+		{"tie goes later", d(3), 1},
+		{"nearer floor", d(5), 1},
+		{"nearer ceiling", d(9), 3},
+		{"exact", d(10), 3},
+		{"tie between 4 and 10", d(7), 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := closest(caps, tc.at); got != tc.want {
+				t.Errorf("closest(%v) = %d, want %d", tc.at, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEndpoints(t *testing.T) {
+	s := mustServer(t, Options{ID: "test"}, testIndex)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	base := ts.URL
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	tests := []struct {
+		name, method, path, acceptDT string
+		wantStatus                   int
+		wantHeaders                  map[string]string // exact values; "*" means present
+		wantBody                     string            // substring
+	}{
+		{"timemap", "GET", "/timemap/link/http://example.com/", "", 200,
+			map[string]string{"Content-Type": "application/link-format", "Link": "<" + base + "/.well-known/mementomap>; rel=\"mementomap\""},
+			`<` + base + `/20100103000000/http://www.example.com/>; rel="last memento"; datetime="Sun, 03 Jan 2010 00:00:00 GMT"`},
+		{"timemap without scheme", "GET", "/timemap/link/example.com/", "", 200, nil, `<http://example.com/>; rel="original"`},
+		{"timemap encoded URI-R", "GET", "/timemap/link/http%3A%2F%2Fexample.com%2F", "", 200, nil, `rel="first memento"`},
+		{"timemap HEAD", "HEAD", "/timemap/link/http://example.com/", "", 200, map[string]string{"Content-Type": "application/link-format"}, ""},
+		{"timemap absent", "GET", "/timemap/link/http://example.net/", "", 404, map[string]string{"Link": `<http://example.net/>; rel="original"`}, "no memento"},
+		{"timemap bad URI-R", "GET", "/timemap/link/ftp://example.com/", "", 400, nil, "bad URI-R"},
+		{"timegate latest", "GET", "/timegate/http://example.com/", "", 302,
+			map[string]string{"Vary": "accept-datetime", "Location": base + "/20100103000000/http://www.example.com/"}, ""},
+		{"timegate closest", "GET", "/timegate/http://example.com/", "Fri, 01 Jan 2010 13:00:00 GMT", 302,
+			map[string]string{"Location": base + "/20100102000000/http://example.com/",
+				"Link": `<http://example.com/>; rel="original", <` + base + `/timemap/link/http://example.com/>; rel="timemap"; type="application/link-format", ` +
+					`<` + base + `/20100101000000/http://example.com/>; rel="first prev memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT", ` +
+					`<` + base + `/20100102000000/http://example.com/>; rel="memento"; datetime="Sat, 02 Jan 2010 00:00:00 GMT", ` +
+					`<` + base + `/20100103000000/http://www.example.com/>; rel="next last memento"; datetime="Sun, 03 Jan 2010 00:00:00 GMT"`}, ""},
+		{"timegate no GMT", "GET", "/timegate/http://example.com/", "Thu, 20 Mar 2003 19:54:39", 400, map[string]string{"Vary": "accept-datetime"}, "Accept-Datetime"},
+		{"timegate ISO date", "GET", "/timegate/http://example.com/", "2010-04-01T12:00:00Z", 400, nil, ""},
+		{"timegate one-digit day", "GET", "/timegate/http://example.com/", "Thu, 1 Apr 2010 12:00:00 GMT", 400, nil, ""},
+		{"timegate absent", "GET", "/timegate/http://example.net/", "", 404,
+			map[string]string{"Vary": "accept-datetime", "Link": `<http://example.net/>; rel="original"`}, ""},
+		{"memento", "GET", "/20100102000000/http://example.com/", "", 200,
+			map[string]string{"Memento-Datetime": "Sat, 02 Jan 2010 00:00:00 GMT",
+				"Link": `<http://example.com/>; rel="original", <` + base + `/timegate/http://example.com/>; rel="timegate", <` + base + `/timemap/link/http://example.com/>; rel="timemap"; type="application/link-format"`},
+			"Placeholder"},
+		{"memento wrong second", "GET", "/20100102000001/http://example.com/", "", 404, nil, "no memento"},
+		{"memento bad date", "GET", "/20101302000000/http://example.com/", "", 400, nil, ""},
+		{"mementomap", "GET", "/.well-known/mementomap", "", 200, map[string]string{"Content-Type": MementoMapType}, "!meta"},
+		{"mementomap HEAD", "HEAD", "/.well-known/mementomap", "", 200, nil, ""},
+		{"root", "GET", "/", "", 200, nil, "3 URI-Rs, 5 mementos"},
+		{"unknown path", "GET", "/nothing", "", 404, nil, ""},
+		{"POST", "POST", "/timemap/link/http://example.com/", "", 405, map[string]string{"Allow": "GET, HEAD"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(tc.method, base+tc.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.acceptDT != "" {
+				req.Header.Set("Accept-Datetime", tc.acceptDT)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("status %d, want %d; body %q", resp.StatusCode, tc.wantStatus, body)
+			}
+			for k, v := range tc.wantHeaders {
+				got := resp.Header.Get(k)
+				if v == "*" && got == "" || v != "*" && got != v {
+					t.Errorf("%s: %q, want %q", k, got, v)
+				}
+			}
+			if !strings.Contains(string(body), tc.wantBody) {
+				t.Errorf("body %q lacks %q", body, tc.wantBody)
+			}
+			if tc.method == "HEAD" && len(body) != 0 {
+				t.Errorf("HEAD body %q", body)
+			}
+		})
+	}
+	st := s.Stats()
+	if st.TimeMap != 6 || st.TimeGate != 6 || st.Memento != 3 || st.MementoMap != 2 || st.BadRequest != 5 {
+		t.Errorf("Stats = %+v", st)
+	}
+}
+
+// The TimeMap reads back with the memento package: every capture once, in
+// order, with the original and the timegate.
+func TestTimeMapRoundTrip(t *testing.T) {
+	s := mustServer(t, Options{}, testIndex)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/timemap/link/http://example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	tm, err := memento.ReadTimeMap(resp.Body, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range tm.Mementos {
+		got = append(got, m.URIM+" "+memento.FormatTimestamp(m.Datetime))
+	}
+	want := []string{
+		ts.URL + "/20100101000000/http://example.com/ 20100101000000",
+		ts.URL + "/20100102000000/http://example.com/ 20100102000000",
+		ts.URL + "/20100103000000/http://www.example.com/ 20100103000000",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("mementos (-want +got):\n%s", diff)
+	}
+	if tm.Original != "http://example.com/" || tm.TimeGate != ts.URL+"/timegate/http://example.com/" || len(tm.Pages) != 0 {
+		t.Errorf("TimeMap original %q, timegate %q, pages %v", tm.Original, tm.TimeGate, tm.Pages)
+	}
+}
+
+func TestFaultsAndLatency(t *testing.T) {
+	s := mustServer(t, Options{FaultRate: 1, FaultStatus: 500, Latency: 20 * time.Millisecond}, testIndex)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	start := time.Now()
+	resp, err := http.Get(ts.URL + "/timemap/link/http://example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 500 {
+		t.Errorf("status %d, want the injected 500", resp.StatusCode)
+	}
+	if d := time.Since(start); d < 20*time.Millisecond {
+		t.Errorf("answered in %v, before the added latency", d)
+	}
+	// mementos and the map are never faulted
+	resp, err = http.Get(ts.URL + "/20100101000000/http://example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("memento status %d under faults", resp.StatusCode)
+	}
+	if st := s.Stats(); st.Faults != 1 {
+		t.Errorf("Faults = %d, want 1", st.Faults)
+	}
+	if _, err := New(context.Background(), s.Index(), Options{FaultRate: 1.5}); err == nil {
+		t.Error("fault rate 1.5 accepted")
+	}
+}
+
+func TestFaultShare(t *testing.T) {
+	s := mustServer(t, Options{FaultRate: 0.25, Seed: 7}, testIndex)
+	const n = 2000
+	for i := 0; i < n; i++ {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", "/timemap/link/http://example.com/", nil))
+	}
+	share := float64(s.Stats().Faults) / n
+	if share < 0.2 || share > 0.3 {
+		t.Errorf("fault share %.3f, want about 0.25", share)
+	}
+}
+
+func TestSlowBody(t *testing.T) {
+	s := mustServer(t, Options{SlowBody: 50 * time.Millisecond}, testIndex)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	start := time.Now()
+	resp, err := http.Get(ts.URL + "/timemap/link/http://example.com/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Errorf("slow body done in %v", d)
+	}
+	if _, err := memento.ReadTimeMap(bytes.NewReader(b), nil); err != nil {
+		t.Errorf("slow body is not a TimeMap: %v", err)
+	}
+}
+
+// Every URI-R of every real index is found by its URL, and its archive's
+// MementoMap says present for it (no false negatives).
+func TestRealIndexes(t *testing.T) {
+	for _, name := range sampledata.IndexFiles() {
+		if strings.Contains(name, "5mementos-timemap") {
+			continue // a TimeMap with invalid JSON, not an index
+		}
+		t.Run(name, func(t *testing.T) {
+			b, err := sampledata.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, st, err := LoadIndex(context.Background(), []Input{{Name: name, R: bytes.NewReader(b)}}, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.URIRs == 0 {
+				t.Fatal("no URI-R loaded")
+			}
+			s, err := New(context.Background(), idx, Options{ID: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for u := range idx.All() {
+				if u.URL == "" {
+					t.Errorf("%s: no URL reaches it", u.Key)
+					continue
+				}
+				caps, err := idx.Lookup(u.URL)
+				if err != nil || len(caps) != u.Captures {
+					t.Errorf("Lookup(%q) = %d captures, %v; want %d", u.URL, len(caps), err, u.Captures)
+				}
+				m, err := s.Map().Lookup(u.URL)
+				if err != nil || !m.Present() {
+					t.Errorf("MementoMap says absent for held %q (%v)", u.URL, err)
+				}
+				n++
+			}
+			if int64(n) != st.URIRs {
+				t.Errorf("All yielded %d, LoadStats.URIRs %d", n, st.URIRs)
+			}
+		})
+	}
+}
+
+func TestURLFromSURT(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"com,example)/", "http://example.com/"},
+		{"com,example,www)/a/b?c=d", "http://www.example.com/a/b?c=d"},
+		{"com,example:8080)/x", "http://example.com:8080/x"},
+		{"-", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.key, func(t *testing.T) {
+			if got := urlFromSURT(tc.key); got != tc.want {
+				t.Errorf("urlFromSURT(%q) = %q, want %q", tc.key, got, tc.want)
+			}
+		})
+	}
+}
+
+// ServeHTTP never panics and always answers a status on any request target.
+func FuzzServeHTTP(f *testing.F) {
+	for _, seed := range []string{"/timemap/link/http://example.com/", "/timegate/example.com", "/20100101000000/http://example.com/",
+		"/timemap/link/http%3A%2F%2F", "/timemap/link/", "/99999999999999/x", "/.well-known/mementomap"} {
+		f.Add(seed, "Fri, 01 Jan 2010 13:00:00 GMT")
+	}
+	s := mustServer(f, Options{}, testIndex)
+	f.Fuzz(func(t *testing.T, target, acceptDT string) {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.RequestURI = target
+		req.Header.Set("Accept-Datetime", acceptDT)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code < 200 || rec.Code > 599 {
+			t.Fatalf("status %d for %q", rec.Code, target)
+		}
+	})
+}
