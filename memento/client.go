@@ -268,7 +268,6 @@ func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error)
 		}
 		if tm == nil {
 			tm = page
-			tm.Mementos = append([]Memento(nil), page.Mementos...)
 		} else {
 			tm.Mementos = append(tm.Mementos, page.Mementos...)
 			tm.Invalid += page.Invalid

@@ -413,9 +413,17 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 					}
 					prm.vs, prm.ve = vs, i
 				} else {
-					// Lenient: an unquoted value runs to the next ';' or ','.
+					// Lenient: an unquoted value runs to the next ';' or ','
+					// ("type=application/link-format"), past the comma of
+					// an unquoted date ("datetime=Mon, 09 May 2016 ...").
 					for i < len(data) && data[i] != ';' && data[i] != ',' {
 						i++
+					}
+					if i < len(data) && data[i] == ',' && isDateParam(name) && isDayName(bytes.TrimSpace(data[vs:i])) {
+						i++
+						for i < len(data) && data[i] != ';' && data[i] != ',' {
+							i++
+						}
 					}
 					if i == len(data) && !atEOF {
 						return l, 0, false, errShort
@@ -432,6 +440,29 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 		}
 		p.pend = append(p.pend, prm)
 	}
+}
+
+func isDateParam(name string) bool {
+	return name == "datetime" || name == "from" || name == "until"
+}
+
+// isDayName reports whether b is an English day name, abbreviated or not,
+// in any case: the part of an HTTP date before its comma.
+func isDayName(b []byte) bool {
+	if len(b) < 3 {
+		return false
+	}
+	for _, d := range [...]string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"} {
+		if eqFold(b[:3], d) {
+			rest := b[3:]
+			if len(rest) == 0 {
+				return true
+			}
+			full := map[string]string{"mon": "day", "tue": "sday", "wed": "nesday", "thu": "rsday", "fri": "day", "sat": "urday", "sun": "day"}[d]
+			return eqFold(rest, full)
+		}
+	}
+	return false
 }
 
 // pendParam is a parameter whose value is still a span of the input.
