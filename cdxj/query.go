@@ -142,12 +142,16 @@ func (q Query) compile() (*compiled, error) {
 		if key == "" {
 			return nil, fmt.Errorf("%w: empty key for an exact match", ErrQuery)
 		}
-		// "key " .. "key!": ' ' ends the key field and '!' is the byte
-		// after it. With a From bound the start moves to "key from", which
-		// sorts at or before every line of that key whose timestamp is
-		// not earlier than From (a shorter timestamp sorts first, and
-		// stands for its earliest instant).
-		c.start = []byte(key + " " + q.From)
+		// "key" .. "key!": the lines "key ..." ('!' is the byte after the
+		// space that ends the key field), and a bare "key" line. With a
+		// From bound the start moves to "key from", which sorts at or
+		// before every line of that key whose timestamp is not earlier
+		// than From (a shorter timestamp sorts first, and stands for its
+		// earliest instant).
+		c.start = []byte(key)
+		if q.From != "" {
+			c.start = []byte(key + " " + q.From)
+		}
 		c.end = []byte(key + "!")
 	case MatchPrefix:
 		c.start = []byte(key)
