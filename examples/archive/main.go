@@ -1,0 +1,31 @@
+// Command archive serves CDX and CDXJ index files as a Memento archive
+// (RFC 7089) with a MementoMap at /.well-known/mementomap, built and
+// compacted from the same index at start-up (see internal/archiveserver).
+//
+//	archive -addr 127.0.0.1:8081 index.cdxj more.cdx.gz
+//	archive -latency 200ms -fault-rate 0.05 -slow-body 1s index.cdxj
+//
+// Endpoints: /timemap/link/{URI-R}, /timegate/{URI-R},
+// /{YYYYMMDDhhmmss}/{URI-R}, /.well-known/mementomap.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "archive:", err)
+		}
+		os.Exit(2)
+	}
+}

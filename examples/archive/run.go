@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/archiveserver"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+// run parses args, loads the indexes, and serves until ctx ends, then shuts
+// the server down gracefully (at most 5 s for requests in flight). It
+// writes one line "serving ... on http://ADDR" to stdout once listening.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("archive", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: archive [flags] INDEX... (CDX or CDXJ files, .gz allowed; - reads stdin)")
+		fs.PrintDefaults()
+	}
+	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
+	id := fs.String("id", "archive", "archive id, written into the MementoMap's !id header")
+	base := fs.String("base", "", "public base URL of the archive for links (default: http:// + the request's Host)")
+	latency := fs.Duration("latency", 0, "latency added before every TimeMap and TimeGate answer")
+	faultRate := fs.Float64("fault-rate", 0, "share of TimeMap and TimeGate requests answered with -fault-status, in [0, 1]")
+	faultStatus := fs.Int("fault-status", 503, "HTTP status of injected faults")
+	slowBody := fs.Duration("slow-body", 0, "spread each TimeMap and TimeGate body over this long")
+	seed := fs.Uint64("seed", 1, "seed of the fault sequence")
+	skipBad := fs.Bool("skip-bad", false, "skip and count unparsable index lines instead of stopping")
+	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of trusting the index keys")
+	hcf := fs.Float64("hcf", 1, "MementoMap host compaction factor W_h")
+	pcf := fs.Float64("pcf", 1, "MementoMap path compaction factor W_p")
+	verbose := fs.Bool("v", false, "log every request (debug level) to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("no index file given")
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	var inputs []archiveserver.Input
+	for _, name := range fs.Args() {
+		if name == "-" {
+			inputs = append(inputs, archiveserver.Input{Name: "stdin", R: stdin})
+			continue
+		}
+		f, err := cdxj.OpenFile(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		inputs = append(inputs, archiveserver.Input{Name: name, R: f})
+	}
+	start := time.Now()
+	idx, st, err := archiveserver.LoadIndex(ctx, inputs, archiveserver.LoadOptions{SkipBad: *skipBad, Rekey: *rekey, Logger: log})
+	if err != nil {
+		return err
+	}
+	co := mementomap.DefaultCompactOptions()
+	co.HostFactor, co.PathFactor = *hcf, *pcf
+	srv, err := archiveserver.New(ctx, idx, archiveserver.Options{
+		ID: *id, BaseURL: *base, Latency: *latency, FaultRate: *faultRate, FaultStatus: *faultStatus,
+		SlowBody: *slowBody, Seed: *seed, Compact: &co, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("index loaded", "records", st.Records, "mementos", st.Captures, "uri_rs", st.URIRs,
+		"non_http", st.NonHTTP, "bad", st.Bad, "duplicates", st.Duplicates,
+		"mementomap_bytes", len(srv.MementoMap()), "took", time.Since(start).Round(time.Millisecond))
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	fmt.Fprintf(stdout, "serving %d URI-Rs, %d mementos on http://%s\n", st.URIRs, st.Captures, ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
