@@ -149,7 +149,7 @@ func unquoteNumbers(b []byte) []byte {
 			}
 			s := b[i+1 : j]
 			prev := bytes.TrimRight(out, " \t")
-			if len(s) > 0 && len(prev) > 0 && prev[len(prev)-1] == ':' && allDigits(s) {
+			if len(s) > 0 && len(prev) > 0 && prev[len(prev)-1] == ':' && idxDigits(s) {
 				out = append(out, s...)
 			} else {
 				out = append(out, b[i:j+1]...)
@@ -162,7 +162,7 @@ func unquoteNumbers(b []byte) []byte {
 	return out
 }
 
-func allDigits(s []byte) bool {
+func idxDigits(s []byte) bool {
 	for _, c := range s {
 		if c < '0' || c > '9' {
 			return false
