@@ -120,3 +120,23 @@ func BenchmarkWriteCDXJ(b *testing.B) {
 	}
 	reportSpeed(b, cpu)
 }
+
+// BenchmarkInRange tests one 14-digit timestamp against from/to bounds, as
+// a query does for each candidate line.
+func BenchmarkInRange(b *testing.B) {
+	lo, hi, err := TimestampBounds("2014", "201406")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := []byte("20140315120000")
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if InRange(ts, lo, hi) {
+			n++
+		}
+	}
+	if n == 0 {
+		b.Fatal("not in range")
+	}
+}

@@ -235,7 +235,9 @@ func compareBytes(a, b []byte) int {
 // inclusive bounds lo and hi (as TimestampBounds returns them; an empty bound
 // is open). It compares at millisecond precision: ts and lo stand for their
 // earliest instant, hi for its latest, so a 17-digit 20141231235959500 is
-// within to=2014. An invalid ts is never in range. It does not allocate.
+// within to=2014. An invalid ts is never in range; a bound of 14 or 17
+// digits is taken as it is, a shorter one is padded (and must be a valid
+// date, or nothing is in range). It does not allocate.
 func InRange(ts []byte, lo, hi string) bool {
 	var t, b [17]byte
 	if padTimestamp(&t, ts, false) != nil {
@@ -254,14 +256,36 @@ func InRange(ts []byte, lo, hi string) bool {
 	return true
 }
 
-// padString is padTimestamp for a string, without allocating.
+// padString is padTimestamp for a bound, without allocating. A bound of 14
+// or 17 digits (what TimestampBounds returns) is only extended with its
+// milliseconds, not re-checked as a date.
 func padString(dst *[17]byte, s string, upper bool) error {
+	if (len(s) == 14 || len(s) == 17) && isDigits(s) {
+		copy(dst[:], s)
+		if len(s) == 14 {
+			if upper {
+				dst[14], dst[15], dst[16] = '9', '9', '9'
+			} else {
+				dst[14], dst[15], dst[16] = '0', '0', '0'
+			}
+		}
+		return nil
+	}
 	var tmp [17]byte
 	if len(s) > len(tmp) {
 		return causef(ErrTimestamp, "%q is longer than 17 digits", s)
 	}
 	n := copy(tmp[:], s)
 	return padTimestamp(dst, tmp[:n], upper)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // clip shortens b for an error message.
