@@ -43,7 +43,8 @@ const initialBufSize = 256 << 10
 // never a silent stop. Errors of the underlying reader end the input.
 //
 // Memory: the Reader holds one buffer of 256 KiB that grows, for long
-// lines, up to MaxLineSize+1 bytes, plus the header lines it has seen.
+// lines, up to MaxLineSize+1 bytes (so at most max(256 KiB, MaxLineSize+1)),
+// one Record, and the header lines it has seen.
 type Reader struct {
 	// MaxLineSize is the longest line accepted, in bytes without its
 	// terminator. 0 means DefaultMaxLineSize. Set before the first Read.
