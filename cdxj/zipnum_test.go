@@ -6,11 +6,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -423,5 +425,60 @@ func TestReadBlocksErrors(t *testing.T) {
 		if !errors.Is(err, ErrZipNum) {
 			t.Errorf("garbage: %v", err)
 		}
+	}
+}
+
+// ReadBlocks and ClusterWriter.WriteLines read io.Readers: they give the
+// same results through the testing/iotest readers.
+func TestZipNumIOTestReaders(t *testing.T) {
+	lines := corpus(t)
+	text := strings.Join(lines, "\n") + "\n"
+	dir := t.TempDir()
+	c := buildCluster(t, dir, "ref", lines, &ClusterOptions{LinesPerBlock: 97})
+	part, err := os.ReadFile(filepath.Join(dir, "ref-00000.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []IdxEntry
+	for e, err := range c.Entries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, IdxEntry{Key: e.Key, Offset: e.Offset, Length: e.Length})
+	}
+	for name, wrap := range map[string]func(io.Reader) io.Reader{
+		"OneByteReader": iotest.OneByteReader,
+		"DataErrReader": iotest.DataErrReader,
+		"HalfReader":    iotest.HalfReader,
+	} {
+		t.Run(name, func(t *testing.T) {
+			var got []IdxEntry
+			var all []string
+			for b, err := range ReadBlocks(wrap(bytes.NewReader(part)), 0) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				ls := strings.Split(strings.TrimSuffix(string(b.Data), "\n"), "\n")
+				all = append(all, ls...)
+				got = append(got, IdxEntry{Key: string(blockKey([]byte(ls[0]))), Offset: b.Offset, Length: b.Length})
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("blocks (-idx +read):\n%s", diff)
+			}
+			if !slices.Equal(all, lines) {
+				t.Errorf("read %d lines, want %d", len(all), len(lines))
+			}
+			w, err := CreateCluster(t.TempDir(), "w", &ClusterOptions{LinesPerBlock: 97})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if err := w.WriteLines(wrap(strings.NewReader(" CDX N b a\n" + text))); err != nil {
+				t.Fatal(err)
+			}
+			if w.Lines() != int64(len(lines)) {
+				t.Errorf("WriteLines wrote %d lines, want %d", w.Lines(), len(lines))
+			}
+		})
 	}
 }

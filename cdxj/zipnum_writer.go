@@ -180,7 +180,7 @@ func (w *ClusterWriter) WriteLine(line []byte) error {
 		w.err = err
 		return err
 	}
-	if _, err := w.zw.Write([]byte{'\n'}); err != nil {
+	if _, err := w.zw.Write(newline); err != nil {
 		w.err = err
 		return err
 	}
@@ -364,6 +364,8 @@ func (w *ClusterWriter) Lines() int64 { return w.lines }
 
 // Blocks returns the number of blocks completed so far.
 func (w *ClusterWriter) Blocks() int { return w.blocks }
+
+var newline = []byte{'\n'}
 
 type countingWriter struct {
 	w io.Writer
