@@ -1,9 +1,12 @@
 package cdxj
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/mementokit/mementokit/internal/sampledata"
 )
 
 // reportSpeed reports lines per wall-clock second and, where the process's
@@ -139,4 +142,31 @@ func BenchmarkInRange(b *testing.B) {
 	if n == 0 {
 		b.Fatal("not in range")
 	}
+}
+
+// BenchmarkReadCommonCrawl reads the shipped Common Crawl CDXJ lines (about
+// 400 bytes each, ten JSON members), taking key, timestamp, MIME, status
+// and length.
+func BenchmarkReadCommonCrawl(b *testing.B) {
+	data, err := sampledata.ReadFile("real/cc_commoncrawl-org_from-cdxapi.cdxj")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Count(data, []byte("\n"))
+	r := NewReader(&cycle{data: data})
+	r.ReuseRecord = true
+	b.SetBytes(int64(len(data) / lines))
+	b.ReportAllocs()
+	var sink int
+	cpu := startCPU()
+	for b.Loop() {
+		rec, err := r.Read()
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, _ := rec.Length()
+		sink += len(rec.Key()) + len(rec.Timestamp()) + len(rec.MIME()) + rec.Status() + int(l)
+	}
+	reportSpeed(b, cpu)
+	_ = sink
 }
