@@ -22,50 +22,52 @@ import (
 type Archive struct {
 	// ID names the archive in rules, caches, outcomes and the
 	// Archive-Failures header. Unique within a registry.
-	ID string `json:"id"`
+	ID string
 	// Name is the display name (archivelist.xml longname).
-	Name string `json:"name"`
+	Name string
 	// TimeMap is the prefix to which a URI-R is appended to fetch its
 	// TimeMap; empty when the archive has none.
-	TimeMap string `json:"timemap"`
+	TimeMap string
 	// TimeGate is the prefix to which a URI-R is appended to reach the
 	// archive's TimeGate; empty when the archive has none.
-	TimeGate string `json:"timegate"`
+	TimeGate string
 	// Ignore drops the archive when the list is loaded (MemGator's flag for
 	// defunct archives).
-	Ignore bool `json:"ignore,omitempty"`
+	Ignore bool
 
 	// PagingStatus is the archivelist.xml timemap@paging-status: 0 none,
 	// 1 index, 2 forward, 3 backward, -1 unknown. Pages are always followed
 	// through rel="timemap" links, so this is informational.
-	PagingStatus int `json:"paging_status,omitempty"`
+	PagingStatus int
 	// Redirect is timegate@redirect: "yes", "no" (default) or "refuse".
-	Redirect string `json:"redirect,omitempty"`
+	Redirect string
 	// MementoCompliant is archive@memento-status="yes".
-	MementoCompliant bool `json:"memento_compliant,omitempty"`
+	MementoCompliant bool
 	// Type is archive@type, such as "snapshot" or "cms".
-	Type string `json:"type,omitempty"`
+	Type string
 
-	// Timeout bounds one upstream request (a TimeGate request, or one
-	// TimeMap page); 0 means the aggregator's default, never "no time".
-	Timeout time.Duration `json:"-"`
+	// Timeout bounds one archive's answer to a search (its TimeGate
+	// request, or its whole TimeMap with all pages); 0 means the
+	// aggregator's RequestTimeout, never "no time".
+	Timeout time.Duration
 	// Rate limits requests per second to this archive (golang.org/x/time/rate);
 	// 0 means unlimited. Burst is the limiter's bucket size (at least 1).
-	Rate  rate.Limit `json:"-"`
-	Burst int        `json:"-"`
+	Rate  rate.Limit
+	Burst int
 	// MaxConcurrent caps requests in flight to this archive; 0 means the
 	// aggregator's default.
-	MaxConcurrent int `json:"-"`
+	MaxConcurrent int
 	// Map tells where the archive's MementoMap comes from; the zero value
 	// means no map (the archive is always asked).
-	Map MapSource `json:"-"`
+	Map MapSource
 }
 
 // MapSource says where an archive's MementoMap is loaded from. Exactly one
 // of File, URL and Discover should be set; File wins over URL, URL over
 // Discover.
 type MapSource struct {
-	// File is a local MementoMap file (UKVS, MEMENTOMAP.md).
+	// File is a local MementoMap file (UKVS, MEMENTOMAP.md); a relative
+	// path is relative to the process's working directory.
 	File string
 	// URL is fetched over HTTP and stored under the registry's map folder.
 	URL string
@@ -119,12 +121,62 @@ func (e *ListError) Error() string {
 // Unwrap returns the cause (ErrNoID, ErrDuplicateID, ..., or a decoder error).
 func (e *ListError) Unwrap() error { return e.Err }
 
+// jsonArchive is one entry of a JSON archive list: MemGator's keys plus
+// this package's optional limits.
+type jsonArchive struct {
+	ID                string  `json:"id"`
+	Name              string  `json:"name"`
+	TimeMap           string  `json:"timemap"`
+	TimeGate          string  `json:"timegate"`
+	Ignore            bool    `json:"ignore"`
+	Timeout           string  `json:"timeout"`
+	Rate              float64 `json:"rate"`
+	Burst             int     `json:"burst"`
+	MaxConcurrent     int     `json:"max_concurrent"`
+	MementoMap        string  `json:"mementomap"`
+	MementoMapRefresh string  `json:"mementomap_refresh"`
+}
+
+func (j *jsonArchive) archive() (Archive, error) {
+	a := Archive{ID: strings.TrimSpace(j.ID), Name: j.Name, TimeMap: j.TimeMap, TimeGate: j.TimeGate, Ignore: j.Ignore,
+		Rate: rate.Limit(j.Rate), Burst: j.Burst, MaxConcurrent: j.MaxConcurrent}
+	if j.Rate < 0 || j.Burst < 0 || j.MaxConcurrent < 0 {
+		return a, fmt.Errorf("%w: rate, burst and max_concurrent must not be negative", ErrUnknownValue)
+	}
+	for _, d := range []struct {
+		name, v string
+		to      *time.Duration
+	}{{"timeout", j.Timeout, &a.Timeout}, {"mementomap_refresh", j.MementoMapRefresh, &a.Map.Refresh}} {
+		if d.v == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.v)
+		if err != nil || v < 0 {
+			return a, fmt.Errorf("%w: %s %q is not a duration such as \"10s\"", ErrUnknownValue, d.name, d.v)
+		}
+		*d.to = v
+	}
+	switch m := j.MementoMap; {
+	case m == "":
+	case m == "discover":
+		a.Map.Discover = true
+	case strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://"):
+		a.Map.URL = m
+	default:
+		a.Map.File = m
+	}
+	return a, nil
+}
+
 // ParseArchivesJSON reads MemGator's archive list: a JSON array of objects
 // with "id", "name", "timemap", "timegate" and an optional "ignore" (other
 // keys, such as MemGator's "probability", are accepted and unused). Entries
-// with "ignore": true are dropped; the order of the rest is kept. It stops
-// at the first bad entry with a *ListError naming its byte offset. Memory is
-// proportional to the list.
+// with "ignore": true are dropped; the order of the rest is kept. Optional
+// keys of this package set an archive's limits: "timeout" and
+// "mementomap_refresh" (Go durations, "10s"), "rate" (requests per
+// second), "burst", "max_concurrent", and "mementomap" (a file path, an
+// http(s) URL, or "discover"). It stops at the first bad entry with a
+// *ListError naming its byte offset. Memory is proportional to the list.
 func ParseArchivesJSON(r io.Reader) ([]Archive, error) {
 	dec := json.NewDecoder(r)
 	tok, err := dec.Token()
@@ -138,16 +190,19 @@ func ParseArchivesJSON(r io.Reader) ([]Archive, error) {
 	seen := map[string]bool{}
 	for i := 0; dec.More(); i++ {
 		off := dec.InputOffset()
-		var a Archive
-		if err := dec.Decode(&a); err != nil {
+		var j jsonArchive
+		if err := dec.Decode(&j); err != nil {
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
 				off = se.Offset
 			}
 			return nil, &ListError{Offset: off, Entry: i, Err: err}
 		}
-		a.ID = strings.TrimSpace(a.ID)
-		if err := validate(&a, seen); err != nil {
+		a, err := j.archive()
+		if err == nil {
+			err = validate(&a, seen)
+		}
+		if err != nil {
 			return nil, &ListError{Offset: off, Entry: i, ID: a.ID, Err: err}
 		}
 		if !a.Ignore {
