@@ -86,9 +86,12 @@ func valueEnd(b []byte, i int) (int, string) {
 		}
 		return e + 1, ""
 	case '{', '[':
+		// kinds holds one bit per open level, 1 for an object, so that a
+		// closing bracket must match; 64 levels are plenty for an index.
+		var kinds uint64
 		depth := 0
 		for j := i; j < len(b); j++ {
-			switch b[j] {
+			switch c := b[j]; c {
 			case '"':
 				e := stringEnd(b, j)
 				if e < 0 {
@@ -96,8 +99,19 @@ func valueEnd(b []byte, i int) (int, string) {
 				}
 				j = e
 			case '{', '[':
+				if depth == 64 {
+					return -1, "nested more than 64 levels deep"
+				}
+				kinds <<= 1
+				if c == '{' {
+					kinds |= 1
+				}
 				depth++
 			case '}', ']':
+				if (kinds&1 == 1) != (c == '}') {
+					return -1, "mismatched " + quoteByte(c)
+				}
+				kinds >>= 1
 				depth--
 				if depth == 0 {
 					return j + 1, ""

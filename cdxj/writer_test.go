@@ -231,3 +231,38 @@ func TestFieldBadEscape(t *testing.T) {
 		t.Errorf(`Field("b") error = %v, want ErrJSON at column 26`, err)
 	}
 }
+
+func TestCheckJSON(t *testing.T) {
+	tests := []struct {
+		name, block string
+		ok          bool
+	}{
+		{"empty object", `{}`, true},
+		{"spaces", ` { "a" : 1 , "b" : "x" } `, true},
+		{"nested", `{"a": {"b": [1, {"c": "]}"}]}, "d": null}`, true},
+		{"escaped quote", `{"a": "x\"y", "b": 2}`, true},
+		{"mismatched brackets", `{"a": [1}, "b": 2}`, false},
+		{"missing colon", `{"a" 1}`, false},
+		{"ipwb equals", `{"datetime"="Sat"}`, false},
+		{"trailing comma", `{"a": 1,}`, false},
+		{"text after", `{"a": 1} x`, false},
+		{"unterminated", `{"a": "x`, false},
+		{"member without a key", `{1}`, false},
+		{"too deep", `{"a": ` + strings.Repeat("[", 65) + strings.Repeat("]", 65) + `}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, err := ParseLine([]byte("k 2014 "+tt.block), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = rec.CheckJSON()
+			if (err == nil) != tt.ok {
+				t.Errorf("CheckJSON(%s) = %v, want ok %v", tt.block, err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, ErrJSON) {
+				t.Errorf("error %v does not wrap ErrJSON", err)
+			}
+		})
+	}
+}
