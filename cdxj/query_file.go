@@ -5,6 +5,8 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -152,3 +154,20 @@ func (s *Sorted) Records(q Query) iter.Seq2[*Record, error] {
 }
 
 var _ Searcher = (*Sorted)(nil)
+
+// Index is a queryable index that holds files open: what OpenIndex returns.
+type Index interface {
+	Searcher
+	io.Closer
+}
+
+// OpenIndex opens path for queries: a ZipNum cluster when path ends in
+// ".idx" or ".summary" (its secondary index; see OpenCluster), else a
+// sorted CDX or CDXJ file (see OpenSorted). Close the result when done.
+func OpenIndex(path string) (Index, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".idx", ".summary":
+		return OpenCluster(path)
+	}
+	return OpenSorted(path)
+}

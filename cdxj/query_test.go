@@ -423,3 +423,31 @@ func TestOpenSortedRefusesGzip(t *testing.T) {
 		t.Errorf("OpenSorted(gzip) = %v", err)
 	}
 }
+
+func TestOpenIndex(t *testing.T) {
+	dir := t.TempDir()
+	lines := []string{"a 2014", "b 2015", "c 2016"}
+	buildCluster(t, dir, "c", lines, &ClusterOptions{LinesPerBlock: 2})
+	plain := filepath.Join(dir, "plain.cdxj")
+	os.WriteFile(plain, []byte(strings.Join(lines, "\n")), 0o644)
+	for _, path := range []string{filepath.Join(dir, "c.idx"), plain} {
+		ix, err := OpenIndex(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := collect(t, ix, Query{Key: "b"}); !slices.Equal(got, []string{"b 2015"}) {
+			t.Errorf("%s: %q", path, got)
+		}
+		if err := ix.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+	ix, err := OpenIndex(filepath.Join(dir, "c.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, ok := ix.(*Cluster); !ok {
+		t.Errorf("OpenIndex(.idx) is a %T, want *Cluster", ix)
+	}
+}

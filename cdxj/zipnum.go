@@ -16,33 +16,6 @@ import (
 	"sync"
 )
 
-// ZipNum is the compressed index layout of the Internet Archive's
-// webarchive-commons, pywb and Common Crawl: a sorted CDX or CDXJ index
-// cut into blocks of a few thousand lines, each block compressed as its
-// own gzip member, the members concatenated into one or more part files;
-// a secondary index (the summary, ".idx") holds one line per block, its
-// first key; an optional location file (".loc") says where each part is.
-//
-// The secondary index comes in two forms:
-//
-//	com,example)/ 20140101000000<TAB>part-00000.gz<TAB>0<TAB>18034<TAB>1
-//
-// (key and timestamp of the block's first line, part name, byte offset and
-// length of the gzip member, and an optional 1-based block number), and
-// the CDXJ form of pywb and WACZ, marked by a first "!meta" line:
-//
-//	!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}
-//	com,example)/ 20140101000000 {"offset": 0, "length": 18034}
-//
-// whose lines may carry their own "filename" (else the !meta one) and a
-// block number as "lineno". The ".loc" file has lines "part<TAB>path..."
-// (paths relative to the .loc file's folder; the first that opens is
-// used). Without one, a part is the file of that name next to the .idx.
-//
-// A block holds whole lines; its last line may lack its "\n" (the block's
-// end ends the line), which is why a part file must be read block by
-// block and not as one multistream gzip.
-
 // ErrZipNum is wrapped by the errors about a malformed ZipNum cluster: a
 // secondary index line that does not parse, a part that cannot be located
 // or a block that is not gzip data where the index says.
@@ -63,8 +36,8 @@ type IdxEntry struct {
 	At     int64  // byte offset of this line in the secondary index
 }
 
-// ParseIdxLine parses one secondary-index line in either form (see the
-// package documentation above): tab-separated, or CDXJ "key ts {json}"
+// ParseIdxLine parses one secondary-index line in either form (see
+// Cluster): tab-separated, or CDXJ "key ts {json}"
 // with "offset", "length" and optionally "filename" and "lineno" (numbers
 // or strings). defaultPart is the part of a CDXJ line without a
 // "filename" (the !meta header's). Errors wrap ErrZipNum.
@@ -183,14 +156,44 @@ func idxKey(line []byte) []byte {
 	return line
 }
 
-// Cluster is an open ZipNum cluster (see the ZipNum section above). It
-// answers key-range queries through its secondary index: a binary search
-// of the .idx finds the block that may hold the first match, and blocks
-// are then read and decompressed one at a time while lines can still
-// match. Part files are opened on first use and kept open until Close.
+// Cluster is an open ZipNum cluster.
 //
-// A Cluster is safe for concurrent use. Memory per query: the line buffer
-// (64 KiB, grown for long lines up to MaxLineSize) and one gzip reader.
+// ZipNum is the compressed index layout of the Internet Archive's
+// webarchive-commons, pywb and Common Crawl: a sorted CDX or CDXJ index
+// cut into blocks of a few thousand lines, each block compressed as its
+// own gzip member, the members concatenated into one or more part files;
+// a secondary index (the summary, ".idx") holds one line per block, its
+// first key; an optional location file (".loc") says where each part is.
+//
+// The secondary index comes in two forms:
+//
+//	com,example)/ 20140101000000<TAB>part-00000.gz<TAB>0<TAB>18034<TAB>1
+//
+// (key and timestamp of the block's first line, part name, byte offset and
+// length of the gzip member, and an optional 1-based block number), and
+// the CDXJ form of pywb and WACZ, marked by a first "!meta" line:
+//
+//	!meta 0 {"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"}
+//	com,example)/ 20140101000000 {"offset": 0, "length": 18034}
+//
+// whose lines may carry their own "filename" (else the !meta one) and a
+// block number as "lineno". The ".loc" file has lines "part<TAB>path..."
+// (paths relative to the .loc file's folder; the first that opens is
+// used). Without one, a part is the file of that name next to the .idx.
+//
+// A block holds whole lines; its last line may lack its "\n" (the block's
+// end ends the line), which is why a part file must be read block by
+// block and not as one multistream gzip.
+//
+// A Cluster answers key-range queries through its secondary index: a
+// binary search of the .idx finds the block that may hold the first
+// match, and blocks are then read and decompressed one at a time while
+// lines can still match. Part files are opened on first use and kept open
+// until Close.
+//
+// A Cluster is safe for concurrent use (but not concurrently with Close).
+// Memory per query: the line buffer (64 KiB, grown for long lines up to
+// MaxLineSize), a 32 KiB read buffer and one gzip reader.
 type Cluster struct {
 	// MaxLineSize is the longest line accepted in the secondary index and
 	// in a block; 0 means DefaultMaxLineSize.
