@@ -42,6 +42,7 @@ type ParseError struct {
 	Key    string // the offending key for ErrOutOfOrder/ErrDuplicateKey, else ""
 }
 
+// Error formats the error as "ukvs: line N[, column C]: cause [(key "K")]".
 func (e *ParseError) Error() string {
 	var s string
 	if e.Column > 0 {

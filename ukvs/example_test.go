@@ -3,6 +3,7 @@ package ukvs_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mementokit/mementokit/ukvs"
@@ -102,4 +103,32 @@ func ExamplePeriod() {
 	// 2010:2012 "20100101000000".."20121231235959" contains 20120615: true
 	// :2009     "".."20091231235959" contains 20120615: false
 	// 201603:   "20160301000000".."" contains 20120615: false
+}
+
+// Writing a map file safely: nothing appears at the path until Commit.
+func ExampleCreate() {
+	dir, err := os.MkdirTemp("", "ukvs")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "archive.map")
+	f, err := ukvs.Create(path)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close() // removes the temporary file if Commit is not reached
+	f.WriteHeader(ukvs.HeaderFields, ukvs.DefaultFields())
+	f.WriteFrequency([]byte("com,example)/*"), ukvs.Frequency{URIM: ukvs.Exactly(42), URIR: ukvs.Exactly(7)})
+	if err := f.Commit(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, _ := os.ReadFile(path)
+	fmt.Print(string(b))
+	// Output:
+	// !fields {"keys":["surt"],"values":["frequency"]}
+	// com,example)/* 42/7
 }

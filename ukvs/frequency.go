@@ -108,6 +108,7 @@ type FrequencyError struct {
 	Reason string // e.g. "leading zero", "count overflows uint64"
 }
 
+// Error formats the error with the value, the offset and the reason.
 func (e *FrequencyError) Error() string {
 	return fmt.Sprintf("ukvs: invalid frequency %q at byte %d: %s", e.Text, e.Offset, e.Reason)
 }
