@@ -506,12 +506,13 @@ func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
 		}
 		var br blockReader
 		n := 0
+		end := string(cq.end)
 		for e, err := range c.entriesFrom(off) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if cq.end != nil && strings.Compare(e.Key, string(cq.end)) >= 0 {
+			if cq.end != nil && e.Key >= end {
 				return
 			}
 			done := false
