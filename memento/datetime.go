@@ -29,7 +29,9 @@ var monthNames = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Au
 // accepts lower-case names and a one-digit hour that the RFC grammar does
 // not allow, and than time.RFC1123, which accepts any zone ("PST",
 // "+0000"). The result is in UTC and parsing does not allocate. A TimeGate
-// answers 400 when this fails (RFC 7089 §4.5.3). Errors wrap ErrHTTPDate.
+// answers 400 when this fails (RFC 7089 §4.5.3). The zero time.Time
+// (0001-01-01 00:00:00) is refused: this package uses it for "absent".
+// Errors wrap ErrHTTPDate.
 func ParseHTTPDate(s string) (time.Time, error) {
 	if t, ok := parseRFC1123Fast(s); ok {
 		return t, nil
@@ -67,7 +69,8 @@ func parseRFC1123Fast(s string) (time.Time, bool) {
 	if !(ok1 && ok2 && ok3 && ok4 && ok5) || d < 1 || d > daysIn(mon, y) || h > 23 || mi > 59 || se > 59 {
 		return time.Time{}, false
 	}
-	return time.Date(y, time.Month(mon), d, h, mi, se, 0, time.UTC), true
+	t := time.Date(y, time.Month(mon), d, h, mi, se, 0, time.UTC)
+	return t, !t.IsZero()
 }
 
 func num(s string, at, n int) (int, bool) {
@@ -126,8 +129,8 @@ var lenientLayouts = []string{
 // as GMT); the obsolete RFC 850 and asctime HTTP-date forms (RFC 9110
 // §5.6.7); no weekday; a date without time; RFC 3339. Surrounding
 // whitespace is ignored and names are matched case-insensitively. Zone
-// names other than GMT and UTC are rejected rather than guessed. The
-// result is in UTC; errors wrap ErrHTTPDate. Use ParseHTTPDate where the
+// names other than GMT and UTC are rejected rather than guessed, and so is
+// the zero time.Time. The result is in UTC; errors wrap ErrHTTPDate. Use ParseHTTPDate where the
 // protocol demands the strict form (TimeGate Accept-Datetime).
 func ParseHTTPDateLenient(s string) (time.Time, error) {
 	if t, ok := parseRFC1123Fast(s); ok {
@@ -136,11 +139,11 @@ func ParseHTTPDateLenient(s string) (time.Time, error) {
 	v := normalizeDateCase(strings.Join(strings.Fields(s), " "))
 	// asctime pads one-digit days with a space that Fields removed.
 	for _, layout := range lenientLayouts {
-		if t, err := time.Parse(layout, v); err == nil {
+		if t, err := time.Parse(layout, v); err == nil && !t.IsZero() {
 			return t.UTC(), nil
 		}
 		if layout == "Mon Jan _2 15:04:05 2006" {
-			if t, err := time.Parse("Mon Jan 2 15:04:05 2006", v); err == nil {
+			if t, err := time.Parse("Mon Jan 2 15:04:05 2006", v); err == nil && !t.IsZero() {
 				return t.UTC(), nil
 			}
 		}
@@ -184,7 +187,8 @@ func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 // (4, 6, 8, 10, 12 or 14 ASCII digits) into the start of the period it
 // names, in UTC: "2005" is 2005-01-01T00:00:00Z, "20050301" is
 // 2005-03-01T00:00:00Z. Fields out of range (month 13, 31 April, hour 24)
-// are errors wrapping ErrTimestamp, as are odd lengths ("20051").
+// are errors wrapping ErrTimestamp, as are odd lengths ("20051") and
+// "0001" (the zero time.Time, which means "absent" here).
 func ParseTimestamp(s string) (time.Time, error) {
 	n := len(s)
 	if n < 4 || n > 14 || n%2 != 0 {
@@ -203,7 +207,11 @@ func ParseTimestamp(s string) (time.Time, error) {
 	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > daysIn(f[1], f[0]) || f[3] > 23 || f[4] > 59 || f[5] > 59 {
 		return time.Time{}, fmt.Errorf("memento: %q: field out of range: %w", s, ErrTimestamp)
 	}
-	return time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], 0, time.UTC), nil
+	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], 0, time.UTC)
+	if t.IsZero() {
+		return time.Time{}, fmt.Errorf("memento: %q: the zero time means \"absent\": %w", s, ErrTimestamp)
+	}
+	return t, nil
 }
 
 // FormatTimestamp writes t in UTC as a 14-digit timestamp YYYYMMDDhhmmss,

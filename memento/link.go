@@ -383,6 +383,7 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 				if p.strict {
 					return perr(i, ErrUnexpected)
 				}
+				prm.vs, prm.ve = i, i // lenient: "name=" at the end, empty value
 			} else if data[i] == '"' {
 				e, esc, err := p.quoted(data, i, atEOF)
 				if err != nil {
