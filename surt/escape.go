@@ -42,57 +42,41 @@ var hexVal = func() (t [256]byte) {
 
 const upperHex = "0123456789ABCDEF"
 
-// unescapeOnce decodes every %XX (two hex digits) in b in place and returns
-// the shortened slice and whether anything was decoded. A '%' not followed
-// by two hex digits is kept as it is. If keep26 is set, "%26" (an escaped
-// '&') is left encoded, which the Fixed profile uses for query values.
-func unescapeOnce(b []byte, keep26 bool) ([]byte, bool) {
-	i := 0
-	for i < len(b) && b[i] != '%' {
-		i++
-	}
-	if i == len(b) {
-		return b, false
-	}
-	w := i
-	changed := false
-	for i < len(b) {
-		c := b[i]
-		if c == '%' && i+2 < len(b) {
-			h, l := hexVal[b[i+1]], hexVal[b[i+2]]
-			if h != 0xff && l != 0xff {
-				v := h<<4 | l
-				if !(keep26 && v == '&') {
-					b[w] = v
-					w++
-					i += 3
-					changed = true
-					continue
-				}
-			}
-		}
-		b[w] = c
-		w++
-		i++
-	}
-	return b[:w], changed
-}
-
 // appendUnescapeRepeatedly appends src to dst and percent-decodes the
 // appended part until it no longer changes (the standard's
 // unescapeRepeatedly: "%2525" becomes "%").
+//
+// The standard decodes in whole passes until nothing changes, which takes
+// quadratic time on "%252525...". Escapes never overlap (the two bytes after
+// '%' are hex digits, never '%'), so every order of decoding reaches the same
+// result; this one pass decodes each escape as soon as its last byte is
+// written, including escapes that decoding itself completes, in linear time.
 func appendUnescapeRepeatedly(dst, src []byte, keep26 bool) []byte {
-	n := len(dst)
-	dst = append(dst, src...)
-	part := dst[n:]
-	for {
-		var changed bool
-		part, changed = unescapeOnce(part, keep26)
-		if !changed {
-			break
+	i := 0
+	for i < len(src) && src[i] != '%' {
+		i++
+	}
+	dst = append(dst, src[:i]...)
+	if i == len(src) {
+		return dst
+	}
+	n := len(dst) - i // start of the appended part
+	for ; i < len(src); i++ {
+		dst = append(dst, src[i])
+		for len(dst)-n >= 3 {
+			k := len(dst) - 3
+			if dst[k] != '%' {
+				break
+			}
+			h, l := hexVal[dst[k+1]], hexVal[dst[k+2]]
+			if h == 0xff || l == 0xff || keep26 && h == 2 && l == 6 {
+				break
+			}
+			dst[k] = h<<4 | l
+			dst = dst[:k+1]
 		}
 	}
-	return dst[:n+len(part)]
+	return dst
 }
 
 // appendEscapeOnce appends src to dst with every byte outside escapeSafe

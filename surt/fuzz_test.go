@@ -114,3 +114,58 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 	})
 }
+
+// adversarialURLs are inputs on which a naive transcription of the standard
+// takes quadratic time: deeply nested escapes, many candidate session ids,
+// many ASP.NET-like path segments without a page, long IDN labels.
+func adversarialURLs() []string {
+	const n = 1 << 16
+	return []string{
+		"http://example.com/%" + strings.Repeat("25", n) + "41",
+		"http://example.com/?" + strings.Repeat("cfid=", n),
+		"http://example.com/?" + strings.Repeat("cfid=1&cftoken=", n),
+		"http://example.com/?" + strings.Repeat("sid=0123456789abcdefghijklemopqrstuv", n/32),
+		"http://example.com" + strings.Repeat("/(aaaaaaaaaaaaaaaaaaaaaaaa)", n/27) + "/x",
+		"http://example.com" + strings.Repeat("/(a(aaaaaaaaaaaaaaaaaaaaaaaa))", n/27) + "/x.aspx",
+		"http://" + strings.Repeat("ü", n) + ".com/",
+		"http://" + strings.Repeat("..", n) + "x/",
+		"http://" + strings.Repeat("www.", n) + "x/",
+		"http://x.com/" + strings.Repeat("a/../", n),
+		"http://x.com/?" + strings.Repeat("b=1&a=2&", n/8),
+	}
+}
+
+// TestAdversarialInputs runs inputs that are quadratic for a naive
+// implementation; the package handles each in linear or n·log n time.
+// (No timing is asserted: BenchmarkAdversarial measures it.)
+func TestAdversarialInputs(t *testing.T) {
+	for _, u := range adversarialURLs() {
+		for _, p := range []*Profile{Default, Fixed} {
+			if _, err := p.Canonicalize(u); err != nil {
+				t.Errorf("%v: %.40q...: %v", p, u, err)
+			}
+		}
+	}
+	got, _ := Canonicalize(adversarialURLs()[0])
+	if got != "com,example)/a" {
+		t.Errorf("nested escapes: got %.40q", got)
+	}
+}
+
+// BenchmarkAdversarial: one op canonicalizes every adversarial input once.
+func BenchmarkAdversarial(b *testing.B) {
+	urls := adversarialURLs()
+	var total int64
+	for _, u := range urls {
+		total += int64(len(u))
+	}
+	b.ReportAllocs()
+	b.SetBytes(total)
+	for i := 0; i < b.N; i++ {
+		for _, u := range urls {
+			if _, err := Canonicalize(u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

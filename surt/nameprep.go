@@ -109,6 +109,11 @@ func nameprepLabel(l string) (string, bool) {
 	if strings.HasPrefix(m, "xn--") {
 		return "", false // "Label starts with ACE prefix"
 	}
+	if utf8.RuneCountInString(m) >= 60 {
+		// "xn--" plus at least one byte per code point: over 63 bytes.
+		// Rejecting here keeps the quadratic encoder off long labels.
+		return "", false
+	}
 	return "xn--" + punycodeEncode(m), true
 }
 

@@ -36,8 +36,10 @@ func runOf(b []byte, n int, ok func(byte) bool) int {
 
 // querySessionMatch tries one of the standard's five query patterns at q[p:]
 // and returns the end of the matched id, or -1. The end must be followed by
-// '&' or the end of the query.
-func querySessionMatch(q []byte, p, pattern int) int {
+// '&' or the end of the query. amp1 and amp2 are the positions of the first
+// two '&' at or after p (len(q) when absent), so every test takes constant
+// time.
+func querySessionMatch(q []byte, p, pattern, amp1, amp2 int) int {
 	r := q[p:]
 	end := -1
 	switch pattern {
@@ -65,20 +67,14 @@ func querySessionMatch(q []byte, p, pattern int) int {
 		if !hasPrefixFold(r, tok) {
 			return -1
 		}
-		i := len(tok)
-		j := i
-		for j < len(r) && r[j] != '&' {
-			j++
-		}
-		if j == i || !hasPrefixFold(r[j:], "&cftoken=") {
+		// amp1 and amp2 are the first two '&' at or after p (or len(q)):
+		// the cfid value runs to amp1, the cftoken value to amp2.
+		j := amp1 - p
+		if j <= len(tok) || !hasPrefixFold(r[j:], "&cftoken=") {
 			return -1
 		}
-		k := j + len("&cftoken=")
-		m := k
-		for m < len(r) && r[m] != '&' {
-			m++
-		}
-		if m == k {
+		m := amp2 - p
+		if m <= j+len("&cftoken=") {
 			return -1
 		}
 		end = m
@@ -103,8 +99,12 @@ func stripQuerySessionIDs(q []byte) []byte {
 		if pat == 0 && !js || (pat == 1 || pat == 2) && !sid || pat == 3 && !asp || pat == 4 && !cf {
 			continue
 		}
+		amp1, amp2 := len(q), len(q)
 		for p := len(q) - 1; p >= 0; p-- {
-			end := querySessionMatch(q, p, pat)
+			if q[p] == '&' {
+				amp1, amp2 = p, amp1
+			}
+			end := querySessionMatch(q, p, pat, amp1, amp2)
 			if end < 0 {
 				continue
 			}
@@ -142,7 +142,8 @@ func sessionTokens(q []byte) (js, sid, asp, cf bool) {
 
 // pathSessionMatch tries the standard's two ASP.NET path patterns at
 // path[i:] (just after a '/') and returns the length of the "(...)/"
-// session part, or -1. What follows must match [^?]+\.aspx.* .
+// session part, or -1. What follows must also match [^?]+\.aspx.* (see
+// aspxScanner).
 func pathSessionMatch(r []byte, pattern int) int {
 	if len(r) == 0 || r[0] != '(' {
 		return -1
@@ -166,17 +167,43 @@ func pathSessionMatch(r []byte, pattern int) int {
 		}
 		n = 27
 	}
-	// [^?]+\.aspx : some ".aspx" at offset >= 1 with no '?' before it.
-	tail := r[n:]
-	for k := 1; k+5 <= len(tail); k++ {
-		if tail[k-1] == '?' {
+	return n
+}
+
+// aspxScanner answers, for positions t met in decreasing order, whether
+// p[t:] matches [^?]+\.aspx (some ".aspx" starting after t with no '?' in
+// between), in linear total time: stop(x), the first position >= x holding
+// '?' or starting ".aspx", is the same for every x up to it, so the last
+// answer is reused.
+type aspxScanner struct {
+	p        []byte
+	lo, stop int // stop(x) == stop for lo <= x <= stop; lo > stop when empty
+}
+
+func (a *aspxScanner) stopFrom(x int) int {
+	if a.lo <= x && x <= a.stop {
+		return a.stop
+	}
+	y := x
+	for ; y < len(a.p); y++ {
+		if a.lo <= y && y <= a.stop {
+			y = a.stop
 			break
 		}
-		if tail[k] == '.' && hasPrefixFold(tail[k:], ".aspx") {
-			return n
+		if a.p[y] == '?' || a.p[y] == '.' && hasPrefixFold(a.p[y:], ".aspx") {
+			break
 		}
 	}
-	return -1
+	a.lo, a.stop = x, y
+	return y
+}
+
+func (a *aspxScanner) matches(t int) bool {
+	if t >= len(a.p) || a.p[t] == '?' {
+		return false
+	}
+	s := a.stopFrom(t + 1)
+	return s < len(a.p) && a.p[s] == '.'
 }
 
 // stripPathSessionIDs removes ASP.NET cookieless session ids such as
@@ -188,12 +215,13 @@ func stripPathSessionIDs(p []byte) []byte {
 		return p
 	}
 	for pat := 0; pat < 2; pat++ {
+		scan := aspxScanner{p: p, lo: 1, stop: 0}
 		for i := len(p) - 1; i >= 1; i-- {
 			if p[i-1] != '/' {
 				continue
 			}
 			n := pathSessionMatch(p[i:], pat)
-			if n < 0 {
+			if n < 0 || !scan.matches(i+n) {
 				continue
 			}
 			p = append(p[:i], p[i+n:]...)
