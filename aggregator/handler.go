@@ -45,7 +45,8 @@ const (
 // decoded, so "%26" reaches the archives as "%26"); a URI-R percent-encoded
 // as a whole (http%3A%2F%2F...) is decoded once, a missing scheme becomes
 // http://, an upper-case scheme is lower-cased, and a doubled "http://http://"
-// is repaired. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date.
+// is repaired, and bytes that cannot appear in a URI ('<', '>', '"',
+// spaces, non-ASCII) are percent-encoded. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date.
 //
 // Statuses: 400 for a bad URI-R, datetime or Accept-Datetime (RFC 7089
 // §4.5.3: Accept-Datetime must be an rfc1123-date in GMT); 403 for a
@@ -132,6 +133,7 @@ func NormalizeURIR(s string) (string, error) {
 			s = s[strings.Index(s, "://")+3:]
 		}
 	}
+	s = escapeNonURI(s)
 	if len(s) > MaxURIRLen {
 		return "", fmt.Errorf("URI-R longer than %d bytes", MaxURIRLen)
 	}
@@ -146,6 +148,33 @@ func NormalizeURIR(s string) (string, error) {
 		return "", fmt.Errorf("URI-R %q: no valid host", s)
 	}
 	return s, nil
+}
+
+// escapeNonURI percent-encodes the bytes that cannot appear in a URI
+// (RFC 3986 §2: controls, space, '"', '<', '>', '\\', '^', '`', '{', '|',
+// '}', and every non-ASCII byte), so that the URI-R can be written inside
+// '<...>' in link format and sent upstream; a valid URI is unchanged and
+// existing escapes are kept as they are.
+func escapeNonURI(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c > ' ' && c < 0x7f && !strings.ContainsRune("\"<>\\^`{|}", rune(c)) {
+			if b != nil {
+				b = append(b, c)
+			}
+			continue
+		}
+		if b == nil {
+			b = append(make([]byte, 0, len(s)+16), s[:i]...)
+		}
+		b = append(b, '%', hex[c>>4], hex[c&15])
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
 }
 
 func isScheme(s string) bool {
