@@ -15,6 +15,16 @@ type lineFile struct {
 	size int64
 	max  int
 	buf  []byte
+	scr  []byte // probeChunk bytes for lineStartAfter and prevDataLine
+}
+
+// chunk returns the scratch buffer (allocated once: a stack array passed
+// to ReadAt would escape at every call).
+func (f *lineFile) chunk() []byte {
+	if f.scr == nil {
+		f.scr = make([]byte, probeChunk)
+	}
+	return f.scr
 }
 
 const probeChunk = 1 << 10
@@ -105,10 +115,10 @@ func (f *lineFile) lineStartAfter(p int64) (int64, error) {
 	if p <= 0 {
 		return 0, nil
 	}
-	var chunk [probeChunk]byte
+	chunk := f.chunk()
 	pos := p - 1
 	for pos < f.size {
-		n, err := f.readAt(chunk[:], pos)
+		n, err := f.readAt(chunk, pos)
 		if err != nil {
 			return 0, err
 		}
@@ -176,7 +186,7 @@ func (f *lineFile) prevDataLine(off int64) (int64, error) {
 	end := off // the line we look for ends before end
 	for end > 0 {
 		// Find the start of the line that ends at end-1 (its '\n').
-		var chunk [probeChunk]byte
+		chunk := f.chunk()
 		pos := end - 1 // the '\n' ending that line (or the last byte)
 		start := int64(0)
 		for scan := pos; scan > 0; {
