@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/netip"
 	"strconv"
+	"strings"
 )
 
 // parsed is the standard's handyurl after parsing: every field is a view into
@@ -61,24 +62,20 @@ func schemeLen(s string) int {
 func isAlpha(c byte) bool { return 'A' <= c&^0x20 && c&^0x20 <= 'Z' }
 
 // looksLikeHostPort reports whether s = "NAME:rest" is really a scheme-less
-// authority: NAME contains a dot, or rest is a port number (digits up to the
-// end or up to '/', '?' or '#'). Used by the Fixed profile only.
+// authority: NAME is a dotted host name or "localhost" and rest is a port
+// number (1 to 5 digits) up to the end or to '/', '?' or '#'. Used by the
+// Fixed profile only; "tel:5551234" and "urn:isbn:..." stay URIs.
 func looksLikeHostPort(s string, n int) bool {
 	name := s[:n]
-	if bytesEqualFoldString(name, "http") || bytesEqualFoldString(name, "https") {
+	if !bytesEqualFoldString(name, "localhost") && !strings.Contains(name, ".") {
 		return false
-	}
-	for i := 0; i < n; i++ {
-		if name[i] == '.' {
-			return true
-		}
 	}
 	rest := s[n+1:]
 	d := 0
 	for d < len(rest) && '0' <= rest[d] && rest[d] <= '9' {
 		d++
 	}
-	return d > 0 && (d == len(rest) || rest[d] == '/' || rest[d] == '?' || rest[d] == '#')
+	return d > 0 && d <= 5 && (d == len(rest) || rest[d] == '/' || rest[d] == '?' || rest[d] == '#')
 }
 
 func bytesEqualFoldString(a, b string) bool {

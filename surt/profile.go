@@ -53,7 +53,7 @@ func LowercaseQuery(on bool) Option { return func(p *Profile) { p.queryLowercase
 //     a query value before sorting;
 //   - bracketed IPv6 literals keep their brackets, are written in RFC 5952
 //     form and are not reversed: "[2001:db8::1]:8080)/a";
-//   - a scheme-less "name.tld:port" (or "name:port") is read as an authority,
+//   - a scheme-less "name.tld:port" (or "localhost:port") is read as an authority,
 //     not as a URI scheme, and "<...>" around the URL is removed;
 //   - a non-HTTP prefix before an embedded http(s) URL is kept and the
 //     embedded URL canonicalized: "youtube-dl:pt,example)/...".

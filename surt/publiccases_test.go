@@ -128,6 +128,8 @@ func TestPseudoURIs(t *testing.T) {
 		{"mailto:Bot@Archive.org", "mailto:bot@archive.org", "mailto:bot@archive.org", "mailto:bot@archive.org"},
 		{"cdn.example.com:443", "cdn.example.com:443", "cdn.example.com:443", "com,example,cdn:443)/"},
 		{"localhost:8080", "localhost:8080", "localhost:8080", "localhost:8080)/"},
+		{"tel:5551234", "tel:5551234", "tel:5551234", "tel:5551234"},
+		{"urn:isbn:0451450523", "urn:isbn:0451450523", "urn:isbn:0451450523", "urn:isbn:0451450523"},
 		{"example.com", "com,example)/", "http://(com,example)/", "com,example)/"},
 		{"", "-", "-", "-"},
 	}
