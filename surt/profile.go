@@ -6,9 +6,10 @@ import (
 )
 
 // Profile is a set of canonicalization options. A Profile is immutable once
-// made and safe for concurrent use. The zero Profile is not useful: start
-// from [New] or one of the ready-made profiles ([Default], [WithScheme],
-// [Fixed], [FixedWithScheme]).
+// made and safe for concurrent use. The zero Profile has every option off
+// (no host massage, no IPv4 reversal, query case kept), which is not the
+// standard: start from [New] or one of the ready-made profiles ([Default],
+// [WithScheme], [Fixed], [FixedWithScheme]).
 type Profile struct {
 	withScheme     bool
 	trailingComma  bool
@@ -119,7 +120,7 @@ var (
 // Error reports a URL that cannot be canonicalized.
 type Error struct {
 	URL    string // the input, as given
-	Offset int    // byte offset of the problem in the input after trimming white space
+	Offset int    // byte offset of the problem, counted after trimming white space and deleting TAB, CR and LF
 	Err    error  // ErrEmpty or ErrInvalidPort
 }
 
