@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
@@ -119,4 +120,49 @@ func ExampleAggregator_Search() {
 	// up found 1
 	// empty none 0
 	// 1 2010-01-01
+}
+
+// Lookup follows the Time Travel cache scenarios: the first request for a
+// URI-R searches, the next is served from the cache; only-if-cached never
+// searches.
+func ExampleAggregator_Lookup() {
+	up := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{
+		"http://example.com/": {time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)},
+	}})
+	defer up.Close()
+	store, err := cache.NewMemory(nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+	ag, err := aggregator.New(aggregator.Options{
+		Archives: []aggregator.Archive{{ID: "up", TimeMap: up.TimeMapPrefix(), TimeGate: up.TimeGatePrefix()}},
+		Cache:    store,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ag.Close()
+	ctx := context.Background()
+	for _, r := range []struct {
+		urir string
+		cc   aggregator.CacheControl
+	}{
+		{"http://example.com/", aggregator.CacheControl{}},
+		{"https://example.com/", aggregator.CacheControl{}},
+		{"http://new.example/", aggregator.CacheControl{OnlyIfCached: true}},
+	} {
+		a, err := ag.Lookup(ctx, aggregator.FamilyTimeMap, r.urir, time.Time{}, r.cc)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(r.urir, a.Status, a.Scenario, len(a.Mementos), up.Count("timemap"))
+	}
+	// Output:
+	// http://example.com/ 200 unknown 1 1
+	// https://example.com/ 200 fresh 1 1
+	// http://new.example/ 504 only-if-cached 0 1
 }

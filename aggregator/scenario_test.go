@@ -2,12 +2,14 @@ package aggregator
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/boltcache"
 	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
@@ -179,10 +181,29 @@ func TestParseCacheControl(t *testing.T) {
 // a timed-out archive is not served as fresh; no-cache within 10 minutes
 // is answered from the cache (the Time Travel rule, see the package doc).
 func TestAGG06Sequence(t *testing.T) {
+	for _, store := range []struct {
+		name string
+		open func(t *testing.T) cache.Cache
+	}{
+		{"memory", func(t *testing.T) cache.Cache { return newMemCache(t) }},
+		{"bolt", func(t *testing.T) cache.Cache {
+			c, err := boltcache.Open(filepath.Join(t.TempDir(), "cache.db"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = c.Close() })
+			return c
+		}},
+		{"mysql", func(t *testing.T) cache.Cache { return openMySQL(t, mysqlDSN(t)) }},
+	} {
+		t.Run(store.name, func(t *testing.T) { agg06(t, store.open(t)) })
+	}
+}
+
+func agg06(t *testing.T, c cache.Cache) {
 	urir := "http://example.com/"
 	good := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000"), "http://partial.example/": times(t, "20100101000000")}})
 	flaky := newArchive(t, archivetest.Config{})
-	c := newMemCache(t)
 	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), entry("flaky", flaky)}, Cache: c, RequestTimeout: time.Second, Tolerance: -1})
 	h := ag.Handler()
 	upstream := func() int { return good.Count("") + flaky.Count("") }
