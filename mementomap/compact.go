@@ -3,11 +3,13 @@ package mementomap
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/mementokit/mementokit/ukvs"
@@ -315,9 +317,12 @@ func splitLine(line []byte) (key, value, body []byte) {
 	for len(body) > 0 && (body[len(body)-1] == '\n' || body[len(body)-1] == '\r') {
 		body = body[:len(body)-1]
 	}
-	i := 0
-	for i < len(body) && body[i] != ' ' && body[i] != '\t' {
-		i++
+	i := bytes.IndexByte(body, ' ')
+	if i < 0 {
+		i = len(body)
+	}
+	if t := bytes.IndexByte(body[:i], '\t'); t >= 0 {
+		i = t
 	}
 	key = body[:i]
 	for i < len(body) && (body[i] == ' ' || body[i] == '\t') {
@@ -354,6 +359,10 @@ func countR(f ukvs.Frequency) ukvs.Frequency {
 	if f.URIR.Known {
 		return f
 	}
+	return countRSlow(f)
+}
+
+func countRSlow(f ukvs.Frequency) ukvs.Frequency {
 	if f.HoldsNothing() {
 		f.URIR = ukvs.Exactly(0)
 	} else {
@@ -380,7 +389,7 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 	}
 	key, value, body := splitLine(line)
 	var f ukvs.Frequency
-	if len(value) > 0 {
+	if len(value) > 0 && !parseSimpleFrequency(value, &f) {
 		if err := f.UnmarshalText(value); err != nil {
 			return &LineError{Line: lineNo, Key: string(key), Err: fmt.Errorf("%w: %v", ErrBadFrequency, err)}
 		}
@@ -468,7 +477,11 @@ const flushChunk = 64 << 10
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+8 <= n && string(a[i:i+8]) == string(b[i:i+8]) {
+	for i+8 <= n {
+		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+		if x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
 		i += 8
 	}
 	for i < n && a[i] == b[i] {
@@ -610,4 +623,41 @@ func IsPublicSuffixHost(hostKey string) bool {
 	d := string(b)
 	ps, _ := publicsuffix.PublicSuffix(d)
 	return ps == d
+}
+
+// parseSimpleFrequency parses the common exact forms "M/R" and "M" (plain
+// decimal numbers without leading zeros, at most 18 digits) into f and
+// reports whether it did; anything else is left to ukvs.
+func parseSimpleFrequency(v []byte, f *ukvs.Frequency) bool {
+	m, i, ok := simpleCount(v, 0)
+	if !ok {
+		return false
+	}
+	*f = ukvs.Frequency{URIM: ukvs.Exactly(m)}
+	if i == len(v) {
+		return true
+	}
+	if v[i] != '/' {
+		return false
+	}
+	r, j, ok := simpleCount(v, i+1)
+	if !ok || j != len(v) {
+		return false
+	}
+	f.URIR = ukvs.Exactly(r)
+	return true
+}
+
+func simpleCount(v []byte, i int) (uint64, int, bool) {
+	start := i
+	var n uint64
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		n = n*10 + uint64(v[i]-'0')
+		i++
+	}
+	d := i - start
+	if d == 0 || d > 18 || (d > 1 && v[start] == '0') {
+		return 0, i, false
+	}
+	return n, i, true
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/ukvs"
 )
 
 func compactString(t *testing.T, in string, o CompactOptions) (string, CompactStats) {
@@ -292,5 +293,17 @@ func TestCompactSpill(t *testing.T) {
 	got, _ := compactString(t, lines(rollupIntoSpill...), opts(math.Inf(1), 10, false))
 	if d := cmp.Diff(lines("com,aaa)/ 1", "com,ex)/* 300/300+", "org,z)/ 2"), got); d != "" {
 		t.Errorf("roll-up (-want +got):\n%s", d)
+	}
+}
+
+func TestParseSimpleFrequencyMatchesUKVS(t *testing.T) {
+	for _, v := range []string{"0", "1", "5/2", "54321/20000", "10/0", "0/0", "123456789012345678/1",
+		"05", "5/02", "5/", "/5", "5+", "5/2~", "1234567890123456789", "", "-", "x"} {
+		var got ukvs.Frequency
+		ok := parseSimpleFrequency([]byte(v), &got)
+		want, err := ukvs.ParseFrequency(v)
+		if ok && (err != nil || got != want) {
+			t.Errorf("%q: fast parse %+v, ukvs %+v (%v)", v, got, want, err)
+		}
 	}
 }

@@ -24,21 +24,17 @@ func hostEnds(key []byte, ends []int, max int) int {
 		return 0
 	}
 	n := 0
-	s := 0
-	for {
-		if n == max-1 {
-			ends[n] = h
-			return n + 1
+	for i := 0; i < h; i++ {
+		if key[i] == ',' {
+			if n == max-1 {
+				break
+			}
+			ends[n] = i
+			n++
 		}
-		i := bytes.IndexByte(key[s:h], ',')
-		if i < 0 {
-			ends[n] = h
-			return n + 1
-		}
-		ends[n] = s + i
-		n++
-		s += i + 1
 	}
+	ends[n] = h
+	return n + 1
 }
 
 // pathEnds fills ends with the end offsets (exclusive) of the path-layer
@@ -55,7 +51,6 @@ func pathEnds(key []byte, ends []int, max int) int {
 	}
 	p++
 	ends[0] = p
-	n := 1
 	s := p
 	if s < len(key) && key[s] == '/' {
 		s++
@@ -63,20 +58,18 @@ func pathEnds(key []byte, ends []int, max int) int {
 	if s >= len(key) {
 		return 1
 	}
-	for {
-		if n == max-1 {
-			ends[n] = len(key)
-			return n + 1
+	n := 1
+	for i := s; i < len(key); i++ {
+		if key[i] == '/' {
+			if n == max-1 {
+				break
+			}
+			ends[n] = i
+			n++
 		}
-		i := bytes.IndexByte(key[s:], '/')
-		if i < 0 {
-			ends[n] = len(key)
-			return n + 1
-		}
-		ends[n] = s + i
-		n++
-		s += i + 1
 	}
+	ends[n] = len(key)
+	return n + 1
 }
 
 // maxLevels bounds the depth LookupKeys considers; keys deeper than this are
