@@ -62,6 +62,8 @@ var words = []string{"noticias", "artigo", "sociedade", "politica", "desporto", 
 	"produtos", "loja", "categoria", "tag", "autor", "pagina", "arquivo", "2010", "2012", "2015", "2018",
 	"videos", "fotos", "blog", "post", "forum", "topico", "user", "docs", "download", "uploads"}
 
+var scriptNames = []string{"index.php", "noticia.asp", "artigo.php", "pesquisa", "ver.aspx", "show.jsp", "page.php", "view.cfm"}
+
 var exts = []string{".html", ".htm", ".php", ".asp", ".jpg", ".png", ".gif", ".css", ".js", ".pdf", "", "", ""}
 
 var mimeByExt = map[string]string{".html": "text/html", ".htm": "text/html", ".php": "text/html",
@@ -267,9 +269,24 @@ func (g *Generator) host(o *out, hostKey string) error {
 		us = append(us, urir{key, url, mime})
 	}
 	add("/", "", "text/html")
+	// Dynamic pages: a few scripts per host answer many query strings,
+	// which is why an archive has fewer HxPx keys than URI-Rs (Table 8:
+	// 1.14 billion HxPx keys for 2.0 billion URI-Rs).
+	scripts := make([]string, 1+min(size/150, 15))
+	for i := range scripts {
+		scripts[i] = "/" + words[g.r.IntN(len(words))] + "/" + scriptNames[g.r.IntN(len(scriptNames))]
+	}
 	// Fan-out per level (MEMENTOMAP.md, Table 8: P1 25.0, P2 7.25, P3 4.96, ...).
 	fan := []int{0, max(3, min(400, size/6)), 9, 6, 4, 4, 3, 3, 3, 2, 2}
 	for len(us) < size {
+		if g.r.IntN(100) < 42 {
+			sc := scripts[int(float64(len(scripts))*math.Pow(g.r.Float64(), 2))]
+			add(sc, "id="+strconv.Itoa(g.r.IntN(4*size+10)), "text/html")
+			if len(seen) > 4*size+100 {
+				break
+			}
+			continue
+		}
 		depth := 1 + g.depth()
 		var p strings.Builder
 		for d := 1; d <= depth; d++ {
@@ -287,7 +304,7 @@ func (g *Generator) host(o *out, hostKey string) error {
 			p.WriteString("/p" + strconv.Itoa(g.r.IntN(1000)) + ext)
 		}
 		query := ""
-		if g.r.IntN(100) < 15 {
+		if g.r.IntN(100) < 8 {
 			query = "id=" + strconv.Itoa(g.r.IntN(500))
 		}
 		add(p.String(), query, mimeByExt[ext])
@@ -308,7 +325,7 @@ func (g *Generator) host(o *out, hostKey string) error {
 		m := g.mementos()
 		ts := make([]int64, m)
 		for i := range ts {
-			ts[i] = 19960101000000 + int64(g.r.IntN(23))*10000000000 + int64(1+g.r.IntN(12))*100000000 +
+			ts[i] = int64(1996+g.r.IntN(23))*10000000000 + int64(1+g.r.IntN(12))*100000000 +
 				int64(1+g.r.IntN(28))*1000000 + int64(g.r.IntN(24))*10000 + int64(g.r.IntN(60))*100 + int64(g.r.IntN(60))
 		}
 		slices.Sort(ts)

@@ -3,9 +3,11 @@ package cdxgen
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/surt"
 )
 
@@ -24,6 +26,17 @@ func TestWriteIsSortedExactAndCanonical(t *testing.T) {
 		data, st := generate(t, n, 42)
 		if st.Lines != n || int64(bytes.Count(data, []byte("\n"))) != n {
 			t.Fatalf("n=%d: %d lines (stats %d)", n, bytes.Count(data, []byte("\n")), st.Lines)
+		}
+		// Every line is valid CDXJ.
+		r := cdxj.NewReader(bytes.NewReader(data))
+		for {
+			_, err := r.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("n=%d: %v", n, err)
+			}
 		}
 		sc := bufio.NewScanner(bytes.NewReader(data))
 		prev := ""
