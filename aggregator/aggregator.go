@@ -109,7 +109,23 @@ type Aggregator struct {
 	flight singleflight.Group
 	base   context.Context
 	stop   context.CancelFunc
-	bg     sync.WaitGroup
+	mu     sync.Mutex // guards closed and bg.Add
+	closed bool
+	bg     sync.WaitGroup // searches and background loops
+}
+
+// ErrClosed is returned by Search and Lookup after Close.
+var ErrClosed = errors.New("aggregator: closed")
+
+// track registers one background goroutine; false after Close.
+func (ag *Aggregator) track() bool {
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	if ag.closed {
+		return false
+	}
+	ag.bg.Add(1)
+	return true
 }
 
 type archiveState struct {
@@ -218,6 +234,9 @@ func New(opts Options) (*Aggregator, error) {
 // Close cancels running searches and background work, waits for them, and
 // releases loaded MementoMaps. The Aggregator must not be used afterwards.
 func (ag *Aggregator) Close() error {
+	ag.mu.Lock()
+	ag.closed = true
+	ag.mu.Unlock()
 	ag.stop()
 	ag.bg.Wait()
 	var errs []error
@@ -352,7 +371,8 @@ func (ag *Aggregator) budget(k Kind) time.Duration {
 // dynamic ones, datetime) share one fan-out (singleflight). The search runs
 // within its budget whatever happens to ctx; ctx only stops the wait. The
 // error is non-nil only when ctx ends first or the aggregator is closed;
-// archive failures are reported in the Result's outcomes.
+// archive failures are reported in the Result's outcomes. After Close it
+// returns ErrClosed.
 func (ag *Aggregator) Search(ctx context.Context, s Service, urir string, at time.Time) (*Result, error) {
 	k := kindOf(s)
 	key := string(s) + "\x00" + urir
@@ -360,10 +380,17 @@ func (ag *Aggregator) Search(ctx context.Context, s Service, urir string, at tim
 		key += "\x00" + strconv.FormatInt(at.Unix(), 10)
 	}
 	ch := ag.flight.DoChan(key, func() (any, error) {
+		if !ag.track() {
+			return nil, ErrClosed
+		}
+		defer ag.bg.Done()
 		return ag.search(s, k, urir, at), nil
 	})
 	select {
 	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
 		return r.Val.(*Result), nil
 	case <-ctx.Done():
 		return nil, ctx.Err()

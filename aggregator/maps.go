@@ -128,7 +128,9 @@ func (ag *Aggregator) StartMapRefresh(ctx context.Context) {
 		if st.Map.Refresh <= 0 || st.Map.File != "" || !st.Map.Configured() {
 			continue
 		}
-		ag.bg.Add(1)
+		if !ag.track() {
+			return
+		}
 		go func() {
 			defer ag.bg.Done()
 			t := time.NewTicker(st.Map.Refresh)

@@ -90,7 +90,7 @@ func TestMySQLSharedQueue(t *testing.T) {
 // only-if-cached for an unknown URI-R → 504.
 func TestMySQLScenarios(t *testing.T) {
 	c := openMySQL(t, mysqlDSN(t))
-	urir := "http://example.com/search?q=%26&x=\"quoted\""
+	urir := "http://example.com/search?q=%26&x='quoted'"
 	arc := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000", "20110101000000")}})
 	ag := newAggregator(t, Options{Archives: []Archive{entry("a", arc)}, Cache: c})
 	h := ag.Handler()
@@ -102,7 +102,7 @@ func TestMySQLScenarios(t *testing.T) {
 	}{
 		{"unknown: searched", "/timemap/link/" + urir, nil, 200, 1},
 		{"fresh: from MySQL", "/timemap/json/" + urir, nil, 200, 0},
-		{"https form: same entry", "/timemap/cdxj/https://example.com/search?q=%26&x=\"quoted\"", nil, 200, 0},
+		{"https form: same entry", "/timemap/cdxj/https://example.com/search?q=%26&x='quoted'", nil, 200, 0},
 		{"none: searched", "/timemap/link/http://none.example/", nil, 404, 1},
 		{"none: 404 from MySQL", "/timemap/link/http://none.example/", nil, 404, 0},
 		{"only-if-cached unknown: 504", "/timemap/link/http://never.example/", []string{"Cache-Control", "only-if-cached"}, 504, 0},

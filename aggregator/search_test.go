@@ -351,3 +351,20 @@ func TestTimeMapPagingUpstream(t *testing.T) {
 		t.Errorf("%d mementos in %d requests, want 2500 in 3", len(res.Mementos), res.Outcomes[0].Requests)
 	}
 }
+
+func TestSearchAfterClose(t *testing.T) {
+	arc := newArchive(t, archivetest.Config{})
+	ag, err := New(Options{Archives: []Archive{entry("a", arc)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ag.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ag.Search(context.Background(), TimeMapCache, "http://x/", time.Time{}); err != ErrClosed {
+		t.Errorf("Search after Close: %v, want ErrClosed", err)
+	}
+	if arc.Count("") != 0 {
+		t.Error("a closed aggregator asked an archive")
+	}
+}
