@@ -450,17 +450,10 @@ func isDateParam(name string) bool {
 // isDayName reports whether b is an English day name, abbreviated or not,
 // in any case: the part of an HTTP date before its comma.
 func isDayName(b []byte) bool {
-	if len(b) < 3 {
-		return false
-	}
-	for _, d := range [...]string{"mon", "tue", "wed", "thu", "fri", "sat", "sun"} {
-		if eqFold(b[:3], d) {
-			rest := b[3:]
-			if len(rest) == 0 {
-				return true
-			}
-			full := map[string]string{"mon": "day", "tue": "sday", "wed": "nesday", "thu": "rsday", "fri": "day", "sat": "urday", "sun": "day"}[d]
-			return eqFold(rest, full)
+	for _, d := range [...]string{"mon", "tue", "wed", "thu", "fri", "sat", "sun",
+		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"} {
+		if eqFold(b, d) {
+			return true
 		}
 	}
 	return false

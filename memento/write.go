@@ -3,6 +3,7 @@ package memento
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -281,7 +282,9 @@ func WriteLinkFormat(w io.Writer, tm *TimeMap) error {
 		m := &tm.Mementos[i]
 		b = appendTarget(b, m.URIM)
 		b = appendParam(b, "rel", tm.mementoRel(i))
-		b = appendParam(b, "datetime", FormatHTTPDate(m.Datetime))
+		b = append(b, `; datetime="`...)
+		b = m.Datetime.UTC().AppendFormat(b, http.TimeFormat)
+		b = append(b, '"')
 		b = appendParams(b, m.Extra)
 		if err := emit(); err != nil {
 			return err
@@ -456,7 +459,10 @@ func appendKV(b []byte, indent, k, v string, comma bool) []byte {
 // layout; indent is the indentation of the line holding the '{'.
 func appendEntry(b []byte, indent string, m *Memento) []byte {
 	b = append(b, "{\n"...)
-	b = appendKV(b, indent+"  ", "datetime", rfc3339(m.Datetime), true)
+	b = append(b, indent...)
+	b = append(b, `  "datetime": "`...)
+	b = m.Datetime.UTC().AppendFormat(b, "2006-01-02T15:04:05Z")
+	b = append(b, "\",\n"...)
 	b = appendKV(b, indent+"  ", "uri", m.URIM, false)
 	b = append(b, '\n')
 	b = append(b, indent...)
@@ -529,7 +535,9 @@ func WriteCDXJ(w io.Writer, tm *TimeMap) error {
 		b = append(b, `, "rel": `...)
 		b = appendJSONString(b, tm.mementoRel(i))
 		b = append(b, `, "datetime": `...)
-		b = appendJSONString(b, FormatHTTPDate(m.Datetime))
+		b = append(b, '"')
+		b = m.Datetime.UTC().AppendFormat(b, http.TimeFormat)
+		b = append(b, '"')
 		b = append(b, "}\n"...)
 		if len(b) > 16<<10 {
 			if _, err := bw.Write(b); err != nil {
