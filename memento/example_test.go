@@ -301,3 +301,33 @@ func ExampleClient_FetchTimeMap() {
 	// http://nothing.example/ no mementos (cacheable)
 	// http://busy.example/ failed with HTTP 503 (do not cache)
 }
+
+// The Link header a TimeGate sends with its choice, MemGator's layout.
+func ExampleNavigationLinks() {
+	tm, _ := memento.ReadTimeMap(strings.NewReader(exampleTimeMap), nil)
+	tm.TimeGate = "http://localhost:1208/timegate/http://example.com/"
+	at, _ := memento.ParseTimestamp("20100513")
+	for _, l := range memento.NavigationLinks(tm, tm.ClosestIndex(at)) {
+		fmt.Println(memento.FormatLinks([]memento.Link{l}))
+	}
+	// Output:
+	// <http://example.com/>; rel="original"
+	// <http://wayback.archive-it.org/all/20100511201151/http://example.com/>; rel="first prev memento"; datetime="Tue, 11 May 2010 20:11:51 GMT"
+	// <http://web.archive.org/web/20100513224108/http://example.com/>; rel="memento"; datetime="Thu, 13 May 2010 22:41:08 GMT"
+	// <http://wayback.archive-it.org/all/20100514231857/http://example.com/>; rel="next memento"; datetime="Fri, 14 May 2010 23:18:57 GMT"
+	// <http://web.archive.org/web/20100514231857/http://example.com/>; rel="last memento"; datetime="Fri, 14 May 2010 23:18:57 GMT"
+	// <http://localhost:1208/timegate/http://example.com/>; rel="timegate"
+}
+
+// Merging the TimeMaps of two archives keeps both captures of a second and
+// drops an exact duplicate.
+func ExampleMerge() {
+	ia, _ := memento.ReadTimeMap(strings.NewReader(`<http://example.com/>; rel="original",
+<http://web.archive.org/web/20100514231857/http://example.com/>; rel="memento"; datetime="Fri, 14 May 2010 23:18:57 GMT"`), nil)
+	ait, _ := memento.ReadTimeMap(strings.NewReader(`<http://wayback.archive-it.org/all/20100514231857/http://example.com/>; rel="memento"; datetime="Fri, 14 May 2010 23:18:57 GMT",
+<http://web.archive.org/web/20100514231857/http://example.com/>; rel="memento"; datetime="Fri, 14 May 2010 23:18:57 GMT"`), nil)
+	all := memento.Merge(ia, ait)
+	fmt.Println(all.Original, all.Len(), "mementos,", all.Duplicates, "duplicate")
+	// Output:
+	// http://example.com/ 2 mementos, 1 duplicate
+}
