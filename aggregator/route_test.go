@@ -195,31 +195,33 @@ func TestRoutingOverHTTP(t *testing.T) {
 	fileSkip := newArchive(t, archivetest.Config{})
 	urlSkip := newArchive(t, archivetest.Config{MementoMap: mapOther})
 	noMap := newArchive(t, archivetest.Config{}) // discovery finds nothing: asked
+	linked := newArchive(t, archivetest.Config{MementoMap: mapOther, MapByLink: true})
 	dir := t.TempDir()
 	filePath := filepath.Join(dir, "file.map")
 	if err := os.WriteFile(filePath, mapOther, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	archives := []Archive{
-		entry("holder", holder), entry("fileSkip", fileSkip), entry("urlSkip", urlSkip), entry("noMap", noMap),
+		entry("holder", holder), entry("fileSkip", fileSkip), entry("urlSkip", urlSkip), entry("noMap", noMap), entry("linked", linked),
 	}
 	archives[0].Map = MapSource{Discover: true}
 	archives[1].Map = MapSource{File: filePath}
 	archives[2].Map = MapSource{URL: urlSkip.URL + "/.well-known/mementomap"}
 	archives[3].Map = MapSource{Discover: true}
+	archives[4].Map = MapSource{Discover: true} // found through rel="mementomap"
 	ag := newAggregator(t, Options{Archives: archives, MapDir: dir})
 	err := ag.LoadMaps(context.Background())
 	if !errors.Is(err, ErrNoMap) {
 		t.Errorf("LoadMaps: %v, want ErrNoMap for noMap", err)
 	}
-	for _, a := range []*archivetest.Archive{holder, fileSkip, urlSkip, noMap} {
+	for _, a := range []*archivetest.Archive{holder, fileSkip, urlSkip, noMap, linked} {
 		a.ResetLog() // forget the discovery requests
 	}
 	got := map[string]Status{}
 	for _, d := range ag.Route(TimeMapCache, urir) {
 		got[d.Archive] = d.Status
 	}
-	want := map[string]Status{"holder": 0, "fileSkip": StatusSkippedByMap, "urlSkip": StatusSkippedByMap, "noMap": 0}
+	want := map[string]Status{"holder": 0, "fileSkip": StatusSkippedByMap, "urlSkip": StatusSkippedByMap, "noMap": 0, "linked": StatusSkippedByMap}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("route (-want +got):\n%s", d)
 	}

@@ -10,6 +10,7 @@
 //	GET|HEAD /timegate/{URI-R}           302 (or 303, 307, 200 style) to the closest memento (RFC 7089 §4)
 //	GET|HEAD /web/{14 digits}/{URI-R}    the memento itself, with Memento-Datetime
 //	GET /.well-known/mementomap          the archive's MementoMap, when one is given
+//	GET /maps/archive.mementomap         the same, when advertised by a rel="mementomap" link
 //
 // The URI-R is taken from the raw request path (r.RequestURI), never a
 // decoded one, so the tests can check that the aggregator passes it through
@@ -91,8 +92,12 @@ type Config struct {
 	TimeGateStatus int
 	// Descending writes TimeMaps newest first, as some archives do.
 	Descending bool
-	// MementoMap, when non-nil, is served at /.well-known/mementomap.
+	// MementoMap, when non-nil, is served at /.well-known/mementomap, or,
+	// with MapByLink, at /maps/archive.mementomap and advertised by a
+	// Link: </maps/archive.mementomap>; rel="mementomap" header on every
+	// TimeMap endpoint response (HEAD on the prefix included).
 	MementoMap []byte
+	MapByLink  bool
 }
 
 // Request is one logged request.
@@ -205,7 +210,7 @@ func (a *Archive) serve(w http.ResponseWriter, r *http.Request) {
 		endpoint, rest = "timegate", strings.TrimPrefix(raw, "/timegate/")
 	case strings.HasPrefix(raw, "/web/"):
 		endpoint, rest = "memento", strings.TrimPrefix(raw, "/web/")
-	case raw == "/.well-known/mementomap":
+	case raw == "/.well-known/mementomap", raw == "/maps/archive.mementomap":
 		endpoint = "mementomap"
 	}
 	a.mu.Lock()
@@ -218,7 +223,7 @@ func (a *Archive) serve(w http.ResponseWriter, r *http.Request) {
 		a.serveMemento(w, r, cfg, rest)
 		return
 	case "mementomap":
-		if cfg.MementoMap == nil {
+		if cfg.MementoMap == nil || cfg.MapByLink != (raw == "/maps/archive.mementomap") {
 			http.NotFound(w, r)
 			return
 		}
@@ -230,6 +235,9 @@ func (a *Archive) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if endpoint == "timemap" && cfg.MementoMap != nil && cfg.MapByLink {
+		w.Header().Set("Link", `</maps/archive.mementomap>; rel="mementomap"`)
+	}
 	if cfg.Latency > 0 {
 		t := time.NewTimer(cfg.Latency)
 		select {
