@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/mementomap"
 )
@@ -51,6 +52,12 @@ type Options struct {
 	FaultRate   float64
 	FaultStatus int
 	Seed        uint64
+	// TimeMapCache keeps the rendered bodies of up to this many TimeMaps
+	// (keyed by base URL and URI-R, least recently used evicted), so that a
+	// load test measures its client rather than this server's link-format
+	// writing; 0 renders every answer. Memory: about 90 bytes per memento
+	// of each kept TimeMap.
+	TimeMapCache int
 	// SlowBody spreads the writing of each TimeMap and TimeGate body over
 	// this long, in ten parts, flushing after each, to imitate a slow link.
 	SlowBody time.Duration
@@ -104,6 +111,8 @@ type Server struct {
 	mu  sync.Mutex // guards rnd
 	rnd *rand.Rand
 
+	bodies *lru.Cache[string, []byte] // rendered TimeMaps; nil when off
+
 	timeMap, timeGate, memento, mapReq, other atomic.Int64
 	notFound, faults, badRequest              atomic.Int64
 }
@@ -119,6 +128,9 @@ func New(ctx context.Context, idx *Index, o Options) (*Server, error) {
 	if o.FaultStatus == 0 {
 		o.FaultStatus = http.StatusServiceUnavailable
 	}
+	if o.TimeMapCache < 0 {
+		return nil, fmt.Errorf("archiveserver: TimeMap cache size %d is negative", o.TimeMapCache)
+	}
 	if o.FaultStatus < 100 || o.FaultStatus > 999 {
 		return nil, fmt.Errorf("archiveserver: fault status %d is not an HTTP status", o.FaultStatus)
 	}
@@ -129,6 +141,11 @@ func New(ctx context.Context, idx *Index, o Options) (*Server, error) {
 	}
 	s := &Server{idx: idx, o: o, mmap: m, mm: mementomap.FromBytes(m),
 		rnd: rand.New(rand.NewPCG(o.Seed, 0x6d656d656e746f))}
+	if o.TimeMapCache > 0 {
+		if s.bodies, err = lru.New[string, []byte](o.TimeMapCache); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -337,11 +354,22 @@ func (s *Server) serveTimeMap(w http.ResponseWriter, r *http.Request, rawURIR st
 	if !s.delay(w, r) {
 		return
 	}
+	base := s.base(r)
+	h := w.Header()
+	var ck string
+	if s.bodies != nil {
+		ck = base + " " + rawURIR
+		if b, ok := s.bodies.Get(ck); ok {
+			h.Set("Content-Type", memento.MediaTypeLinkFormat)
+			h.Set("Link", memento.FormatLinks([]memento.Link{{Target: base + MementoMapPath, Rel: []string{"mementomap"}}}))
+			s.writeBody(w, r, b)
+			return
+		}
+	}
 	uriR, caps, ok := s.resolve(w, rawURIR, false)
 	if !ok {
 		return
 	}
-	base := s.base(r)
 	tm := &memento.TimeMap{
 		Original: uriR,
 		TimeGate: base + TimeGatePrefix + uriR,
@@ -358,7 +386,9 @@ func (s *Server) serveTimeMap(w http.ResponseWriter, r *http.Request, rawURIR st
 		writeText(w, http.StatusInternalServerError, "writing the TimeMap: "+err.Error()+"\n")
 		return
 	}
-	h := w.Header()
+	if s.bodies != nil {
+		s.bodies.Add(ck, body.Bytes())
+	}
 	h.Set("Content-Type", memento.MediaTypeLinkFormat)
 	h.Set("Link", memento.FormatLinks([]memento.Link{{Target: base + MementoMapPath, Rel: []string{"mementomap"}}}))
 	s.writeBody(w, r, body.Bytes())

@@ -405,3 +405,27 @@ func FuzzServeHTTP(f *testing.F) {
 		}
 	})
 }
+
+func TestTimeMapCache(t *testing.T) {
+	cached := mustServer(t, Options{TimeMapCache: 2}, testIndex)
+	plain := mustServer(t, Options{}, testIndex)
+	for _, path := range []string{"/timemap/link/http://example.com/", "/timemap/link/http://example.com/", "/timemap/link/example.org/only", "/timemap/link/http://example.net/"} {
+		var bodies []string
+		var codes []int
+		for _, s := range []*Server{cached, plain, cached} {
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+			bodies = append(bodies, rec.Body.String())
+			codes = append(codes, rec.Code)
+		}
+		if bodies[0] != bodies[1] || bodies[1] != bodies[2] || codes[0] != codes[1] || codes[1] != codes[2] {
+			t.Errorf("%s: cached and rendered answers differ: %v %q", path, codes, bodies)
+		}
+	}
+	if n := cached.bodies.Len(); n != 2 {
+		t.Errorf("cache holds %d bodies, want 2 (404s are not kept)", n)
+	}
+	if _, err := New(context.Background(), cached.Index(), Options{TimeMapCache: -1}); err == nil {
+		t.Error("negative cache size accepted")
+	}
+}
