@@ -208,7 +208,9 @@ func compareMementos(a, b Memento) int {
 // same second, and both are kept). Call it after appending mementos, for
 // example when merging the TimeMaps of several archives. O(n log n).
 func (tm *TimeMap) Sort() {
-	slices.SortStableFunc(tm.Mementos, compareMementos)
+	if !slices.IsSortedFunc(tm.Mementos, compareMementos) {
+		slices.SortStableFunc(tm.Mementos, compareMementos)
+	}
 	before := len(tm.Mementos)
 	tm.Mementos = slices.CompactFunc(tm.Mementos, func(a, b Memento) bool {
 		return a.URIM == b.URIM && a.Datetime.Equal(b.Datetime)
