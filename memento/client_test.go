@@ -322,6 +322,8 @@ func TestFetchTimeMap(t *testing.T) {
 		if got := tm.Mementos[0].URIM; got != a.URL+"/new/20010101000000/http://example.com/" {
 			t.Errorf("URI-M %q", got)
 		}
+		_, err = (&Client{MaxRedirects: -1}).FetchTimeMap(ctx, a.URL+"/old")
+		wantErr(t, err, "timemap", ErrTooManyRedirects, false)
 		_, err = (&Client{}).FetchTimeMap(ctx, a.URL+"/loop/a")
 		wantErr(t, err, "timemap", ErrRedirectLoop, false)
 		_, err = (&Client{MaxRedirects: 3}).FetchTimeMap(ctx, a.URL+"/hop/0")
