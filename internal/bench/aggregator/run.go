@@ -33,6 +33,7 @@ type config struct {
 	largeMementos    int
 	skipLarge        bool
 	skipDefaults     bool
+	empty404         bool
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -51,6 +52,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&cfg.largeMementos, "large-mementos", 1000, "mementos per URI-R in each archive for the large-TimeMap run")
 	fs.BoolVar(&cfg.skipLarge, "skip-large", false, "leave out the large-TimeMap runs")
 	fs.BoolVar(&cfg.skipDefaults, "skip-defaults", false, "leave out the run with the aggregator's default client and limits")
+	fs.BoolVar(&cfg.empty404, "empty-404", false, "archives answer 404 with an empty body (isolates the cost of an upstream client that closes unread bodies)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -223,7 +225,11 @@ func startArchives(ctx context.Context, cfg config, uris []string, large bool) (
 		if err != nil {
 			return nil, err
 		}
-		hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second,
+		var h http.Handler = srv
+		if cfg.empty404 {
+			h = empty404(srv)
+		}
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 			ConnState: func(_ net.Conn, s http.ConnState) {
 				if s == http.StateNew {
 					ba.conns.Add(1)
@@ -239,6 +245,35 @@ func startArchives(ctx context.Context, cfg config, uris []string, large bool) (
 		out = append(out, ba)
 	}
 	return out, nil
+}
+
+// empty404 drops the body of 404 answers (Content-Length: 0).
+func empty404(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&no404Body{ResponseWriter: w}, r)
+	})
+}
+
+type no404Body struct {
+	http.ResponseWriter
+	drop bool
+}
+
+// WriteHeader passes the status on, emptying the body of a 404.
+func (w *no404Body) WriteHeader(code int) {
+	if code == http.StatusNotFound {
+		w.drop = true
+		w.Header().Set("Content-Length", "0")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write discards the body of a 404.
+func (w *no404Body) Write(p []byte) (int, error) {
+	if w.drop {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
 }
 
 // counters is a snapshot of everything a run is measured by.
