@@ -146,9 +146,6 @@ func (c *candidates) build(k []byte) {
 	}
 	hn := hostEnds(k, c.ends[:], maxLevels)
 	for j := hn - 1; j >= 0; j-- {
-		if k[c.ends[j]-1] == '*' {
-			continue // a wildcard key's host part is not a host
-		}
 		c.add(k[:c.ends[j]], commaStar)
 	}
 	c.add(star)

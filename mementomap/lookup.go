@@ -154,16 +154,18 @@ func (m *Map) lineEnd(p int) int {
 	return p + i
 }
 
+// keyOf returns the key column of a line exactly as splitLine does: the
+// line without its end ("\r", "\n") up to the first space or tab.
 func keyOf(line []byte) []byte {
+	for len(line) > 0 && (line[len(line)-1] == '\r' || line[len(line)-1] == '\n') {
+		line = line[:len(line)-1]
+	}
 	i := bytes.IndexByte(line, ' ')
 	if i < 0 {
 		i = len(line)
 	}
 	k := line[:i]
 	if j := bytes.IndexByte(k, '\t'); j >= 0 {
-		k = k[:j]
-	}
-	if j := bytes.IndexByte(k, '\r'); j >= 0 {
 		k = k[:j]
 	}
 	return k
