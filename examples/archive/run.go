@@ -34,6 +34,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	faultStatus := fs.Int("fault-status", 503, "HTTP status of injected faults")
 	slowBody := fs.Duration("slow-body", 0, "spread each TimeMap and TimeGate body over this long")
 	seed := fs.Uint64("seed", 1, "seed of the fault sequence")
+	tmCache := fs.Int("timemap-cache", 0, "keep the rendered bodies of this many TimeMaps (0: render every answer)")
 	skipBad := fs.Bool("skip-bad", false, "skip and count unparsable index lines instead of stopping")
 	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of trusting the index keys")
 	hcf := fs.Float64("hcf", 1, "MementoMap host compaction factor W_h")
@@ -74,7 +75,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	co.HostFactor, co.PathFactor = *hcf, *pcf
 	srv, err := archiveserver.New(ctx, idx, archiveserver.Options{
 		ID: *id, BaseURL: *base, Latency: *latency, FaultRate: *faultRate, FaultStatus: *faultStatus,
-		SlowBody: *slowBody, Seed: *seed, Compact: &co, Logger: log,
+		SlowBody: *slowBody, Seed: *seed, TimeMapCache: *tmCache, Compact: &co, Logger: log,
 	})
 	if err != nil {
 		return err
