@@ -87,7 +87,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.n <= 0 || c.lookups <= 0 || c.evalLookups <= 0 {
 		return errors.New("-n, -lookups and -eval-lookups must be positive")
 	}
-	if c.dir == "" {
+	if c.dir != "" {
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			return err
+		}
+	} else {
 		d, err := os.MkdirTemp("", "mementomap-bench-")
 		if err != nil {
 			return err
