@@ -212,6 +212,15 @@ type Cluster struct {
 
 	mu    sync.Mutex
 	parts map[string]*os.File
+
+	blockPool sync.Pool // of *blockReader, reused across queries
+}
+
+func (c *Cluster) getBlockReader() *blockReader {
+	if b, ok := c.blockPool.Get().(*blockReader); ok {
+		return b
+	}
+	return new(blockReader)
 }
 
 // OpenCluster opens the ZipNum cluster whose secondary index is idxPath
@@ -418,8 +427,9 @@ func (c *Cluster) entriesFrom(off int64) iter.Seq2[IdxEntry, error] {
 // open error) and ends the iteration.
 func (c *Cluster) BlockLines(e IdxEntry) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
-		var br blockReader
-		c.blockLines(&br, e, func(line []byte) bool { return yield(line, nil) }, func(err error) { yield(nil, err) })
+		br := c.getBlockReader()
+		defer c.blockPool.Put(br)
+		c.blockLines(br, e, func(line []byte) bool { return yield(line, nil) }, func(err error) { yield(nil, err) })
 	}
 }
 
@@ -504,7 +514,8 @@ func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
 		if prev >= 0 {
 			off = prev
 		}
-		var br blockReader
+		br := c.getBlockReader()
+		defer c.blockPool.Put(br)
 		n := 0
 		end := string(cq.end)
 		for e, err := range c.entriesFrom(off) {
@@ -516,7 +527,7 @@ func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
 				return
 			}
 			done := false
-			ok := c.blockLines(&br, e, func(line []byte) bool {
+			ok := c.blockLines(br, e, func(line []byte) bool {
 				if isBlankLine(line) || isHeaderLine(line) {
 					return true
 				}
