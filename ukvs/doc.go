@@ -4,10 +4,11 @@
 // # The format
 //
 // UKVS is defined by the ORS draft ukvs.md (github.com/oduwsdl/ORS) and
-// shown in Figure 2 of Alam, Weigle, Nelson et al., "MementoMap Framework
-// for Flexible and Adaptive Web Archive Profiling" (JCDL 2019). A document
-// is a few header lines, each "!" + a name + single-line JSON, followed by
-// data lines:
+// is the format of the MementoMap in Figure 2 of Alam, Weigle, Nelson et
+// al., "MementoMap Framework for Flexible and Adaptive Web Archive
+// Profiling" (JCDL 2019). A document is a few header lines, each "!" + a
+// name + single-line JSON, followed by data lines, as in this map in the
+// manner of that figure:
 //
 //	!context ["http://oduwsdl.github.io/contexts/ukvs"]
 //	!id {uri: "http://archive.example.org/"}

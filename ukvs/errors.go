@@ -3,6 +3,7 @@ package ukvs
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Causes of a *[ParseError] (compare with [errors.Is]). [ErrFrequency] and
@@ -45,10 +46,11 @@ type ParseError struct {
 // Error formats the error as "ukvs: line N[, column C]: cause [(key "K")]".
 func (e *ParseError) Error() string {
 	var s string
+	cause := strings.TrimPrefix(fmt.Sprint(e.Err), "ukvs: ")
 	if e.Column > 0 {
-		s = fmt.Sprintf("ukvs: line %d, column %d: %v", e.Line, e.Column, e.Err)
+		s = fmt.Sprintf("ukvs: line %d, column %d: %s", e.Line, e.Column, cause)
 	} else {
-		s = fmt.Sprintf("ukvs: line %d: %v", e.Line, e.Err)
+		s = fmt.Sprintf("ukvs: line %d: %s", e.Line, cause)
 	}
 	if e.Key != "" {
 		s += fmt.Sprintf(" (key %q)", e.Key)

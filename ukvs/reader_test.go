@@ -402,3 +402,15 @@ func TestParseLine(t *testing.T) {
 		t.Errorf("ParseLine allocates %v times per call", n)
 	}
 }
+
+func TestParseErrorMessageHasOnePrefix(t *testing.T) {
+	r := NewReader(strings.NewReader("a 1x\n"))
+	rec, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rec.Frequency()
+	if got, want := err.Error(), `ukvs: line 1, column 3: invalid frequency "1x" at byte 1: expected '/' or a bound suffix (+ - ~)`; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+}
