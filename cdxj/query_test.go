@@ -451,3 +451,34 @@ func TestOpenIndex(t *testing.T) {
 		t.Errorf("OpenIndex(.idx) is a %T, want *Cluster", ix)
 	}
 }
+
+// A line longer than MaxLineSize is an error naming its offset, whether
+// the binary search or the sequential read meets it; never a silent stop.
+func TestSortedLineTooLong(t *testing.T) {
+	long := "b " + strings.Repeat("9", 5000)
+	content := "a 1\n" + long + "\nc 3\n"
+	for _, tt := range []struct {
+		name string
+		q    Query
+	}{
+		{"met by the sequential read", Query{Key: "", Match: MatchPrefix}},
+		{"met by the search", Query{Key: "b"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewSorted(strings.NewReader(content), int64(len(content)))
+			s.MaxLineSize = 1000
+			var errs []error
+			var lines []string
+			for line, err := range s.Lines(tt.q) {
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				lines = append(lines, string(line))
+			}
+			if len(errs) != 1 || !errors.Is(errs[0], ErrLineTooLong) || !strings.Contains(errs[0].Error(), "byte 4") {
+				t.Errorf("lines %q, errors %v; want one ErrLineTooLong at byte 4", lines, errs)
+			}
+		})
+	}
+}
