@@ -158,11 +158,7 @@ func (f *lineFile) search(target []byte, keyOf func([]byte) []byte) (int64, erro
 	lo, hi := int64(0), f.size
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		ls, err := f.lineStartAfter(mid)
-		if err != nil {
-			return 0, err
-		}
-		start, line, ok, err := f.dataLineFrom(ls)
+		start, line, ok, err := f.probe(mid)
 		if err != nil {
 			return 0, err
 		}
@@ -178,6 +174,32 @@ func (f *lineFile) search(target []byte, keyOf func([]byte) []byte) (int64, erro
 	}
 	start, _, _, err := f.dataLineFrom(ls)
 	return start, err
+}
+
+// probe returns the first data line that starts at or after p, as
+// dataLineFrom(lineStartAfter(p)) does, in one read when the line is short
+// enough to come with the line end before it (the common case).
+func (f *lineFile) probe(p int64) (start int64, line []byte, ok bool, err error) {
+	if p > 0 && p < f.size {
+		chunk := f.chunk()
+		n, err := f.readAt(chunk, p-1)
+		if err != nil {
+			return 0, nil, false, err
+		}
+		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
+			if j := bytes.IndexByte(chunk[i+1:n], '\n'); j >= 0 {
+				l := trimCR(chunk[i+1 : i+1+j])
+				if len(l) <= f.max && !isBlankLine(l) && !isHeaderLine(l) {
+					return p + int64(i), l, true, nil
+				}
+			}
+		}
+	}
+	ls, err := f.lineStartAfter(p)
+	if err != nil {
+		return 0, nil, false, err
+	}
+	return f.dataLineFrom(ls)
 }
 
 // prevDataLine returns the start of the last data line that starts before
