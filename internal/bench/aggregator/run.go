@@ -154,7 +154,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintln(stdout, "\nagg CPU/req: the aggregator process's user+system time (getrusage) over the measured requests;")
 	fmt.Fprintln(stdout, "bench CPU/req: this process's (load generator and the three archives, which keep rendered TimeMaps).")
-	fmt.Fprintln(stdout, "upstream/req and new upstream conns/req: requests the archives served and TCP connections they accepted, per client request.")
+	fmt.Fprintln(stdout, "upstream/req and new upstream conns/req: requests the archives served and TCP connections they accepted, per client request;")
+	fmt.Fprintln(stdout, "identical concurrent searches share one fan-out (singleflight), so with more connections than URI-Rs upstream/req falls below 3 (or 1).")
 	if !cfg.skipDefaults {
 		fmt.Fprintln(stdout, "* aggregator defaults: Options.HTTPClient nil (http.DefaultTransport: MaxIdleConnsPerHost 2) and MaxConcurrent 8 per archive;")
 		fmt.Fprintln(stdout, "  the other runs pass an HTTPClient whose Transport keeps 1,024 idle connections per archive and MaxConcurrent 1,024.")
