@@ -494,36 +494,66 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 // block may end with lines of that key), and blocks are read from there
 // until a block's first key sorts past the last possible line.
 func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
+	return c.lines(q, 0, -1)
+}
+
+// candidates yields the entries of the blocks that may hold lines matching
+// cq, in order: from the last block whose key sorts before cq.start to the
+// last block whose key sorts before cq.end.
+func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
+	return func(yield func(IdxEntry, error) bool) {
+		lf := newLineFile(c.idx, c.size, c.MaxLineSize)
+		off, err := lf.search(cq.start, idxKey)
+		if err != nil {
+			yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+			return
+		}
+		prev, err := lf.prevDataLine(off)
+		if err != nil {
+			yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+			return
+		}
+		if prev >= 0 {
+			off = prev
+		}
+		end := string(cq.end)
+		for e, err := range c.entriesFrom(off) {
+			if err != nil {
+				yield(IdxEntry{}, err)
+				return
+			}
+			if cq.end != nil && e.Key >= end {
+				return
+			}
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
+// lines yields the matching lines of the candidate blocks skip to
+// skip+count-1 (count < 0: all from skip on).
+func (c *Cluster) lines(q Query, skip, count int) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		cq, err := q.compile()
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		lf := newLineFile(c.idx, c.size, c.MaxLineSize)
-		off, err := lf.search(cq.start, idxKey)
-		if err != nil {
-			yield(nil, fmt.Errorf("%s: %w", c.idxPath, err))
-			return
-		}
-		prev, err := lf.prevDataLine(off)
-		if err != nil {
-			yield(nil, fmt.Errorf("%s: %w", c.idxPath, err))
-			return
-		}
-		if prev >= 0 {
-			off = prev
-		}
 		br := c.getBlockReader()
 		defer c.blockPool.Put(br)
-		n := 0
-		end := string(cq.end)
-		for e, err := range c.entriesFrom(off) {
+		n, i := 0, -1
+		for e, err := range c.candidates(cq) {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			if cq.end != nil && e.Key >= end {
+			i++
+			if i < skip {
+				continue
+			}
+			if count >= 0 && i >= skip+count {
 				return
 			}
 			done := false
@@ -554,6 +584,41 @@ func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
 			}
 		}
 	}
+}
+
+// Pages returns how many pages of pageSize blocks the answer to q spans,
+// and how many blocks, as a CDX server's showNumPages=true does for a
+// ZipNum index: only the secondary index is read. pageSize must be
+// positive. Use Page to read one page.
+func (c *Cluster) Pages(q Query, pageSize int) (pages, blocks int, err error) {
+	if pageSize <= 0 {
+		return 0, 0, fmt.Errorf("%w: page size %d", ErrQuery, pageSize)
+	}
+	cq, err := q.compile()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, err := range c.candidates(cq) {
+		if err != nil {
+			return 0, 0, err
+		}
+		blocks++
+	}
+	return (blocks + pageSize - 1) / pageSize, blocks, nil
+}
+
+// Page returns the lines matching q in page number page (0-based) of
+// pageSize blocks, as a CDX server's page= and pageSize= do: the pages
+// of a query together give the same lines as Lines, split at block
+// boundaries, so that a client can fetch a large answer piece by piece.
+// A page past the last yields nothing. q.Limit applies within the page.
+func (c *Cluster) Page(q Query, page, pageSize int) iter.Seq2[[]byte, error] {
+	if pageSize <= 0 || page < 0 {
+		return func(yield func([]byte, error) bool) {
+			yield(nil, fmt.Errorf("%w: page %d of size %d", ErrQuery, page, pageSize))
+		}
+	}
+	return c.lines(q, page*pageSize, pageSize)
 }
 
 // Records returns the lines that match q parsed as Records (layout

@@ -483,3 +483,49 @@ func TestZipNumIOTestReaders(t *testing.T) {
 		})
 	}
 }
+
+// The pages of a query, read one by one, give the lines of the query.
+func TestClusterPages(t *testing.T) {
+	lines := corpus(t)
+	c := buildCluster(t, t.TempDir(), "p", lines, &ClusterOptions{LinesPerBlock: 10})
+	for _, q := range []Query{
+		{Key: "org,archive", Match: MatchDomain},
+		{Key: "org,archive)/", From: "2013"},
+		{Key: "com,example)/", Match: MatchHost},
+		{Key: "zzz"},
+		{Match: MatchPrefix},
+	} {
+		for _, size := range []int{1, 3, 50} {
+			pages, blocks, err := c.Pages(q, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pages != (blocks+size-1)/size {
+				t.Errorf("%+v size %d: %d pages for %d blocks", q, size, pages, blocks)
+			}
+			var got []string
+			for p := 0; p <= pages; p++ { // one page past the end: empty
+				for line, err := range c.Page(q, p, size) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if p == pages {
+						t.Errorf("%+v: page %d past the end yielded %q", q, p, line)
+					}
+					got = append(got, string(line))
+				}
+			}
+			if want := reference(t, lines, q); !slices.Equal(got, want) {
+				t.Errorf("%+v size %d: pages give %d lines, want %d", q, size, len(got), len(want))
+			}
+		}
+	}
+	if _, _, err := c.Pages(Query{Key: "a"}, 0); !errors.Is(err, ErrQuery) {
+		t.Errorf("Pages with size 0: %v", err)
+	}
+	for _, err := range c.Page(Query{Key: "a"}, -1, 5) {
+		if !errors.Is(err, ErrQuery) {
+			t.Errorf("Page -1: %v", err)
+		}
+	}
+}
