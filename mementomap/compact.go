@@ -209,8 +209,9 @@ type compactor struct {
 	// discard is the trail position of the active doomed node: host
 	// levels are 0..hdepth-1, path levels hdepth+level; -1 when none.
 	discard  int
-	line     []byte // scratch for reference-mode output
-	sum      runSum // frequencies of every data line so far
+	line     []byte          // scratch for reference-mode output
+	sum      runSum          // frequencies of every data line so far
+	sib      [MaxDepth][]int // per path level, closed leaf siblings that may come back (see siblings)
 	dataSeen bool
 }
 
@@ -420,6 +421,10 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 	if dh < len(c.host) {
 		dp = 0
 	}
+	reopened := false
+	if !c.o.Reference {
+		reopened = c.siblings(dp, pn, cp, key)
+	}
 	if err := c.close(dh, dp); err != nil {
 		return err
 	}
@@ -441,7 +446,7 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 	for j := len(c.path); j < pn; j++ {
 		rollable := j < c.o.PathDepth-1 && !math.IsInf(c.pcut[j], 1)
 		c.path = append(c.path, node{end: c.pends[j], base: base, start: start, rollable: rollable})
-		if j > 0 {
+		if j > 0 && !(reopened && j == dp) {
 			c.addChild(c.o.HostDepth+j-1, c.pcut[j-1])
 		}
 	}
@@ -473,6 +478,45 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 // flushChunk is how many bytes may wait in memory before Compact looks for
 // output that can no longer be rolled up.
 const flushChunk = 64 << 10
+
+// siblings keeps children counts distinct where byte order splits a path
+// node: "/news", "/news-2019", "/news.html", "/news/a" holds the node
+// "/news" twice, once as a leaf and again with its children, because '-'
+// and '.' sort before '/'. Per path level it keeps the lengths of closed
+// leaf siblings that are prefixes of the open node and may still come back
+// (the next byte sorts before '/'). It runs before the trail at level dp is
+// closed and reports whether the node opening there is such a comeback,
+// which is then not counted again as a child of its parent. The reference
+// tool counts it twice; Reference mode keeps that.
+func (c *compactor) siblings(dp, pn, cp int, key []byte) bool {
+	for j := dp + 1; j < len(c.sib); j++ {
+		c.sib[j] = c.sib[j][:0] // their parents change
+	}
+	if dp == 0 || dp >= pn || dp >= len(c.path) {
+		if dp < len(c.sib) {
+			c.sib[dp] = c.sib[dp][:0]
+		}
+		return false
+	}
+	x := c.path[dp]
+	zLen := c.pends[dp]
+	reopened := false
+	keep := c.sib[dp][:0]
+	for _, l := range c.sib[dp] {
+		switch {
+		case l > cp:
+		case l == zLen:
+			reopened = true
+		case l < zLen && key[l] < '/':
+			keep = append(keep, l)
+		}
+	}
+	if x.children == 0 && x.end <= cp && x.end < zLen && key[x.end] < '/' {
+		keep = append(keep, x.end)
+	}
+	c.sib[dp] = keep
+	return reopened
+}
 
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))

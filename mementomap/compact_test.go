@@ -185,6 +185,22 @@ func TestCompactGolden(t *testing.T) {
 			want: lines("com,ex)/a/* 12/12+", "com,ex)/b 1"),
 		},
 		{
+			// "/news" comes back after "/news-2019" and "/news.html" ('-'
+			// and '.' sort before '/'): it is one child, not two. Three
+			// children do not pass the cutoff 24.546·0.13 = 3.19.
+			name: "a node split by byte order counts once",
+			in:   lines("com,ex)/news 1", "com,ex)/news-2019 1", "com,ex)/news.html 1", "com,ex)/news/a 1"),
+			o:    opts(math.Inf(1), 0.13, false),
+			want: lines("com,ex)/news 1", "com,ex)/news-2019 1", "com,ex)/news.html 1", "com,ex)/news/a 1"),
+		},
+		{
+			// The reference counts "/news" twice: four children roll up.
+			name: "a node split by byte order counts twice in reference mode",
+			in:   lines("com,ex)/news 1", "com,ex)/news-2019 1", "com,ex)/news.html 1", "com,ex)/news/a 1"),
+			o:    opts(math.Inf(1), 0.13, true),
+			want: lines("com,ex)/* 4"),
+		},
+		{
 			name: "empty input",
 			in:   "",
 			o:    opts(1, 1, false),
