@@ -1,0 +1,62 @@
+// Command aggregator serves a Memento aggregator (package aggregator) over
+// HTTP: it asks many web archives at once for the captures (mementos) of a
+// URL and merges their answers, skipping the archives whose MementoMap says
+// they hold nothing.
+//
+//	go run ./examples/aggregator                       # the public archives, bolt cache, localhost:1208
+//	go run ./examples/aggregator -config aggregator.json -addr :8080
+//	go run ./examples/aggregator -archives archivelist.xml -rules rules.json -cache memory
+//
+// Endpoints (GET and HEAD):
+//
+//	/                                  a form: a URL and an optional date (package internal/webui)
+//	/list/{datetime}/{URI-R}           the result page, per archive: found, skipped by MementoMap, failed
+//	/timemap/{link|json|cdxj}/{URI-R}  the merged TimeMap (RFC 7089 §5)
+//	/timemap/link/{N}/{URI-R}          page N of it
+//	/timegate/{URI-R}                  302 to the memento closest to Accept-Datetime (RFC 7089 §4)
+//	/memento/{datetime}/{URI-R}        302 to the memento closest to datetime
+//	/api/json/{datetime}/{URI-R}       the Time Travel JSON description
+//	/metrics                           Prometheus metrics
+//	/healthz                           200 with a JSON summary; 503 while draining or without cache
+//
+// Configuration comes from the defaults, then the JSON file named by
+// -config (its keys are the flag names with underscores, durations written
+// "10s"), then the flags given, each overriding the one before; -h lists
+// them. With no archive list the embedded public list is used: MemGator's
+// archives.json without the entries it marks "ignore" (README.md). The
+// cache is a bbolt file in the data folder unless -cache says "memory" or
+// gives a MySQL DSN.
+//
+// Logs are structured (slog, JSON or text) on standard error, one line per
+// request. SIGINT or SIGTERM starts a graceful shutdown: the listener
+// closes, requests in flight and refresh jobs running get -shutdown-timeout
+// to finish, and the cache is closed. Exit status: 0 after a clean
+// shutdown, 2 for a usage error, 1 otherwise.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "aggregator:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}

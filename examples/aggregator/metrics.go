@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cache"
+)
+
+// metrics are the server's Prometheus metrics, on a registry of its own
+// (never the global one, so that tests can run many servers).
+//
+//	mementokit_http_requests_total{endpoint,code}            counter
+//	mementokit_http_request_duration_seconds{endpoint}       histogram
+//	mementokit_http_requests_in_flight                       gauge
+//	mementokit_upstream_requests_total{archive}              counter (requests sent, TimeMap pages count one each)
+//	mementokit_upstream_requests_saved_total{archive}        counter (requests a MementoMap made unnecessary)
+//	mementokit_upstream_answers_total{archive,outcome}       counter (found, none, failed, dormant_skip)
+//	mementokit_upstream_duration_seconds{archive,op,result}  histogram (one archive's whole answer: ok, not_found, error)
+//	mementokit_archive_dormant{archive}                      gauge (1 while dormant)
+//	mementokit_mementomap_loaded_timestamp_seconds{archive}  gauge (0: no map)
+//	mementokit_cache_lookups_total{result}                   counter (fresh, stale, negative, negative_expired, failed, pending, miss, error)
+//	mementokit_refresh_queue_depth                           gauge (jobs this process queued that no worker claimed yet)
+//	mementokit_refresh_jobs_running                          gauge
+//	mementokit_refresh_jobs_total{result}                    counter (done, error)
+//
+// plus the Go runtime and process collectors.
+type metrics struct {
+	reg         *prometheus.Registry
+	requests    *prometheus.CounterVec
+	reqDuration *prometheus.HistogramVec
+	inFlight    prometheus.Gauge
+	upDuration  *prometheus.HistogramVec
+	cacheGets   *prometheus.CounterVec
+	jobsRunning prometheus.Gauge
+	jobs        *prometheus.CounterVec
+	queue       *queueTracker
+}
+
+// latencyBuckets span 1 ms to about 65 s: cached answers take well under a
+// millisecond of server time, thorough searches up to their 150 s budget.
+var latencyBuckets = prometheus.ExponentialBuckets(0.001, 2, 17)
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mementokit_http_requests_total", Help: "HTTP requests answered, by endpoint and status code.",
+		}, []string{"endpoint", "code"}),
+		reqDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mementokit_http_request_duration_seconds", Help: "Time from request to the end of the answer, by endpoint.", Buckets: latencyBuckets,
+		}, []string{"endpoint"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mementokit_http_requests_in_flight", Help: "HTTP requests being answered.",
+		}),
+		upDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "mementokit_upstream_duration_seconds", Help: "Time one archive took to answer (a TimeGate request, or a whole TimeMap with its pages).", Buckets: latencyBuckets,
+		}, []string{"archive", "op", "result"}),
+		cacheGets: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mementokit_cache_lookups_total", Help: "Cache reads by what they found: fresh, stale, negative (a recent 'no mementos'), negative_expired, failed (a partial result), pending, miss, error.",
+		}, []string{"result"}),
+		jobsRunning: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "mementokit_refresh_jobs_running", Help: "Refresh jobs being run by this process's workers.",
+		}),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "mementokit_refresh_jobs_total", Help: "Refresh jobs run by this process's workers, by result (done, error).",
+		}, []string{"result"}),
+		queue: newQueueTracker(),
+	}
+	m.reg.MustRegister(m.requests, m.reqDuration, m.inFlight, m.upDuration, m.cacheGets, m.jobsRunning, m.jobs,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "mementokit_refresh_queue_depth", Help: "Refresh jobs this process queued that no worker has claimed yet.",
+		}, func() float64 { return float64(m.queue.depth()) }),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+var (
+	descSent    = prometheus.NewDesc("mementokit_upstream_requests_total", "Requests sent to an archive (TimeMap pages count one each).", []string{"archive"}, nil)
+	descSaved   = prometheus.NewDesc("mementokit_upstream_requests_saved_total", "Requests not sent to an archive because its MementoMap says it holds nothing.", []string{"archive"}, nil)
+	descAnswers = prometheus.NewDesc("mementokit_upstream_answers_total", "Archive outcomes in searches: found, none, failed, dormant_skip.", []string{"archive", "outcome"}, nil)
+	descDormant = prometheus.NewDesc("mementokit_archive_dormant", "1 while the archive is dormant after consecutive failures.", []string{"archive"}, nil)
+	descMap     = prometheus.NewDesc("mementokit_mementomap_loaded_timestamp_seconds", "When the archive's MementoMap was loaded (Unix time); 0 when none is.", []string{"archive"}, nil)
+)
+
+// watchAggregator exports the aggregator's per-archive counters
+// (aggregator.Stats) at each scrape.
+func (m *metrics) watchAggregator(ag *aggregator.Aggregator) {
+	m.reg.MustRegister(prometheus.CollectorFunc(func(ch chan<- prometheus.Metric) {
+		for _, s := range ag.Stats() {
+			ch <- prometheus.MustNewConstMetric(descSent, prometheus.CounterValue, float64(s.Sent), s.Archive)
+			ch <- prometheus.MustNewConstMetric(descSaved, prometheus.CounterValue, float64(s.Saved), s.Archive)
+			for _, o := range []struct {
+				name string
+				v    int64
+			}{{"found", s.Found}, {"none", s.None}, {"failed", s.Failed}, {"dormant_skip", s.DormantSkips}} {
+				ch <- prometheus.MustNewConstMetric(descAnswers, prometheus.CounterValue, float64(o.v), s.Archive, o.name)
+			}
+			dormant := 0.0
+			if !s.DormantUntil.IsZero() {
+				dormant = 1
+			}
+			ch <- prometheus.MustNewConstMetric(descDormant, prometheus.GaugeValue, dormant, s.Archive)
+			loaded := 0.0
+			if !s.MapLoaded.IsZero() {
+				loaded = float64(s.MapLoaded.UnixNano()) / 1e9
+			}
+			ch <- prometheus.MustNewConstMetric(descMap, prometheus.GaugeValue, loaded, s.Archive)
+		}
+	}))
+}
+
+// endpoint names the metric label of a raw request target: its first path
+// segment for the known endpoints, "other" for anything else (so that
+// arbitrary paths cannot grow the label set).
+func endpoint(raw string) string {
+	p, _, _ := strings.Cut(raw, "?")
+	switch {
+	case p == "/":
+		return "home"
+	case p == "/search":
+		return "search"
+	case p == "/metrics":
+		return "metrics"
+	case p == "/healthz":
+		return "healthz"
+	case strings.HasPrefix(p, "/static/"):
+		return "static"
+	case strings.HasPrefix(p, "/list/"):
+		return "list"
+	case strings.HasPrefix(p, "/timemap/"):
+		return "timemap"
+	case strings.HasPrefix(p, "/timegate/"):
+		return "timegate"
+	case strings.HasPrefix(p, "/memento/"):
+		return "memento"
+	case strings.HasPrefix(p, "/api/json/"):
+		return "api_json"
+	}
+	return "other"
+}
+
+// statusWriter records the status and body size of an answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(p []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(p)
+	s.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// meteredUpstream times each archive's answer.
+type meteredUpstream struct {
+	next aggregator.Upstream
+	hist *prometheus.HistogramVec
+}
+
+func (u meteredUpstream) observe(a *aggregator.Archive, op string, start time.Time, err error) {
+	res := "ok"
+	switch {
+	case errors.Is(err, aggregator.ErrNotFound):
+		res = "not_found"
+	case err != nil:
+		res = "error"
+	}
+	u.hist.WithLabelValues(a.ID, op, res).Observe(time.Since(start).Seconds())
+}
+
+// TimeMap calls the wrapped Upstream and records its time.
+func (u meteredUpstream) TimeMap(ctx context.Context, a *aggregator.Archive, urir string) ([]aggregator.Memento, int, error) {
+	start := time.Now()
+	ms, n, err := u.next.TimeMap(ctx, a, urir)
+	u.observe(a, "timemap", start, err)
+	return ms, n, err
+}
+
+// TimeGate calls the wrapped Upstream and records its time.
+func (u meteredUpstream) TimeGate(ctx context.Context, a *aggregator.Archive, urir string, at time.Time) ([]aggregator.Memento, int, error) {
+	start := time.Now()
+	ms, n, err := u.next.TimeGate(ctx, a, urir, at)
+	u.observe(a, "timegate", start, err)
+	return ms, n, err
+}
+
+// meteredCache classifies cache reads (the hits and misses of the
+// scenarios of TIMETRAVEL.md §1.1) and tracks the refresh queue for the
+// metrics; every other call goes straight to the store.
+type meteredCache struct {
+	cache.Cache
+	m                *metrics
+	freshFor, negFor time.Duration
+	now              func() time.Time
+}
+
+var _ cache.Cache = (*meteredCache)(nil)
+
+// Get reads the entry and counts what it found.
+func (c *meteredCache) Get(ctx context.Context, key cache.Key) (cache.Entry, error) {
+	e, err := c.Cache.Get(ctx, key)
+	res := "error"
+	switch {
+	case errors.Is(err, cache.ErrNotFound):
+		res = "miss"
+	case err != nil:
+	case e.Status == cache.StatusPending:
+		res = "pending"
+	case e.Status == cache.StatusNone && c.now().Sub(e.Updated) <= c.negFor:
+		res = "negative"
+	case e.Status == cache.StatusNone:
+		res = "negative_expired"
+	case e.Status == cache.StatusFound && c.now().Sub(e.Updated) <= c.freshFor:
+		res = "fresh"
+	case e.Status == cache.StatusFound:
+		res = "stale"
+	default:
+		res = "failed"
+	}
+	c.m.cacheGets.WithLabelValues(res).Inc()
+	return e, err
+}
+
+// Enqueue queues a refresh and notes it as waiting.
+func (c *meteredCache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at time.Time) error {
+	err := c.Cache.Enqueue(ctx, uriR, p, at)
+	if err == nil {
+		c.m.queue.enqueued(cache.KeyOf(uriR))
+	}
+	return err
+}
+
+// Claim takes a job and notes it as no longer waiting.
+func (c *meteredCache) Claim(ctx context.Context, worker string, at time.Time) (cache.Job, error) {
+	j, err := c.Cache.Claim(ctx, worker, at)
+	if err == nil {
+		c.m.queue.claimed(j.Key)
+	}
+	return j, err
+}
+
+// Complete marks a job done.
+func (c *meteredCache) Complete(ctx context.Context, job cache.Job, at time.Time) error {
+	err := c.Cache.Complete(ctx, job, at)
+	c.m.queue.completed(job.Key)
+	return err
+}
+
+// queueTracker follows the store's rule that a key has at most one job:
+// enqueueing a key whose job is claimed adds no waiting job, and a job is
+// reopened only after it was completed. It sees only this process's calls:
+// jobs left in a bolt file by an earlier run, or queued by another process
+// sharing a MySQL store, are not counted.
+type queueTracker struct {
+	mu      sync.Mutex
+	waiting map[cache.Key]struct{}
+	running map[cache.Key]struct{}
+}
+
+func newQueueTracker() *queueTracker {
+	return &queueTracker{waiting: map[cache.Key]struct{}{}, running: map[cache.Key]struct{}{}}
+}
+
+func (q *queueTracker) enqueued(k cache.Key) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.running[k]; !ok {
+		q.waiting[k] = struct{}{}
+	}
+}
+
+func (q *queueTracker) claimed(k cache.Key) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.waiting, k)
+	q.running[k] = struct{}{}
+}
+
+func (q *queueTracker) completed(k cache.Key) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.running, k)
+}
+
+func (q *queueTracker) depth() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiting)
+}
+
+// codeLabel is the status code as a label value.
+func codeLabel(code int) string { return strconv.Itoa(code) }

@@ -1,0 +1,435 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/boltcache"
+	"github.com/mementokit/mementokit/cache/mysqlcache"
+	"github.com/mementokit/mementokit/internal/webui"
+)
+
+// usageError is a bad flag or configuration value: the exit status is 2.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+// run configures the aggregator from args (and the -config file), listens,
+// and serves until ctx ends; then it shuts down gracefully: no new
+// connections, requests in flight and refresh jobs running get up to
+// -shutdown-timeout to finish, then searches still running are canceled
+// and the cache is closed. Once listening it writes one line
+// "aggregator: listening on http://ADDR" to stdout; logs go to stderr.
+// stdin is not read.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	c, err := parseConfig(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	level, _ := logLevel(c.LogLevel) // checked by parseConfig
+	hopts := &slog.HandlerOptions{Level: level}
+	var log *slog.Logger
+	if c.LogFormat == "text" {
+		log = slog.New(slog.NewTextHandler(stderr, hopts))
+	} else {
+		log = slog.New(slog.NewJSONHandler(stderr, hopts))
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	s, err := newServer(ctx, c, ln.Addr().String(), log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	return s.serve(ctx, ln, stdout)
+}
+
+// server is one running aggregator with its web page, metrics and workers.
+type server struct {
+	c       config
+	log     *slog.Logger
+	store   cache.Cache
+	ag      *aggregator.Aggregator
+	ui      *webui.UI
+	api     http.Handler
+	m       *metrics
+	metrics http.Handler
+
+	draining    atomic.Bool
+	mapsLoading atomic.Bool
+}
+
+// newServer loads the archive list, rules and blacklist, opens the cache
+// and builds the aggregator; addr is the listening address, used for the
+// default base URL.
+func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (*server, error) {
+	archives, listName, err := loadArchives(c)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, a := range archives {
+		known[a.ID] = true
+	}
+	var rules *aggregator.Rules
+	if c.Rules != "" {
+		f, err := os.Open(c.Rules)
+		if err != nil {
+			return nil, err
+		}
+		rules, err = aggregator.ParseRules(f, func(id string) bool { return known[id] })
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Rules, err)
+		}
+		if u := rules.Unknown(); len(u) > 0 {
+			log.Warn("rules name archives that are not in the list; they are dropped", "rules", c.Rules, "unknown", u)
+		}
+	}
+	var bl *aggregator.Blacklist
+	if c.Blacklist != "" {
+		f, err := os.Open(c.Blacklist)
+		if err != nil {
+			return nil, err
+		}
+		bl, err = aggregator.ParseBlacklist(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Blacklist, err)
+		}
+	}
+	dataDir := c.dataDir()
+	mapDir := filepath.Join(dataDir, "mementomaps")
+	if err := os.MkdirAll(mapDir, 0o755); err != nil {
+		return nil, err
+	}
+	store, storeName, err := openCache(ctx, c.Cache, dataDir, log)
+	if err != nil {
+		return nil, err
+	}
+	base := c.BaseURL
+	if base == "" {
+		base = "http://" + addr
+	}
+	m := newMetrics()
+	client := &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          max(1024, c.MaxIdlePer*len(archives)),
+		MaxIdleConnsPerHost:   c.MaxIdlePer,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}}
+	mc := &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
+	ag, err := aggregator.New(aggregator.Options{
+		Archives: archives, Rules: rules, Blacklist: bl,
+		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client}, hist: m.upDuration},
+		HTTPClient: client, Cache: mc,
+		RequestTimeout: time.Duration(c.RequestTimeout), DynamicBudget: time.Duration(c.DynamicBudget), ThoroughBudget: time.Duration(c.ThoroughBudget),
+		Tolerance: c.Tolerance, DormantFor: time.Duration(c.DormantFor),
+		MaxConcurrent: c.MaxConcurrent, FanOut: c.FanOut,
+		MapMaxAge: time.Duration(c.MapMaxAge), MapDir: mapDir,
+		BaseURL: base, Logger: log,
+	})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	m.watchAggregator(ag)
+	ui, err := webui.New(webui.Options{Aggregator: ag, Blacklist: bl, Logger: log})
+	if err != nil {
+		ag.Close()
+		store.Close()
+		return nil, err
+	}
+	log.Info("aggregator configured", "archives", len(archives), "list", listName, "rules", c.Rules != "",
+		"blacklisted_hosts", bl.Len(), "cache", storeName, "data_dir", dataDir, "base_url", base, "workers", c.Workers)
+	return &server{c: c, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m,
+		metrics: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})}, nil
+}
+
+// openCache opens the store named by spec: "memory", "bolt:PATH" ("" or
+// "bolt" alone: DATA-DIR/cache.db), or a MySQL DSN, with or without a
+// "mysql:" prefix. The DSN is never written in errors or logs.
+func openCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cache.Cache, string, error) {
+	switch {
+	case spec == "memory":
+		m, err := cache.NewMemory(nil)
+		return m, "memory", err
+	case spec == "", spec == "bolt", strings.HasPrefix(spec, "bolt:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(spec, "bolt"), ":")
+		if path == "" {
+			path = filepath.Join(dataDir, "cache.db")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, "", err
+		}
+		b, err := boltcache.Open(path, &boltcache.Options{Logger: log})
+		return b, "bolt:" + path, err
+	}
+	dsn := strings.TrimPrefix(spec, "mysql:")
+	if !strings.Contains(dsn, "/") {
+		return nil, "", usageError{errors.New("cache: want memory, bolt:PATH or a MySQL DSN such as user:pass@tcp(host:3306)/db")}
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	my, err := mysqlcache.Open(octx, dsn, &mysqlcache.Options{Logger: log})
+	return my, "mysql", err
+}
+
+// serve runs the HTTP server, the MementoMap loader, the refresh workers
+// and the stale scanner until ctx ends, then shuts them down in order.
+func (s *server) serve(ctx context.Context, ln net.Listener, stdout io.Writer) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// A live search ends within its budget; the answer then needs
+		// little time.
+		WriteTimeout: time.Duration(s.c.DynamicBudget) + 30*time.Second,
+		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(stdout, "aggregator: listening on http://%s\n", ln.Addr())
+	s.log.Info("listening", "addr", ln.Addr().String())
+
+	var bg sync.WaitGroup
+	bgCtx, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+	s.mapsLoading.Store(true)
+	bg.Go(func() {
+		defer s.mapsLoading.Store(false)
+		start := time.Now()
+		if err := s.ag.LoadMaps(bgCtx); err != nil {
+			s.log.Warn("some MementoMaps were not loaded; those archives are always asked", "err", err)
+		}
+		s.log.Info("mementomaps loaded", "loaded", s.mapsLoaded(), "elapsed", time.Since(start))
+		s.ag.StartMapRefresh(bgCtx)
+	})
+	if s.c.Workers > 0 && s.c.ScanEvery > 0 {
+		bg.Go(func() {
+			_ = s.ag.RunScanner(bgCtx, time.Duration(s.c.ScanEvery), time.Duration(s.c.StaleAfter), 1000)
+		})
+	}
+	stopClaiming := make(chan struct{})
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelJobs()
+	workers := s.startWorkers(jobCtx, stopClaiming)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	s.draining.Store(true)
+	s.log.Info("shutting down", "timeout", time.Duration(s.c.ShutdownTimeout))
+	start := time.Now()
+	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.c.ShutdownTimeout))
+	defer cancel()
+	close(stopClaiming)
+	stopBG()
+	var errs []error
+	if serveErr == nil {
+		if err := hs.Shutdown(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+			hs.Close()
+		}
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+	} else if !errors.Is(serveErr, http.ErrServerClosed) {
+		errs = append(errs, serveErr)
+	}
+	done := make(chan struct{})
+	go func() { workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-sctx.Done():
+		s.log.Warn("refresh jobs still running at the shutdown timeout; canceling them")
+		cancelJobs()
+		<-done
+	}
+	bg.Wait()
+	if err := s.ag.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.store.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	s.log.Info("stopped", "elapsed", time.Since(start))
+	return errors.Join(errs...)
+}
+
+// startWorkers runs c.Workers refresh workers. Each claims the next job
+// until stopClaiming is closed; a job already running then finishes (the
+// drain), unless jobCtx is canceled first. aggregator.RunWorkers stops its
+// running jobs as soon as its context ends, so the loop is written here
+// over aggregator.RunOneJob.
+func (s *server) startWorkers(jobCtx context.Context, stopClaiming <-chan struct{}) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for i := range s.c.Workers {
+		name := fmt.Sprintf("aggregator-%d/%d", os.Getpid(), i)
+		wg.Go(func() {
+			idle := time.NewTimer(0)
+			defer idle.Stop()
+			for {
+				select {
+				case <-stopClaiming:
+					return
+				default:
+				}
+				s.m.jobsRunning.Inc()
+				did, err := s.ag.RunOneJob(jobCtx, name)
+				s.m.jobsRunning.Dec()
+				switch {
+				case err != nil:
+					s.m.jobs.WithLabelValues("error").Inc()
+					if jobCtx.Err() == nil && !errors.Is(err, aggregator.ErrClosed) {
+						s.log.Warn("refresh job", "worker", name, "err", err)
+					}
+				case did:
+					s.m.jobs.WithLabelValues("done").Inc()
+				}
+				if did && err == nil {
+					continue
+				}
+				idle.Reset(time.Duration(s.c.WorkerIdle))
+				select {
+				case <-stopClaiming:
+					return
+				case <-idle.C:
+				}
+			}
+		})
+	}
+	return &wg
+}
+
+func (s *server) mapsLoaded() int {
+	n := 0
+	for _, st := range s.ag.Stats() {
+		if !st.MapLoaded.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// ServeHTTP routes a request by its raw target (never a cleaned path: a
+// URI-R keeps its "//") and writes the access log line and the metrics.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	raw := r.RequestURI
+	if !strings.HasPrefix(raw, "/") {
+		raw = r.URL.RequestURI()
+	}
+	ep := endpoint(raw)
+	sw := &statusWriter{ResponseWriter: w}
+	s.m.inFlight.Inc()
+	defer func() {
+		s.m.inFlight.Dec()
+		d := time.Since(start)
+		code := sw.status
+		if code == 0 {
+			code = http.StatusOK
+		}
+		s.m.requests.WithLabelValues(ep, codeLabel(code)).Inc()
+		s.m.reqDuration.WithLabelValues(ep).Observe(d.Seconds())
+		if s.c.AccessLog {
+			target := raw
+			if len(target) > 2048 {
+				target = target[:2048] + "..."
+			}
+			attrs := []slog.Attr{
+				slog.String("method", r.Method), slog.String("target", target), slog.String("endpoint", ep),
+				slog.Int("status", code), slog.Int64("bytes", sw.bytes), slog.Duration("duration", d),
+				slog.String("remote", r.RemoteAddr), slog.String("user_agent", r.UserAgent()),
+			}
+			if f := w.Header().Get("Archive-Failures"); f != "" {
+				attrs = append(attrs, slog.String("archive_failures", f))
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		}
+	}()
+	switch ep {
+	case "metrics", "healthz":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			sw.Header().Set("Allow", "GET, HEAD")
+			http.Error(sw, "Method not allowed: "+r.Method, http.StatusMethodNotAllowed)
+			return
+		}
+		if ep == "metrics" {
+			s.metrics.ServeHTTP(sw, r)
+		} else {
+			s.health(sw, r)
+		}
+	case "home", "search", "list", "static":
+		s.ui.ServeHTTP(sw, r)
+	default:
+		s.api.ServeHTTP(sw, r)
+	}
+}
+
+// health answers /healthz: 200 with a JSON summary while the server works,
+// 503 while it shuts down or when the cache does not answer.
+func (s *server) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	type archives struct {
+		Total      int `json:"total"`
+		Dormant    int `json:"dormant"`
+		MapsLoaded int `json:"mementomaps_loaded"`
+	}
+	doc := struct {
+		Status      string   `json:"status"`
+		Cache       string   `json:"cache"`
+		Archives    archives `json:"archives"`
+		MapsLoading bool     `json:"mementomaps_loading"`
+	}{Status: "ok", Cache: "ok", MapsLoading: s.mapsLoading.Load()}
+	for _, st := range s.ag.Stats() {
+		doc.Archives.Total++
+		if !st.DormantUntil.IsZero() {
+			doc.Archives.Dormant++
+		}
+		if !st.MapLoaded.IsZero() {
+			doc.Archives.MapsLoaded++
+		}
+	}
+	code := http.StatusOK
+	if _, err := s.store.Get(ctx, cache.KeyOf("http://healthz.invalid/")); err != nil && !errors.Is(err, cache.ErrNotFound) {
+		doc.Status, doc.Cache, code = "unavailable", "error: "+err.Error(), http.StatusServiceUnavailable
+	}
+	if s.draining.Load() {
+		doc.Status, code = "draining", http.StatusServiceUnavailable
+	}
+	b, _ := json.MarshalIndent(doc, "", "  ") // plain struct: cannot fail
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}
