@@ -21,6 +21,11 @@
 // requests the archives served and the new TCP connections they accepted.
 // The load generator and the archives share the machine with the server,
 // so the rates are those of the whole set-up, not of the server alone.
+//
+// -empty-404 makes the archives answer 404 with an empty body, which
+// isolates what an upstream client that closes unread bodies costs (a new
+// connection per "not found"); -cpuprofile-dir writes a CPU profile of the
+// aggregator per run, for go tool pprof.
 package main
 
 import (

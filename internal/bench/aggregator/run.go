@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -34,6 +35,7 @@ type config struct {
 	skipLarge        bool
 	skipDefaults     bool
 	empty404         bool
+	profileDir       string
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -53,6 +55,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.BoolVar(&cfg.skipLarge, "skip-large", false, "leave out the large-TimeMap runs")
 	fs.BoolVar(&cfg.skipDefaults, "skip-defaults", false, "leave out the run with the aggregator's default client and limits")
 	fs.BoolVar(&cfg.empty404, "empty-404", false, "archives answer 404 with an empty body (isolates the cost of an upstream client that closes unread bodies)")
+	fs.StringVar(&cfg.profileDir, "cpuprofile-dir", "", "write a CPU profile of the aggregator per run into this folder (run-N.pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -327,10 +330,17 @@ func (r result) print(w io.Writer, name string, conns int) {
 		fmt.Sprintf("%.2f", float64(r.upstream)/n), fmt.Sprintf("%.3f", float64(r.newConns)/n), r.errors)
 }
 
+// runNo numbers the runs for profile file names.
+var runNo int
+
 // measure starts the aggregator child with args, warms it up, measures one
 // run of cfg.duration at conns connections, and stops the child.
 func measure(ctx context.Context, exe string, args []string, as []*benchArchive, uris []string, conns int, cfg config, stderr io.Writer) (result, error) {
 	var r result
+	if cfg.profileDir != "" {
+		runNo++
+		args = append(args, "-cpuprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.pprof", runNo)))
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, exe, args...)

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -48,8 +49,20 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	fs.BoolVar(&sc.defaults, "defaults", false, "use the aggregator's default HTTP client and concurrency limit")
 	fs.IntVar(&sc.maxConcurrent, "max-concurrent", 1024, "per-archive requests in flight")
 	fs.IntVar(&sc.idlePerHost, "idle-per-host", 1024, "idle upstream connections kept per archive")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole serving time to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	sc.archives = strings.Split(*list, ",")
 
