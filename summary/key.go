@@ -3,6 +3,7 @@ package summary
 import (
 	"net/netip"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/net/publicsuffix"
 )
@@ -70,12 +71,20 @@ func schemeOf(url string) (Scheme, string) {
 			if i+1 < len(url) && '0' <= url[i+1] && url[i+1] <= '9' {
 				return SchemeNone, ""
 			}
+			for _, k := range knownPseudo {
+				if len(k) == len(s)+1 && strings.EqualFold(k[:len(s)], s) {
+					return SchemeNone, k
+				}
+			}
 			return SchemeNone, strings.ToLower(s) + ":"
 		}
 		break
 	}
 	return SchemeNone, ""
 }
+
+// knownPseudo are pseudo-URI keys returned without allocating.
+var knownPseudo = [...]string{"dns:", "warcinfo:", "urn:", "filedesc:", "metadata:", "whois:", "mailto:", "data:", "about:", "javascript:"}
 
 // surtHostPart returns the host part of a SURT key ("com,example,www" for
 // "com,example,www:8080)/a") and whether the key is SURT-shaped (has a ')'
@@ -210,30 +219,32 @@ func Key(indexKey, url string, m KeyMode) string {
 	if pseudo != "" {
 		return pseudo
 	}
-	return hostKey(nil, indexKey, url, m)
+	k, _ := hostKey(nil, indexKey, url, m)
+	return strings.Clone(k)
 }
 
-// hostKey computes the key of a non-pseudo capture, using buf as scratch.
-// The result may alias buf.
-func hostKey(buf []byte, indexKey, url string, m KeyMode) string {
+// hostKey computes the key of a non-pseudo capture, using and returning buf
+// as scratch. The key may alias buf or the arguments: callers clone it
+// before keeping it.
+func hostKey(buf []byte, indexKey, url string, m KeyMode) (string, []byte) {
 	if part, ok := surtHostPart(indexKey); ok && part != "" {
 		if onlyDigitsAndCommas(part) || strings.ContainsAny(part, "[]") {
 			if h := urlHost(url); isIP(h) {
-				return h
+				return h, buf
 			}
 		}
 		buf = appendSURTHost(buf[:0], part)
-		return keyOfHost(string(buf), m)
+		return keyOfHost(unsafe.String(unsafe.SliceData(buf), len(buf)), m), buf
 	}
 	if h := urlHost(url); h != "" {
-		return keyOfHost(h, m)
+		return keyOfHost(h, m), buf
 	}
 	// A pseudo-URI index key without a URL, such as "dns:example.com".
 	if _, pseudo := schemeOf(indexKey); pseudo != "" {
-		return pseudo
+		return pseudo, buf
 	}
 	if indexKey != "" && indexKey != "-" {
-		return keyOfHost(urlHost(indexKey), m)
+		return keyOfHost(urlHost(indexKey), m), buf
 	}
-	return NoHostKey
+	return NoHostKey, buf
 }

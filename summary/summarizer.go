@@ -103,17 +103,19 @@ func (e *entry) counters(p Period) *Counters {
 // Summarizer accumulates captures into per-key, per-period counters.
 //
 // Memory: one map entry per distinct key, each holding 26 int64 counters
-// (208 bytes) per period seen, plus the key string; with Options.Grouped only
-// the current key is held. Add does not allocate except when a new key or
-// period appears. A Summarizer is not safe for concurrent use.
+// (208 bytes) per period seen, plus the key string, and a cache of at most
+// 16384 recent hosts; with Options.Grouped only the current key is held. Add
+// does not allocate except when a new host, key or period appears. A Summarizer is not safe for concurrent use.
 type Summarizer struct {
 	opts    Options
 	min     int
 	max     int
 	entries map[string]*entry
-	// cache of the last host part (SURT prefix or pseudo scheme) and its entry
+	// cache of the last host part (SURT prefix or pseudo scheme) and its
+	// entry, and of the recent host parts (at most maxHostCache)
 	lastRaw   []byte
 	lastEntry *entry
+	hosts     map[string]*entry
 	scratch   []byte
 	stats     Stats
 	warned    [3]bool
@@ -123,7 +125,7 @@ type Summarizer struct {
 
 // New returns a Summarizer with the given options (nil means defaults).
 func New(opts *Options) *Summarizer {
-	s := &Summarizer{entries: make(map[string]*entry)}
+	s := &Summarizer{entries: make(map[string]*entry), hosts: make(map[string]*entry)}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -136,6 +138,10 @@ func New(opts *Options) *Summarizer {
 	}
 	return s
 }
+
+// maxHostCache bounds the cache of host parts to entries (it is emptied
+// when full): 16384 hosts, about 1 MiB.
+const maxHostCache = 1 << 14
 
 // ErrNoOut is returned by Add and Flush when Options.Grouped is set without Options.Out.
 var ErrNoOut = errors.New("summary: Grouped needs Options.Out")
@@ -225,11 +231,18 @@ func (s *Summarizer) entryFor(c *Capture, pseudo string) (*entry, error) {
 	if raw != "" && s.lastEntry != nil && string(s.lastRaw) == raw {
 		return s.lastEntry, nil
 	}
+	if raw != "" {
+		if e := s.hosts[raw]; e != nil {
+			s.lastRaw = append(s.lastRaw[:0], raw...)
+			s.lastEntry = e
+			return e, nil
+		}
+	}
 	var key string
 	if pseudo != "" {
 		key = pseudo
 	} else {
-		key = hostKey(s.scratch, c.IndexKey, c.URL, s.opts.Keys)
+		key, s.scratch = hostKey(s.scratch, c.IndexKey, c.URL, s.opts.Keys)
 	}
 	e := s.entries[key]
 	if e == nil {
@@ -245,6 +258,10 @@ func (s *Summarizer) entryFor(c *Capture, pseudo string) (*entry, error) {
 	if raw != "" {
 		s.lastRaw = append(s.lastRaw[:0], raw...)
 		s.lastEntry = e
+		if len(s.hosts) >= maxHostCache {
+			clear(s.hosts)
+		}
+		s.hosts[strings.Clone(raw)] = e
 	} else {
 		s.lastEntry = nil
 	}
@@ -278,6 +295,7 @@ func (s *Summarizer) Flush() error {
 		delete(s.entries, k)
 	}
 	s.lastEntry = nil
+	clear(s.hosts)
 	return nil
 }
 
