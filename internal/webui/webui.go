@@ -67,6 +67,7 @@ func New(o Options) (*UI, error) {
 	pages, err := template.New("").Funcs(template.FuncMap{
 		"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") + " UTC" },
 		"iso":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"ms":   func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + " ms" },
 	}).ParseFS(files, "templates/*.html")
 	if err != nil {
 		return nil, err // the embedded templates are fixed: a test catches this
@@ -156,7 +157,7 @@ type Page struct {
 	Result   *View // the result view, on /list pages
 }
 
-func (u *UI) page(r *http.Request, url, date string) Page {
+func (u *UI) page(_ *http.Request, url, date string) Page {
 	return Page{Title: u.o.Title, URL: url, Date: date, Status: http.StatusOK, Archives: u.o.Aggregator.Archives()}
 }
 
