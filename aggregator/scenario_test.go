@@ -204,7 +204,9 @@ func agg06(t *testing.T, c cache.Cache) {
 	urir := "http://example.com/"
 	good := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000"), "http://partial.example/": times(t, "20100101000000")}})
 	flaky := newArchive(t, archivetest.Config{})
-	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), entry("flaky", flaky)}, Cache: c, RequestTimeout: time.Second, Tolerance: -1})
+	fl := entry("flaky", flaky)
+	fl.Timeout = 500 * time.Millisecond // only the hanging archive times out
+	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), fl}, Cache: c, RequestTimeout: 20 * time.Second, Tolerance: -1})
 	h := ag.Handler()
 	upstream := func() int { return good.Count("") + flaky.Count("") }
 	for _, s := range []struct {
