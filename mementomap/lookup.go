@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/edsrzf/mmap-go"
 	"github.com/mementokit/mementokit/ukvs"
@@ -28,6 +29,9 @@ type Map struct {
 
 	topMu sync.RWMutex
 	top   map[string]searchResult // answers for "*" and "tld,*"
+
+	lookups atomic.Int64               // lookups so far, until the index is built
+	index   atomic.Pointer[blockIndex] // sparse index, built after indexAfter lookups
 }
 
 // Match is the answer of a lookup.
@@ -217,6 +221,9 @@ func (m *Map) nextLineStart(p, hi int) int {
 	if p <= m.start {
 		return m.start
 	}
+	if p >= hi {
+		return hi
+	}
 	if i := bytes.IndexByte(m.b[p-1:hi], '\n'); i >= 0 {
 		return p + i
 	}
@@ -314,7 +321,14 @@ func (m *Map) LookupSURT(surtKey string) (Match, error) {
 // host wildcard. The others are searched by galloping from K's place.
 func (m *Map) lookupCandidates(c *candidates) Match {
 	k0 := c.key(0)
-	p0, ok := m.search(k0)
+	x := m.indexed()
+	var p0 int
+	var ok bool
+	if x != nil {
+		p0, ok = m.find(x, k0)
+	} else {
+		p0, ok = m.search(k0)
+	}
 	if ok {
 		return m.matchAt(p0, k0, 0)
 	}
@@ -334,7 +348,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 		if isTopKey(k) {
 			p, ok = m.cachedSearch(k)
 		} else {
-			p, ok = m.seek(k, p0)
+			p, ok = m.seekFrom(x, k, p0)
 		}
 		if ok {
 			return m.matchAt(p, k, i)
@@ -365,6 +379,15 @@ func (m *Map) matchAt(p int, k []byte, i int) Match {
 	var f ukvs.Frequency
 	_ = f.UnmarshalText(v)
 	return Match{Key: string(k), Value: string(v), Frequency: f, Distance: i}
+}
+
+// seekFrom searches key through the index when there is one, else by
+// galloping from hint.
+func (m *Map) seekFrom(x *blockIndex, key []byte, hint int) (int, bool) {
+	if x != nil {
+		return m.find(x, key)
+	}
+	return m.seek(key, hint)
 }
 
 // isTopKey reports whether k is "*" or a one-label host wildcard ("com,*"):

@@ -216,3 +216,42 @@ func TestLookupClosed(t *testing.T) {
 		t.Errorf("after Close: err = %v, want ErrClosed", err)
 	}
 }
+
+func TestLookupWithIndex(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("!meta {}\n\n")
+	var keys []string
+	for i := range 20000 {
+		k := "com,h" + strconv.Itoa(100000+i*3) + ")/p"
+		keys = append(keys, k)
+		b.WriteString(k + " " + strconv.Itoa(i%7) + "\n")
+		if i%501 == 0 {
+			b.WriteString("\n  \n")
+		}
+	}
+	b.WriteString("zz,last)/ 1") // last line without newline
+	keys = append(keys, "zz,last)/")
+	plain := FromBytes([]byte(b.String()))
+	indexed := FromBytes([]byte(b.String()))
+	x := indexed.buildIndex()
+	if len(x.pos) < b.Len()/indexBlock-2 {
+		t.Fatalf("index of %d blocks for %d bytes", len(x.pos), b.Len())
+	}
+	indexed.index.Store(x)
+	queries := append([]string{"a,a)/", "com,h0)/", "zz,z)/", "zzz)/"}, keys...)
+	for i := 0; i < len(keys); i += 97 {
+		queries = append(queries, keys[i]+"x", keys[i][:len(keys[i])-2]+"1)/p")
+	}
+	for _, q := range queries {
+		want, _ := plain.LookupSURT(q)
+		got, _ := indexed.LookupSURT(q)
+		if got != want {
+			t.Fatalf("LookupSURT(%q) with index = %+v, without = %+v", q, got, want)
+		}
+	}
+	for _, k := range keys {
+		if got, _ := indexed.LookupSURT(k); got.Key != k {
+			t.Fatalf("LookupSURT(%q) with index = %+v", k, got)
+		}
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -62,6 +63,7 @@ type config struct {
 	svg         string
 	keep        bool
 	phase       string
+	cpuprofile  string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -78,6 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.svg, "svg", "mementomap-figure10.svg", "where to write the Figure 10 plot")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work folder")
 	fs.StringVar(&c.phase, "phase", "", "internal: run one measured phase in this process")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "with -phase: write a CPU profile of the phase to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -247,6 +250,17 @@ func readLines(path string) ([]string, error) {
 }
 
 func runPhase(ctx context.Context, c config, stdout io.Writer) error {
+	if c.cpuprofile != "" {
+		f, err := os.Create(c.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var r result
 	p := func(name string) string { return filepath.Join(c.dir, name) }
 	switch c.phase {

@@ -1,0 +1,86 @@
+package mementomap
+
+import (
+	"bytes"
+	"sort"
+)
+
+// blockIndex is a sparse in-memory index of a map: the first key and the
+// offset of the first line starting at or after every indexBlock bytes of
+// the file. A search first bisects these keys, which sit together in
+// memory, then the one block of the file they point to, so a lookup in a
+// map far larger than the CPU caches touches a few cache lines of the index
+// and one page of the map instead of a cache and TLB miss per step.
+// Memory: about len(map)/indexBlock × (mean key length + 16) bytes, 1 to 2 %
+// of the map.
+type blockIndex struct {
+	keys []byte
+	kend []int32 // keys[kend[i-1]:kend[i]] is key i
+	pos  []int   // line start of block i
+}
+
+// indexBlock is the byte span of one index entry.
+const indexBlock = 4096
+
+// indexAfter is the number of lookups after which a Map builds its index:
+// a few lookups are cheaper without it, a long series much cheaper with it.
+const indexAfter = 2048
+
+func (x *blockIndex) key(i int) []byte {
+	s := int32(0)
+	if i > 0 {
+		s = x.kend[i-1]
+	}
+	return x.keys[s:x.kend[i]]
+}
+
+// buildIndex scans the map once, reading one line per block.
+func (m *Map) buildIndex() *blockIndex {
+	x := &blockIndex{}
+	p := m.start
+	for p < len(m.b) {
+		ls, le, ok := m.probe(p, len(m.b))
+		if !ok {
+			break
+		}
+		if n := len(x.pos); n == 0 || ls > x.pos[n-1] {
+			x.keys = append(x.keys, keyOf(m.b[ls:le])...)
+			x.kend = append(x.kend, int32(len(x.keys)))
+			x.pos = append(x.pos, ls)
+		}
+		if len(x.keys) > 1<<31-1<<20 {
+			break // keys past 2 GiB: the rest is searched without index
+		}
+		p = m.nextLineStart(ls+indexBlock, len(m.b))
+	}
+	return x
+}
+
+// indexed returns the index, building it once enough lookups were made.
+func (m *Map) indexed() *blockIndex {
+	if x := m.index.Load(); x != nil {
+		return x
+	}
+	if m.lookups.Add(1) != indexAfter {
+		return nil
+	}
+	x := m.buildIndex()
+	m.index.Store(x)
+	return x
+}
+
+// find is search through the index: it bisects the block keys for the
+// last block starting at or before key and searches that block only.
+func (m *Map) find(x *blockIndex, key []byte) (int, bool) {
+	n := len(x.pos)
+	// first block whose first key is greater than key
+	b := sort.Search(n, func(i int) bool { return bytes.Compare(x.key(i), key) > 0 })
+	lo, hi := m.start, len(m.b) // past the last block: to the end of the map
+	if b > 0 {
+		lo = x.pos[b-1]
+	}
+	if b < n {
+		hi = x.pos[b]
+	}
+	return m.searchRange(lo, hi, key)
+}
