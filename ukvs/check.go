@@ -7,7 +7,8 @@ import (
 )
 
 // Check reads a whole UKVS document and returns the number of data lines
-// and the first problem found, as a *[ParseError] naming its line:
+// read (all of them, or up to and including the bad one) and the first
+// problem found, as a *[ParseError] naming its line:
 //
 //   - a malformed header (not single-line JSON, a bad !fields) or a header
 //     after the first data line;
