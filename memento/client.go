@@ -344,7 +344,7 @@ func (c *Client) fetchPage(ctx context.Context, hc *http.Client, uri string, bud
 	if resp.ContentLength > *budget {
 		return fail(resp.StatusCode, fmt.Errorf("%w: Content-Length %d > %d", ErrBodyTooLarge, resp.ContentLength, *budget))
 	}
-	lr := &limitReader{r: resp.Body, n: *budget}
+	lr := &limitReader{r: resp.Body, n: *budget, size: resp.ContentLength}
 	tm, err := ReadTimeMap(lr, &ParseOptions{Base: cur, Strict: c.Strict, Logger: c.Logger})
 	*budget = lr.n
 	if err != nil {
@@ -354,9 +354,18 @@ func (c *Client) fetchPage(ctx context.Context, hc *http.Client, uri string, bud
 }
 
 // limitReader fails with ErrBodyTooLarge once more than n bytes are read.
+// Len reports the Content-Length as a size hint for ReadTimeMap.
 type limitReader struct {
-	r io.Reader
-	n int64
+	r    io.Reader
+	n    int64
+	size int64
+}
+
+func (l *limitReader) Len() int {
+	if l.size > 0 && l.size <= l.n {
+		return int(l.size)
+	}
+	return 0
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {

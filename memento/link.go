@@ -138,6 +138,10 @@ type parser struct {
 	baseScheme string
 	// pend collects the parameters of the link being parsed (reused).
 	pend []pendParam
+	// scratch makes every link's Params share params, overwritten by the
+	// next link: for callers that copy what they keep (ReadTimeMap).
+	scratch bool
+	params  []Param
 }
 
 func newParser(strict bool, base string) (*parser, error) {
@@ -484,7 +488,10 @@ func (p *parser) finish(l Link, text []byte, start, ts, te int) Link {
 			relSeen = true
 		}
 	}
-	if n > 0 {
+	switch {
+	case p.scratch:
+		l.Params = p.params[:0]
+	case n > 0:
 		l.Params = make([]Param, 0, n)
 	}
 	relSeen = false
@@ -502,6 +509,9 @@ func (p *parser) finish(l Link, text []byte, start, ts, te int) Link {
 			continue
 		}
 		l.Params = append(l.Params, Param{Name: pp.name, Value: v, NoValue: pp.noValue})
+	}
+	if p.scratch {
+		p.params = l.Params
 	}
 	return l
 }

@@ -89,6 +89,10 @@ type Reader struct {
 	rerr  error // read error other than io.EOF, returned after buffered data
 	links int
 	err   error // sticky
+
+	// scratchParams makes Params of returned links share one backing array
+	// (see parser.scratch); set by ReadTimeMap only.
+	scratchParams bool
 }
 
 // NewReader returns a Reader over r; opts may be nil (lenient, no base).
@@ -119,6 +123,7 @@ func (r *Reader) Read() (Link, error) {
 			r.err = err
 			return Link{}, err
 		}
+		p.scratch = r.scratchParams
 		r.p = p
 		r.buf = make([]byte, 32<<10)
 	}

@@ -82,7 +82,17 @@ var (
 func ReadTimeMap(r io.Reader, opts *ParseOptions) (*TimeMap, error) {
 	o := opts.orDefault()
 	lr := NewReader(r, &o)
+	lr.scratchParams = true // add copies the parameters it keeps
 	tm := &TimeMap{}
+	if lh, ok := r.(interface{ Len() int }); ok && lh.Len() > 0 {
+		// A size hint (bytes.Reader, strings.Reader, the client's body
+		// with a Content-Length): a memento link takes 100 bytes or more.
+		n := lh.Len()/100 + 8
+		if o.MaxMementos > 0 {
+			n = min(n, o.MaxMementos)
+		}
+		tm.Mementos = make([]Memento, 0, n)
+	}
 	var err error
 	for {
 		var l Link
@@ -93,6 +103,13 @@ func ReadTimeMap(r io.Reader, opts *ParseOptions) (*TimeMap, error) {
 		if err = tm.add(&l, &o, lr.links); err != nil {
 			break
 		}
+	}
+	switch n := len(tm.Mementos); {
+	case n == 0:
+		tm.Mementos = nil
+	case cap(tm.Mementos) > 2*n+64:
+		// The size hint was far too high (an index of other TimeMaps).
+		tm.Mementos = slices.Clip(slices.Clone(tm.Mementos))
 	}
 	tm.Sort()
 	if err == io.EOF {
@@ -148,6 +165,13 @@ func (tm *TimeMap) add(l *Link, o *ParseOptions, idx int) error {
 				if p.Name != "datetime" {
 					m.Extra = append(m.Extra, p)
 				}
+			}
+			if len(tm.Mementos) == cap(tm.Mementos) {
+				// Double (append grows large slices by 1.25, which
+				// copies a big TimeMap many times over).
+				grown := make([]Memento, len(tm.Mementos), max(64, 2*cap(tm.Mementos)))
+				copy(grown, tm.Mementos)
+				tm.Mementos = grown
 			}
 			tm.Mementos = append(tm.Mementos, m)
 		}
