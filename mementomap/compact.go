@@ -12,8 +12,8 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/mementokit/mementokit/surt"
 	"github.com/mementokit/mementokit/ukvs"
-	"golang.org/x/net/publicsuffix"
 )
 
 // Default parameters of compaction: the power-law fits of the paper's
@@ -55,8 +55,9 @@ type CompactOptions struct {
 	Reference bool
 
 	// IsPublicSuffix reports whether a host key (SURT host form without
-	// ')', such as "uk,co") is a public suffix. Nil uses the public suffix
-	// list of golang.org/x/net/publicsuffix. Ignored when Reference is set.
+	// ')', such as "uk,co") is a public suffix. Nil uses
+	// surt.IsPublicSuffix (the list of golang.org/x/net/publicsuffix, ICANN
+	// and private sections). Ignored when Reference is set.
 	IsPublicSuffix func(hostKey string) bool
 
 	// MemoryLimit bounds the bytes of still-pending output kept in memory
@@ -105,6 +106,7 @@ type LineError struct {
 	Err  error
 }
 
+// Error formats the line number, the key when known, and the cause.
 func (e *LineError) Error() string {
 	if e.Key != "" {
 		return fmt.Sprintf("mementomap: line %d (key %q): %v", e.Line, e.Key, e.Err)
@@ -248,7 +250,7 @@ func Compact(dst io.Writer, src io.Reader, o CompactOptions) (CompactStats, erro
 	c.hcut, c.pcut = o.Cutoffs()
 	c.isPS = o.IsPublicSuffix
 	if c.isPS == nil {
-		c.isPS = IsPublicSuffixHost
+		c.isPS = surt.IsPublicSuffix
 	}
 	c.out = newPendingWriter(dst, o.MemoryLimit, o.TempDir)
 	err := c.run(src)
@@ -645,28 +647,6 @@ func (c *compactor) guarded(hostKey []byte) bool {
 	}
 	k := string(hostKey)
 	return c.isPS(k) || c.isPS(k+",mementokit-probe")
-}
-
-// IsPublicSuffixHost reports whether the SURT host key hostKey (labels in
-// reverse order separated by ',', without ')', such as "uk,co" or
-// "com,blogspot") names a public suffix of the public suffix list shipped
-// with golang.org/x/net/publicsuffix (ICANN and private sections). A single
-// label is always one (a TLD, listed or not).
-func IsPublicSuffixHost(hostKey string) bool {
-	if hostKey == "" {
-		return false
-	}
-	labels := bytes.Split([]byte(hostKey), []byte{','})
-	var b []byte
-	for i := len(labels) - 1; i >= 0; i-- {
-		b = append(b, labels[i]...)
-		if i > 0 {
-			b = append(b, '.')
-		}
-	}
-	d := string(b)
-	ps, _ := publicsuffix.PublicSuffix(d)
-	return ps == d
 }
 
 // parseSimpleFrequency parses the common exact forms "M/R" and "M" (plain

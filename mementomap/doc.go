@@ -3,7 +3,7 @@
 // so that a Memento aggregator can skip archives that certainly hold
 // nothing for a URI (Alam, Weigle, Nelson, Melo, Bicho, Gomes, "MementoMap
 // Framework for Flexible and Adaptive Web Archive Profiling", JCDL 2019;
-// the project's restatement is MEMENTOMAP.md).
+// the project's restatement and decisions are in MEMENTOMAP.md).
 //
 // # Keys and frequencies
 //
@@ -13,24 +13,53 @@
 // and all its subdomains, "com,*" a whole TLD and "*" everything. FREQUENCY
 // is "[URI-M count]/[URI-R count]" with optional "+ - ~" bounds
 // ([ukvs.Frequency]); "0" means the archive holds nothing under that key,
-// even when a wildcard above it says otherwise.
+// even when a wildcard above it says otherwise. Lines are in byte-wise order
+// (LC_ALL=C sort), after "!" header lines (!context, !id, !fields, !meta).
 //
-// # Lookup
+// # Building
 //
-// [Open] memory-maps a map; [Map.LookupSURT] (and [Map.Lookup] for URLs)
-// tries the keys of [AppendLookupKeys], most specific first, each by binary
-// search, and the first present decides. Zero false negatives is the
-// contract: a map may say "maybe" wrongly, never "absent" wrongly.
+// [Build] reads any number of CDX/CDXJ indexes, sorted or not (package
+// cdxj), and writes the baseline map: one line per HxPx key with exact
+// URI-M and URI-R counts. An external sort (sorted runs spilled to disk,
+// k-way merged) bounds its memory whatever the input size. Index keys made
+// by another canonicalizer than the one lookups use would be false
+// negatives waiting to happen, so Build checks a sample of records against
+// surt.Canonicalize and can re-key every record.
 //
 // # Compaction
 //
 // [Compact] rolls dense subtrees up into wildcard keys in one streaming
 // pass (the paper's Figure 3) with the power-law cutoffs of its Table 8,
-// weighted by the host and path compaction factors W_h and W_p. A compacted
-// map compacts again, so the paper's chain of 36 maps over weight pairs in
-// {4, 2, 1, 0.5, 0.25, 0} is a loop of Compact calls. Public suffixes are
-// never rolled up ("uk,co,*" would claim every British company) unless the
-// reference tool's behaviour is asked for ([CompactOptions.Reference]).
+// weighted by the host and path compaction factors W_h and W_p. Its memory
+// is the open nodes of the two trails plus a bounded buffer of output that
+// may still be rolled up (spilled to disk beyond a limit). Totals are
+// conserved and a compacted map compacts again, so the paper's chain of 36
+// maps over the weight pairs {4, 2, 1, 0.5, 0.25, 0} is a loop of Compact
+// calls. Public suffixes are never rolled up ("uk,co,*" would claim every
+// British company) unless the reference tool's behaviour is asked for
+// ([CompactOptions.Reference]), whose output then equals the tool's.
+//
+// # Lookup
+//
+// [Open] memory-maps a map in constant time; [Map.LookupSURT] (and
+// [Map.Lookup] for URLs, [Map.LookupAll] for a stream) tries the keys of
+// [AppendLookupKeys], most specific first, and the first present decides.
+// The first key costs a binary search; the lines around its place bound the
+// others, so an unknown host costs one search. After a few thousand lookups
+// a Map builds a sparse in-memory index (1–2 % of the file) so that a
+// search touches one block of the map. A Map is safe for concurrent use.
+//
+// Zero false negatives is the contract: a map may say "maybe" wrongly,
+// never "absent" wrongly. Compaction only adds wildcards that the lookup
+// order tries, drops (never rolls up) subtrees that hold nothing, and
+// [Merge] keeps an exclusion line only when both maps agree.
+//
+// # Evaluation
+//
+// [LoadTruth] and [Evaluate] compute the paper's measures for a map against
+// its index and a list of lookup URIs: relative cost (map lines per URI-R),
+// accuracy, precision and recall. Recall below 1 is a bug, and
+// [Eval.Check] says so.
 //
 // # The reference tool's bugs, and what this package does instead
 //
@@ -39,6 +68,11 @@
 // queries without re-sorting, reuses a stale output offset after a roll-up
 // (truncated, disordered output when a subdomain follows a host whose paths
 // rolled up), drops keys without a comma ("localhost", IPv6 hosts), drops
-// frequencies other than plain integers and header lines, and rolls whole
-// public suffixes up. Each of these has a golden test here.
+// frequencies other than plain integers and header lines, rolls whole
+// public suffixes up, and counts a path node twice when byte order splits
+// it ("/news", "/news-2019", "/news/a"). Each of these has a test here.
+//
+// The command examples/mementomap wraps all of this (build, compact,
+// lookup, eval, merge, check, stats); internal/bench/mementomap measures it
+// and reproduces the paper's Table 9 and Figure 10.
 package mementomap
