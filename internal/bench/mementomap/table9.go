@@ -138,7 +138,7 @@ func plotFigure10(cells []cell, path string) error {
 	p.Title.Text = "MementoMap compaction: relative cost vs accuracy"
 	p.X.Label.Text = "relative cost (%)"
 	p.Y.Label.Text = "accuracy (%)"
-	p.Legend.Top = true
+	p.Legend.Top = false // bottom right: the curves rise to the top right
 	for i, wh := range weights {
 		pts := make(plotter.XYs, len(weights))
 		for j := range weights {
