@@ -28,7 +28,7 @@ import (
 //	mementokit_upstream_duration_seconds{archive,op,result}  histogram (one archive's whole answer: ok, not_found, error)
 //	mementokit_archive_dormant{archive}                      gauge (1 while dormant)
 //	mementokit_mementomap_loaded_timestamp_seconds{archive}  gauge (0: no map)
-//	mementokit_cache_lookups_total{result}                   counter (fresh, stale, negative, negative_expired, failed, pending, miss, error)
+//	mementokit_cache_lookups_total{result}                   counter (fresh, stale, negative, negative_expired, failed, miss, error)
 //	mementokit_refresh_queue_depth                           gauge (jobs this process queued that no worker claimed yet)
 //	mementokit_refresh_jobs_running                          gauge
 //	mementokit_refresh_jobs_total{result}                    counter (done, error)
@@ -41,7 +41,6 @@ type metrics struct {
 	inFlight    prometheus.Gauge
 	upDuration  *prometheus.HistogramVec
 	cacheGets   *prometheus.CounterVec
-	jobsRunning prometheus.Gauge
 	jobs        *prometheus.CounterVec
 	queue       *queueTracker
 }
@@ -66,17 +65,17 @@ func newMetrics() *metrics {
 			Name: "mementokit_upstream_duration_seconds", Help: "Time one archive took to answer (a TimeGate request, or a whole TimeMap with its pages).", Buckets: latencyBuckets,
 		}, []string{"archive", "op", "result"}),
 		cacheGets: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "mementokit_cache_lookups_total", Help: "Cache reads by what they found: fresh, stale, negative (a recent 'no mementos'), negative_expired, failed (a partial result), pending, miss, error.",
+			Name: "mementokit_cache_lookups_total", Help: "Cache reads by what they found: fresh, stale, negative (a recent 'no mementos'), negative_expired, failed (a partial result), miss (unknown or never searched), error.",
 		}, []string{"result"}),
-		jobsRunning: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "mementokit_refresh_jobs_running", Help: "Refresh jobs being run by this process's workers.",
-		}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mementokit_refresh_jobs_total", Help: "Refresh jobs run by this process's workers, by result (done, error).",
 		}, []string{"result"}),
 		queue: newQueueTracker(),
 	}
-	m.reg.MustRegister(m.requests, m.reqDuration, m.inFlight, m.upDuration, m.cacheGets, m.jobsRunning, m.jobs,
+	m.reg.MustRegister(m.requests, m.reqDuration, m.inFlight, m.upDuration, m.cacheGets, m.jobs,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "mementokit_refresh_jobs_running", Help: "Refresh jobs claimed by this process's workers and not yet completed.",
+		}, func() float64 { return float64(m.queue.runningJobs()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "mementokit_refresh_queue_depth", Help: "Refresh jobs this process queued that no worker has claimed yet.",
 		}, func() float64 { return float64(m.queue.depth()) }),
@@ -229,7 +228,7 @@ func (c *meteredCache) Get(ctx context.Context, key cache.Key) (cache.Entry, err
 		res = "miss"
 	case err != nil:
 	case e.Status == cache.StatusPending:
-		res = "pending"
+		res = "miss" // requested before, never searched
 	case e.Status == cache.StatusNone && c.now().Sub(e.Updated) <= c.negFor:
 		res = "negative"
 	case e.Status == cache.StatusNone:
@@ -304,6 +303,12 @@ func (q *queueTracker) completed(k cache.Key) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.running, k)
+}
+
+func (q *queueTracker) runningJobs() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.running)
 }
 
 func (q *queueTracker) depth() int {

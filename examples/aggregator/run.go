@@ -77,8 +77,9 @@ type server struct {
 	m       *metrics
 	metrics http.Handler
 
-	draining    atomic.Bool
-	mapsLoading atomic.Bool
+	draining             atomic.Bool
+	mapsLoading          atomic.Bool
+	jobsDone, jobsFailed atomic.Int64
 }
 
 // newServer loads the archive list, rules and blacklist, opens the cache
@@ -281,7 +282,7 @@ func (s *server) serve(ctx context.Context, ln net.Listener, stdout io.Writer) e
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, err)
 	}
-	s.log.Info("stopped", "elapsed", time.Since(start))
+	s.log.Info("stopped", "elapsed", time.Since(start), "refresh_jobs_done", s.jobsDone.Load(), "refresh_jobs_failed", s.jobsFailed.Load())
 	return errors.Join(errs...)
 }
 
@@ -303,16 +304,16 @@ func (s *server) startWorkers(jobCtx context.Context, stopClaiming <-chan struct
 					return
 				default:
 				}
-				s.m.jobsRunning.Inc()
 				did, err := s.ag.RunOneJob(jobCtx, name)
-				s.m.jobsRunning.Dec()
 				switch {
 				case err != nil:
+					s.jobsFailed.Add(1)
 					s.m.jobs.WithLabelValues("error").Inc()
 					if jobCtx.Err() == nil && !errors.Is(err, aggregator.ErrClosed) {
 						s.log.Warn("refresh job", "worker", name, "err", err)
 					}
 				case did:
+					s.jobsDone.Add(1)
 					s.m.jobs.WithLabelValues("done").Inc()
 				}
 				if did && err == nil {

@@ -1,0 +1,357 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/boltcache"
+	"github.com/mementokit/mementokit/internal/archivetest"
+)
+
+const (
+	held  = "http://example.com/"
+	other = "http://other.example.org/"
+)
+
+// federation is three fake archives: a1 and a2 hold example.com (a2 also
+// other.example.org) and a3 holds nothing; a2's MementoMap is a file, a3's
+// is discovered at its /.well-known/mementomap. Both maps say their archive
+// holds nothing of example.com... except a2's, which lists it.
+type federation struct {
+	a1, a2, a3 *archivetest.Archive
+	list       string // archive list file
+	dir        string
+}
+
+func newFederation(t *testing.T) *federation {
+	t.Helper()
+	f := &federation{dir: t.TempDir()}
+	f.a1 = newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{
+		held: {ts(t, "19990125093000"), ts(t, "20050301120000"), ts(t, "20200101000000")},
+	}})
+	f.a2 = newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{
+		held:  {ts(t, "20050301120000"), ts(t, "20100101000000")},
+		other: {ts(t, "20150505050505")},
+	}})
+	f.a3 = newArchive(t, archivetest.Config{MementoMap: []byte("org,nothing)/* 1\n")})
+	mapFile := writeFile(t, f.dir, "a2.mementomap", []byte("com,example)/ 2\norg,example,other)/ 1\n"))
+	e2 := entryOf("a2", f.a2)
+	e2.MementoMap = mapFile
+	e3 := entryOf("a3", f.a3)
+	e3.MementoMap = "discover"
+	f.list = writeList(t, f.dir, entryOf("a1", f.a1), e2, e3)
+	return f
+}
+
+// startFederation runs the server over f with a blacklist, a bolt cache,
+// one refresh worker, and waits until both MementoMaps are loaded.
+func startFederation(t *testing.T, f *federation, extra ...string) *instance {
+	t.Helper()
+	bl := writeFile(t, f.dir, "blacklist.txt", []byte("# test\nblocked.example\n"))
+	args := append([]string{"-archives", f.list, "-blacklist", bl, "-data-dir", filepath.Join(f.dir, "data"),
+		"-workers", "1", "-worker-idle", "20ms", "-request-timeout", "5s"}, extra...)
+	in := start(t, args...)
+	waitFor(t, "MementoMaps loaded", func() bool {
+		var h struct {
+			Archives struct {
+				Loaded int `json:"mementomaps_loaded"`
+			} `json:"archives"`
+			Loading bool `json:"mementomaps_loading"`
+		}
+		r := do(t, in.URL, "GET", "/healthz")
+		return json.Unmarshal([]byte(r.Body), &h) == nil && !h.Loading && h.Archives.Loaded == 2
+	})
+	return in
+}
+
+// TestEndpoints checks the answer of every endpoint of the running binary,
+// error statuses included, then the metrics those requests left.
+func TestEndpoints(t *testing.T) {
+	f := newFederation(t)
+	in := startFederation(t, f)
+	u := in.URL
+	adt := "Sat, 01 Jan 2005 00:00:00 GMT"
+	tests := []struct {
+		name     string
+		method   string
+		path     string
+		hdr      []string
+		status   int
+		ctype    string // prefix of Content-Type
+		contains []string
+		header   map[string]string // exact values
+	}{
+		{name: "home", path: "/", status: 200, ctype: "text/html", contains: []string{`action="/search"`, "Fake a3"}},
+		{name: "style", path: "/static/style.css", status: 200, ctype: "text/css"},
+		{name: "search", path: "/search?url=example.com/&date=2005-03-01", status: 303,
+			header: map[string]string{"Location": "/list/20050301000000/http://example.com/"}},
+		{name: "search bad date", path: "/search?url=example.com/&date=13/13/13", status: 400, ctype: "text/html"},
+		{name: "list", path: "/list/20050301/" + held, status: 200, ctype: "text/html",
+			contains: []string{f.a1.URIM(held, ts(t, "20050301120000")), `data-archive="a3"`, "skipped: its MementoMap says it holds nothing"}},
+		{name: "list none", path: "/list/2005/http://nothing.example.net/", status: 404, ctype: "text/html"},
+		{name: "list blacklisted", path: "/list/2005/http://www.blocked.example/", status: 403, ctype: "text/html"},
+		{name: "timemap link", path: "/timemap/link/" + held, status: 200, ctype: "application/link-format",
+			contains: []string{`<http://example.com/>; rel="original"`, f.a1.URIM(held, ts(t, "19990125093000")), f.a2.URIM(held, ts(t, "20100101000000")),
+				`<` + u + `/timemap/link/http://example.com/>; rel="self"`},
+			header: map[string]string{"X-Memento-Count": "5"}},
+		{name: "timemap link again, from the cache", path: "/timemap/link/" + held, status: 200, ctype: "application/link-format",
+			header: map[string]string{"X-Memento-Count": "5"}},
+		{name: "timemap json", path: "/timemap/json/" + held, status: 200, ctype: "application/json", contains: []string{`"original_uri": "http://example.com/"`}},
+		{name: "timemap cdxj", path: "/timemap/cdxj/" + held, status: 200, ctype: "application/cdxj+ors", contains: []string{"19990125093000 {"}},
+		{name: "timemap page", path: "/timemap/link/1/" + held, status: 200, ctype: "application/link-format", contains: []string{`rel="index"`}},
+		{name: "timemap page past the end", path: "/timemap/link/9/" + held, status: 404},
+		{name: "timemap bad format", path: "/timemap/xml/" + held, status: 400},
+		{name: "timemap none", path: "/timemap/link/http://nothing.example.net/", status: 404},
+		{name: "timemap blacklisted", path: "/timemap/link/http://blocked.example/a", status: 403},
+		{name: "timemap bad uri-r", path: "/timemap/link/ftp://example.com/", status: 400},
+		{name: "timegate", path: "/timegate/" + held, hdr: []string{"Accept-Datetime", adt}, status: 302,
+			header: map[string]string{"Location": f.a1.URIM(held, ts(t, "20050301120000")), "Vary": "accept-datetime"}},
+		{name: "timegate bad accept-datetime", path: "/timegate/" + held, hdr: []string{"Accept-Datetime", "2005-01-01"}, status: 400},
+		{name: "memento", path: "/memento/2010/" + held, status: 302, header: map[string]string{"Location": f.a2.URIM(held, ts(t, "20100101000000"))}},
+		{name: "memento bad datetime", path: "/memento/20x0/" + held, status: 400},
+		{name: "api json", path: "/api/json/2005/" + held, status: 200, ctype: "application/json", contains: []string{`"closest"`}},
+		{name: "api json none", path: "/api/json/2005/http://nothing.example.net/", status: 404},
+		{name: "post timemap", method: "POST", path: "/timemap/link/" + held, status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
+		{name: "put page", method: "PUT", path: "/", status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
+		{name: "delete metrics", method: "DELETE", path: "/metrics", status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
+		{name: "head timemap", method: "HEAD", path: "/timemap/link/" + held, status: 200, header: map[string]string{"X-Memento-Count": "5"}},
+		{name: "unknown path", path: "/favicon.ico", status: 404},
+		{name: "healthz", path: "/healthz", status: 200, ctype: "application/json", contains: []string{`"status": "ok"`, `"mementomaps_loaded": 2`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.method
+			if m == "" {
+				m = "GET"
+			}
+			r := do(t, u, m, tc.path, tc.hdr...)
+			if r.Status != tc.status {
+				t.Fatalf("%s %s: status %d, want %d; body:\n%s", m, tc.path, r.Status, tc.status, r.Body)
+			}
+			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, tc.ctype) {
+				t.Errorf("Content-Type %q, want %q...", ct, tc.ctype)
+			}
+			for _, s := range tc.contains {
+				if !strings.Contains(r.Body, s) {
+					t.Errorf("body lacks %q:\n%s", s, r.Body)
+				}
+			}
+			for k, v := range tc.header {
+				if got := r.Header.Get(k); got != v {
+					t.Errorf("%s: %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+
+	// only-if-cached: an unknown URI-R is a 504 without any archive asked.
+	before := f.a1.Count("") + f.a2.Count("")
+	if r := do(t, u, "GET", "/timemap/link/http://never.example.net/", "Cache-Control", "only-if-cached"); r.Status != http.StatusGatewayTimeout {
+		t.Errorf("only-if-cached miss: status %d, want 504", r.Status)
+	}
+	if r := do(t, u, "GET", "/list/2005/http://never.example.net/", "Cache-Control", "only-if-cached"); r.Status != http.StatusGatewayTimeout {
+		t.Errorf("only-if-cached miss on /list: status %d, want 504", r.Status)
+	}
+	if after := f.a1.Count("") + f.a2.Count(""); after != before {
+		t.Errorf("only-if-cached asked the archives %d times", after-before)
+	}
+	// Routing: a3's map says it holds nothing of example.com; it got no
+	// TimeMap or TimeGate request, only the map's discovery.
+	for _, ep := range []string{"timemap", "tmpage", "timegate"} {
+		if n := f.a3.Count(ep); n != 0 {
+			t.Errorf("a3 got %d %s requests despite its MementoMap", n, ep)
+		}
+	}
+	// a2's map does not list nothing.example.net: only a1 was asked.
+	for _, r := range f.a2.Requests() {
+		if strings.Contains(r.RawPath, "nothing.example.net") {
+			t.Errorf("a2 asked about %s despite its MementoMap", r.RawPath)
+		}
+	}
+
+	// The refresh job queued by the /list and /api/json lookups is run by
+	// the worker.
+	waitFor(t, "a refresh job done", func() bool {
+		v, _ := metric(do(t, u, "GET", "/metrics").Body, `mementokit_refresh_jobs_total{result="done"}`)
+		return v >= 1
+	})
+
+	body := do(t, u, "GET", "/metrics").Body
+	atLeast := map[string]float64{
+		`mementokit_http_requests_total{code="200",endpoint="timemap"}`:                            5,
+		`mementokit_http_requests_total{code="403",endpoint="timemap"}`:                            1,
+		`mementokit_http_requests_total{code="403",endpoint="list"}`:                               1,
+		`mementokit_http_requests_total{code="404",endpoint="timemap"}`:                            2,
+		`mementokit_http_requests_total{code="405",endpoint="timemap"}`:                            1,
+		`mementokit_http_requests_total{code="504",endpoint="timemap"}`:                            1,
+		`mementokit_http_requests_total{code="302",endpoint="timegate"}`:                           1,
+		`mementokit_http_requests_total{code="400",endpoint="timegate"}`:                           1,
+		`mementokit_http_requests_total{code="303",endpoint="search"}`:                             1,
+		`mementokit_http_request_duration_seconds_count{endpoint="timemap"}`:                       10,
+		`mementokit_upstream_requests_total{archive="a1"}`:                                         3,
+		`mementokit_upstream_requests_saved_total{archive="a3"}`:                                   4,
+		`mementokit_upstream_requests_saved_total{archive="a2"}`:                                   2,
+		`mementokit_upstream_answers_total{archive="a1",outcome="found"}`:                          2,
+		`mementokit_upstream_answers_total{archive="a1",outcome="none"}`:                           1,
+		`mementokit_upstream_duration_seconds_count{archive="a1",op="timemap",result="ok"}`:        1,
+		`mementokit_upstream_duration_seconds_count{archive="a1",op="timegate",result="ok"}`:       1,
+		`mementokit_upstream_duration_seconds_count{archive="a1",op="timemap",result="not_found"}`: 1,
+		`mementokit_cache_lookups_total{result="fresh"}`:                                           2,
+		`mementokit_cache_lookups_total{result="miss"}`:                                            2,
+		`mementokit_refresh_jobs_total{result="done"}`:                                             1,
+		`mementokit_mementomap_loaded_timestamp_seconds{archive="a3"}`:                             float64(time.Now().Add(-time.Hour).Unix()),
+	}
+	for series, min := range atLeast {
+		v, ok := metric(body, series)
+		if !ok {
+			t.Errorf("/metrics lacks %s", series)
+		} else if v < min {
+			t.Errorf("%s = %v, want at least %v", series, v, min)
+		}
+	}
+	exact := map[string]float64{
+		`mementokit_upstream_requests_total{archive="a3"}`:             0,
+		`mementokit_mementomap_loaded_timestamp_seconds{archive="a1"}`: 0,
+		`mementokit_archive_dormant{archive="a1"}`:                     0,
+		`mementokit_refresh_queue_depth`:                               0,
+		`mementokit_http_requests_in_flight`:                           1, // this scrape
+	}
+	for series, want := range exact {
+		if v, ok := metric(body, series); !ok || v != want {
+			t.Errorf("%s = %v (present %v), want %v", series, v, ok, want)
+		}
+	}
+	for _, s := range []string{"go_goroutines ", "process_cpu_seconds_total "} {
+		if !strings.Contains(body, s) {
+			t.Errorf("/metrics lacks the runtime series %q", s)
+		}
+	}
+
+	// The access log has one structured record per request.
+	var forbidden int
+	for _, rec := range in.Stderr.records(t, "request") {
+		for _, k := range []string{"method", "target", "endpoint", "status", "bytes", "duration", "remote"} {
+			if _, ok := rec[k]; !ok {
+				t.Fatalf("access log record lacks %q: %v", k, rec)
+			}
+		}
+		if rec["status"] == float64(403) && rec["endpoint"] == "timemap" && rec["target"] == "/timemap/link/http://blocked.example/a" {
+			forbidden++
+		}
+	}
+	if forbidden != 1 {
+		t.Errorf("access log has %d records of the blacklisted TimeMap request, want 1", forbidden)
+	}
+}
+
+// TestUpstreamFailures checks 502 (every archive failed) and 504 (every
+// archive timed out) through the binary.
+func TestUpstreamFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		fault    archivetest.Fault
+		status   int
+		failures string
+	}{
+		{"every archive answers 503", archivetest.FaultStatus, http.StatusBadGateway, "f1=status-503, f2=status-503"},
+		{"every archive hangs", archivetest.FaultHang, http.StatusGatewayTimeout, "f1=timeout, f2=timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			f1 := newArchive(t, archivetest.Config{Fault: tc.fault})
+			f2 := newArchive(t, archivetest.Config{Fault: tc.fault})
+			in := start(t, "-archives", writeList(t, dir, entryOf("f1", f1), entryOf("f2", f2)), "-cache", "memory",
+				"-data-dir", dir, "-request-timeout", "300ms", "-workers", "0", "-tolerance", "-1")
+			for _, path := range []string{"/timemap/link/" + held, "/timegate/" + held, "/api/json/2005/" + held, "/memento/2005/" + held, "/list/2005/" + held} {
+				r := do(t, in.URL, "GET", path)
+				if r.Status != tc.status {
+					t.Errorf("%s: status %d, want %d; body:\n%s", path, r.Status, tc.status, r.Body)
+				}
+				if got := r.Header.Get("Archive-Failures"); got != tc.failures {
+					t.Errorf("%s: Archive-Failures %q, want %q", path, got, tc.failures)
+				}
+			}
+			body := do(t, in.URL, "GET", "/metrics").Body
+			if v, _ := metric(body, `mementokit_upstream_answers_total{archive="f1",outcome="failed"}`); v != 5 {
+				t.Errorf("f1 failed %v times, want 5", v)
+			}
+		})
+	}
+}
+
+// TestGracefulShutdown cancels run's context (what SIGTERM does) while a
+// client request and a refresh job are running: both finish, run returns
+// nil, and the listener is closed.
+func TestGracefulShutdown(t *testing.T) {
+	dir := t.TempDir()
+	slow := newArchive(t, archivetest.Config{Latency: 600 * time.Millisecond, Holdings: map[string][]time.Time{
+		held: {ts(t, "20050301120000")},
+	}})
+	dbPath := filepath.Join(dir, "cache.db")
+	in := start(t, "-archives", writeList(t, dir, entryOf("slow", slow)), "-cache", "bolt:"+dbPath,
+		"-data-dir", dir, "-workers", "1", "-worker-idle", "10ms")
+
+	// /api/json asks the TimeGate (600 ms) and queues a thorough refresh,
+	// which the worker claims at once and runs (another 600 ms).
+	if r := do(t, in.URL, "GET", "/api/json/2005/"+held); r.Status != http.StatusOK {
+		t.Fatalf("api/json: status %d: %s", r.Status, r.Body)
+	}
+	waitFor(t, "the refresh job to run", func() bool {
+		v, _ := metric(do(t, in.URL, "GET", "/metrics").Body, "mementokit_refresh_jobs_running")
+		return v == 1
+	})
+	// A client request in flight at shutdown.
+	var wg sync.WaitGroup
+	var inflight response
+	wg.Go(func() { inflight = do(t, in.URL, "GET", "/timegate/"+held) })
+	waitFor(t, "the client request to be in flight", func() bool {
+		v, _ := metric(do(t, in.URL, "GET", "/metrics").Body, "mementokit_http_requests_in_flight")
+		return v >= 2 // the TimeGate request and this scrape
+	})
+	start := time.Now()
+	if err := in.stop(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	wg.Wait()
+	if inflight.Status != http.StatusFound {
+		t.Errorf("request in flight at shutdown: status %d, want 302; body:\n%s", inflight.Status, inflight.Body)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	host := strings.TrimPrefix(in.URL, "http://")
+	if c, err := net.DialTimeout("tcp", host, time.Second); err == nil {
+		c.Close()
+		t.Errorf("%s still accepts connections after shutdown", host)
+	}
+	stopped := in.Stderr.records(t, "stopped")
+	if len(stopped) != 1 {
+		t.Fatalf("%d \"stopped\" log records, want 1:\n%s", len(stopped), in.Stderr)
+	}
+	got := map[string]any{"done": stopped[0]["refresh_jobs_done"], "failed": stopped[0]["refresh_jobs_failed"]}
+	if d := cmp.Diff(map[string]any{"done": float64(1), "failed": float64(0)}, got); d != "" {
+		t.Errorf("refresh jobs at shutdown (-want +got):\n%s", d)
+	}
+	// The drained job stored the archive's whole TimeMap in the bolt file.
+	c, err := boltcache.Open(dbPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	e, err := c.Get(t.Context(), cache.KeyOf(held))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != cache.StatusFound || len(e.Mementos) != 1 {
+		t.Errorf("cached entry after shutdown: %v with %d mementos, want found with 1", e.Status, len(e.Mementos))
+	}
+}
