@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/mementomap"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -94,36 +95,22 @@ func (c *counting) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// openInput opens path ("-" is stdin) for reading, decompressing gzip,
-// with the progress bar counting the bytes of the file itself.
+// openInput opens path ("-" is stdin) for one sequential pass,
+// decompressing gzip (mementomap.OpenInput: memory-mapped, pages released
+// behind the reader), with the progress bar counting the bytes read.
 func (e *env) openInput(path string, bar *progressbar.ProgressBar) (io.ReadCloser, error) {
-	var raw io.Reader
-	var closer io.Closer
 	if path == "-" {
-		raw = e.stdin
-	} else {
-		f, err := os.Open(path)
+		rc, err := cdxj.NewDecompressor(&counting{r: e.stdin, bar: bar})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("standard input: %w", err)
 		}
-		raw, closer = f, f
+		return rc, nil
 	}
-	rc, err := cdxj.NewDecompressor(&counting{r: raw, bar: bar})
+	rc, err := mementomap.OpenInput(path)
 	if err != nil {
-		if closer != nil {
-			closer.Close()
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	return &readCloser{Reader: rc, close: func() error {
-		err := rc.Close()
-		if closer != nil {
-			if cerr := closer.Close(); err == nil {
-				err = cerr
-			}
-		}
-		return err
-	}}, nil
+	return &readCloser{Reader: &counting{r: rc, bar: bar}, close: rc.Close}, nil
 }
 
 type readCloser struct {
@@ -133,11 +120,12 @@ type readCloser struct {
 
 func (r *readCloser) Close() error { return r.close() }
 
-// totalSize sums the sizes of the files (stdin counts as unknown: -1).
+// totalSize sums the sizes of the files; stdin and gzip files (whose
+// decompressed size is unknown) make it -1, a spinner.
 func totalSize(paths []string) int64 {
 	var n int64
 	for _, p := range paths {
-		if p == "-" {
+		if p == "-" || strings.HasSuffix(p, ".gz") {
 			return -1
 		}
 		fi, err := os.Stat(p)

@@ -265,7 +265,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 	p := func(name string) string { return filepath.Join(c.dir, name) }
 	switch c.phase {
 	case "build":
-		f, err := os.Open(p("index.cdxj"))
+		f, err := mementomap.OpenInput(p("index.cdxj"))
 		if err != nil {
 			return err
 		}
@@ -280,7 +280,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		r = result{Items: st.Records, Unit: "CDXJ lines", Wall: time.Since(t0),
 			Note: fmt.Sprintf("%d HxPx keys, %d URI-Rs, %d sort runs, %d of %d keys checked differ", st.Keys, st.URIRs, st.Runs, st.Mismatched, st.Checked)}
 	case "compact":
-		f, err := os.Open(p("base.ukvs"))
+		f, err := mementomap.OpenInput(p("base.ukvs"))
 		if err != nil {
 			return err
 		}

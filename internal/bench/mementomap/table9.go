@@ -37,7 +37,7 @@ func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, e
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p("index.cdxj"))
+	f, err := mementomap.OpenInput(p("index.cdxj"))
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +70,7 @@ func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, e
 		prev := rowFirst
 		for j, wp := range weights {
 			out := name(wh, wp)
-			in, err := os.Open(prev)
+			in, err := mementomap.OpenInput(prev)
 			if err != nil {
 				return nil, err
 			}
