@@ -333,6 +333,18 @@ func timemapRel(i, n int) string {
 	return "memento"
 }
 
+// writeMementoLink writes one memento link-value and its separator
+// without fmt: TimeMaps have thousands of them.
+func writeMementoLink(b *bytes.Buffer, m Memento, rel string) {
+	b.WriteByte('<')
+	b.WriteString(m.URIM)
+	b.WriteString(`>; rel="`)
+	b.WriteString(rel)
+	b.WriteString(`"; datetime="`)
+	b.Write(m.Datetime.UTC().AppendFormat(b.AvailableBuffer(), http.TimeFormat))
+	b.WriteString("\",\n")
+}
+
 func (h handler) formats(b *bytes.Buffer, urir string) {
 	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"timemap\"; type=\"application/link-format\",\n", h.base(), urir)
 	fmt.Fprintf(b, "<%s/timemap/json/%s>; rel=\"timemap\"; type=\"application/json\",\n", h.base(), urir)
@@ -346,7 +358,7 @@ func (h handler) writeLink(b *bytes.Buffer, urir string, ms []Memento) {
 	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"self\"; type=\"application/link-format\"; from=\"%s\"; until=\"%s\",\n",
 		h.base(), urir, httpDate(ms[0].Datetime), httpDate(ms[len(ms)-1].Datetime))
 	for i, m := range ms {
-		fmt.Fprintf(b, "<%s>; rel=%q; datetime=\"%s\",\n", m.URIM, timemapRel(i, len(ms)), httpDate(m.Datetime))
+		writeMementoLink(b, m, timemapRel(i, len(ms)))
 	}
 	h.formats(b, urir)
 }
@@ -374,7 +386,7 @@ func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []Memento, p, si
 	}
 	lo, hi := (p-1)*size, min(p*size, len(ms))
 	for i := lo; i < hi; i++ {
-		fmt.Fprintf(b, "<%s>; rel=%q; datetime=\"%s\",\n", ms[i].URIM, timemapRel(i, len(ms)), httpDate(ms[i].Datetime))
+		writeMementoLink(b, ms[i], timemapRel(i, len(ms)))
 	}
 	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"index\"; type=\"application/link-format\",\n", h.base(), urir)
 	h.formats(b, urir)
