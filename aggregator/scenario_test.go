@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"testing/synctest"
@@ -242,5 +243,38 @@ func agg06(t *testing.T, c cache.Cache) {
 		if s.name == "200 with a timed-out archive" && resp.Header.Get("Archive-Failures") != "flaky=timeout" {
 			t.Errorf("%s: Archive-Failures %q", s.name, resp.Header.Get("Archive-Failures"))
 		}
+	}
+}
+
+// brokenCache fails every call as a store that is down would.
+type brokenCache struct{ cache.Cache }
+
+func (brokenCache) fail(op string) error {
+	return &cache.Error{Store: "broken", Op: op, Err: errors.New("connection refused")}
+}
+func (b brokenCache) Get(context.Context, cache.Key) (cache.Entry, error) {
+	return cache.Entry{}, b.fail("get")
+}
+func (b brokenCache) Put(context.Context, string, cache.Result) error { return b.fail("put") }
+func (b brokenCache) RecordRequest(context.Context, string, time.Time) error {
+	return b.fail("request")
+}
+func (b brokenCache) Enqueue(context.Context, string, cache.Priority, time.Time) error {
+	return b.fail("enqueue")
+}
+
+// A cache that is down does not take the aggregator down: requests are
+// searched and answered.
+func TestLookupWithBrokenCache(t *testing.T) {
+	arc := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{"http://example.com/": times(t, "20100101000000")}})
+	ag := newAggregator(t, Options{Archives: []Archive{entry("a", arc)}, Cache: brokenCache{newMemCache(t)}})
+	for i := range 2 {
+		resp, body := do(t, ag.Handler(), "GET", "/timemap/link/http://example.com/")
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d: status %d: %s", i, resp.StatusCode, body)
+		}
+	}
+	if n := arc.Count("timemap"); n != 2 {
+		t.Errorf("%d upstream requests, want 2 (nothing could be cached)", n)
 	}
 }
