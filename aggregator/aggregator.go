@@ -53,8 +53,8 @@ type Options struct {
 	// Cache stores results; nil disables caching (every request searches).
 	Cache Cache
 
-	// RequestTimeout is the default per-request timeout of an archive whose
-	// Archive.Timeout is 0. DynamicBudget and ThoroughBudget bound a whole
+	// RequestTimeout bounds one archive's answer (see Archive.Timeout) when
+	// its Archive.Timeout is 0. DynamicBudget and ThoroughBudget bound a whole
 	// search. Zero means the Default* constant, never "no time".
 	RequestTimeout time.Duration
 	DynamicBudget  time.Duration

@@ -60,12 +60,13 @@ type Kind int
 
 // The search kinds (TIMETRAVEL.md §1).
 const (
-	// Dynamic asks the TimeGates of the rule's dynamic list, in parallel,
-	// within a short budget, and collects the mementos their Link headers
-	// name (closest, first, last, prev, next).
+	// Dynamic searches the rule's dynamic list within DynamicBudget: the
+	// TimeGate and Time Travel services ask TimeGates and collect the
+	// mementos their answers name (closest, first, last, prev, next); the
+	// TimeMap service fetches TimeMaps.
 	Dynamic Kind = iota + 1
-	// Thorough fetches full TimeMaps, following rel="timemap" pages, from
-	// the rule's cache list, within a long budget.
+	// Thorough fetches whole TimeMaps, following rel="timemap" pages, from
+	// the rule's cache or batch list, within ThoroughBudget.
 	Thorough
 )
 
