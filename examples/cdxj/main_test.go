@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,5 +270,49 @@ func TestOutputFile(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(in); !bytes.Equal(before, now) {
 		t.Error("input modified")
+	}
+}
+
+// TestReadErrorLocated checks that a damaged input (truncated gzip, gzip
+// followed by garbage) stops the command with an error that says how far the
+// input was good, not a bare "unexpected EOF".
+func TestReadErrorLocated(t *testing.T) {
+	var plain bytes.Buffer
+	for i := range 5000 {
+		fmt.Fprintf(&plain, "com,example)/p%05d 20170306040206 {\"url\": \"http://example.com/p%05d\"}\n", i, i)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		data []byte
+	}{
+		{"truncated gzip", gz.Bytes()[:gz.Len()/2]},
+		{"gzip then garbage", append(slices.Clone(gz.Bytes()), "garbage\n"...)},
+		{"gzip cut in its trailer", gz.Bytes()[:gz.Len()-4]},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".gz")
+			if err := os.WriteFile(p, c.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, skip := range []bool{false, true} {
+				args := []string{p}
+				if skip {
+					args = []string{"-skip-bad", p}
+				}
+				_, _, err := runCmd(t, "", args...)
+				if err == nil {
+					t.Fatalf("run %v = nil, want an error", args)
+				}
+				if !strings.Contains(err.Error(), p+": after line ") || !strings.Contains(err.Error(), "of the decompressed input") {
+					t.Errorf("run %v = %q, want the file, the last good line and the byte offset", args, err)
+				}
+			}
+		})
 	}
 }

@@ -147,6 +147,13 @@ func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o
 			return bad + r.Skipped(), nil
 		}
 		if err != nil {
+			var pe *cdxj.ParseError
+			if !errors.As(err, &pe) {
+				// A read error (a truncated or corrupt gzip member): say how
+				// far the input was good.
+				err = fmt.Errorf("after line %d (byte %d of the decompressed input): %w",
+					r.LineNumber(), r.InputOffset(), err)
+			}
 			return bad + r.Skipped(), located(label, 0, err)
 		}
 		key, err = surtKey(key[:0], rec)
