@@ -36,8 +36,8 @@ func bigTimeMap(n int) []byte {
 }
 
 // BenchmarkReadTimeMap2000 parses a 2,000-memento TimeMap (252,345 bytes)
-// with ReadTimeMap and checks that every
-// memento is recovered. Target: 150 MB/s or more.
+// with ReadTimeMap, lenient and strict, and checks that every memento is
+// recovered. Target: 150 MB/s or more.
 //
 // "unsized" hides the input's length, as a chunked HTTP body does, so
 // the memento slice grows without a size hint.
