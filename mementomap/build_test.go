@@ -3,6 +3,7 @@ package mementomap
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -202,5 +203,30 @@ func TestBuildOpenWayback(t *testing.T) {
 	got, st := buildString(t, BuildOptions{}, string(data))
 	if d := cmp.Diff(lines("org,archive)/ 2144/1"), dataLines(got)); d != "" {
 		t.Errorf("map (-want +got):\n%s (stats %+v)", d, st)
+	}
+}
+
+func TestBuildCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var b strings.Builder
+	for i := range 70000 {
+		fmt.Fprintf(&b, "com,h%d)/ 20200101000000 {\"url\": \"http://h%d.com/\"}\n", i, i)
+	}
+	_, err := Build(ctx, &bytes.Buffer{}, []Input{{Name: "x", R: strings.NewReader(b.String())}}, BuildOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestBuildBadLine(t *testing.T) {
+	in := "com,a)/ 20200101000000 {\"url\": \"http://a.com/\"}\ncom,b)/ 2020130100 {\"url\": \"http://b.com/\"}\n"
+	_, err := Build(context.Background(), &bytes.Buffer{}, []Input{{Name: "bad.cdxj", R: strings.NewReader(in)}}, BuildOptions{})
+	if err == nil || !strings.Contains(err.Error(), "bad.cdxj") || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("err = %v, want it to name bad.cdxj line 2", err)
+	}
+	_, st := buildString(t, BuildOptions{SkipBad: true}, in)
+	if st.Bad != 1 || st.Used != 1 {
+		t.Errorf("SkipBad: bad %d used %d, want 1 and 1", st.Bad, st.Used)
 	}
 }

@@ -255,3 +255,34 @@ func TestLookupWithIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestLookupConcurrentWhileIndexing(t *testing.T) {
+	var b strings.Builder
+	for i := range 5000 {
+		b.WriteString("com,h" + strconv.Itoa(10000+i) + ")/p 1/1\n")
+	}
+	m := openMap(t, b.String())
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 600 { // 4800 lookups: the index is built on the way
+				n := 10000 + (g*613+i*7)%5000
+				k := "com,h" + strconv.Itoa(n) + ")/p"
+				if i%2 == 1 {
+					k = "com,h" + strconv.Itoa(n) + ")/q"
+				}
+				got, err := m.LookupSURT(k)
+				if err != nil || got.Present() != (i%2 == 0) {
+					t.Errorf("LookupSURT(%q) = %+v, %v", k, got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if m.index.Load() == nil {
+		t.Error("no index built after 4800 lookups")
+	}
+}
