@@ -27,7 +27,7 @@ const initialBufSize = 256 << 10
 //
 // Each other line is one record. A line whose third space-separated field
 // starts with '{' is CDXJ: "key timestamp {json}", split on the first two
-// spaces. Two variants are recognised: "datetime {json}" (an ipwb TimeMap,
+// spaces (a run of spaces counts as one). Two variants are recognised: "datetime {json}" (an ipwb TimeMap,
 // where the key is the timestamp) and a key holding spaces (see below). Any
 // other line is classic CDX, split on runs of spaces, whose columns follow
 // the legend line, else the Layout setting, else the field count: 7, 9,

@@ -136,6 +136,17 @@ func TestReader(t *testing.T) {
 			header: []string{`!meta {"x":1}`},
 		},
 		{
+			name: "cdxj with a run of spaces after the key: the spaces separate, they are not part of the key",
+			input: "com,example)/  20170306040206 {\"url\": \"http://example.com/\"}\n" + "com,example)/a b   20170306040207  {\"url\": \"http://example.com/a b\"}\n" +
+				// 10 space-separated fields: not to be taken for a 10-field CDX line
+				"com,example)/c  20170306040208  {\"url\": \"http://example.com/c\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"5\"}\n",
+			want: []summary{
+				{Line: 1, Key: "com,example)/", TS: "20170306040206", Time: ts("2017-03-06T04:02:06Z"), URL: "http://example.com/", Length: -1, Offset: -1, KeySURT: true, CDXJ: true},
+				{Line: 2, Key: "com,example)/a b", TS: "20170306040207", Time: ts("2017-03-06T04:02:07Z"), URL: "http://example.com/a b", Length: -1, Offset: -1, KeySURT: true, CDXJ: true},
+				{Line: 3, Key: "com,example)/c", TS: "20170306040208", Time: ts("2017-03-06T04:02:08Z"), URL: "http://example.com/c", MIME: "text/html", Status: 200, Length: 5, Offset: -1, KeySURT: true, CDXJ: true},
+			},
+		},
+		{
 			name:  "classic CDX without header, 11 fields",
 			input: cdx11,
 			want: []summary{{Line: 1, Key: "org,example)/", TS: "20140401000000", Time: ts("2014-04-01T00:00:00Z"), URL: "http://example.org/",

@@ -79,14 +79,17 @@ func (r *Record) parse(line []byte, hdr, def *Layout) error {
 		return perr(1, causef(ErrFieldCount, "line starts with a space (empty key)"))
 	}
 	if hdr == nil {
-		rest := line[sp+1:]
+		// A run of spaces separates like one space (hand-edited files).
+		rest := trimSpaces(line[sp+1:])
 		if len(rest) > 0 && rest[0] == '{' {
 			// The ORS TimeMap form "datetime {json}" (ipwb): the key is the
 			// timestamp.
 			return r.setCDXJ(line[:sp], line[:sp], rest, 0)
 		}
-		if sp2 := bytes.IndexByte(rest, ' '); sp2 >= 0 && sp2+1 < len(rest) && rest[sp2+1] == '{' {
-			return r.setCDXJ(line[:sp], rest[:sp2], rest[sp2+1:], sp+1)
+		if sp2 := bytes.IndexByte(rest, ' '); sp2 >= 0 {
+			if js := trimSpaces(rest[sp2+1:]); len(js) > 0 && js[0] == '{' {
+				return r.setCDXJ(line[:sp], rest[:sp2], js, len(line)-len(rest))
+			}
 		}
 	}
 	err := r.parseCDX(line, hdr, def)
@@ -94,15 +97,25 @@ func (r *Record) parse(line []byte, hdr, def *Layout) error {
 		// A CDXJ key with spaces in it (CDX-01: a file: URL with a space):
 		// the timestamp is the token just before the JSON block.
 		if j := bytes.Index(line, []byte(" {")); j > 0 {
-			k := bytes.LastIndexByte(line[:j], ' ')
-			if k <= 0 {
+			head := bytes.TrimRight(line[:j], " ")
+			k := bytes.LastIndexByte(head, ' ')
+			key := bytes.TrimRight(head[:max(k, 0)], " ")
+			if k <= 0 || len(key) == 0 {
 				return perr(j+2, causef(ErrFieldCount, "JSON block without a timestamp before it"))
 			}
 			r.reset(line)
-			return r.setCDXJ(line[:k], line[k+1:j], line[j+1:], k+1)
+			return r.setCDXJ(key, head[k+1:], line[j+1:], k+1)
 		}
 	}
 	return err
+}
+
+// trimSpaces drops leading spaces.
+func trimSpaces(b []byte) []byte {
+	for len(b) > 0 && b[0] == ' ' {
+		b = b[1:]
+	}
+	return b
 }
 
 // setCDXJ records the parts of a CDXJ line; tsOff is where ts starts.
