@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -321,5 +323,39 @@ func TestParseSimpleFrequencyMatchesUKVS(t *testing.T) {
 		if ok && (err != nil || got != want) {
 			t.Errorf("%q: fast parse %+v, ukvs %+v (%v)", v, got, want, err)
 		}
+	}
+}
+
+// TestReferenceCases compares Reference mode with outputs of the reference
+// tool itself (testdata/reference/README.md).
+func TestReferenceCases(t *testing.T) {
+	ins, err := filepath.Glob("testdata/reference/*.in")
+	if err != nil || len(ins) < 10 {
+		t.Fatalf("reference cases: %v (%d)", err, len(ins))
+	}
+	for _, in := range ins {
+		base := strings.TrimSuffix(in, ".in")
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(base + ".out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := os.ReadFile(base + ".weights")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hcf, pcf float64
+			if _, err := fmt.Sscan(string(w), &hcf, &pcf); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := compactString(t, string(src), opts(hcf, pcf, true))
+			if d := cmp.Diff(string(want), got); d != "" {
+				t.Errorf("W=(%v,%v) (-reference +ours):\n%s", hcf, pcf, d)
+			}
+		})
 	}
 }
