@@ -2,6 +2,7 @@ package mementomap
 
 import (
 	"bytes"
+	"encoding/binary"
 	"sort"
 )
 
@@ -14,9 +15,18 @@ import (
 // Memory: about len(map)/indexBlock × (mean key length + 16) bytes, 1 to 2 %
 // of the map.
 type blockIndex struct {
+	pre  []uint64 // the first 8 bytes of key i, big-endian, zero-padded: most comparisons end here
 	keys []byte
 	kend []int32 // keys[kend[i-1]:kend[i]] is key i
 	pos  []int   // line start of block i
+}
+
+// prefix8 returns the first 8 bytes of k as a big-endian number, zero
+// padded, so that prefix8(a) < prefix8(b) implies a < b byte-wise.
+func prefix8(k []byte) uint64 {
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // indexBlock is the byte span of one index entry.
@@ -44,7 +54,9 @@ func (m *Map) buildIndex() *blockIndex {
 			break
 		}
 		if n := len(x.pos); n == 0 || ls > x.pos[n-1] {
-			x.keys = append(x.keys, keyOf(m.b[ls:le])...)
+			k := keyOf(m.b[ls:le])
+			x.pre = append(x.pre, prefix8(k))
+			x.keys = append(x.keys, k...)
 			x.kend = append(x.kend, int32(len(x.keys)))
 			x.pos = append(x.pos, ls)
 		}
@@ -74,7 +86,13 @@ func (m *Map) indexed() *blockIndex {
 func (m *Map) find(x *blockIndex, key []byte) (int, bool) {
 	n := len(x.pos)
 	// first block whose first key is greater than key
-	b := sort.Search(n, func(i int) bool { return bytes.Compare(x.key(i), key) > 0 })
+	kp := prefix8(key)
+	b := sort.Search(n, func(i int) bool {
+		if p := x.pre[i]; p != kp {
+			return p > kp
+		}
+		return bytes.Compare(x.key(i), key) > 0
+	})
 	lo, hi := m.start, len(m.b) // past the last block: to the end of the map
 	if b > 0 {
 		lo = x.pos[b-1]
