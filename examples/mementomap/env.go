@@ -151,6 +151,9 @@ func (e *env) writeOutput(path string, fn func(w io.Writer) error) error {
 	tmp := f.Name()
 	err = fn(f)
 	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes 0600; a map is meant to be shared
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

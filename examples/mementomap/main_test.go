@@ -72,6 +72,9 @@ func TestPipeline(t *testing.T) {
 	if err != nil || strings.Count(out, "\n") != 2 || !strings.HasPrefix(out, first+"\t") {
 		t.Errorf("lookup from arguments = %q, %v", out, err)
 	}
+	if fi, err := os.Stat(base); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("output mode = %v, %v; want 0644", fi.Mode(), err)
+	}
 	// No temporary files are left behind.
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
