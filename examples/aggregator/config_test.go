@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/boltcache"
+)
+
+func TestParseConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "agg.json", []byte(`{
+	  "addr": "127.0.0.1:9999",
+	  "cache": "memory",
+	  "workers": 7,
+	  "request_timeout": "3s",
+	  "mementomaps": {"ia": "/maps/ia.ukvs", "ukwa": "discover"},
+	  "log_format": "text"
+	}`))
+	tests := []struct {
+		name string
+		args []string
+		edit func(c *config) // applied to defaults() to make the expected config
+	}{
+		{"defaults", nil, func(c *config) {}},
+		{"flags", []string{"-addr", ":1", "-workers", "2", "-dynamic-budget", "5s", "-mementomap", "a=x.map", "-mementomap", "b=https://b.example/map"},
+			func(c *config) {
+				c.Addr, c.Workers, c.DynamicBudget = ":1", 2, duration(5*time.Second)
+				c.MementoMaps = mapSources{"a": "x.map", "b": "https://b.example/map"}
+			}},
+		{"file", []string{"-config", file}, func(c *config) {
+			c.ConfigFile, c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat = file, "127.0.0.1:9999", "memory", 7, duration(3*time.Second), "text"
+			c.MementoMaps = mapSources{"ia": "/maps/ia.ukvs", "ukwa": "discover"}
+		}},
+		{"flags win over the file, wherever they are", []string{"-workers", "1", "-config", file, "-mementomap", "ia=other.map", "-access-log=false"}, func(c *config) {
+			c.ConfigFile, c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat = file, "127.0.0.1:9999", "memory", 1, duration(3*time.Second), "text"
+			c.MementoMaps = mapSources{"ia": "other.map", "ukwa": "discover"}
+			c.AccessLog = false
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConfig(tc.args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := defaults()
+			tc.edit(&want)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("config (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		file string // config file contents, "" for none
+		args []string
+		want string // substring of the error
+	}{
+		{"unknown flag", "", []string{"-nope"}, "flag provided but not defined"},
+		{"bad duration flag", "", []string{"-request-timeout", "soon"}, "invalid value"},
+		{"zero timeout", "", []string{"-request-timeout", "0s"}, "request-timeout must be positive"},
+		{"negative workers", "", []string{"-workers", "-1"}, "workers must not be negative"},
+		{"zero fan-out", "", []string{"-fan-out", "0"}, "fan-out must be positive"},
+		{"zero tolerance", "", []string{"-tolerance", "0"}, "tolerance must not be 0"},
+		{"bad log level", "", []string{"-log-level", "loud"}, `log-level "loud"`},
+		{"bad log format", "", []string{"-log-format", "xml"}, `log-format "xml"`},
+		{"bad mementomap flag", "", []string{"-mementomap", "nosource"}, "want id=SOURCE"},
+		{"missing file", "", []string{"-config", filepath.Join(dir, "absent.json")}, "no such file"},
+		{"syntax error", `{"workers": 2,}`, nil, "byte 15"},
+		{"wrong type", `{"workers": "two"}`, nil, `key "workers": want a int, got string`},
+		{"bad duration", `{"request_timeout": "fast"}`, nil, `want a duration string such as "10s"`},
+		{"unknown key", `{"wrokers": 2}`, nil, `unknown field "wrokers"`},
+		{"two objects", `{} {}`, nil, "data after the JSON object"},
+		{"file value checked", `{"fan_out": -3}`, nil, "fan-out must be positive"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if tc.file != "" {
+				args = append([]string{"-config", writeFile(t, dir, strings.Repeat("c", i+1)+".json", []byte(tc.file))}, args...)
+			}
+			_, err := parseConfig(args, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			// run reports it as a usage error (exit status 2).
+			err = run(t.Context(), args, strings.NewReader(""), io.Discard, io.Discard)
+			var ue usageError
+			if !errors.As(err, &ue) {
+				t.Errorf("run: %v is not a usage error", err)
+			}
+		})
+	}
+	if err := run(t.Context(), []string{"-h"}, strings.NewReader(""), io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}
+
+// TestEmbeddedArchives checks the default list: MemGator's public list
+// without its ignored entries (README.md).
+func TestEmbeddedArchives(t *testing.T) {
+	as, name, err := loadArchives(defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name != "embedded public list" {
+		t.Errorf("list name %q", name)
+	}
+	var ids []string
+	for _, a := range as {
+		ids = append(ids, a.ID)
+		if !strings.HasPrefix(a.TimeMap, "http") || !strings.HasPrefix(a.TimeGate, "http") || a.Name == "" || a.Name == a.ID && a.ID != "archive.today" {
+			t.Errorf("entry %+v lacks a prefix or a display name", a)
+		}
+	}
+	want := []string{"archive.today", "arquivo.pt", "perma.cc", "waext.banq.qc.ca", "warp.da.ndl.go.jp",
+		"wayback.archive-it.org", "wayback.vefsafn.is", "web.archive.org", "web.archive.org.au",
+		"webarchiveweb.bac-lac.canada.ca", "webarchive.nrscotland.gov.uk", "webarchive.org.uk", "webarchive.parliament.uk"}
+	if d := cmp.Diff(want, ids); d != "" {
+		t.Errorf("embedded archive ids (-want +got):\n%s", d)
+	}
+}
+
+func TestLoadArchives(t *testing.T) {
+	dir := t.TempDir()
+	xml := writeFile(t, dir, "archivelist.xml", []byte(`<?xml version="1.0"?>
+<links>
+  <link id="ia" longname="Internet Archive">
+    <timegate uri="https://web.archive.org/web/" redirect="no"/>
+    <timemap uri="https://web.archive.org/web/timemap/link/" paging-status="2"/>
+    <archive type="snapshot" memento-status="yes"/>
+  </link>
+  <link id="ukwa" longname="UK Web Archive">
+    <timegate uri="https://www.webarchive.org.uk/wayback/archive/"/>
+    <timemap uri="https://www.webarchive.org.uk/wayback/archive/timemap/link/"/>
+  </link>
+</links>
+`))
+	json := writeFile(t, dir, "list.json", []byte(` [{"id": "ia", "timemap": "https://web.archive.org/web/timemap/link/", "mementomap": "https://maps.example/ia"},
+		{"id": "pp", "timemap": "http://pp.example/tm/", "ignore": true}]`))
+	bad := writeFile(t, dir, "bad.json", []byte(`[{"id": "x"}]`))
+	type got struct {
+		IDs  []string
+		Maps []aggregator.MapSource
+	}
+	tests := []struct {
+		name    string
+		c       func(c *config)
+		want    got
+		wantErr string
+	}{
+		{"xml", func(c *config) { c.Archives = xml }, got{[]string{"ia", "ukwa"}, []aggregator.MapSource{{}, {}}}, ""},
+		{"xml with a map file and discovery for the rest", func(c *config) {
+			c.Archives, c.DiscoverMaps, c.MapRefresh = xml, true, duration(time.Hour)
+			c.MementoMaps = mapSources{"ia": "ia.map"}
+		}, got{[]string{"ia", "ukwa"}, []aggregator.MapSource{{File: "ia.map"}, {Discover: true, Refresh: time.Hour}}}, ""},
+		{"json keeps its own map source, gets the refresh", func(c *config) { c.Archives, c.MapRefresh = json, duration(time.Minute) },
+			got{[]string{"ia"}, []aggregator.MapSource{{URL: "https://maps.example/ia", Refresh: time.Minute}}}, ""},
+		{"flag wins over the list", func(c *config) { c.Archives, c.MementoMaps = json, mapSources{"ia": "discover"} },
+			got{[]string{"ia"}, []aggregator.MapSource{{Discover: true}}}, ""},
+		{"unknown id in -mementomap", func(c *config) { c.Archives, c.MementoMaps = xml, mapSources{"nope": "x"} }, got{}, "no archive with id nope"},
+		{"bad entry", func(c *config) { c.Archives = bad }, got{}, "bad.json: archive list: byte 1, entry 0"},
+		{"missing file", func(c *config) { c.Archives = filepath.Join(dir, "absent") }, got{}, "no such file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := defaults()
+			tc.c(&c)
+			as, _, err := loadArchives(c)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g got
+			for _, a := range as {
+				g.IDs = append(g.IDs, a.ID)
+				g.Maps = append(g.Maps, a.Map)
+			}
+			if d := cmp.Diff(tc.want, g); d != "" {
+				t.Errorf("archives (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestOpenCache(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		spec     string
+		wantName string
+		wantFile string // a file that must exist afterwards
+		wantErr  string
+	}{
+		{"memory", "memory", "", ""},
+		{"", "bolt:" + filepath.Join(dir, "data", "cache.db"), filepath.Join(dir, "data", "cache.db"), ""},
+		{"bolt", "bolt:" + filepath.Join(dir, "data", "cache.db"), filepath.Join(dir, "data", "cache.db"), ""},
+		{"bolt:" + filepath.Join(dir, "sub", "c.db"), "bolt:" + filepath.Join(dir, "sub", "c.db"), filepath.Join(dir, "sub", "c.db"), ""},
+		{"nonsense", "", "", "want memory, bolt:PATH or a MySQL DSN"},
+		{"mysql:user:secret@tcp(127.0.0.1:1)/db?timeout=200ms", "", "", "cache: mysql open"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			c, name, err := openCache(t.Context(), tc.spec, filepath.Join(dir, "data"), nil)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				if strings.Contains(err.Error(), "secret") {
+					t.Errorf("the error shows the DSN's password: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if name != tc.wantName {
+				t.Errorf("name %q, want %q", name, tc.wantName)
+			}
+			if tc.wantFile != "" {
+				if _, err := os.Stat(tc.wantFile); err != nil {
+					t.Error(err)
+				}
+			}
+			// The store works.
+			if err := c.Put(t.Context(), held, cache.Result{Status: cache.StatusNone, Updated: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			if e, err := c.Get(t.Context(), cache.KeyOf(held)); err != nil || e.Status != cache.StatusNone {
+				t.Errorf("Get after Put: %v, %v", e.Status, err)
+			}
+		})
+	}
+}
+
+// TestBoltCacheSurvivesRestart runs the server twice on one bolt file: what
+// the first run cached is served by the second without asking the archive.
+func TestBoltCacheSurvivesRestart(t *testing.T) {
+	f := newFederation(t)
+	db := filepath.Join(f.dir, "shared.db")
+	args := []string{"-archives", f.list, "-cache", "bolt:" + db, "-data-dir", f.dir, "-workers", "0"}
+	first := start(t, args...)
+	if r := do(t, first.URL, "GET", "/timemap/link/"+held); r.Status != 200 {
+		t.Fatalf("first run: status %d", r.Status)
+	}
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+	f.a1.ResetLog()
+	second := start(t, args...)
+	r := do(t, second.URL, "GET", "/timemap/link/"+held, "Cache-Control", "only-if-cached")
+	if r.Status != 200 || r.Header.Get("X-Memento-Count") != "5" {
+		t.Errorf("second run, only-if-cached: status %d, %s mementos", r.Status, r.Header.Get("X-Memento-Count"))
+	}
+	if n := f.a1.Count(""); n != 0 {
+		t.Errorf("the second run asked a1 %d times", n)
+	}
+	// The file is closed after the second run: another process may open it.
+	if err := second.stop(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := boltcache.Open(db, &boltcache.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("bolt file still locked after shutdown: %v", err)
+	}
+	c.Close()
+}
+
+// TestRulesAndXMLList runs the server over an archivelist.xml with a rules
+// file that sends .org URI-Rs to a2 only.
+func TestRulesAndXMLList(t *testing.T) {
+	f := newFederation(t)
+	xml := `<links>
+  <link id="a1" longname="Fake one"><timegate uri="` + f.a1.TimeGatePrefix() + `"/><timemap uri="` + f.a1.TimeMapPrefix() + `"/></link>
+  <link id="a2" longname="Fake two"><timegate uri="` + f.a2.TimeGatePrefix() + `"/><timemap uri="` + f.a2.TimeMapPrefix() + `"/></link>
+</links>`
+	rules := `{"timemap_dynamicdefault": "a1,a2", "timemap_cachedefault": "a1,a2", "batchdefault": "a1,a2",
+	  "rules": [{"url": "\\.org/", "timemap_dynamic": "a2", "timemap_cache": "a2", "batch": "a2,ghost"}]}`
+	in := start(t, "-archives", writeFile(t, f.dir, "archivelist.xml", []byte(xml)), "-rules", writeFile(t, f.dir, "rules.json", []byte(rules)),
+		"-cache", "memory", "-data-dir", f.dir, "-workers", "0")
+	r := do(t, in.URL, "GET", "/timemap/link/"+other)
+	if r.Status != 200 || r.Header.Get("X-Memento-Count") != "1" {
+		t.Errorf("status %d, %s mementos; body:\n%s", r.Status, r.Header.Get("X-Memento-Count"), r.Body)
+	}
+	if n := f.a1.Count(""); n != 0 {
+		t.Errorf("a1 was asked %d times about a .org URI-R", n)
+	}
+	if r := do(t, in.URL, "GET", "/"); !strings.Contains(r.Body, "Fake two") {
+		t.Errorf("the home page does not list the XML list's names")
+	}
+	if recs := in.Stderr.records(t, "rules name archives that are not in the list; they are dropped"); len(recs) != 1 {
+		t.Errorf("%d warnings about the unknown id ghost, want 1", len(recs))
+	}
+}
+
+// TestRunFailsCleanly checks start-up errors: they come back from run
+// (exit status 1) without leaving a listener.
+func TestRunFailsCleanly(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad blacklist", []string{"-blacklist", writeFile(t, dir, "bl.txt", []byte("ok.example\nnot a host\n"))}, "line 2"},
+		{"bad rules", []string{"-rules", writeFile(t, dir, "rules.json", []byte(`{"rules": [{}]}`))}, "rule 0"},
+		{"bad address", []string{"-addr", "256.0.0.1:1"}, "listen"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-addr", "127.0.0.1:0", "-cache", "memory", "-data-dir", dir}, tc.args...)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			err := run(ctx, args, strings.NewReader(""), io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("run: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
