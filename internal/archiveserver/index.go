@@ -124,6 +124,13 @@ func LoadIndex(ctx context.Context, inputs []Input, o LoadOptions) (*Index, Load
 				break
 			}
 			if err != nil {
+				var pe *cdxj.ParseError
+				if !errors.As(err, &pe) {
+					// A read error (a truncated gzip member): say how far
+					// the input was good.
+					return nil, st, fmt.Errorf("archiveserver: %s: after line %d (byte %d of the decompressed input): %w",
+						in.Name, rd.LineNumber(), rd.InputOffset(), err)
+				}
 				return nil, st, fmt.Errorf("archiveserver: %s: %w", in.Name, err)
 			}
 			st.Records++

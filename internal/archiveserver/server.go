@@ -90,12 +90,14 @@ type Stats struct {
 //	GET|HEAD /                           a short plain-text description
 //
 // The URI-R is the rest of the raw request target, query included; a
-// missing scheme becomes http://, and a URI-R percent-encoded as a whole
+// missing scheme becomes http://, the slashes after the scheme are made
+// two ("http:/example.com/", as a proxy merging slashes leaves it, reads as
+// http://example.com/), and a URI-R percent-encoded as a whole
 // ("http%3A%2F%2F...") is decoded once. It is looked up by its SURT
 // (surt.Canonicalize), so http://www.example.com:80/ and
 // https://example.com/ reach the same captures.
 //
-// Statuses: 400 for a URI-R that cannot be canonicalized or an
+// Statuses: 400 for a URI-R without a host or that cannot be canonicalized, or an
 // Accept-Datetime that is not an rfc1123-date in GMT (§2.1.1, §4.5.3); 404
 // for an unknown path, URI-R or memento datetime; 405 with Allow for
 // methods other than GET and HEAD. The closest memento is the one nearest
@@ -221,7 +223,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(raw, TimeGatePrefix):
 		s.timeGate.Add(1)
 		s.serveTimeGate(w, r, raw[len(TimeGatePrefix):])
-	case raw == MementoMapPath:
+	case pathOf(raw) == MementoMapPath:
 		s.mapReq.Add(1)
 		w.Header().Set("Content-Type", MementoMapType)
 		w.Header().Set("Content-Length", strconv.Itoa(len(s.mmap)))
@@ -231,7 +233,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case isMementoPath(raw):
 		s.memento.Add(1)
 		s.serveMemento(w, r, raw[1:15], raw[16:])
-	case raw == "/":
+	case pathOf(raw) == "/":
 		s.other.Add(1)
 		writeText(w, http.StatusOK, fmt.Sprintf("Memento archive %q: %d URI-Rs, %d mementos.\n"+
 			"TimeMaps at %s{URI-R}, TimeGate at %s{URI-R}, mementos at /{YYYYMMDDhhmmss}/{URI-R}, MementoMap at %s\n",
@@ -240,6 +242,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.other.Add(1)
 		writeText(w, http.StatusNotFound, "not found: "+raw+"\n")
 	}
+}
+
+// pathOf returns the request target without its query (a cache-busting
+// "?t=..." on the MementoMap or the root is ignored).
+func pathOf(raw string) string {
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		return raw[:i]
+	}
+	return raw
 }
 
 // isMementoPath reports whether raw is "/" + 14 digits + "/" + something.
@@ -263,7 +274,11 @@ func writeText(w http.ResponseWriter, code int, body string) {
 }
 
 // normalizeURIR turns the URI-R part of a request target into an absolute
-// URI-R, as Server documents.
+// URI-R, as Server documents. Slashes after the scheme are made two, as
+// browsers do ("http:/example.com/", left by a proxy that merges slashes,
+// and "http:///example.com/" become "http://example.com/"); a
+// scheme-relative "//example.com/" gets http. A URI-R without a host, or
+// with an unclosed IPv6 bracket, is an error.
 func normalizeURIR(s string) (string, error) {
 	if s == "" {
 		return "", errors.New("empty URI-R")
@@ -276,13 +291,37 @@ func normalizeURIR(s string) (string, error) {
 		}
 		s, ls = d, strings.ToLower(d)
 	}
-	if !strings.HasPrefix(ls, "http://") && !strings.HasPrefix(ls, "https://") {
+	var scheme string
+	switch {
+	case strings.HasPrefix(ls, "http:"):
+		scheme = s[:4]
+	case strings.HasPrefix(ls, "https:"):
+		scheme = s[:5]
+	case strings.HasPrefix(s, "//"):
+		scheme, s = "http", "http:"+s
+	default:
 		if strings.Contains(s, "://") {
 			return "", fmt.Errorf("URI-R %q: not an http(s) URL", s)
 		}
-		s = "http://" + s
+		scheme, s = "http", "http:"+s
 	}
-	return s, nil
+	rest := strings.TrimLeft(s[len(scheme)+1:], "/")
+	auth := rest
+	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
+		auth = auth[:i]
+	}
+	host := auth[strings.LastIndexByte(auth, '@')+1:]
+	if strings.HasPrefix(host, "[") {
+		if !strings.Contains(host, "]") {
+			return "", fmt.Errorf("URI-R %q: IPv6 host without its closing ']'", s)
+		}
+	} else if i := strings.IndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	if host == "" || host == "[]" {
+		return "", fmt.Errorf("URI-R %q: no host", s)
+	}
+	return scheme + "://" + rest, nil
 }
 
 // resolve returns the normalized URI-R and its captures; on failure it has

@@ -2,8 +2,10 @@ package archiveserver
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -76,6 +78,30 @@ func TestLoadIndexErrors(t *testing.T) {
 				t.Errorf("Bad = %d, want %d", st.Bad, tc.wantBad)
 			}
 		})
+	}
+}
+
+// TestLoadIndexReadError: a truncated gzip index stops the load with an
+// error naming the input, the last good line and the byte offset.
+func TestLoadIndexReadError(t *testing.T) {
+	var plain bytes.Buffer
+	for i := range 3000 {
+		fmt.Fprintf(&plain, "com,example)/p%05d 20100101000000 {\"url\": \"http://example.com/p%05d\"}\n", i, i)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	for _, skipBad := range []bool{false, true} {
+		zr, err := gzip.NewReader(bytes.NewReader(gz.Bytes()[:gz.Len()/2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = LoadIndex(context.Background(), []Input{{Name: "cut.cdxj.gz", R: zr}}, LoadOptions{SkipBad: skipBad})
+		if err == nil || !strings.Contains(err.Error(), "cut.cdxj.gz: after line ") || !strings.Contains(err.Error(), "of the decompressed input") ||
+			!errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("SkipBad %v: LoadIndex = %v, want an unexpected EOF naming the input, line and offset", skipBad, err)
+		}
 	}
 }
 
@@ -427,5 +453,57 @@ func TestTimeMapCache(t *testing.T) {
 	}
 	if _, err := New(context.Background(), cached.Index(), Options{TimeMapCache: -1}); err == nil {
 		t.Error("negative cache size accepted")
+	}
+}
+
+// TestOddURIRs sends the request targets real clients produce: slashes
+// merged by a proxy, scheme-relative URI-Rs, no host, an unclosed IPv6
+// bracket, and a query on the MementoMap and root paths.
+func TestOddURIRs(t *testing.T) {
+	s := mustServer(t, Options{ID: "test"}, testIndex)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	const orig = `<http://example.com/>; rel="original"`
+	tests := []struct {
+		name, path string
+		wantStatus int
+		wantBody   string // substring
+	}{
+		{"slashes merged by a proxy", "/timemap/link/http:/example.com/", 200, orig},
+		{"https, slashes merged", "/timemap/link/https:/example.org/only", 200, `<https://example.org/only>; rel="original"`},
+		{"three slashes", "/timemap/link/http:///example.com/", 200, orig},
+		{"scheme-relative", "/timemap/link//example.com/", 200, orig},
+		{"scheme-relative timegate", "/timegate//example.com/", 302, ""},
+		{"scheme-relative memento", "/20100102000000//example.com/", 200, "Placeholder"},
+		{"no host", "/timemap/link/http://", 400, "no host"},
+		{"encoded, no host", "/timemap/link/http%3A%2F%2F", 400, "no host"},
+		{"port only", "/timegate/http://:80/", 400, "no host"},
+		{"userinfo only", "/timemap/link/http://user@/", 400, "no host"},
+		{"unclosed IPv6 bracket", "/timemap/link/http://[::1/a", 400, "']'"},
+		{"IPv6 host absent", "/timemap/link/http://[2001:db8::1]:8080/a", 404, "no memento"},
+		{"mementomap with a query", "/.well-known/mementomap?t=1", 200, "!meta"},
+		{"root with a query", "/?x=1", 200, "3 URI-Rs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest("GET", ts.URL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.URL.Opaque = tc.path // sent as is, not cleaned
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.wantStatus {
+				t.Errorf("GET %s: status %d, want %d; body %q", tc.path, resp.StatusCode, tc.wantStatus, body)
+			}
+			if !strings.Contains(string(body), tc.wantBody) {
+				t.Errorf("GET %s: body %q lacks %q", tc.path, body, tc.wantBody)
+			}
+		})
 	}
 }
