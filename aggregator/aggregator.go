@@ -325,6 +325,7 @@ func (ag *Aggregator) Route(s Service, urir string) []Decision {
 	now := time.Now()
 	ids := ag.rules.Archives(s, urir)
 	out := make([]Decision, 0, len(ids))
+	q := &query{urir: urir}
 	for _, id := range ids {
 		st, ok := ag.byID[id]
 		if !ok {
@@ -333,7 +334,7 @@ func (ag *Aggregator) Route(s Service, urir string) []Decision {
 		d := Decision{Archive: id}
 		if asleep, _ := st.dorm.asleep(now); asleep {
 			d.Status = StatusDormant
-		} else if !ag.mayHold(st, urir, now) {
+		} else if !ag.mayHold(st, q, now) {
 			d.Status = StatusSkippedByMap
 		}
 		out = append(out, d)

@@ -103,3 +103,34 @@ func BenchmarkSearchFanOut(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRouteMementoMaps: routing one URI-R over 8 archives whose maps
+// (5,000 keys each, mmapped) are looked up: canonicalization plus a binary
+// search per archive and lookup key.
+func BenchmarkRouteMementoMaps(b *testing.B) {
+	dir := b.TempDir()
+	var archives []Archive
+	for i := range 8 {
+		archives = append(archives, Archive{ID: fmt.Sprintf("a%d", i), TimeMap: "http://a/"})
+	}
+	ag := newAggregator(b, Options{Archives: archives, Upstream: newFake()})
+	for i := range 8 {
+		lines := map[string]string{}
+		for k := range 5000 {
+			lines[fmt.Sprintf("com,site%05d)/page/%d", (k*7+i)%20000, k%13)] = "3"
+		}
+		m, closer, err := OpenMementoMap(writeMap(b, dir, fmt.Sprintf("a%d.map", i), lines))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := ag.SetMap(fmt.Sprintf("a%d", i), m, closer, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	urir := "http://www.site00042.com/page/3?utm=x"
+	b.ReportAllocs()
+	b.SetBytes(int64(len(urir)))
+	for b.Loop() {
+		_ = ag.Route(TimeMapCache, urir)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/surt"
 )
 
 // MapLookup is what routing needs from an archive's MementoMap
@@ -54,14 +55,47 @@ func (lm *loadedMap) close() error {
 	return nil
 }
 
+// surtLookup is implemented by maps keyed by SURT (OpenMementoMap's): a
+// route canonicalizes the URI-R once and looks the key up in every map.
+type surtLookup interface {
+	frequencySURT(key string) (int64, error)
+}
+
+// query is one URI-R being routed, with its SURT computed at most once.
+type query struct {
+	urir   string
+	key    string
+	keyErr error
+	done   bool
+}
+
+func (q *query) surt() (string, error) {
+	if !q.done {
+		q.key, q.keyErr = surt.Canonicalize(q.urir)
+		q.done = true
+	}
+	return q.key, q.keyErr
+}
+
 // frequency returns the map's answer and whether it may be trusted.
-func (lm *loadedMap) frequency(urir string) (int64, bool) {
+func (lm *loadedMap) frequency(q *query) (int64, bool) {
 	lm.mu.RLock()
 	defer lm.mu.RUnlock()
 	if lm.closed {
 		return 0, false
 	}
-	f, err := lm.lookup.Frequency(urir)
+	var (
+		f   int64
+		err error
+	)
+	if sl, ok := lm.lookup.(surtLookup); ok {
+		var key string
+		if key, err = q.surt(); err == nil {
+			f, err = sl.frequencySURT(key)
+		}
+	} else {
+		f, err = lm.lookup.Frequency(q.urir)
+	}
 	if err != nil {
 		return 0, false
 	}
@@ -69,13 +103,13 @@ func (lm *loadedMap) frequency(urir string) (int64, bool) {
 }
 
 // mayHold is the routing rule: false only when a loaded, fresh, readable
-// map says the archive holds nothing for urir.
-func (ag *Aggregator) mayHold(st *archiveState, urir string, now time.Time) bool {
+// map says the archive holds nothing for the URI-R.
+func (ag *Aggregator) mayHold(st *archiveState, q *query, now time.Time) bool {
 	lm := st.profile.Load()
 	if lm == nil || now.Sub(lm.loaded) > ag.opts.MapMaxAge {
 		return true
 	}
-	f, ok := lm.frequency(urir)
+	f, ok := lm.frequency(q)
 	return !ok || f > 0
 }
 

@@ -15,25 +15,35 @@ import (
 // frequency is 1 when the map says the archive may hold the URI-R, 0 when
 // it says absent (no matching key, or a matched frequency that holds
 // nothing). A URI-R that cannot be canonicalized gives an error, so the
-// archive is asked. The io.Closer unmaps the file.
+// archive is asked. When routing, the URI-R is canonicalized once for all
+// the archives' maps. The io.Closer unmaps the file.
 func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 	m, err := mementomap.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	lookup := MapLookupFunc(func(urir string) (int64, error) {
-		key, err := surt.Canonicalize(urir)
-		if err != nil {
-			return 0, fmt.Errorf("mementomap lookup of %q: %w", urir, err)
-		}
-		match, err := m.LookupSURT(key)
-		if err != nil {
-			return 0, err
-		}
-		if match.Present() {
-			return 1, nil
-		}
-		return 0, nil
-	})
-	return lookup, m, nil
+	l := &mementoMapLookup{m: m}
+	return l, m, nil
+}
+
+type mementoMapLookup struct{ m *mementomap.Map }
+
+// Frequency implements MapLookup.
+func (l *mementoMapLookup) Frequency(urir string) (int64, error) {
+	key, err := surt.Canonicalize(urir)
+	if err != nil {
+		return 0, fmt.Errorf("mementomap lookup of %q: %w", urir, err)
+	}
+	return l.frequencySURT(key)
+}
+
+func (l *mementoMapLookup) frequencySURT(key string) (int64, error) {
+	match, err := l.m.LookupSURT(key)
+	if err != nil {
+		return 0, err
+	}
+	if match.Present() {
+		return 1, nil
+	}
+	return 0, nil
 }

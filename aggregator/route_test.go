@@ -306,3 +306,37 @@ func TestTimeGateRedirectOverride(t *testing.T) {
 		t.Errorf("%d upstream requests, want none", n)
 	}
 }
+
+func TestOpenMementoMap(t *testing.T) {
+	path := writeMap(t, t.TempDir(), "m", map[string]string{
+		"com,example)/a":   "2",
+		"com,example)/b/*": "10",
+		"com,example)/b/x": "0",
+		"org,other)/*":     "5",
+		"net,wide,*":       "7",
+	})
+	m, closer, err := OpenMementoMap(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	for _, tc := range []struct {
+		urir string
+		want int64
+	}{
+		{"http://example.com/a", 1},
+		{"https://www.example.com/a?q=1", 1}, // HxPx: the query is cut, www. dropped
+		{"http://example.com/b/y/z", 1},      // wildcard
+		{"http://example.com/b/x", 0},        // exclusion line under a wildcard
+		{"http://example.com/c", 0},
+		{"http://other.org/anything", 1},     // path wildcard of one host
+		{"http://sub.other.org/anything", 0}, // ... not of its subdomains
+		{"http://a.b.wide.net/x", 1},         // host wildcard: every subdomain
+		{"http://absent.example.net/", 0},
+	} {
+		got, err := m.Frequency(tc.urir)
+		if err != nil || got != tc.want {
+			t.Errorf("Frequency(%q) = %d, %v; want %d", tc.urir, got, err, tc.want)
+		}
+	}
+}
