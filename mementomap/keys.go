@@ -107,8 +107,13 @@ type candidates struct {
 func (c *candidates) key(i int) []byte { return c.buf[c.offs[i]:c.offs[i+1]] }
 
 func (c *candidates) add(parts ...[]byte) {
+	start := len(c.buf)
 	for _, p := range parts {
 		c.buf = append(c.buf, p...)
+	}
+	if c.n > 0 && bytes.Equal(c.buf[start:], c.key(c.n-1)) {
+		c.buf = c.buf[:start] // the same key twice in a row (wildcard input)
+		return
 	}
 	c.offs = append(c.offs, len(c.buf))
 	c.n++
