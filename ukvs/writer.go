@@ -30,6 +30,9 @@ type Writer struct {
 	bw       *bufio.Writer
 	fields   Fields
 	nkeys    int
+	freq     int   // value column named "frequency", or -1
+	dtKey    int   // key column named "datetime", or -1
+	dtVal    int   // value column named "datetime", or -1
 	data     bool  // a data line has been written
 	lines    int64 // lines written so far
 	prevBuf  []byte
@@ -49,6 +52,36 @@ func NewWriter(w io.Writer) *Writer {
 func (w *Writer) setFields(f Fields) {
 	w.fields = f
 	w.nkeys = len(f.Keys)
+	w.freq = f.Index("frequency")
+	w.dtKey, w.dtVal = f.KeyIndex("datetime"), f.Index("datetime")
+}
+
+// checkValues refuses a "frequency" or "datetime" column that [Check]
+// would reject, so that the Writer never writes a document Check fails.
+// The placeholder "-" is always accepted.
+func (w *Writer) checkValues(key, val func(int) []byte) error {
+	if w.freq >= 0 {
+		v := val(w.freq)
+		if _, err := parseFrequency(v); err != nil {
+			return &ParseError{Line: w.lines + 1, Err: err}
+		}
+	}
+	for _, col := range [][]byte{colAt(key, w.dtKey), colAt(val, w.dtVal)} {
+		if col == nil || IsUnknown(col) {
+			continue
+		}
+		if _, err := ParsePeriod(string(col)); err != nil {
+			return &ParseError{Line: w.lines + 1, Err: err}
+		}
+	}
+	return nil
+}
+
+func colAt(f func(int) []byte, i int) []byte {
+	if i < 0 {
+		return nil
+	}
+	return f(i)
 }
 
 // WriteHeader writes the header line `!name value`. value is marshalled
@@ -130,7 +163,10 @@ func (w *Writer) Fields() Fields { return w.fields }
 // optional single-line JSON block (nil for none; unquoted keys allowed).
 // The number of keys and values must match the layout ([ErrFieldCount]);
 // the key must sort after the previous line's ([ErrOutOfOrder],
-// [ErrDuplicateKey]). Errors for a refused line are *[ParseError] values
+// [ErrDuplicateKey]); a column named "frequency" must parse with
+// [ParseFrequency] ([ErrFrequency]) and one named "datetime" with
+// [ParsePeriod] ([ErrPeriod]) unless it is "-", so that [Check] accepts
+// everything the Writer writes. Errors for a refused line are *[ParseError] values
 // whose Line is the line number the data line would have had.
 func (w *Writer) Write(keys, values []string, block []byte) error {
 	if len(keys) != w.nkeys || len(values) != len(w.fields.Values) {
@@ -139,6 +175,9 @@ func (w *Writer) Write(keys, values []string, block []byte) error {
 	}
 	key := func(i int) []byte { return []byte(keys[i]) }
 	if err := w.checkOrder(len(keys), key); err != nil {
+		return err
+	}
+	if err := w.checkValues(key, func(i int) []byte { return []byte(values[i]) }); err != nil {
 		return err
 	}
 	if err := checkBlock(block); err != nil {
@@ -168,6 +207,9 @@ func (w *Writer) WriteRecord(rec *Record) error {
 	}
 	key := func(i int) []byte { return rec.Keys[i] }
 	if err := w.checkOrder(len(rec.Keys), key); err != nil {
+		return err
+	}
+	if err := w.checkValues(key, func(i int) []byte { return rec.Values[i] }); err != nil {
 		return err
 	}
 	if err := checkBlock(rec.JSON); err != nil {
