@@ -216,6 +216,10 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 		writeBody(w, http.StatusServiceUnavailable, ctText, []byte("Request ended: "+err.Error()+"\n"))
 		return nil, false
 	}
+	// The Time Travel "stats" line, as a structured record.
+	h.ag.log.Info("request", "urir", urir, "path", r.URL.Path, "scenario", ans.Scenario,
+		"from_cache", ans.Source == FromCache, "status", ans.Status, "mementos", len(ans.Mementos),
+		"accept_datetime", r.Header.Get("Accept-Datetime"), "failures", ans.Failures)
 	if ans.Failures != "" {
 		w.Header().Set("Archive-Failures", ans.Failures)
 	}
