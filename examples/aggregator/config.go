@@ -118,7 +118,7 @@ func flagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.DiscoverMaps, "discover-mementomaps", c.DiscoverMaps, "look for every archive's MementoMap at /.well-known/mementomap or a rel=\"mementomap\" link")
 	fs.DurationVar((*time.Duration)(&c.MapRefresh), "mementomap-refresh", time.Duration(c.MapRefresh), "how often fetched MementoMaps are fetched again (0: once)")
 	fs.DurationVar((*time.Duration)(&c.MapMaxAge), "mementomap-max-age", time.Duration(c.MapMaxAge), "a MementoMap loaded longer ago is not trusted to skip an archive")
-	fs.DurationVar((*time.Duration)(&c.ScanEvery), "scan-every", time.Duration(c.ScanEvery), "how often cache entries older than -stale-after are queued for refresh (0: never)")
+	fs.DurationVar((*time.Duration)(&c.ScanEvery), "scan-every", time.Duration(c.ScanEvery), "how often the cache is cleaned and entries older than -stale-after are queued for refresh (0: never)")
 	fs.DurationVar((*time.Duration)(&c.StaleAfter), "stale-after", time.Duration(c.StaleAfter), "age at which the scanner queues an entry for refresh")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on standard error: json or text")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `level`: debug, info, warn or error")

@@ -238,7 +238,7 @@ func TestEndpoints(t *testing.T) {
 
 	// The access log has one structured record per request.
 	var forbidden int
-	for _, rec := range in.Stderr.records(t, "request") {
+	for _, rec := range in.Stderr.records(t, "access") {
 		for _, k := range []string{"method", "target", "endpoint", "status", "bytes", "duration", "remote"} {
 			if _, ok := rec[k]; !ok {
 				t.Fatalf("access log record lacks %q: %v", k, rec)
@@ -353,5 +353,39 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if e.Status != cache.StatusFound || len(e.Mementos) != 1 {
 		t.Errorf("cached entry after shutdown: %v with %d mementos, want found with 1", e.Status, len(e.Mementos))
+	}
+}
+
+// TestRecoversDeadWorkersJobs starts the server on a bolt file holding a
+// job claimed two hours ago by a process that died: the start-up cleanup
+// releases it and a worker runs it.
+func TestRecoversDeadWorkersJobs(t *testing.T) {
+	f := newFederation(t)
+	db := filepath.Join(f.dir, "crashed.db")
+	c, err := boltcache.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then := time.Now().Add(-2 * time.Hour)
+	if err := c.Enqueue(t.Context(), held, cache.PriorityLive, then); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Claim(t.Context(), "dead/0", then); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := start(t, "-archives", f.list, "-cache", "bolt:"+db, "-data-dir", f.dir, "-workers", "1", "-worker-idle", "20ms")
+	waitFor(t, "the released job to be run", func() bool {
+		v, _ := metric(do(t, in.URL, "GET", "/metrics").Body, `mementokit_refresh_jobs_total{result="done"}`)
+		return v == 1
+	})
+	if recs := in.Stderr.records(t, "cache cleanup"); len(recs) != 1 || recs[0]["jobs_released"] != float64(1) {
+		t.Errorf("cleanup records %v, want one with jobs_released 1", recs)
+	}
+	r := do(t, in.URL, "GET", "/timemap/link/"+held, "Cache-Control", "only-if-cached")
+	if r.Status != http.StatusOK || r.Header.Get("X-Memento-Count") != "5" {
+		t.Errorf("after the refresh, only-if-cached: status %d, %s mementos", r.Status, r.Header.Get("X-Memento-Count"))
 	}
 }

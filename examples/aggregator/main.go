@@ -27,8 +27,11 @@
 // cache is a bbolt file in the data folder unless -cache says "memory" or
 // gives a MySQL DSN.
 //
-// Logs are structured (slog, JSON or text) on standard error, one line per
-// request. SIGINT or SIGTERM starts a graceful shutdown: the listener
+// Logs are structured (slog, JSON or text) on standard error: an "access"
+// record per HTTP request (method, target, endpoint, status, bytes,
+// duration, remote, user agent, Archive-Failures), and the aggregator's own
+// records (component=aggregator), such as its per-lookup "request" record
+// with the cache scenario. SIGINT or SIGTERM starts a graceful shutdown: the listener
 // closes, requests in flight and refresh jobs running get -shutdown-timeout
 // to finish, and the cache is closed. Exit status: 0 after a clean
 // shutdown, 2 for a usage error, 1 otherwise.

@@ -154,7 +154,7 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (*s
 		Tolerance: c.Tolerance, DormantFor: time.Duration(c.DormantFor),
 		MaxConcurrent: c.MaxConcurrent, FanOut: c.FanOut,
 		MapMaxAge: time.Duration(c.MapMaxAge), MapDir: mapDir,
-		BaseURL: base, Logger: log,
+		BaseURL: base, Logger: log.With("component", "aggregator"),
 	})
 	if err != nil {
 		store.Close()
@@ -232,10 +232,8 @@ func (s *server) serve(ctx context.Context, ln net.Listener, stdout io.Writer) e
 		s.log.Info("mementomaps loaded", "loaded", s.mapsLoaded(), "elapsed", time.Since(start))
 		s.ag.StartMapRefresh(bgCtx)
 	})
-	if s.c.Workers > 0 && s.c.ScanEvery > 0 {
-		bg.Go(func() {
-			_ = s.ag.RunScanner(bgCtx, time.Duration(s.c.ScanEvery), time.Duration(s.c.StaleAfter), 1000)
-		})
+	if s.c.ScanEvery > 0 {
+		bg.Go(func() { s.maintain(bgCtx) })
 	}
 	stopClaiming := make(chan struct{})
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
@@ -331,6 +329,40 @@ func (s *server) startWorkers(jobCtx context.Context, stopClaiming <-chan struct
 	return &wg
 }
 
+// maintain keeps the cache in shape until ctx ends: at start and then
+// every -scan-every it cleans the store (cache.DefaultCleanupPolicy: claims
+// of workers that died are released after an hour, completed jobs deleted
+// after 90 days, entries not requested for 182 days deleted) and, when
+// this process runs workers, queues up to 1,000 entries older than
+// -stale-after for refresh (aggregator.ScanStale; the Time Travel
+// refresher's two weeks by default).
+func (s *server) maintain(ctx context.Context) {
+	t := time.NewTicker(time.Duration(s.c.ScanEvery))
+	defer t.Stop()
+	for {
+		st, err := s.store.Cleanup(ctx, cache.DefaultCleanupPolicy(time.Now()))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("cache cleanup", "err", err)
+		case st != (cache.CleanupStats{}):
+			s.log.Info("cache cleanup", "jobs_released", st.JobsReleased, "jobs_deleted", st.JobsDeleted, "entries_deleted", st.EntriesDeleted)
+		}
+		if s.c.Workers > 0 && s.c.StaleAfter > 0 {
+			n, err := s.ag.ScanStale(ctx, time.Duration(s.c.StaleAfter), 1000)
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("stale scan", "err", err)
+			} else if n > 0 {
+				s.log.Info("stale entries queued for refresh", "entries", n)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
 func (s *server) mapsLoaded() int {
 	n := 0
 	for _, st := range s.ag.Stats() {
@@ -374,7 +406,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if f := w.Header().Get("Archive-Failures"); f != "" {
 				attrs = append(attrs, slog.String("archive_failures", f))
 			}
-			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "access", attrs...)
 		}
 	}()
 	switch ep {
