@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Compat reproduces the original tool, cdx-summarize.py of
@@ -29,6 +30,7 @@ type Compat struct {
 	log      *slog.Logger
 	entries  map[string]*entry
 	stats    CompatStats
+	flat     map[string]any // reused by flatJSON
 }
 
 // CompatStats counts what a Compat run did, as the original would have
@@ -83,7 +85,11 @@ var (
 	reCDXNbamskrMSVg = pyRegexp(`^(?P<surt>([^ ):,]+)(,[^ ):,]+)*)(?:[):]\S*\s+|\s+)(?P<year>[0-9][0-9][0-9][0-9])(?P<month>[0-9][0-9])\d+\s+(?:(?P<scheme>https?)://)?\S+\s+(?P<mime>\S+)\s+(?P<status>\S+)\s+\S+\s+\S+\s+\S+\s+(?P<length>\S+)`)
 	reCDXNbams       = pyRegexp(`^(?P<host>[^ /:]+)\S*\s+(?P<year>[0-9][0-9][0-9][0-9])(?P<month>[0-9][0-9])\d+\s+(?:(?P<scheme>https?)://)?\S+\s+(?P<mime>\S+)\s+(?P<status>\S+)`)
 	reCDX7           = pyRegexp(`^(?P<surt>([^ ):,]+)(,[^ ):,]+)*)(?:[):]\S*\s+|\s+)(?P<year>[0-9][0-9][0-9][0-9])(?P<month>[0-9][0-9])\d+\s+(?:(?P<scheme>https?)://)?\S+\s+(?P<mime>\S+)\s+(?P<status>\S+)\s+\S+\s+(?P<length>\S+)`)
-	reCDXJ           = pyRegexp(`^(?P<surt>([^ ):,]+)(,[^ ):,]+)*)(?:[):]\S*\s+|\s+)(?P<year>[0-9][0-9][0-9][0-9])(?P<month>[0-9][0-9])\d+\s+(?P<data>.*$)`)
+	// The CDXJ expression ends in (?P<data>.*$). Lines hold no "\n" but a
+	// final one, so ".*$" always matches the rest of the line without it:
+	// the prefix is matched and data is taken as that rest, which is
+	// equivalent and spares the backtracking over the JSON.
+	reCDXJ = pyRegexp(`^(?P<surt>([^ ):,]+)(,[^ ):,]+)*)(?:[):]\S*\s+|\s+)(?P<year>[0-9][0-9][0-9][0-9])(?P<month>[0-9][0-9])\d+\s+`)
 )
 
 func pyIsSpace(r rune) bool {
@@ -275,7 +281,7 @@ func (c *Compat) parseLine(f compatFormat, line string) (compatRecord, bool, err
 		}
 	}
 	if f == fmtCDXJ {
-		data, _ := group("data")
+		data := strings.TrimSuffix(line[m[1]:], "\n")
 		return c.parseJSON(rec, data)
 	}
 	if l, ok := group("length"); ok {
@@ -317,9 +323,17 @@ func pyLvl2FromHost(host string) string {
 // parseJSON is the CDXJ branch of parse_line, with Python's semantics for
 // every JSON type the fields may have.
 func (c *Compat) parseJSON(rec compatRecord, data string) (compatRecord, bool, error) {
-	d, err := pyJSONLoads(data)
-	if err != nil {
-		return compatRecord{}, false, err
+	var d any
+	if c.flat == nil {
+		c.flat = make(map[string]any, 4)
+	}
+	if flatJSON(data, c.flat) {
+		d = c.flat
+	} else {
+		var err error
+		if d, err = pyJSONLoads(data); err != nil {
+			return compatRecord{}, false, err
+		}
 	}
 	has := func(k string) (bool, error) { return pyIn(k, d) }
 	get := func(k string) (any, error) {
@@ -407,6 +421,80 @@ func (c *Compat) parseJSON(rec compatRecord, data string) (compatRecord, bool, e
 		rec.mime, _ = get("mime")
 	}
 	return rec, true, nil
+}
+
+// flatJSON decodes the common CDXJ block, a valid JSON object whose values
+// are strings without escapes, numbers, true, false or null, into m, keeping
+// only the four members parse_line looks at (later duplicates win, as in
+// Python). It returns false, for pyJSONLoads to decide, on anything else.
+func flatJSON(s string, m map[string]any) bool {
+	clear(m)
+	if !json.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
+		return false
+	}
+	i := skipSpaceStr(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return false
+	}
+	i = skipSpaceStr(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return true
+	}
+	for i < len(s) {
+		// s is valid JSON: a key string, ':', a value, then ',' or '}'.
+		j := strings.IndexByte(s[i+1:], '"') + i + 1
+		key := s[i+1 : j]
+		if strings.IndexByte(key, '\\') >= 0 {
+			return false
+		}
+		i = skipSpaceStr(s, j+1) + 1 // past ':'
+		i = skipSpaceStr(s, i)
+		var v any
+		switch s[i] {
+		case '"':
+			e := strings.IndexByte(s[i+1:], '"') + i + 1
+			if strings.IndexByte(s[i+1:e], '\\') >= 0 {
+				return false
+			}
+			v = s[i+1 : e]
+			i = e + 1
+		case '{', '[':
+			return false
+		default:
+			e := i
+			for e < len(s) && s[e] != ',' && s[e] != '}' && s[e] != ' ' && s[e] != '\t' && s[e] != '\n' && s[e] != '\r' {
+				e++
+			}
+			switch lit := s[i:e]; lit {
+			case "true":
+				v = true
+			case "false":
+				v = false
+			case "null":
+				v = nil
+			default:
+				v = json.Number(lit)
+			}
+			i = e
+		}
+		switch key {
+		case "status", "mime", "length", "url":
+			m[key] = v
+		}
+		i = skipSpaceStr(s, i)
+		if s[i] == '}' {
+			return true
+		}
+		i = skipSpaceStr(s, i+1) // past ','
+	}
+	return false
+}
+
+func skipSpaceStr(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // pyJSONLoads decodes like Python's json.loads, as far as encoding/json can:

@@ -399,11 +399,6 @@ func (s *Summarizer) Lines() []Line {
 
 var _ io.WriterTo = (*Summarizer)(nil)
 
-// errorf builds a positioned error.
-func errorf(name string, line int64, format string, args ...any) error {
-	return &ParseError{Name: name, Line: line, Err: fmt.Errorf(format, args...)}
-}
-
 // ParseError is a problem with one line of an input: an index file, a
 // summary or a mapping file.
 type ParseError struct {
