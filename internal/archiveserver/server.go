@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -39,14 +40,16 @@ type Options struct {
 	// ID names the archive in its MementoMap's !id header.
 	ID string
 	// BaseURL is the archive's public URL without a trailing slash, used in
-	// every link; "" means "http://" + the request's Host.
+	// every link; "" means "http://" + the request's Host (or, for an
+	// HTTP/1.0 request without Host, the local address it came in on).
 	BaseURL string
 
 	// Latency is added before every TimeMap and TimeGate answer (not to
 	// mementos or the MementoMap); the wait ends early if the client goes.
 	Latency time.Duration
 	// FaultRate is the share, in [0, 1], of TimeMap and TimeGate requests
-	// answered with FaultStatus (default 503) instead, chosen by a
+	// answered with FaultStatus (default 503; a final status, 200 to 999)
+	// instead, chosen by a
 	// pseudo-random sequence seeded with Seed (the same seed and request
 	// order give the same faults).
 	FaultRate   float64
@@ -133,8 +136,9 @@ func New(ctx context.Context, idx *Index, o Options) (*Server, error) {
 	if o.TimeMapCache < 0 {
 		return nil, fmt.Errorf("archiveserver: TimeMap cache size %d is negative", o.TimeMapCache)
 	}
-	if o.FaultStatus < 100 || o.FaultStatus > 999 {
-		return nil, fmt.Errorf("archiveserver: fault status %d is not an HTTP status", o.FaultStatus)
+	if o.FaultStatus < 200 || o.FaultStatus > 999 {
+		// 1xx are interim answers: the client would go on waiting for a final one.
+		return nil, fmt.Errorf("archiveserver: fault status %d is not a final HTTP status (200-999)", o.FaultStatus)
 	}
 	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
 	m, err := BuildMap(ctx, idx, o)
@@ -382,7 +386,17 @@ func (s *Server) base(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	host := r.Host
+	if host == "" {
+		// An HTTP/1.0 request without Host: links name the address the
+		// request came in on, never "http:///...".
+		if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+			host = a.String()
+		} else {
+			host = "localhost"
+		}
+	}
+	return scheme + "://" + host
 }
 
 func uriM(base string, c Capture) string {

@@ -1,12 +1,14 @@
 package archiveserver
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -503,6 +505,69 @@ func TestOddURIRs(t *testing.T) {
 			}
 			if !strings.Contains(string(body), tc.wantBody) {
 				t.Errorf("GET %s: body %q lacks %q", tc.path, body, tc.wantBody)
+			}
+		})
+	}
+}
+
+// TestHTTP10WithoutHost: an HTTP/1.0 request carries no Host; the links of
+// the answer still name a host (the local address), never "http:///".
+func TestHTTP10WithoutHost(t *testing.T) {
+	s := mustServer(t, Options{ID: "test"}, testIndex)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	for _, path := range []string{"/timemap/link/http://example.com/", "/timegate/http://example.com/", "/20100102000000/http://example.com/"} {
+		t.Run(path, func(t *testing.T) {
+			conn, err := net.DialTimeout("tcp", ts.Listener.Addr().String(), 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.WriteString(conn, "GET "+path+" HTTP/1.0\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			all := resp.Header.Get("Link") + resp.Header.Get("Location") + string(body)
+			if resp.StatusCode >= 400 || strings.Contains(all, "http:///") || !strings.Contains(all, "http://"+ts.Listener.Addr().String()+"/") {
+				t.Errorf("status %d, links and body %q: want links on http://%s/", resp.StatusCode, all, ts.Listener.Addr())
+			}
+		})
+	}
+}
+
+func TestNewOptionErrors(t *testing.T) {
+	idx, _, err := LoadIndex(context.Background(), []Input{{Name: "test", R: strings.NewReader(testIndex)}}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		o    Options
+		want string // substring of the error; "" for none
+	}{
+		{"defaults", Options{}, ""},
+		{"fault rate above 1", Options{FaultRate: 1.5}, "fault rate"},
+		{"negative fault rate", Options{FaultRate: -0.1}, "fault rate"},
+		{"interim fault status", Options{FaultRate: 0.5, FaultStatus: 100}, "fault status 100"},
+		{"fault status below 100", Options{FaultStatus: 42}, "fault status 42"},
+		{"fault status above 999", Options{FaultStatus: 1000}, "fault status 1000"},
+		{"fault status 200", Options{FaultStatus: 200}, ""},
+		{"negative cache", Options{TimeMapCache: -1}, "cache size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := New(context.Background(), idx, tc.o)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("New: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("New = %v, want an error with %q", err, tc.want)
 			}
 		})
 	}
