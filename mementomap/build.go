@@ -54,13 +54,19 @@ type BuildOptions struct {
 	SkipBad bool
 
 	// MemoryLimit bounds the in-memory sort chunk in bytes; past it sorted
-	// runs are spilled to TempDir and merged. 0 means 128 MiB.
+	// runs are spilled to TempDir and merged. 0 means DefaultSortMemory.
+	// The process's peak resident memory is about 3 to 4 times this (the
+	// chunk while it grows, the garbage collector's headroom, buffers).
 	MemoryLimit int
 	TempDir     string // "" means os.TempDir()
 
 	Now    func() time.Time // for !meta updated_at; nil means time.Now
 	Logger *slog.Logger     // optional
 }
+
+// DefaultSortMemory is the default BuildOptions.MemoryLimit: 96 MiB, which
+// keeps a build's peak resident memory under 512 MiB for any input size.
+const DefaultSortMemory = 96 << 20
 
 // Input is one index to build from: a name for messages and its content
 // (CDXJ or classic CDX, already decompressed; see cdxj.OpenFile).
@@ -113,7 +119,7 @@ func (s BuildStats) MismatchRate() float64 {
 // line unless o.SkipBad. ctx cancels the build.
 func Build(ctx context.Context, dst io.Writer, inputs []Input, o BuildOptions) (BuildStats, error) {
 	if o.MemoryLimit <= 0 {
-		o.MemoryLimit = 128 << 20
+		o.MemoryLimit = DefaultSortMemory
 	}
 	b := newBuilder(o)
 	b.s = newSorter(o.MemoryLimit, o.TempDir)

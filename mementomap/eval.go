@@ -48,7 +48,7 @@ func LoadTruth(ctx context.Context, inputs []Input, lookups []string, o BuildOpt
 		want[sk] = append(want[sk], i)
 	}
 	if o.MemoryLimit <= 0 {
-		o.MemoryLimit = 128 << 20
+		o.MemoryLimit = DefaultSortMemory
 	}
 	b := newBuilder(o)
 	b.s = newSorter(o.MemoryLimit, o.TempDir)

@@ -24,7 +24,7 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of using the index keys")
 	check := fs.Int("check", 97, "compare one record in N with its canonicalized URL (0 or less: off)")
 	skipBad := fs.Bool("skip-bad", false, "skip unparseable index lines instead of stopping")
-	mem := fs.Int("mem", 128, "sort memory in MiB before spilling runs to disk")
+	mem := fs.Int("mem", mementomap.DefaultSortMemory>>20, "sort memory in MiB before spilling runs to disk")
 	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
 	return func() (mementomap.BuildOptions, error) {
 		classes, err := intList(*status)
