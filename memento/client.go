@@ -138,17 +138,42 @@ func isRedirect(code int) bool {
 	return false
 }
 
-// location resolves a response's Location against its request URL.
+// Causes of a redirect that cannot be followed; TimeGate reports them
+// wrapped in ErrNotTimeGate.
+var (
+	errNoLocation = errors.New("redirect without Location")
+	errBadScheme  = errors.New("redirect to a URI that is not http or https")
+)
+
+// location resolves a response's Location against its request URL. A
+// Location that is not an http or https URI ("javascript:", "ftp:",
+// "file:") is refused: it can be neither fetched nor handed on as a URI-M.
 func location(resp *http.Response) (string, error) {
 	loc := resp.Header.Get("Location")
 	if loc == "" {
-		return "", errors.New("redirect without Location")
+		return "", errNoLocation
 	}
 	u, err := resp.Request.URL.Parse(loc)
 	if err != nil {
 		return "", fmt.Errorf("bad Location %q: %w", loc, err)
 	}
+	if !isHTTPScheme(u.Scheme) {
+		return "", fmt.Errorf("%w: %q", errBadScheme, loc)
+	}
 	return u.String(), nil
+}
+
+// isHTTPScheme reports whether scheme is http or https (case-insensitive,
+// RFC 3986 §3.1).
+func isHTTPScheme(scheme string) bool {
+	return strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")
+}
+
+// hasHTTPScheme reports whether the absolute URI u starts with http: or
+// https:.
+func hasHTTPScheme(u string) bool {
+	i := strings.IndexByte(u, ':')
+	return i > 0 && isHTTPScheme(u[:i])
 }
 
 // headLike performs method (HEAD first) on uri, falling back to GET when the
@@ -224,7 +249,8 @@ func statusErr(code int, notFound ...int) error {
 
 // FetchTimeMap fetches the application/link-format TimeMap at uri
 // (RFC 7089 §5) and every page it links with rel="timemap" whose type is
-// absent or application/link-format, breadth first, and returns the union,
+// absent or application/link-format and whose URI is http or https (others
+// are skipped), breadth first, and returns the union,
 // sorted and de-duplicated (see TimeMap.Sort). Original, TimeGate, Self and
 // Pages come from the first document. A visited set (which also holds each
 // page's rel="self") keeps pages that link back to each other, or to
@@ -281,6 +307,13 @@ func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error)
 		}
 		for _, p := range page.Pages {
 			if p.Type != "" && !strings.EqualFold(p.Type, MediaTypeLinkFormat) {
+				continue
+			}
+			if !hasHTTPScheme(p.URI) {
+				// A page that cannot be fetched over HTTP ("ftp:",
+				// "urn:", "mailto:") is not part of this TimeMap's
+				// paging; it must not fail the mementos already read.
+				c.debug("memento: skipped non-HTTP TimeMap page", "uri", p.URI)
 				continue
 			}
 			k := stripFragment(p.URI)
@@ -420,7 +453,8 @@ type TimeGateResult struct {
 //
 // Errors are *Error with Op "timegate": ErrNotFound for 404, 406 and 410;
 // ErrNotTimeGate for a 200 without Memento-Datetime, a redirect without
-// Location or an unparsable Link header; ErrStatus for other statuses.
+// Location or to a URI that is not http or https ("javascript:", "ftp:"),
+// or an unparsable Link header; ErrStatus for other statuses.
 func (c *Client) TimeGate(ctx context.Context, uriG string, t time.Time) (*TimeGateResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
@@ -444,6 +478,9 @@ func (c *Client) TimeGate(ctx context.Context, uriG string, t time.Time) (*TimeG
 		return true
 	})
 	if err != nil {
+		if errors.Is(err, errNoLocation) || errors.Is(err, errBadScheme) {
+			err = fmt.Errorf("%w: %w", ErrNotTimeGate, err)
+		}
 		return fail(code, err)
 	}
 	defer discard(resp)

@@ -1,0 +1,89 @@
+package memento
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestTimeGateRefusesNonHTTPLocation: a TimeGate answering with a redirect
+// to "javascript:", "ftp:" or "file:" must not hand that URI on as a URI-M
+// (an aggregator would render it as a link). Before the fix the
+// javascript: Location of a TimeGate answer came back as URIM, and a plain
+// 302 without Location was not reported as ErrNotTimeGate.
+func TestTimeGateRefusesNonHTTPLocation(t *testing.T) {
+	ctx := context.Background()
+	a := newArchive(t, map[string]http.HandlerFunc{
+		"/js":        serve(302, "", "Location", "javascript:alert(1)", "Vary", "accept-datetime"),
+		"/file":      serve(307, "", "Location", "file:///etc/passwd", "Vary", "accept-datetime"),
+		"/ftp-plain": serve(301, "", "Location", "ftp://example.org/x"),
+		"/noloc":     serve(302, ""),
+		"/ok":        serve(302, "", "Location", "HTTPS://example.org/web/1/x", "Vary", "accept-datetime"),
+	})
+	c := &Client{Timeout: 5 * time.Second}
+	tests := []struct {
+		name, path string
+		wantURIM   string // "" when an error is expected
+	}{
+		{"javascript Location of a TimeGate answer", "/js", ""},
+		{"file Location of a TimeGate answer", "/file", ""},
+		{"plain redirect to ftp", "/ftp-plain", ""},
+		{"302 without Location and without Vary", "/noloc", ""},
+		{"upper-case https scheme accepted", "/ok", "https://example.org/web/1/x"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := c.TimeGate(ctx, a.URL+tc.path, time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC))
+			if tc.wantURIM == "" {
+				if err == nil {
+					t.Fatalf("TimeGate gave URIM %q, want an error", res.URIM)
+				}
+				wantErr(t, err, "timegate", ErrNotTimeGate, false)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.URIM != tc.wantURIM {
+				t.Errorf("URIM = %q, want %q", res.URIM, tc.wantURIM)
+			}
+		})
+	}
+	// Memento follows plain redirects; one to a non-HTTP URI is an error
+	// naming the scheme problem, not a transport failure on "javascript:".
+	_, err := c.Memento(ctx, a.URL+"/js")
+	wantErr(t, err, "memento", errBadScheme, false)
+}
+
+// TestFetchTimeMapSkipsNonHTTPPages: a rel="timemap" link to an "ftp:",
+// "urn:" or "mailto:" URI is not a page that can be fetched; before the fix
+// it made FetchTimeMap fail (returning a partial TimeMap and an error)
+// although every memento had been read.
+func TestFetchTimeMapSkipsNonHTTPPages(t *testing.T) {
+	body := `<http://example.com/>; rel="original",
+<ftp://archive.example/tm/1>; rel="timemap",
+<urn:x-archive:tm:2>; rel="timemap",
+<mailto:webmaster@archive.example>; rel="timemap",
+<{base}/page2>; rel="timemap",
+` + "<{base}/web/20100101000000/http://example.com/>; rel=\"memento\"; datetime=\"Fri, 01 Jan 2010 00:00:00 GMT\""
+	page2 := `<http://example.com/>; rel="original",
+<{base}/page1>; rel="timemap",
+<{base}/web/20110101000000/http://example.com/>; rel="memento"; datetime="Sat, 01 Jan 2011 00:00:00 GMT"`
+	a := newArchive(t, map[string]http.HandlerFunc{
+		"/page1": serve(200, body),
+		"/page2": serve(200, page2),
+	})
+	tm, err := (&Client{Timeout: 5 * time.Second}).FetchTimeMap(context.Background(), a.URL+"/page1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"20100101000000", "20110101000000"}, timestamps(tm)); diff != "" {
+		t.Errorf("mementos (-want +got):\n%s", diff)
+	}
+	if got := a.hitsOf("/page1") + a.hitsOf("/page2"); got != 2 {
+		t.Errorf("%d page requests, want 2", got)
+	}
+}
