@@ -390,13 +390,16 @@ func (m *Map) seekFrom(x *blockIndex, key []byte, hint int) (int, bool) {
 	return m.seek(key, hint)
 }
 
-// isTopKey reports whether k is "*" or a one-label host wildcard ("com,*"):
-// keys shared by many lookups, whose answers are cached.
+// isTopKey reports whether k is a key many lookups share, whose answer is
+// cached: "*", a host wildcard ("com,*", "com,example,*") or the wildcard
+// of a whole host's paths ("com,example)/*"). Lookups of absent paths and
+// unknown hosts end on these, and real lookup streams repeat hosts.
 func isTopKey(k []byte) bool {
 	if len(k) == 1 {
 		return k[0] == '*'
 	}
-	return len(k) > 2 && k[len(k)-1] == '*' && k[len(k)-2] == ',' && bytes.IndexByte(k[:len(k)-2], ',') < 0
+	n := len(k)
+	return n > 2 && k[n-1] == '*' && (k[n-2] == ',' || (n > 3 && k[n-2] == '/' && k[n-3] == ')'))
 }
 
 type searchResult struct {
@@ -404,8 +407,9 @@ type searchResult struct {
 	ok bool
 }
 
-// maxTopCache bounds the cache of top keys (one entry per TLD seen).
-const maxTopCache = 4096
+// maxTopCache bounds the cache of shared keys: about 64 Ki entries, a few
+// MiB. Once full it keeps what it has.
+const maxTopCache = 1 << 16
 
 func (m *Map) cachedSearch(k []byte) (int, bool) {
 	m.topMu.RLock()
