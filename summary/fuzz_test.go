@@ -96,3 +96,31 @@ func FuzzSummarize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLine checks the summary line parser: no panic, and a line it
+// accepts, written back, parses to the same value.
+func FuzzParseLine(f *testing.F) {
+	for _, s := range []string{
+		`a.com {"2020": {"n_html": 1, "s_html": 5}}`,
+		`a.com {"202001": {"n_total": 2}, "201912": {}}`,
+		` {"2020": {"n_total": 1}}`,
+		`a {"2020": {"n_foo": 1}}`,
+		`bnl.lu {"2003":{"n_audio":0,"n_css":8,"n_html":639,"s_total":4680354}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseLine([]byte(s))
+		if err != nil {
+			return
+		}
+		out := AppendLine(nil, l, false)
+		back, err := ParseLine(bytes.TrimSuffix(out, []byte("\n")))
+		if err != nil {
+			t.Fatalf("our own line %q does not parse: %v", out, err)
+		}
+		if d := cmp.Diff(l, back); d != "" {
+			t.Errorf("round trip of %q (-first +second):\n%s", s, d)
+		}
+	})
+}
