@@ -227,11 +227,16 @@ type compactor struct {
 // never rolled up, nor (unless o.Reference) a node whose key is a public
 // suffix or sits above one by a wildcard rule of the list ("jp,kawasaki").
 //
+// Children are distinct keys: a path node that byte order splits in two
+// ("/news", "/news-2019", "/news/a") counts once (the reference counts it
+// twice, and so does Reference mode).
+//
 // Totals are conserved: a roll-up's frequency is the sum of what it
 // replaces ([ukvs.Frequency.Add]'s rules, taken over the set of lines),
-// with a line of unknown URI-R count counted as at least one URI-R. A subtree that holds nothing (every line "0") is dropped
-// rather than rolled up, since "KEY/* 0" would hide wildcards above it. The
-// output is sorted, valid UKVS with the input's headers, and compacts again.
+// with a line of unknown URI-R count counted as at least one URI-R. A
+// subtree that holds nothing (every line "0") is dropped rather than rolled
+// up, since "KEY/* 0" would hide wildcards above it. The output is sorted,
+// valid UKVS with the input's headers, and compacts again.
 //
 // Input: header lines ("!…") first, then data lines "KEY FREQUENCY [REST]"
 // in byte-wise order of KEY; blank lines are skipped. A line out of order, a
@@ -257,8 +262,10 @@ func Compact(dst io.Writer, src io.Reader, o CompactOptions) (CompactStats, erro
 	if err == nil {
 		err = c.finish()
 	}
-	if cerr := c.out.close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = c.out.close()
+	} else {
+		c.out.abort()
 	}
 	c.st.MaxPending = c.out.maxPending
 	c.st.OutBytes = c.out.flushed

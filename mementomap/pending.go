@@ -160,3 +160,12 @@ func (l lineCounter) Write(b []byte) (int, error) {
 	l.p.lines += int64(bytes.Count(b, []byte{'\n'}))
 	return l.p.w.Write(b)
 }
+
+// abort drops the pending output and releases the spill file.
+func (p *pendingWriter) abort() {
+	p.mem = nil
+	if p.spill != nil {
+		_ = p.spill.Close()
+		p.spill = nil
+	}
+}
