@@ -101,8 +101,8 @@
 // KeyHost, for example) and only the current key is held. Daily holds one
 // entry per day and organization, plus the record identifiers seen for
 // duplicate detection (see DailyOptions). The hot path makes no allocation
-// per line (a cache of the last host avoids the public suffix lookup for
-// runs of one host).
+// per line: the last host, and up to 16384 recent hosts, are cached with
+// their entry, so the public suffix lookup runs once per new host.
 //
 // # Other tasks
 //
