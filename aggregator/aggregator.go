@@ -29,9 +29,23 @@ const (
 	DefaultNoCacheAfter   = 10 * time.Minute
 	DefaultTolerance      = 3
 	DefaultDormantFor     = 5 * time.Minute
-	DefaultMaxConcurrent  = 8
-	DefaultFanOut         = 32
-	DefaultMapMaxAge      = 90 * 24 * time.Hour
+	// DefaultMaxConcurrent is the per-archive limit of requests in flight
+	// (Options.MaxConcurrent, Archive.MaxConcurrent). It is as large as the
+	// idle pool kept per archive (DefaultMaxIdleConnsPerHost), so that a
+	// steady load reuses connections instead of opening new ones; at 20 ms
+	// of archive latency it allows 12,800 requests/s per archive, more
+	// than one aggregator process on a small machine serves, so that the
+	// limit guards against runaway fan-out rather than capping throughput
+	// (8, the former default, capped each archive at 400 requests/s at
+	// 20 ms). To spare a particular archive, set its Archive.MaxConcurrent
+	// or Archive.Rate.
+	DefaultMaxConcurrent = 256
+	// DefaultMaxIdleConnsPerHost is the idle connections the default HTTP
+	// client keeps per archive host (net/http's default transport keeps 2,
+	// so that a concurrent load opened a new connection for most requests).
+	DefaultMaxIdleConnsPerHost = 256
+	DefaultFanOut              = 32
+	DefaultMapMaxAge           = 90 * 24 * time.Hour
 )
 
 // Options configure an Aggregator. Only Archives is required.
@@ -48,7 +62,10 @@ type Options struct {
 	// Upstream asks archives; nil uses an HTTPUpstream with HTTPClient.
 	Upstream Upstream
 	// HTTPClient is used by the default Upstream and to fetch MementoMaps;
-	// nil uses a client with no overall timeout (each request has its own).
+	// nil uses a client of its own with no overall timeout (each request
+	// has its own) over a transport like http.DefaultTransport (same
+	// proxy, dial and TLS settings) that keeps DefaultMaxIdleConnsPerHost
+	// idle connections per archive host for 90 s, with no global cap.
 	HTTPClient *http.Client
 	// Cache stores results; nil disables caching (every request searches).
 	Cache Cache
@@ -112,6 +129,8 @@ type Aggregator struct {
 	mu     sync.Mutex // guards closed and bg.Add
 	closed bool
 	bg     sync.WaitGroup // searches and background loops
+
+	ownClient bool // opts.HTTPClient was made by New: Close closes its idle connections
 }
 
 // ErrClosed is returned by Search and Lookup after Close.
@@ -176,13 +195,14 @@ func New(opts Options) (*Aggregator, error) {
 		o.BaseURL = "http://localhost:1208"
 	}
 	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{}
+	ownClient := o.HTTPClient == nil
+	if ownClient {
+		o.HTTPClient = &http.Client{Transport: defaultTransport()}
 	}
 	if o.OpenMap == nil {
 		o.OpenMap = OpenMementoMap
 	}
-	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger}
+	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient}
 	if ag.log == nil {
 		ag.log = slog.New(slog.DiscardHandler)
 	}
@@ -231,6 +251,21 @@ func New(opts Options) (*Aggregator, error) {
 	return ag, nil
 }
 
+// defaultTransport is http.DefaultTransport with an idle pool sized for
+// fan-out: DefaultMaxIdleConnsPerHost per host and no global cap.
+func defaultTransport() *http.Transport {
+	var tr *http.Transport
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		tr = dt.Clone()
+	} else {
+		tr = &http.Transport{ForceAttemptHTTP2: true, TLSHandshakeTimeout: 10 * time.Second}
+	}
+	tr.MaxIdleConns = 0
+	tr.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	tr.IdleConnTimeout = 90 * time.Second
+	return tr
+}
+
 // Close cancels running searches and background work, waits for them, and
 // releases loaded MementoMaps. The Aggregator must not be used afterwards.
 func (ag *Aggregator) Close() error {
@@ -239,6 +274,9 @@ func (ag *Aggregator) Close() error {
 	ag.mu.Unlock()
 	ag.stop()
 	ag.bg.Wait()
+	if ag.ownClient {
+		ag.opts.HTTPClient.CloseIdleConnections()
+	}
 	var errs []error
 	for _, st := range ag.archives {
 		if lm := st.profile.Swap(nil); lm != nil {

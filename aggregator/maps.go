@@ -225,7 +225,7 @@ func (ag *Aggregator) discoverMap(ctx context.Context, st *archiveState) (string
 	defer cancel()
 	if req, err := http.NewRequestWithContext(rctx, http.MethodHead, wk, nil); err == nil {
 		if resp, err := ag.opts.HTTPClient.Do(req); err == nil {
-			resp.Body.Close()
+			drainClose(resp.Body)
 			if resp.StatusCode == http.StatusOK {
 				return wk, nil
 			}
@@ -239,7 +239,7 @@ func (ag *Aggregator) discoverMap(ctx context.Context, st *archiveState) (string
 	if err != nil {
 		return "", fmt.Errorf("aggregator: archive %s: discovering map: %w", st.ID, err)
 	}
-	resp.Body.Close()
+	drainClose(resp.Body)
 	for _, v := range resp.Header.Values("Link") {
 		links, _ := memento.ParseLinkFormat(v, &memento.ParseOptions{Base: prefix})
 		for _, l := range links {
@@ -268,7 +268,7 @@ func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string
 	if err != nil {
 		return "", fmt.Errorf("aggregator: archive %s: fetching map: %w", st.ID, err)
 	}
-	defer resp.Body.Close()
+	defer drainClose(resp.Body)
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("aggregator: archive %s: fetching map %s: HTTP %d: %w", st.ID, src, resp.StatusCode, ErrNoMap)
 	}

@@ -96,6 +96,18 @@ func (u *HTTPUpstream) newRequest(ctx context.Context, method, rawURL string) (*
 	return req, nil
 }
 
+// drainLimit is how much of an unwanted response body is read before it is
+// closed: net/http reuses a connection only when the body was read to its
+// end, so a short "not found" page is drained (one new TCP connection per
+// 404 otherwise), while a longer body is cut and its connection dropped.
+const drainLimit = 64 << 10
+
+// drainClose reads at most drainLimit bytes of body and closes it.
+func drainClose(body io.ReadCloser) {
+	_, _ = io.CopyN(io.Discard, body, drainLimit)
+	_ = body.Close()
+}
+
 // limitedBody fails with errTooLarge once more than n bytes were read.
 type limitedBody struct {
 	r io.Reader
@@ -195,7 +207,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	if err != nil {
 		return nil, nil, classify(ctx, a, "timemap", page, err)
 	}
-	defer resp.Body.Close()
+	defer drainClose(resp.Body)
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return nil, nil, fmt.Errorf("%s timemap %s: %w", a.ID, page, ErrNotFound)
@@ -292,9 +304,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 		if err != nil {
 			return nil, requests, classify(ctx, a, "timegate", target, err)
 		}
-		// Drain a little so the connection can be reused, then close.
-		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		resp.Body.Close()
+		drainClose(resp.Body)
 		ms := linkMementos(resp.Header.Values("Link"), target)
 		switch code := resp.StatusCode; {
 		case code == http.StatusNotFound || code == http.StatusGone:
@@ -343,7 +353,7 @@ func (u *HTTPUpstream) mementoDatetime(ctx context.Context, urim string) (time.T
 	if err != nil {
 		return time.Time{}, err
 	}
-	resp.Body.Close()
+	drainClose(resp.Body)
 	t, err := memento.ParseHTTPDateLenient(resp.Header.Get("Memento-Datetime"))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("memento %s: no usable Memento-Datetime: %w", urim, err)

@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -118,15 +119,34 @@ type Archive struct {
 	requests []Request
 	closing  chan struct{}
 	once     sync.Once
+
+	conns          atomic.Int64 // TCP connections accepted
+	inFlight, peak atomic.Int64 // TimeMap and TimeGate requests being answered
 }
 
 // New starts a fake archive on 127.0.0.1 with cfg. The caller must Close it
 // (t.Cleanup(a.Close) is the usual way).
 func New(cfg Config) *Archive {
 	a := &Archive{cfg: cfg, closing: make(chan struct{})}
-	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
+	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(a.serve))
+	a.Server.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			a.conns.Add(1)
+		}
+	}
+	a.Server.Start()
 	return a
 }
+
+// Conns is the number of TCP connections the archive has accepted since it
+// started: a client that reuses its connections opens few.
+func (a *Archive) Conns() int { return int(a.conns.Load()) }
+
+// PeakInFlight is the largest number of TimeMap and TimeGate requests
+// (pages included) the archive was answering at the same time since it
+// started or since the last ResetLog: the concurrency a client allowed
+// itself.
+func (a *Archive) PeakInFlight() int { return int(a.peak.Load()) }
 
 // Close unblocks hanging handlers, then shuts the server down.
 func (a *Archive) Close() {
@@ -191,11 +211,12 @@ func (a *Archive) Count(endpoint string) int {
 	return n
 }
 
-// ResetLog empties the request log.
+// ResetLog empties the request log and resets PeakInFlight.
 func (a *Archive) ResetLog() {
 	a.mu.Lock()
 	a.requests = nil
 	a.mu.Unlock()
+	a.peak.Store(a.inFlight.Load())
 }
 
 func (a *Archive) serve(w http.ResponseWriter, r *http.Request) {
@@ -235,6 +256,10 @@ func (a *Archive) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	n := a.inFlight.Add(1)
+	defer a.inFlight.Add(-1)
+	for p := a.peak.Load(); n > p && !a.peak.CompareAndSwap(p, n); p = a.peak.Load() {
+	}
 	if endpoint == "timemap" && cfg.MementoMap != nil && cfg.MapByLink {
 		w.Header().Set("Link", `</maps/archive.mementomap>; rel="mementomap"`)
 	}
