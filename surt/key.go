@@ -59,6 +59,13 @@ func schemePrefixLen(s string, close int) int {
 // itself and "*". The stripped root form "com,example)" that some tools
 // write is not among the results; a map reader that accepts it looks it up
 // itself. All returned strings share one allocation.
+//
+// Path wildcards of more than [MaxLookupDepth] segments and host wildcards
+// of more than MaxLookupDepth labels are left out (the key itself always
+// comes first): no MementoMap compaction tracks that deep, and listing every
+// level of a pathological key (a 1 MiB URL of 500,000 path segments) would
+// take memory quadratic in its length. So at most 2·MaxLookupDepth+4 keys
+// are returned, of at most len(hxpx)+2 bytes each.
 func LookupKeys(dst []string, hxpx string) []string {
 	s := HxPx(hxpx)
 	if s == "" || s == "*" {
@@ -93,6 +100,8 @@ func LookupKeys(dst []string, hxpx string) []string {
 		}
 		head := s[:close+1]
 		add(s)
+		// Only the first MaxLookupDepth segments make wildcards.
+		q = q[:nthIndexByte(q, '/', MaxLookupDepth+1)]
 		for {
 			add(head, q, "/*")
 			if q == "" {
@@ -110,6 +119,8 @@ func LookupKeys(dst []string, hxpx string) []string {
 		add(s)
 	}
 	host = strings.TrimSuffix(host, ",")
+	// Only the first MaxLookupDepth labels make wildcards.
+	host = host[:nthIndexByte(host, ',', MaxLookupDepth)]
 	for end := len(host); end > 0; {
 		add(prefix, host[:end], ",*")
 		i := strings.LastIndexByte(host[:end], ',')
@@ -130,6 +141,24 @@ func LookupKeys(dst []string, hxpx string) []string {
 	return append(dst, "*")
 }
 
+// MaxLookupDepth is the deepest host or path level for which [LookupKeys]
+// lists a wildcard: 64 labels or path segments, as deep as
+// mementomap.Compact can track.
+const MaxLookupDepth = 64
+
+// nthIndexByte returns the index of the n-th (counting from 1) c in s, or
+// len(s) when s has fewer.
+func nthIndexByte(s string, c byte, n int) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			if n--; n == 0 {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
 // Key is a parsed SURT or HxPx key that exposes its parts without further
 // splitting: an optional scheme prefix ("http://("), the host part (labels
 // separated by ',', an optional ":port"), the path (segments separated by
@@ -140,7 +169,7 @@ func LookupKeys(dst []string, hxpx string) []string {
 type Key struct {
 	s        string
 	prefix   int     // length of "scheme://(" prefix
-	hostEnd  int     // end of the host part (index of ')'), or -1
+	hostEnd  int     // end of the host part (index of ')'), or -1 (and 0 in the zero Key: see close)
 	portAt   int     // index of ':' of the port in the host part, or -1
 	pathEnd  int     // index of '?' or len(s)
 	labelEnd []int32 // end offset (exclusive) of each host label
@@ -224,6 +253,15 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
+// close returns the index of the ')' that ends the host part, or -1. The
+// zero Key, whose hostEnd is 0, has none.
+func (k Key) close() int {
+	if k.s == "" {
+		return -1
+	}
+	return k.hostEnd
+}
+
 // String returns the key as parsed.
 func (k Key) String() string { return k.s }
 
@@ -232,12 +270,12 @@ func (k Key) HxPx() string { return k.s[:k.pathEnd] }
 
 // HasHost reports whether the key has a host part: a "host)" key or a host
 // wildcard such as "com,example,*".
-func (k Key) HasHost() bool { return k.hostEnd >= 0 || k.hostWild }
+func (k Key) HasHost() bool { return k.close() >= 0 || k.hostWild }
 
 // IsWildcard reports whether the key is a wildcard: "*", "com,*",
 // "com,example,*" or "com,example)/a/*".
 func (k Key) IsWildcard() bool {
-	return k.hostWild || k.hostEnd >= 0 && strings.HasSuffix(k.s[:k.pathEnd], "/*")
+	return k.hostWild || k.close() >= 0 && strings.HasSuffix(k.s[:k.pathEnd], "/*")
 }
 
 // Prefix returns the scheme prefix of a with-scheme key ("http://("), or "".
@@ -248,10 +286,10 @@ func (k Key) Prefix() string { return k.s[:k.prefix] }
 // "com,example" for the wildcard "com,example,*"; "" without a host.
 func (k Key) Host() string {
 	switch {
-	case k.hostEnd >= 0:
+	case k.close() >= 0:
 		return k.s[k.prefix:k.hostEnd]
-	case k.hostWild && len(k.s) > 1:
-		return k.s[:len(k.s[:k.pathEnd])-2]
+	case k.hostWild && k.pathEnd > 1: // "com,example,*", not "*"
+		return k.s[:k.pathEnd-2]
 	}
 	return ""
 }
@@ -272,16 +310,19 @@ func (k Key) Label(i int) string {
 
 // HostPrefix returns the first n labels joined by ',' ("com,example" for
 // n=2): the host-layer node at level n-1 of MEMENTOMAP.md's compaction.
+// For n <= 0 it returns ""; for n at or past [Key.NumLabels], all labels
+// (without a port).
 func (k Key) HostPrefix(n int) string {
-	if n <= 0 {
+	if n <= 0 || len(k.labelEnd) == 0 {
 		return ""
 	}
+	n = min(n, len(k.labelEnd))
 	return k.s[k.prefix:k.labelEnd[n-1]]
 }
 
 // Port returns the port digits ("8080"), or "" when the key has none.
 func (k Key) Port() string {
-	if k.portAt < 0 {
+	if k.portAt < 0 || k.s == "" {
 		return ""
 	}
 	end := k.hostEnd
@@ -294,7 +335,7 @@ func (k Key) Port() string {
 // Path returns the path ("/a/b" for "com,example)/a/b?c"), "" without a
 // host part.
 func (k Key) Path() string {
-	if k.hostEnd < 0 {
+	if k.close() < 0 {
 		return ""
 	}
 	return k.s[k.hostEnd+1 : k.pathEnd]
@@ -321,7 +362,7 @@ func (k Key) Segment(i int) string {
 // (the path-layer node at level n of MEMENTOMAP.md's compaction). For n at
 // or past [Key.NumSegments] it returns the whole HxPx key.
 func (k Key) PathPrefix(n int) string {
-	if k.hostEnd < 0 {
+	if k.close() < 0 {
 		return ""
 	}
 	if n <= 0 {
@@ -356,14 +397,16 @@ type SuffixList struct {
 // compaction must not roll it up into a wildcard. A trailing ',', ",*" or
 // ":port" is ignored. Single-label keys ("com", "localhost") are public
 // suffixes (the list's implicit "*" rule); with ICANNOnly only those the
-// ICANN section lists are. IP addresses and keys with a ')' are not.
+// ICANN section lists are. IP addresses, keys with a ')', and keys with a
+// '*' label left after the trailing ",*" is ignored ("*", "*,com") are not:
+// "*" covers every host and names none.
 func (l SuffixList) IsPublicSuffix(hostKey string) bool {
 	h := strings.TrimSuffix(hostKey, ",*")
 	h = strings.TrimSuffix(h, ",")
 	if c := strings.LastIndexByte(h, ':'); c >= 0 && allDigits(h[c+1:]) {
 		h = h[:c]
 	}
-	if h == "" || strings.ContainsAny(h, ")(/:[] ") {
+	if h == "" || strings.ContainsAny(h, ")(/:[] *") {
 		return false
 	}
 	// Reverse the labels: "uk,co" → "co.uk".
@@ -394,10 +437,12 @@ func IsPublicSuffix(hostKey string) bool { return SuffixList{}.IsPublicSuffix(ho
 // RegisteredDomain splits a dotted host name ("www.images.amazon.co.uk") into
 // its registered domain ("amazon.co.uk": the public suffix plus one label)
 // and the labels left of it ("www.images"). A host that is itself a public
-// suffix, or has no dot, gives ("", "") and ("", host) respectively as
-// Python's tldextract does: domain empty. Used by per-organization
-// summaries; the zero SuffixList uses both PSL sections, ICANNOnly only the
-// ICANN one (tldextract's default).
+// suffix ("co.uk", and every single-label host such as "localhost") gives
+// ("", ""), as Python's tldextract does. Unlike tldextract, a host under a
+// top-level label the list does not know ("a.b.example") takes that label as
+// its suffix (the list's implicit "*" rule): ("b.example", "a"). Used by
+// per-organization summaries; the zero SuffixList uses both PSL sections,
+// ICANNOnly only the ICANN one (tldextract's default).
 func (l SuffixList) RegisteredDomain(host string) (domain, subdomain string) {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	if host == "" {

@@ -2,6 +2,7 @@ package surt
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -138,6 +139,13 @@ func TestIsPublicSuffix(t *testing.T) {
 		{"4,3,2,1", false, false},
 		{"", false, false},
 		{"com,example)/", false, false},
+		// A '*' label is no host name: "*" covers every host.
+		{"*", false, false},
+		{"*,com", false, false},
+		{"com,*,*", false, false},
+		{",*", false, false},
+		{"com,", true, true},
+		{"uk,co:80", true, true},
 	}
 	for _, tc := range tests {
 		if got := IsPublicSuffix(tc.key); got != tc.all {
@@ -161,6 +169,8 @@ func TestRegisteredDomain(t *testing.T) {
 		{"co.uk", false, "", ""},
 		{"example.com.", false, "example.com", ""},
 		{"", false, "", ""},
+		{"localhost", false, "", ""},
+		{"a.b.example", false, "b.example", "a"},
 	}
 	for _, tc := range tests {
 		d, s := SuffixList{ICANNOnly: tc.icann}.RegisteredDomain(tc.host)
@@ -168,4 +178,137 @@ func TestRegisteredDomain(t *testing.T) {
 			t.Errorf("RegisteredDomain(%q, icann=%t) = %q, %q; want %q, %q", tc.host, tc.icann, d, s, tc.domain, tc.sub)
 		}
 	}
+}
+
+// TestKeyAdversarial holds keys that once made a Key method panic or
+// LookupKeys take memory quadratic in the key's length.
+func TestKeyAdversarial(t *testing.T) {
+	t.Run("zero Key", func(t *testing.T) {
+		var k Key
+		got := []any{k.String(), k.HxPx(), k.HasHost(), k.IsWildcard(), k.Prefix(), k.Host(), k.NumLabels(),
+			k.HostPrefix(1), k.Port(), k.Path(), k.NumSegments(), k.PathPrefix(0), k.PathPrefix(1), k.Query()}
+		want := []any{"", "", false, false, "", "", 0, "", "", "", 0, "", "", ""}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("zero Key (-want +got):\n%s", d)
+		}
+	})
+	t.Run("star with query", func(t *testing.T) {
+		k, err := ParseKey("*?x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{k.Host(), k.HxPx(), k.Query(), k.Port()}
+		if d := cmp.Diff([]string{"", "*", "x", ""}, got); d != "" {
+			t.Errorf("(-want +got):\n%s", d)
+		}
+	})
+	t.Run("host wildcard with query", func(t *testing.T) {
+		k, err := ParseKey("com,example:80,*?x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{k.Host(), k.Port(), k.HostPrefix(9)}
+		if d := cmp.Diff([]string{"com,example:80", "80", "com,example"}, got); d != "" {
+			t.Errorf("(-want +got):\n%s", d)
+		}
+	})
+	t.Run("HostPrefix past the labels", func(t *testing.T) {
+		k, err := ParseKey("com,example:8080)/a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k.HostPrefix(5); got != "com,example" {
+			t.Errorf("HostPrefix(5) = %q", got)
+		}
+	})
+	t.Run("deep path", func(t *testing.T) {
+		// 200,000 segments: every wildcard level would be 40 GB.
+		key := "com,example)" + strings.Repeat("/a", 200000)
+		keys := LookupKeys(nil, key)
+		if len(keys) != MaxLookupDepth+5 {
+			t.Fatalf("%d keys, want %d", len(keys), MaxLookupDepth+5)
+		}
+		want := []string{key, "com,example)" + strings.Repeat("/a", MaxLookupDepth) + "/*"}
+		if d := cmp.Diff(want, keys[:2]); d != "" {
+			t.Errorf("most specific keys (-want +got):\n%s", d)
+		}
+		if d := cmp.Diff([]string{"com,example)/a/*", "com,example)/*", "com,example,*", "com,*", "*"}, keys[len(keys)-5:]); d != "" {
+			t.Errorf("least specific keys (-want +got):\n%s", d)
+		}
+	})
+	t.Run("deep host", func(t *testing.T) {
+		key := strings.Repeat("a,", 300000) + "b)/"
+		keys := LookupKeys(nil, key)
+		if len(keys) != MaxLookupDepth+3 {
+			t.Fatalf("%d keys, want %d", len(keys), MaxLookupDepth+3)
+		}
+		if want := strings.Repeat("a,", MaxLookupDepth) + "*"; keys[2] != want {
+			t.Errorf("deepest host wildcard = %.80q..., want %.80q...", keys[2], want)
+		}
+		if d := cmp.Diff([]string{"a,*", "*"}, keys[len(keys)-2:]); d != "" {
+			t.Errorf("least specific keys (-want +got):\n%s", d)
+		}
+	})
+	t.Run("exactly MaxLookupDepth levels", func(t *testing.T) {
+		host := strings.TrimSuffix(strings.Repeat("a,", MaxLookupDepth), ",")
+		key := host + ")" + strings.Repeat("/b", MaxLookupDepth)
+		keys := LookupKeys(nil, key)
+		// key, 64 path wildcards and the root one, 64 host wildcards, "*".
+		if len(keys) != 1+MaxLookupDepth+1+MaxLookupDepth+1 {
+			t.Fatalf("%d keys", len(keys))
+		}
+		if keys[1] != key+"/*" || keys[MaxLookupDepth+2] != host+",*" {
+			t.Errorf("deepest wildcards %q, %q", keys[1], keys[MaxLookupDepth+2])
+		}
+	})
+}
+
+// FuzzParseKey: no key makes ParseKey or a Key method panic, and the parts
+// put together give the key back.
+func FuzzParseKey(f *testing.F) {
+	for _, s := range []string{"com,example,www)/a/b,c?x=1", "com,example)/", "com,example:8080,)/x/", "http://(org,archive)/",
+		"[2001:db8::1]:8080)/a", "com,example,*", "com,example)/a/*", "*", "*?x", "dns:archive.org", ")", ")/", ",*", "a)b)/c", "com,example:80,*?q"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := ParseKey(s)
+		if err != nil {
+			if !errors.Is(err, ErrKey) {
+				t.Fatalf("error %v does not wrap ErrKey", err)
+			}
+			return
+		}
+		if k.String() != s {
+			t.Fatalf("String() = %q", k.String())
+		}
+		back := k.HxPx()
+		if k.HxPx() != s {
+			back += "?" + k.Query()
+		}
+		if back != s {
+			t.Fatalf("HxPx %q + query %q != %q", k.HxPx(), k.Query(), s)
+		}
+		labels := make([]string, k.NumLabels())
+		for i := range labels {
+			labels[i] = k.Label(i)
+		}
+		if got := strings.Join(labels, ","); got != k.HostPrefix(k.NumLabels()) {
+			t.Fatalf("labels %q, HostPrefix %q", labels, k.HostPrefix(k.NumLabels()))
+		}
+		for n := -1; n <= k.NumSegments()+1; n++ {
+			if p := k.PathPrefix(n); !strings.HasPrefix(k.HxPx(), p) {
+				t.Fatalf("PathPrefix(%d) = %q is not a prefix of %q", n, p, k.HxPx())
+			}
+		}
+		for i := 0; i < k.NumSegments(); i++ {
+			if !strings.Contains(k.Path(), k.Segment(i)) {
+				t.Fatalf("Segment(%d) = %q not in path %q", i, k.Segment(i), k.Path())
+			}
+		}
+		_, _, _, _, _ = k.HasHost(), k.IsWildcard(), k.Prefix(), k.Host(), k.Port()
+		keys := LookupKeys(nil, s)
+		if len(keys) == 0 || keys[len(keys)-1] != "*" || len(keys) > 2*MaxLookupDepth+4 {
+			t.Fatalf("LookupKeys(%q) = %q", s, keys)
+		}
+	})
 }
