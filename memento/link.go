@@ -194,6 +194,9 @@ func hasScheme(s string) bool {
 	return false
 }
 
+// utf8BOM is the UTF-8 byte order mark, skipped at the start of a lenient parse.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // parseOne parses the link-value that starts in data after optional
 // whitespace and empty list elements. It returns the link, the number of
 // bytes consumed (through the ',' that ends it, if any), ok=false when only
@@ -202,6 +205,16 @@ func hasScheme(s string) bool {
 // inside a link-value and atEOF is false it returns errShort.
 func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, n int, ok bool, err error) {
 	i := 0
+	// Lenient: a UTF-8 byte order mark at the very start of the input
+	// (TimeMap files saved by editors) is not part of the first target.
+	if off == 0 && !p.strict && len(data) > 0 && data[0] == 0xef {
+		if len(data) < len(utf8BOM) && !atEOF && bytes.HasPrefix(utf8BOM, data) {
+			return l, 0, false, errShort
+		}
+		if bytes.HasPrefix(data, utf8BOM) {
+			i = len(utf8BOM)
+		}
+	}
 	// Skip OWS and empty list elements (RFC 9110 §5.6.1 allows recipients
 	// to accept "," with nothing in between).
 	for i < len(data) && (isWS(data[i]) || data[i] == ',') {
@@ -333,8 +346,18 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 			if p.strict {
 				return perr(i, ErrUnexpected)
 			}
-			// Lenient: skip junk up to the next ';' or ','.
+			// Lenient: a '<' here, or after white space in the junk, starts
+			// the next link-value whose separating ',' is missing (links
+			// one per line without commas): end this link before it rather
+			// than swallow the next one.
+			if c == '<' {
+				return finish(i, i)
+			}
+			// Otherwise skip junk up to the next ';' or ','.
 			for i < len(data) && data[i] != ';' && data[i] != ',' {
+				if data[i] == '<' && isWS(data[i-1]) {
+					return finish(i, i)
+				}
 				i++
 			}
 			continue
@@ -421,12 +444,14 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 					// Lenient: an unquoted value runs to the next ';' or ','
 					// ("type=application/link-format"), past the comma of
 					// an unquoted date ("datetime=Mon, 09 May 2016 ...").
-					for i < len(data) && data[i] != ';' && data[i] != ',' {
+					// A '<' after white space starts the next link-value
+					// (missing ','), as above.
+					for i < len(data) && data[i] != ';' && data[i] != ',' && !(data[i] == '<' && i > vs && isWS(data[i-1])) {
 						i++
 					}
 					if i < len(data) && data[i] == ',' && isDateParam(name) && isDayName(bytes.TrimSpace(data[vs:i])) {
 						i++
-						for i < len(data) && data[i] != ';' && data[i] != ',' {
+						for i < len(data) && data[i] != ';' && data[i] != ',' && !(data[i] == '<' && isWS(data[i-1])) {
 							i++
 						}
 					}

@@ -20,8 +20,10 @@ type ParseOptions struct {
 	// byte offset. The default (false) is the lenient mode real archives
 	// need: a missing '<...>' around a target (target up to the first ';'),
 	// a '>' inside a target, unquoted values that are not tokens
-	// ("type=application/link-format"), junk after a value, and empty
-	// parameters are recovered. Neither mode returns a link with an empty
+	// ("type=application/link-format"), junk after a value, empty
+	// parameters, a missing ',' between link-values (a '<' after white
+	// space where a ';' or ',' was due starts the next link) and a UTF-8
+	// byte order mark at the start of the input are recovered. Neither mode returns a link with an empty
 	// or truncated target.
 	Strict bool
 	// MaxLinkBytes bounds one link-value for Reader (and so its memory);
