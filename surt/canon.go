@@ -85,6 +85,11 @@ func (p *Profile) appendCanonical(dst []byte, raw string, sc *scratch) ([]byte, 
 			dst = append(dst, ':')
 			out, err := p.appendCanonical(dst, inner, sc)
 			if err != nil {
+				// Report the byte offset in the whole input, not in
+				// the embedded URL.
+				if e, ok := err.(*Error); ok {
+					err = &Error{URL: raw, Offset: e.Offset + len(pre) + 1, Err: e.Err}
+				}
 				return dst[:n], err
 			}
 			return out, nil
@@ -103,6 +108,11 @@ func (p *Profile) appendCanonical(dst []byte, raw string, sc *scratch) ([]byte, 
 // "youtube-dl:" before a real URL) for the Fixed profile.
 func embeddedURL(raw string) (prefix, inner string, ok bool) {
 	s := trimSpaceASCII(raw)
+	if hasTabCRLF(s) {
+		// The standard deletes TAB, CR and LF before it looks at the
+		// scheme; so does this test.
+		s = strings.NewReplacer("\t", "", "\r", "", "\n", "").Replace(s)
+	}
 	n := schemeLen(s)
 	if n < 0 {
 		return "", "", false

@@ -129,10 +129,15 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 		sc.t1 = t
 		s = string(t) // rare path: one allocation
 	}
+	shift := 0 // bytes of "<" and white space cut from the front (Fixed)
 	if fix && len(s) >= 2 && s[0] == '<' && s[len(s)-1] == '>' {
-		s = trimSpaceASCII(s[1 : len(s)-1])
-		if s == "" {
-			return u, &Error{URL: raw, Offset: 0, Err: ErrEmpty}
+		// "<>" and "< >" hold no URL: they stay literal, as in Default.
+		if in := trimSpaceASCII(s[1 : len(s)-1]); in != "" {
+			shift = 1
+			for isSpaceASCII(s[shift]) {
+				shift++
+			}
+			s = in
 		}
 	}
 	b := sc.in[:0]
@@ -230,7 +235,7 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 		if len(port) > 0 {
 			// Offset of the port in the cleaned input (after the added
 			// "http://", if any, is taken off again).
-			portOff = cap(sc.in) - cap(port) - prefixLen
+			portOff = cap(sc.in) - cap(port) - prefixLen + shift
 			if portOff < 0 {
 				portOff = 0
 			}
@@ -299,9 +304,14 @@ func parsePort(p []byte) (int, bool) {
 // bracketHost returns the bracketed form of an IP literal for the Fixed
 // profile: "[" + canonical text + "]". IPv6 addresses are written in their
 // RFC 5952 form (lower case, zeros compressed); anything else that was in
-// brackets is kept lower-cased as it came. Bytes outside the printable ASCII
-// range are percent-escaped as everywhere else.
+// brackets is kept lower-cased as it came. The text is percent-decoded
+// first, as every host is, so an RFC 6874 zone "%25eth0" is the zone "eth0"
+// and comes out as "%25eth0" again (the key is stable when canonicalized
+// again). Bytes outside the printable ASCII range, and '%', are
+// percent-escaped as everywhere else.
 func (sc *scratch) bracketHost(h []byte) []byte {
+	h = appendUnescapeRepeatedly(sc.t1[:0], h, false)
+	sc.t1 = h
 	t := sc.t2[:0]
 	if a, err := netip.ParseAddr(string(h)); err == nil && a.Is6() {
 		t = a.AppendTo(t)

@@ -53,9 +53,11 @@ func LowercaseQuery(on bool) Option { return func(p *Profile) { p.queryLowercase
 //   - an escaped '&' (%26) in the query stays escaped, so it no longer splits
 //     a query value before sorting;
 //   - bracketed IPv6 literals keep their brackets, are written in RFC 5952
-//     form and are not reversed: "[2001:db8::1]:8080)/a";
+//     form (a zone as "%25zone", RFC 6874) and are not reversed:
+//     "[2001:db8::1]:8080)/a", "[fe80::1%25eth0])/";
 //   - a scheme-less "name.tld:port" (or "localhost:port") is read as an authority,
-//     not as a URI scheme, and "<...>" around the URL is removed;
+//     not as a URI scheme, and "<...>" around the URL is removed (unless
+//     nothing but white space is inside);
 //   - a non-HTTP prefix before an embedded http(s) URL is kept and the
 //     embedded URL canonicalized: "youtube-dl:pt,example)/...".
 //

@@ -1,0 +1,79 @@
+package surt
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFixedAdversarial holds inputs on which the Fixed profile once gave a
+// wrong key or a wrong error (the Default keys were checked against a run
+// of the Python reference).
+func TestFixedAdversarial(t *testing.T) {
+	tests := []struct {
+		name, in   string
+		fixed, std string
+	}{
+		// RFC 6874: "%25" before a zone is the '%' delimiter. The zone was
+		// escaped a second time ("%2525eth0"), so the key changed each
+		// time it was canonicalized again; the first case's input is now
+		// the URL form of its own key.
+		{"ipv6 zone escaped", "http://[fe80::1%25eth0]/", "[fe80::1%25eth0])/", "fe80::1%25eth0)/"},
+		{"ipv6 zone raw", "http://[fe80::1%eth0]/", "[fe80::1%25eth0])/", "fe80::1%25eth0)/"},
+		{"ipv6 zone upper case", "http://[FE80::1%25ETH0]:80/", "[fe80::1%25eth0])/", "fe80::1%25eth0)/"},
+		{"ipv6 escaped digit", "http://[%41::1]/", "[a::1])/", "a::1)/"},
+		// "<>" holds no URL: it was an ErrEmpty, though it is not white space.
+		{"empty angle brackets", "<>", "<>)/", "<>)/"},
+		{"blank angle brackets", "< >", "<%20>)/", "<%20>)/"},
+		// The standard deletes TAB before looking for a scheme.
+		{"tab in embedded URL", "youtube-dl:ht\ttp://www.example.pt/A", "youtube-dl:pt,example)/a", "youtube-dl:http://www.example.pt/a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Fixed.Canonicalize(tc.in)
+			if err != nil || got != tc.fixed {
+				t.Errorf("Fixed: %q, %v; want %q", got, err, tc.fixed)
+			}
+			if got, err := Default.Canonicalize(tc.in); err != nil || got != tc.std {
+				t.Errorf("Default: %q, %v; want %q", got, err, tc.std)
+			}
+		})
+	}
+}
+
+// TestErrorOffsets: Error.URL is the input as given and Error.Offset points
+// at the port in it (after trimming white space), also where the Fixed
+// profile reads the URL inside "<...>" or after a "tool:" prefix.
+func TestErrorOffsets(t *testing.T) {
+	tests := []struct {
+		name string
+		p    *Profile
+		in   string
+		at   string // the cleaned input from Offset on
+	}{
+		{"plain", Default, "http://x.com:99999/", "99999/"},
+		{"leading space", Default, "  http://x.com:99999/", "99999/"},
+		{"host:port", Fixed, "cdn.example.com:65536", "65536"},
+		{"angle brackets", Fixed, "<cdn.example.com:99999>", "99999>"},
+		{"angle brackets and space", Fixed, "<  http://x.com:9x/ >", "9x/ >"},
+		{"embedded URL", Fixed, "youtube-dl:https://[::1]:99999/", "99999/"},
+		{"embedded URL, padded", Fixed, " youtube-dl:http://x.com:9x/ ", "9x/"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.p.Canonicalize(tc.in)
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrInvalidPort) {
+				t.Fatalf("err = %v, want an *Error wrapping ErrInvalidPort", err)
+			}
+			clean := trimSpaceASCII(tc.in)
+			if e.URL != tc.in || e.Offset > len(clean) {
+				t.Fatalf("Error{URL: %q, Offset: %d}", e.URL, e.Offset)
+			}
+			if d := cmp.Diff(tc.at, clean[e.Offset:]); d != "" {
+				t.Errorf("text at Offset (-want +got):\n%s", d)
+			}
+		})
+	}
+}
