@@ -2,6 +2,7 @@ package memento
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -227,6 +228,34 @@ func NavigationLinks(tm *TimeMap, i int) []Link {
 	return links
 }
 
+// writableYear reports whether t's UTC year fits the 4 digits of an
+// rfc1123-date and of a 14-digit timestamp (RFC 7089 §2.1.1).
+func writableYear(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 0 && y <= 9999
+}
+
+// checkWritable refuses a TimeMap holding a datetime that no TimeMap form
+// can carry (a year outside 0000-9999), before anything is written: the
+// output would not parse back ("Sat, 01 Jan 10000 ...", a 15-digit CDXJ
+// key). The error wraps ErrFormat and names the memento or page.
+func checkWritable(tm *TimeMap) error {
+	for i := range tm.Mementos {
+		if m := &tm.Mementos[i]; !writableYear(m.Datetime) {
+			return fmt.Errorf("memento: memento %d (%q): datetime year %d outside 0000-9999: %w", i, m.URIM, m.Datetime.UTC().Year(), ErrFormat)
+		}
+	}
+	pages := append([]Page{tm.Self}, tm.Pages...)
+	for _, p := range pages {
+		for _, t := range []time.Time{p.From, p.Until} {
+			if !t.IsZero() && !writableYear(t) {
+				return fmt.Errorf("memento: page %q: from/until year %d outside 0000-9999: %w", p.URI, t.UTC().Year(), ErrFormat)
+			}
+		}
+	}
+	return nil
+}
+
 func appendPage(b []byte, p *Page, rel string) []byte {
 	b = appendTarget(b, p.URI)
 	b = appendParam(b, "rel", rel)
@@ -250,7 +279,13 @@ func appendPage(b []byte, p *Page, rel string) []byte {
 // then the rel="timemap" pages and last the timegate. Absent parts are
 // left out. Mementos should be sorted (see Sort). Output is written through
 // a 32 KiB buffer; memory does not grow with tm.
+//
+// A memento or page datetime whose year is outside 0000-9999 is refused,
+// before anything is written, with an error wrapping ErrFormat.
 func WriteLinkFormat(w io.Writer, tm *TimeMap) error {
+	if err := checkWritable(tm); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 32<<10)
 	b := make([]byte, 0, 512)
 	first := true
@@ -382,7 +417,13 @@ var jsonFormats = []struct{ key, typ string }{
 // timemap_uri holds the pages of the three media types that exist. Absent
 // parts are left out; an empty TimeMap gives an empty "list" and no
 // first/last. The document is built in memory (about 120 bytes per memento).
+//
+// A memento or page datetime whose year is outside 0000-9999 is refused,
+// before anything is written, with an error wrapping ErrFormat.
 func WriteJSON(w io.Writer, tm *TimeMap) error {
+	if err := checkWritable(tm); err != nil {
+		return err
+	}
 	b := make([]byte, 0, 256+160*len(tm.Mementos))
 	b = append(b, "{\n"...)
 	b = appendKV(b, "  ", "original_uri", tm.Original, true)
@@ -488,7 +529,13 @@ const CDXJContext = "https://oduwsdl.github.io/contexts/memento"
 //
 // Absent parts are left out. Lines end in LF; the lines are sorted because
 // Mementos is. Output goes through a 32 KiB buffer.
+//
+// A memento or page datetime whose year is outside 0000-9999 is refused,
+// before anything is written, with an error wrapping ErrFormat.
 func WriteCDXJ(w io.Writer, tm *TimeMap) error {
+	if err := checkWritable(tm); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 32<<10)
 	b := make([]byte, 0, 512)
 	b = append(b, "!context [\""+CDXJContext+"\"]\n"...)
