@@ -164,6 +164,15 @@ func loadConfigFile(path string, c *config) error {
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	if err := decodeConfig(b, c); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
+}
+
+// decodeConfig decodes one JSON object over c. The error names the byte
+// offset of a syntax or type error, or the unknown key.
+func decodeConfig(b []byte, c *config) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(c); err != nil {
@@ -171,14 +180,14 @@ func loadConfigFile(path string, c *config) error {
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
-			return fmt.Errorf("config %s: byte %d: %v", path, se.Offset, err)
+			return fmt.Errorf("byte %d: %v", se.Offset, err)
 		case errors.As(err, &te):
-			return fmt.Errorf("config %s: byte %d: key %q: want a %s, got %s", path, te.Offset, te.Field, te.Type, te.Value)
+			return fmt.Errorf("byte %d: key %q: want a %s, got %s", te.Offset, te.Field, te.Type, te.Value)
 		}
-		return fmt.Errorf("config %s: %v", path, err)
+		return err
 	}
-	if dec.More() {
-		return fmt.Errorf("config %s: byte %d: data after the JSON object", path, dec.InputOffset())
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("byte %d: data after the JSON object", dec.InputOffset())
 	}
 	return nil
 }

@@ -230,3 +230,5 @@ func newArchive(t *testing.T, cfg archivetest.Config) *archivetest.Archive {
 	t.Cleanup(a.Close)
 	return a
 }
+
+func writeBytes(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mementokit/mementokit/internal/archivetest"
+)
+
+// newTestServer builds the server (without listening) over one fake
+// archive holding held, with a memory cache.
+func newTestServer(tb testing.TB, extra ...string) *server {
+	tb.Helper()
+	a := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{held: {
+		time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC), time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}}})
+	tb.Cleanup(a.Close)
+	dir := tb.TempDir()
+	list := `[{"id": "a", "timemap": "` + a.TimeMapPrefix() + `", "timegate": "` + a.TimeGatePrefix() + `"}]`
+	path := dir + "/archives.json"
+	if err := writeBytes(path, list); err != nil {
+		tb.Fatal(err)
+	}
+	c, err := parseConfig(append([]string{"-archives", path, "-cache", "memory", "-data-dir", dir}, extra...), io.Discard)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := newServer(tb.Context(), c, "127.0.0.1:1208", slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		s.ag.Close()
+		s.store.Close()
+	})
+	return s
+}
+
+// TestHealth checks /healthz's 503 answers: while draining, and when the
+// cache does not answer.
+func TestHealth(t *testing.T) {
+	s := newTestServer(t)
+	get := func() (int, string) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get(); code != http.StatusOK || !strings.Contains(body, `"status": "ok"`) {
+		t.Errorf("healthy: %d %s", code, body)
+	}
+	s.draining.Store(true)
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, `"status": "draining"`) {
+		t.Errorf("draining: %d %s", code, body)
+	}
+	s.draining.Store(false)
+	s.store.Close()
+	if code, body := get(); code != http.StatusServiceUnavailable || !strings.Contains(body, `"status": "unavailable"`) || !strings.Contains(body, "closed") {
+		t.Errorf("cache closed: %d %s", code, body)
+	}
+}
+
+func TestEndpointLabel(t *testing.T) {
+	for raw, want := range map[string]string{
+		"/": "home", "/?x=1": "home", "/search?url=a": "search", "/metrics": "metrics", "/healthz": "healthz",
+		"/static/style.css": "static", "/list/2005/http://a.example/": "list", "/timemap/link/http://a.example/": "timemap",
+		"/timegate/http://a.example/": "timegate", "/memento/2005/http://a.example/": "memento",
+		"/api/json/2005/http://a.example/": "api_json", "/wp-admin/": "other", "/metrics/x": "other", "/timemapx": "other",
+	} {
+		if got := endpoint(raw); got != want {
+			t.Errorf("endpoint(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// BenchmarkCachedTimeMap is the server's whole path for a TimeMap served
+// from the memory cache: routing, metrics, the access log (JSON, to a
+// discarding writer) and the aggregator's handler. SetBytes: the body.
+func BenchmarkCachedTimeMap(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{{"access-log", nil}, {"no-access-log", []string{"-access-log=false"}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := newTestServer(b, tc.args...)
+			req := httptest.NewRequest("GET", "/timemap/link/"+held, nil)
+			rec := httptest.NewRecorder()
+			s.ServeHTTP(rec, req)
+			if rec.Code != 200 {
+				b.Fatalf("warm-up: %d %s", rec.Code, rec.Body)
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(rec.Body.Len()))
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatal(rec.Code)
+				}
+			}
+		})
+	}
+}
