@@ -63,7 +63,9 @@ func (p *Profile) Canonicalize(rawURL string) (string, error) {
 
 // AppendCanonical appends the SURT of rawURL under profile p to dst and
 // returns the extended slice; with a dst of enough capacity it does not
-// allocate. On error dst is returned unchanged with an [*Error].
+// allocate for an ASCII URL (see the package documentation, Performance,
+// for the one exception). On error dst is returned unchanged with an
+// [*Error].
 func (p *Profile) AppendCanonical(dst []byte, rawURL string) ([]byte, error) {
 	sc := scratchPool.Get().(*scratch)
 	out, err := p.appendCanonical(dst, rawURL, sc)

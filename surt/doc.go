@@ -94,7 +94,9 @@
 //
 // Canonicalization works on bytes with pooled scratch buffers; it does not
 // use net/url. [Profile.AppendCanonical] allocates nothing for ASCII URLs
-// once its buffers are warm; [Profile.Canonicalize] allocates its result.
+// once its buffers are warm (the Fixed profile's public-suffix check of a
+// host starting with a www label makes up to two small allocations);
+// [Profile.Canonicalize] allocates its result.
 // IDNA runs only for hosts with non-ASCII bytes. Memory per call is bounded
 // by a small multiple of the URL's length.
 package surt

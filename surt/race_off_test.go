@@ -1,0 +1,5 @@
+//go:build !race
+
+package surt
+
+const raceEnabled = false
