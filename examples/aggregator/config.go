@@ -75,7 +75,6 @@ func defaults() config {
 		WorkerIdle:      duration(5 * time.Second),
 		FanOut:          aggregator.DefaultFanOut,
 		MaxConcurrent:   aggregator.DefaultMaxConcurrent,
-		MaxIdlePer:      64,
 		Tolerance:       aggregator.DefaultTolerance,
 		DormantFor:      duration(aggregator.DefaultDormantFor),
 		MapMaxAge:       duration(aggregator.DefaultMapMaxAge),
@@ -111,7 +110,7 @@ func flagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.DurationVar((*time.Duration)(&c.WorkerIdle), "worker-idle", time.Duration(c.WorkerIdle), "a worker's wait after finding the queue empty")
 	fs.IntVar(&c.FanOut, "fan-out", c.FanOut, "archives one search asks at once")
 	fs.IntVar(&c.MaxConcurrent, "max-concurrent", c.MaxConcurrent, "requests in flight per archive (an archive list entry may set its own)")
-	fs.IntVar(&c.MaxIdlePer, "max-idle-conns-per-host", c.MaxIdlePer, "idle upstream connections kept per archive host for reuse")
+	fs.IntVar(&c.MaxIdlePer, "max-idle-conns-per-host", c.MaxIdlePer, "idle upstream connections kept per archive host for reuse (0: as many as -max-concurrent)")
 	fs.IntVar(&c.Tolerance, "tolerance", c.Tolerance, "consecutive failures that make an archive dormant (negative: never)")
 	fs.DurationVar((*time.Duration)(&c.DormantFor), "dormant-for", time.Duration(c.DormantFor), "how long a dormant archive is not asked")
 	fs.Var(&c.MementoMaps, "mementomap", "`id=SOURCE`: the MementoMap of archive id from a file, an http(s) URL, or \"discover\" (repeatable)")

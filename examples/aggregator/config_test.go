@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -336,5 +338,35 @@ func TestRunFailsCleanly(t *testing.T) {
 				t.Fatalf("run: %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestExampleConfig keeps example-config.json valid: every key known,
+// every value accepted, and every key of the configuration present.
+func TestExampleConfig(t *testing.T) {
+	c, err := parseConfig([]string{"-config", "example-config.json"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Workers != 4 || c.MementoMaps["web.archive.org"] != "discover" || time.Duration(c.MapRefresh) != 24*time.Hour {
+		t.Errorf("example-config.json read as %+v", c)
+	}
+	b, err := os.ReadFile("example-config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(b, &keys); err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeOf(config{})
+	for i := range typ.NumField() {
+		tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if tag == "-" {
+			continue
+		}
+		if _, ok := keys[tag]; !ok {
+			t.Errorf("example-config.json lacks the key %q", tag)
+		}
 	}
 }

@@ -135,12 +135,16 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (*s
 		base = "http://" + addr
 	}
 	m := newMetrics()
+	idle := c.MaxIdlePer
+	if idle == 0 {
+		idle = c.MaxConcurrent // every connection a busy archive needs is kept for reuse
+	}
 	client := &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          max(1024, c.MaxIdlePer*len(archives)),
-		MaxIdleConnsPerHost:   c.MaxIdlePer,
+		MaxIdleConns:          max(1024, idle*len(archives)),
+		MaxIdleConnsPerHost:   idle,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
