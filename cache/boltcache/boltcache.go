@@ -41,7 +41,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -92,7 +94,9 @@ const layoutVersion = 1
 
 // Open opens the cache file at path, creating it (mode 0600) and its buckets
 // if needed. It fails with a [*cache.Error] if the file is locked by another
-// process past Options.Timeout, is not a bbolt file, or has another layout.
+// process past Options.Timeout, is not a bbolt file, has another layout, is
+// shorter than its meta page says (cut short by an interrupted copy or a full
+// disk), or is damaged where bbolt reads it on opening.
 func Open(path string, opts *Options) (*Cache, error) {
 	var o Options
 	if opts != nil {
@@ -101,7 +105,10 @@ func Open(path string, opts *Options) (*Cache, error) {
 	if o.Timeout == 0 {
 		o.Timeout = 5 * time.Second
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: o.Timeout, NoSync: o.NoSync})
+	if err := checkSize(path); err != nil {
+		return nil, &cache.Error{Store: "bolt", Op: "open", Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	db, err := openBolt(path, &bolt.Options{Timeout: o.Timeout, NoSync: o.NoSync})
 	if err != nil {
 		return nil, &cache.Error{Store: "bolt", Op: "open", Err: fmt.Errorf("%s: %w", path, err)}
 	}
@@ -130,6 +137,74 @@ func Open(path string, opts *Options) (*Cache, error) {
 	}
 	return &Cache{db: db}, nil
 }
+
+// openBolt is bolt.Open, with a panic of bbolt on a damaged file turned
+// into an error. (bbolt then leaves its descriptor of the file open, and
+// locked, until the process ends.)
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, fmt.Errorf("damaged file: %v", r)
+		}
+	}()
+	return bolt.Open(path, 0o600, o)
+}
+
+// checkSize refuses an existing file shorter than its newest valid meta
+// page says it is (a copy cut short, a full disk): bbolt maps the file and
+// would crash the whole process with SIGBUS reading past its end. A missing
+// or empty file, or one without a valid meta page, is left to bolt.Open to
+// create or refuse. The meta page is the bbolt file format's: a 16-byte page
+// header, then magic, version, page size, flags, root bucket (16 bytes),
+// freelist page, high-water page id, transaction id and an FNV-1a 64
+// checksum of the fields before it, in the machine's byte order.
+func checkSize(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // missing (bolt.Open creates it) or unreadable (it reports)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
+		return nil
+	}
+	const hdr, sumAt = 16, 16 + 56
+	read := func(off int64) (pageSize uint32, pgid, txid uint64, ok bool) {
+		var b [sumAt + 8]byte
+		if _, err := f.ReadAt(b[:], off); err != nil {
+			return 0, 0, 0, false
+		}
+		e := binary.NativeEndian
+		h := fnv.New64a()
+		h.Write(b[hdr:sumAt])
+		if e.Uint32(b[hdr:]) != boltMagic || e.Uint32(b[hdr+4:]) != 2 || e.Uint64(b[sumAt:]) != h.Sum64() {
+			return 0, 0, 0, false
+		}
+		return e.Uint32(b[hdr+8:]), e.Uint64(b[hdr+40:]), e.Uint64(b[hdr+48:]), true
+	}
+	ps0, pg0, tx0, ok0 := read(0)
+	off1 := int64(os.Getpagesize())
+	if ok0 {
+		off1 = int64(ps0)
+	}
+	ps1, pg1, tx1, ok1 := read(off1)
+	var need uint64
+	switch {
+	case ok0 && (!ok1 || tx0 >= tx1):
+		need = pg0 * uint64(ps0)
+	case ok1:
+		need = pg1 * uint64(ps1)
+	default:
+		return nil
+	}
+	if uint64(st.Size()) < need {
+		return fmt.Errorf("file truncated: %d bytes, its meta page says %d", st.Size(), need)
+	}
+	return nil
+}
+
+// boltMagic marks a bbolt meta page.
+const boltMagic = 0xED0CDAED
 
 // Path returns the file's path.
 func (c *Cache) Path() string { return c.db.Path() }

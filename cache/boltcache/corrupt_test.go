@@ -1,6 +1,7 @@
 package boltcache
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -78,7 +79,65 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer first.Close()
+	// A file cut short (a copy interrupted, a full disk): bbolt would map
+	// past its end and the process would die of SIGBUS.
+	full := filepath.Join(dir, "full.db")
+	c, err := Open(full, &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 50 {
+		u := "example.org/" + strings.Repeat("p", i*40)
+		if err := c.Put(t.Context(), u, cache.Result{Status: cache.StatusFound, Updated: t0,
+			Mementos: []cache.Memento{{URIM: "http://a.example/" + u, Datetime: t0, Archive: "ia"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	whole, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truncated := func(name string, n int) string {
+		p := filepath.Join(dir, name+".db")
+		if err := os.WriteFile(p, whole[:n], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	emptyStore := filepath.Join(dir, "empty.db")
+	if c, err = Open(emptyStore, &Options{NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	emptyHalf := filepath.Join(dir, "empty-half.db")
+	if b, err := os.ReadFile(emptyStore); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(emptyHalf, b[:len(b)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The freelist page of the newest meta page zeroed: bbolt panics on it.
+	noFreelist := filepath.Join(dir, "nofreelist.db")
+	{
+		b := append([]byte(nil), whole...)
+		ps := int(binary.NativeEndian.Uint32(b[16+8:]))
+		meta := b[16:]
+		if binary.NativeEndian.Uint64(b[ps+16+48:]) > binary.NativeEndian.Uint64(meta[48:]) {
+			meta = b[ps+16:]
+		}
+		fl := int(binary.NativeEndian.Uint64(meta[32:]))
+		clear(b[fl*ps : (fl+1)*ps])
+		if err := os.WriteFile(noFreelist, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cases := []struct{ name, path string }{
+		{"freelist_page_zeroed", noFreelist},
+		{"new_store_truncated_to_half", emptyHalf},
+		{"truncated_to_half", truncated("half", len(whole)/2)},
+		{"truncated_to_two_pages", truncated("two", 2*os.Getpagesize())},
+		{"truncated_in_first_meta", truncated("meta", 100)},
 		{"not_a_bolt_file", notBolt},
 		{"locked_by_another_handle", locked},
 		{"missing_folder", filepath.Join(dir, "no", "such", "c.db")},
