@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
@@ -295,5 +296,61 @@ func TestHandles(t *testing.T) {
 		if got := Handles(path); got != want {
 			t.Errorf("Handles(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+// TestFromCache checks the page of an answer served from the cache: the
+// archives that listed mementos are found, the map still skips c, and the
+// page says when the data was searched.
+func TestFromCache(t *testing.T) {
+	a := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{held: {ts(t, "20050301120000"), ts(t, "20100101000000")}}})
+	t.Cleanup(a.Close)
+	b := archivetest.New(archivetest.Config{})
+	t.Cleanup(b.Close)
+	c := archivetest.New(archivetest.Config{})
+	t.Cleanup(c.Close)
+	store, err := cache.NewMemory(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := aggregator.New(aggregator.Options{Cache: store, Archives: []aggregator.Archive{
+		{ID: "a", TimeMap: a.TimeMapPrefix(), TimeGate: a.TimeGatePrefix()},
+		{ID: "b", TimeMap: b.TimeMapPrefix(), TimeGate: b.TimeGatePrefix()},
+		{ID: "c", TimeMap: c.TimeMapPrefix(), TimeGate: c.TimeGatePrefix()},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ag.Close() })
+	if err := ag.SetMap("c", aggregator.MapLookupFunc(func(string) (int64, error) { return 0, nil }), nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ag.Refresh(t.Context(), held); err != nil { // a thorough search, stored
+		t.Fatal(err)
+	}
+	ui, err := New(Options{Aggregator: ag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ui)
+	t.Cleanup(srv.Close)
+	a.ResetLog()
+	resp, body := get(t, srv, "GET", "/list/2009/"+held, nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d:\n%s", resp.StatusCode, body)
+	}
+	if d := cmp.Diff(map[string]string{"a": "found", "b": "none", "c": "skipped"}, rows(t, body)); d != "" {
+		t.Errorf("rows (-want +got):\n%s", d)
+	}
+	for _, s := range []string{"from the cache (searched ", "found (cached)", "no mementos (cached)", `href="` + a.URIM(held, ts(t, "20100101000000")) + `"`} {
+		if !strings.Contains(body, s) {
+			t.Errorf("body lacks %q", s)
+		}
+	}
+	if n := a.Count(""); n != 0 {
+		t.Errorf("a cached answer asked archive a %d times", n)
+	}
+	if resp.Header.Get("Last-Modified") == "" {
+		t.Error("no Last-Modified on a cached answer")
 	}
 }
