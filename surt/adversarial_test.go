@@ -2,6 +2,9 @@ package surt
 
 import (
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,5 +78,51 @@ func TestErrorOffsets(t *testing.T) {
 				t.Errorf("text at Offset (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestConcurrentCanonicalize: profiles and the scratch pool are safe for
+// concurrent use (run with -race); every goroutine gets the keys a
+// sequential run gets, huge URLs (whose buffers leave the pool) included.
+func TestConcurrentCanonicalize(t *testing.T) {
+	urls := []string{"http://www.Example.com:80/a/b/?y=2&X=1#top", "http://[fe80::1%25eth0]:8080/a", "cdn.example.com:443",
+		"http://bücher.ch/%E2%98%83", "youtube-dl:http://www.example.pt/A", "http://x.com/" + strings.Repeat("a/", 40000)[:70000], "http://x:99999/"}
+	profiles := []*Profile{Default, Fixed, WithScheme, FixedWithScheme}
+	want := make([]string, 0, len(urls)*len(profiles))
+	for _, p := range profiles {
+		for _, u := range urls {
+			k, _ := p.Canonicalize(u)
+			want = append(want, k)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for round := 0; round < 4; round++ {
+				i := 0
+				for _, p := range profiles {
+					for _, u := range urls {
+						buf, _ = p.AppendCanonical(buf[:0], u)
+						if string(buf) != want[i] {
+							select {
+							case errs <- fmt.Sprintf("%v %.40q: got %.60q, want %.60q", p, u, buf, want[i]):
+							default:
+							}
+							return
+						}
+						i++
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -62,7 +62,9 @@
 // Only inputs that make the standard raise an exception fail: a URL that is
 // nothing but white space ([ErrEmpty]) and a port that is not a number from
 // 0 to 65535 ([ErrInvalidPort]). Both come as an [*Error] with the byte
-// offset.
+// offset. The Fixed profile also rejects the out-of-range port of a URL it
+// reads differently ("cdn.example.com:99999", "youtube-dl:http://x:99999/"),
+// which Default keeps as an opaque pseudo-URI.
 //
 // With IncludeScheme, keys with a host start with the scheme as written
 // (not lower-cased): "metadata://(org,example,crawl)/x".

@@ -6,8 +6,11 @@
 //
 // A line that cannot be canonicalized (only white space, a bad port, or
 // longer than -max-line bytes) gives an empty output line and a message on
-// standard error naming its line number; the exit status is then 1. Usage
-// errors exit with status 2; -h prints the flags.
+// standard error naming its line number (and, for a bad port, the byte where
+// the port starts, counted from 1 after the line's leading white space and
+// without its TABs); the exit status is then 1. An empty line gives "-", as
+// the standard does for an empty URL. Usage errors exit with status 2; -h
+// prints the flags.
 package main
 
 import (
