@@ -1,10 +1,14 @@
 package aggregator
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 )
@@ -132,5 +136,109 @@ func BenchmarkRouteMementoMaps(b *testing.B) {
 	b.SetBytes(int64(len(urir)))
 	for b.Loop() {
 		_ = ag.Route(TimeMapCache, urir)
+	}
+}
+
+// BenchmarkMergeArchiveLists: merging what a search collects from 3
+// archives of 1,000 mementos each, every list sorted by its archive (the
+// bench program's large TimeMaps).
+func BenchmarkMergeArchiveLists(b *testing.B) {
+	var in []Memento
+	for a := range 3 {
+		ms := benchMementos(1000, 1)
+		for i := range ms {
+			ms[i].Archive = fmt.Sprintf("arc%d", a)
+		}
+		slices.SortFunc(ms, func(x, y Memento) int { return x.Datetime.Compare(y.Datetime) })
+		in = append(in, ms...)
+	}
+	size := 0
+	for _, m := range in {
+		size += len(m.URIM) + 8
+	}
+	rank := func(id string) int { return int(id[3] - '0') }
+	buf := make([]Memento, len(in))
+	b.ReportAllocs()
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		copy(buf, in)
+		merge(buf, rank)
+	}
+}
+
+// cannedTransport answers every request with 200 and body, without a
+// network.
+type cannedTransport struct{ body []byte }
+
+func (c cannedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/link-format"}},
+		Body: io.NopCloser(bytes.NewReader(c.body)), ContentLength: int64(len(c.body)), Request: req}, nil
+}
+
+// cannedTimeMap is a TimeMap of n mementos of urir in the Wayback layout
+// of archive host arc, 7 hours apart.
+func cannedTimeMap(arc, urir string, n int, offset time.Duration) []byte {
+	var body bytes.Buffer
+	fmt.Fprintf(&body, "<%s>; rel=\"original\",\n<http://%s/timegate/%s>; rel=\"timegate\",\n<http://%s/timemap/link/%s>; rel=\"self\"; type=\"application/link-format\",\n", urir, arc, urir, arc, urir)
+	t0 := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC).Add(offset)
+	for i := range n {
+		t := t0.Add(time.Duration(i) * 7 * time.Hour)
+		sep := ",\n"
+		if i == n-1 {
+			sep = "\n"
+		}
+		fmt.Fprintf(&body, "<http://%s/web/%s/%s>; rel=\"memento\"; datetime=\"%s\"%s", arc, t.Format("20060102150405"), urir, t.Format(http.TimeFormat), sep)
+	}
+	return body.Bytes()
+}
+
+// BenchmarkHTTPUpstreamTimeMap: reading one archive's 1,000-memento
+// TimeMap (Wayback layout) from a canned response: link-format parsing
+// and datetime reading, no network.
+func BenchmarkHTTPUpstreamTimeMap(b *testing.B) {
+	urir := "http://www.site042.com/page/42.html"
+	body := cannedTimeMap("arc", urir, 1000, 0)
+	up := &HTTPUpstream{Client: &http.Client{Transport: cannedTransport{body}}}
+	a := &Archive{ID: "arc", TimeMap: "http://arc/timemap/link/"}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		ms, _, err := up.TimeMap(context.Background(), a, urir)
+		if err != nil || len(ms) != 1000 {
+			b.Fatalf("%d mementos, %v", len(ms), err)
+		}
+	}
+}
+
+// hostTransport answers each host with its own canned body.
+type hostTransport map[string][]byte
+
+func (h hostTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return cannedTransport{h[req.URL.Host]}.RoundTrip(req)
+}
+
+// BenchmarkHandlerLargeTimeMapUncached: one uncached link-format TimeMap
+// request over 3 archives of 1,000 mementos each (canned responses, no
+// network): 3 TimeMaps parsed, merged into 3,000 mementos, written.
+func BenchmarkHandlerLargeTimeMapUncached(b *testing.B) {
+	urir := "http://www.site042.com/page/42.html"
+	tr := hostTransport{}
+	var archives []Archive
+	for i := range 3 {
+		arc := fmt.Sprintf("arc%d", i)
+		tr[arc] = cannedTimeMap(arc, urir, 1000, time.Duration(i)*time.Hour)
+		archives = append(archives, Archive{ID: arc, TimeMap: "http://" + arc + "/timemap/link/"})
+	}
+	ag := newAggregator(b, Options{Archives: archives, HTTPClient: &http.Client{Transport: tr}})
+	h := ag.Handler()
+	req := httptest.NewRequest("GET", "/timemap/link/"+urir, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("status %d", rec.Code)
+		}
+		b.SetBytes(int64(rec.Body.Len()))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mementokit/mementokit/memento"
@@ -281,7 +282,8 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 	}
 	ms := ans.Mementos
 	w.Header().Set("X-Memento-Count", strconv.Itoa(len(ms)))
-	var buf bytes.Buffer
+	buf := getBuffer(len(ms))
+	defer putBuffer(buf)
 	switch {
 	case page > 0:
 		size := h.ag.pageSize()
@@ -290,18 +292,43 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 			writeBody(w, http.StatusNotFound, ctText, []byte(fmt.Sprintf("No page %d: %d mementos make %d pages of %d\n", page, len(ms), pages, size)))
 			return
 		}
-		h.writeLinkPage(&buf, urir, ms, page, size)
+		h.writeLinkPage(buf, urir, ms, page, size)
 		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
 	case format == "link":
-		h.writeLink(&buf, urir, ms)
+		h.writeLink(buf, urir, ms)
 		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
 	case format == "json":
-		h.writeJSON(&buf, urir, ms)
+		h.writeJSON(buf, urir, ms)
 		writeBody(w, http.StatusOK, ctJSON, buf.Bytes())
 	default:
-		h.writeCDXJ(&buf, urir, ms)
+		h.writeCDXJ(buf, urir, ms)
 		writeBody(w, http.StatusOK, ctCDXJ, buf.Bytes())
 	}
+}
+
+// bufferPool holds the buffers TimeMaps are written into; a buffer larger
+// than maxPooledBuffer is left to the garbage collector so that one huge
+// TimeMap does not pin its memory.
+var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuffer = 4 << 20
+
+// getBuffer returns an empty pooled buffer with room for about n memento
+// links (130 bytes each in the Wayback layout, plus the header links).
+func getBuffer(n int) *bytes.Buffer {
+	b := bufferPool.Get().(*bytes.Buffer)
+	b.Grow(min(n*130+1024, maxPooledBuffer))
+	return b
+}
+
+// putBuffer returns b to the pool; the caller must not use it afterwards
+// (writeBody has copied it into the connection).
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > maxPooledBuffer {
+		return
+	}
+	b.Reset()
+	bufferPool.Put(b)
 }
 
 func (ag *Aggregator) pageSize() int {

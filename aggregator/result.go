@@ -153,9 +153,19 @@ func (r *Result) FailureHeader() string {
 	return strings.Join(parts, ", ")
 }
 
+// maxRuns is the number of sorted runs up to which merge merges runs
+// instead of sorting: a search concatenates one list per archive, each
+// usually sorted already (ascending or descending), so k runs cost
+// O(n log k) comparisons instead of O(n log n).
+const maxRuns = 64
+
 // merge sorts and de-duplicates mementos; rank gives each archive id its
-// position in the registry.
+// position in the registry. It may reorder ms and may return a different
+// slice. Memory: one extra slice of len(ms) when ms has 2 to maxRuns runs.
 func merge(ms []Memento, rank func(id string) int) []Memento {
+	if len(ms) == 0 {
+		return ms
+	}
 	// Rank once per distinct archive, not once per comparison.
 	ranks := map[string]int{}
 	for _, m := range ms {
@@ -163,24 +173,36 @@ func merge(ms []Memento, rank func(id string) int) []Memento {
 			ranks[m.Archive] = rank(m.Archive)
 		}
 	}
-	// The order is total (datetime, rank, URI-M): equal elements are identical.
-	slices.SortFunc(ms, func(a, b Memento) int {
+	// The order is total (datetime, rank, URI-M): equal elements are
+	// identical, so no sort or merge below needs to be stable.
+	compare := func(a, b Memento) int {
 		if c := a.Datetime.Compare(b.Datetime); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(ranks[a.Archive], ranks[b.Archive]); c != 0 {
-			return c
+		if a.Archive != b.Archive {
+			if c := cmp.Compare(ranks[a.Archive], ranks[b.Archive]); c != 0 {
+				return c
+			}
 		}
 		return strings.Compare(a.URIM, b.URIM)
-	})
+	}
+	ms = sortRuns(ms, compare)
 	// Drop later copies of an identical (URI-M, datetime) pair; the copy of
 	// the best-ranked archive stays. Copies share a second, so the set is
 	// reset at each new second (memory: one second's mementos).
 	out := ms[:0]
-	seen := map[string]bool{}
+	var seen map[string]bool
 	for i, m := range ms {
-		if i > 0 && !m.Datetime.Equal(ms[i-1].Datetime) {
+		if i == 0 || !m.Datetime.Equal(ms[i-1].Datetime) {
 			clear(seen)
+			// The common case: a second with a single memento needs no set.
+			if i+1 == len(ms) || !ms[i+1].Datetime.Equal(m.Datetime) {
+				out = append(out, m)
+				continue
+			}
+		}
+		if seen == nil {
+			seen = map[string]bool{}
 		}
 		if seen[m.URIM] {
 			continue
@@ -189,6 +211,71 @@ func merge(ms []Memento, rank func(id string) int) []Memento {
 		out = append(out, m)
 	}
 	return out
+}
+
+// sortRuns sorts ms by compare. It splits ms into maximal ascending or
+// strictly descending runs (descending ones are reversed in place); up to
+// maxRuns runs are merged pairwise, more are sorted with slices.SortFunc.
+func sortRuns(ms []Memento, compare func(a, b Memento) int) []Memento {
+	var bounds []int // run i is ms[bounds[i]:bounds[i+1]]
+	for start := 0; start < len(ms); {
+		end := start + 1
+		if end < len(ms) && compare(ms[start], ms[end]) > 0 {
+			for end < len(ms) && compare(ms[end-1], ms[end]) > 0 {
+				end++
+			}
+			slices.Reverse(ms[start:end])
+		} else {
+			for end < len(ms) && compare(ms[end-1], ms[end]) <= 0 {
+				end++
+			}
+		}
+		bounds = append(bounds, start)
+		if len(bounds) > maxRuns {
+			slices.SortFunc(ms, compare)
+			return ms
+		}
+		start = end
+	}
+	bounds = append(bounds, len(ms))
+	if len(bounds) == 2 {
+		return ms // one run
+	}
+	src, dst := ms, make([]Memento, len(ms))
+	for len(bounds) > 2 {
+		next := bounds[:0:0]
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo := bounds[i]
+			next = append(next, lo)
+			if i+2 >= len(bounds) { // an odd run out: copy it over
+				copy(dst[lo:], src[lo:bounds[i+1]])
+				continue
+			}
+			mid, hi := bounds[i+1], bounds[i+2]
+			mergeInto(dst[lo:hi], src[lo:mid], src[mid:hi], compare)
+		}
+		next = append(next, len(ms))
+		bounds = next
+		src, dst = dst, src
+	}
+	return src
+}
+
+// mergeInto merges the sorted a and b into dst (len(a)+len(b) long).
+func mergeInto(dst, a, b []Memento, compare func(a, b Memento) int) {
+	k := 0
+	for len(a) > 0 && len(b) > 0 {
+		if compare(b[0], a[0]) < 0 {
+			dst[k] = b[0]
+			b = b[1:]
+		} else {
+			dst[k] = a[0]
+			a = a[1:]
+		}
+		k++
+	}
+	k += copy(dst[k:], a)
+	copy(dst[k:], b)
 }
 
 // Reasons given in Outcome.Reason and the Archive-Failures header.
