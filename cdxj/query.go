@@ -144,13 +144,14 @@ func (q Query) compile() (*compiled, error) {
 		}
 		// "key" .. "key!": the lines "key ..." ('!' is the byte after the
 		// space that ends the key field), and a bare "key" line. With a
-		// From bound the start moves to "key from", which sorts at or
-		// before every line of that key whose timestamp is not earlier
-		// than From (a shorter timestamp sorts first, and stands for its
-		// earliest instant).
+		// From bound the start moves to "key YYYY", the year of From: a
+		// line of that key whose timestamp is not earlier than From has a
+		// year at least as great, so it sorts at or after that. (Not
+		// "key from": a shorter timestamp such as "2014" sorts before
+		// "20140101000000" byte-wise yet stands for the same instant.)
 		c.start = []byte(key)
-		if q.From != "" {
-			c.start = []byte(key + " " + q.From)
+		if len(q.From) >= 4 {
+			c.start = []byte(key + " " + q.From[:4])
 		}
 		c.end = []byte(key + "!")
 	case MatchPrefix:
