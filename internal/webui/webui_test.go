@@ -143,6 +143,7 @@ func TestPages(t *testing.T) {
 		status   int
 		location string
 		contains []string
+		absent   []string
 		rows     map[string]string // nil: not checked
 		header   map[string]string
 	}{
@@ -159,6 +160,8 @@ func TestPages(t *testing.T) {
 		{name: "search bad date", path: "/search?url=example.com&date=2005-13-01", status: 400,
 			contains: []string{"is not valid", `value="example.com"`}},
 		{name: "search bad url", path: "/search?url=ftp://example.com/", status: 400, contains: []string{"cannot be looked up"}},
+		{name: "search echoes markup escaped", path: "/search?url=%3Cscript%3Ealert(1)%3C/script%3E&date=%22%3E%3Cb%3E", status: 400,
+			contains: []string{`value="&lt;script&gt;alert(1)&lt;/script&gt;"`}, absent: []string{"<script>", "<b>"}},
 		{name: "found", path: "/list/20050301/" + held, status: 200,
 			contains: []string{"Mementos of http://example.com/",
 				`href="` + f.a.URIM(held, ts(t, "20050301120000")) + `"`, // closest, archive a ranks first in its second
@@ -199,6 +202,11 @@ func TestPages(t *testing.T) {
 			for _, s := range tc.contains {
 				if !strings.Contains(body, s) {
 					t.Errorf("body lacks %q:\n%s", s, body)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(body, s) {
+					t.Errorf("body contains %q:\n%s", s, body)
 				}
 			}
 			if tc.rows != nil {
