@@ -106,7 +106,8 @@ const (
 
 // Open connects to the database named in dsn, creates or migrates the
 // schema, and prepares the statements. It fails with a [*cache.Error] if the
-// server cannot be reached within ctx (or the DSN's timeout), the DSN names
+// server cannot be reached within ctx or the DSN's timeout (5 s by default;
+// it bounds both the dial and the server's handshake), the DSN names
 // no database, or the schema cannot be brought up to date. The DSN itself is
 // never included in errors or logs (it may hold a password).
 func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
@@ -147,7 +148,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
 	db.SetMaxIdleConns(o.MaxOpenConns)
 	db.SetConnMaxLifetime(o.ConnMaxLifetime)
 	c := &Cache{db: db, log: o.Logger, archives: map[string]int64{}}
-	if err := c.init(ctx, o); err != nil {
+	if err := c.init(ctx, o, cfg.Timeout); err != nil {
 		db.Close()
 		return fail(err)
 	}
@@ -157,8 +158,17 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
 	return c, nil
 }
 
-func (c *Cache) init(ctx context.Context, o Options) error {
-	if err := c.db.PingContext(ctx); err != nil {
+func (c *Cache) init(ctx context.Context, o Options, connectTimeout time.Duration) error {
+	// The DSN's timeout bounds only the TCP dial: a server that accepts and
+	// never speaks (a DSN naming some other service's port) would hold the
+	// handshake forever under a context without deadline.
+	pctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	err := c.db.PingContext(pctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && pctx.Err() != nil {
+			return fmt.Errorf("no MySQL handshake from the server within %v: %w", connectTimeout, err)
+		}
 		return err
 	}
 	if err := migrate(ctx, c.db, o.MigrateLockWait); err != nil {

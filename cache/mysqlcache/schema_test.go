@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -138,6 +139,55 @@ func TestOpenErrors(t *testing.T) {
 				t.Errorf("error shows the password: %v", err)
 			}
 		})
+	}
+}
+
+// TestOpenSilentServer: a DSN naming a port where something accepts the
+// connection but never speaks MySQL (an HTTP server waits for its client to
+// speak first) must fail after the DSN's timeout, even under a context
+// without deadline, rather than hang.
+func TestOpenSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns []net.Conn
+	var mu sync.Mutex
+	defer func() {
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		c, err := mysqlcache.Open(context.Background(), "root:secretpw@tcp("+ln.Addr().String()+")/db?timeout=300ms", nil)
+		if c != nil {
+			c.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var se *cache.Error
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "handshake") {
+			t.Fatalf("Open err = %v, want a *cache.Error about the missing handshake", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Open still waiting for a server that never answers after 15 s (DSN timeout 300ms)")
 	}
 }
 
