@@ -126,3 +126,40 @@ func TestConcurrentCanonicalize(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestFixedHostFromPath: where the standard takes an http URL's host from
+// its path (scheme-relative and extra-slash URLs), Fixed reads it as an
+// authority; Default keeps the standard's keys (checked against a run of
+// the Python reference).
+func TestFixedHostFromPath(t *testing.T) {
+	tests := []struct {
+		name, in   string
+		fixed, std string
+	}{
+		{"scheme-relative with port", "//example.com:8080/a", "com,example:8080)/a", "com:8080,example)/a"},
+		{"scheme-relative default port", "//www.example.com:80/a", "com,example)/a", "com:80,example)/a"},
+		{"extra slash", "http:///example.com:8080/", "com,example:8080)/", "com:8080,example)/"},
+		{"no slashes", "http:example.com:8080/x", "com,example:8080)/x", "com:8080,example)/x"},
+		{"user info", "//user:p@ss@example.com/", "com,example)/", "com,user:p@ss@example)/"},
+		{"bracketed", "http:///[2001:DB8::1]:8080/a", "[2001:db8::1]:8080)/a", "[2001:db8::1]:8080)/a"},
+		{"bracketed default port", "http:///[::1]:80/a", "[::1])/a", "[::1]:80)/a"},
+		{"trailing colon", "//example.com:/a", "com,example)/a", "com:,example)/a"},
+		{"plain", "//example.com/a", "com,example)/a", "com,example)/a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, err := Fixed.Canonicalize(tc.in); err != nil || got != tc.fixed {
+				t.Errorf("Fixed: %q, %v; want %q", got, err, tc.fixed)
+			}
+			if got, err := Default.Canonicalize(tc.in); err != nil || got != tc.std {
+				t.Errorf("Default: %q, %v; want %q", got, err, tc.std)
+			}
+		})
+	}
+	// An invalid port now fails, with its offset in the input.
+	_, err := Fixed.Canonicalize("//host:8_0/a")
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrInvalidPort) || e.Offset != 7 {
+		t.Errorf("Fixed(%q): %v, want ErrInvalidPort at byte 7", "//host:8_0/a", err)
+	}
+}

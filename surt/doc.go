@@ -76,10 +76,12 @@
 // in a query value splits the value before sorting, IPv6 hosts lose their
 // brackets (so the port runs into the address), "host:port" without a
 // scheme is read as a scheme, "<http://...>" is taken literally, and
-// "youtube-dl:http://..." keeps the embedded URL uncanonicalized. [Fixed]
-// repairs these (see [FixDefects]) and gives the same keys as [Default] for
-// every other URL. Use it for new indexes whose keys you control; use
-// Default to look up keys in existing indexes.
+// "youtube-dl:http://..." keeps the embedded URL uncanonicalized. Beyond
+// those cases, a scheme-relative "//example.com:8080/a" puts its port
+// inside a label ("com:8080,example)/a"). [Fixed] repairs these (see
+// [FixDefects]) and gives the same keys as [Default] for every other URL.
+// Use it for new indexes whose keys you control; use Default to look up
+// keys in existing indexes.
 //
 // # Keys
 //

@@ -203,60 +203,8 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 	}
 
 	if hasNetloc {
-		for len(netloc) > 0 && netloc[len(netloc)-1] == ':' {
-			netloc = netloc[:len(netloc)-1]
-		}
-		hostinfo := netloc
-		if at := bytes.LastIndexByte(netloc, '@'); at >= 0 {
-			hostinfo = netloc[at+1:]
-		}
-		var host, port []byte
-		portOff := 0
-		if ob := bytes.IndexByte(hostinfo, '['); ob >= 0 {
-			br := hostinfo[ob+1:]
-			cb := bytes.IndexByte(br, ']')
-			after := []byte(nil)
-			if cb >= 0 {
-				host, after = br[:cb], br[cb+1:]
-			} else {
-				host = br
-			}
-			if c := bytes.IndexByte(after, ':'); c >= 0 {
-				port = after[c+1:]
-			}
-			if fix && ob == 0 && cb >= 0 {
-				u.bracket = true
-			}
-		} else if c := bytes.IndexByte(hostinfo, ':'); c >= 0 {
-			host, port = hostinfo[:c], hostinfo[c+1:]
-		} else {
-			host = hostinfo
-		}
-		if len(port) > 0 {
-			// Offset of the port in the cleaned input (after the added
-			// "http://", if any, is taken off again).
-			portOff = cap(sc.in) - cap(port) - prefixLen + shift
-			if portOff < 0 {
-				portOff = 0
-			}
-			p, ok := parsePort(port)
-			if !ok {
-				return u, &Error{URL: raw, Offset: portOff, Err: ErrInvalidPort}
-			}
-			if p != 0 {
-				u.port = p
-			}
-		}
-		if len(host) > 0 {
-			pct := bytes.IndexByte(host, '%')
-			if pct < 0 {
-				pct = len(host)
-			}
-			lowerASCII(host[:pct])
-			u.host = host
-		}
-		if u.bracket && len(u.host) > 0 {
-			u.host = sc.bracketHost(u.host)
+		if err := sc.authority(&u, netloc, raw, shift-prefixLen, fix); err != nil {
+			return u, err
 		}
 	}
 	// "http:////host/x" and "http:host": take the host from the path.
@@ -271,8 +219,78 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 			u.host, u.path = p, slashOnly
 		}
 		u.bracket = false
+		if fix {
+			// Read the text as the authority it is ("//host:8080/a",
+			// "http:///[::1]/", "http:user@host/"), not as a bare host
+			// name with the port and brackets in it.
+			auth := u.host
+			u.host = nil
+			if err := sc.authority(&u, auth, raw, shift-prefixLen, fix); err != nil {
+				return u, err
+			}
+		}
 	}
 	return u, nil
+}
+
+// authority reads host and port from netloc into u as Python's urllib does
+// (user info up to the last '@' dropped, trailing ':' ignored, brackets
+// dropped, the port after the first ':' following them) or, for the Fixed
+// profile, keeping a leading bracketed IP literal with its brackets.
+// netloc lies in sc.in; the byte offsets of errors are counted from sc.in's
+// start plus off.
+func (sc *scratch) authority(u *parsed, netloc []byte, raw string, off int, fix bool) error {
+	for len(netloc) > 0 && netloc[len(netloc)-1] == ':' {
+		netloc = netloc[:len(netloc)-1]
+	}
+	hostinfo := netloc
+	if at := bytes.LastIndexByte(netloc, '@'); at >= 0 {
+		hostinfo = netloc[at+1:]
+	}
+	var host, port []byte
+	if ob := bytes.IndexByte(hostinfo, '['); ob >= 0 {
+		br := hostinfo[ob+1:]
+		cb := bytes.IndexByte(br, ']')
+		after := []byte(nil)
+		if cb >= 0 {
+			host, after = br[:cb], br[cb+1:]
+		} else {
+			host = br
+		}
+		if c := bytes.IndexByte(after, ':'); c >= 0 {
+			port = after[c+1:]
+		}
+		if fix && ob == 0 && cb >= 0 {
+			u.bracket = true
+		}
+	} else if c := bytes.IndexByte(hostinfo, ':'); c >= 0 {
+		host, port = hostinfo[:c], hostinfo[c+1:]
+	} else {
+		host = hostinfo
+	}
+	if len(port) > 0 {
+		p, ok := parsePort(port)
+		if !ok {
+			// Offset of the port in the cleaned input.
+			portOff := max(cap(sc.in)-cap(port)+off, 0)
+			return &Error{URL: raw, Offset: portOff, Err: ErrInvalidPort}
+		}
+		if p != 0 {
+			u.port = p
+		}
+	}
+	if len(host) > 0 {
+		pct := bytes.IndexByte(host, '%')
+		if pct < 0 {
+			pct = len(host)
+		}
+		lowerASCII(host[:pct])
+		u.host = host
+	}
+	if u.bracket && len(u.host) > 0 {
+		u.host = sc.bracketHost(u.host)
+	}
+	return nil
 }
 
 // hasTabCRLF reports whether s contains a TAB, LF or CR.

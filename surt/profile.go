@@ -60,6 +60,11 @@ func LowercaseQuery(on bool) Option { return func(p *Profile) { p.queryLowercase
 //     nothing but white space is inside);
 //   - a non-HTTP prefix before an embedded http(s) URL is kept and the
 //     embedded URL canonicalized: "youtube-dl:pt,example)/...".
+//   - where an http URL's host is taken from its path (scheme-relative
+//     "//host:8080/a", "http:///host/", "http:host/"), that text is read as
+//     an authority: user info dropped, port parsed (an invalid one fails
+//     with [ErrInvalidPort]), a bracketed IP literal kept as above; the
+//     standard writes "//example.com:8080/a" as "com:8080,example)/a".
 //
 // Default false: the default profile reproduces the standard byte for byte,
 // defects included.
