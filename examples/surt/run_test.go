@@ -66,6 +66,15 @@ func TestRun(t *testing.T) {
 		{name: "default profile keeps the standard", in: "cdn.example.com:443\n", want: "cdn.example.com:443\n"},
 		{name: "long line skipped", args: []string{"-max-line", "20"}, in: "http://example.com/" + strings.Repeat("a", 100) + "\nhttp://a.com/\n",
 			want: "\ncom,a)/\n", wantErr: errBadLines, errSubstr: []string{"line 1: longer than 20 bytes"}},
+		// Lines as real index files and requests hold them.
+		{name: "control bytes and invalid UTF-8", in: "http://a.com/\x00x\x01?\xff\nhttp://b\xc3.com/\n", want: "com,a)/%00x%01?%ff\ncom,b)/\n"},
+		{name: "lone CR line and CR inside", in: "\r\nhttp://a.c\rom/\r", want: "-\ncom,a)/\n"},
+		{name: "bad port byte counted after leading space", in: "  http://x.com:9x/\n", want: "\n", wantErr: errBadLines, errSubstr: []string{"line 1, byte 14: invalid port"}},
+		{name: "fixed scheme-relative", args: []string{"-profile", "fixed"}, in: "//example.com:8080/a\n", want: "com,example:8080)/a\n"},
+		{name: "20 MiB line beyond -max-line", in: "http://a.com/\nhttp://b.com/" + strings.Repeat("x", 20<<20) + "\nhttp://c.com/",
+			want: "com,a)/\n\ncom,c)/\n", wantErr: errBadLines, errSubstr: []string{"line 2: longer than 1048576 bytes", "1 of 3"}},
+		{name: "line of exactly -max-line bytes", args: []string{"-max-line", "13"}, in: "http://a.com/\r\nhttp://ab.com/\n",
+			want: "com,a)/\n\n", wantErr: errBadLines, errSubstr: []string{"line 2: longer than 13 bytes"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
