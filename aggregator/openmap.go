@@ -1,8 +1,12 @@
 package aggregator
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
@@ -17,6 +21,13 @@ import (
 // nothing). A URI-R that cannot be canonicalized gives an error, so the
 // archive is asked. When routing, the URI-R is canonicalized once for all
 // the archives' maps. The io.Closer unmaps the file.
+//
+// The file must not be changed in place while it is open: write a new map
+// to a temporary file and rename it over the old one (the open map keeps
+// reading the old file). A file truncated or rewritten in place is caught
+// when a lookup touches a page that no longer exists (SIGBUS, which would
+// otherwise end the process): that lookup and every later one return an
+// error wrapping ErrMapDamaged, so that the archive is asked.
 func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 	m, err := mementomap.Open(path)
 	if err != nil {
@@ -26,7 +37,14 @@ func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 	return l, m, nil
 }
 
-type mementoMapLookup struct{ m *mementomap.Map }
+// ErrMapDamaged is returned (wrapped) by lookups in a MementoMap file that
+// was truncated while memory-mapped.
+var ErrMapDamaged = errors.New("mementomap file changed in place while open (truncated?)")
+
+type mementoMapLookup struct {
+	m       *mementomap.Map
+	damaged atomic.Bool
+}
 
 // Frequency implements MapLookup.
 func (l *mementoMapLookup) Frequency(urir string) (int64, error) {
@@ -37,7 +55,27 @@ func (l *mementoMapLookup) Frequency(urir string) (int64, error) {
 	return l.frequencySURT(key)
 }
 
-func (l *mementoMapLookup) frequencySURT(key string) (int64, error) {
+func (l *mementoMapLookup) frequencySURT(key string) (f int64, err error) {
+	if l.damaged.Load() {
+		return 0, fmt.Errorf("mementomap lookup of %q: %w", key, ErrMapDamaged)
+	}
+	// A memory fault on the mapped file (it shrank under us) becomes a
+	// panic in this goroutine instead of killing the process.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			// A fault panic is a runtime.Error with the faulting address.
+			if re, ok := r.(interface {
+				runtime.Error
+				Addr() uintptr
+			}); ok {
+				l.damaged.Store(true)
+				f, err = 0, fmt.Errorf("mementomap lookup of %q: %w: %v", key, ErrMapDamaged, re)
+				return
+			}
+			panic(r)
+		}
+	}()
 	match, err := l.m.LookupSURT(key)
 	if err != nil {
 		return 0, err
