@@ -34,7 +34,11 @@
 // archive is asked; 400 for a bad URI-R or date (the form is shown again with
 // the error); 502 when every asked archive failed; 504 when every asked
 // archive timed out or, with Cache-Control: only-if-cached, the URI-R is not
-// cached; 405 with Allow: GET, HEAD for other methods. Every page is HTML.
+// cached; 503 when the lookup ended before an answer (the client left or
+// the aggregator is closing); 405 with Allow: GET, HEAD for other methods.
+// Every page is HTML; result pages carry Link (rel="original"),
+// X-Memento-Count, Last-Modified and, when an archive failed,
+// Archive-Failures, as the aggregator's API does.
 //
 // # Memory
 //
