@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
 // A MementoMap file changed under the aggregator: replaced by a rename
@@ -62,6 +64,42 @@ func TestMementoMapFileChangedWhileOpen(t *testing.T) {
 			_, err := ag.byID["a"].profile.Load().lookup.Frequency(absent)
 			if errors.Is(err, ErrMapDamaged) != tc.damaged {
 				t.Errorf("Frequency error %v, want damaged=%v", err, tc.damaged)
+			}
+		})
+	}
+}
+
+// URI-Rs over MaxURIRLen (1024 bytes, as the Time Travel service) are a
+// 400 on every endpoint, and no archive is asked; 8 KiB ones were sent to
+// every archive.
+func TestLongURIR(t *testing.T) {
+	a := newArchive(t, archivetest.Config{})
+	ag := newAggregator(t, Options{Archives: []Archive{entry("a", a)}})
+	h := ag.Handler()
+	at := func(n int) string { // an URI-R of exactly n bytes
+		u := "http://example.com/"
+		return u + strings.Repeat("a", n-len(u))
+	}
+	for _, tc := range []struct {
+		name, target string
+		want         int
+	}{
+		{"timemap-1024", "/timemap/link/" + at(1024), 404},
+		{"timemap-1025", "/timemap/link/" + at(1025), 400},
+		{"timegate-1025", "/timegate/" + at(1025), 400},
+		{"memento-1025", "/memento/2010/" + at(1025), 400},
+		{"no-scheme-1025-once-normalized", "/timemap/link/" + strings.TrimPrefix(at(1025), "http://"), 400},
+		{"escaped-to-over-1024", "/timemap/link/" + at(1000) + strings.Repeat("é", 10), 400},
+		{"timemap-8k", "/timemap/link/" + at(8<<10), 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a.ResetLog()
+			resp, body := do(t, h, "GET", tc.target)
+			if resp.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d: %.200s", resp.StatusCode, tc.want, body)
+			}
+			if n := a.Count(""); tc.want == 400 && n != 0 {
+				t.Errorf("%d upstream requests for a rejected URI-R", n)
 			}
 		})
 	}

@@ -20,9 +20,12 @@ import (
 // (/timemap/link/{N}/{URI-R}), the Time Travel timemap.page.size.
 const DefaultPageSize = 500
 
-// MaxURIRLen is the longest URI-R the HTTP API accepts, in bytes; a longer
-// one is a 400 (the Time Travel service stops at 1024; caches keep 16 KiB).
-const MaxURIRLen = 8 << 10
+// MaxURIRLen is the longest URI-R the HTTP API accepts, in bytes after
+// NormalizeURIR (scheme added, non-URI bytes percent-encoded); a longer one
+// is a 400 without asking any archive, as the Time Travel service answers
+// URLs over 1024 characters (TIMETRAVEL.md §1, "bad URL"). Caches keep
+// keys of up to 16 KiB, so stored entries always fit.
+const MaxURIRLen = 1024
 
 const (
 	ctLink = "application/link-format"
