@@ -183,7 +183,15 @@ func idxKey(line []byte) []byte {
 //
 // A block holds whole lines; its last line may lack its "\n" (the block's
 // end ends the line), which is why a part file must be read block by
-// block and not as one multistream gzip.
+// block and not as one multistream gzip. A block is exactly one gzip
+// member of the length the index gives: a length that runs past the
+// member's end (into the next block) is an error wrapping ErrZipNum, as
+// is a block cut short.
+//
+// The secondary index must be sorted. A query reports an entry that sorts
+// before the one above it, from the entry before its starting block on,
+// as an error wrapping ErrZipNum naming both byte offsets; disorder
+// elsewhere in the index is found only by reading all of it (Entries).
 //
 // A Cluster answers key-range queries through its secondary index: a
 // binary search of the .idx finds the block that may hold the first
@@ -466,6 +474,10 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 		fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err))
 		return false
 	}
+	// A block is one gzip member. Read only that one: with an index
+	// length that runs into the next block, a multistream read would
+	// yield the next block's lines too (twice over, once per block).
+	zr.Multistream(false)
 	max := c.MaxLineSize
 	if max <= 0 {
 		max = DefaultMaxLineSize
@@ -483,6 +495,11 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 	}
 	if err != nil {
 		fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err))
+		return false
+	}
+	// The member has ended; the index length must end with it.
+	if rest, _ := io.Copy(io.Discard, b.br); rest > 0 {
+		fail(fmt.Errorf("%w: block at %s:%d+%d: its gzip member ends %d bytes before the length the index gives", ErrZipNum, e.Part, e.Offset, e.Length, rest))
 		return false
 	}
 	return true
@@ -516,12 +533,39 @@ func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
 		if prev >= 0 {
 			off = prev
 		}
+		// Read from one entry earlier still, only to check the order
+		// around the search's landing point (see below).
+		check := false
+		if prev >= 0 {
+			pp, err := lf.prevDataLine(prev)
+			if err != nil {
+				yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+				return
+			}
+			if pp >= 0 {
+				off, check = pp, true
+			}
+		}
 		end := string(cq.end)
+		prevKey, prevAt := "", int64(-1)
 		for e, err := range c.entriesFrom(off) {
 			if err != nil {
 				yield(IdxEntry{}, err)
 				return
 			}
+			if check {
+				check = false
+				prevKey, prevAt = e.Key, e.At
+				continue
+			}
+			// The binary search is only right over a sorted index; an
+			// entry that sorts before the one above it is reported, not
+			// read past (a query would silently miss lines).
+			if prevAt >= 0 && e.Key < prevKey {
+				yield(IdxEntry{}, fmt.Errorf("%s: line at byte %d: %w: key %q sorts before %q on the line at byte %d (the secondary index is not sorted)", c.idxPath, e.At, ErrZipNum, e.Key, prevKey, prevAt))
+				return
+			}
+			prevKey, prevAt = e.Key, e.At
 			if cq.end != nil && e.Key >= end {
 				return
 			}

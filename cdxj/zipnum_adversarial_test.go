@@ -1,0 +1,120 @@
+package cdxj
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// damagedCluster builds a cluster of 20 lines in blocks of 5 (one part) and
+// lets damage rewrite its secondary index lines; it returns the opened
+// cluster and the lines.
+func damagedCluster(t *testing.T, damage func(idx []string) []string) (*Cluster, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	var lines []string
+	for i := 0; i < 20; i++ {
+		lines = append(lines, fmt.Sprintf("com,example)/%02d 2014 {}", i))
+	}
+	cw, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if err := cw.WriteLine([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	idxPath := filepath.Join(dir, "c.idx")
+	b, err := os.ReadFile(idxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := damage(strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"))
+	if err := os.WriteFile(idxPath, []byte(strings.Join(idx, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCluster(idxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, lines
+}
+
+// setField sets tab-separated field i of an index line.
+func setField(line string, i int, v string) string {
+	f := strings.Split(line, "\t")
+	f[i] = v
+	return strings.Join(f, "\t")
+}
+
+// TestClusterDamagedIndex: a secondary index whose lengths or order do not
+// match the part file must give an error naming where, never wrong lines.
+// Before the fix a block length running into the following blocks read
+// them too (a prefix query returned 35 lines of 20, with duplicates, and
+// no error), and an unsorted index silently answered nothing for a key it
+// holds.
+func TestClusterDamagedIndex(t *testing.T) {
+	tests := []struct {
+		name    string
+		damage  func([]string) []string
+		q       Query
+		wantErr string // substring of the error; "" for none
+		want    int    // lines before the error (or in all)
+	}{
+		{"length runs into the next blocks", func(l []string) []string { l[0] = setField(l[0], 3, "100000"); return l },
+			Query{Key: "com,example)/", Match: MatchPrefix}, "ends 186 bytes before the length", 5},
+		{"length one byte too long", func(l []string) []string { l[1] = setField(l[1], 3, "63"); return l },
+			Query{Key: "com,example)/0", Match: MatchPrefix}, "ends 1 bytes before the length", 10},
+		{"length cut short", func(l []string) []string { l[0] = setField(l[0], 3, "20"); return l },
+			Query{Key: "com,example)/03"}, "block at c-00000.gz:0+20", 0},
+		{"offset past the end of the part", func(l []string) []string { l[3] = setField(l[3], 2, "99999"); return l },
+			Query{Key: "com,example)/15"}, "block at c-00000.gz:99999+62", 0},
+		{"unsorted index, key in a moved block", func(l []string) []string { l[1], l[3] = l[3], l[1]; return l },
+			Query{Key: "com,example)/15"}, "the secondary index is not sorted", 0},
+		{"unsorted index, prefix scan", func(l []string) []string { l[1], l[3] = l[3], l[1]; return l },
+			Query{Key: "com,example)/", Match: MatchPrefix}, "line at byte 80", 10},
+		{"sound index still answers", func(l []string) []string { return l },
+			Query{Key: "com,example)/", Match: MatchPrefix}, "", 20},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := damagedCluster(t, tc.damage)
+			n := 0
+			var gotErr error
+			seen := map[string]bool{}
+			for line, err := range c.Lines(tc.q) {
+				if err != nil {
+					gotErr = err
+					break
+				}
+				if seen[string(line)] {
+					t.Errorf("line %q yielded twice", line)
+				}
+				seen[string(line)] = true
+				n++
+			}
+			if tc.wantErr == "" {
+				if gotErr != nil {
+					t.Fatalf("unexpected error %v", gotErr)
+				}
+			} else {
+				if gotErr == nil || !errors.Is(gotErr, ErrZipNum) || !strings.Contains(gotErr.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want ErrZipNum containing %q", gotErr, tc.wantErr)
+				}
+			}
+			if diff := cmp.Diff(tc.want, n); diff != "" {
+				t.Errorf("lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
