@@ -23,13 +23,15 @@ const initialBufSize = 256 << 10
 // passed over. Lines starting with '!' (CDXJ/ORS headers such as
 // "!context", "!meta") and " CDX ..." legend lines (also without the
 // leading space) are headers, not records: Header returns them, and a
-// legend line sets the layout of the classic CDX lines after it.
+// legend line sets the layout of the classic CDX lines after it (a CDXJ line
+// after it, whose third field is a whole JSON object, as when a CDX and a
+// CDXJ file are concatenated, is still read as CDXJ).
 //
 // Each other line is one record. A line whose third space-separated field
 // starts with '{' is CDXJ: "key timestamp {json}", split on the first two
-// spaces (a run of spaces counts as one). Two variants are recognised: "datetime {json}" (an ipwb TimeMap,
-// where the key is the timestamp) and a key holding spaces (see below). Any
-// other line is classic CDX, split on runs of spaces, whose columns follow
+// spaces (a run of spaces counts as one). Two variants are recognised:
+// "datetime {json}" (an ipwb TimeMap, where the key is the timestamp) and a
+// key holding spaces (see below). Any other line is classic CDX, split on runs of spaces, whose columns follow
 // the legend line, else the Layout setting, else the field count: 7, 9,
 // 10, 11 or 14 fields (Layout7 ... Layout14). A MIME type holding a space
 // ("text/plain; charset=utf-8") counts as one field. A line without legend

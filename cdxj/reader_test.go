@@ -147,6 +147,20 @@ func TestReader(t *testing.T) {
 			},
 		},
 		{
+			name: "CDXJ lines after a CDX legend (a CDX and a CDXJ file concatenated)",
+			input: " CDX N b a m s k r M S V g\n" + cdx11 +
+				// 11 space-separated fields, as many as the legend's columns
+				"com,example)/c 20170306040208 {\"url\": \"http://example.com/c\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"5\"}\n" +
+				"com,example)/d 20170306040209 {\"url\": \"http://example.com/d\"}  \n",
+			want: []summary{
+				{Line: 2, Key: "org,example)/", TS: "20140401000000", Time: ts("2014-04-01T00:00:00Z"), URL: "http://example.org/",
+					MIME: "text/html", Status: 200, Digest: "AAAA", Length: 67, Offset: 134, Filename: "a.warc.gz", KeySURT: true},
+				{Line: 3, Key: "com,example)/c", TS: "20170306040208", Time: ts("2017-03-06T04:02:08Z"), URL: "http://example.com/c", MIME: "text/html", Status: 200, Length: 5, Offset: -1, KeySURT: true, CDXJ: true},
+				{Line: 4, Key: "com,example)/d", TS: "20170306040209", Time: ts("2017-03-06T04:02:09Z"), URL: "http://example.com/d", Length: -1, Offset: -1, KeySURT: true, CDXJ: true},
+			},
+			header: []string{" CDX N b a m s k r M S V g"},
+		},
+		{
 			name:  "classic CDX without header, 11 fields",
 			input: cdx11,
 			want: []summary{{Line: 1, Key: "org,example)/", TS: "20140401000000", Time: ts("2014-04-01T00:00:00Z"), URL: "http://example.org/",

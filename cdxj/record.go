@@ -78,18 +78,19 @@ func (r *Record) parse(line []byte, hdr, def *Layout) error {
 	if sp == 0 {
 		return perr(1, causef(ErrFieldCount, "line starts with a space (empty key)"))
 	}
-	if hdr == nil {
-		// A run of spaces separates like one space (hand-edited files).
-		rest := trimSpaces(line[sp+1:])
-		if len(rest) > 0 && rest[0] == '{' {
-			// The ORS TimeMap form "datetime {json}" (ipwb): the key is the
-			// timestamp.
-			return r.setCDXJ(line[:sp], line[:sp], rest, 0)
-		}
-		if sp2 := bytes.IndexByte(rest, ' '); sp2 >= 0 {
-			if js := trimSpaces(rest[sp2+1:]); len(js) > 0 && js[0] == '{' {
-				return r.setCDXJ(line[:sp], rest[:sp2], js, len(line)-len(rest))
-			}
+	// A run of spaces separates like one space (hand-edited files).
+	rest := trimSpaces(line[sp+1:])
+	if hdr == nil && len(rest) > 0 && rest[0] == '{' {
+		// The ORS TimeMap form "datetime {json}" (ipwb): the key is the
+		// timestamp.
+		return r.setCDXJ(line[:sp], line[:sp], rest, 0)
+	}
+	if sp2 := bytes.IndexByte(rest, ' '); sp2 >= 0 {
+		// After a " CDX" legend, a line is CDXJ only when its third field is
+		// a whole JSON object (a CDX and a CDXJ file concatenated).
+		js := trimSpaces(rest[sp2+1:])
+		if len(js) > 0 && js[0] == '{' && (hdr == nil || bytes.HasSuffix(bytes.TrimRight(js, " "), []byte("}"))) {
+			return r.setCDXJ(line[:sp], rest[:sp2], js, len(line)-len(rest))
 		}
 	}
 	err := r.parseCDX(line, hdr, def)
