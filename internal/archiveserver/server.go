@@ -399,6 +399,30 @@ func (s *Server) base(r *http.Request) string {
 	return scheme + "://" + host
 }
 
+// escapeURI percent-encodes the bytes a URI cannot hold (RFC 3986 section
+// 2.1): space, control bytes, '<' and '>', as the memento package does for
+// link targets, so that a Location header names the same URI-M as the Link
+// header. An index may record an original URL with a space or a line break.
+func escapeURI(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c == 0x7f || c == '<' || c == '>' {
+			if b == nil {
+				b = append(make([]byte, 0, len(s)+8), s[:i]...)
+			}
+			b = append(b, '%', hex[c>>4], hex[c&0xf])
+		} else if b != nil {
+			b = append(b, c)
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
+}
+
 func uriM(base string, c Capture) string {
 	return base + "/" + c.Time.Format("20060102150405") + "/" + c.URL
 }
@@ -587,8 +611,9 @@ func (s *Server) serveTimeGate(w http.ResponseWriter, r *http.Request, rawURIR s
 		add(p.j, p.rels...)
 	}
 	h.Set("Link", memento.FormatLinks(links))
-	h.Set("Location", uriM(base, caps[i]))
-	body := "Found: " + uriM(base, caps[i]) + "\n"
+	loc := escapeURI(uriM(base, caps[i]))
+	h.Set("Location", loc)
+	body := "Found: " + loc + "\n"
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusFound)

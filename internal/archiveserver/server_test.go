@@ -572,3 +572,41 @@ func TestNewOptionErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLocationEscaped: an index may record an original URL with a space, a
+// line break or '>'; the TimeGate's Location must still be one URI, the same
+// as the memento's target in its Link header.
+func TestLocationEscaped(t *testing.T) {
+	const index = `com,example)/a%20b 20200101000000 {"url": "http://example.com/a b"}
+com,example)/nl 20200101000000 {"url": "http://example.com/n\nl"}
+com,example)/gt 20200101000000 {"url": "http://example.com/a>b"}
+`
+	s := mustServer(t, Options{ID: "test"}, index)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	tests := []struct{ name, uriR, want string }{
+		{"space", "http://example.com/a%20b", "/20200101000000/http://example.com/a%20b"},
+		{"line break", "http://example.com/nl", "/20200101000000/http://example.com/n%0Al"},
+		{"greater-than", "http://example.com/gt", "/20200101000000/http://example.com/a%3Eb"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := client.Get(ts.URL + "/timegate/" + tc.uriR)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusFound {
+				t.Fatalf("status %d, want 302", resp.StatusCode)
+			}
+			loc := resp.Header.Get("Location")
+			if loc != ts.URL+tc.want {
+				t.Errorf("Location %q, want %q", loc, ts.URL+tc.want)
+			}
+			if !strings.Contains(resp.Header.Get("Link"), "<"+loc+">") {
+				t.Errorf("Link %q does not name the Location %q", resp.Header.Get("Link"), loc)
+			}
+		})
+	}
+}
