@@ -3,13 +3,17 @@ package aggregator
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/internal/archivetest"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // A MementoMap file changed under the aggregator: replaced by a rename
@@ -100,6 +104,68 @@ func TestLongURIR(t *testing.T) {
 			}
 			if n := a.Count(""); tc.want == 400 && n != 0 {
 				t.Errorf("%d upstream requests for a rejected URI-R", n)
+			}
+		})
+	}
+}
+
+// An archive's TimeMap may list URI-Ms that the lenient reader accepts
+// but that must not reach our answers as they are: '>' or '"' inside a
+// target broke the link-format TimeMap we wrote, spaces and non-ASCII
+// broke Location headers, and a "javascript:" URI-M became a link on the
+// /list page and a redirect target.
+func TestHostileURIMs(t *testing.T) {
+	const dt = `; rel="memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"`
+	for _, tc := range []struct {
+		name, target string
+		want         string // the URI-M we list; "" for dropped
+	}{
+		{"gt-inside-target", `<http://arc/web/1/http://ex.com/a>b>`, "http://arc/web/1/http://ex.com/a%3Eb"},
+		{"quote-and-space", `<http://arc/web/1/http://ex.com/a b">`, "http://arc/web/1/http://ex.com/a%20b%22"},
+		{"non-ascii", `<http://arc/web/1/http://ex.com/é>`, "http://arc/web/1/http://ex.com/%C3%A9"},
+		{"comma-semicolon-kept", `<http://arc/web/1/http://ex.com/a,b;c=d>`, "http://arc/web/1/http://ex.com/a,b;c=d"},
+		{"escapes-kept", `<http://arc/web/1/http://ex.com/?q=%26>`, "http://arc/web/1/http://ex.com/?q=%26"},
+		{"javascript-dropped", `<javascript:alert(1)>`, ""},
+		{"data-dropped", `<data:text/html,<script>alert(1)</script>>`, ""},
+		{"no-host-dropped", `<http://>`, ""},
+		{"upper-case-scheme-kept", `<HTTPS://arc/web/1/x>`, "HTTPS://arc/web/1/x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/link-format")
+				fmt.Fprint(w, "<http://ex.com/>; rel=\"original\",\n"+tc.target+dt+"\n")
+			}))
+			t.Cleanup(srv.Close)
+			ag := newAggregator(t, Options{Archives: []Archive{{ID: "a", TimeMap: srv.URL + "/tm/"}}})
+			r, err := ag.Search(t.Context(), TimeMapCache, "http://ex.com/", time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range r.Mementos {
+				got = append(got, m.URIM)
+			}
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("URI-Ms (-want +got):\n%s", diff)
+			}
+			if tc.want == "" {
+				return
+			}
+			// Our own link-format TimeMap reads back strictly.
+			resp, body := do(t, ag.Handler(), "GET", "/timemap/link/http://ex.com/")
+			if resp.StatusCode != 200 {
+				t.Fatalf("timemap: %d", resp.StatusCode)
+			}
+			tm, err := memento.ReadTimeMap(strings.NewReader(body), &memento.ParseOptions{Strict: true})
+			if err != nil {
+				t.Fatalf("our TimeMap does not parse strictly: %v\n%s", err, body)
+			}
+			if len(tm.Mementos) != 1 || tm.Mementos[0].URIM != tc.want {
+				t.Errorf("our TimeMap lists %+v, want %q", tm.Mementos, tc.want)
 			}
 		})
 	}

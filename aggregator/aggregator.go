@@ -526,6 +526,7 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	}
 	st.dorm.success()
 	o.Elapsed = time.Since(start)
+	ms = cleanMementos(ms)
 	for i := range ms {
 		ms[i].Archive = st.ID
 	}
@@ -544,4 +545,43 @@ func ctxReason(ctx context.Context) string {
 		return ReasonTimeout
 	}
 	return ReasonCanceled
+}
+
+// cleanMementos keeps the mementos whose URI-M is an absolute http or
+// https URL (an archive's "javascript:" or "data:" link would otherwise
+// reach the /list page and Location headers) and percent-encodes the bytes
+// that cannot appear in a URI (escapeNonURI: '>', '"', spaces, non-ASCII),
+// which the lenient link-format reader lets through and which would break
+// the link format, JSON consumers and Location headers we write. ms is
+// returned as is when every URI-M is clean, else a new slice.
+func cleanMementos(ms []Memento) []Memento {
+	var out []Memento // nil until a memento needs a change
+	for i, m := range ms {
+		u := escapeNonURI(m.URIM)
+		ok := httpURL(u)
+		if out == nil && ok && u == m.URIM {
+			continue
+		}
+		if out == nil {
+			out = append(make([]Memento, 0, len(ms)), ms[:i]...)
+		}
+		if ok {
+			m.URIM = u
+			out = append(out, m)
+		}
+	}
+	if out == nil {
+		return ms
+	}
+	return out
+}
+
+// httpURL reports whether u starts with http:// or https:// (any case)
+// followed by something.
+func httpURL(u string) bool {
+	i := strings.Index(u, "://")
+	if i < 0 || len(u) == i+3 {
+		return false
+	}
+	return strings.EqualFold(u[:i], "http") || strings.EqualFold(u[:i], "https")
 }
