@@ -12,8 +12,9 @@ import (
 // TestTimeGateRefusesNonHTTPLocation: a TimeGate answering with a redirect
 // to "javascript:", "ftp:" or "file:" must not hand that URI on as a URI-M
 // (an aggregator would render it as a link). Before the fix the
-// javascript: Location of a TimeGate answer came back as URIM, and a plain
-// 302 without Location was not reported as ErrNotTimeGate.
+// javascript: Location of a TimeGate answer came back as URIM, a plain
+// 302 without Location was not reported as ErrNotTimeGate, and a TimeGate
+// answer whose Location was the TimeGate itself came back as its URI-M.
 func TestTimeGateRefusesNonHTTPLocation(t *testing.T) {
 	ctx := context.Background()
 	a := newArchive(t, map[string]http.HandlerFunc{
@@ -22,6 +23,8 @@ func TestTimeGateRefusesNonHTTPLocation(t *testing.T) {
 		"/ftp-plain": serve(301, "", "Location", "ftp://example.org/x"),
 		"/noloc":     serve(302, ""),
 		"/ok":        serve(302, "", "Location", "HTTPS://example.org/web/1/x", "Vary", "accept-datetime"),
+		"/self":      serve(302, "", "Location", "/self", "Vary", "accept-datetime"),
+		"/self-frag": serve(307, "", "Location", "{base}/self-frag#m", "Vary", "accept-datetime"),
 	})
 	c := &Client{Timeout: 5 * time.Second}
 	tests := []struct {
@@ -32,6 +35,8 @@ func TestTimeGateRefusesNonHTTPLocation(t *testing.T) {
 		{"file Location of a TimeGate answer", "/file", ""},
 		{"plain redirect to ftp", "/ftp-plain", ""},
 		{"302 without Location and without Vary", "/noloc", ""},
+		{"TimeGate answer pointing to itself", "/self", ""},
+		{"TimeGate answer pointing to itself with a fragment", "/self-frag", ""},
 		{"upper-case https scheme accepted", "/ok", "https://example.org/web/1/x"},
 	}
 	for _, tc := range tests {

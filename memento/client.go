@@ -453,8 +453,9 @@ type TimeGateResult struct {
 //
 // Errors are *Error with Op "timegate": ErrNotFound for 404, 406 and 410;
 // ErrNotTimeGate for a 200 without Memento-Datetime, a redirect without
-// Location or to a URI that is not http or https ("javascript:", "ftp:"),
-// or an unparsable Link header; ErrStatus for other statuses.
+// Location, to a URI that is not http or https ("javascript:", "ftp:") or
+// back to the TimeGate itself (also ErrRedirectLoop), or an unparsable Link
+// header; ErrStatus for other statuses.
 func (c *Client) TimeGate(ctx context.Context, uriG string, t time.Time) (*TimeGateResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
@@ -494,7 +495,11 @@ func (c *Client) TimeGate(ctx context.Context, uriG string, t time.Time) (*TimeG
 	case isRedirect(resp.StatusCode):
 		loc, err := location(resp)
 		if err != nil {
-			return fail(resp.StatusCode, fmt.Errorf("%w: %v", ErrNotTimeGate, err))
+			return fail(resp.StatusCode, fmt.Errorf("%w: %w", ErrNotTimeGate, err))
+		}
+		if stripFragment(loc) == stripFragment(final) {
+			// Following it would ask the same TimeGate again.
+			return fail(resp.StatusCode, fmt.Errorf("%w: %w: Location is the TimeGate itself", ErrNotTimeGate, ErrRedirectLoop))
 		}
 		res.URIM = loc
 	case resp.StatusCode == http.StatusOK:
