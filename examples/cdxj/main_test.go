@@ -316,3 +316,39 @@ func TestReadErrorLocated(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputMode: -o writes through a temporary file, whose owner-only mode
+// must not end up on the output: a new output is rw-r--r--, a replaced one
+// keeps its mode.
+func TestOutputMode(t *testing.T) {
+	dir := t.TempDir()
+	in := sample(t, dir, "cdxjindexer_example-warc.cdx9")
+	existing := filepath.Join(dir, "existing.cdxj")
+	if err := os.WriteFile(existing, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(existing, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, out string
+		want      os.FileMode
+	}{
+		{"new output", filepath.Join(dir, "new.cdxj"), 0o644},
+		{"replaced output keeps its mode", existing, 0o640},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, _, err := runCmd(t, "", "-o", c.out, in); err != nil {
+				t.Fatal(err)
+			}
+			st, err := os.Stat(c.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.Mode().Perm(); got != c.want {
+				t.Errorf("mode %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -218,7 +218,14 @@ type outputFile struct {
 // createOutput creates the temporary file for path, refusing a path that is
 // one of the inputs (inputs are never replaced).
 func createOutput(path string, inputs []string) (*outputFile, error) {
+	// The output gets the mode of the file it replaces, else rw-r--r--, not
+	// the owner-only mode of a temporary file: other users (an archive's
+	// replay server) read indexes.
+	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
+		if st.Mode().IsRegular() {
+			mode = st.Mode().Perm()
+		}
 		for _, in := range inputs {
 			if in == "-" {
 				continue
@@ -230,6 +237,11 @@ func createOutput(path string, inputs []string) (*outputFile, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return nil, err
 	}
 	return &outputFile{File: f, path: path}, nil
