@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -350,5 +351,42 @@ func TestOutputMode(t *testing.T) {
 				t.Errorf("mode %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestSortFailedMergeCleansUp: when a merge pass fails (a run file gone, a
+// full disk, an interrupt), cleanup still removes every temporary run.
+func TestSortFailedMergeCleansUp(t *testing.T) {
+	defer func(n int) { maxFanIn = n }(maxFanIn)
+	maxFanIn = 4
+	dir := t.TempDir()
+	s := newExternalSorter(1, dir) // one line per run
+	for i := range 20 {
+		if err := s.add(fmt.Appendf(nil, "k%02d 2020 {}\n", 19-i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.runs) < 2*maxFanIn {
+		t.Fatalf("%d runs, want more than %d so that merging takes passes", len(s.runs), 2*maxFanIn)
+	}
+	if err := os.Remove(s.runs[1]); err != nil { // the first pass's merge fails
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w := bufio.NewWriter(&out)
+	if err := s.finish(context.Background(), w); err == nil {
+		t.Fatal("finish succeeded without one of its runs")
+	}
+	s.cleanup()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if len(left) > 0 {
+		t.Errorf("temporary runs left behind: %v", left)
 	}
 }

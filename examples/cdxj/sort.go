@@ -116,11 +116,13 @@ func (s *externalSorter) finish(ctx context.Context, out *bufio.Writer) error {
 			err = cerr
 		}
 		s.runs = append(s.runs[maxFanIn:], f.Name())
-		if err != nil {
-			return fmt.Errorf("sort: merging runs: %w", err)
-		}
+		// The merged runs are no longer in s.runs: remove them now, even
+		// when the merge failed, or cleanup would leave them behind.
 		for _, name := range group {
 			os.Remove(name)
+		}
+		if err != nil {
+			return fmt.Errorf("sort: merging runs: %w", err)
 		}
 	}
 	return mergeRuns(ctx, s.runs, out)
