@@ -34,7 +34,8 @@ type jsonEntry struct {
 // writes. Self becomes the "self" URI with type application/json, Pages
 // the timemap_uri entries, mementos come from "list" (sorted afterwards).
 // Datetimes must be RFC 3339. The whole document is decoded in memory.
-// Errors wrap ErrFormat.
+// Errors wrap ErrFormat; a JSON syntax or type error gives its byte
+// offset, and anything but white space after the document is an error.
 func ReadJSON(r io.Reader) (*TimeMap, error) {
 	var doc struct {
 		Original string `json:"original_uri"`
@@ -45,7 +46,7 @@ func ReadJSON(r io.Reader) (*TimeMap, error) {
 		TimeMapURI map[string]string `json:"timemap_uri"`
 		TimeGate   string            `json:"timegate_uri"`
 	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+	if err := decodeDocument(r, &doc); err != nil {
 		return nil, fmt.Errorf("memento: JSON TimeMap: %w: %w", ErrFormat, err)
 	}
 	tm := &TimeMap{Original: doc.Original, TimeGate: doc.TimeGate, Pages: formatPages(doc.TimeMapURI)}
@@ -61,6 +62,34 @@ func ReadJSON(r io.Reader) (*TimeMap, error) {
 	}
 	tm.Sort()
 	return tm, nil
+}
+
+// decodeDocument decodes the one JSON value r holds into v. A syntax or
+// type error names the byte offset where it was found, and anything but
+// white space after the value is an error (a truncated or concatenated
+// answer must not pass for a complete TimeMap).
+func decodeDocument(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Errorf("at byte %d: %w", se.Offset, err)
+		case errors.As(err, &te):
+			return fmt.Errorf("at byte %d: %w", te.Offset, err)
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("empty document: %w", io.ErrUnexpectedEOF)
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the JSON value")
+		}
+		return fmt.Errorf("at byte %d: %w", dec.InputOffset(), err)
+	}
+	return nil
 }
 
 // ReadCDXJ reads a CDXJ TimeMap in the form WriteCDXJ (and MemGator)
@@ -287,7 +316,8 @@ func WriteTimeTravelJSON(w io.Writer, res *TimeTravelResult) error {
 
 // ReadTimeTravelJSON reads a Time Travel /api/json answer. "uri" may be an
 // array (Time Travel) or a single string (MemGator's emulation). Errors
-// wrap ErrFormat.
+// wrap ErrFormat; a JSON syntax or type error gives its byte offset, and
+// anything but white space after the document is an error.
 func ReadTimeTravelJSON(r io.Reader) (*TimeTravelResult, error) {
 	var doc struct {
 		Original   string                     `json:"original_uri"`
@@ -295,7 +325,7 @@ func ReadTimeTravelJSON(r io.Reader) (*TimeTravelResult, error) {
 		TimeMapURI map[string]string          `json:"timemap_uri"`
 		Mementos   map[string]json.RawMessage `json:"mementos"`
 	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+	if err := decodeDocument(r, &doc); err != nil {
 		return nil, fmt.Errorf("memento: Time Travel JSON: %w: %w", ErrFormat, err)
 	}
 	res := &TimeTravelResult{
