@@ -390,3 +390,39 @@ func TestSortFailedMergeCleansUp(t *testing.T) {
 		t.Errorf("temporary runs left behind: %v", left)
 	}
 }
+
+// TestKeyCases: the key written for records whose key is not a SURT.
+func TestKeyCases(t *testing.T) {
+	cases := []struct {
+		name, in string
+		wantKey  string // "" when the line is bad
+		wantErr  string // substring, with the line and column
+	}{
+		{"URL key without url member", `http://Www.Example.com/a 20170306040206 {"mime": "text/html"}`, "com,example)/a", ""},
+		{"URL key with empty url", `https://example.com/b 20170306040206 {"url": ""}`, "com,example)/b", ""},
+		{"bad escape in url", `http://example.com/ 20170306040206 {"url": "\u00"}`, "", "stdin:1:44: invalid JSON block: bad escape"},
+		{"datetime key kept", `20170306040206 {"url": "-"}`, "20170306040206", ""},
+		{"dash key kept", `- 20170306040206 {"mime": "application/warc-fields"}`, "-", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, err := runCmd(t, c.in+"\n")
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("run = %v, want an error with %q", err, c.wantErr)
+				}
+				out, stderr, err := runCmd(t, c.in+"\n", "-skip-bad")
+				if err != nil || out != "" || !strings.Contains(stderr, "skipped 1 bad lines") {
+					t.Errorf("-skip-bad: out %q, stderr %q, err %v; want the line skipped and counted", out, stderr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if key, _, _ := strings.Cut(out, " "); key != c.wantKey {
+				t.Errorf("key %q, want %q (output %q)", key, c.wantKey, out)
+			}
+		})
+	}
+}

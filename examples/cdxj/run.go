@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -174,13 +175,26 @@ func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o
 }
 
 // surtKey appends to dst the key to write for rec: its own key when that is
-// a SURT, else the SURT of its original URL; a record with neither (a
-// warcinfo line keyed "-", a TimeMap keyed by datetime) keeps its key.
+// a SURT, else the SURT of its original URL, else, for a key that is itself
+// a URL ("scheme://..."), the SURT of the key; a record with none of these
+// (a warcinfo line keyed "-", a TimeMap keyed by datetime) keeps its key. A
+// URL member of the JSON block that cannot be decoded (a bad escape) is an
+// error naming the line and column.
 func surtKey(dst []byte, rec *cdxj.Record) ([]byte, error) {
 	if rec.KeyIsSURT() {
 		return append(dst, rec.Key()...), nil
 	}
 	u := rec.URL()
+	if u == nil && rec.IsCDXJ() {
+		for _, name := range []string{"url", "original_uri", "original"} {
+			if _, _, err := rec.Field(name); err != nil {
+				return dst, err
+			}
+		}
+	}
+	if u == nil && bytes.Contains(rec.Key(), []byte("://")) {
+		u = rec.Key()
+	}
 	if u == nil {
 		return append(dst, rec.Key()...), nil
 	}
