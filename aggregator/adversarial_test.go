@@ -170,3 +170,39 @@ func TestHostileURIMs(t *testing.T) {
 		})
 	}
 }
+
+// When every archive fails, they fall dormant; a search that then asks
+// no archive at all found "nothing" with no failure, so it was answered
+// 404 and cached as "none" for NegativeFor, although no archive had been
+// asked. Dormant archives make a result incomplete, and 502 when nothing
+// else answered.
+func TestAllArchivesDormantIsNotNone(t *testing.T) {
+	hold := map[string][]time.Time{"http://example.com/": times(t, "20100101000000")}
+	down1 := newArchive(t, archivetest.Config{Holdings: hold, Fault: archivetest.FaultStatus})
+	down2 := newArchive(t, archivetest.Config{Holdings: hold, Fault: archivetest.FaultReset})
+	ag := newAggregator(t, Options{Archives: []Archive{entry("d1", down1), entry("d2", down2)},
+		Cache: newMemCache(t), Tolerance: 1, DormantFor: time.Hour})
+	h := ag.Handler()
+	for _, step := range []struct {
+		name     string
+		header   []string
+		status   int
+		failures string
+		asked    bool
+	}{
+		{"all fail: 502", nil, 502, "d1=status-503, d2=reset", true},
+		{"all dormant: 502, not asked", nil, 502, "d1=dormant, d2=dormant", false},
+		{"nothing cached: only-if-cached misses", []string{"Cache-Control", "only-if-cached"}, 504, "", false},
+		{"still 502 while dormant", nil, 502, "d1=dormant, d2=dormant", false},
+	} {
+		down1.ResetLog()
+		down2.ResetLog()
+		resp, body := do(t, h, "GET", "/timemap/link/http://example.com/", step.header...)
+		if resp.StatusCode != step.status || resp.Header.Get("Archive-Failures") != step.failures {
+			t.Errorf("%s: %d, Archive-Failures %q; want %d, %q (%s)", step.name, resp.StatusCode, resp.Header.Get("Archive-Failures"), step.status, step.failures, strings.TrimSpace(body))
+		}
+		if asked := down1.Count("")+down2.Count("") > 0; asked != step.asked {
+			t.Errorf("%s: archives asked %v, want %v", step.name, asked, step.asked)
+		}
+	}
+}

@@ -87,11 +87,15 @@
 // 400 for a bad URI-R, datetime or Accept-Datetime (which must be an RFC
 // 1123 date in GMT, RFC 7089 §2.1.1; parsed with http.TimeFormat, never
 // time.RFC1123); 403 for a blacklisted host; 404 when no memento is found;
-// 502 when every asked archive failed; 504 for an only-if-cached miss or
-// when every asked archive timed out; 405 with Allow: GET, HEAD for other
-// methods. Every aggregated response names the archives that failed in an
-// Archive-Failures header ("ia=timeout, ukwa=status-503"), absent when none
-// did, so that a client can tell "not archived" from "archives down".
+// 502 when every archive that could hold mementos failed or is dormant;
+// 504 for an only-if-cached miss or when every asked archive timed out;
+// 405 with Allow: GET, HEAD for other methods; a URI-R longer than
+// MaxURIRLen (1024 bytes) is a 400. Every aggregated response names the
+// archives that failed, and those not asked because they are dormant, in
+// an Archive-Failures header ("ia=timeout, ukwa=status-503, bl=dormant"),
+// absent when none did, so that a client can tell "not archived" from
+// "archives down". A result with failed or dormant archives is never
+// cached as "none".
 //
 // The closest memento is the one nearest the requested datetime; an exact
 // tie between an earlier and a later memento goes to the later one (as the

@@ -55,9 +55,10 @@ const (
 // Statuses: 400 for a bad URI-R, datetime or Accept-Datetime (RFC 7089
 // §4.5.3: Accept-Datetime must be an rfc1123-date in GMT); 403 for a
 // blacklisted host, before any archive is asked; 404 when no memento is
-// found; 502 when every asked archive failed; 504 for an only-if-cached
-// miss or when every asked archive timed out. Every aggregated response
-// carries Archive-Failures: id=reason, ... when some archive failed.
+// found; 502 when every archive failed or is dormant; 504 for an
+// only-if-cached miss or when every asked archive timed out. Every
+// aggregated response carries Archive-Failures: id=reason, ... when some
+// archive failed or was not asked because it is dormant (id=dormant).
 func (ag *Aggregator) Handler() http.Handler { return handler{ag} }
 
 type handler struct{ ag *Aggregator }

@@ -108,47 +108,71 @@ func (r *Result) Failures() []Outcome {
 	return out
 }
 
-// Complete reports whether no asked archive failed: only then may the
-// result be cached as the whole truth (a "none" result with failures is
-// not a "none").
-func (r *Result) Complete() bool { return len(r.Failures()) == 0 }
-
-// AllFailed reports whether the search found nothing and every archive it
-// asked failed (at least one was asked). The HTTP API answers 502 then.
-func (r *Result) AllFailed() bool {
-	asked := 0
+// Complete reports whether every archive the route chose answered or was
+// skipped by its MementoMap: no archive failed and none was left out as
+// dormant. Only then may the result be cached as the whole truth (a "none"
+// with failures, or with dormant archives that were not asked, is not a
+// "none").
+func (r *Result) Complete() bool {
 	for _, o := range r.Outcomes {
-		switch o.Status {
-		case StatusFound, StatusNone:
-			return false
-		case StatusFailed:
-			asked++
-		}
-	}
-	return asked > 0 && len(r.Mementos) == 0
-}
-
-// TimedOut reports whether every failure was a timeout (the HTTP API
-// answers 504 rather than 502 when all archives timed out).
-func (r *Result) TimedOut() bool {
-	f := r.Failures()
-	if len(f) == 0 {
-		return false
-	}
-	for _, o := range f {
-		if o.Reason != ReasonTimeout {
+		if o.Status == StatusFailed || o.Status == StatusDormant {
 			return false
 		}
 	}
 	return true
 }
 
+// AllFailed reports whether the search found nothing and every archive
+// that could hold mementos failed or was dormant (at least one), none
+// answering. The HTTP API answers 502 then.
+func (r *Result) AllFailed() bool {
+	down := 0
+	for _, o := range r.Outcomes {
+		switch o.Status {
+		case StatusFound, StatusNone:
+			return false
+		case StatusFailed, StatusDormant:
+			down++
+		}
+	}
+	return down > 0 && len(r.Mementos) == 0
+}
+
+// TimedOut reports whether every failure was a timeout and no archive was
+// dormant (the HTTP API answers 504 rather than 502 when all archives
+// timed out).
+func (r *Result) TimedOut() bool {
+	n := 0
+	for _, o := range r.Outcomes {
+		switch {
+		case o.Status == StatusDormant:
+			return false
+		case o.Status == StatusFailed && o.Reason != ReasonTimeout:
+			return false
+		case o.Status == StatusFailed:
+			n++
+		}
+	}
+	return n > 0
+}
+
+// ReasonDormant is the reason the Archive-Failures header gives an archive
+// that was not asked because it is sleeping after consecutive failures.
+const ReasonDormant = "dormant"
+
 // FailureHeader renders the Archive-Failures header value,
-// "id=reason, id=reason", in route order; "" when nothing failed.
+// "id=reason, id=reason", in route order: the failed archives, and the
+// dormant ones as "id=dormant" (they were not asked, so the answer may
+// lack their mementos); "" when none.
 func (r *Result) FailureHeader() string {
 	var parts []string
-	for _, o := range r.Failures() {
-		parts = append(parts, o.Archive+"="+o.Reason)
+	for _, o := range r.Outcomes {
+		switch o.Status {
+		case StatusFailed:
+			parts = append(parts, o.Archive+"="+o.Reason)
+		case StatusDormant:
+			parts = append(parts, o.Archive+"="+ReasonDormant)
+		}
 	}
 	return strings.Join(parts, ", ")
 }
