@@ -63,3 +63,41 @@ func TestWritersRefuseUnwritableYears(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTimeTravelJSONRefusesNilAndBadYears: NewTimeTravelResult gives
+// nil for an empty TimeMap; before the fix WriteTimeTravelJSON panicked on
+// it (nil pointer dereference), and wrote year-10000 datetimes as given.
+func TestWriteTimeTravelJSONRefusesNilAndBadYears(t *testing.T) {
+	d := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		res  *TimeTravelResult
+		ok   bool
+	}{
+		{"result of an empty TimeMap", NewTimeTravelResult(&TimeMap{}, d), false},
+		{"year 10000", &TimeTravelResult{Closest: &TimeTravelEntry{Datetime: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), URI: []string{"http://m/"}}}, false},
+		{"one memento", NewTimeTravelResult(&TimeMap{Mementos: []Memento{{URIM: "http://m/", Datetime: d}}}, d), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			err := WriteTimeTravelJSON(&buf, tc.res)
+			if !tc.ok {
+				if !errors.Is(err, ErrFormat) || buf.Len() != 0 {
+					t.Fatalf("err = %v, %d bytes written; want ErrFormat and nothing", err, buf.Len())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadTimeTravelJSON(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Closest == nil || !got.Closest.Datetime.Equal(d) {
+				t.Errorf("re-read closest %+v, want %v", got.Closest, d)
+			}
+		})
+	}
+}

@@ -248,8 +248,19 @@ func NewTimeTravelResult(tm *TimeMap, t time.Time) *TimeTravelResult {
 //	}
 //
 // "uri" is always an array; datetimes are yyyy-MM-ddTHH:mm:ssZ in UTC;
-// absent entries and empty URIs are left out.
+// absent entries and empty URIs are left out. A nil res (what
+// NewTimeTravelResult gives for an empty TimeMap) or a datetime whose year
+// is outside 0000-9999 is refused, before anything is written, with an
+// error wrapping ErrFormat.
 func WriteTimeTravelJSON(w io.Writer, res *TimeTravelResult) error {
+	if res == nil {
+		return fmt.Errorf("memento: Time Travel JSON: nil result (NewTimeTravelResult of an empty TimeMap): %w", ErrFormat)
+	}
+	for _, e := range []*TimeTravelEntry{res.First, res.Prev, res.Closest, res.Next, res.Last} {
+		if e != nil && !writableYear(e.Datetime) {
+			return fmt.Errorf("memento: Time Travel JSON: datetime year %d outside 0000-9999: %w", e.Datetime.UTC().Year(), ErrFormat)
+		}
+	}
 	b := []byte("{\n")
 	first := true
 	kv := func(k, v string) {
