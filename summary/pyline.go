@@ -18,15 +18,17 @@ const pyChunk = 8192
 // decoding error loses the whole chunk it occurs in: the lines completed
 // before that chunk are returned, then the error.
 type pyLineReader struct {
-	r       io.Reader
-	raw     []byte // undecoded carry: an incomplete UTF-8 sequence
-	text    []byte // decoded, translated text not yet returned as lines
-	start   int    // start of the unreturned text
-	pending bool   // a "\r" ended the last chunk
-	offset  int64  // bytes read so far
-	eof     bool
-	err     error
-	buf     []byte
+	r         io.Reader
+	raw       []byte // undecoded carry: an incomplete UTF-8 sequence
+	text      []byte // decoded, translated text not yet returned as lines
+	start     int    // start of the unreturned text
+	pending   bool   // a "\r" ended the last chunk
+	offset    int64  // bytes read so far
+	eof       bool
+	atEOF     bool // the input gave io.EOF
+	zeroReads int
+	err       error
+	buf       []byte
 }
 
 // errDecode is the cause of a pyLineReader failure on bad UTF-8.
@@ -69,6 +71,40 @@ func indexNL(b []byte) int {
 	return -1
 }
 
+// readChunk fills p.buf as far as the input allows. It returns io.EOF only
+// when no byte was read and the input is at its end; a short last chunk
+// comes with a nil error and the following call gives io.EOF. Any other
+// error (io.ErrUnexpectedEOF from a truncated gzip member included) is
+// returned as is, and the bytes read with it are dropped, as Python's read
+// raising an exception drops them.
+func (p *pyLineReader) readChunk() (int, error) {
+	if p.atEOF {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p.buf) {
+		m, err := p.r.Read(p.buf[n:])
+		n += m
+		if err == io.EOF {
+			p.atEOF = true
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		if m == 0 {
+			p.zeroReads++
+			if p.zeroReads > 100 {
+				return 0, io.ErrNoProgress
+			}
+		}
+	}
+	return n, nil
+}
+
 // fill reads and decodes one chunk.
 func (p *pyLineReader) fill() {
 	// Drop returned text.
@@ -77,12 +113,9 @@ func (p *pyLineReader) fill() {
 		p.text = p.text[:n]
 		p.start = 0
 	}
-	n, err := io.ReadFull(p.r, p.buf)
+	n, err := p.readChunk()
 	chunkStart := p.offset
 	p.offset += int64(n)
-	if err == io.ErrUnexpectedEOF {
-		err = nil // a short last chunk; the next read gives EOF
-	}
 	if err == io.EOF {
 		// Python's final decode(b"", final=True).
 		p.eof = true
