@@ -92,3 +92,45 @@ func TestFetchTimeMapSkipsNonHTTPPages(t *testing.T) {
 		t.Errorf("%d page requests, want 2", got)
 	}
 }
+
+// TestFetchTimeMapRefusesHTMLUnderAnotherType: an archive's error or
+// soft-404 page served as text/plain or application/link-format parsed
+// leniently as a few links without rels, and FetchTimeMap returned an empty
+// TimeMap without error, which an aggregator would cache as "no mementos".
+func TestFetchTimeMapRefusesHTMLUnderAnotherType(t *testing.T) {
+	a := newArchive(t, map[string]http.HandlerFunc{
+		"/plain":    serve(200, "<html><body><h1>Service unavailable</h1></body></html>", "Content-Type", "text/plain"),
+		"/linkfmt":  serve(200, "<!DOCTYPE html>\n<html><head><title>404</title></head></html>", "Content-Type", MediaTypeLinkFormat),
+		"/untyped":  serve(200, "  \n<HTML><BODY>maintenance</BODY></HTML>", "Content-Type", ""),
+		"/timemap":  serve(200, `<http://example.com/>; rel="original", <{base}/web/1/x>; rel="memento"; datetime="Sat, 01 Jan 2000 00:00:00 GMT"`),
+		"/emptytm":  serve(200, ""),
+		"/original": serve(200, `<http://example.com/>; rel="original"`),
+	})
+	c := &Client{Timeout: 5 * time.Second}
+	tests := []struct {
+		name, path string
+		mementos   int // -1: ErrNotTimeMap expected
+	}{
+		{"HTML as text/plain", "/plain", -1},
+		{"HTML as link-format", "/linkfmt", -1},
+		{"HTML in upper case after white space", "/untyped", -1},
+		{"a TimeMap", "/timemap", 1},
+		{"an empty body stays an empty TimeMap", "/emptytm", 0},
+		{"a TimeMap with only the original", "/original", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tm, err := c.FetchTimeMap(context.Background(), a.URL+tc.path)
+			if tc.mementos < 0 {
+				wantErr(t, err, "timemap", ErrNotTimeMap, false)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tm.Len() != tc.mementos {
+				t.Errorf("%d mementos, want %d", tm.Len(), tc.mementos)
+			}
+		})
+	}
+}
