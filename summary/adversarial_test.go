@@ -50,3 +50,51 @@ func TestCompatTruncatedGzipEnds(t *testing.T) {
 		t.Fatal("ReadFile did not return on a truncated gzip stream")
 	}
 }
+
+// Regression: malformed counters were accepted (negative values, a period
+// or counter given twice), and sums past int64 wrapped to negative values
+// that Compact, Totals and Overlap then dropped silently.
+func TestSummaryLineChecks(t *testing.T) {
+	const max = `9223372036854775807`
+	tests := []struct {
+		name    string
+		task    string // combine, totals, totals-noyear, overlap
+		in      string
+		wantErr string // "" for success; else a substring, after "in.sum:LINE: "
+	}{
+		{"negative counter", "combine", `a {"2020": {"n_total": -3}}` + "\n", `in.sum:1: counter n_total of period 2020 is negative`},
+		{"period twice", "combine", `a {"2020": {"n_total": 1}, "2020": {"n_total": 2}}` + "\n", `in.sum:1: period 2020 given twice`},
+		{"counter twice", "combine", `a {"2020": {"n_total": 1, "n_total": 5}}` + "\n", `in.sum:1: counter n_total given twice in period 2020`},
+		{"combine overflow", "combine", `x {"2020": {"n_total": ` + max + `}}` + "\n" + `x {"2020": {"n_total": 1}}` + "\n", `in.sum:2: key "x" period 2020: summary: counter sum overflows int64`},
+		{"combine max fits", "combine", `x {"2020": {"n_total": ` + max + `}}` + "\n" + `x {"2021": {"n_total": 1}}` + "\n", ""},
+		{"totals noyear overflow", "totals-noyear", `x {"2020": {"n_total": ` + max + `}, "2021": {"n_total": 1}}` + "\n", `in.sum:1: key "x": summary: counter sum overflows int64`},
+		{"overlap overflow", "overlap", `x {"2020": {"n_total": ` + max + `}}` + "\n" + `x {"2020": {"n_total": 1}}` + "\n", `in.sum:2: key "x" period 2020: summary: counter sum overflows int64`},
+		{"overlap fine", "overlap", `x {"2020": {"n_total": 1}}` + "\n" + `x {"2020": {"n_total": 1}}` + "\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			switch tc.task {
+			case "combine":
+				err = NewCombiner(nil).AddSummary(strings.NewReader(tc.in), "in.sum")
+			case "totals-noyear":
+				err = WriteTotals(io.Discard, strings.NewReader(tc.in), "in.sum", &TotalsOptions{NoYear: true})
+			case "overlap":
+				_, err = Overlap([]string{"in.sum"}, []io.Reader{strings.NewReader(tc.in)}, nil)
+			}
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("error %v, want none", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Name != "in.sum" {
+				t.Errorf("error %v is not a *ParseError naming in.sum", err)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -61,8 +62,10 @@ func RekeyKey(key string, m Rekey) string {
 	return key
 }
 
-// AddLine adds one summary line.
-func (c *Combiner) AddLine(l *Line) {
+// AddLine adds one summary line. A sum that would overflow int64 gives an
+// error wrapping ErrOverflow; the line is then not added (periods already
+// summed from it stay).
+func (c *Combiner) AddLine(l *Line) error {
 	key := RekeyKey(l.Key, c.opts.Rekey)
 	e := c.entries[key]
 	if e == nil {
@@ -74,12 +77,16 @@ func (c *Combiner) AddLine(l *Line) {
 		if c.opts.Yearly {
 			per = Period(p.Period.Year())
 		}
-		e.counters(per).Merge(&p.Counters)
+		if err := e.counters(per).MergeChecked(&p.Counters); err != nil {
+			return fmt.Errorf("key %q period %s: %w", key, per, err)
+		}
 	}
+	return nil
 }
 
 // AddSummary reads a whole summary from r and adds its lines. name is used
-// in errors; on a malformed line it returns the *ParseError, having added
+// in errors; on a malformed line, or one whose counters would overflow the
+// sums (ErrOverflow), it returns a *ParseError naming the line, having added
 // the lines before it.
 func (c *Combiner) AddSummary(r io.Reader, name string) error {
 	sr := NewSummaryReader(r, name)
@@ -91,7 +98,9 @@ func (c *Combiner) AddSummary(r io.Reader, name string) error {
 		if err != nil {
 			return err
 		}
-		c.AddLine(l)
+		if err := c.AddLine(l); err != nil {
+			return &ParseError{Name: name, Line: sr.line, Err: err}
+		}
 	}
 }
 

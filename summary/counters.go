@@ -1,7 +1,9 @@
 package summary
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -127,11 +129,37 @@ func (c *Counters) Add(cat Category, sch Scheme, size int64) {
 	}
 }
 
-// Merge adds every counter of o to c.
+// Merge adds every counter of o to c, without overflow checks (see MergeChecked).
 func (c *Counters) Merge(o *Counters) {
 	for i := range c {
 		c[i] += o[i]
 	}
+}
+
+// ErrOverflow is the cause of an error for a sum of counters that does not
+// fit an int64 (only malformed or hostile summaries come near it).
+var ErrOverflow = errors.New("summary: counter sum overflows int64")
+
+// MergeChecked adds every counter of o to c, as Merge, unless one of the
+// sums would overflow int64 (or a counter is negative): it then returns
+// ErrOverflow and leaves c unchanged.
+func (c *Counters) MergeChecked(o *Counters) error {
+	for i := range c {
+		if _, ok := addCount(c[i], o[i]); !ok {
+			return fmt.Errorf("%w (%s: %d + %d)", ErrOverflow, CounterNames[i], c[i], o[i])
+		}
+	}
+	c.Merge(o)
+	return nil
+}
+
+// addCount returns a+b for non-negative counters, and false when either is
+// negative or the sum overflows int64.
+func addCount(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 || a > math.MaxInt64-b {
+		return 0, false
+	}
+	return a + b, true
 }
 
 // IsZero reports whether every counter is zero.

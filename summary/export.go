@@ -3,6 +3,7 @@ package summary
 import (
 	"bufio"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -18,7 +19,9 @@ type TotalsOptions struct {
 // original host_year_total.py: "key period n_total s_total" for every period
 // with n_total > 0, periods ascending. With NoYear the periods are summed
 // ("key n_total s_total"); with NoTotal the numbers are left out ("key
-// period", or just "key" with both). It streams: memory holds one line.
+// period", or just "key" with both). It streams: memory holds one line. A
+// malformed line, or a NoYear sum that overflows int64 (ErrOverflow), is a
+// *ParseError naming the line; the lines before it have been written.
 func WriteTotals(w io.Writer, r io.Reader, name string, opts *TotalsOptions) error {
 	var o TotalsOptions
 	if opts != nil {
@@ -41,8 +44,13 @@ func WriteTotals(w io.Writer, r io.Reader, name string, opts *TotalsOptions) err
 		if o.NoYear {
 			var n, s int64
 			for _, p := range ps {
-				n += p.Counters[NTotal]
-				s += p.Counters[STotal]
+				var okN, okS bool
+				n, okN = addCount(n, p.Counters[NTotal])
+				s, okS = addCount(s, p.Counters[STotal])
+				if !okN || !okS {
+					bw.Flush()
+					return &ParseError{Name: name, Line: sr.line, Err: fmt.Errorf("key %q: %w", l.Key, ErrOverflow)}
+				}
 			}
 			if n <= 0 {
 				continue

@@ -53,7 +53,8 @@ const AllPeriods = "all"
 // host_year_total.py files; Overlap reads the summaries directly).
 //
 // Memory: keys × periods × summaries counters (16 bytes each). A malformed
-// line gives its *ParseError.
+// line, or a line whose counts overflow the sums (ErrOverflow), gives a
+// *ParseError naming it.
 func Overlap(names []string, inputs []io.Reader, opts *OverlapOptions) (*OverlapResult, error) {
 	if len(names) != len(inputs) {
 		return nil, fmt.Errorf("summary: Overlap: %d names for %d inputs", len(names), len(inputs))
@@ -92,8 +93,12 @@ func Overlap(names []string, inputs []io.Reader, opts *OverlapOptions) (*Overlap
 					v = make([]ns, len(inputs))
 					m[per] = v
 				}
-				v[i].n += p.Counters[NTotal]
-				v[i].s += p.Counters[STotal]
+				n, okN := addCount(v[i].n, p.Counters[NTotal])
+				sz, okS := addCount(v[i].s, p.Counters[STotal])
+				if !okN || !okS {
+					return nil, &ParseError{Name: names[i], Line: sr.line, Err: fmt.Errorf("key %q period %s: %w", l.Key, per, ErrOverflow)}
+				}
+				v[i].n, v[i].s = n, sz
 			}
 		}
 	}
@@ -123,8 +128,12 @@ func Overlap(names []string, inputs []io.Reader, opts *OverlapOptions) (*Overlap
 			}
 			c.Keys++
 			for j := range cellN {
-				c.N[j] += cellN[j]
-				c.S[j] += cellS[j]
+				n, okN := addCount(c.N[j], cellN[j])
+				sz, okS := addCount(c.S[j], cellS[j])
+				if !okN || !okS {
+					return nil, fmt.Errorf("summary: Overlap: combination %q period %s: %w", combo, per, ErrOverflow)
+				}
+				c.N[j], c.S[j] = n, sz
 			}
 		}
 	}

@@ -79,8 +79,9 @@ func ReadSummary(r io.Reader, name string) ([]Line, error) {
 // ParseLine parses one summary line, `key {"period": {"counter": n, ...}, ...}`.
 // The key is the text before the first " {" (it may be empty, as the
 // original writes for some records). Missing counters are zero (--compact);
-// an unknown counter name, a period that is not 1 to 6 digits, or a value
-// that is not an integer is an error.
+// an unknown counter name, a period that is not 1 to 6 digits, a period or
+// counter given twice, or a value that is not a non-negative integer that
+// fits an int64 is an error.
 func ParseLine(b []byte) (*Line, error) {
 	i := bytes.Index(b, []byte(" {"))
 	if i < 0 {
@@ -111,7 +112,13 @@ func ParseLine(b []byte) (*Line, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, q := range l.Periods {
+			if q.Period == p {
+				return nil, fmt.Errorf("period %s given twice", p)
+			}
+		}
 		pc := PeriodCounters{Period: p}
+		var seen [NumCounters]bool
 		if err := expect('{'); err != nil {
 			return nil, err
 		}
@@ -137,6 +144,13 @@ func ParseLine(b []byte) (*Line, error) {
 			if err != nil {
 				return nil, fmt.Errorf("counter %s of period %s: %v", name, p, err)
 			}
+			if n < 0 {
+				return nil, fmt.Errorf("counter %s of period %s is negative (%d)", name, p, n)
+			}
+			if seen[idx] {
+				return nil, fmt.Errorf("counter %s given twice in period %s", name, p)
+			}
+			seen[idx] = true
 			pc.Counters[idx] = n
 		}
 		if err := expect('}'); err != nil {
