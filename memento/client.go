@@ -392,6 +392,11 @@ func (c *Client) fetchPage(ctx context.Context, hc *http.Client, uri string, bud
 	tm, err := ReadTimeMap(lr, &ParseOptions{Base: cur, Strict: c.Strict, Logger: c.Logger})
 	*budget = lr.n
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			// The transport may report a cancelled body read as a closed
+			// connection; say why it was closed (Error.Timeout).
+			err = fmt.Errorf("%w: %w", cerr, err)
+		}
 		return fail(resp.StatusCode, err)
 	}
 	return tm, cur, nil
