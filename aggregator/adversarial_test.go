@@ -206,3 +206,39 @@ func TestAllArchivesDormantIsNotNone(t *testing.T) {
 		}
 	}
 }
+
+// An internationalized host is listed in one spelling and requested in the
+// other (Unicode or punycode): it was not blocked, and the archives were
+// asked about it.
+func TestBlacklistIDNSpellings(t *testing.T) {
+	bl, err := ParseBlacklist(strings.NewReader("xn--blcked-xxa.example\növerall.example\nplain.example\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newArchive(t, archivetest.Config{})
+	ag := newAggregator(t, Options{Archives: []Archive{entry("a", a)}, Blacklist: bl})
+	for _, tc := range []struct {
+		name, urir string
+		want       int
+	}{
+		{"listed-punycode-requested-unicode", "http://blöcked.example/", 403},
+		{"listed-punycode-requested-upper-unicode", "http://BLÖCKED.example/", 403},
+		{"listed-punycode-requested-punycode", "http://xn--blcked-xxa.example/", 403},
+		{"listed-punycode-subdomain-unicode", "http://www.blöcked.example/", 403},
+		{"listed-unicode-requested-unicode", "http://överall.example/", 403},
+		{"listed-unicode-requested-punycode", "http://xn--verall-vxa.example/", 403},
+		{"listed-unicode-requested-escaped", "http://%C3%B6verall.example/", 403},
+		{"ascii-still-blocked", "http://PLAIN.example./", 403},
+		{"other-unicode-host-allowed", "http://blücked.example/", 404},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := do(t, ag.Handler(), "GET", "/timemap/link/"+tc.urir)
+			if resp.StatusCode != tc.want {
+				t.Errorf("status %d, want %d: %s", resp.StatusCode, tc.want, strings.TrimSpace(body))
+			}
+		})
+	}
+	if n := a.Count(""); n != 1 {
+		t.Errorf("archive asked %d times, want once (the allowed host)", n)
+	}
+}

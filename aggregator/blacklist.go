@@ -6,12 +6,17 @@ import (
 	"io"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // Blacklist is a set of blocked host names. A host is blocked when it, or
 // any domain it is a subdomain of, is listed: listing example.com blocks
 // example.com, www.example.com and a.b.example.com, never notexample.com.
-// Lookups are case-insensitive and ignore a trailing dot. A Blacklist is
+// Lookups are case-insensitive and ignore a trailing dot; internationalized
+// names match in either spelling (UTS #46 / IDNA 2008, as browsers map
+// them: listing öde.example blocks xn--de-eka.example and the other way
+// round). A Blacklist is
 // immutable after ParseBlacklist and safe for concurrent use; the nil
 // *Blacklist blocks nothing.
 type Blacklist struct {
@@ -37,7 +42,7 @@ func ParseBlacklist(r io.Reader) (*Blacklist, error) {
 		if !validHost(h) {
 			return nil, fmt.Errorf("blacklist: line %d: %q is not a host name", line, sc.Text())
 		}
-		b.hosts[h] = struct{}{}
+		b.hosts[asciiHost(h)] = struct{}{}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("blacklist: after %d hosts: %w", len(b.hosts), err)
@@ -60,6 +65,21 @@ func validHost(h string) bool {
 	return true
 }
 
+// asciiHost is h lower-cased, with a non-ASCII name in its ASCII (punycode)
+// form as idna.Lookup maps it; a name idna refuses (an underscore, say)
+// is only lower-cased.
+func asciiHost(h string) string {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			if a, err := idna.Lookup.ToASCII(h); err == nil {
+				return a
+			}
+			break
+		}
+	}
+	return strings.ToLower(h)
+}
+
 // Len is the number of listed hosts.
 func (b *Blacklist) Len() int {
 	if b == nil {
@@ -73,7 +93,7 @@ func (b *Blacklist) BlocksHost(host string) bool {
 	if b == nil || len(b.hosts) == 0 {
 		return false
 	}
-	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	h := asciiHost(strings.TrimSuffix(host, "."))
 	for {
 		if _, ok := b.hosts[h]; ok {
 			return true
