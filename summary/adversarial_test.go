@@ -98,3 +98,35 @@ func TestSummaryLineChecks(t *testing.T) {
 		})
 	}
 }
+
+// Regression: a read error (a truncated .gz index) came back without the
+// file name or position.
+func TestReadErrorNamesInput(t *testing.T) {
+	var text strings.Builder
+	for i := 0; i < 3000; i++ {
+		text.WriteString("com,example)/ 20200101000000 {\"url\": \"http://example.com/\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"100\", \"filename\": \"IA-1.warc.gz\"}\n")
+	}
+	z := truncatedGzip(t, text.String())
+	tests := []struct {
+		name string
+		read func(io.Reader) error
+	}{
+		{"summarizer", func(r io.Reader) error { return New(nil).ReadIndex(r, "idx.cdxj.gz", true) }},
+		{"daily", func(r io.Reader) error { return NewDaily(nil).ReadIndex(r, "idx.cdxj.gz", true) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			zr, err := gzip.NewReader(bytes.NewReader(z))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tc.read(zr)
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("error %v, want io.ErrUnexpectedEOF", err)
+			}
+			if !strings.HasPrefix(err.Error(), "idx.cdxj.gz: after line ") {
+				t.Errorf("error %q does not name the file and line", err)
+			}
+		})
+	}
+}

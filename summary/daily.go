@@ -237,7 +237,8 @@ func (d *Daily) AddRecord(r *cdxj.Record) error {
 
 // ReadIndex reads a whole CDX or CDXJ stream with package cdxj and counts
 // its records. Bad lines are an error naming the line, or with skipBad are
-// counted in Stats().BadLines. A read error ends the stream.
+// counted in Stats().BadLines. A read error ends the stream and is returned
+// naming name and the last line read.
 func (d *Daily) ReadIndex(r io.Reader, name string, skipBad bool) error {
 	rd := cdxj.NewReader(r)
 	rd.ReuseRecord = true
@@ -253,7 +254,7 @@ func (d *Daily) ReadIndex(r io.Reader, name string, skipBad bool) error {
 		if err != nil {
 			var pe *cdxj.ParseError
 			if !errors.As(err, &pe) && !errors.Is(err, errNoDay) {
-				return err
+				return inputError(name, line, err)
 			}
 			if !skipBad {
 				return &ParseError{Name: name, Line: line, Err: err}

@@ -3,6 +3,7 @@ package summary
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"unsafe"
 
@@ -212,12 +213,24 @@ func indexQuote(b []byte, i int) int {
 	return i + j
 }
 
+// inputError names the input and the last line read in a read error (a
+// truncated gzip stream, a cancelled context); the cause stays reachable
+// with errors.Is.
+func inputError(name string, line int64, err error) error {
+	if name == "" {
+		name = "input"
+	}
+	return fmt.Errorf("%s: after line %d: %w", name, line, err)
+}
+
 // ReadIndex summarizes a whole CDX or CDXJ stream read with package cdxj
 // (classic CDX layouts from the " CDX" legend or the field count, CDXJ of
 // pywb, Common Crawl and ipwb flavours; "!" header lines are skipped). name
 // is used in errors. Lines that cdxj cannot parse, and CDXJ lines whose JSON
 // is malformed, are errors naming the line; with skipBad they are counted in
-// Stats.BadLines instead and reading goes on. A read error ends the stream.
+// Stats.BadLines instead and reading goes on. A read error ends the stream
+// and is returned naming name and the last line read (errors.Is reaches the
+// cause).
 // It makes no allocation per line.
 func (s *Summarizer) ReadIndex(r io.Reader, name string, skipBad bool) error {
 	rd := cdxj.NewReader(r)
@@ -233,7 +246,7 @@ func (s *Summarizer) ReadIndex(r io.Reader, name string, skipBad bool) error {
 		if err != nil {
 			var pe *cdxj.ParseError
 			if !errors.As(err, &pe) {
-				return err // a read or write error
+				return inputError(name, rd.LineNumber(), err) // a read or write error
 			}
 			if !skipBad {
 				return &ParseError{Name: name, Line: pe.Line, Err: err}

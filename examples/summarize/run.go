@@ -134,6 +134,9 @@ func (e *env) open(name string, gz bool) (io.Reader, func() error, error) {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
 			f.Close()
+			if err == io.EOF {
+				err = errors.New("empty file, not gzip data")
+			}
 			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		r = zr
