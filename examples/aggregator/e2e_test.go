@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -390,5 +391,40 @@ func TestRecoversDeadWorkersJobs(t *testing.T) {
 	r := do(t, in.URL, "GET", "/timemap/link/"+held, "Cache-Control", "only-if-cached")
 	if r.Status != http.StatusOK || r.Header.Get("X-Memento-Count") != "5" {
 		t.Errorf("after the refresh, only-if-cached: status %d, %s mementos", r.Status, r.Header.Get("X-Memento-Count"))
+	}
+}
+
+// TestMemoryCacheLeavesNothingOnDisk checks that -cache memory without
+// -data-dir keeps fetched MementoMaps in a temporary folder that shutdown
+// removes, and never creates the default data folder.
+func TestMemoryCacheLeavesNothingOnDisk(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	f := newFederation(t)
+	in := start(t, "-archives", f.list, "-cache", "memory", "-workers", "0")
+	waitFor(t, "MementoMaps loaded", func() bool {
+		var h struct {
+			Archives struct {
+				Loaded int `json:"mementomaps_loaded"`
+			} `json:"archives"`
+			Loading bool `json:"mementomaps_loading"`
+		}
+		r := do(t, in.URL, "GET", "/healthz")
+		return json.Unmarshal([]byte(r.Body), &h) == nil && !h.Loading && h.Archives.Loaded == 2
+	})
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {
+		t.Errorf("while running, TMPDIR holds %d entries, want the one temporary data folder", len(entries))
+	}
+	if err := in.stop(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Errorf("after shutdown, TMPDIR still holds %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(home, "cache", "mementokit-aggregator")); !os.IsNotExist(err) {
+		t.Errorf("the default data folder was created (stat error %v)", err)
 	}
 }

@@ -77,6 +77,8 @@ type server struct {
 	m       *metrics
 	metrics http.Handler
 
+	tempDir string // removed by close; set when nothing may stay on disk
+
 	draining             atomic.Bool
 	mapsLoading          atomic.Bool
 	jobsDone, jobsFailed atomic.Int64
@@ -85,7 +87,7 @@ type server struct {
 // newServer loads the archive list, rules and blacklist, opens the cache
 // and builds the aggregator; addr is the listening address, used for the
 // default base URL.
-func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (*server, error) {
+func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ *server, err error) {
 	archives, listName, err := loadArchives(c)
 	if err != nil {
 		return nil, err
@@ -123,6 +125,21 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (*s
 	}
 	dataDir := c.dataDir()
 	mapDir := filepath.Join(dataDir, "mementomaps")
+	tempDir := ""
+	if c.Cache == "memory" && c.DataDir == "" {
+		// A memory cache leaves nothing on disk: fetched MementoMaps go to a
+		// temporary folder that close removes.
+		d, err := os.MkdirTemp("", "mementokit-aggregator-*")
+		if err != nil {
+			return nil, err
+		}
+		tempDir, dataDir, mapDir = d, d, filepath.Join(d, "mementomaps")
+		defer func() {
+			if err != nil {
+				os.RemoveAll(tempDir)
+			}
+		}()
+	}
 	if err := os.MkdirAll(mapDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -173,7 +190,7 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (*s
 	}
 	log.Info("aggregator configured", "archives", len(archives), "list", listName, "rules", c.Rules != "",
 		"blacklisted_hosts", bl.Len(), "cache", storeName, "data_dir", dataDir, "base_url", base, "workers", c.Workers)
-	return &server{c: c, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m,
+	return &server{c: c, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir,
 		metrics: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})}, nil
 }
 
@@ -283,6 +300,11 @@ func (s *server) serve(ctx context.Context, ln net.Listener, stdout io.Writer) e
 	}
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, err)
+	}
+	if s.tempDir != "" {
+		if err := os.RemoveAll(s.tempDir); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	s.log.Info("stopped", "elapsed", time.Since(start), "refresh_jobs_done", s.jobsDone.Load(), "refresh_jobs_failed", s.jobsFailed.Load())
 	return errors.Join(errs...)
