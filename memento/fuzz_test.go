@@ -33,6 +33,9 @@ func addLinkSeeds(f *testing.F) {
 		"", ",", " , ,", "<", "<>", "<a>", "<a>;", "<a>; rel", "<a>; rel=", `<a>; rel="`, `<a>; rel="\`,
 		`<a>; rel=""; rel="x"`, `<a>; t="\"\\"`, "<a>b>; rel=x", "a;rel=x", "a, <b>; rel=x", "<a>;;rel=x;,",
 		"<a>\r\n ; rel\t=\t\"x y  Z\"", `<a>; rel=memento; datetime="Mon, 01 Jan 2001 00:00:00 GMT"`,
+		// Missing ',' between links and a byte order mark (adversarial_link_test.go).
+		"<a>; rel=x\n<b>; rel=y", `<a>; rel="x" <b>; rel="y"`, "<a>; t=v <b>", "<a>; datetime=Mon, 01 Jan 2001 00:00:00 GMT\n<b>",
+		"\xef\xbb\xbf<a>; rel=x", "\xef\xbb", "\xef\xbb\xbf",
 	} {
 		f.Add(s)
 	}
