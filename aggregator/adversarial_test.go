@@ -242,3 +242,36 @@ func TestBlacklistIDNSpellings(t *testing.T) {
 		t.Errorf("archive asked %d times, want once (the allowed host)", n)
 	}
 }
+
+// An archive that answers /.well-known/mementomap with 200 and a page
+// that is not a map (a "soft 404", an empty body): the page was loaded as
+// a map that says "absent" for every URI-R, so that the archive was never
+// asked again. Such a map is refused and the archive keeps being asked.
+func TestNotAMementoMapIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       Status // the routing decision for a URI-R the archive may hold
+		refused    bool
+	}{
+		{"soft-404-html", "<!doctype html><html><body>Page not found</body></html>\n", 0, true},
+		{"empty-body", "", 0, true},
+		{"plain-text", "404 page not found\n", 0, true},
+		{"headers-only", "!fields {\"keys\": [\"surt_k\"], \"values\": [\"frequency\"]}\n", 0, true},
+		{"valid-map", "!fields {\"keys\": [\"surt_k\"], \"values\": [\"frequency\"]}\norg,other)/ 3\n", StatusSkippedByMap, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				fmt.Fprint(w, tc.body)
+			}))
+			t.Cleanup(srv.Close)
+			ag := newAggregator(t, Options{Archives: []Archive{{ID: "a", TimeMap: srv.URL + "/tm/", Map: MapSource{Discover: true}}}, MapDir: t.TempDir()})
+			err := ag.LoadMaps(t.Context())
+			if refused := errors.Is(err, ErrNotAMap); refused != tc.refused {
+				t.Errorf("LoadMaps: %v, want refused=%v", err, tc.refused)
+			}
+			if got := ag.Route(TimeMapCache, "http://example.com/")[0].Status; got != tc.want {
+				t.Errorf("decision %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,15 +1,18 @@
 package aggregator
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
+	"github.com/mementokit/mementokit/ukvs"
 )
 
 // OpenMementoMap opens the MementoMap file at path (memory-mapped, see
@@ -20,7 +23,9 @@ import (
 // it says absent (no matching key, or a matched frequency that holds
 // nothing). A URI-R that cannot be canonicalized gives an error, so the
 // archive is asked. When routing, the URI-R is canonicalized once for all
-// the archives' maps. The io.Closer unmaps the file.
+// the archives' maps. The io.Closer unmaps the file. The file is read
+// once before it is mapped: one that is not a valid UKVS document or has no
+// data line is refused with ErrNotAMap (the archive is then always asked).
 //
 // The file must not be changed in place while it is open: write a new map
 // to a temporary file and rename it over the old one (the open map keeps
@@ -29,12 +34,40 @@ import (
 // otherwise end the process): that lookup and every later one return an
 // error wrapping ErrMapDamaged, so that the archive is asked.
 func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
+	if err := checkMapFile(path); err != nil {
+		return nil, nil, err
+	}
 	m, err := mementomap.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	l := &mementoMapLookup{m: m}
 	return l, m, nil
+}
+
+// ErrNotAMap is returned (wrapped) by OpenMementoMap for a file that is not
+// a usable MementoMap: not a valid UKVS document (ukvs.Check), or one with
+// no data line. Such a map would say "absent" for every URI-R, so that the
+// archive would never be asked: an HTML "page not found" served with 200 at
+// /.well-known/mementomap, or an empty body, is the usual case.
+var ErrNotAMap = errors.New("not a MementoMap")
+
+// checkMapFile reads the whole file once (memory: two lines) and rejects
+// what ErrNotAMap describes.
+func checkMapFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	n, err := ukvs.Check(bufio.NewReaderSize(f, 64<<10))
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", path, ErrNotAMap, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w: no data line", path, ErrNotAMap)
+	}
+	return nil
 }
 
 // ErrMapDamaged is returned (wrapped) by lookups in a MementoMap file that
