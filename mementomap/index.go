@@ -100,5 +100,5 @@ func (m *Map) find(x *blockIndex, key []byte) (int, bool) {
 	if b < n {
 		hi = x.pos[b]
 	}
-	return m.searchRange(lo, hi, key)
+	return m.searchIn(lo, hi, key)
 }

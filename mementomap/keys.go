@@ -98,6 +98,7 @@ func AppendLookupKeys(dst []string, k string) []string {
 // candidates holds the lookup keys of one HxPx key in a single buffer, so
 // that a lookup allocates nothing once the buffer has grown.
 type candidates struct {
+	src  []byte // a copy of the key looked up
 	buf  []byte
 	offs []int // offs[i]..offs[i+1] is candidate i
 	n    int

@@ -230,8 +230,16 @@ func (m *Map) nextLineStart(p, hi int) int {
 	return hi
 }
 
-// search is searchRange over the whole data section.
-func (m *Map) search(key []byte) (int, bool) { return m.searchRange(m.start, len(m.b), key) }
+// search is searchIn over the whole data section.
+func (m *Map) search(key []byte) (int, bool) { return m.searchIn(m.start, len(m.b), key) }
+
+// searchIn is searchRange, through searchFast when key allows it.
+func (m *Map) searchIn(lo, hi int, key []byte) (int, bool) {
+	if plainKey(key) {
+		return m.searchFast(lo, hi, key)
+	}
+	return m.searchRange(lo, hi, key)
+}
 
 // gallopStep is the first step, in bytes, of a galloping search.
 const gallopStep = 256
@@ -250,12 +258,12 @@ func (m *Map) seek(key []byte, hint int) (int, bool) {
 		lo, step := le+1, gallopStep
 		for {
 			if lo+step >= len(m.b) {
-				return m.searchRange(lo, len(m.b), key)
+				return m.searchIn(lo, len(m.b), key)
 			}
 			hs := m.nextLineStart(lo+step, len(m.b))
 			ls2, le2, ok := m.probe(hs, len(m.b))
 			if !ok || bytes.Compare(keyOf(m.b[ls2:le2]), key) >= 0 {
-				return m.searchRange(lo, hs, key)
+				return m.searchIn(lo, hs, key)
 			}
 			lo, step = le2+1, step*2
 		}
@@ -266,12 +274,12 @@ func (m *Map) seek(key []byte, hint int) (int, bool) {
 	}
 	for step := gallopStep; ; step *= 2 {
 		if hi-step <= m.start {
-			return m.searchRange(m.start, hi, key)
+			return m.searchIn(m.start, hi, key)
 		}
 		hs := m.nextLineStart(hi-step, hi)
 		ls2, le2, ok := m.probe(hs, hi)
 		if ok && bytes.Compare(keyOf(m.b[ls2:le2]), key) < 0 {
-			return m.searchRange(le2+1, hi, key)
+			return m.searchIn(le2+1, hi, key)
 		}
 		hi = hs
 	}
@@ -307,8 +315,18 @@ func (m *Map) LookupSURT(surtKey string) (Match, error) {
 	}
 	c := m.pool.Get().(*candidates)
 	defer m.pool.Put(c)
-	c.build([]byte(surtKey))
-	return m.lookupCandidates(c), nil
+	c.src = append(c.src[:0], surtKey...)
+	c.build(c.src)
+	res := m.lookupCandidates(c)
+	if res.Distance == 0 {
+		// The key is the query-less input, but for "" and "?..." ("*").
+		if k0 := c.key(0); strings.HasPrefix(surtKey, string(k0)) {
+			res.Key = surtKey[:len(k0)]
+		} else {
+			res.Key = string(k0)
+		}
+	}
+	return res, nil
 }
 
 // lookupCandidates tries the candidates in order. The first (the key K
@@ -378,7 +396,11 @@ func (m *Map) matchAt(p int, k []byte, i int) Match {
 	_, v, _ := splitLine(m.b[p:m.lineEnd(p)])
 	var f ukvs.Frequency
 	_ = f.UnmarshalText(v)
-	return Match{Key: string(k), Value: string(v), Frequency: f, Distance: i}
+	key := "" // set by LookupSURT for the exact key (i == 0), without a copy
+	if i > 0 {
+		key = string(k)
+	}
+	return Match{Key: key, Value: string(v), Frequency: f, Distance: i}
 }
 
 // seekFrom searches key through the index when there is one, else by
