@@ -275,3 +275,31 @@ func TestNotAMementoMapIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// An archive whose map URL streams without end: the download was not
+// bounded and filled MapDir for up to a minute.
+func TestMapDownloadIsBounded(t *testing.T) {
+	line := []byte("com,example)/ 3\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for r.Context().Err() == nil {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	ag := newAggregator(t, Options{Archives: []Archive{{ID: "a", TimeMap: srv.URL + "/tm/", Map: MapSource{URL: srv.URL + "/map"}}},
+		MapDir: dir, MaxMapBytes: 1 << 20})
+	err := ag.LoadMaps(t.Context())
+	if !errors.Is(err, errTooLarge) {
+		t.Errorf("LoadMaps: %v, want a too-large error", err)
+	}
+	left, _ := os.ReadDir(dir)
+	if len(left) != 0 {
+		t.Errorf("MapDir holds %d files after a refused download, want none", len(left))
+	}
+	if got := ag.Route(TimeMapCache, "http://example.com/")[0].Status; got != 0 {
+		t.Errorf("decision %v, want the archive asked", got)
+	}
+}

@@ -46,6 +46,9 @@ const (
 	DefaultMaxIdleConnsPerHost = 256
 	DefaultFanOut              = 32
 	DefaultMapMaxAge           = 90 * 24 * time.Hour
+	// DefaultMaxMapBytes caps a fetched MementoMap: 1 GiB, well above the
+	// compacted maps of large archives (MEMENTOMAP.md).
+	DefaultMaxMapBytes = 1 << 30
 )
 
 // Options configure an Aggregator. Only Archives is required.
@@ -96,6 +99,11 @@ type Options struct {
 	// os.TempDir()).
 	MapMaxAge time.Duration
 	MapDir    string
+	// MaxMapBytes caps a MementoMap download from a URL or discovery
+	// (default DefaultMaxMapBytes); past it the fetch fails and the
+	// partial file is removed, so that an archive streaming without end
+	// cannot fill MapDir.
+	MaxMapBytes int64
 	// OpenMap opens a MementoMap file; nil uses OpenMementoMap.
 	OpenMap func(path string) (MapLookup, io.Closer, error)
 	// BaseURL is the public URL of the HTTP API, without a trailing slash,
@@ -190,6 +198,9 @@ func New(opts Options) (*Aggregator, error) {
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 100
+	}
+	if o.MaxMapBytes <= 0 {
+		o.MaxMapBytes = DefaultMaxMapBytes
 	}
 	if o.BaseURL == "" {
 		o.BaseURL = "http://localhost:1208"

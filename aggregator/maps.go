@@ -277,7 +277,12 @@ func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string
 		return "", err
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
-	if _, err := io.Copy(tmp, resp.Body); err != nil {
+	limit := ag.opts.MaxMapBytes
+	n, err := io.Copy(tmp, io.LimitReader(resp.Body, limit+1))
+	if err == nil && n > limit {
+		err = fmt.Errorf("%w: more than %d bytes", errTooLarge, limit)
+	}
+	if err != nil {
 		tmp.Close()
 		return "", fmt.Errorf("aggregator: archive %s: fetching map %s: %w", st.ID, src, err)
 	}
