@@ -130,3 +130,76 @@ func TestReadErrorNamesInput(t *testing.T) {
 		})
 	}
 }
+
+// jline is a CDXJ line for example.com with the given raw JSON status and
+// length values (quotes included when wanted).
+func jline(status, length string) string {
+	return `com,example)/ 20200101000000 {"url": "http://example.com/", "mime": "text/html", "status": ` + status + `, "length": ` + length + "}\n"
+}
+
+// Regression: a quoted status with blanks ("200 ") was not counted, and
+// captures counted without a usable length lost their bytes silently; a
+// huge length could push the s_ sums past int64.
+func TestStatusAndLengthValues(t *testing.T) {
+	tests := []struct {
+		name          string
+		in            string
+		counted, size int64
+		noLength      int64
+	}{
+		{"quoted 200", jline(`"200"`, `"10"`), 1, 10, 0},
+		{"status with trailing blank", jline(`"200 "`, `"10"`), 1, 10, 0},
+		{"status with leading blank", jline(`" 204"`, `"10"`), 1, 10, 0},
+		{"status with blank, escaped url (slow path)", `com,example)/ 20200101000000 {"url": "http:\/\/example.com/", "mime": "text/html", "status": "200 ", "length": "10"}` + "\n", 1, 10, 0},
+		{"json number status", jline(`200`, `10`), 1, 10, 0},
+		{"status 2xx", jline(`"2xx"`, `"10"`), 0, 0, 0},
+		{"status dash", jline(`"-"`, `"10"`), 0, 0, 0},
+		{"status 0", jline(`"0"`, `"10"`), 0, 0, 0},
+		{"length dash", jline(`"200"`, `"-"`), 1, 0, 1},
+		{"length negative", jline(`"200"`, `"-5"`), 1, 0, 1},
+		{"length negative number", jline(`200`, `-7`), 1, 0, 1},
+		{"length float", jline(`"200"`, `"1.5"`), 1, 0, 1},
+		{"length 20 digits", jline(`"200"`, `"99999999999999999999"`), 1, 0, 1},
+		{"length above MaxRecordLength", jline(`"200"`, `"999999999999999999"`), 1, 0, 1},
+		{"length at MaxRecordLength", jline(`"200"`, `"1099511627776"`), 1, MaxRecordLength, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(&Options{MaxYear: 2030})
+			if err := s.ReadIndex(strings.NewReader(tc.in), "t.cdxj", false); err != nil {
+				t.Fatal(err)
+			}
+			st := s.Stats()
+			var size int64
+			for _, l := range s.Lines() {
+				for _, p := range l.Periods {
+					size += p.Counters[STotal]
+				}
+			}
+			got := [3]int64{st.Counted, size, st.NoLength}
+			want := [3]int64{tc.counted, tc.size, tc.noLength}
+			if got != want {
+				t.Errorf("counted, bytes, NoLength = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// Regression: Daily summed an invalid length as 0 without saying so.
+func TestDailyNoLength(t *testing.T) {
+	in := `com,a)/ 20090119000000 {"url": "http://a.com/", "mime": "text/html", "status": "200", "length": "-", "filename": "IA-1.warc.gz"}
+com,b)/ 20090119000000 {"url": "http://b.com/", "mime": "text/html", "status": "200", "length": "5000000000000", "filename": "IA-1.warc.gz"}
+com,c)/ 20090119000000 {"url": "http://c.com/", "mime": "text/html", "status": "200", "length": "7", "filename": "IA-1.warc.gz"}
+`
+	d := NewDaily(nil)
+	if err := d.ReadIndex(strings.NewReader(in), "d.cdxj", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Stats().NoLength; got != 2 {
+		t.Errorf("NoLength = %d, want 2", got)
+	}
+	days := d.Days()
+	if len(days) != 1 || days[0].Orgs["IA"] != (DayOrg{Count: 3, Size: 7, OKCount: 3, OKSize: 7}) {
+		t.Errorf("days = %+v, want IA with 3 records of 7 bytes", days)
+	}
+}

@@ -137,6 +137,9 @@ type DailyStats struct {
 	Revisits   int64 // revisit records, counted apart (not in the series)
 	Duplicates int64 // records whose identifier was already counted
 	BadLines   int64 // lines skipped: malformed, or a timestamp without a day
+	// NoLength counts the Records whose length was missing, "-" or invalid
+	// (not an integer, above MaxRecordLength): their size counts as 0.
+	NoLength int64
 }
 
 // Daily builds the daily per-organization series of crawl activity: for
@@ -224,7 +227,11 @@ func (d *Daily) AddRecord(r *cdxj.Record) error {
 		c = &DayOrg{}
 		day[org] = c
 	}
-	n, _ := r.Length()
+	n, ok := r.Length()
+	if !ok || n > MaxRecordLength {
+		n = 0
+		d.stats.NoLength++
+	}
 	c.Count++
 	c.Size += n
 	if st := r.Status(); st >= 200 && st <= 299 {

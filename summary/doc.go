@@ -75,6 +75,10 @@
 //  9. Periods are written in ascending order (the original writes them in
 //     the order first seen in the input).
 //  10. The URL scheme compares case-insensitively (HTTPS://...).
+//  11. A quoted status with blanks ("200 ") is read as its number.
+//  12. A 2xx capture whose length is missing, "-" or invalid (negative,
+//     not an integer, above MaxRecordLength) is counted with 0 bytes and
+//     reported in Stats.NoLength, never dropped silently.
 //
 // # Compatibility mode
 //

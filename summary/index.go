@@ -46,6 +46,9 @@ func (s *Summarizer) AddRecord(r *cdxj.Record) error {
 		if err := r.CheckJSON(); err != nil {
 			return err
 		}
+		if bytes.Contains(r.JSON(), []byte(`"status`)) {
+			c.Status = paddedStatus(r)
+		}
 	}
 	if c.Status < 200 || c.Status > 299 {
 		return s.add(&c)
@@ -175,9 +178,7 @@ func fastFields(b []byte, c *Capture) bool {
 	if have&haveStatus == 0 {
 		return false // perhaps ipwb's status_code, or a malformed block: ask cdxj
 	}
-	if len(status) == 3 && status[0] >= '1' && status[0] <= '9' && status[1] >= '0' && status[1] <= '9' && status[2] >= '0' && status[2] <= '9' {
-		c.Status = int(status[0]-'0')*100 + int(status[1]-'0')*10 + int(status[2]-'0')
-	}
+	c.Status = parseStatus(status)
 	if c.Status >= 200 && c.Status <= 299 && (have&haveURL == 0 || have&haveMIME == 0) {
 		return false // a counted capture without url or mime: let cdxj try the other names
 	}
@@ -194,6 +195,36 @@ func fastFields(b []byte, c *Capture) bool {
 		c.Length = v
 	}
 	return true
+}
+
+// parseStatus parses an HTTP status code of three digits (100 to 999),
+// ignoring surrounding blanks ("200 " as some indexers write it); 0 when
+// it is anything else.
+func parseStatus(v []byte) int {
+	v = bytes.Trim(v, " \t")
+	if len(v) == 3 && v[0] >= '1' && v[0] <= '9' && v[1] >= '0' && v[1] <= '9' && v[2] >= '0' && v[2] <= '9' {
+		return int(v[0]-'0')*100 + int(v[1]-'0')*10 + int(v[2]-'0')
+	}
+	return 0
+}
+
+// paddedStatus finds the status member of a CDXJ block that package cdxj
+// read as unknown and parses it with parseStatus, so that a quoted status
+// with blanks ("200 ") counts whichever path reads the line.
+func paddedStatus(r *cdxj.Record) int {
+	st := 0
+	r.Fields(func(key, raw []byte) bool {
+		switch string(key) {
+		case "status", "status_code", "statuscode":
+			if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+				raw = raw[1 : len(raw)-1]
+			}
+			st = parseStatus(raw)
+			return false
+		}
+		return true
+	})
+	return st
 }
 
 func skipWS(b []byte, i int) int {

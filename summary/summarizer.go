@@ -27,7 +27,8 @@ type Capture struct {
 	// Status is the HTTP status code, 0 when unknown ("-" or absent, as for
 	// revisit and request records in many CDXJ files).
 	Status int
-	// Length is the compressed WARC record length in bytes; negative when unknown.
+	// Length is the compressed WARC record length in bytes; negative when
+	// unknown. A value above MaxRecordLength is taken as unknown.
 	Length int64
 	// Filename is the WARC (or ARC) file that holds the record.
 	Filename string
@@ -70,7 +71,16 @@ type Stats struct {
 	BadTimestamp int64 // 2xx captures not counted: year outside [MinYear, MaxYear] or malformed
 	Keys         int64 // distinct keys (lines) produced so far
 	BadLines     int64 // index lines skipped as malformed (ReadIndex with skipBad)
+	// NoLength counts the captures among Counted whose length was missing,
+	// "-", or invalid (negative, not an integer, above MaxRecordLength):
+	// they are counted with 0 bytes. 9-column CDX has no length at all.
+	NoLength int64
 }
+
+// MaxRecordLength is the largest record length, in bytes, taken as valid
+// (1 TiB): a larger "length" is a corrupt index field, counted as unknown
+// (Stats.NoLength), and the bound keeps the s_ sums far from int64 overflow.
+const MaxRecordLength = 1 << 40
 
 // periodCounters is one period of one key.
 type periodCounters struct {
@@ -171,8 +181,10 @@ func (s *Summarizer) add(c *Capture) error {
 		return err
 	}
 	size := c.Length
-	if size < 0 {
+	if size < 0 || size > MaxRecordLength {
 		size = 0
+		s.stats.NoLength++
+		s.warn(2, "capture counted without a size: length missing, \"-\" or invalid", c)
 	}
 	e.counters(p).Add(CategorizeMIME(c.MIME), sch, size)
 	s.stats.Counted++

@@ -216,9 +216,9 @@ func (e *env) summarize(args []string) error {
 		return err
 	}
 	st := s.Stats()
-	if st.NotOK+st.BadTimestamp+st.BadLines > 0 {
-		fmt.Fprintf(e.stderr, "summarize: counted %d captures; not counted: %d not 2xx or unknown status, %d out-of-range timestamps, %d malformed lines\n",
-			st.Counted, st.NotOK, st.BadTimestamp, st.BadLines)
+	if st.NotOK+st.BadTimestamp+st.BadLines+st.NoLength > 0 {
+		fmt.Fprintf(e.stderr, "summarize: counted %d captures (%d of them without a valid length, counted as 0 bytes); not counted: %d not 2xx or unknown status, %d out-of-range timestamps, %d malformed lines\n",
+			st.Counted, st.NoLength, st.NotOK, st.BadTimestamp, st.BadLines)
 	}
 	return nil
 }
@@ -381,7 +381,7 @@ func (e *env) daily(args []string) error {
 		return err
 	}
 	st := d.Stats()
-	fmt.Fprintf(e.stderr, "summarize daily: %d records, %d revisits apart, %d duplicates, %d bad lines\n", st.Records, st.Revisits, st.Duplicates, st.BadLines)
+	fmt.Fprintf(e.stderr, "summarize daily: %d records (%d without a valid length, counted as 0 bytes), %d revisits apart, %d duplicates, %d bad lines\n", st.Records, st.NoLength, st.Revisits, st.Duplicates, st.BadLines)
 	return nil
 }
 
