@@ -265,8 +265,11 @@ type Searcher interface {
 	Records(q Query) iter.Seq2[*Record, error]
 }
 
-// records turns a line iterator into a record iterator.
-func records(lines iter.Seq2[[]byte, error], layout *Layout) iter.Seq2[*Record, error] {
+// records turns a line iterator into a record iterator. where says where
+// the line just yielded by lines is (a byte offset, a block); a line that
+// does not parse gives its *ParseError (which knows no line number)
+// wrapped in an error that names that place.
+func records(lines iter.Seq2[[]byte, error], layout *Layout, where func() string) iter.Seq2[*Record, error] {
 	return func(yield func(*Record, error) bool) {
 		for line, err := range lines {
 			if err != nil {
@@ -275,7 +278,7 @@ func records(lines iter.Seq2[[]byte, error], layout *Layout) iter.Seq2[*Record, 
 			}
 			rec, err := ParseLine(line, layout)
 			if err != nil {
-				if !yield(nil, err) {
+				if !yield(nil, fmt.Errorf("%s: %w", where(), err)) {
 					return
 				}
 				continue

@@ -1,6 +1,8 @@
 package cdxj
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,5 +79,67 @@ func TestExactFromBoundKeepsShortTimestamps(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRecordsErrorsNameTheLine: Sorted.Records and Cluster.Records parse
+// the matching lines with ParseLine, whose *ParseError knows no line
+// number. Before the fix a bad line gave "cdxj: column 15: ..." with
+// nothing saying where in a many-gigabyte index it was.
+func TestRecordsErrorsNameTheLine(t *testing.T) {
+	lines := []string{
+		"com,example)/a 20140101000000 {\"url\": \"http://example.com/a\"}",
+		"com,example)/b 2014XX01000000 {\"url\": \"http://example.com/b\"}",
+		"com,example)/c 20140101000000 {\"url\": \"http://example.com/c\"}",
+	}
+	content := strings.Join(lines, "\n") + "\n"
+	dir := t.TempDir()
+	cw, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if err := cw.WriteLine([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := OpenCluster(filepath.Join(dir, "c.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	tests := []struct {
+		name  string
+		s     Searcher
+		where string
+	}{
+		{"sorted file", NewSorted(strings.NewReader(content), int64(len(content))), fmt.Sprintf("line at byte %d:", len(lines[0])+1)},
+		{"zipnum cluster", cluster, "line 2:"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var urls []string
+			var errs []error
+			for rec, err := range tc.s.Records(Query{Key: "com,example)/", Match: MatchPrefix}) {
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				urls = append(urls, string(rec.Key()))
+			}
+			if diff := cmp.Diff([]string{"com,example)/a", "com,example)/c"}, urls); diff != "" {
+				t.Errorf("records (-want +got):\n%s", diff)
+			}
+			if len(errs) != 1 {
+				t.Fatalf("errors %v, want one", errs)
+			}
+			var pe *ParseError
+			if !errors.As(errs[0], &pe) || !strings.Contains(errs[0].Error(), tc.where) {
+				t.Errorf("error %q: want a *ParseError naming %q", errs[0], tc.where)
+			}
+		})
 	}
 }

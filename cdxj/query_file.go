@@ -92,6 +92,12 @@ func wholeLine(line []byte) []byte { return line }
 // file order; see Searcher. An invalid q, a line longer than MaxLineSize or
 // a read error is yielded as an error and ends the iteration.
 func (s *Sorted) Lines(q Query) iter.Seq2[[]byte, error] {
+	return s.lines(q, nil)
+}
+
+// lines is Lines; when at is not nil it holds the byte offset of each line
+// while it is yielded.
+func (s *Sorted) lines(q Query, at *int64) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		c, err := q.compile()
 		if err != nil {
@@ -106,9 +112,12 @@ func (s *Sorted) Lines(q Query) iter.Seq2[[]byte, error] {
 		}
 		n := 0
 		stopped := false
-		err = lf.scan(off, func(line []byte, _ int64) bool {
+		err = lf.scan(off, func(line []byte, lineAt int64) bool {
 			if isBlankLine(line) || isHeaderLine(line) {
 				return true
+			}
+			if at != nil {
+				*at = lineAt
 			}
 			switch c.test(line) {
 			case vStop:
@@ -130,6 +139,8 @@ func (s *Sorted) Lines(q Query) iter.Seq2[[]byte, error] {
 }
 
 // Records returns the lines that match q parsed as Records; see Searcher.
+// A line that does not parse yields its *ParseError wrapped in an error
+// naming the line's byte offset in the file.
 // Classic CDX lines are read with the layout of the legend line at the top
 // of the file, if any, else by their field count.
 func (s *Sorted) Records(q Query) iter.Seq2[*Record, error] {
@@ -150,7 +161,8 @@ func (s *Sorted) Records(q Query) iter.Seq2[*Record, error] {
 	if s.lerr != nil {
 		return func(yield func(*Record, error) bool) { yield(nil, s.lerr) }
 	}
-	return records(s.Lines(q), s.layout)
+	var at int64
+	return records(s.lines(q, &at), s.layout, func() string { return fmt.Sprintf("cdxj: line at byte %d", at) })
 }
 
 var _ Searcher = (*Sorted)(nil)

@@ -511,7 +511,7 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 // block may end with lines of that key), and blocks are read from there
 // until a block's first key sorts past the last possible line.
 func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
-	return c.lines(q, 0, -1)
+	return c.lines(q, 0, -1, nil)
 }
 
 // candidates yields the entries of the blocks that may hold lines matching
@@ -576,9 +576,17 @@ func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
 	}
 }
 
+// blockPos is where a line of a cluster is: its block and its 1-based
+// line number in the block.
+type blockPos struct {
+	e    IdxEntry
+	line int
+}
+
 // lines yields the matching lines of the candidate blocks skip to
-// skip+count-1 (count < 0: all from skip on).
-func (c *Cluster) lines(q Query, skip, count int) iter.Seq2[[]byte, error] {
+// skip+count-1 (count < 0: all from skip on). When at is not nil it holds
+// the position of each line while it is yielded.
+func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		cq, err := q.compile()
 		if err != nil {
@@ -601,9 +609,14 @@ func (c *Cluster) lines(q Query, skip, count int) iter.Seq2[[]byte, error] {
 				return
 			}
 			done := false
+			ln := 0
 			ok := c.blockLines(br, e, func(line []byte) bool {
+				ln++
 				if isBlankLine(line) || isHeaderLine(line) {
 					return true
+				}
+				if at != nil {
+					at.e, at.line = e, ln
 				}
 				switch cq.test(line) {
 				case vStop:
@@ -662,13 +675,18 @@ func (c *Cluster) Page(q Query, page, pageSize int) iter.Seq2[[]byte, error] {
 			yield(nil, fmt.Errorf("%w: page %d of size %d", ErrQuery, page, pageSize))
 		}
 	}
-	return c.lines(q, page*pageSize, pageSize)
+	return c.lines(q, page*pageSize, pageSize, nil)
 }
 
 // Records returns the lines that match q parsed as Records (layout
-// inferred per line); see Searcher.
+// inferred per line); see Searcher. A line that does not parse yields its
+// *ParseError wrapped in an error naming its block (part, offset, length)
+// and its line number in the block.
 func (c *Cluster) Records(q Query) iter.Seq2[*Record, error] {
-	return records(c.Lines(q), nil)
+	var at blockPos
+	return records(c.lines(q, 0, -1, &at), nil, func() string {
+		return fmt.Sprintf("cdxj: block at %s:%d+%d, line %d", at.e.Part, at.e.Offset, at.e.Length, at.line)
+	})
 }
 
 var _ Searcher = (*Cluster)(nil)
