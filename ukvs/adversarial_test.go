@@ -3,7 +3,10 @@ package ukvs
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestWriterRefusesWhatCheckRejects: a Writer must never write a document
@@ -69,5 +72,48 @@ func TestWriteRecordRefusesBadFrequency(t *testing.T) {
 	}
 	if got := buf.String(); got != "a 1\n" {
 		t.Fatalf("written %q, want %q", got, "a 1\n")
+	}
+}
+
+// TestReaderSkipsByteOrderMark: a map saved by a Windows editor starts with
+// a UTF-8 byte order mark. Before the fix it became part of the first key
+// ("\ufeffcom,example)/", so a lookup of "com,example)/" silently missed)
+// or turned the first header into a data line.
+func TestReaderSkipsByteOrderMark(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	tests := []struct {
+		name     string
+		in       string
+		wantKeys []string
+		wantHdr  int
+	}{
+		{"before a data line", bom + "com,example)/ 1\ncom,example)/a 2\n", []string{"com,example)/", "com,example)/a"}, 0},
+		{"before a header", bom + "!fields {keys: [\"surt\"], values: [\"frequency\"]}\r\ncom,example)/ 1\r\n", []string{"com,example)/"}, 1},
+		{"only at the start", "a 1\n" + bom + "b 2\n", []string{"a", bom + "b"}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tc.in))
+			hs, err := r.Headers()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) != tc.wantHdr {
+				t.Errorf("%d headers, want %d", len(hs), tc.wantHdr)
+			}
+			var keys []string
+			for rec, err := range r.All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				keys = append(keys, string(rec.Key()))
+			}
+			if diff := cmp.Diff(tc.wantKeys, keys); diff != "" {
+				t.Errorf("keys (-want +got):\n%s", diff)
+			}
+			if r.Offset() != int64(len(tc.in)) {
+				t.Errorf("Offset = %d, want %d", r.Offset(), len(tc.in))
+			}
+		})
 	}
 }

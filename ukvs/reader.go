@@ -125,7 +125,8 @@ func (r *Record) Clone() *Record {
 // allowed), then optionally a single-line JSON block starting with '{' and
 // running to the end of the line. A column holding white space is quoted
 // with '"'; inside quotes `\"`, `\\`, `\t`, `\n` and `\r` are escapes.
-// Blank lines are skipped; "\r\n" line ends are accepted.
+// Blank lines are skipped; "\r\n" line ends are accepted; a UTF-8 byte
+// order mark at the start of the input is skipped.
 //
 // Memory is bounded by the longest line (at most MaxLineLength) plus a
 // 64 KiB buffer; in the steady state Read allocates nothing.
@@ -356,11 +357,19 @@ func (r *Reader) readLine() ([]byte, error) {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
+	// A UTF-8 byte order mark (a map saved by a Windows editor) is not
+	// part of the first header name or key.
+	if r.line == 1 && bytes.HasPrefix(line, utf8BOM) {
+		line = line[len(utf8BOM):]
+	}
 	if len(line) > max {
 		return nil, &ParseError{Line: r.line, Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, len(line), max)}
 	}
 	return line, nil
 }
+
+// utf8BOM is the UTF-8 byte order mark.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 func isBlank(line []byte) bool {
 	for _, c := range line {
