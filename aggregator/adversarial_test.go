@@ -1,13 +1,16 @@
 package aggregator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -301,5 +304,73 @@ func TestMapDownloadIsBounded(t *testing.T) {
 	}
 	if got := ag.Route(TimeMapCache, "http://example.com/")[0].Status; got != 0 {
 		t.Errorf("decision %v, want the archive asked", got)
+	}
+}
+
+// Held under attack (no defect found): 40 concurrent identical requests
+// that all say Cache-Control: no-cache share one upstream fan-out, per
+// endpoint family.
+func TestNoCacheStormSharesOneFanOut(t *testing.T) {
+	hold := map[string][]time.Time{"http://example.com/": times(t, "20100101000000")}
+	a := newArchive(t, archivetest.Config{Holdings: hold, Latency: 100 * time.Millisecond})
+	ag := newAggregator(t, Options{Archives: []Archive{entry("a", a)}, Cache: newMemCache(t), NoCacheAfter: time.Nanosecond})
+	h := ag.Handler()
+	do(t, h, "GET", "/timemap/link/http://example.com/") // cached, then stale for no-cache
+	for _, tc := range []struct{ name, path string }{
+		{"timemap", "/timemap/link/http://example.com/"},
+		{"timegate", "/timegate/http://example.com/"},
+		{"memento", "/memento/2010/http://example.com/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a.ResetLog()
+			var wg sync.WaitGroup
+			for range 40 {
+				wg.Go(func() {
+					if resp, _ := do(t, h, "GET", tc.path, "Cache-Control", "no-cache"); resp.StatusCode >= 400 {
+						t.Errorf("status %d", resp.StatusCode)
+					}
+				})
+			}
+			wg.Wait()
+			if n := a.Count(""); n != 1 {
+				t.Errorf("40 concurrent no-cache requests sent %d upstream requests, want 1", n)
+			}
+		})
+	}
+}
+
+// Held (no defect found): clients that hang up while every archive hangs
+// leave no goroutine behind once the archives' timeout has passed.
+func TestClientDisconnectLeavesNoGoroutines(t *testing.T) {
+	hang := newArchive(t, archivetest.Config{Fault: archivetest.FaultHang})
+	e := entry("hang", hang)
+	e.Timeout = 300 * time.Millisecond
+	ag := newAggregator(t, Options{Archives: []Archive{e}})
+	srv := httptest.NewServer(ag.Handler())
+	t.Cleanup(srv.Close)
+	client := &http.Client{Transport: &http.Transport{}}
+	before := runtime.NumGoroutine()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/timemap/link/http://x%d.example/", srv.URL, i), nil)
+			if resp, err := client.Do(req); err == nil {
+				resp.Body.Close()
+				t.Errorf("request %d answered %d before the client gave up", i, resp.StatusCode)
+			}
+		})
+	}
+	wg.Wait()
+	client.CloseIdleConnections()
+	// The searches run to their archive timeout; then everything ends.
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines, %d before the requests:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
