@@ -203,3 +203,55 @@ com,c)/ 20090119000000 {"url": "http://c.com/", "mime": "text/html", "status": "
 		t.Errorf("days = %+v, want IA with 3 records of 7 bytes", days)
 	}
 }
+
+// Regression: one domain got two keys by its IDN spelling or its IPv6
+// text, and a SURT with an empty host gave the key ")".
+func TestKeyNormalization(t *testing.T) {
+	tests := []struct {
+		name, indexKey, url string
+		mode                KeyMode
+		want                string
+	}{
+		{"unicode SURT", "de,müller)/", "http://müller.de/", KeyDomain, "xn--mller-kva.de"},
+		{"unicode upper case", "de,MÜLLER,www)/", "", KeyDomain, "xn--mller-kva.de"},
+		{"punycode SURT", "de,xn--mller-kva)/", "http://xn--mller-kva.de/", KeyDomain, "xn--mller-kva.de"},
+		{"unicode host mode", "de,müller,shop)/", "", KeyHost, "shop.xn--mller-kva.de"},
+		{"unicode TLD", "xn--fiqs8s,例子)/", "", KeyDomain, "xn--fsqu00a.xn--fiqs8s"},
+		{"no SURT, unicode URL", "", "http://Müller.de:8080/a", KeyDomain, "xn--mller-kva.de"},
+		{"IPv6 non-canonical", "[2001:DB8:0::1])/", "http://[2001:DB8:0::1]/", KeyDomain, "[2001:db8::1]"},
+		{"IPv6 with port", "[2001:db8::1]:8080)/", "http://[2001:db8::1]:8080/", KeyHost, "[2001:db8::1]"},
+		{"IPv4 SURT", "1,2,0,192)/", "http://192.0.2.1/", KeyDomain, "192.0.2.1"},
+		{"empty SURT host", ")/", "http:///x", KeyDomain, NoHostKey},
+		{"empty SURT host, no URL", ")/", "", KeyHost, NoHostKey},
+		{"comma SURT host", ",)/", "http://./", KeyDomain, NoHostKey},
+		{"trailing dot", "", "http://EXAMPLE.org./x", KeyDomain, "example.org"},
+		{"public suffix itself", "uk,co)/", "http://co.uk/", KeyDomain, "co.uk"},
+		{"single label", "localhost)/", "http://localhost/", KeyDomain, "localhost"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Key(tc.indexKey, tc.url, tc.mode); got != tc.want {
+				t.Errorf("Key(%q, %q, %v) = %q, want %q", tc.indexKey, tc.url, tc.mode, got, tc.want)
+			}
+		})
+	}
+}
+
+// Regression: re-keying by domain kept the original's empty key and split
+// one domain over its IDN spellings.
+func TestRekeyDomainNormalizes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", NoHostKey},
+		{"-", NoHostKey},
+		{"dns:", "dns:"},
+		{"www.Müller.de", "xn--mller-kva.de"},
+		{"shop.xn--mller-kva.de", "xn--mller-kva.de"},
+		{"[2001:DB8::1]", "[2001:db8::1]"},
+		{"news.bbc.co.uk", "bbc.co.uk"},
+	}
+	for _, tc := range tests {
+		if got := RekeyKey(tc.in, RekeyDomain); got != tc.want {
+			t.Errorf("RekeyKey(%q, RekeyDomain) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

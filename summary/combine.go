@@ -48,14 +48,16 @@ func NewCombiner(opts *CombineOptions) *Combiner {
 
 // RekeyKey returns the key that mode m gives to a summary key. Keys that
 // name no host (pseudo-URI keys such as "dns:", NoHostKey) and IP hosts are
-// kept.
+// kept; with RekeyDomain the empty key the original writes for records
+// without a host becomes NoHostKey, and hosts are lower-cased and
+// internationalized ones put in ASCII form, as Summarizer keys them.
 func RekeyKey(key string, m Rekey) string {
 	switch m {
 	case RekeyDomain:
-		if strings.HasSuffix(key, ":") || key == NoHostKey || key == "" {
+		if strings.HasSuffix(key, ":") || key == NoHostKey {
 			return key
 		}
-		return keyOfHost(key, KeyDomain)
+		return keyOfHost(strings.ToLower(key), KeyDomain) // "" (the original's key for "-") becomes NoHostKey
 	case RekeyLastTwo:
 		return pyLvl2FromHost(key)
 	}

@@ -40,14 +40,18 @@
 // (so without "www.", which SURT drops), or from the URL when the index key
 // is not a SURT. Keys are never empty:
 //
-//   - an IP host is its own key in every mode: 192.0.2.1, [2001:db8::1];
+//   - an IP host is its own key in every mode, in canonical form (RFC 5952
+//     for IPv6): 192.0.2.1, [2001:db8::1];
+//   - an internationalized host is keyed in its ASCII (Punycode) form, so
+//     that "müller.de" and "xn--mller-kva.de" share one line;
 //   - a pseudo-URI with a scheme that names no web host is keyed by its
 //     scheme: "dns:" for dns:example.com, "warcinfo:", "urn:", "filedesc:",
 //     "metadata:" (all such records of one scheme share one line);
 //   - a host that is itself a public suffix, or has a single label
 //     (localhost), is kept whole;
 //   - a record with no host at all (cdxj-indexer's warcinfo lines keyed
-//     "-") has the key NoHostKey, "-".
+//     "-", or a SURT with an empty host such as ")/") has the key
+//     NoHostKey, "-".
 //
 // # Deliberate fixes
 //

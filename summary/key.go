@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -181,12 +182,51 @@ func onlyDigitsAndCommas(s string) bool {
 	return s != ""
 }
 
+// canonicalIP returns the canonical text of an IP host (RFC 5952 for IPv6,
+// kept in brackets: "[2001:DB8:0::1]" → "[2001:db8::1]"). An IPv4 host
+// that parses is already canonical (netip rejects leading zeros). It does
+// not allocate when host is canonical.
+func canonicalIP(host string) string {
+	if !strings.HasPrefix(host, "[") || len(host) < 2 {
+		return host
+	}
+	inner := host[1 : len(host)-1]
+	a, err := netip.ParseAddr(inner)
+	if err != nil {
+		return host
+	}
+	var buf [64]byte
+	if c := a.AppendTo(buf[:0]); string(c) != inner {
+		return "[" + string(c) + "]"
+	}
+	return host
+}
+
+// asciiHost returns an internationalized host in its ASCII (Punycode,
+// RFC 5891) form, so that "müller.de" and "xn--mller-kva.de" share a key;
+// a host that is already ASCII, or that IDNA rejects, is returned as is.
+func asciiHost(host string) string {
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 {
+			if a, err := idna.Lookup.ToASCII(host); err == nil && a != "" {
+				return a
+			}
+			return host
+		}
+	}
+	return host
+}
+
 // keyOfHost reduces a lower-case host to the key of mode m.
 func keyOfHost(host string, m KeyMode) string {
 	if host == "" {
 		return NoHostKey
 	}
-	if m == KeyHost || isIP(host) {
+	if isIP(host) {
+		return canonicalIP(host)
+	}
+	host = asciiHost(host)
+	if m == KeyHost {
 		return host
 	}
 	if m == KeyLastTwo {
@@ -230,7 +270,7 @@ func hostKey(buf []byte, indexKey, url string, m KeyMode) (string, []byte) {
 	if part, ok := surtHostPart(indexKey); ok && part != "" {
 		if onlyDigitsAndCommas(part) || strings.ContainsAny(part, "[]") {
 			if h := urlHost(url); isIP(h) {
-				return h, buf
+				return canonicalIP(h), buf
 			}
 		}
 		buf = appendSURTHost(buf[:0], part)
@@ -238,6 +278,10 @@ func hostKey(buf []byte, indexKey, url string, m KeyMode) (string, []byte) {
 	}
 	if h := urlHost(url); h != "" {
 		return keyOfHost(h, m), buf
+	}
+	if _, ok := surtHostPart(indexKey); ok {
+		// A SURT with an empty host (")/") and no host in the URL.
+		return NoHostKey, buf
 	}
 	// A pseudo-URI index key without a URL, such as "dns:example.com".
 	if _, pseudo := schemeOf(indexKey); pseudo != "" {
