@@ -75,3 +75,41 @@ func TestArchive(t *testing.T) {
 		}
 	}
 }
+
+func TestConnsAndPeakInFlight(t *testing.T) {
+	a := New(Config{Latency: 100 * time.Millisecond})
+	defer a.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	defer client.CloseIdleConnections()
+	get := func() {
+		resp, err := client.Get(a.URL + "/timemap/link/http://nothing/")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	done := make(chan struct{})
+	for range 4 {
+		go func() { get(); done <- struct{}{} }()
+	}
+	for range 4 {
+		<-done
+	}
+	if p := a.PeakInFlight(); p < 2 || p > 4 {
+		t.Errorf("PeakInFlight = %d after 4 concurrent requests, want 2 to 4", p)
+	}
+	conns := a.Conns()
+	if conns < 2 || conns > 4 {
+		t.Errorf("Conns = %d after 4 concurrent requests, want 2 to 4", conns)
+	}
+	get() // sequential: reuses an idle connection
+	if a.Conns() != conns {
+		t.Errorf("a sequential request opened a connection: %d, was %d", a.Conns(), conns)
+	}
+	a.ResetLog()
+	if p := a.PeakInFlight(); p != 0 {
+		t.Errorf("PeakInFlight after ResetLog = %d, want 0", p)
+	}
+}
