@@ -364,7 +364,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 		}
 		var p int
 		if isTopKey(k) {
-			p, ok = m.cachedSearch(k)
+			p, ok = m.cachedSearch(x, k)
 		} else {
 			p, ok = m.seekFrom(x, k, p0)
 		}
@@ -433,14 +433,20 @@ type searchResult struct {
 // MiB. Once full it keeps what it has.
 const maxTopCache = 1 << 16
 
-func (m *Map) cachedSearch(k []byte) (int, bool) {
+func (m *Map) cachedSearch(x *blockIndex, k []byte) (int, bool) {
 	m.topMu.RLock()
 	r, hit := m.top[string(k)]
 	m.topMu.RUnlock()
 	if hit {
 		return r.p, r.ok
 	}
-	p, ok := m.search(k)
+	var p int
+	var ok bool
+	if x != nil {
+		p, ok = m.find(x, k)
+	} else {
+		p, ok = m.search(k)
+	}
 	m.topMu.Lock()
 	if m.top == nil {
 		m.top = make(map[string]searchResult)
