@@ -549,14 +549,18 @@ func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
 		end := string(cq.end)
 		prevKey, prevAt := "", int64(-1)
 		for e, err := range c.entriesFrom(off) {
+			if check {
+				// Only for the order check: a bad line there is not
+				// this query's concern.
+				check = false
+				if err == nil {
+					prevKey, prevAt = e.Key, e.At
+				}
+				continue
+			}
 			if err != nil {
 				yield(IdxEntry{}, err)
 				return
-			}
-			if check {
-				check = false
-				prevKey, prevAt = e.Key, e.At
-				continue
 			}
 			// The binary search is only right over a sorted index; an
 			// entry that sorts before the one above it is reported, not

@@ -118,3 +118,20 @@ func TestClusterDamagedIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterOrderCheckToleratesBadLineBefore: the order check reads the
+// index entry before a query's first block; a malformed line there must not
+// fail a query that does not need it.
+func TestClusterOrderCheckToleratesBadLineBefore(t *testing.T) {
+	c, _ := damagedCluster(t, func(l []string) []string { l[1] = setField(l[1], 2, "x"); return l })
+	n := 0
+	for _, err := range c.Lines(Query{Key: "com,example)/12"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 1 {
+		t.Errorf("%d lines, want 1", n)
+	}
+}
