@@ -255,3 +255,37 @@ func TestRekeyDomainNormalizes(t *testing.T) {
 		}
 	}
 }
+
+// Regression: a mapping file giving one prefix two organizations silently
+// used the first.
+func TestOrgMappingDuplicates(t *testing.T) {
+	tests := []struct {
+		name, in string
+		wantErr  string
+		file     string
+		wantOrg  string
+	}{
+		{"conflict", "LOC A\n# c\nLOC B\n", `map.txt:3: prefix "LOC" maps to "B" here and to "A" on line 1`, "", ""},
+		{"same pair twice", "LOC A\nLOC A\n", "", "LOC-1.arc.gz", "A"},
+		{"longest prefix wins", "LOC A\nLOC-X B\n", "", "LOC-X-1.arc.gz", "B"},
+		{"three fields", "LOC A B\n", `map.txt:1: want "PREFIX ORGANIZATION", got 3 fields`, "", ""},
+		{"no dash falls back", "LOC A\n", "", "crawl.warc.gz", "crawl"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			org, err := ReadOrgMapping(strings.NewReader(tc.in), "map.txt")
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := org(tc.file); got != tc.wantOrg {
+				t.Errorf("org(%q) = %q, want %q", tc.file, got, tc.wantOrg)
+			}
+		})
+	}
+}

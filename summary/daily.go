@@ -80,13 +80,20 @@ func OrgByRegexp(re *regexp.Regexp) OrgFunc {
 // ReadOrgMapping reads a mapping file, one "PREFIX ORGANIZATION" pair per
 // line (blank lines and lines starting with '#' ignored), and returns an
 // OrgFunc that gives the organization of the longest prefix of the base
-// name, falling back to OrgByPrefix. A line without two fields is a
-// *ParseError naming it.
+// name, falling back to OrgByPrefix. A line without two fields, or a
+// prefix mapped to two different organizations, is a *ParseError naming
+// the line (a pair repeated identically is accepted); so is a read error.
 func ReadOrgMapping(r io.Reader, name string) (OrgFunc, error) {
-	type pair struct{ prefix, org string }
+	type pair struct {
+		prefix, org string
+		line        int64
+	}
 	var pairs []pair
+	byPrefix := map[string]pair{}
 	sc := bufio.NewScanner(r)
-	for n := int64(1); sc.Scan(); n++ {
+	n := int64(0)
+	for sc.Scan() {
+		n++
 		l := strings.TrimSpace(sc.Text())
 		if l == "" || l[0] == '#' {
 			continue
@@ -95,12 +102,20 @@ func ReadOrgMapping(r io.Reader, name string) (OrgFunc, error) {
 		if len(f) != 2 {
 			return nil, &ParseError{Name: name, Line: n, Err: fmt.Errorf("want \"PREFIX ORGANIZATION\", got %d fields", len(f))}
 		}
-		pairs = append(pairs, pair{f[0], f[1]})
+		p := pair{f[0], f[1], n}
+		if q, dup := byPrefix[p.prefix]; dup {
+			if q.org != p.org {
+				return nil, &ParseError{Name: name, Line: n, Err: fmt.Errorf("prefix %q maps to %q here and to %q on line %d", p.prefix, p.org, q.org, q.line)}
+			}
+			continue // the same pair again
+		}
+		byPrefix[p.prefix] = p
+		pairs = append(pairs, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, &ParseError{Name: name, Line: n + 1, Err: err}
 	}
-	slices.SortFunc(pairs, func(a, b pair) int { return len(b.prefix) - len(a.prefix) })
+	slices.SortStableFunc(pairs, func(a, b pair) int { return len(b.prefix) - len(a.prefix) })
 	return func(filename string) string {
 		base := filename[strings.LastIndexByte(filename, '/')+1:]
 		for _, p := range pairs {
