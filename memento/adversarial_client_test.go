@@ -2,7 +2,10 @@ package memento
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 
@@ -132,5 +135,55 @@ func TestFetchTimeMapRefusesHTMLUnderAnotherType(t *testing.T) {
 				t.Errorf("%d mementos, want %d", tm.Len(), tc.mementos)
 			}
 		})
+	}
+}
+
+// TestCancelledCallsLeakNoGoroutine: a context cancelled while a body is
+// still arriving must end the call and leave no goroutine behind (the
+// aggregator makes thousands of such calls).
+func TestCancelledCallsLeakNoGoroutine(t *testing.T) {
+	trickle := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", MediaTypeLinkFormat)
+		w.Header().Set("Vary", "accept-datetime")
+		w.Header().Set("Memento-Datetime", "Sat, 01 Jan 2000 00:00:00 GMT")
+		if r.Method == http.MethodHead {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		fmt.Fprint(w, mementoLines("http://a.example", "2001", "2002"))
+		w.(http.Flusher).Flush()
+		stall(w, r)
+	}
+	a := newArchive(t, map[string]http.HandlerFunc{"/tm": trickle, "/tg": trickle, "/m": trickle})
+	tr := &http.Transport{}
+	c := &Client{HTTP: &http.Client{Transport: tr}, Timeout: 10 * time.Second}
+	base := runtime.NumGoroutine()
+	calls := map[string]func(context.Context) error{
+		"FetchTimeMap": func(ctx context.Context) error { _, err := c.FetchTimeMap(ctx, a.URL+"/tm"); return err },
+		"TimeGate":     func(ctx context.Context) error { _, err := c.TimeGate(ctx, a.URL+"/tg", time.Now()); return err },
+		"Memento":      func(ctx context.Context) error { _, err := c.Memento(ctx, a.URL+"/m"); return err },
+	}
+	for name, call := range calls {
+		for range 3 {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(50*time.Millisecond, cancel)
+			start := time.Now()
+			err := call(ctx)
+			cancel()
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("%s: returned %v after the cancel", name, d)
+			}
+			if name == "FetchTimeMap" && !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: err = %v, want context.Canceled", name, err)
+			}
+		}
+	}
+	tr.CloseIdleConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		t.Errorf("%d goroutines after the calls, %d before", n, base)
 	}
 }
