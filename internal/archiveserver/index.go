@@ -75,9 +75,16 @@ type capture struct {
 }
 
 type group struct {
-	urls []string // distinct original URLs, in first-seen order
-	caps []capture
+	urls  []string // distinct original URLs, in first-seen order
+	caps  []capture
+	byURL map[string]int32 // index of urls once it is long; LoadIndex only
 }
+
+// urlScanMax is the number of distinct URLs of one key searched linearly
+// while loading; past it a map finds them (a key whose captures each have
+// their own URL, such as session ids the SURT drops, would make the load
+// quadratic).
+const urlScanMax = 16
 
 // Index is an archive's holdings in memory: SURT keys in byte-wise order,
 // each with its captures sorted by time. Lookups are a binary search over
@@ -164,15 +171,29 @@ func LoadIndex(ctx context.Context, inputs []Input, o LoadOptions) (*Index, Load
 				byKey[strings.Clone(key)] = g
 			}
 			ui := -1
-			for i, s := range g.urls {
-				if s == u {
-					ui = i
-					break
+			if g.byURL != nil {
+				if i, ok := g.byURL[u]; ok {
+					ui = int(i)
+				}
+			} else {
+				for i, s := range g.urls {
+					if s == u {
+						ui = i
+						break
+					}
 				}
 			}
 			if ui < 0 {
 				ui = len(g.urls)
 				g.urls = append(g.urls, strings.Clone(u))
+				if g.byURL != nil {
+					g.byURL[g.urls[ui]] = int32(ui)
+				} else if len(g.urls) > urlScanMax {
+					g.byURL = make(map[string]int32, 2*len(g.urls))
+					for i, s := range g.urls {
+						g.byURL[s] = int32(i)
+					}
+				}
 			}
 			g.caps = append(g.caps, capture{sec: ts.Unix(), url: int32(ui)})
 		}
@@ -200,6 +221,7 @@ func LoadIndex(ctx context.Context, inputs []Input, o LoadOptions) (*Index, Load
 			out = append(out, c)
 		}
 		g.caps = out
+		g.byURL = nil
 		x.groups[i] = *g
 		x.captures += int64(len(out))
 	}

@@ -610,3 +610,31 @@ com,example)/gt 20200101000000 {"url": "http://example.com/a>b"}
 		})
 	}
 }
+
+// TestLoadIndexManyURLsOneKey: a key whose captures have many distinct
+// original URLs (past the linear search, into the map) keeps each capture's
+// own URL and counts repeats as duplicates.
+func TestLoadIndexManyURLsOneKey(t *testing.T) {
+	const n = 3 * urlScanMax
+	in := sessionIndex(n)
+	in = append(in, in...) // every capture twice
+	idx, st, err := LoadIndex(context.Background(), []Input{{Name: "s", R: bytes.NewReader(in)}}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (LoadStats{Records: 2 * n, Captures: n, URIRs: 1, Duplicates: n}); st != want {
+		t.Errorf("LoadStats %+v, want %+v", st, want)
+	}
+	caps, err := idx.Lookup("http://example.com/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(caps) != n {
+		t.Fatalf("%d captures, want %d", len(caps), n)
+	}
+	for i, c := range caps {
+		if want := fmt.Sprintf("http://example.com/page?sid=%d", i); c.URL != want {
+			t.Errorf("capture %d: URL %q, want %q", i, c.URL, want)
+		}
+	}
+}
