@@ -374,3 +374,36 @@ func TestClientDisconnectLeavesNoGoroutines(t *testing.T) {
 		t.Errorf("%d goroutines, %d before the requests:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// URI-Rs as real clients send them: a stray '%' in the path was a 400
+// (only in the path: "?q=50%" passed), and "http:example.com" or a
+// scheme-relative "//example.com/" were mangled into a 400.
+func TestNormalizeURIRRealWorld(t *testing.T) {
+	for _, tc := range []struct{ name, in, want, err string }{
+		{"stray-percent-in-path", "http://example.com/100%.html", "http://example.com/100%25.html", ""},
+		{"stray-percent-at-end", "example.com/100%", "http://example.com/100%25", ""},
+		{"stray-percent-in-query", "http://example.com/?q=50%", "http://example.com/?q=50%25", ""},
+		{"iis-unicode-escape", "http://example.com/%u00e9", "http://example.com/%25u00e9", ""},
+		{"half-escape", "http://example.com/a%2", "http://example.com/a%252", ""},
+		{"escapes-kept", "http://example.com/a%20b%2Fc%26d", "http://example.com/a%20b%2Fc%26d", ""},
+		{"lower-hex-escape-kept", "http://example.com/%c3%a9", "http://example.com/%c3%a9", ""},
+		{"no-slashes", "http:example.com/a", "http://example.com/a", ""},
+		{"no-slashes-https", "HTTPS:example.com", "https://example.com", ""},
+		{"scheme-relative", "//example.com/a", "http://example.com/a", ""},
+		{"percent-in-host", "http://exa%mple.com/", "", "host"},
+		{"empty-host-scheme-relative", "///a", "", "host"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := NormalizeURIR(tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("NormalizeURIR(%q) = %q, %v; want an error about %q", tc.in, got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("NormalizeURIR(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
+	}
+}

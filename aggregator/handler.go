@@ -48,9 +48,10 @@ const (
 // The URI-R is the rest of the raw request target (path and query, never
 // decoded, so "%26" reaches the archives as "%26"); a URI-R percent-encoded
 // as a whole (http%3A%2F%2F...) is decoded once, a missing scheme becomes
-// http://, an upper-case scheme is lower-cased, and a doubled "http://http://"
-// is repaired, and bytes that cannot appear in a URI ('<', '>', '"',
-// spaces, non-ASCII) are percent-encoded. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date.
+// http:// (also for "//host/..." and "http:host"), an upper-case scheme is
+// lower-cased, and a doubled "http://http://" is repaired, and bytes that
+// cannot appear in a URI ('<', '>', '"', spaces, non-ASCII, a '%' that
+// starts no %XX escape) are percent-encoded. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date.
 //
 // Statuses: 400 for a bad URI-R, datetime or Accept-Datetime (RFC 7089
 // §4.5.3: Accept-Datetime must be an rfc1123-date in GMT); 403 for a
@@ -130,6 +131,12 @@ func NormalizeURIR(s string) (string, error) {
 		// a proxy collapsed "//" into "/"
 		i := strings.IndexByte(s, '/')
 		s = strings.ToLower(s[:i]) + "/" + s[i:]
+	} else if strings.HasPrefix(ls, "http:") || strings.HasPrefix(ls, "https:") {
+		// "http:example.com": no slashes at all
+		i := strings.IndexByte(s, ':')
+		s = strings.ToLower(s[:i]) + "://" + s[i+1:]
+	} else if strings.HasPrefix(s, "//") {
+		s = "http:" + s // scheme-relative
 	} else {
 		s = "http://" + s
 	}
@@ -149,7 +156,7 @@ func NormalizeURIR(s string) (string, error) {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return "", fmt.Errorf("URI-R %q: scheme %q is not http or https", s, u.Scheme)
 	}
-	if u.Host == "" || strings.ContainsAny(u.Host, " \t<>\"") {
+	if u.Host == "" || strings.ContainsAny(u.Host, " \t<>\"") || strings.ContainsAny(u.Hostname(), "% ") {
 		return "", fmt.Errorf("URI-R %q: no valid host", s)
 	}
 	return s, nil
@@ -157,15 +164,17 @@ func NormalizeURIR(s string) (string, error) {
 
 // escapeNonURI percent-encodes the bytes that cannot appear in a URI
 // (RFC 3986 §2: controls, space, '"', '<', '>', '\\', '^', '`', '{', '|',
-// '}', and every non-ASCII byte), so that the URI-R can be written inside
-// '<...>' in link format and sent upstream; a valid URI is unchanged and
-// existing escapes are kept as they are.
+// '}', every non-ASCII byte, and a '%' that does not start a "%XX" escape,
+// as in "100%.html" or IIS's "%u00e9"), so that the URI-R can be written
+// inside '<...>' in link format and sent upstream; a valid URI is
+// unchanged and existing escapes are kept as they are.
 func escapeNonURI(s string) string {
 	const hex = "0123456789ABCDEF"
 	var b []byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c > ' ' && c < 0x7f && !strings.ContainsRune("\"<>\\^`{|}", rune(c)) {
+		stray := c == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]))
+		if c > ' ' && c < 0x7f && !stray && !strings.ContainsRune("\"<>\\^`{|}", rune(c)) {
 			if b != nil {
 				b = append(b, c)
 			}
@@ -180,6 +189,10 @@ func escapeNonURI(s string) string {
 		return s
 	}
 	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 func isScheme(s string) bool {
