@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,10 @@ type Series struct {
 	Name  string
 	Lines []Line
 }
+
+// ErrNoData is returned by the chart functions when their input holds no
+// period (or no day) to draw, instead of an empty or broken image.
+var ErrNoData = errors.New("summary: nothing to chart: the inputs hold no data")
 
 // ChartFormat returns the image format of a chart path from its extension:
 // "svg" or "png". Other extensions are an error.
@@ -73,8 +78,12 @@ func yearsOf(series []Series) []int {
 }
 
 // HTMLBytesChart draws, for each summary, the bytes of HTML captures per
-// year (s_html summed over keys), one line per summary.
+// year (s_html summed over keys), one line per summary. Summaries without
+// any period give ErrNoData.
 func HTMLBytesChart(series []Series) (*plot.Plot, error) {
+	if len(yearsOf(series)) == 0 {
+		return nil, ErrNoData
+	}
 	p := plot.New()
 	p.Title.Text = "HTML bytes per year"
 	p.X.Label.Text = "year"
@@ -101,12 +110,16 @@ func HTMLBytesChart(series []Series) (*plot.Plot, error) {
 }
 
 // DomainsChart draws the number of keys (domains) each summary holds per
-// year (keys with n_total > 0), as bars side by side.
+// year (keys with n_total > 0), as bars side by side. Summaries without
+// any period give ErrNoData.
 func DomainsChart(series []Series) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = "Domains held per year"
 	p.Y.Label.Text = "keys with captures"
 	years := yearsOf(series)
+	if len(years) == 0 {
+		return nil, ErrNoData
+	}
 	names := make([]string, len(years))
 	for i, y := range years {
 		names[i] = fmt.Sprint(y)
@@ -136,8 +149,11 @@ func DomainsChart(series []Series) (*plot.Plot, error) {
 }
 
 // DailyChart draws the daily series: captures per day, one line per
-// organization and one for the total.
+// organization and one for the total. An empty series gives ErrNoData.
 func DailyChart(days []Day) (*plot.Plot, error) {
+	if len(days) == 0 {
+		return nil, ErrNoData
+	}
 	p := plot.New()
 	p.Title.Text = "Captures per day"
 	p.Y.Label.Text = "captures"
@@ -201,16 +217,17 @@ func SaveChart(path string, p *plot.Plot) error {
 
 // WriteFileAtomic creates path by writing a temporary file in the same
 // folder with write, then renaming it into place. On any error the
-// temporary file is removed and path is untouched.
+// temporary file is removed, path is untouched, and the error names path.
 func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return err
+		return fmt.Errorf("summary: writing %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			err = fmt.Errorf("summary: writing %s: %w", path, err)
 		}
 	}()
 	if err = write(f); err != nil {

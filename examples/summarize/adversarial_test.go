@@ -7,19 +7,24 @@ import (
 	"testing"
 )
 
-// writeFiles writes name → content into a temporary folder and returns the paths.
-func writeFiles(t *testing.T, files map[string]string) map[string]string {
+// writeFiles writes name → content into a temporary folder
+// (names may hold a folder, created as needed) and returns the folder and
+// the paths.
+func writeFiles(t *testing.T, files map[string]string) (string, map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
 	paths := map[string]string{}
 	for name, content := range files {
 		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		paths[name] = p
 	}
-	return paths
+	return dir, paths
 }
 
 // Regression cases for inputs that broke the command: each must fail with
@@ -39,17 +44,72 @@ func TestAdversarialInputs(t *testing.T) {
 			args:    []string{"empty.cdxj.gz"},
 			wantErr: "empty.cdxj.gz: empty file, not gzip data",
 		},
+		{
+			name:    "chart of an empty summary",
+			files:   map[string]string{"empty.sum": ""},
+			args:    []string{"chart", "-kind", "domains", "-o", "OUT/c.svg", "empty.sum"},
+			wantErr: "nothing to chart",
+		},
+		{
+			name:    "html chart of an empty summary",
+			files:   map[string]string{"empty.sum": ""},
+			args:    []string{"chart", "-kind", "html", "-o", "OUT/c.png", "empty.sum"},
+			wantErr: "nothing to chart",
+		},
+		{
+			name:    "daily chart of an empty index",
+			files:   map[string]string{"empty.cdxj": ""},
+			args:    []string{"chart", "-kind", "daily", "-o", "OUT/c.svg", "empty.cdxj"},
+			wantErr: "nothing to chart",
+		},
+		{
+			name:    "chart into a folder that is a file",
+			files:   map[string]string{"one.sum": `x {"2020": {"n_total": 1, "s_html": 5}}` + "\n", "afile": ""},
+			args:    []string{"chart", "-kind", "html", "-o", "OUT/afile/c.svg", "one.sum"},
+			wantErr: "afile/c.svg",
+		},
+		{
+			name:    "chart onto a folder",
+			files:   map[string]string{"one.sum": `x {"2020": {"n_total": 1, "s_html": 5}}` + "\n", "adir.svg/keep": ""},
+			args:    []string{"chart", "-kind", "html", "-o", "OUT/adir.svg", "one.sum"},
+			wantErr: "adir.svg",
+		},
+		{
+			name:    "chart of a single point",
+			files:   map[string]string{"one.sum": `x {"2020": {"n_total": 1, "s_html": 5}}` + "\n"},
+			args:    []string{"chart", "-kind", "domains", "-o", "OUT/c.svg", "one.sum"},
+			wantOut: "",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			paths := writeFiles(t, tc.files)
+			dir, paths := writeFiles(t, tc.files)
 			args := make([]string, len(tc.args))
 			for i, a := range tc.args {
 				if p, ok := paths[a]; ok {
 					a = p
 				}
-				args[i] = a
+				args[i] = strings.Replace(a, "OUT/", dir+"/", 1)
 			}
+			defer func() {
+				// No temporary file may be left behind, and a failed chart
+				// leaves no output.
+				err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+					if err != nil {
+						return err
+					}
+					if strings.Contains(filepath.Base(p), ".tmp") {
+						t.Errorf("leftover temporary file %s", p)
+					}
+					if tc.wantErr != "" && (strings.HasSuffix(p, "/c.svg") || strings.HasSuffix(p, "/c.png")) {
+						t.Errorf("failed chart left %s", p)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}()
 			out, _, err := runCmd(t, args...)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -59,6 +119,13 @@ func TestAdversarialInputs(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			for i, a := range args {
+				if a == "-o" {
+					if st, err := os.Stat(args[i+1]); err != nil || st.Size() == 0 {
+						t.Errorf("chart %s not written: %v", args[i+1], err)
+					}
+				}
 			}
 			if !strings.Contains(out, tc.wantOut) {
 				t.Errorf("output %q lacks %q", out, tc.wantOut)
