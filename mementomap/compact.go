@@ -239,7 +239,8 @@ type compactor struct {
 // valid UKVS with the input's headers, and compacts again.
 //
 // Input: header lines ("!…") first, then data lines "KEY FREQUENCY [REST]"
-// in byte-wise order of KEY; blank lines are skipped. A line out of order, a
+// in byte-wise order of KEY; blank lines are skipped, and so is a UTF-8
+// byte order mark at the start. A line out of order, a
 // header after data, a malformed frequency or a line longer than
 // o.MaxLineLength stops the run with a *[LineError] naming the line.
 // Memory: the trails (at most HostDepth+PathDepth nodes), one line, and at
@@ -307,6 +308,9 @@ func (c *compactor) run(src io.Reader) error {
 			return nil
 		}
 		lineNo++
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte(utf8BOM))
+		}
 		if len(line) > c.o.MaxLineLength {
 			return &LineError{Line: lineNo, Err: fmt.Errorf("%w: %d bytes", ErrLineTooLong, len(line))}
 		}

@@ -359,3 +359,16 @@ func TestReferenceCases(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactSkipsBOM: a byte order mark before the first line is not
+// part of its key (it made the second key look out of order).
+func TestCompactSkipsBOM(t *testing.T) {
+	var out bytes.Buffer
+	in := "\xef\xbb\xbf" + lines("!meta {}", "com,a)/ 1", "com,a)/b 2")
+	if _, err := Compact(&out, strings.NewReader(in), opts(math.Inf(1), math.Inf(1), false)); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(lines("!meta {}", "com,a)/ 1", "com,a)/b 2"), out.String()); d != "" {
+		t.Errorf("Compact (-want +got):\n%s", d)
+	}
+}

@@ -29,6 +29,18 @@ func TestMerge(t *testing.T) {
 			want: lines("com,b)/* 10", "com,b)/private 3", "com,c)/x 0"),
 		},
 		{
+			name: "same archive id",
+			a:    lines("!id {\"uri\": \"x\"}", "com,a)/ 1"),
+			b:    lines("!id  {\"uri\": \"x\"} ", "com,b)/ 1"),
+			want: lines("!id {\"uri\": \"x\"}", "com,a)/ 1", "com,b)/ 1"),
+		},
+		{
+			name: "byte order marks skipped",
+			a:    "\xef\xbb\xbf" + lines("com,a)/ 1", "com,b)/ 1"),
+			b:    "\xef\xbb\xbf" + lines("com,c)/ 1"),
+			want: lines("com,a)/ 1", "com,b)/ 1", "com,c)/ 1"),
+		},
+		{
 			name: "one side empty",
 			a:    "",
 			b:    lines("!id {\"uri\": \"x\"}", "com,a)/ 1"),
@@ -48,6 +60,11 @@ func TestMerge(t *testing.T) {
 	}
 	if _, err := Merge(&bytes.Buffer{}, strings.NewReader(lines("com,b)/ 1", "com,a)/ 1")), strings.NewReader("")); !errors.Is(err, ErrOutOfOrder) {
 		t.Errorf("unsorted input: err = %v, want ErrOutOfOrder", err)
+	}
+	var out bytes.Buffer
+	a, b := lines("!id {\"uri\": \"https://a/\"}", "com,a)/ 1"), lines("!id {\"uri\": \"https://b/\"}", "com,b)/ 1")
+	if _, err := Merge(&out, strings.NewReader(a), strings.NewReader(b)); !errors.Is(err, ErrDifferentArchives) || out.Len() != 0 {
+		t.Errorf("maps of two archives: err = %v, output %q; want ErrDifferentArchives and no output", err, out.String())
 	}
 }
 

@@ -25,6 +25,7 @@ type Map struct {
 	b       []byte // data, or nil for an empty file
 	start   int    // offset of the first line after the header section
 	headers ukvs.Headers
+	err     error     // why the map cannot be searched (ErrLoneCR), returned by lookups
 	pool    sync.Pool // *candidates
 
 	topMu sync.RWMutex
@@ -50,10 +51,60 @@ func (m Match) Present() bool { return m.Distance >= 0 && !m.Frequency.HoldsNoth
 // ErrClosed is returned by lookups on a closed Map.
 var ErrClosed = errors.New("mementomap: map is closed")
 
+// ErrLoneCR is returned by [Open] (and by lookups in a Map from
+// [FromBytes]) for a map whose first line ends with a lone CR ("\r", the
+// old Macintosh line end): its lines are not LF-separated, so a lookup
+// would see one line and answer absent for keys the map holds. Lines must
+// end with LF or CRLF (UKVS). Only the first 64 KiB are checked, to keep
+// Open in constant time; a lone CR further on joins two lines, hides the
+// second one's key, and is reported by ukvs.Check.
+var ErrLoneCR = errors.New("mementomap: lines end with a lone CR; convert the map to LF line ends")
+
+// utf8BOM is the UTF-8 byte order mark, skipped at the start of a map.
+const utf8BOM = "\xef\xbb\xbf"
+
+// loneCRWindow is how many leading bytes Open checks for lone CR line ends.
+const loneCRWindow = 64 << 10
+
+// hasLoneCR reports whether the first line of b (or its first
+// loneCRWindow bytes) holds a CR followed by anything but CR or LF.
+func hasLoneCR(b []byte) bool {
+	b = b[:min(len(b), loneCRWindow)]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	for {
+		i := bytes.IndexByte(b, '\r')
+		if i < 0 {
+			return false
+		}
+		b = b[i+1:]
+		if len(b) > 0 && b[0] != '\r' {
+			return true
+		}
+	}
+}
+
 // Open memory-maps the MementoMap file at path for lookups. Empty files and
 // files holding only headers are valid maps that hold nothing. The header
 // section ("!" lines and blank lines at the top) is parsed leniently: a
-// header line that is not valid UKVS is kept with its raw value.
+// header line that is not valid UKVS is kept with its raw value. A UTF-8
+// byte order mark at the start is skipped; lines end with LF or CRLF, and
+// a map whose first line ends with a lone CR is refused with [ErrLoneCR].
+//
+// Lookups trust the file to be a valid map: data lines sorted byte-wise by
+// key, each key once (run ukvs.Check, or the check command, on a map of
+// unknown origin). In an unsorted map a binary search can miss a key the
+// file holds, and answer absent: a false negative that only a check
+// finds. Of duplicate keys, the first line decides.
+//
+// The file is mapped, not copied. Replacing it by renaming a new file over
+// its path (what [Compact], [Build] and the command do) leaves an open Map
+// reading the old content until it is closed and opened again. Changing
+// the file in place while it is open (writing into it, truncating it) is
+// not supported: lookups see the new bytes mid-search, and reading a page
+// past a truncated end kills the process with SIGBUS unless the caller
+// recovers it (runtime/debug.SetPanicOnFault).
 func Open(path string) (*Map, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -75,12 +126,17 @@ func Open(path string) (*Map, error) {
 	}
 	m.start = m.parseHeaders()
 	m.pool.New = func() any { return new(candidates) }
+	if m.err != nil {
+		m.Close()
+		return nil, fmt.Errorf("%w: %s", m.err, path)
+	}
 	return m, nil
 }
 
 // FromBytes returns a Map over b, a MementoMap held in memory, with the
 // same lookups as a file opened by [Open]. b must not change while the Map
-// is in use; Close on such a Map only forgets b.
+// is in use; Close on such a Map only forgets b. Where Open would refuse b
+// ([ErrLoneCR]), the Map's lookups return that error.
 func FromBytes(b []byte) *Map {
 	m := &Map{b: b}
 	if m.b == nil {
@@ -91,9 +147,18 @@ func FromBytes(b []byte) *Map {
 	return m
 }
 
-// parseHeaders reads the "!" lines at the top and returns where data starts.
+// parseHeaders reads the "!" lines at the top and returns where data
+// starts, after a byte order mark if any. It sets m.err for lone CR line
+// ends.
 func (m *Map) parseHeaders() int {
 	p := 0
+	if bytes.HasPrefix(m.b, []byte(utf8BOM)) {
+		p = len(utf8BOM)
+	}
+	if hasLoneCR(m.b[p:]) {
+		m.err = ErrLoneCR
+		return len(m.b)
+	}
 	for p < len(m.b) {
 		e := bytes.IndexByte(m.b[p:], '\n')
 		end := len(m.b)
@@ -310,6 +375,9 @@ func (m *Map) LookupSURT(surtKey string) (Match, error) {
 		}
 		return Match{Distance: -1}, nil
 	}
+	if m.err != nil {
+		return Match{Distance: -1}, m.err
+	}
 	if len(m.b) == 0 {
 		return Match{Distance: -1}, nil
 	}
@@ -495,7 +563,7 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 		}
 		st.Lookups++
 		res, err := m.Lookup(in)
-		if errors.Is(err, ErrClosed) {
+		if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) {
 			return st, err
 		}
 		bw.WriteString(in)

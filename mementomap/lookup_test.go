@@ -145,6 +145,22 @@ func TestLookupEdges(t *testing.T) {
 		{"single line", "com,a)/ 1", "com,a)/", "com,a)/", "1", true},
 		{"CRLF", "com,a)/ 1\r\ncom,b)/ 2\r\n", "com,b)/", "com,b)/", "2", true},
 		{"bare star", "* 7\ncom,a)/ 1\n", "org,x)/", "*", "7", true},
+		{"BOM before first line", "\xef\xbb\xbfcom,a)/ 1\ncom,b)/ 2\n", "com,a)/", "com,a)/", "1", true},
+		{"BOM before headers", "\xef\xbb\xbf!meta {}\ncom,a)/ 1\n", "com,a)/", "com,a)/", "1", true},
+		{"CR CR LF", "com,a)/ 1\r\r\ncom,b)/ 2\r\r\n", "com,a)/", "com,a)/", "1", true},
+		{"tab between columns", "com,a)/\t1\ncom,b)/\t2\n", "com,b)/", "com,b)/", "2", true},
+		{"trailing spaces", "com,a)/ 1  \ncom,b)/ 2 \t\n", "com,b)/", "com,b)/", "2", true},
+		{"duplicate keys: the first decides", "com,a)/ 1\ncom,a)/ 2\ncom,b)/ 3\n", "com,a)/", "com,a)/", "1", true},
+		{"TLD wildcard next to a host", "com,* 5\ncom,example)/ 1\n", "com,example)/a", "com,*", "5", true},
+		{"host beside a TLD wildcard", "com,* 5\ncom,example)/ 1\n", "com,example)/", "com,example)/", "1", true},
+		{"exclusion beneath TLD wildcard", "com,* 5\ncom,example)/ 0\n", "com,example)/", "com,example)/", "0", false},
+		{"root path wildcard", "com,example)/* 3\n", "com,example)/", "com,example)/*", "3", true},
+		{"root path wildcard, reference root", "com,example)/* 3\n", "com,example)", "com,example)/*", "3", true},
+		{"paren in path", "com,example)/a)b 1\ncom,example)/q)x/y 2\n", "com,example)/q)x/y", "com,example)/q)x/y", "2", true},
+		{"paren in path under wildcard", "com,example)/q)x/* 2\n", "com,example)/q)x/y/z", "com,example)/q)x/*", "2", true},
+		{"IPv6 host", "2001:db8::1)/ 1\ncom,a)/ 2\n", "2001:db8::1)/a", "", "", false},
+		{"IPv6 host exact", "2001:db8::1)/a 1\ncom,a)/ 2\n", "2001:db8::1)/a", "2001:db8::1)/a", "1", true},
+		{"port", "com,example:8080)/a 1\n", "com,example:8080)/a", "com,example:8080)/a", "1", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,5 +300,36 @@ func TestLookupConcurrentWhileIndexing(t *testing.T) {
 	wg.Wait()
 	if m.index.Load() == nil {
 		t.Error("no index built after 4800 lookups")
+	}
+}
+
+// TestLoneCR: a map with old Macintosh line ends would be one long line,
+// every lookup a false negative; Open refuses it and a Map from bytes
+// fails its lookups.
+func TestLoneCR(t *testing.T) {
+	tests := []struct {
+		name, content string
+		wantErr       bool
+	}{
+		{"lone CR data", "com,a)/ 1\rcom,b)/ 2\r", true},
+		{"lone CR headers", "!meta {}\rcom,a)/ 1\r", true},
+		{"lone CR after BOM", "\xef\xbb\xbfcom,a)/ 1\rcom,b)/ 2\r", true},
+		{"CRLF", "com,a)/ 1\r\ncom,b)/ 2\r\n", false},
+		{"CR at the end of the file", "com,a)/ 1\r", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Open(writeMap(t, tt.content))
+			if got := errors.Is(err, ErrLoneCR); got != tt.wantErr {
+				t.Fatalf("Open: error %v, want ErrLoneCR %v", err, tt.wantErr)
+			}
+			if err == nil {
+				m.Close()
+			}
+			_, err = FromBytes([]byte(tt.content)).LookupSURT("com,a)/")
+			if got := errors.Is(err, ErrLoneCR); got != tt.wantErr {
+				t.Fatalf("FromBytes lookup: error %v, want ErrLoneCR %v", err, tt.wantErr)
+			}
+		})
 	}
 }

@@ -3,11 +3,28 @@ package mementomap
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/mementokit/mementokit/ukvs"
 )
+
+// ErrDifferentArchives is returned by [Merge] for maps whose "!id"
+// headers (the archive each map describes, MEMENTOMAP.md) differ.
+var ErrDifferentArchives = errors.New("mementomap: maps of different archives (!id differs)")
+
+// headerValue returns the trimmed value of the first header line "!name
+// VALUE" in hs (lines without their end), or nil when there is none.
+func headerValue(hs [][]byte, name string) []byte {
+	for _, h := range hs {
+		rest, ok := bytes.CutPrefix(h, []byte("!"+name))
+		if ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t') {
+			return bytes.TrimSpace(rest)
+		}
+	}
+	return nil
+}
 
 // MergeStats counts a [Merge] run.
 type MergeStats struct {
@@ -40,6 +57,9 @@ func (r *mapReader) next() error {
 			return fmt.Errorf("mementomap: %s: %w", r.name, err)
 		}
 		r.line++
+		if r.line == 1 {
+			l = bytes.TrimPrefix(l, []byte(utf8BOM))
+		}
 		if isBlank(l) {
 			continue
 		}
@@ -76,7 +96,10 @@ func (r *mapReader) next() error {
 // nothing" ("0") is kept only when the other map says so too: a lone
 // exclusion could hide what a wildcard of the other map holds, a false
 // negative. Both inputs must be sorted (see [Compact] for the errors).
-// Memory: one line of each input.
+// Maps of two archives are not merged: when both have an "!id" header and
+// their values differ (compared as written, outer spaces trimmed), Merge
+// returns [ErrDifferentArchives] before writing anything. Memory: one
+// line of each input.
 func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 	var st MergeStats
 	ra := &mapReader{name: "first map", br: bufio.NewReaderSize(a, 1<<16)}
@@ -86,6 +109,9 @@ func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 	}
 	if err := rb.next(); err != nil {
 		return st, err
+	}
+	if ida, idb := headerValue(ra.headers, "id"), headerValue(rb.headers, "id"); ida != nil && idb != nil && !bytes.Equal(ida, idb) {
+		return st, fmt.Errorf("%w: %q and %q", ErrDifferentArchives, ida, idb)
 	}
 	bw := bufio.NewWriterSize(dst, 1<<16)
 	hs := ra.headers
