@@ -14,8 +14,9 @@
 // which are then merged. A bad line stops the command with its file and line
 // number and exit status 1, unless -skip-bad, which passes over bad lines
 // and reports their count on standard error. With -o the output goes to a
-// temporary file beside OUT, renamed to OUT only when complete; OUT may not
-// be one of the inputs.
+// temporary file beside OUT, renamed to OUT only when complete, with the
+// mode of the file it replaces (else 0644); OUT may not be one of the inputs,
+// and "-o -" is standard output.
 package main
 
 import (

@@ -426,3 +426,21 @@ func TestKeyCases(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputDash: "-o -" is standard output, as "-" is standard input, not
+// a file named "-".
+func TestOutputDash(t *testing.T) {
+	dir := t.TempDir()
+	in := sample(t, dir, "cdxjindexer_example-warc.cdx9")
+	t.Chdir(dir)
+	out, _, err := runCmd(t, "", "-o", "-", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys := checkCDXJ(t, out); len(keys) == 0 {
+		t.Errorf("stdout %q: want the records", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+		t.Error(`a file named "-" was written`)
+	}
+}

@@ -35,7 +35,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Int64Var(&o.mem, "mem", 256<<20, "with -sort: bytes of lines sorted in memory before spilling a run to -tmpdir")
 	fs.StringVar(&o.tmpdir, "tmpdir", os.TempDir(), "with -sort: folder for the temporary sorted runs")
 	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
-	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout")
+	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout (\"-\" is stdout)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [FILE...]\n\nConverts CDX, CDXJ and their .gz forms to CDXJ on stdout (stdin when no FILE).")
 		fs.PrintDefaults()
@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	var outFile *outputFile
-	if o.output != "" {
+	if o.output != "" && o.output != "-" {
 		if outFile, err = createOutput(o.output, o.files); err != nil {
 			return err
 		}
