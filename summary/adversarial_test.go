@@ -229,6 +229,9 @@ func TestKeyNormalization(t *testing.T) {
 		{"trailing dot", "", "http://EXAMPLE.org./x", KeyDomain, "example.org"},
 		{"public suffix itself", "uk,co)/", "http://co.uk/", KeyDomain, "co.uk"},
 		{"single label", "localhost)/", "http://localhost/", KeyDomain, "localhost"},
+		{"space and brace in URL host", "-", "http://ex {ample.com/", KeyHost, "ex%20{ample.com"},
+		{"tab in URL host", "-", "http://tab\there.com/", KeyHost, "tab%09here.com"},
+		{"space in URL host, domain", "-", "http://www.ex ample.com/", KeyDomain, "ex%20ample.com"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -327,5 +330,35 @@ func TestChartNoDataAndSinglePoint(t *testing.T) {
 				t.Errorf("no SVG written")
 			}
 		})
+	}
+}
+
+// Regression: a URL host with a blank gave a key that broke its summary
+// line ("ex {ample.com {...}" did not parse back).
+func TestBlankHostRoundTrip(t *testing.T) {
+	in := `- 20200101000000 {"url": "http://ex {ample.com/", "mime": "text/html", "status": "200", "length": "1"}
+- 20200101000000 {"url": "http://tab\there.com/", "mime": "text/html", "status": "200", "length": "1"}
+`
+	for _, mode := range []KeyMode{KeyDomain, KeyHost} {
+		s := New(&Options{Keys: mode, MaxYear: 2030})
+		if err := s.ReadIndex(strings.NewReader(in), "sp.cdxj", false); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := s.WriteTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		lines, err := ReadSummary(&out, "sp.sum")
+		if err != nil {
+			t.Fatalf("%v: summary does not parse back: %v", mode, err)
+		}
+		var keys []string
+		for _, l := range lines {
+			keys = append(keys, l.Key)
+		}
+		want := []string{"ex%20{ample.com", "tab%09here.com"}
+		if strings.Join(keys, "|") != strings.Join(want, "|") {
+			t.Errorf("%v: keys %q, want %q", mode, keys, want)
+		}
 	}
 }

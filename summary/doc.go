@@ -47,6 +47,8 @@
 //   - a pseudo-URI with a scheme that names no web host is keyed by its
 //     scheme: "dns:" for dns:example.com, "warcinfo:", "urn:", "filedesc:",
 //     "metadata:" (all such records of one scheme share one line);
+//   - control characters, spaces and DEL in a host (found in CDXJ "url"
+//     members) are percent-encoded ("%20"), so a key never holds a blank;
 //   - a host that is itself a public suffix, or has a single label
 //     (localhost), is kept whole;
 //   - a record with no host at all (cdxj-indexer's warcinfo lines keyed

@@ -217,8 +217,32 @@ func asciiHost(host string) string {
 	return host
 }
 
+// escapeBlanks percent-encodes the bytes of host that may not appear in a
+// summary key (a key ends at the first space of its line): ASCII control
+// characters, space and DEL, as "%20". It does not allocate when there are none.
+func escapeBlanks(host string) string {
+	i := 0
+	for i < len(host) && host[i] > ' ' && host[i] != 0x7f {
+		i++
+	}
+	if i == len(host) {
+		return host
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(host)+8)
+	for j := 0; j < len(host); j++ {
+		if c := host[j]; c <= ' ' || c == 0x7f {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
 // keyOfHost reduces a lower-case host to the key of mode m.
 func keyOfHost(host string, m KeyMode) string {
+	host = escapeBlanks(host)
 	if host == "" {
 		return NoHostKey
 	}
