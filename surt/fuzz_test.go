@@ -132,6 +132,8 @@ func adversarialURLs() []string {
 		"http://" + strings.Repeat("www.", n) + "x/",
 		"http://x.com/" + strings.Repeat("a/../", n),
 		"http://x.com/?" + strings.Repeat("b=1&a=2&", n/8),
+		"http://a" + strings.Repeat("\u0316\u0301", n/2) + ".com/",      // marks to reorder
+		"http://\u1b05" + strings.Repeat("\u0316\u0301", n/2) + ".com/", // and an unassigned base
 	}
 }
 

@@ -1,6 +1,9 @@
 package surt
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestIDN pins IDNA 2003 results; the expected keys were produced by the
 // Python reference (surt 0.3.1 on Python 3.11's idna codec).
@@ -46,5 +49,37 @@ func TestPunycode(t *testing.T) {
 		if got := punycodeEncode(tc.in); got != tc.want {
 			t.Errorf("punycodeEncode(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestIDNNormalization holds labels on which the package's NFKC once
+// differed from the standard's (Python's unicodedata.ucd_3_2_0); every
+// expected key was produced by the Python reference.
+func TestIDNNormalization(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		// Unicode 4.0 corrected these decompositions; ucd_3_2_0 keeps the old ones.
+		{"U+2F868 keeps its Unicode 3.2 mapping", "http://x\U0002F868y.com/", "com,xn--xy-2364a)/"},
+		{"U+2F874 keeps its Unicode 3.2 mapping", "http://x\U0002F874y.com/", "com,xn--xy-9m3d)/"},
+		{"U+2F91F keeps its Unicode 3.2 mapping", "http://x\U0002F91Fy.com/", "com,xn--xy-5d6b)/"},
+		{"U+2F95F keeps its Unicode 3.2 mapping", "http://x\U0002F95Fy.com/", "com,xn--xy-9u0f)/"},
+		{"U+2F9BF keeps its Unicode 3.2 mapping", "http://x\U0002F9BFy.com/", "com,xn--xy-eg2c)/"},
+		// Code points unassigned in 3.2 are not decomposed, yet compose.
+		{"code points unassigned in 3.2 compose", "http://\u1b05\u1b35.com/", "com,xn--9sf)/"},
+		{"unassigned in 3.2, not decomposed", "http://\u1b06\u0301.com/", "com,xn--lsa114j)/"},
+		{"unassigned base and 35 marks", "http://\u1b05" + strings.Repeat("\u0301", 35) + ".com/", "com,xn--lsaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa7042t)/"},
+		// No U+034F after 30 non-starters (x/text's Stream-Safe Text Format).
+		{"31 combining marks, no U+034F inserted", "http://a" + strings.Repeat("\u0301", 31) + ".com/", "com,xn--1ca20iaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)/"},
+		{"40 marks of two classes reordered", "http://a" + strings.Repeat("\u0316\u0301", 20) + ".com/", "com,xn--1ca20iaaaaaaaaaaaaaaaaaa63baaaaaaaaaaaaaaaaaaa)/"},
+		// Unchanged: compositions of code points assigned in 3.2.
+		{"Myanmar pair composes as today", "http://\u1025\u102e.com/", "com,xn--qjd)/"},
+		{"Hangul jamo compose", "http://\u1100\u1161\u11a8.com/", "com,xn--p39a)/"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Canonicalize(tc.in)
+			if err != nil || got != tc.want {
+				t.Errorf("Canonicalize(%+q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package surt
 //go:generate sh -c "python3 gen/nameprep_tables.py | gofmt > nameprep_tables.go"
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -12,12 +13,12 @@ import (
 
 // IDNA 2003 (RFC 3490 ToASCII with the nameprep profile of RFC 3491), as
 // the standard's Python codec applies it: map (table B.1 to nothing, B.2
-// case folding), NFKC over Unicode 3.2, prohibit (tables C.*), check bidi
-// (table D), then Punycode (RFC 3492). Unassigned code points are allowed
-// (AllowUnassigned, as for queries). The tables are generated from RFC 3454
-// over Unicode 3.2 (see gen/nameprep_tables.py); NFKC comes from
-// golang.org/x/text with code points unassigned in Unicode 3.2 kept as they
-// are, as a Unicode 3.2 normalizer would keep them.
+// case folding), NFKC as Python's unicodedata.ucd_3_2_0 computes it (see
+// nfkc32), prohibit (tables C.*), check bidi (table D), then Punycode (RFC
+// 3492). Unassigned code points are allowed (AllowUnassigned, as for
+// queries). The tables are generated from RFC 3454 over Unicode 3.2 (see
+// gen/nameprep_tables.py); the normalization data come from
+// golang.org/x/text.
 
 type runeRange struct{ lo, hi rune }
 
@@ -45,6 +46,9 @@ func nameprep(label string) (string, bool) {
 			b.WriteString(nameprepB2[i].to)
 			continue
 		}
+		if c, ok := nfkc32Corrected(r); ok {
+			r = c
+		}
 		b.WriteRune(r)
 	}
 	s := nfkc32(b.String())
@@ -69,29 +73,141 @@ func nameprep(label string) (string, bool) {
 	return s, true
 }
 
-// nfkc32 normalizes s to NFKC as Unicode 3.2 would: code points that were
-// unassigned then have no decomposition and never compose, so the text is
-// normalized piecewise between them.
+// nfkc32Corrected returns the Unicode 3.2 decomposition of the five CJK
+// compatibility ideographs whose decomposition Unicode 4.0 corrected
+// (NormalizationCorrections.txt; U+F951 was corrected in 3.2 itself). The
+// standard's codec normalizes with Python's unicodedata.ucd_3_2_0, which
+// keeps the uncorrected mappings; golang.org/x/text has the corrected ones.
+// The targets are CJK ideographs that neither decompose nor compose, so
+// mapping them before NFKC gives Unicode 3.2's NFKC.
+func nfkc32Corrected(r rune) (rune, bool) {
+	switch r {
+	case 0x2F868:
+		return 0x2136A, true
+	case 0x2F874:
+		return 0x5F33, true
+	case 0x2F91F:
+		return 0x43AB, true
+	case 0x2F95F:
+		return 0x7AAE, true
+	case 0x2F9BF:
+		return 0x4D57, true
+	}
+	return r, false
+}
+
+// nfkc32 normalizes s to NFKC as the standard's codec does it: with
+// Python's unicodedata.ucd_3_2_0, which is the current Unicode normalizer
+// except that code points unassigned in Unicode 3.2 are never decomposed
+// (and the five corrected mappings, see nfkc32Corrected, which nameprep
+// has already applied). Canonical ordering and composition use the current
+// data for every code point, so unassigned ones may still compose
+// (U+1B05 U+1B35 gives U+1B06). Unlike golang.org/x/text's normalizer,
+// Python does not insert U+034F after 30 non-starters in a row (UAX #15's
+// Stream-Safe Text Format). So golang.org/x/text normalizes the whole
+// string only when it is short (10 code points decompose to fewer than 31
+// non-starters in a row) and has no unassigned code point; otherwise the
+// steps run here, in O(n log n) time for n code points.
 func nfkc32(s string) string {
-	start := 0
-	var b strings.Builder
-	split := false
-	for i, r := range s {
+	fast := utf8.RuneCountInString(s) <= 10
+	for _, r := range s {
+		if !fast {
+			break
+		}
 		if r >= unassigned32[0].lo && inRanges(unassigned32, r) {
-			if !split {
-				b.Grow(len(s))
-				split = true
-			}
-			b.WriteString(norm.NFKC.String(s[start:i]))
-			b.WriteRune(r)
-			start = i + utf8.RuneLen(r)
+			fast = false
 		}
 	}
-	if !split {
+	if fast {
 		return norm.NFKC.String(s)
 	}
-	b.WriteString(norm.NFKC.String(s[start:]))
-	return b.String()
+	// Decompose rune by rune, leaving unassigned code points alone.
+	type cp struct {
+		r   rune
+		ccc uint8
+	}
+	var d []cp
+	for _, r := range s {
+		if inRanges(unassigned32, r) {
+			d = append(d, cp{r, ccc(r)})
+			continue
+		}
+		for _, x := range norm.NFKD.String(string(r)) {
+			d = append(d, cp{x, ccc(x)})
+		}
+	}
+	// Canonical ordering: each run of non-starters sorted stably by
+	// combining class (what CPython's insertion sort in nfd_nfkd gives).
+	for i := 0; i < len(d); {
+		if d[i].ccc == 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(d) && d[j].ccc != 0 {
+			j++
+		}
+		slices.SortStableFunc(d[i:j], func(a, b cp) int { return int(a.ccc) - int(b.ccc) })
+		i = j
+	}
+	// Canonical composition, as CPython's nfc_nfkc does it: a starter
+	// combines with the following unblocked code points while a primary
+	// composite exists. No primary composite starts with a non-starter
+	// (true over all of Unicode), so only starters look ahead, each up to
+	// the next starter: linear time.
+	out := make([]rune, 0, len(d))
+	used := make([]bool, len(d))
+	for i := 0; i < len(d); i++ {
+		if used[i] {
+			continue
+		}
+		code := d[i].r
+		comb := uint8(0)
+		for j := i + 1; j < len(d) && d[i].ccc == 0; j++ {
+			if used[j] {
+				continue
+			}
+			c1 := d[j].ccc
+			if comb != 0 {
+				if c1 == 0 {
+					break
+				}
+				if comb >= c1 {
+					continue // blocked
+				}
+			}
+			if p, ok := composePair(code, d[j].r); ok {
+				code = p
+				used[j] = true
+				continue
+			}
+			if c1 == 0 {
+				break
+			}
+			comb = c1
+		}
+		out = append(out, code)
+	}
+	return string(out)
+}
+
+// ccc returns the current canonical combining class of r.
+func ccc(r rune) uint8 {
+	return norm.NFD.PropertiesString(string(r)).CCC()
+}
+
+// composePair returns the primary composite of a followed by b, if the
+// current Unicode data has one (Hangul LV and LVT syllables included).
+func composePair(a, b rune) (rune, bool) {
+	if ccc(a) > ccc(b) && ccc(b) != 0 {
+		return 0, false // NFC would reorder the pair: no composite
+	}
+	c := norm.NFC.String(string([]rune{a, b}))
+	r, n := utf8.DecodeRuneInString(c)
+	if n != len(c) || r == utf8.RuneError && n <= 1 {
+		return 0, false
+	}
+	return r, true
 }
 
 // nameprepLabel is RFC 3490 ToASCII for one non-ASCII label: nameprep; an
