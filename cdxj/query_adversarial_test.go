@@ -143,3 +143,31 @@ func TestRecordsErrorsNameTheLine(t *testing.T) {
 		})
 	}
 }
+
+// TestSortedFileWithByteOrderMark: a sorted index that starts with a UTF-8
+// byte order mark. Before the fix the mark stayed on the first line, whose
+// key then sorted after all others: an exact query for it found nothing
+// and a prefix query returned the line with the mark in it.
+func TestSortedFileWithByteOrderMark(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	tests := []struct {
+		name    string
+		content string
+		q       Query
+		want    []string
+	}{
+		{"first key, exact", bom + "com,example)/ 2014 {}\ncom,example)/a 2014 {}\n", Query{Key: "com,example)/"}, []string{"com,example)/ 2014 {}"}},
+		{"prefix over the first line", bom + "com,example)/ 2014 {}\ncom,example)/a 2014 {}\n", Query{Key: "com,example)/", Match: MatchPrefix},
+			[]string{"com,example)/ 2014 {}", "com,example)/a 2014 {}"}},
+		{"single line without newline", bom + "com,example)/ 2014 {}", Query{Key: "com,example)/"}, []string{"com,example)/ 2014 {}"}},
+		{"before a header", bom + "!meta {}\ncom,example)/ 2014 {}\n", Query{Key: "com,example)/"}, []string{"com,example)/ 2014 {}"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewSorted(strings.NewReader(tc.content), int64(len(tc.content)))
+			if diff := cmp.Diff(tc.want, collect(t, s, tc.q)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

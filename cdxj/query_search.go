@@ -59,6 +59,24 @@ func (f *lineFile) readAt(p []byte, off int64) (int, error) {
 // "\r\n") and the offset of the next line. The slice is valid until the
 // next call.
 func (f *lineFile) lineAt(off int64) ([]byte, int64, error) {
+	line, next, err := f.lineAtRaw(off)
+	if off == 0 {
+		line = trimBOM(line)
+	}
+	return line, next, err
+}
+
+// queryBOM is the UTF-8 byte order mark.
+var queryBOM = []byte("\xef\xbb\xbf")
+
+// trimBOM removes a UTF-8 byte order mark from the first line of a file
+// (an index saved by a Windows editor): left in, it would make the first
+// key sort after every other and a search for it miss.
+func trimBOM(line []byte) []byte {
+	return bytes.TrimPrefix(line, queryBOM)
+}
+
+func (f *lineFile) lineAtRaw(off int64) ([]byte, int64, error) {
 	f.buf = f.buf[:0]
 	pos := off
 	for {
@@ -240,6 +258,15 @@ func (f *lineFile) prevDataLine(off int64) (int64, error) {
 
 // scan yields the lines from off on; see scanLines.
 func (f *lineFile) scan(off int64, yield func(line []byte, at int64) bool) error {
+	if off == 0 {
+		inner := yield
+		yield = func(line []byte, at int64) bool {
+			if at == 0 {
+				line = trimBOM(line)
+			}
+			return inner(line, at)
+		}
+	}
 	return scanLines(io.NewSectionReader(f.r, off, f.size-off), off, f.max, yield)
 }
 
