@@ -85,6 +85,9 @@ func (e *env) build(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutput("build", *out, fs.Args()...); err != nil {
+		return err
+	}
 	o.Logger = e.log
 	ins, closeAll, err := e.openInputs(fs.Args(), "build")
 	if err != nil {
@@ -139,6 +142,9 @@ func (e *env) compact(args []string) error {
 	in, out := fs.Arg(0), fs.Arg(1)
 	if in != "-" && in == out {
 		return errors.New("compact: IN and OUT are the same file")
+	}
+	if err := checkOutput("compact", out, in); err != nil {
+		return err
 	}
 	bar := e.bar(totalSize([]string{in}), "compact")
 	rc, err := e.openInput(in, bar)
@@ -249,6 +255,9 @@ func (e *env) merge(args []string) error {
 		fs.Usage()
 		return errors.New("merge: want two maps")
 	}
+	if err := checkOutput("merge", *out, fs.Arg(0), fs.Arg(1)); err != nil {
+		return err
+	}
 	a, err := e.openInput(fs.Arg(0), nil)
 	if err != nil {
 		return err
@@ -280,6 +289,14 @@ func (e *env) check(args []string) error {
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errors.New("check: want one map")
+	}
+	if p := fs.Arg(0); p != "-" {
+		// What lookups would refuse (lone CR line ends) is named as such.
+		m, err := mementomap.Open(p)
+		if err != nil {
+			return err
+		}
+		m.Close()
 	}
 	rc, err := e.openInput(fs.Arg(0), nil)
 	if err != nil {

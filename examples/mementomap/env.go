@@ -195,3 +195,26 @@ func strList(s string) []string {
 	}
 	return out
 }
+
+// checkOutput refuses an output path that names one of the inputs (the
+// same file, through any path, link or symlink): writing it would replace
+// an input, and inputs are never modified. "-" and "" (standard output)
+// and outputs that do not exist yet pass.
+func checkOutput(cmd, out string, ins ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	fo, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file: CreateTemp and Rename report real errors
+	}
+	for _, in := range ins {
+		if in == "-" {
+			continue
+		}
+		if fi, err := os.Stat(in); err == nil && os.SameFile(fo, fi) {
+			return fmt.Errorf("%s: output %s is the input %s; write to another file", cmd, out, in)
+		}
+	}
+	return nil
+}

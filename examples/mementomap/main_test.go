@@ -106,6 +106,15 @@ func TestErrors(t *testing.T) {
 	unsorted := filepath.Join(dir, "u.ukvs")
 	os.WriteFile(unsorted, []byte("com,b)/ 1\ncom,a)/ 1\n"), 0o644)
 	out := filepath.Join(dir, "out.ukvs")
+	index := filepath.Join(dir, "index.cdxj")
+	const indexLine = "com,example)/ 20200101000000 {\"url\":\"http://example.com/\",\"status\":\"200\"}\n"
+	os.WriteFile(index, []byte(indexLine), 0o644)
+	cr := filepath.Join(dir, "cr.ukvs")
+	os.WriteFile(cr, []byte("com,a)/ 1\rcom,b)/ 1\r"), 0o644)
+	link := filepath.Join(dir, "link.ukvs")
+	if err := os.Symlink(unsorted, link); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -119,6 +128,11 @@ func TestErrors(t *testing.T) {
 		{"check unsorted", []string{"check", unsorted}, "order"},
 		{"missing map", []string{"lookup", filepath.Join(dir, "none")}, "no such file"},
 		{"bad progress", []string{"stats", "-progress", "maybe", unsorted}, "-progress"},
+		{"check lone CR", []string{"check", cr}, "lone CR"},
+		{"lookup lone CR", []string{"lookup", cr, "com,b)/"}, "lone CR"},
+		{"build over its input", []string{"build", "-q", "-o", index, index}, "is the input"},
+		{"compact over its input through a symlink", []string{"compact", "-q", unsorted, link}, "is the input"},
+		{"merge over an input", []string{"merge", "-q", "-o", unsorted, index, unsorted}, "is the input"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +144,9 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed compaction left %s behind (%v)", out, err)
+	}
+	if b, _ := os.ReadFile(index); string(b) != indexLine {
+		t.Errorf("build with -o naming its input changed it: %q", b)
 	}
 }
 
