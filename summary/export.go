@@ -104,6 +104,15 @@ func WriteCSV(w io.Writer, r io.Reader, name string) error {
 	if err := cw.Write(CSVHeader()); err != nil {
 		return err
 	}
+	return AppendCSV(cw, r, name)
+}
+
+// AppendCSV writes the rows of one summary to cw as WriteCSV does, without
+// the header, and flushes cw. Several summaries are exported to one table by
+// writing CSVHeader once and calling AppendCSV per summary, so that each
+// keeps its own line numbers in errors (a malformed line is a *ParseError
+// naming name and the line; the rows before it have been written).
+func AppendCSV(cw *csv.Writer, r io.Reader, name string) error {
 	sr := NewSummaryReader(r, name)
 	row := make([]string, 2+NumCounters)
 	for {

@@ -80,6 +80,24 @@ func TestAdversarialInputs(t *testing.T) {
 			args:    []string{"chart", "-kind", "domains", "-o", "OUT/c.svg", "one.sum"},
 			wantOut: "",
 		},
+		{
+			name:    "csv of files without a final newline",
+			files:   map[string]string{"a.sum": `a {"2020": {"n_total": 1}}`, "b.sum": `b {"2020": {"n_total": 2}}` + "\n"},
+			args:    []string{"csv", "a.sum", "b.sum"},
+			wantOut: "\na,2020,0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0\nb,2020,0,0,0,0,0,0,0,0,0,0,0,0,2,",
+		},
+		{
+			name:    "csv error names the second file and its line",
+			files:   map[string]string{"a.sum": `a {"2020": {"n_total": 1}}` + "\n", "b.sum": "\nbad\n"},
+			args:    []string{"csv", "a.sum", "b.sum"},
+			wantErr: `b.sum:2: no " {" after the key`,
+		},
+		{
+			name:    "csv quotes keys with commas and quotes",
+			files:   map[string]string{"q.sum": `a,"b" {"2020": {"n_total": 1}}` + "\n"},
+			args:    []string{"csv", "q.sum"},
+			wantOut: "\n\"a,\"\"b\"\"\",2020,",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -312,16 +313,14 @@ func (e *env) csv(args []string) error {
 	if err != nil {
 		return err
 	}
-	var readers []io.Reader
-	for _, name := range files {
-		r, closeFn, err := e.open(name, true)
-		if err != nil {
-			return err
-		}
-		defer closeFn()
-		readers = append(readers, r)
+	// One table; each file read on its own, so that a file without a final
+	// newline does not join its last line to the next file's first, and
+	// errors name the file and its own line.
+	cw := csv.NewWriter(e.stdout)
+	if err := cw.Write(summary.CSVHeader()); err != nil {
+		return err
 	}
-	return summary.WriteCSV(e.stdout, io.MultiReader(readers...), strings.Join(files, "+"))
+	return e.eachFile(files, func(name string, r io.Reader) error { return summary.AppendCSV(cw, r, name) })
 }
 
 func (e *env) dailyFlags(fs *flag.FlagSet) func() (*summary.DailyOptions, error) {
