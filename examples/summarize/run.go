@@ -166,6 +166,9 @@ func (e *env) summarize(args []string) error {
 	if err != nil {
 		return err
 	}
+	if *minYear < 0 || *maxYear < 0 || (*minYear != 0 && *maxYear != 0 && *minYear > *maxYear) {
+		return usagef("-min-year %d and -max-year %d: want 0 (the default) or years with min <= max", *minYear, *maxYear)
+	}
 	e.startBar(files)
 	defer e.endBar()
 	if *compat {

@@ -174,6 +174,8 @@ func TestUsageErrors(t *testing.T) {
 		{"chart", "-o", "x.gif", "x"},
 		{"chart", "-kind", "pie", "-o", "x.svg", "x"},
 		{"daily", "-org-regexp", "(", "x"},
+		{"-min-year", "2030", "-max-year", "2000", "x"},
+		{"-min-year", "-1", "x"},
 	} {
 		_, _, err := runCmd(t, args...)
 		var ue usageError
