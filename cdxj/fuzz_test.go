@@ -27,6 +27,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("org,example)/images/off.gif 20170926143801 https://example.org/images/off.gif warc/revisit = BBPX - - 651 250168698 e.warc.gz\n"))
 	f.Add([]byte(" CDX a b a m s k r M V g u\nhttp://example.com/ 20240101120000 http://example.com/ text/plain; charset=utf-8 200 XYZ - - 0 x.warc.gz u\n"))
 	f.Add([]byte("x 201018122054100 {\"a\": [1, {\"b\": \"\\u00e9\\\"\"}], \"c\": null}\r\ny 20230426095158263 {}"))
+	f.Add([]byte("com,example)/  20170306040206  {\"url\": \"http://example.com/\", \"mime\": \"text/html\", \"status\": \"200\"}\na b   2017 {}\n"))
+	f.Add([]byte(" CDX N b a m s k r M S V g\ncom,example)/c 20170306040208 {\"url\": \"http://example.com/c\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"5\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		read := func(r *Reader) ([]summary, []string, []badLine) {
 			r.MaxLineSize = 4096
