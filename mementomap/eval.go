@@ -20,14 +20,24 @@ type Truth struct {
 	Stats  BuildStats
 }
 
-// lookupKey returns the full SURT of a lookup input: SURTs (a ')' and no
-// "://") are taken as they are, anything else is canonicalized as a URL.
+// lookupKey returns the full SURT of a lookup input: SURTs (see isSURT)
+// are taken as they are, anything else is canonicalized as a URL.
 func lookupKey(in string) (string, error) {
 	in = strings.TrimSpace(in)
-	if strings.IndexByte(in, ')') > 0 && !strings.Contains(in, "://") {
+	if isSURT(in) {
 		return in, nil
 	}
 	return surt.Canonicalize(in)
+}
+
+// isSURT reports whether a lookup input is a SURT rather than a URL: its
+// first ')' closes a host part, that is, comes after at least one byte and
+// before any '/', '?' or '#'. A URL's host cannot hold ')', so a ')' in a
+// URL is in its path, query or fragment, after one of those bytes; a
+// SURT's path and query may hold anything ("://" in a query included).
+func isSURT(in string) bool {
+	i := strings.IndexByte(in, ')')
+	return i > 0 && !strings.ContainsAny(in[:i], "/?#")
 }
 
 // LoadTruth streams the indexes once, with the same record handling and

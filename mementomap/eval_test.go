@@ -162,3 +162,30 @@ func TestEvalCheck(t *testing.T) {
 		t.Errorf("Check() = %v, want nil", err)
 	}
 }
+
+// TestLookupInputForms: URLs with ')' in their path (with or without a
+// scheme) are canonicalized, SURTs with "://" in their query are not.
+func TestLookupInputForms(t *testing.T) {
+	m := FromBytes([]byte(lines("com,example)/a)b 1", "com,example)/r 2", "com,example:8080)/p 3", "com,xn--bcher-kva)/ 4")))
+	tests := []struct{ name, in, key string }{
+		{"URL with paren in path", "http://example.com/a)b", "com,example)/a)b"},
+		{"URL without scheme, paren in path", "example.com/a)b", "com,example)/a)b"},
+		{"URL without scheme, paren in query", "example.com/r?x=(1)", "com,example)/r"},
+		{"SURT with a URL in its query", "com,example)/r?u=http://x.org/", "com,example)/r"},
+		{"SURT with paren in path", "com,example)/a)b", "com,example)/a)b"},
+		{"escaped paren", "http://example.com/a%29b", "com,example)/a)b"},
+		{"port", "http://example.com:8080/p", "com,example:8080)/p"},
+		{"IDN", "http://bücher.com/", "com,xn--bcher-kva)/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := m.Lookup(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Key != tt.key || !got.Present() {
+				t.Errorf("Lookup(%q) = %+v, want key %q present", tt.in, got, tt.key)
+			}
+		})
+	}
+}

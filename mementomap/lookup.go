@@ -526,8 +526,9 @@ func (m *Map) cachedSearch(x *blockIndex, k []byte) (int, bool) {
 	return p, ok
 }
 
-// Lookup looks up a URI or a SURT: input with a ')' and no "://" is taken
-// as a SURT, anything else is canonicalized with surt.Canonicalize (the
+// Lookup looks up a URI or a SURT: input whose first ')' ends a host part
+// (it comes before any '/', '?' or '#': "com,example)/a", and not
+// "example.com/a)b") is taken as a SURT, anything else is canonicalized with surt.Canonicalize (the
 // same default profile [Build] uses) before [Map.LookupSURT]. An input
 // that cannot be canonicalized returns its error.
 func (m *Map) Lookup(uriOrSURT string) (Match, error) {
