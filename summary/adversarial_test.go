@@ -187,11 +187,12 @@ func TestStatusAndLengthValues(t *testing.T) {
 	}
 }
 
-// Regression: Daily summed an invalid length as 0 without saying so.
+// Regression: Daily summed an invalid length as 0 without saying so, and
+// did not take a status "200 " for 2xx.
 func TestDailyNoLength(t *testing.T) {
 	in := `com,a)/ 20090119000000 {"url": "http://a.com/", "mime": "text/html", "status": "200", "length": "-", "filename": "IA-1.warc.gz"}
 com,b)/ 20090119000000 {"url": "http://b.com/", "mime": "text/html", "status": "200", "length": "5000000000000", "filename": "IA-1.warc.gz"}
-com,c)/ 20090119000000 {"url": "http://c.com/", "mime": "text/html", "status": "200", "length": "7", "filename": "IA-1.warc.gz"}
+com,c)/ 20090119000000 {"url": "http://c.com/", "mime": "text/html", "status": "200 ", "length": "7", "filename": "IA-1.warc.gz"}
 `
 	d := NewDaily(nil)
 	if err := d.ReadIndex(strings.NewReader(in), "d.cdxj", false); err != nil {

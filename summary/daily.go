@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
 	"encoding/json"
@@ -249,7 +250,11 @@ func (d *Daily) AddRecord(r *cdxj.Record) error {
 	}
 	c.Count++
 	c.Size += n
-	if st := r.Status(); st >= 200 && st <= 299 {
+	st := r.Status()
+	if st == 0 && r.IsCDXJ() && bytes.Contains(r.JSON(), []byte(`"status`)) {
+		st = paddedStatus(r) // "200 ", as Summarizer reads it
+	}
+	if st >= 200 && st <= 299 {
 		c.OKCount++
 		c.OKSize += n
 	}
