@@ -260,8 +260,8 @@ func statusErr(code int, notFound ...int) error {
 //
 // Errors are *Error with Op "timemap". A 404/410 for uri gives ErrNotFound;
 // a 404 for a linked page counts as an empty page. Any other failure
-// (network, timeout, 5xx, an HTML page, whatever its Content-Type, a parse
-// error, too many pages)
+// (network, timeout, 5xx, an HTML or XML page, whatever its Content-Type,
+// a parse error, too many pages)
 // returns the mementos gathered so far together with the error, so a
 // caller can tell a partial TimeMap from a complete one.
 func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error) {
@@ -379,14 +379,16 @@ func (c *Client) fetchPage(ctx context.Context, hc *http.Client, uri string, bud
 	if resp.ContentLength > *budget {
 		return fail(resp.StatusCode, fmt.Errorf("%w: Content-Length %d > %d", ErrBodyTooLarge, resp.ContentLength, *budget))
 	}
-	// An HTML page served under another type (an error or soft-404 page
-	// as text/plain or application/link-format) parses leniently as links
-	// without rels, an empty TimeMap: recognise it by its first bytes
-	// (the WHATWG sniffing rules), so that it is a failure, not "no
+	// An HTML or XML page served under another type (an error or soft-404
+	// page as text/plain or application/link-format) parses leniently as
+	// links without rels, an empty TimeMap: recognise it by its first
+	// bytes (the WHATWG sniffing rules), so that it is a failure, not "no
 	// mementos".
 	body := bufio.NewReaderSize(resp.Body, 4<<10)
-	if head, _ := body.Peek(512); strings.HasPrefix(http.DetectContentType(head), "text/html") {
-		return fail(resp.StatusCode, fmt.Errorf("%w: the body is an HTML page", ErrNotTimeMap))
+	if head, _ := body.Peek(512); len(head) > 0 {
+		if ct := http.DetectContentType(head); strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "text/xml") {
+			return fail(resp.StatusCode, fmt.Errorf("%w: the body is %s", ErrNotTimeMap, ct))
+		}
 	}
 	lr := &limitReader{r: body, n: *budget, size: resp.ContentLength}
 	tm, err := ReadTimeMap(lr, &ParseOptions{Base: cur, Strict: c.Strict, Logger: c.Logger})
