@@ -3,6 +3,7 @@ package summary
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"io"
 	"strings"
@@ -361,5 +362,45 @@ func TestBlankHostRoundTrip(t *testing.T) {
 		if strings.Join(keys, "|") != strings.Join(want, "|") {
 			t.Errorf("%v: keys %q, want %q", mode, keys, want)
 		}
+	}
+}
+
+// Regression: an organization called "toturis" (a WARC file
+// "toturis-1.warc.gz") repeated the totals' member name in the day's JSON.
+func TestDayLineOrgNamedLikeTotals(t *testing.T) {
+	day := Day{Day: "20090119", Orgs: map[string]DayOrg{"toturis": {Count: 1}, "toturis_": {Count: 2}, "IA": {Count: 3}}}
+	line := AppendDayLine(nil, day)
+	i := bytes.IndexByte(line, ' ')
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line[i+1:], &m); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(line[i+1:]))
+	seen := map[string]bool{}
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := tok.(string)
+		if seen[k] {
+			t.Errorf("member %q repeated in %s", k, line)
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []string{"IA", "toturis_", "toturis__", "toturis"} {
+		if !seen[k] {
+			t.Errorf("member %q missing from %s", k, line)
+		}
+	}
+	if string(m["toturis"]) != "6" {
+		t.Errorf("toturis = %s, want 6", m["toturis"])
 	}
 }

@@ -353,7 +353,13 @@ func (d *Daily) WriteTo(w io.Writer) (int64, error) {
 	return n, bw.Flush()
 }
 
+// dayTotalNames are the member names of a day's totals.
+var dayTotalNames = map[string]struct{}{"toturis": {}, "totsize": {}, "totokcount": {}, "totoksize": {}}
+
 // AppendDayLine appends the line of one day (see WriteTo), with its newline.
+// An organization named like a totals member ("toturis", "totsize",
+// "totokcount", "totoksize", or one of these followed by underscores) is
+// written with one more '_', so that the object never repeats a member name.
 func AppendDayLine(b []byte, day Day) []byte {
 	orgs := make([]string, 0, len(day.Orgs))
 	for o := range day.Orgs {
@@ -364,7 +370,11 @@ func AppendDayLine(b []byte, day Day) []byte {
 	b = append(b, " {"...)
 	for _, o := range orgs {
 		c := day.Orgs[o]
-		q, _ := json.Marshal(o) // a string always marshals
+		name := o
+		if _, clash := dayTotalNames[strings.TrimRight(o, "_")]; clash {
+			name += "_" // "toturis" would repeat the totals' member name
+		}
+		q, _ := json.Marshal(name) // a string always marshals
 		b = append(b, q...)
 		b = append(b, `: {"count": `...)
 		b = strconv.AppendInt(b, c.Count, 10)
