@@ -189,3 +189,35 @@ func TestLookupInputForms(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupAllLongLines: a line past MaxLookupLine is answered "-" and
+// the batch goes on (it used to stop the run); a long held key is found.
+func TestLookupAllLongLines(t *testing.T) {
+	longKey := "com,example)/" + strings.Repeat("x", 512<<10)
+	m := FromBytes([]byte(lines("com,example)/a 1", longKey+" 2")))
+	tooLong := "com,example)/" + strings.Repeat("y", MaxLookupLine)
+	tests := []struct {
+		name, in, want string
+		st             BatchStats
+	}{
+		{"long held key", longKey + "\n", longKey + "\t" + longKey + "\t2\n", BatchStats{Lookups: 1, Present: 1}},
+		{"too long, then more", tooLong + "\r\ncom,example)/a\n", tooLong + "\t-\t-\ncom,example)/a\tcom,example)/a\t1\n", BatchStats{Lookups: 2, Present: 1, Errors: 1}},
+		{"too long at the end without newline", "com,example)/a\n" + tooLong, "com,example)/a\tcom,example)/a\t1\n" + tooLong + "\t-\t-\n", BatchStats{Lookups: 2, Present: 1, Errors: 1}},
+		{"last line without newline", "com,example)/a", "com,example)/a\tcom,example)/a\t1\n", BatchStats{Lookups: 1, Present: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			st, err := m.LookupAll(&out, strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != tt.want {
+				t.Errorf("LookupAll output: %d bytes, want %d (%.80q…)", out.Len(), len(tt.want), out.String())
+			}
+			if d := cmp.Diff(tt.st, st); d != "" {
+				t.Errorf("stats (-want +got):\n%s", d)
+			}
+		})
+	}
+}

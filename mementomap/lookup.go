@@ -544,53 +544,103 @@ type BatchStats struct {
 	Lookups, Present, Absent, Errors int64
 }
 
+// MaxLookupLine is the longest input line [Map.LookupAll] looks up, in
+// bytes (the longest map line [Compact] accepts by default). A longer line
+// is copied to the output in pieces, answered "-" and counted as an error.
+const MaxLookupLine = 1 << 20
+
 // LookupAll reads URIs or SURTs from r, one per line (blank lines and lines
 // starting with '#' are copied through as they are), and writes one
 // tab-separated line per input line, in order: the input, the matched key
-// and its frequency; a miss, or an input that cannot be canonicalized,
-// prints "-" for both. Memory: one line.
+// and its frequency; a miss, or an input that cannot be canonicalized or
+// is longer than [MaxLookupLine], prints "-" for both. A closed map or one
+// refused as a whole ([ErrLoneCR]) stops the run with that error. Memory:
+// one line of at most MaxLookupLine bytes.
 func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 	var st BatchStats
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		in := strings.TrimSpace(line)
-		if in == "" || in[0] == '#' {
-			bw.WriteString(line)
-			bw.WriteByte('\n')
-			continue
-		}
-		st.Lookups++
-		res, err := m.Lookup(in)
-		if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) {
-			return st, err
-		}
-		bw.WriteString(in)
-		if err != nil || res.Distance < 0 {
-			if err != nil {
-				st.Errors++
-			} else {
-				st.Absent++
+	var long []byte
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull && len(long) <= MaxLookupLine {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
 			}
-			bw.WriteString("\t-\t-\n")
-			continue
+			if len(long) > MaxLookupLine {
+				// Too long to look up: copy it through in pieces.
+				st.Lookups++
+				st.Errors++
+				bw.Write(bytes.TrimRight(long, "\r\n"))
+				for err == bufio.ErrBufferFull {
+					line, err = br.ReadSlice('\n')
+					bw.Write(bytes.TrimRight(line, "\r\n"))
+				}
+				bw.WriteString("\t-\t-\n")
+				if err != nil && err != io.EOF {
+					bw.Flush()
+					return st, fmt.Errorf("mementomap: reading lookups: %w", err)
+				}
+				if err == io.EOF {
+					break
+				}
+				continue
+			}
+			line = long
 		}
-		if res.Present() {
-			st.Present++
+		if err != nil && err != io.EOF {
+			bw.Flush()
+			return st, fmt.Errorf("mementomap: reading lookups: %w", err)
+		}
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		if ferr := m.lookupLine(bw, &st, line); ferr != nil {
+			bw.Flush()
+			return st, ferr
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	return st, bw.Flush()
+}
+
+// lookupLine answers one input line of LookupAll (its end included).
+func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, raw []byte) error {
+	line := strings.TrimRight(string(raw), "\r\n")
+	in := strings.TrimSpace(line)
+	if in == "" || in[0] == '#' {
+		bw.WriteString(line)
+		bw.WriteByte('\n')
+		return nil
+	}
+	st.Lookups++
+	res, err := m.Lookup(in)
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) {
+		return err
+	}
+	bw.WriteString(in)
+	if err != nil || res.Distance < 0 {
+		if err != nil {
+			st.Errors++
 		} else {
 			st.Absent++
 		}
-		bw.WriteByte('\t')
-		bw.WriteString(res.Key)
-		bw.WriteByte('\t')
-		bw.WriteString(res.Value)
-		bw.WriteByte('\n')
+		bw.WriteString("\t-\t-\n")
+		return nil
 	}
-	if err := sc.Err(); err != nil {
-		bw.Flush()
-		return st, fmt.Errorf("mementomap: reading lookups: %w", err)
+	if res.Present() {
+		st.Present++
+	} else {
+		st.Absent++
 	}
-	return st, bw.Flush()
+	bw.WriteByte('\t')
+	bw.WriteString(res.Key)
+	bw.WriteByte('\t')
+	bw.WriteString(res.Value)
+	bw.WriteByte('\n')
+	return nil
 }
