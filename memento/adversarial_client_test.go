@@ -189,3 +189,34 @@ func TestCancelledCallsLeakNoGoroutine(t *testing.T) {
 		t.Errorf("%d goroutines after the calls, %d before", n, base)
 	}
 }
+
+// TestFetchTimeMapFollowsTypedPages: a rel="timemap" page whose type
+// carries parameters or other letter case is still a link-format page.
+// Before the fix only the exact string "application/link-format" was
+// followed, and the mementos of the other pages were silently missing.
+func TestFetchTimeMapFollowsTypedPages(t *testing.T) {
+	page := func(next, ts string) string {
+		body := `<http://example.com/>; rel="original",
+<{base}/web/` + ts + `/http://example.com/>; rel="memento"; datetime="` + map[string]string{"2010": "Fri, 01 Jan 2010 00:00:00 GMT", "2011": "Sat, 01 Jan 2011 00:00:00 GMT", "2012": "Sun, 01 Jan 2012 00:00:00 GMT"}[ts] + `"`
+		if next != "" {
+			body += ",\n" + next
+		}
+		return body
+	}
+	a := newArchive(t, map[string]http.HandlerFunc{
+		"/p1":   serve(200, page(`<{base}/p2>; rel="timemap"; type="application/link-format; charset=utf-8"`, "2010")),
+		"/p2":   serve(200, page(`<{base}/p3>; rel="timemap"; type="Application/Link-Format"`, "2011")),
+		"/p3":   serve(200, page(`<{base}/json>; rel="timemap"; type="application/json"`, "2012")),
+		"/json": serve(200, `{}`, "Content-Type", "application/json"),
+	})
+	tm, err := (&Client{Timeout: 5 * time.Second}).FetchTimeMap(context.Background(), a.URL+"/p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"20100101000000", "20110101000000", "20120101000000"}, timestamps(tm)); diff != "" {
+		t.Errorf("mementos (-want +got):\n%s", diff)
+	}
+	if n := a.hitsOf("/json"); n != 0 {
+		t.Errorf("the application/json page was fetched %d times", n)
+	}
+}

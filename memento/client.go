@@ -308,8 +308,12 @@ func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error)
 			}
 		}
 		for _, p := range page.Pages {
-			if p.Type != "" && !strings.EqualFold(p.Type, MediaTypeLinkFormat) {
-				continue
+			if p.Type != "" {
+				// Compare the media type itself: a page typed
+				// "application/link-format; charset=utf-8" is one too.
+				if mt, _, err := mime.ParseMediaType(p.Type); err != nil || mt != MediaTypeLinkFormat {
+					continue
+				}
 			}
 			if !hasHTTPScheme(p.URI) {
 				// A page that cannot be fetched over HTTP ("ftp:",
