@@ -404,3 +404,30 @@ func TestDayLineOrgNamedLikeTotals(t *testing.T) {
 		t.Errorf("toturis = %s, want 6", m["toturis"])
 	}
 }
+
+// Regression: a comma-joined Content-Type ("text/html, text/html") was
+// counted as other; the odd values real indexes hold are categorized here.
+func TestCategorizeOddMIME(t *testing.T) {
+	tests := []struct {
+		mime string
+		want Category
+	}{
+		{"text/html;charset=UTF-8", HTML},
+		{"TEXT/HTML ", HTML},
+		{" text/html", HTML},
+		{"text/html, text/html", HTML},
+		{"image/png,image/png", Image},
+		{"application/octet-stream", Other},
+		{"-", Other},
+		{"", Other},
+		{"unk", Other},
+		{",text/html", Other},
+		{"application/x-font-woff", Font},
+		{"warc/revisit", Other},
+	}
+	for _, tc := range tests {
+		if got := CategorizeMIME(tc.mime); got != tc.want {
+			t.Errorf("CategorizeMIME(%q) = %v, want %v", tc.mime, got, tc.want)
+		}
+	}
+}

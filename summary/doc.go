@@ -81,8 +81,10 @@
 //  9. Periods are written in ascending order (the original writes them in
 //     the order first seen in the input).
 //  10. The URL scheme compares case-insensitively (HTTPS://...).
-//  11. A quoted status with blanks ("200 ") is read as its number.
-//  12. A 2xx capture whose length is missing, "-" or invalid (negative,
+//  11. A comma-joined MIME value (a Content-Type header sent twice, "text/html,
+//     text/html") is categorized by its first type; the original counts it as other.
+//  12. A quoted status with blanks ("200 ") is read as its number.
+//  13. A 2xx capture whose length is missing, "-" or invalid (negative,
 //     not an integer, above MaxRecordLength) is counted with 0 bytes and
 //     reported in Stats.NoLength, never dropped silently.
 //

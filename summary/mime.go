@@ -5,7 +5,9 @@ import "unsafe"
 // CategorizeMIME returns the category of a media type as this package counts
 // it by default: the type/subtype is compared case-insensitively and without
 // parameters (RFC 2045 section 5.1: "text/HTML; charset=utf-8" is html), and
-// surrounding spaces are ignored. The groups are those of cdx-summarize:
+// surrounding spaces are ignored. A comma-joined value, as crawlers record a
+// Content-Type header sent twice ("text/html, text/html"), is categorized by
+// its first type. The groups are those of cdx-summarize:
 //
 //	html   text/html, application/xhtml+xml, text/plain
 //	css    text/css
@@ -20,9 +22,11 @@ import "unsafe"
 //
 // It does not allocate.
 func CategorizeMIME(mime string) Category {
-	// Strip parameters and surrounding blanks.
+	// Strip parameters and surrounding blanks; of a comma-joined list
+	// (a Content-Type header sent twice, "text/html, text/html"), keep the
+	// first type.
 	for i := 0; i < len(mime); i++ {
-		if mime[i] == ';' {
+		if mime[i] == ';' || mime[i] == ',' {
 			mime = mime[:i]
 			break
 		}
