@@ -239,8 +239,9 @@ type compactor struct {
 // valid UKVS with the input's headers, and compacts again.
 //
 // Input: header lines ("!…") first, then data lines "KEY FREQUENCY [REST]"
-// in byte-wise order of KEY; blank lines are skipped, and so is a UTF-8
-// byte order mark at the start. A line out of order, a
+// in byte-wise order of KEY, ending with LF or CRLF; blank lines are
+// skipped, and so is a UTF-8 byte order mark at the start. A CR inside a
+// line ([ErrLoneCR]) is an error: lookups would not see the line. A line out of order, a
 // header after data, a malformed frequency or a line longer than
 // o.MaxLineLength stops the run with a *[LineError] naming the line.
 // Memory: the trails (at most HostDepth+PathDepth nodes), one line, and at
@@ -315,6 +316,9 @@ func (c *compactor) run(src io.Reader) error {
 			return &LineError{Line: lineNo, Err: fmt.Errorf("%w: %d bytes", ErrLineTooLong, len(line))}
 		}
 		c.st.InBytes += int64(len(line))
+		if hasInnerCR(line) {
+			return &LineError{Line: lineNo, Err: ErrLoneCR}
+		}
 		if perr := c.process(line, lineNo); perr != nil {
 			return perr
 		}
@@ -322,6 +326,16 @@ func (c *compactor) run(src io.Reader) error {
 			return nil
 		}
 	}
+}
+
+// hasInnerCR reports whether line holds a CR other than in its end (the
+// CRs before its LF): a lone CR, which [Open] refuses as a line end and
+// which no key may hold.
+func hasInnerCR(line []byte) bool {
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
+	return bytes.IndexByte(line, '\r') >= 0
 }
 
 // splitLine returns the key and value columns of a data line (columns are

@@ -230,6 +230,8 @@ func TestCompactErrors(t *testing.T) {
 		{"out of order", lines("com,b)/ 1", "com,a)/ 1"), opts(1, 1, false), ErrOutOfOrder, 2},
 		{"duplicate", lines("com,a)/ 1", "com,a)/ 1"), opts(1, 1, false), ErrDuplicateKey, 2},
 		{"late header", lines("com,a)/ 1", "!meta {}"), opts(1, 1, false), ErrLateHeader, 2},
+		{"lone CR line ends", "com,a)/ 1\rcom,b)/ 1\r\n", opts(1, 1, false), ErrLoneCR, 1},
+		{"CR inside a key after a blank line", "\n\r0\n", opts(1, 1, false), ErrLoneCR, 2},
 		{"bad frequency", lines("com,a)/ 1", "com,b)/ x1"), opts(1, 1, false), ErrBadFrequency, 2},
 		// The reference re-orders keys when it cuts queries and strips
 		// slashes; we stop instead of writing an unsorted map.

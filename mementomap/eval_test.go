@@ -221,3 +221,12 @@ func TestLookupAllLongLines(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeLoneCR: a line holding a lone CR stops Merge (lookups in the
+// output would not see it).
+func TestMergeLoneCR(t *testing.T) {
+	_, err := Merge(&bytes.Buffer{}, strings.NewReader("com,a)/ 1\rcom,b)/ 1\n"), strings.NewReader(""))
+	if !errors.Is(err, ErrLoneCR) {
+		t.Errorf("err = %v, want ErrLoneCR", err)
+	}
+}

@@ -60,6 +60,9 @@ func (r *mapReader) next() error {
 		if r.line == 1 {
 			l = bytes.TrimPrefix(l, []byte(utf8BOM))
 		}
+		if hasInnerCR(l) {
+			return &LineError{Line: r.line, Err: fmt.Errorf("%s: %w", r.name, ErrLoneCR)}
+		}
 		if isBlank(l) {
 			continue
 		}
