@@ -48,6 +48,10 @@
 // others, so an unknown host costs one search. After a few thousand lookups
 // a Map builds a sparse in-memory index (1–2 % of the file) so that a
 // search touches one block of the map. A Map is safe for concurrent use.
+// Lookups trust the map to be sorted with each key once: in an unsorted
+// map a binary search can miss a line the file holds, so check a map of
+// unknown origin first (ukvs.Check, the command's check). A byte order
+// mark is skipped; lone CR line ends are refused ([ErrLoneCR]).
 //
 // Zero false negatives is the contract: a map may say "maybe" wrongly,
 // never "absent" wrongly. Compaction only adds wildcards that the lookup

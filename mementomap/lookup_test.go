@@ -333,3 +333,45 @@ func TestLoneCR(t *testing.T) {
 		})
 	}
 }
+
+// TestReplacedWhileOpen: a map replaced by renaming a new file over its
+// path (as Compact's callers and the command do) keeps answering from the
+// old content until it is opened again (mmap semantics, see Open).
+func TestReplacedWhileOpen(t *testing.T) {
+	p := writeMap(t, "com,old)/ 1\n")
+	m, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	tmp := p + ".new"
+	if err := os.WriteFile(tmp, []byte("com,new)/ 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, key string
+		present   bool
+	}{
+		{"old key still found", "com,old)/", true},
+		{"new key not yet seen", "com,new)/", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := m.LookupSURT(tt.key)
+			if err != nil || got.Present() != tt.present {
+				t.Errorf("LookupSURT(%q) = %+v, %v; want present %v", tt.key, got, err, tt.present)
+			}
+		})
+	}
+	m2, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close()
+	if got, _ := m2.LookupSURT("com,new)/"); !got.Present() {
+		t.Errorf("reopened map: LookupSURT(com,new)/) = %+v, want present", got)
+	}
+}
