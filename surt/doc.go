@@ -25,8 +25,10 @@
 //     repeatedly until stable, then re-escape only bytes outside
 //     [!-~] and '#', '%'; map non-ASCII hosts through IDNA 2003 (RFC 3490
 //     ToASCII with the nameprep profile of RFC 3491, tables of RFC 3454 over
-//     Unicode 3.2, NFKC as Python's unicodedata.ucd_3_2_0 computes it,
-//     Punycode of RFC 3492), keeping the raw bytes where the
+//     Unicode 3.2, NFKC as Python's unicodedata.ucd_3_2_0 computes it on
+//     CPython 3.11, whose Unicode 14.0 data decide the combining classes of
+//     code points Unicode 3.2 did not assign, Punycode of RFC 3492),
+//     keeping the raw bytes where the
 //     standard's codec fails; collapse ".." in the host and trim its
 //     dots; normalize numeric hosts to dotted quads ("3279880203",
 //     "10.0.258", octal "017.0.0.1"); resolve "." and ".." path segments and

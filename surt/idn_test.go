@@ -70,6 +70,9 @@ func TestIDNNormalization(t *testing.T) {
 		// No U+034F after 30 non-starters (x/text's Stream-Safe Text Format).
 		{"31 combining marks, no U+034F inserted", "http://a" + strings.Repeat("\u0301", 31) + ".com/", "com,xn--1ca20iaaaaaaaaaaaaaaaaaaaaaaaaaaaaa)/"},
 		{"40 marks of two classes reordered", "http://a" + strings.Repeat("\u0316\u0301", 20) + ".com/", "com,xn--1ca20iaaaaaaaaaaaaaaaaaa63baaaaaaaaaaaaaaaaaaa)/"},
+		// Python 3.11 has Unicode 14.0: marks added in 15.0 are class 0 there.
+		{"Unicode 15.0 mark is class 0 in Python 3.11", "http://e\U0001E4EE\u0301\u0323\U0001E4EE.com/", "com,xn--e-xbb5h1835tca)/"},
+		{"Unicode 15.0 mark after an unassigned base", "http://\u1b05\U0001E4ED\u0301\u0316abcdefghij.com/", "com,xn--abcdefghij-q0f5ws85zvy41f)/"},
 		// Unchanged: compositions of code points assigned in 3.2.
 		{"Myanmar pair composes as today", "http://\u1025\u102e.com/", "com,xn--qjd)/"},
 		{"Hangul jamo compose", "http://\u1100\u1161\u11a8.com/", "com,xn--p39a)/"},

@@ -191,8 +191,15 @@ func nfkc32(s string) string {
 	return string(out)
 }
 
-// ccc returns the current canonical combining class of r.
+// ccc returns the canonical combining class of r as the reference's Python
+// (3.11, Unicode 14.0) knows it: golang.org/x/text's class, except 0 for the
+// combining marks Unicode 15.0 added (golang.org/x/text has 15.0), which
+// Python 3.11 does not know and treats as class 0.
 func ccc(r rune) uint8 {
+	switch {
+	case 0x10EFD <= r && r <= 0x10EFF, r == 0x11F41, r == 0x11F42, r == 0x1E08F, 0x1E4EC <= r && r <= 0x1E4EF:
+		return 0
+	}
 	return norm.NFD.PropertiesString(string(r)).CCC()
 }
 
