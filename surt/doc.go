@@ -28,11 +28,10 @@
 //     Unicode 3.2, NFKC as Python's unicodedata.ucd_3_2_0 computes it on
 //     CPython 3.11, whose Unicode 14.0 data decide the combining classes of
 //     code points Unicode 3.2 did not assign, Punycode of RFC 3492),
-//     keeping the raw bytes where the
-//     standard's codec fails; collapse ".." in the host and trim its
-//     dots; normalize numeric hosts to dotted quads ("3279880203",
-//     "10.0.258", octal "017.0.0.1"); resolve "." and ".." path segments and
-//     drop empty ones when there is a host.
+//     keeping the raw bytes where the standard's codec fails; collapse ".."
+//     in the host and trim its dots; normalize numeric hosts to dotted quads
+//     ("3279880203", "10.0.258", octal "017.0.0.1"); resolve "." and ".."
+//     path segments and drop empty ones when there is a host.
 //  3. IA canonicalization (IAURLCanonicalizer): lower-case host, path and
 //     query; remove one leading "www" or "wwwN" label; drop user info and
 //     the default port (80 for http, 443 for https); remove ASP.NET, JSP,
