@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,9 +32,12 @@ type Upstream interface {
 
 // HTTPUpstream is the Upstream that speaks RFC 7089 over HTTP, the default.
 // Request URLs are the archive's prefix followed by the URI-R exactly as
-// given (never re-encoded). It parses link format with the memento
-// package's lenient reader, streaming: memory per request is bounded by
-// MaxBodyBytes for the body read and by the mementos kept.
+// given (never re-encoded). A TimeMap page of up to 4 MiB in the plain
+// layout archives write is parsed from memory by a fast path that gives
+// the results of the memento package's lenient reader (checked by a fuzz
+// target); any other page streams through that reader. Memory per request
+// is bounded by 4 MiB for the page buffer, MaxBodyBytes for the body read
+// and the mementos kept.
 type HTTPUpstream struct {
 	// Client sends the requests; its redirect policy is replaced per
 	// request (TimeMaps: at most MaxRedirects; TimeGates: none followed
@@ -218,7 +222,25 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	if resp.Request != nil && resp.Request.URL != nil {
 		base = resp.Request.URL.String()
 	}
-	rd := memento.NewReader(&limitedBody{r: resp.Body, n: u.maxBody()}, &memento.ParseOptions{Base: base})
+	// A page of up to fastPageLimit bytes in the plain layout is parsed
+	// from memory (fastPage); anything else streams through memento.Reader.
+	buf := pagePool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 2*fastPageLimit {
+			pagePool.Put(buf)
+		}
+	}()
+	body, whole := readPrefix(buf, &limitedBody{r: resp.Body, n: u.maxBody()})
+	if whole {
+		if ms, next, links, ok := fastPage(buf.Bytes()); ok {
+			if links == 0 && isHTML(resp) {
+				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
+			}
+			return ms, next, nil
+		}
+	}
+	rd := memento.NewReader(body, &memento.ParseOptions{Base: base})
 	var (
 		ms    []Memento
 		next  []string

@@ -1,0 +1,114 @@
+package aggregator
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/memento"
+)
+
+// readerPage is what timeMapPage takes from the general reader: the
+// specification fastPage must meet whenever it accepts an input.
+func readerPage(body string) (ms []Memento, next []string, links int, err error) {
+	rd := memento.NewReader(strings.NewReader(body), &memento.ParseOptions{Base: "http://arc.example/timemap/link/http://ex.com/"})
+	for {
+		l, err := rd.Read()
+		if errors.Is(err, io.EOF) {
+			return ms, next, links, nil
+		}
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if l.HasRel("original") || l.IsMemento() || l.HasRel("timemap") || l.HasRel("timegate") || l.HasRel("self") {
+			links++
+		}
+		switch {
+		case l.IsMemento():
+			dt, ok := l.Param("datetime")
+			if !ok {
+				continue
+			}
+			t, err := memento.ParseHTTPDateLenient(dt)
+			if err != nil {
+				continue
+			}
+			ms = append(ms, Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+		case l.HasRel("timemap") && !l.HasRel("self"):
+			next = append(next, l.Target)
+		}
+	}
+}
+
+var fastPageSeeds = []struct {
+	name, body string
+	fast       bool // fastPage accepts it
+}{
+	{"wayback", "<http://ex.com/>; rel=\"original\",\n<http://arc/timegate/http://ex.com/>; rel=\"timegate\",\n" +
+		"<http://arc/timemap/link/http://ex.com/>; rel=\"self\"; type=\"application/link-format\"; from=\"Tue, 20 Jun 2000 18:02:59 GMT\",\n" +
+		"<http://arc/web/20000620180259/http://ex.com/>; rel=\"first memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\",\n" +
+		"<http://arc/web/20010620180259/http://ex.com/>; rel=\"last memento\"; datetime=\"Wed, 20 Jun 2001 18:02:59 GMT\"\n", true},
+	{"pages", "<http://ex.com/>;rel=\"original\", <https://arc/p/2>; rel=\"timemap\"; from=\"x\", <https://arc/p/1>; rel=\"self timemap\"", true},
+	{"unquoted-rel-and-upper-case", "<http://arc/web/1/x>; REL=MEMENTO; DateTime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", true},
+	{"second-rel-ignored", "<http://arc/web/1/x>; rel=\"original\"; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", true},
+	{"lenient-datetime", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 UTC\"", true},
+	{"bad-datetime-dropped", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"soon\",<http://arc/web/2/x>; rel=\"memento\"", true},
+	{"day-out-of-range", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Thu, 31 Apr 2010 12:00:00 GMT\"", true},
+	{"zero-time", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Mon, 01 Jan 0001 00:00:00 GMT\"", true},
+	{"year-zero", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Sat, 01 Jan 0000 00:00:00 GMT\"", true},
+	{"leap-second", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Sat, 31 Dec 2016 23:59:60 GMT\"", true},
+	{"empty", "", true},
+	{"relative-target", "</web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"gt-in-target", "<http://arc/web/1/a>b>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"space-around-equals", "<http://arc/web/1/x>; rel = \"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"escaped-quote", "<http://arc/web/1/x>; rel=\"memento\"; title=\"a\\\"b\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"missing-comma", "<http://arc/web/1/x>; rel=\"memento\" <http://arc/web/2/x>; rel=\"memento\"", false},
+	{"html", "<!doctype html><html><body>Not found</body></html>", false},
+	{"upper-case-scheme", "<HTTP://arc/web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"non-ascii-target", "<http://arc/web/1/é>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+}
+
+// fastPage agrees with the general reader on the inputs it accepts, and
+// accepts the plain layouts archives write.
+func TestFastPageMatchesReader(t *testing.T) {
+	for _, tc := range fastPageSeeds {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, next, links, ok := fastPage([]byte(tc.body))
+			if ok != tc.fast {
+				t.Fatalf("fastPage accepted = %v, want %v", ok, tc.fast)
+			}
+			if !ok {
+				return
+			}
+			wms, wnext, wlinks, err := readerPage(tc.body)
+			if err != nil {
+				t.Fatalf("the general reader refuses what fastPage accepted: %v", err)
+			}
+			if diff := cmp.Diff([]any{wms, wnext, wlinks}, []any{ms, next, links}); diff != "" {
+				t.Errorf("fastPage differs from the general reader (-reader +fast):\n%s", diff)
+			}
+		})
+	}
+}
+
+func FuzzFastPageMatchesReader(f *testing.F) {
+	for _, tc := range fastPageSeeds {
+		f.Add(tc.body)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		ms, next, links, ok := fastPage([]byte(body))
+		if !ok {
+			return
+		}
+		wms, wnext, wlinks, err := readerPage(body)
+		if err != nil {
+			t.Fatalf("the general reader refuses what fastPage accepted: %v", err)
+		}
+		if diff := cmp.Diff([]any{wms, wnext, wlinks}, []any{ms, next, links}); diff != "" {
+			t.Errorf("fastPage differs from the general reader (-reader +fast):\n%s", diff)
+		}
+	})
+}
