@@ -35,6 +35,18 @@ func TestMerge(t *testing.T) {
 			want: lines("!id {\"uri\": \"x\"}", "com,a)/ 1", "com,b)/ 1"),
 		},
 		{
+			name: "same archive id written differently",
+			a:    lines("!id {\"uri\": \"x\"}", "com,a)/ 1"),
+			b:    lines("!id {\"uri\":\"x\", \"note\": 1}", "com,b)/ 1"),
+			want: lines("!id {\"uri\": \"x\"}", "com,a)/ 1", "com,b)/ 1"),
+		},
+		{
+			name: "an id naming no archive merges with any",
+			a:    lines("!id {\"uri\":\"\"}", "com,a)/ 1"),
+			b:    lines("!id {\"uri\": \"x\"}", "com,b)/ 1"),
+			want: lines("!id {\"uri\":\"\"}", "com,a)/ 1", "com,b)/ 1"),
+		},
+		{
 			name: "byte order marks skipped",
 			a:    "\xef\xbb\xbf" + lines("com,a)/ 1", "com,b)/ 1"),
 			b:    "\xef\xbb\xbf" + lines("com,c)/ 1"),

@@ -3,6 +3,7 @@ package mementomap
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,23 @@ func headerValue(hs [][]byte, name string) []byte {
 		}
 	}
 	return nil
+}
+
+// sameArchive reports whether two "!id" values may name the same archive:
+// one is missing, or names no archive ({"uri": ""}, what [Build] writes
+// without an ArchiveID), or both have the same "uri" member (or, when
+// they are not JSON objects, the same bytes).
+func sameArchive(a, b []byte) bool {
+	if a == nil || b == nil {
+		return true
+	}
+	var ja, jb struct {
+		URI *string `json:"uri"`
+	}
+	if json.Unmarshal(a, &ja) != nil || json.Unmarshal(b, &jb) != nil || ja.URI == nil || jb.URI == nil {
+		return bytes.Equal(a, b)
+	}
+	return *ja.URI == "" || *jb.URI == "" || *ja.URI == *jb.URI
 }
 
 // MergeStats counts a [Merge] run.
@@ -99,9 +117,10 @@ func (r *mapReader) next() error {
 // nothing" ("0") is kept only when the other map says so too: a lone
 // exclusion could hide what a wildcard of the other map holds, a false
 // negative. Both inputs must be sorted (see [Compact] for the errors).
-// Maps of two archives are not merged: when both have an "!id" header and
-// their values differ (compared as written, outer spaces trimmed), Merge
-// returns [ErrDifferentArchives] before writing anything. Memory: one
+// Maps of two archives are not merged: when both have an "!id" header
+// naming an archive and the names differ (the "uri" members of the JSON
+// objects; other values compared as written), Merge returns
+// [ErrDifferentArchives] before writing anything. Memory: one
 // line of each input.
 func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 	var st MergeStats
@@ -113,7 +132,7 @@ func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 	if err := rb.next(); err != nil {
 		return st, err
 	}
-	if ida, idb := headerValue(ra.headers, "id"), headerValue(rb.headers, "id"); ida != nil && idb != nil && !bytes.Equal(ida, idb) {
+	if ida, idb := headerValue(ra.headers, "id"), headerValue(rb.headers, "id"); !sameArchive(ida, idb) {
 		return st, fmt.Errorf("%w: %q and %q", ErrDifferentArchives, ida, idb)
 	}
 	bw := bufio.NewWriterSize(dst, 1<<16)
