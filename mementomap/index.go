@@ -16,6 +16,7 @@ import (
 // of the map.
 type blockIndex struct {
 	pre  []uint64 // the first 8 bytes of key i, big-endian, zero-padded: most comparisons end here
+	pre2 []uint64 // bytes 8 to 16 of key i, the same way: most of the others end here
 	keys []byte
 	kend []int32 // keys[kend[i-1]:kend[i]] is key i
 	pos  []int   // line start of block i
@@ -27,6 +28,16 @@ func prefix8(k []byte) uint64 {
 	var b [8]byte
 	copy(b[:], k)
 	return binary.BigEndian.Uint64(b[:])
+}
+
+// tail8 returns k after its first 8 bytes (empty for shorter keys). When
+// two keys have the same prefix8, comparing prefix8 of their tail8 orders
+// them by their next 8 bytes (or says they tie there too).
+func tail8(k []byte) []byte {
+	if len(k) <= 8 {
+		return nil
+	}
+	return k[8:]
 }
 
 // indexBlock is the byte span of one index entry.
@@ -56,6 +67,7 @@ func (m *Map) buildIndex() *blockIndex {
 		if n := len(x.pos); n == 0 || ls > x.pos[n-1] {
 			k := keyOf(m.b[ls:le])
 			x.pre = append(x.pre, prefix8(k))
+			x.pre2 = append(x.pre2, prefix8(tail8(k)))
 			x.keys = append(x.keys, k...)
 			x.kend = append(x.kend, int32(len(x.keys)))
 			x.pos = append(x.pos, ls)
@@ -86,10 +98,13 @@ func (m *Map) indexed() *blockIndex {
 func (m *Map) find(x *blockIndex, key []byte) (int, bool) {
 	n := len(x.pos)
 	// first block whose first key is greater than key
-	kp := prefix8(key)
+	kp, kp2 := prefix8(key), prefix8(tail8(key))
 	b := sort.Search(n, func(i int) bool {
 		if p := x.pre[i]; p != kp {
 			return p > kp
+		}
+		if p := x.pre2[i]; p != kp2 {
+			return p > kp2
 		}
 		return bytes.Compare(x.key(i), key) > 0
 	})
