@@ -60,6 +60,57 @@ var ErrClosed = errors.New("mementomap: map is closed")
 // second one's key, and is reported by ukvs.Check.
 var ErrLoneCR = errors.New("mementomap: lines end with a lone CR; convert the map to LF line ends")
 
+// ErrNotMap is returned by [Open] (and by lookups in a Map from
+// [FromBytes]) for a file that is plainly not a MementoMap: a
+// gzip-compressed file (decompress it first), or one whose first data line
+// is a CDX or CDXJ index line (a 12–17 digit timestamp where the frequency
+// belongs, or more columns than "key frequency [{json}]"). Looking keys up
+// in such a file would answer absent, or a timestamp as a count. Only the
+// first data line is checked, so Open stays constant-time; a map declaring
+// its own columns with a !fields header is checked for gzip only.
+var ErrNotMap = errors.New("mementomap: not a MementoMap")
+
+// checkFirstLine returns an error wrapping ErrNotMap when b (the whole
+// file) or its first data line, starting at start, is plainly not a map.
+func checkFirstLine(b []byte, start int, headers ukvs.Headers) error {
+	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
+		return fmt.Errorf("%w: the file is gzip-compressed; decompress it first", ErrNotMap)
+	}
+	for _, h := range headers {
+		if h.Name == "fields" {
+			return nil
+		}
+	}
+	if start >= len(b) {
+		return nil
+	}
+	line := b[start:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	line = bytes.TrimRight(line, "\r")
+	cols := bytes.Fields(line)
+	if len(cols) < 2 {
+		return nil // a bare key; the lookup reports its value as it is
+	}
+	if n := len(cols[1]); n >= 12 && n <= 17 && isDigits(cols[1]) {
+		return fmt.Errorf("%w: the first data line looks like a CDX/CDXJ index line (a timestamp where the frequency belongs); build a map from it with Build", ErrNotMap)
+	}
+	if len(cols) > 2 && cols[2][0] != '{' {
+		return fmt.Errorf("%w: the first data line has %d columns, not \"key frequency [{json}]\" (a CDX index?)", ErrNotMap, len(cols))
+	}
+	return nil
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
 // utf8BOM is the UTF-8 byte order mark, skipped at the start of a map.
 const utf8BOM = "\xef\xbb\xbf"
 
@@ -90,7 +141,8 @@ func hasLoneCR(b []byte) bool {
 // section ("!" lines and blank lines at the top) is parsed leniently: a
 // header line that is not valid UKVS is kept with its raw value. A UTF-8
 // byte order mark at the start is skipped; lines end with LF or CRLF, and
-// a map whose first line ends with a lone CR is refused with [ErrLoneCR].
+// a map whose first line ends with a lone CR is refused with [ErrLoneCR],
+// and a gzip-compressed file or a CDX/CDXJ index with [ErrNotMap].
 //
 // Lookups trust the file to be a valid map: data lines sorted byte-wise by
 // key, each key once (run ukvs.Check, or the check command, on a map of
@@ -126,6 +178,9 @@ func Open(path string) (*Map, error) {
 	}
 	m.start = m.parseHeaders()
 	m.pool.New = func() any { return new(candidates) }
+	if m.err == nil {
+		m.err = checkFirstLine(m.b, m.start, m.headers)
+	}
 	if m.err != nil {
 		m.Close()
 		return nil, fmt.Errorf("%w: %s", m.err, path)
@@ -136,7 +191,7 @@ func Open(path string) (*Map, error) {
 // FromBytes returns a Map over b, a MementoMap held in memory, with the
 // same lookups as a file opened by [Open]. b must not change while the Map
 // is in use; Close on such a Map only forgets b. Where Open would refuse b
-// ([ErrLoneCR]), the Map's lookups return that error.
+// ([ErrLoneCR], [ErrNotMap]), the Map's lookups return that error.
 func FromBytes(b []byte) *Map {
 	m := &Map{b: b}
 	if m.b == nil {
@@ -144,6 +199,9 @@ func FromBytes(b []byte) *Map {
 	}
 	m.start = m.parseHeaders()
 	m.pool.New = func() any { return new(candidates) }
+	if m.err == nil {
+		m.err = checkFirstLine(m.b, m.start, m.headers)
+	}
 	return m
 }
 
@@ -619,7 +677,7 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, raw []byte) error {
 	}
 	st.Lookups++
 	res, err := m.Lookup(in)
-	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) {
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) || errors.Is(err, ErrNotMap) {
 		return err
 	}
 	bw.WriteString(in)

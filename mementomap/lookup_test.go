@@ -161,7 +161,7 @@ func TestLookupEdges(t *testing.T) {
 		{"IPv6 host", "2001:db8::1)/ 1\ncom,a)/ 2\n", "2001:db8::1)/a", "", "", false},
 		{"IPv6 host exact", "2001:db8::1)/a 1\ncom,a)/ 2\n", "2001:db8::1)/a", "2001:db8::1)/a", "1", true},
 		{"port", "com,example:8080)/a 1\n", "com,example:8080)/a", "com,example:8080)/a", "1", true},
-		{"space inside a key: a malformed value is not an exclusion", "com,example)/a b 1\ncom,example)/c 2\n", "com,example)/a", "com,example)/a", "b", true},
+		{"space inside a key: a malformed value is not an exclusion", "com,a)/ 2\ncom,example)/a b 1\ncom,example)/c 2\n", "com,example)/a", "com,example)/a", "b", true},
 		{"line without a value (truncated map)", "com,example)/a 1\ncom,example)/b", "com,example)/b", "com,example)/b", "", true},
 	}
 	for _, tt := range tests {
