@@ -23,9 +23,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "cdxgen:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: usage was printed
 		}
+		fmt.Fprintln(os.Stderr, "cdxgen:", err)
 		os.Exit(2)
 	}
 }
