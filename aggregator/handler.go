@@ -174,7 +174,7 @@ func escapeNonURI(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		stray := c == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]))
-		if c > ' ' && c < 0x7f && !stray && !strings.ContainsRune("\"<>\\^`{|}", rune(c)) {
+		if uriByte[c] && !stray {
 			if b != nil {
 				b = append(b, c)
 			}
@@ -190,6 +190,15 @@ func escapeNonURI(s string) string {
 	}
 	return string(b)
 }
+
+// uriByte tells the bytes that may appear in a URI as they are (RFC 3986
+// §2): printable ASCII except '"', '<', '>', '\\', '^', '`', '{', '|', '}'.
+var uriByte = func() (t [256]bool) {
+	for c := '!'; c < 0x7f; c++ {
+		t[c] = !strings.ContainsRune("\"<>\\^`{|}", c)
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
