@@ -431,3 +431,70 @@ func TestCategorizeOddMIME(t *testing.T) {
 		}
 	}
 }
+
+// longLineInput is a CDXJ file whose middle line is n bytes long.
+func longLineInput(n int) string {
+	var b strings.Builder
+	b.WriteString("com,a)/ 20200101000000 {\"url\": \"http://a.com/\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"1\"}\r\n")
+	b.WriteString("com,big)/ 20200101000000 {\"url\": \"http://big.com/")
+	b.WriteString(strings.Repeat("x", n))
+	b.WriteString("\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"1\"}\r")
+	b.WriteString("com,c)/ 20200101000000 {\"url\": \"http://c.com/\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"1\"}")
+	return b.String()
+}
+
+// Regression: the compatibility reader rescanned a long line from its start
+// after every 8 KiB chunk (a 100 MB line took minutes); see
+// BenchmarkCompatLongLine for the speed. This checks the lines stay right.
+func TestCompatLongLine(t *testing.T) {
+	in := longLineInput(3*pyChunk + 5)
+	p := newPyLineReader(strings.NewReader(in))
+	var lens []int
+	for {
+		l, err := p.readLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(l, "\n") != 1 && !strings.HasPrefix(l, "com,c)") {
+			t.Errorf("line %q... does not end in one newline", l[:20])
+		}
+		lens = append(lens, len(l))
+	}
+	first := strings.Index(in, "\r\n") + 1
+	second := strings.Index(in[first+1:], "\r") + 1
+	want := []int{first, second, len(in) - first - 1 - second}
+	if len(lens) != 3 || lens[0] != want[0] || lens[1] != want[1] || lens[2] != want[2] {
+		t.Errorf("line lengths %v, want %v", lens, want)
+	}
+	c := NewCompat(false, false, nil)
+	if err := c.ReadFile("long.cdxj", strings.NewReader(in)); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := c.WriteCompactTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out.String(), "\n"); got != 3 {
+		t.Errorf("compat summary has %d lines, want 3:\n%s", got, out.String())
+	}
+}
+
+// BenchmarkCompatLongLine reads a file with one 16 MiB line through the
+// compatibility reader; it must be linear in the line length (it took
+// minutes for 100 MB before the fix).
+func BenchmarkCompatLongLine(b *testing.B) {
+	in := longLineInput(16 << 20)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := newPyLineReader(strings.NewReader(in))
+		for {
+			if _, err := p.readLine(); err != nil {
+				break
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ type pyLineReader struct {
 	raw       []byte // undecoded carry: an incomplete UTF-8 sequence
 	text      []byte // decoded, translated text not yet returned as lines
 	start     int    // start of the unreturned text
+	scan      int    // end of the unreturned text already searched for "\n"
 	pending   bool   // a "\r" ended the last chunk
 	offset    int64  // bytes read so far
 	eof       bool
@@ -42,11 +44,18 @@ func newPyLineReader(r io.Reader) *pyLineReader {
 // buffer, valid until the next call), or io.EOF, or a decoding error.
 func (p *pyLineReader) readLine() (string, error) {
 	for {
-		if i := indexNL(p.text[p.start:]); i >= 0 {
-			line := p.text[p.start : p.start+i+1]
-			p.start += i + 1
+		// p.text[p.start:p.scan] is known to hold no newline: scan only the
+		// bytes added since, so that a long line costs linear time.
+		if p.scan < p.start {
+			p.scan = p.start
+		}
+		if i := indexNL(p.text[p.scan:]); i >= 0 {
+			end := p.scan + i + 1
+			line := p.text[p.start:end]
+			p.start, p.scan = end, end
 			return string(line), nil
 		}
+		p.scan = len(p.text)
 		if p.err != nil {
 			return "", p.err
 		}
@@ -62,14 +71,7 @@ func (p *pyLineReader) readLine() (string, error) {
 	}
 }
 
-func indexNL(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return -1
-}
+func indexNL(b []byte) int { return bytes.IndexByte(b, '\n') }
 
 // readChunk fills p.buf as far as the input allows. It returns io.EOF only
 // when no byte was read and the input is at its end; a short last chunk
@@ -111,6 +113,7 @@ func (p *pyLineReader) fill() {
 	if p.start > 0 {
 		n := copy(p.text, p.text[p.start:])
 		p.text = p.text[:n]
+		p.scan -= p.start
 		p.start = 0
 	}
 	n, err := p.readChunk()
