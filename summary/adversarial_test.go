@@ -3,6 +3,7 @@ package summary
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
@@ -496,5 +497,35 @@ func BenchmarkCompatLongLine(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+// Regression: overlap's CSV tables did not double the quotes of a summary
+// name, so a name with '"' broke the table.
+func TestOverlapCSVQuotesNames(t *testing.T) {
+	names := []string{`a "x",1.sum`, "b.sum"}
+	in := `k {"2020": {"n_total": 1, "s_total": 2}}` + "\n"
+	res, err := Overlap(names, []io.Reader{strings.NewReader(in), strings.NewReader(in)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := res.WriteCSV(&out); err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	for _, part := range strings.Split(out.String(), "\n") {
+		if part == "" || strings.HasSuffix(part, ":") {
+			continue
+		}
+		r := csv.NewReader(strings.NewReader(part))
+		row, err := r.Read()
+		if err != nil {
+			t.Fatalf("row %q does not parse: %v", part, err)
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 || rows[0][1] != `a "x",1.sum AND b.sum` {
+		t.Errorf("first header row %q, want the combination of both names", rows)
 	}
 }

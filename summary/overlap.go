@@ -168,7 +168,11 @@ func (r *OverlapResult) WriteCSV(w io.Writer) error {
 	}
 	slices.Sort(periods)
 	quoted := func(fields []string) string {
-		return `"` + strings.Join(fields, `","`) + `"` + "\n"
+		esc := make([]string, len(fields))
+		for i, f := range fields {
+			esc[i] = strings.ReplaceAll(f, `"`, `""`) // RFC 4180 section 2.7
+		}
+		return `"` + strings.Join(esc, `","`) + `"` + "\n"
 	}
 	var b strings.Builder
 	b.WriteString("Hosts:\n")
