@@ -529,3 +529,22 @@ func TestOverlapCSVQuotesNames(t *testing.T) {
 		t.Errorf("first header row %q, want the combination of both names", rows)
 	}
 }
+
+// Regression: a UTF-8 byte order mark (a summary or mapping file saved by a
+// Windows editor) became part of the first key or prefix.
+func TestByteOrderMark(t *testing.T) {
+	lines, err := ReadSummary(strings.NewReader("\ufeffexample.com {\"2020\": {\"n_total\": 1}}\r\n"), "bom.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || lines[0].Key != "example.com" {
+		t.Errorf("lines %+v, want the key example.com", lines)
+	}
+	org, err := ReadOrgMapping(strings.NewReader("\ufeffLOC A\n"), "map.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := org("LOC-1.arc.gz"); got != "A" {
+		t.Errorf("org = %q, want A", got)
+	}
+}

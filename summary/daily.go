@@ -95,7 +95,11 @@ func ReadOrgMapping(r io.Reader, name string) (OrgFunc, error) {
 	n := int64(0)
 	for sc.Scan() {
 		n++
-		l := strings.TrimSpace(sc.Text())
+		l := sc.Text()
+		if n == 1 {
+			l = strings.TrimPrefix(l, "\ufeff") // a UTF-8 byte order mark
+		}
+		l = strings.TrimSpace(l)
 		if l == "" || l[0] == '#' {
 			continue
 		}

@@ -33,7 +33,8 @@ func NewSummaryReader(r io.Reader, name string) *SummaryReader {
 	return &SummaryReader{name: name, sc: sc}
 }
 
-// Read returns the next line, or io.EOF. Blank lines are skipped. A
+// Read returns the next line, or io.EOF. Blank lines, and a UTF-8 byte
+// order mark at the start of the input, are skipped. A
 // malformed line gives a *ParseError naming the line (the reader can go on
 // with the next one); a line longer than MaxSummaryLine gives a ParseError
 // wrapping ErrLineTooLong and ends the input.
@@ -41,6 +42,9 @@ func (r *SummaryReader) Read() (*Line, error) {
 	for r.sc.Scan() {
 		r.line++
 		b := bytes.TrimRight(r.sc.Bytes(), "\r")
+		if r.line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\ufeff")) // a UTF-8 byte order mark, as Windows editors write
+		}
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
