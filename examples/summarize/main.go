@@ -29,11 +29,12 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "summarize:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: usage was printed
 		}
+		fmt.Fprintln(os.Stderr, "summarize:", err)
 		var ue usageError
-		if errors.As(err, &ue) || errors.Is(err, flag.ErrHelp) {
+		if errors.As(err, &ue) {
 			os.Exit(2)
 		}
 		os.Exit(1)
