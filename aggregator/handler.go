@@ -159,6 +159,11 @@ func NormalizeURIR(s string) (string, error) {
 	if u.Host == "" || strings.ContainsAny(u.Host, " \t<>\"") || strings.ContainsAny(u.Hostname(), "% ") {
 		return "", fmt.Errorf("URI-R %q: no valid host", s)
 	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("URI-R %q: port %s is not in 1-65535", s, p)
+		}
+	}
 	return s, nil
 }
 

@@ -64,6 +64,11 @@ func TestNormalizeURIR(t *testing.T) {
 		{"http:///path", "", "host"},
 		{"http://" + strings.Repeat("a", MaxURIRLen), "", "longer"},
 		{"http%3A%2F%2Fexa%ZZ", "", "invalid"},
+		{"http://example.com:8080/a", "http://example.com:8080/a", ""},
+		{"http://example.com:65535/", "http://example.com:65535/", ""},
+		{"http://example.com:99999/", "", "port"},
+		{"http://example.com:0/", "", "port"},
+		{"http://[2001:db8::1]:65536/", "", "port"},
 	} {
 		got, err := NormalizeURIR(tc.in)
 		if tc.err != "" {
