@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/mementokit/mementokit/aggregator"
 	"io"
 	"net"
 	"net/http"
@@ -160,7 +161,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintln(stdout, "upstream/req and new upstream conns/req: requests the archives served and TCP connections they accepted, per client request;")
 	fmt.Fprintln(stdout, "identical concurrent searches share one fan-out (singleflight), so with more connections than URI-Rs upstream/req falls below 3 (or 1).")
 	if !cfg.skipDefaults {
-		fmt.Fprintln(stdout, "* aggregator defaults: Options.HTTPClient nil (http.DefaultTransport: MaxIdleConnsPerHost 2) and MaxConcurrent 8 per archive;")
+		fmt.Fprintln(stdout, fmt.Sprintf("* aggregator defaults: Options.HTTPClient nil (the aggregator's own transport: %d idle connections per archive) and MaxConcurrent %d per archive;", aggregator.DefaultMaxIdleConnsPerHost, aggregator.DefaultMaxConcurrent))
 		fmt.Fprintln(stdout, "  the other runs pass an HTTPClient whose Transport keeps 1,024 idle connections per archive and MaxConcurrent 1,024.")
 	}
 	return nil
