@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"sort"
+	"sync/atomic"
 )
 
 // blockIndex is a sparse in-memory index of a map: the first key and the
@@ -20,6 +21,9 @@ type blockIndex struct {
 	keys []byte
 	kend []int32 // keys[kend[i-1]:kend[i]] is key i
 	pos  []int   // line start of block i
+
+	tables     []atomic.Pointer[lineTable] // line table of block i, built on first use
+	tableBytes atomic.Int64                // memory held by tables
 }
 
 // prefix8 returns the first 8 bytes of k as a big-endian number, zero
@@ -77,6 +81,7 @@ func (m *Map) buildIndex() *blockIndex {
 		}
 		p = m.nextLineStart(ls+indexBlock, len(m.b))
 	}
+	x.tables = make([]atomic.Pointer[lineTable], len(x.pos))
 	return x
 }
 

@@ -17,8 +17,12 @@ import (
 
 // Map is an open MementoMap file, memory-mapped read-only. Lookups binary
 // search the mapped bytes, so opening costs one mmap call whatever the
-// size, and memory use is the pages the kernel keeps cached. A Map is safe
-// for concurrent use by many goroutines; Close must not race with lookups.
+// size, and memory use is the pages the kernel keeps cached, plus, once a
+// Map has served a few thousand lookups, a sparse block index (1–2 % of
+// the file) and line tables built block by block as lookups reach them
+// (10 bytes per line plus about 80 per 4 KiB block, at most 256 MiB). A
+// Map is safe for concurrent use by many goroutines; Close must not race
+// with lookups.
 type Map struct {
 	f       *os.File
 	data    mmap.MMap
@@ -89,7 +93,9 @@ func checkFirstLine(b []byte, start int, headers ukvs.Headers) error {
 		line = line[:i]
 	}
 	line = bytes.TrimRight(line, "\r")
-	cols := bytes.Fields(line)
+	// Columns are separated by spaces and tabs only, as keyOf cuts the
+	// key: other white space (a form feed) belongs to the column.
+	cols := bytes.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
 	if len(cols) < 2 {
 		return nil // a bare key; the lookup reports its value as it is
 	}
@@ -425,7 +431,9 @@ func (m *Map) Get(key string) (value string, ok bool) {
 // tries the keys of [AppendLookupKeys] most specific first and returns the
 // first present in the map. No match returns Distance -1, which, like a
 // match whose frequency holds nothing, means absent. Cost: one binary
-// search (O(log size) line reads) per key tried.
+// search (O(log size) line reads) per key tried; with the index and line
+// tables of a Map in steady use, O(log size) in-memory comparisons and one
+// line read per key found.
 func (m *Map) LookupSURT(surtKey string) (Match, error) {
 	if m.b == nil {
 		if m.f == nil {
@@ -466,6 +474,11 @@ func (m *Map) LookupSURT(surtKey string) (Match, error) {
 func (m *Map) lookupCandidates(c *candidates) Match {
 	k0 := c.key(0)
 	x := m.indexed()
+	if x != nil && plainKey(c.src) {
+		if h := m.findTable(x, k0, -1); h.b >= 0 {
+			return m.lookupTables(x, c, h)
+		}
+	}
 	var p0 int
 	var ok bool
 	if x != nil {
@@ -493,6 +506,35 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 			p, ok = m.cachedSearch(x, k)
 		} else {
 			p, ok = m.seekFrom(x, k, p0)
+		}
+		if ok {
+			return m.matchAt(p, k, i)
+		}
+	}
+	return Match{Distance: -1}
+}
+
+// lookupTables is lookupCandidates once the exact key was searched
+// through the line tables (h): the neighbours' common prefix comes from
+// the tables, and the other keys are searched starting from K's block.
+func (m *Map) lookupTables(x *blockIndex, c *candidates, h tableHit) Match {
+	k0 := c.key(0)
+	if h.ok {
+		return m.matchAt(h.p, k0, 0)
+	}
+	for i := 1; i < c.n; i++ {
+		k := c.key(i)
+		if commonPrefix(k, k0) > h.shared {
+			continue
+		}
+		var p int
+		var ok bool
+		if isTopKey(k) {
+			p, ok = m.cachedSearch(x, k)
+		} else if hk := m.findTable(x, k, h.b); hk.b >= 0 {
+			p, ok = hk.p, hk.ok
+		} else {
+			p, ok = m.find(x, k)
 		}
 		if ok {
 			return m.matchAt(p, k, i)
