@@ -29,6 +29,9 @@ import (
 // usageError is a bad flag or configuration value: the exit status is 2.
 type usageError struct{ error }
 
+// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
+func (usageError) Usage() bool { return true }
+
 func (u usageError) Unwrap() error { return u.error }
 
 // run configures the aggregator from args (and the -config file), listens,

@@ -7,29 +7,18 @@
 package main
 
 import (
+	"github.com/mementokit/mementokit/internal/cli"
+
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/mementokit/mementokit/internal/cdxgen"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // -h: usage was printed
-		}
-		fmt.Fprintln(os.Stderr, "cdxgen:", err)
-		os.Exit(2)
-	}
-}
+func main() { cli.Main("cdxgen", run) }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("cdxgen", flag.ContinueOnError)

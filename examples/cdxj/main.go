@@ -20,31 +20,13 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // -h: usage was printed
-		}
-		fmt.Fprintln(os.Stderr, "cdxj:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("cdxj", run) }
 
 // usageError marks a command-line mistake (exit status 2).
 type usageError struct{ error }
+
+// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
+func (usageError) Usage() bool { return true }

@@ -14,23 +14,7 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // -h: usage was printed
-		}
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(2)
-	}
-}
+func main() { cli.Main("demo", run) }

@@ -15,32 +15,15 @@
 package main
 
 import (
+	"github.com/mementokit/mementokit/internal/cli"
+
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // -h: usage was printed
-		}
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "mementomap: ") { // the package's errors name it already
-			msg = "mementomap: " + msg
-		}
-		fmt.Fprintln(os.Stderr, msg)
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("mementomap", run) }
 
 const usage = `usage: mementomap COMMAND [flags] ARGS
 commands:

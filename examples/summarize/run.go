@@ -23,6 +23,9 @@ import (
 // usageError marks errors in the command line (exit status 2).
 type usageError struct{ error }
 
+// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
+func (usageError) Usage() bool { return true }
+
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // env is what every sub-command gets.

@@ -14,6 +14,9 @@ import (
 // usageError marks a bad command line (exit status 2).
 type usageError struct{ err error }
 
+// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
+func (usageError) Usage() bool { return true }
+
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
