@@ -45,10 +45,10 @@ var (
 // from a failure (timeout, refused connection, 5xx, bad body), which must
 // never be cached as "no mementos".
 type Error struct {
-	Op         string
-	URI        string
-	StatusCode int
-	Err        error
+	Op         string // "timemap", "timegate" or "memento"
+	URI        string // the URI requested (a TimeMap page, TimeGate or URI-M)
+	StatusCode int    // the archive's HTTP status; 0 when it did not answer
+	Err        error  // the cause: ErrNotFound, ErrStatus, a network or parse error
 }
 
 // Error formats the error as "memento: op "uri": [HTTP status: ]cause".

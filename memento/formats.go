@@ -180,15 +180,15 @@ func ReadCDXJ(r io.Reader) (*TimeMap, error) {
 // TimeTravelEntry is one of first, prev, closest, next and last in a Time
 // Travel /api/json answer: a datetime and every URI-M of that second.
 type TimeTravelEntry struct {
-	Datetime time.Time
-	URI      []string
+	Datetime time.Time // the Memento-Datetime, UTC, whole seconds
+	URI      []string  // every URI-M captured in that second, in TimeMap order
 }
 
 // TimeTravelResult is the Time Travel /api/json/{datetime}/{URI-R} answer
 // (see WriteTimeTravelJSON). Prev and Next are nil when absent.
 type TimeTravelResult struct {
-	OriginalURI string
-	TimeGateURI string
+	OriginalURI string // the URI-R (original_uri)
+	TimeGateURI string // the aggregator's TimeGate for it (timegate_uri)
 	// LinkFormat and JSONFormat are the timemap_uri entries.
 	LinkFormat, JSONFormat           string
 	First, Prev, Closest, Next, Last *TimeTravelEntry

@@ -20,8 +20,8 @@ type OverlapOptions struct {
 // in the order of the combination, the captures (n_total) and bytes
 // (s_total) it holds under those keys.
 type OverlapCell struct {
-	Keys int64
-	N, S []int64
+	Keys int64   // keys held by exactly this combination of summaries
+	N, S []int64 // per member: captures (n_total) and bytes (s_total) under those keys
 }
 
 // MarshalJSON writes the cell as the original overlap.py does: an array
