@@ -3,26 +3,26 @@ package mementomap
 // The line tables: a second level under the sparse block index. For each
 // block it has visited, a Map keeps a compact table with one entry per line
 // of the block: the length of the common prefix of the line's key with the
-// block's first key, the next 7 key bytes after that prefix, and the line's
+// block's first key, the next 5 key bytes after that prefix, and the line's
 // offset in the block. A search bisects these entries, which sit together
 // in memory, and reads the mapped file only to confirm the one line it
 // ends on (or not at all, when the entries alone prove the key absent):
-// with SURT keys, the lines of a block share a long prefix, so the 7 bytes
+// with SURT keys, the lines of a block share a long prefix, so the 5 bytes
 // after each line's shared prefix order almost every pair.
 //
 // Ordering by an entry alone, for a key Q in the block (F <= Q < the next
 // block's first key, F the block's first key, q = lcp(Q, F)) and a line
 // key L with l = lcp(L, F): if l > q, L < Q (L agrees with F where Q
 // already exceeds it); if l < q, L > Q (L exceeds F where Q still agrees
-// with it); if l == q, the zero-padded 7 bytes of L and Q after the prefix
+// with it); if l == q, the zero-padded 5 bytes of L and Q after the prefix
 // order them when they differ, and the line itself decides when they tie.
 // This holds for a map sorted byte-wise, the same trust the binary search
 // puts in the file.
 //
 // A table is built by scanning its block (about 4 KiB) on the first search
 // that lands in it, so Open stays constant-time and the first lookups pay
-// one block scan each. Cost: 10 bytes per line plus about 80 bytes per
-// block (about 17 % of a map with 60-byte lines), at most maxLineTableBytes
+// one block scan each. Cost: 8 bytes per line plus about 64 bytes per
+// block (about 14 % of a map with 55-byte lines), at most maxLineTableBytes
 // for the whole map; blocks beyond that budget are searched in the file.
 // A key sharing more than maxTablePrefix bytes with its block's first key
 // is searched in the file too.
@@ -49,25 +49,31 @@ const maxTablePrefix = 254
 // lines starting with a space or tab), or too long; it is searched in the
 // file.
 //
-// Entry i packs line i's key L as (255 - min(lcp(L, F), 255)) << 56 | the
-// 7 bytes of L after that prefix, zero-padded: comparing two such numbers
-// compares the keys by the rule above (a longer prefix with F is a smaller
-// key), and, the lines being sorted, the entries are sorted too.
+// Entry i packs line i's key L in its top 48 bits as (255 - min(lcp(L,
+// F), 255)) << 40 | the 5 bytes of L after that prefix, zero-padded:
+// comparing two such numbers compares the keys by the rule above (a longer
+// prefix with F is a smaller key), and, the lines being sorted, the
+// entries are sorted too. Its low 16 bits are the start of line i, from
+// the block's start.
 type lineTable struct {
 	usable bool
 	enc    []uint64 // entry of line i
-	off    []uint16 // start of line i, from the block's start
 }
 
 // lineTableBytes is the memory of a table of n lines, with its headers.
-func lineTableBytes(n int) int64 { return int64(10*n + 80) }
+func lineTableBytes(n int) int64 { return int64(8*n + 64) }
+
+// entryKey returns the key part of an entry (or of a query from
+// encodeEntry), entryOff the line offset.
+func entryKey(e uint64) uint64 { return e >> 16 }
+func entryOff(e uint64) int    { return int(uint16(e)) }
 
 var unusableTable = &lineTable{}
 
 // encodeEntry packs key k with l = lcp(k, F) as a table entry.
-func encodeEntry(k []byte, l int) uint64 {
+func encodeEntry(k []byte, l int, off int) uint64 {
 	l = min(l, 255)
-	return uint64(255-l)<<56 | prefix8(k[min(l, len(k)):])>>8
+	return uint64(255-l)<<56 | prefix8(k[min(l, len(k)):])>>24<<16 | uint64(uint16(off))
 }
 
 // table returns the line table of block i, building it when it is missing
@@ -110,7 +116,7 @@ func (m *Map) buildTable(x *blockIndex, i int) *lineTable {
 	}
 	first := x.key(i)
 	n := bytes.Count(m.b[lo:hi], []byte{'\n'}) + 1
-	t := &lineTable{usable: true, enc: make([]uint64, 0, n), off: make([]uint16, 0, n)}
+	t := &lineTable{usable: true, enc: make([]uint64, 0, n)}
 	for p := lo; p < hi; {
 		le := m.lineEnd(p)
 		switch m.b[p] {
@@ -118,8 +124,7 @@ func (m *Map) buildTable(x *blockIndex, i int) *lineTable {
 			return unusableTable
 		}
 		k := keyOf(m.b[p:le])
-		t.enc = append(t.enc, encodeEntry(k, commonPrefix(k, first)))
-		t.off = append(t.off, uint16(p-lo))
+		t.enc = append(t.enc, encodeEntry(k, commonPrefix(k, first), p-lo))
 		p = le + 1
 	}
 	return t
@@ -171,27 +176,27 @@ func (m *Map) findTable(x *blockIndex, key []byte, hint int) tableHit {
 	if ql > maxTablePrefix {
 		return tableHit{b: -1}
 	}
-	q := encodeEntry(key, ql)
+	q := entryKey(encodeEntry(key, ql, 0))
 	base := x.pos[b]
 	enc := t.enc
 	// lo: the first entry not less than q; hi: the first greater.
 	lo, hi := 0, len(enc)
 	for lo < hi {
 		j := int(uint(lo+hi) >> 1)
-		if enc[j] < q {
+		if entryKey(enc[j]) < q {
 			lo = j + 1
 		} else {
 			hi = j
 		}
 	}
 	hi = lo
-	for hi < len(enc) && enc[hi] == q {
+	for hi < len(enc) && entryKey(enc[hi]) == q {
 		hi++
 	}
 	// The entries tie on [lo, hi): their lines decide.
 	for a, z := lo, hi; a < z; {
 		j := int(uint(a+z) >> 1)
-		if c, _ := m.cmpAt(base+int(t.off[j]), key); c < 0 {
+		if c, _ := m.cmpAt(base+entryOff(enc[j]), key); c < 0 {
 			a = j + 1
 			lo = a
 		} else {
@@ -205,7 +210,7 @@ func (m *Map) findTable(x *blockIndex, key []byte, hint int) tableHit {
 			h.shared = commonPrefix(x.key(b+1), key)
 		}
 	} else {
-		h.p = base + int(t.off[lo])
+		h.p = base + entryOff(enc[lo])
 		if lo < hi {
 			if c, _ := m.cmpAt(h.p, key); c == 0 {
 				h.ok = true
@@ -228,13 +233,13 @@ func (m *Map) findTable(x *blockIndex, key []byte, hint int) tableHit {
 // entry cannot tell.
 func (m *Map) entryPrefix(t *lineTable, base, j int, key []byte, q uint64) int {
 	e := t.enc[j]
-	l, ql := 255-int(e>>56), 255-int(q>>56)
+	l, ql := 255-int(e>>56), 255-int(q>>40)
 	if l != ql {
 		return min(l, ql)
 	}
-	if d := (e ^ q) << 8; l == ql && d != 0 {
+	if d := (entryKey(e) ^ q) << 24; d != 0 {
 		return ql + bits.LeadingZeros64(d)/8
 	}
-	p := base + int(t.off[j])
+	p := base + entryOff(e)
 	return commonPrefix(keyOf(m.b[p:m.lineEnd(p)]), key)
 }
