@@ -48,7 +48,7 @@
 // others, so an unknown host costs one search. After a few thousand lookups
 // a Map builds a sparse in-memory index (1–2 % of the file) so that a
 // search touches one block of the map; the first search in each block then
-// builds a table of that block's lines (10 bytes per line, at most
+// builds a table of that block's lines (8 bytes per line, at most
 // 256 MiB per Map), so that later searches bisect the table and read one
 // line of the mapped file, or none when the key is absent. A Map is safe
 // for concurrent use.

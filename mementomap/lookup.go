@@ -20,7 +20,7 @@ import (
 // size, and memory use is the pages the kernel keeps cached, plus, once a
 // Map has served a few thousand lookups, a sparse block index (1–2 % of
 // the file) and line tables built block by block as lookups reach them
-// (10 bytes per line plus about 80 per 4 KiB block, at most 256 MiB). A
+// (8 bytes per line plus about 64 per 4 KiB block, at most 256 MiB). A
 // Map is safe for concurrent use by many goroutines; Close must not race
 // with lookups.
 type Map struct {
