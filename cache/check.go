@@ -67,6 +67,27 @@ func CheckPriority(p Priority) error {
 	return nil
 }
 
+// CheckEnqueue checks the arguments of [Cache.Enqueue] as every store
+// must: uriR as given and without its scheme ([CheckURI], [CheckURIR]),
+// the priority ([CheckPriority]) and the time ([CheckTime]). It returns the
+// URI-R's key and at in UTC at second precision.
+func CheckEnqueue(uriR string, p Priority, at time.Time) (Key, time.Time, error) {
+	if err := CheckURI("URI-R", uriR); err != nil {
+		return Key{}, time.Time{}, err
+	}
+	_, key, err := CheckURIR(uriR)
+	if err != nil {
+		return Key{}, time.Time{}, err
+	}
+	if err := CheckPriority(p); err != nil {
+		return Key{}, time.Time{}, err
+	}
+	if at, err = CheckTime("enqueue time", at); err != nil {
+		return Key{}, time.Time{}, err
+	}
+	return key, at, nil
+}
+
 // CheckLimit fails unless limit > 0.
 func CheckLimit(limit int) error {
 	if limit <= 0 {

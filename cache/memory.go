@@ -201,17 +201,8 @@ func (s *Memory) Delete(ctx context.Context, key Key) error {
 
 // Enqueue implements [Cache.Enqueue].
 func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.Time) error {
-	if err := CheckURI("URI-R", uriR); err != nil {
-		return err
-	}
-	_, key, err := CheckURIR(uriR)
+	key, at, err := CheckEnqueue(uriR, p, at)
 	if err != nil {
-		return err
-	}
-	if err := CheckPriority(p); err != nil {
-		return err
-	}
-	if at, err = CheckTime("enqueue time", at); err != nil {
 		return err
 	}
 	if err := s.lock(ctx, "enqueue"); err != nil {

@@ -624,17 +624,8 @@ ON DUPLICATE KEY UPDATE
 
 // Enqueue implements [cache.Cache.Enqueue] in one statement.
 func (c *Cache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at time.Time) error {
-	if err := cache.CheckURI("URI-R", uriR); err != nil {
-		return err
-	}
-	_, key, err := cache.CheckURIR(uriR)
+	key, at, err := cache.CheckEnqueue(uriR, p, at)
 	if err != nil {
-		return err
-	}
-	if err := cache.CheckPriority(p); err != nil {
-		return err
-	}
-	if at, err = cache.CheckTime("enqueue time", at); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "enqueue"); err != nil {
