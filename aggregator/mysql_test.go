@@ -2,69 +2,18 @@ package aggregator
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
 	"github.com/mementokit/mementokit/internal/archivetest"
+	"github.com/mementokit/mementokit/internal/mysqltest"
 )
 
-// mysqlDSN creates a private database on the server named by
-// MEMENTOKIT_MYSQL_DSN (default root@tcp(127.0.0.1:3306)/test), drops it
-// when the test ends, and returns a DSN for it. An unreachable server skips
-// the test, or fails it when MEMENTOKIT_REQUIRE_MYSQL=1 (as CI sets).
-func mysqlDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("MEMENTOKIT_MYSQL_DSN")
-	if dsn == "" {
-		dsn = "root@tcp(127.0.0.1:3306)/test"
-	}
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatalf("MEMENTOKIT_MYSQL_DSN: %v", err)
-	}
-	cfg.Timeout = 3 * time.Second
-	server := cfg.Clone()
-	server.DBName = ""
-	db, err := sql.Open("mysql", server.FormatDSN())
-	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-	}
-	if err != nil {
-		if db != nil {
-			db.Close()
-		}
-		if os.Getenv("MEMENTOKIT_REQUIRE_MYSQL") == "1" {
-			t.Fatalf("MySQL at %s unreachable: %v", cfg.Addr, err)
-		}
-		t.Skipf("MySQL at %s unreachable: %v", cfg.Addr, err)
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	name := "mkagg_" + hex.EncodeToString(rnd[:])
-	// Identifiers cannot be placeholders; name is [a-z0-9_] by construction.
-	if _, err := db.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
-		db.Close()
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-		db.Close()
-	})
-	c := cfg.Clone()
-	c.DBName = name
-	return c.FormatDSN()
-}
+// mysqlDSN returns a private database on the test MySQL server
+// (internal/mysqltest), dropped when the test ends.
+func mysqlDSN(t *testing.T) string { return mysqltest.Database(t, "mkagg_") }
 
 func openMySQL(t *testing.T, dsn string) cache.Cache {
 	t.Helper()

@@ -1,66 +1,13 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"os"
+	"github.com/mementokit/mementokit/internal/mysqltest"
 	"testing"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
-// privateDatabase makes a database of its own on the MySQL or MariaDB
-// server of MEMENTOKIT_MYSQL_DSN (default root@tcp(127.0.0.1:3306)/test),
-// dropped when the test ends, and returns its DSN. Without a reachable
-// server the test is skipped, or fails when MEMENTOKIT_REQUIRE_MYSQL=1
-// (CI).
-func privateDatabase(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("MEMENTOKIT_MYSQL_DSN")
-	if dsn == "" {
-		dsn = "root@tcp(127.0.0.1:3306)/test"
-	}
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatalf("MEMENTOKIT_MYSQL_DSN does not parse: %v", err)
-	}
-	cfg.Timeout = 3 * time.Second
-	admin := cfg.Clone()
-	admin.DBName = ""
-	db, err := sql.Open("mysql", admin.FormatDSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	err = db.PingContext(ctx)
-	cancel()
-	if err != nil {
-		db.Close()
-		if os.Getenv("MEMENTOKIT_REQUIRE_MYSQL") == "1" {
-			t.Fatalf("MySQL at %s does not answer: %v", cfg.Addr, err)
-		}
-		t.Skipf("MySQL at %s does not answer: %v", cfg.Addr, err)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "mkserver_" + hex.EncodeToString(b[:]) // [a-z0-9_]: safe as an identifier
-	if _, err := db.Exec("CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"); err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := db.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
-			t.Errorf("dropping %s: %v", name, err)
-		}
-		db.Close()
-	})
-	own := cfg.Clone()
-	own.DBName = name
-	return own.FormatDSN()
-}
+// privateDatabase returns a private database on the test MySQL server
+// (internal/mysqltest), dropped when the test ends.
+func privateDatabase(t *testing.T) string { return mysqltest.Database(t, "mkserver_") }
 
 // TestMySQLCache runs the server on a MySQL cache: a TimeMap found once is
 // served from the database the second time, and a second server sharing the
