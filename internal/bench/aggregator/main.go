@@ -24,8 +24,9 @@
 //
 // -empty-404 makes the archives answer 404 with an empty body, which
 // isolates what an upstream client that closes unread bodies costs (a new
-// connection per "not found"); -cpuprofile-dir writes a CPU profile of the
-// aggregator per run, for go tool pprof.
+// connection per "not found"); -cpuprofile-dir writes a CPU profile and a
+// mutex contention profile of the aggregator per run, for go tool pprof;
+// -only runs just the scenarios whose name contains its text.
 package main
 
 import (

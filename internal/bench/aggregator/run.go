@@ -37,6 +37,7 @@ type config struct {
 	skipDefaults     bool
 	empty404         bool
 	profileDir       string
+	only             string // run only the small-archive scenarios whose name contains this
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -56,7 +57,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.BoolVar(&cfg.skipLarge, "skip-large", false, "leave out the large-TimeMap runs")
 	fs.BoolVar(&cfg.skipDefaults, "skip-defaults", false, "leave out the run with the aggregator's default client and limits")
 	fs.BoolVar(&cfg.empty404, "empty-404", false, "archives answer 404 with an empty body (isolates the cost of an upstream client that closes unread bodies)")
-	fs.StringVar(&cfg.profileDir, "cpuprofile-dir", "", "write a CPU profile of the aggregator per run into this folder (run-N.pprof)")
+	fs.StringVar(&cfg.profileDir, "cpuprofile-dir", "", "write a CPU profile and a mutex contention profile of the aggregator per run into this folder (run-N.pprof, run-N.mutex.pprof)")
+	fs.StringVar(&cfg.only, "only", "", "run only the scenarios whose name contains this text (e.g. \"cached, routing on\"); \"large\" selects the large-TimeMap runs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -115,6 +117,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		{"cached, routing on", true, true, false},
 	}
 	for _, sc := range scenarios {
+		if !strings.Contains(sc.name, cfg.only) {
+			continue
+		}
 		for _, c := range cfg.conns {
 			args := []string{"-serve", "-archives", bases(small)}
 			if sc.routing {
@@ -131,7 +136,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			flush()
 		}
 	}
-	if !cfg.skipDefaults {
+	if !cfg.skipDefaults && strings.Contains("uncached, routing off, aggregator defaults", cfg.only) {
 		c := cfg.conns[len(cfg.conns)-1]
 		r, err := measure(ctx, exe, []string{"-serve", "-archives", bases(small), "-defaults"}, small, uris, c, cfg, stderr)
 		if err != nil {
@@ -141,7 +146,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		flush()
 	}
 	stopAll(small)
-	if !cfg.skipLarge {
+	if !cfg.skipLarge && strings.Contains(fmt.Sprintf("large (3 x %d mementos), uncached", cfg.largeMementos), cfg.only) {
 		large, err := startArchives(ctx, cfg, uris, true)
 		if err != nil {
 			return err
@@ -340,7 +345,8 @@ func measure(ctx context.Context, exe string, args []string, as []*benchArchive,
 	var r result
 	if cfg.profileDir != "" {
 		runNo++
-		args = append(args, "-cpuprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.pprof", runNo)))
+		args = append(args, "-cpuprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.pprof", runNo)),
+			"-mutexprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.mutex.pprof", runNo)))
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()

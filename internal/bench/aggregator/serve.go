@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync/atomic"
@@ -50,6 +51,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	fs.IntVar(&sc.maxConcurrent, "max-concurrent", 1024, "per-archive requests in flight")
 	fs.IntVar(&sc.idlePerHost, "idle-per-host", 1024, "idle upstream connections kept per archive")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole serving time to this file")
+	mutexProfile := fs.String("mutexprofile", "", "write a mutex contention profile (every contention event) of the whole serving time to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,6 +65,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *mutexProfile != "" {
+		runtime.SetMutexProfileFraction(1)
+		defer func() {
+			if f, err := os.Create(*mutexProfile); err == nil {
+				_ = pprof.Lookup("mutex").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}()
 	}
 	sc.archives = strings.Split(*list, ",")
 
