@@ -155,15 +155,27 @@ func TestEndpoints(t *testing.T) {
 	}
 
 	// only-if-cached: an unknown URI-R is a 504 without any archive asked.
-	before := f.a1.Count("") + f.a2.Count("")
+	// Only requests for that URI-R count: the refresh worker may still be
+	// working through jobs queued by the requests above.
+	askedForNever := func() int {
+		n := 0
+		for _, a := range []*archivetest.Archive{f.a1, f.a2, f.a3} {
+			for _, req := range a.Requests() {
+				if strings.Contains(req.RawPath, "never.example.net") {
+					n++
+				}
+			}
+		}
+		return n
+	}
 	if r := do(t, u, "GET", "/timemap/link/http://never.example.net/", "Cache-Control", "only-if-cached"); r.Status != http.StatusGatewayTimeout {
 		t.Errorf("only-if-cached miss: status %d, want 504", r.Status)
 	}
 	if r := do(t, u, "GET", "/list/2005/http://never.example.net/", "Cache-Control", "only-if-cached"); r.Status != http.StatusGatewayTimeout {
 		t.Errorf("only-if-cached miss on /list: status %d, want 504", r.Status)
 	}
-	if after := f.a1.Count("") + f.a2.Count(""); after != before {
-		t.Errorf("only-if-cached asked the archives %d times", after-before)
+	if n := askedForNever(); n != 0 {
+		t.Errorf("only-if-cached asked the archives %d times", n)
 	}
 	// Routing: a3's map says it holds nothing of example.com; it got no
 	// TimeMap or TimeGate request, only the map's discovery.
