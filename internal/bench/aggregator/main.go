@@ -9,7 +9,10 @@
 // mementos each, every URI-R held by one of the three. For each scenario it
 // starts the aggregator in a child process (this same program with -serve),
 // so that the child's getrusage CPU time is the server's own, and drives it
-// with a closed-loop Go load generator at 10, 50 and 200 connections,
+// with a closed-loop Go load generator (-loader raw, the default: one
+// persistent connection per client and pre-built requests, so that little
+// of the two cores goes to the client; -loader client uses net/http.Client)
+// at 10, 50 and 200 connections,
 // rotating over the 100 URI-Rs (GET /timemap/link/{URI-R}). Scenarios:
 // uncached and cached (an in-memory cache, filled by the warm-up), routing
 // by MementoMaps off and on; then the aggregator with its default HTTP

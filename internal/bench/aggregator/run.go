@@ -37,6 +37,7 @@ type config struct {
 	skipDefaults     bool
 	empty404         bool
 	profileDir       string
+	loader           string // "raw" (persistent connections, pre-built requests) or "client" (net/http.Client)
 	only             string // run only the small-archive scenarios whose name contains this
 }
 
@@ -59,8 +60,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.BoolVar(&cfg.empty404, "empty-404", false, "archives answer 404 with an empty body (isolates the cost of an upstream client that closes unread bodies)")
 	fs.StringVar(&cfg.profileDir, "cpuprofile-dir", "", "write a CPU profile and a mutex contention profile of the aggregator per run into this folder (run-N.pprof, run-N.mutex.pprof)")
 	fs.StringVar(&cfg.only, "only", "", "run only the scenarios whose name contains this text (e.g. \"cached, routing on\"); \"large\" selects the large-TimeMap runs")
+	fs.StringVar(&cfg.loader, "loader", "raw", "load generator: \"raw\" (one persistent connection per client, pre-built requests, responses read with http.ReadResponse: little CPU of its own) or \"client\" (net/http.Client)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if cfg.loader != "raw" && cfg.loader != "client" {
+		return fmt.Errorf("-loader: %q is not raw or client", cfg.loader)
 	}
 	for _, s := range strings.Split(*conns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -389,7 +394,12 @@ func measure(ctx context.Context, exe string, args []string, as []*benchArchive,
 		return r, err
 	}
 	cpu0 := cpuTime()
-	lr := load(ctx, client, addr, uris, conns, cfg.duration)
+	var lr result
+	if cfg.loader == "raw" {
+		lr = loadRaw(ctx, addr, uris, conns, cfg.duration)
+	} else {
+		lr = load(ctx, client, addr, uris, conns, cfg.duration)
+	}
 	benchCPU := cpuTime() - cpu0
 	after, err := snapshot(ctx, client, addr, as)
 	if err != nil {
@@ -480,6 +490,94 @@ func load(ctx context.Context, client *http.Client, addr string, uris []string, 
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
 					errs.Add(1)
+				}
+				local = append(local, time.Since(t))
+			}
+			mu.Lock()
+			lats = append(lats, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	r := result{elapsed: time.Since(start), requests: int64(len(lats)), errors: errs.Load()}
+	if len(lats) > 0 {
+		slices.Sort(lats)
+		r.p50 = lats[len(lats)/2]
+		r.p99 = lats[min(len(lats)-1, len(lats)*99/100)]
+	}
+	return r
+}
+
+// loadRaw is load with less CPU of its own, so that more of the two cores
+// is left to the server: each of conns goroutines keeps one TCP connection
+// to addr (an http:// URL), writes pre-built HTTP/1.1 GET requests for
+// /timemap/link/{URI-R} in rotation, and reads each answer with
+// http.ReadResponse, discarding the body. A connection that fails is
+// counted as an error and dialled again.
+func loadRaw(ctx context.Context, addr string, uris []string, conns int, d time.Duration) result {
+	host := strings.TrimPrefix(addr, "http://")
+	reqs := make([][]byte, len(uris))
+	for i, u := range uris {
+		reqs[i] = []byte("GET /timemap/link/" + u + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: bench\r\n\r\n")
+	}
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		lats  []time.Duration
+		errs  atomic.Int64
+		start = time.Now()
+	)
+	deadline := start.Add(d)
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 4096)
+			var (
+				c  net.Conn
+				br *bufio.Reader
+			)
+			defer func() {
+				if c != nil {
+					c.Close()
+				}
+			}()
+			for time.Now().Before(deadline) && ctx.Err() == nil {
+				if c == nil {
+					var err error
+					if c, err = net.Dial("tcp", host); err != nil {
+						errs.Add(1)
+						time.Sleep(time.Millisecond)
+						continue
+					}
+					br = bufio.NewReaderSize(c, 64<<10)
+				}
+				i := int(next.Add(1)-1) % len(reqs)
+				t := time.Now()
+				_ = c.SetDeadline(t.Add(30 * time.Second))
+				resp, err := func() (*http.Response, error) {
+					if _, err := c.Write(reqs[i]); err != nil {
+						return nil, err
+					}
+					return http.ReadResponse(br, nil)
+				}()
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				if err != nil {
+					errs.Add(1)
+					c.Close()
+					c = nil
+					continue
+				}
+				if resp.StatusCode != http.StatusOK {
+					errs.Add(1)
+				}
+				if resp.Close {
+					c.Close()
+					c = nil
 				}
 				local = append(local, time.Since(t))
 			}
