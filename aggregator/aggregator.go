@@ -18,7 +18,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Defaults used when an Options field is zero (TIMETRAVEL.md, "our
+// Defaults used when an Options field is zero (internal/spec/TIMETRAVEL.md, "our
 // defaults").
 const (
 	DefaultRequestTimeout = 10 * time.Second
@@ -47,7 +47,7 @@ const (
 	DefaultFanOut              = 32
 	DefaultMapMaxAge           = 90 * 24 * time.Hour
 	// DefaultMaxMapBytes caps a fetched MementoMap: 1 GiB, well above the
-	// compacted maps of large archives (MEMENTOMAP.md).
+	// compacted maps of large archives (internal/spec/MEMENTOMAP.md).
 	DefaultMaxMapBytes = 1 << 30
 )
 

@@ -18,7 +18,7 @@ import (
 // plus the limits the aggregator applies to it. Request URLs are the
 // TimeMap or TimeGate prefix followed by the URI-R, byte for byte, as in
 // MemGator's archives.json and the Time Travel archivelist.xml
-// (TIMETRAVEL.md §3).
+// (internal/spec/TIMETRAVEL.md §3).
 type Archive struct {
 	// ID names the archive in rules, caches, outcomes and the
 	// Archive-Failures header. Unique within a registry.
@@ -66,7 +66,7 @@ type Archive struct {
 // of File, URL and Discover should be set; File wins over URL, URL over
 // Discover.
 type MapSource struct {
-	// File is a local MementoMap file (UKVS, MEMENTOMAP.md); a relative
+	// File is a local MementoMap file (UKVS, internal/spec/MEMENTOMAP.md); a relative
 	// path is relative to the process's working directory.
 	File string
 	// URL is fetched over HTTP and stored under the registry's map folder.
@@ -262,7 +262,7 @@ type xmlLink struct {
 	} `xml:"archive"`
 }
 
-// ParseArchivesXML reads the Time Travel archivelist.xml (TIMETRAVEL.md
+// ParseArchivesXML reads the Time Travel archivelist.xml (internal/spec/TIMETRAVEL.md
 // §3.1): root <links>, one <link id longname> per archive with <timegate
 // uri redirect>, <timemap uri paging-status> and <archive type
 // memento-status> children; other children are ignored. When several

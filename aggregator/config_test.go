@@ -21,7 +21,7 @@ func TestParseArchivesJSONPublicList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// TIMETRAVEL.md §3.2 says 8 are ignored; its table marks 7.
+	// internal/spec/TIMETRAVEL.md §3.2 says 8 are ignored; its table marks 7.
 	if len(as) != 13 {
 		t.Fatalf("%d archives, want 20 - 7 ignored = 13", len(as))
 	}

@@ -7,7 +7,7 @@
 // # Why routing matters
 //
 // Three years of one aggregator's logs show 93.6 % of its upstream requests
-// were misses or errors. A MementoMap (MEMENTOMAP.md) is an archive's
+// were misses or errors. A MementoMap (internal/spec/MEMENTOMAP.md) is an archive's
 // published summary of what it holds, with zero false negatives: when it
 // says "absent", the archive has nothing. The router asks an archive unless
 // its map, loaded and not older than Options.MapMaxAge and readable, says
@@ -57,7 +57,7 @@
 //
 // # Cache scenarios
 //
-// With a cache (Options.Cache), Lookup follows TIMETRAVEL.md §1.1:
+// With a cache (Options.Cache), Lookup follows internal/spec/TIMETRAVEL.md §1.1:
 //
 //   - fresh hit (updated within 30 days): served from the cache;
 //   - stale hit: answered by a dynamic search now, and a thorough search is

@@ -23,7 +23,7 @@ const DefaultPageSize = 500
 // MaxURIRLen is the longest URI-R the HTTP API accepts, in bytes after
 // NormalizeURIR (scheme added, non-URI bytes percent-encoded); a longer one
 // is a 400 without asking any archive, as the Time Travel service answers
-// URLs over 1024 characters (TIMETRAVEL.md §1, "bad URL"). Caches keep
+// URLs over 1024 characters (internal/spec/TIMETRAVEL.md §1, "bad URL"). Caches keep
 // keys of up to 16 KiB, so stored entries always fit.
 const MaxURIRLen = 1024
 
@@ -543,7 +543,7 @@ func (h handler) timeGate(w http.ResponseWriter, r *http.Request, rawR string) {
 	if !ok {
 		return
 	}
-	// Archive routing override (TIMETRAVEL.md §1): a rule that leaves one
+	// Archive routing override (internal/spec/TIMETRAVEL.md §1): a rule that leaves one
 	// archive whose timegate@redirect is "yes" or "refuse".
 	if ids := h.ag.rules.Archives(TimeGateDynamic, urir); len(ids) == 1 {
 		if a, ok := h.ag.byID[ids[0]]; ok && a.TimeGate != "" {

@@ -17,7 +17,7 @@ import (
 )
 
 // MapLookup is what routing needs from an archive's MementoMap
-// (MEMENTOMAP.md): the frequency of the most specific key that matches a
+// (internal/spec/MEMENTOMAP.md): the frequency of the most specific key that matches a
 // URI-R. 0 means absent (no matching key, or a matched frequency of 0); an
 // error means the map could not answer, and the archive is then asked.
 type MapLookup interface {

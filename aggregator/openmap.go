@@ -18,7 +18,7 @@ import (
 // OpenMementoMap opens the MementoMap file at path (memory-mapped, see
 // mementomap.Open) as a MapLookup: a URI-R is canonicalized to its SURT
 // (surt.Canonicalize, the Internet Archive's profile), then looked up most
-// specific key first, wildcards included (MEMENTOMAP.md, Lookup). The
+// specific key first, wildcards included (internal/spec/MEMENTOMAP.md, Lookup). The
 // frequency is 1 when the map says the archive may hold the URI-R, 0 when
 // it says absent (no matching key, or a matched frequency that holds
 // nothing). A URI-R that cannot be canonicalized gives an error, so the

@@ -15,7 +15,7 @@ import (
 var ErrNoCache = errors.New("aggregator: no cache configured")
 
 // Refresh runs a thorough search of urir with the Batch service and stores
-// the result (TIMETRAVEL.md §1: the refresher): found → cached as found,
+// the result (internal/spec/TIMETRAVEL.md §1: the refresher): found → cached as found,
 // nothing and no failure → cached as "none", nothing with failures → the
 // entry is left as it was. It returns the search result.
 func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error) {

@@ -58,7 +58,7 @@ type Outcome struct {
 // Kind is the kind of search.
 type Kind int
 
-// The search kinds (TIMETRAVEL.md §1).
+// The search kinds (internal/spec/TIMETRAVEL.md §1).
 const (
 	// Dynamic searches the rule's dynamic list within DynamicBudget: the
 	// TimeGate and Time Travel services ask TimeGates and collect the

@@ -12,7 +12,7 @@ import (
 )
 
 // Service names one use of the archive lists in the Time Travel rules file
-// (TIMETRAVEL.md §2). The rules file has a "<service>default" key per
+// (internal/spec/TIMETRAVEL.md §2). The rules file has a "<service>default" key per
 // service and a per-rule "<service>" key.
 type Service string
 
@@ -42,7 +42,7 @@ const defaultsPrefix = `\p{L}{0,10}(?:://)?[\p{L}\.]{0,50}`
 var ErrRules = errors.New("rules")
 
 // Rules chooses archives per service and URI-R, as the Time Travel rules.json
-// does (TIMETRAVEL.md §2). Unlike the original, overlapping rules resolve in
+// does (internal/spec/TIMETRAVEL.md §2). Unlike the original, overlapping rules resolve in
 // file order (the first matching rule wins) and archive ids that the
 // registry does not know are reported (Unknown) and dropped. A Rules is
 // immutable after ParseRules and safe for concurrent use.

@@ -82,7 +82,7 @@ type Answer struct {
 	// asked archive timed out).
 	Status int
 	Source Source
-	// Scenario names the case (TIMETRAVEL.md §1.1): "fresh", "stale",
+	// Scenario names the case (internal/spec/TIMETRAVEL.md §1.1): "fresh", "stale",
 	// "negative", "unknown", "no-cache", "only-if-cached", "uncached".
 	Scenario string
 	// Updated is when the answer's data was searched (Last-Modified).
@@ -97,7 +97,7 @@ type Answer struct {
 }
 
 // Lookup answers a request for urir from the family's endpoints, following
-// the Time Travel cache scenarios (TIMETRAVEL.md §1.1) over Options.Cache:
+// the Time Travel cache scenarios (internal/spec/TIMETRAVEL.md §1.1) over Options.Cache:
 //
 //   - fresh hit (updated within FreshFor): served from the cache;
 //   - stale hit: answered by a dynamic search now, and a thorough refresh

@@ -14,7 +14,7 @@ type nav struct {
 }
 
 // closestIndex picks the memento nearest t in ms (sorted by datetime).
-// Tie rule (TIMETRAVEL.md §1.2): when t is exactly between two mementos the
+// Tie rule (internal/spec/TIMETRAVEL.md §1.2): when t is exactly between two mementos the
 // later one wins, as the Time Travel service and MemGator do; among
 // mementos of the same second the first in list order (the archive rank)
 // wins, so that the choice is stable run after run (AGG-04). It returns -1

@@ -100,7 +100,7 @@ func (s BuildStats) MismatchRate() float64 {
 }
 
 // Build reads CDX/CDXJ indexes (sorted or not, any number) and writes a
-// baseline MementoMap to dst (MEMENTOMAP.md; the paper's Section 4): UKVS
+// baseline MementoMap to dst (internal/spec/MEMENTOMAP.md; the paper's Section 4): UKVS
 // headers (!context, !id, !fields, !meta with name, type "MementoMap" and
 // updated_at), then one line "HXPX M/R" per HxPx key in byte-wise order,
 // where M is the number of captures and R the number of distinct URI-Rs

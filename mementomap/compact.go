@@ -131,7 +131,7 @@ func cutoffs(a, k, factor float64, depth int) []float64 {
 }
 
 // Cutoffs returns the host and path cutoffs that o gives, per level
-// (MEMENTOMAP.md: at factor 1, host levels 1…7 are 9.95, 7.45, 6.07, …; path
+// (internal/spec/MEMENTOMAP.md: at factor 1, host levels 1…7 are 9.95, 7.45, 6.07, …; path
 // levels 0…8 are 24.55, 9.12, 5.11, …). A node at level i is rolled up when
 // its number of distinct children is strictly greater than cutoff[i].
 func (o CompactOptions) Cutoffs() (host, path []float64) {
@@ -219,7 +219,7 @@ type compactor struct {
 
 // Compact reads a sorted MementoMap from src and writes its compaction to
 // dst in one streaming pass, following the MementoMap paper's Figure 3
-// (Alam et al., JCDL 2019) and MEMENTOMAP.md, "Compaction": per level of
+// (Alam et al., JCDL 2019) and internal/spec/MEMENTOMAP.md, "Compaction": per level of
 // the host and path layers it tracks one open node (distinct children,
 // frequency sum, output start); when nodes close, the shallowest closing
 // node with more distinct children than its cutoff a·(i+1)^(−k)·factor is

@@ -262,7 +262,7 @@ func TestCutoffs(t *testing.T) {
 		}
 		return out
 	}
-	// MEMENTOMAP.md, "Compaction".
+	// internal/spec/MEMENTOMAP.md, "Compaction".
 	if d := cmp.Diff([]float64{9.95, 7.45, 6.07, 5.17, 4.54, 4.07, 3.70}, round(h[1:])); d != "" {
 		t.Errorf("host cutoffs (-want +got):\n%s", d)
 	}

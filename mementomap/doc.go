@@ -3,7 +3,7 @@
 // so that a Memento aggregator can skip archives that certainly hold
 // nothing for a URI (Alam, Weigle, Nelson, Melo, Bicho, Gomes, "MementoMap
 // Framework for Flexible and Adaptive Web Archive Profiling", JCDL 2019;
-// the project's restatement and decisions are in MEMENTOMAP.md).
+// the project's restatement and decisions are in internal/spec/MEMENTOMAP.md).
 //
 // # Keys and frequencies
 //

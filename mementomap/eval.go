@@ -11,7 +11,7 @@ import (
 )
 
 // Truth is what an index really holds for a list of lookups: the ground
-// truth of an evaluation (MEMENTOMAP.md, "Evaluation").
+// truth of an evaluation (internal/spec/MEMENTOMAP.md, "Evaluation").
 type Truth struct {
 	Inputs []string // the lookups as given (URLs or SURTs)
 	Keys   []string // their full SURTs (query included); "" when the input could not be canonicalized
@@ -82,7 +82,7 @@ func LoadTruth(ctx context.Context, inputs []Input, lookups []string, o BuildOpt
 }
 
 // Eval is the evaluation of one map against a [Truth] (the paper's
-// Section 6.3 measures, MEMENTOMAP.md "Evaluation").
+// Section 6.3 measures, internal/spec/MEMENTOMAP.md "Evaluation").
 type Eval struct {
 	Lines          int64    // data lines of the map
 	RelativeCost   float64  // Lines / Truth.URIRs

@@ -2,7 +2,7 @@ package mementomap
 
 import "bytes"
 
-// The layers of a key (MEMENTOMAP.md, "Compaction"). A key is split in two
+// The layers of a key (internal/spec/MEMENTOMAP.md, "Compaction"). A key is split in two
 // layers: the host layer (the part before ')' cut at each ',') and the path
 // layer (the full host with its ')', then each '/'-separated segment). The
 // same boundary functions drive compaction (where nodes are rolled up into
@@ -78,7 +78,7 @@ func pathEnds(key []byte, ends []int, max int) int {
 const maxLevels = 64
 
 // AppendLookupKeys appends to dst the keys to try for the HxPx key k, most
-// specific first (MEMENTOMAP.md, "Keys"): k itself; for a root key the other
+// specific first (internal/spec/MEMENTOMAP.md, "Keys"): k itself; for a root key the other
 // root form ("com,example)" after "com,example)/", which is what the
 // reference tool writes, and the other way round); "P/*" for the full key and
 // every shorter path prefix P down to the host ("com,example)/a/b/*",

@@ -48,7 +48,7 @@ type Match struct {
 }
 
 // Present reports whether the map says the archive may hold the URI: a key
-// matched and its frequency does not say "holds nothing" (MEMENTOMAP.md:
+// matched and its frequency does not say "holds nothing" (internal/spec/MEMENTOMAP.md:
 // a frequency of 0 is an exclusion line, which means absent).
 func (m Match) Present() bool { return m.Distance >= 0 && !m.Frequency.HoldsNothing() }
 

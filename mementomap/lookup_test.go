@@ -94,7 +94,7 @@ func TestPublicCasesUKVS02(t *testing.T) {
 				want = append(want, strings.TrimSpace(k))
 			}
 			got := AppendLookupKeys(nil, lookup)
-			// Our list goes on with the bare "*" (MEMENTOMAP.md, "Keys").
+			// Our list goes on with the bare "*" (internal/spec/MEMENTOMAP.md, "Keys").
 			if d := cmp.Diff(append(want, "*"), got); d != "" {
 				t.Errorf("lookup keys (-want +got):\n%s", d)
 			}

@@ -12,7 +12,7 @@ import (
 )
 
 // ErrDifferentArchives is returned by [Merge] for maps whose "!id"
-// headers (the archive each map describes, MEMENTOMAP.md) differ.
+// headers (the archive each map describes, internal/spec/MEMENTOMAP.md) differ.
 var ErrDifferentArchives = errors.New("mementomap: maps of different archives (!id differs)")
 
 // headerValue returns the trimmed value of the first header line "!name

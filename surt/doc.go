@@ -88,7 +88,7 @@
 // # Keys
 //
 // [HxPx] cuts a key at '?'. [LookupKeys] lists the keys to probe in a
-// MementoMap for a URL, most specific first, as MEMENTOMAP.md (section Keys)
+// MementoMap for a URL, most specific first, as internal/spec/MEMENTOMAP.md (section Keys)
 // specifies: com,example)/a/b, com,example)/a/b/*, com,example)/a/*,
 // com,example)/*, com,example,*, com,*, *. [ParseKey] gives a [Key] whose
 // host labels and path segments can be read without splitting strings.

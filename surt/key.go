@@ -10,7 +10,7 @@ import (
 
 // HxPx returns the HxPx key of a SURT key: the key cut at its first '?'
 // ("com,example)/a?b=c" gives "com,example)/a"). A key without a query is
-// returned unchanged. See MEMENTOMAP.md, section Keys.
+// returned unchanged. See internal/spec/MEMENTOMAP.md, section Keys.
 func HxPx(key string) string {
 	if i := strings.IndexByte(key, '?'); i >= 0 {
 		return key[:i]
@@ -43,7 +43,7 @@ func schemePrefixLen(s string, close int) int {
 }
 
 // LookupKeys appends to dst the keys to look up in a MementoMap for the HxPx
-// key hxpx, most specific first, exactly as MEMENTOMAP.md (section Keys)
+// key hxpx, most specific first, exactly as internal/spec/MEMENTOMAP.md (section Keys)
 // lists them: the key itself, then "KEY/*" for the path and each ancestor
 // path, then "HOST,*" for the host and each shorter host prefix, then "*".
 //
@@ -309,7 +309,7 @@ func (k Key) Label(i int) string {
 }
 
 // HostPrefix returns the first n labels joined by ',' ("com,example" for
-// n=2): the host-layer node at level n-1 of MEMENTOMAP.md's compaction.
+// n=2): the host-layer node at level n-1 of internal/spec/MEMENTOMAP.md's compaction.
 // For n <= 0 it returns ""; for n at or past [Key.NumLabels], all labels
 // (without a port).
 func (k Key) HostPrefix(n int) string {
@@ -359,7 +359,7 @@ func (k Key) Segment(i int) string {
 
 // PathPrefix returns the host part, ')' and the first n path segments:
 // "com,example)/a" for n=1 of "com,example)/a/b", "com,example)" for n=0
-// (the path-layer node at level n of MEMENTOMAP.md's compaction). For n at
+// (the path-layer node at level n of internal/spec/MEMENTOMAP.md's compaction). For n at
 // or past [Key.NumSegments] it returns the whole HxPx key.
 func (k Key) PathPrefix(n int) string {
 	if k.close() < 0 {

@@ -24,7 +24,7 @@ func TestHxPx(t *testing.T) {
 	}
 }
 
-// TestLookupKeys follows MEMENTOMAP.md, section Keys.
+// TestLookupKeys follows internal/spec/MEMENTOMAP.md, section Keys.
 func TestLookupKeys(t *testing.T) {
 	tests := []struct {
 		name, in string

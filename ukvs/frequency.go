@@ -259,7 +259,7 @@ func (f Frequency) Known() bool { return f.URIM.Known || f.URIR.Known }
 // HoldsNothing reports whether f says the archive holds no memento for the
 // key: a known URI-M or URI-R count of 0 that is exact or an upper bound
 // ("0", "0/20", "0-", "/0"). Such a line excludes its key from a wildcard
-// above it (MEMENTOMAP.md, "Keys"). An unknown frequency ("-", "/") does
+// above it (internal/spec/MEMENTOMAP.md, "Keys"). An unknown frequency ("-", "/") does
 // not hold nothing: it may hold anything.
 func (f Frequency) HoldsNothing() bool {
 	zero := func(c Count) bool { return c.Known && c.N == 0 && (c.Bound == Exact || c.Bound == AtMost) }
@@ -267,7 +267,7 @@ func (f Frequency) HoldsNothing() bool {
 }
 
 // Add returns the frequency of the union of two disjoint sets of URIs: the
-// roll-up of sibling keys (MementoMap compaction, MEMENTOMAP.md). URI-M
+// roll-up of sibling keys (MementoMap compaction, internal/spec/MEMENTOMAP.md). URI-M
 // counts and URI-R counts are summed separately (the sum saturates at the
 // largest uint64 and is then marked AtLeast). The bound of each sum follows
 // from the bounds of its terms:

@@ -90,7 +90,7 @@ func TestOpenRefuses(t *testing.T) {
 		{"newer_schema", `CREATE TABLE mementokit_schema (version INT NOT NULL PRIMARY KEY, name VARCHAR(255) NOT NULL,
 applied DATETIME NOT NULL); INSERT INTO mementokit_schema VALUES (999, '0999_future.sql', '2030-01-01')`,
 			"schema version 999 is newer"},
-		// The original Time Travel table, as TIMETRAVEL.md section 4 gives it.
+		// The original Time Travel table, as internal/spec/TIMETRAVEL.md section 4 gives it.
 		{"original_linkmaster", `CREATE TABLE linkmaster (url VARCHAR(1024), id CHAR(32) NOT NULL PRIMARY KEY,
 reqtime DATETIME, numreq INT, updtime DATETIME, status CHAR(1))`, "table linkmaster has no column lastused"},
 	}

@@ -208,7 +208,7 @@ func (u meteredUpstream) TimeGate(ctx context.Context, a *aggregator.Archive, ur
 }
 
 // meteredCache classifies cache reads (the hits and misses of the
-// scenarios of TIMETRAVEL.md §1.1) and tracks the refresh queue for the
+// scenarios of internal/spec/TIMETRAVEL.md §1.1) and tracks the refresh queue for the
 // metrics; every other call goes straight to the store.
 type meteredCache struct {
 	cache.Cache

@@ -1,5 +1,5 @@
 // Command mementomap builds, compacts, looks up, evaluates, merges, checks
-// and describes MementoMaps (package mementomap; MEMENTOMAP.md).
+// and describes MementoMaps (package mementomap; internal/spec/MEMENTOMAP.md).
 //
 //	mementomap build [-o OUT] [-id URI] [-status 2] [-mime text/html] INDEX...
 //	mementomap compact [-hcf W] [-pcf W] IN OUT

@@ -15,7 +15,7 @@
 //     /{YYYYMMDDhhmmss}/{URI-R} (Memento-Datetime and Link headers, a small
 //     placeholder body: there is no WARC replay), and the archive's
 //     MementoMap at /.well-known/mementomap, built and compacted from the
-//     same Index when the Server is made (MEMENTOMAP.md). TimeMap answers
+//     same Index when the Server is made (internal/spec/MEMENTOMAP.md). TimeMap answers
 //     also link to the map with rel="mementomap", the two places an
 //     aggregator looks for it (package aggregator, MapSource.Discover).
 //   - Options add latency, a share of 5xx answers and slow bodies, so that

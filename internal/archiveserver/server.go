@@ -31,7 +31,7 @@ const (
 )
 
 // MementoMapType is the Content-Type of the served MementoMap: UKVS is a
-// plain text format (MEMENTOMAP.md), and no media type is registered for it.
+// plain text format (internal/spec/MEMENTOMAP.md), and no media type is registered for it.
 const MementoMapType = "text/plain; charset=utf-8"
 
 // Options sets up a Server. The zero value is a fast, well-behaved archive

@@ -1,7 +1,7 @@
 // Package cdxgen generates realistic synthetic web-archive indexes: sorted
 // SURT-keyed CDXJ whose shape follows the Arquivo.pt statistics of the
 // MementoMap paper (Alam et al., JCDL 2019, Tables 4 and 8, restated in
-// MEMENTOMAP.md): a few dominant TLDs (.pt first), host trees where most
+// internal/spec/MEMENTOMAP.md): a few dominant TLDs (.pt first), host trees where most
 // domains have no subdomain and a few have many, host sizes with a heavy
 // tail, path trees whose fan-out falls with depth (≈25 first segments per
 // host, then ≈7, 5, 3, ...), a share of URIs with queries, and mementos per
@@ -276,7 +276,7 @@ func (g *Generator) host(o *out, hostKey string) error {
 	for i := range scripts {
 		scripts[i] = "/" + words[g.r.IntN(len(words))] + "/" + scriptNames[g.r.IntN(len(scriptNames))]
 	}
-	// Fan-out per level (MEMENTOMAP.md, Table 8: P1 25.0, P2 7.25, P3 4.96, ...).
+	// Fan-out per level (internal/spec/MEMENTOMAP.md, Table 8: P1 25.0, P2 7.25, P3 4.96, ...).
 	fan := []int{0, max(3, min(400, size/6)), 9, 6, 4, 4, 3, 3, 3, 2, 2}
 	for len(us) < size {
 		if g.r.IntN(100) < 42 {

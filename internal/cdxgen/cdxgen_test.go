@@ -76,7 +76,7 @@ func TestDeterministic(t *testing.T) {
 func TestShape(t *testing.T) {
 	_, st := generate(t, 200000, 1)
 	per := float64(st.Lines) / float64(st.URIRs)
-	// MEMENTOMAP.md, Table 4: 2.46 mementos per URI-R.
+	// internal/spec/MEMENTOMAP.md, Table 4: 2.46 mementos per URI-R.
 	if per < 1.8 || per > 3.4 {
 		t.Errorf("mementos per URI-R = %.2f, want about 2.46", per)
 	}

@@ -29,7 +29,7 @@ type LookupStats struct {
 // rest absent but plausible, half other paths on held hosts (a path
 // segment the generator never makes) and half hosts it never makes. The
 // paper's lookups came from aggregator logs, of which 1.64 % were held
-// (MEMENTOMAP.md, "Evaluation"). Memory: the N URIs.
+// (internal/spec/MEMENTOMAP.md, "Evaluation"). Memory: the N URIs.
 func WriteLookups(w io.Writer, cfg Config, lc LookupConfig) (LookupStats, error) {
 	nHeld := int(math.Round(float64(lc.N) * lc.Held))
 	nHeld = min(max(nHeld, 0), lc.N)

@@ -1,6 +1,6 @@
 // Package webui is the aggregator's human face: a search form at "/" and the
 // result view at /list/{datetime}/{URI-R}, the page the Time Travel service
-// (LANL) serves at the same path (TIMETRAVEL.md §1.3), rendered with
+// (LANL) serves at the same path (internal/spec/TIMETRAVEL.md §1.3), rendered with
 // html/template and one small embedded style sheet, with no JavaScript and
 // no build step.
 //

@@ -145,7 +145,7 @@ func (u *UI) view(ans *aggregator.Answer, at time.Time) *View {
 // is sorted by datetime (then archive rank), as the aggregator's HTTP API
 // does (the aggregator package keeps its own version unexported): the
 // closest is the nearest memento, a tie between an earlier and a later one
-// going to the later (TIMETRAVEL.md §1.2), and among mementos of one second
+// going to the later (internal/spec/TIMETRAVEL.md §1.2), and among mementos of one second
 // the first listed (the best-ranked archive); prev and next are the nearest
 // mementos of another second; last is the first of the last second.
 func navigate(ms []aggregator.Memento, t time.Time) Nav {
