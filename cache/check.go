@@ -88,6 +88,16 @@ func CheckEnqueue(uriR string, p Priority, at time.Time) (Key, time.Time, error)
 	return key, at, nil
 }
 
+// CheckClaim checks the arguments of [Cache.Claim] as every store must:
+// a non-empty worker name ([CheckField]) and the claim time ([CheckTime]),
+// which it returns in UTC at second precision.
+func CheckClaim(worker string, at time.Time) (time.Time, error) {
+	if err := CheckField("worker", worker, true); err != nil {
+		return time.Time{}, err
+	}
+	return CheckTime("claim time", at)
+}
+
 // CheckLimit fails unless limit > 0.
 func CheckLimit(limit int) error {
 	if limit <= 0 {

@@ -231,10 +231,7 @@ func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.T
 
 // Claim implements [Cache.Claim].
 func (s *Memory) Claim(ctx context.Context, worker string, at time.Time) (Job, error) {
-	if err := CheckField("worker", worker, true); err != nil {
-		return Job{}, err
-	}
-	at, err := CheckTime("claim time", at)
+	at, err := CheckClaim(worker, at)
 	if err != nil {
 		return Job{}, err
 	}

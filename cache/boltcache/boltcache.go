@@ -525,10 +525,7 @@ func (c *Cache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at t
 // Claim implements [cache.Cache.Claim]. bbolt runs one write transaction at
 // a time, so each job goes to one caller.
 func (c *Cache) Claim(ctx context.Context, worker string, at time.Time) (cache.Job, error) {
-	if err := cache.CheckField("worker", worker, true); err != nil {
-		return cache.Job{}, err
-	}
-	at, err := cache.CheckTime("claim time", at)
+	at, err := cache.CheckClaim(worker, at)
 	if err != nil {
 		return cache.Job{}, err
 	}

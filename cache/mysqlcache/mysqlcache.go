@@ -645,10 +645,7 @@ ORDER BY priority, reqtime, id LIMIT 1 FOR UPDATE SKIP LOCKED`
 // Claim implements [cache.Cache.Claim] with SELECT ... FOR UPDATE SKIP
 // LOCKED in a transaction.
 func (c *Cache) Claim(ctx context.Context, worker string, at time.Time) (cache.Job, error) {
-	if err := cache.CheckField("worker", worker, true); err != nil {
-		return cache.Job{}, err
-	}
-	at, err := cache.CheckTime("claim time", at)
+	at, err := cache.CheckClaim(worker, at)
 	if err != nil {
 		return cache.Job{}, err
 	}

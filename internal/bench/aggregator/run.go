@@ -499,13 +499,7 @@ func load(ctx context.Context, client *http.Client, addr string, uris []string, 
 		}()
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(start), requests: int64(len(lats)), errors: errs.Load()}
-	if len(lats) > 0 {
-		slices.Sort(lats)
-		r.p50 = lats[len(lats)/2]
-		r.p99 = lats[min(len(lats)-1, len(lats)*99/100)]
-	}
-	return r
+	return summarize(time.Since(start), lats, errs.Load())
 }
 
 // loadRaw is load with less CPU of its own, so that more of the two cores
@@ -587,7 +581,13 @@ func loadRaw(ctx context.Context, addr string, uris []string, conns int, d time.
 		}()
 	}
 	wg.Wait()
-	r := result{elapsed: time.Since(start), requests: int64(len(lats)), errors: errs.Load()}
+	return summarize(time.Since(start), lats, errs.Load())
+}
+
+// summarize makes the result of a load run from its duration, the latency
+// of every completed request (sorted in place) and the error count.
+func summarize(elapsed time.Duration, lats []time.Duration, errors int64) result {
+	r := result{elapsed: elapsed, requests: int64(len(lats)), errors: errors}
 	if len(lats) > 0 {
 		slices.Sort(lats)
 		r.p50 = lats[len(lats)/2]
