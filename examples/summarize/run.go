@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
-	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/mementokit/mementokit/summary"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-	"gonum.org/v1/plot"
 )
 
 // usageError marks errors in the command line (exit status 2).
@@ -273,62 +271,6 @@ func (e *env) combine(args []string) error {
 	return err
 }
 
-func (e *env) overlap(args []string) error {
-	fs := newFlags("overlap", "summarize overlap [-noyear] [-csv] SUMMARY...", e.stderr)
-	noyear := fs.Bool("noyear", false, "compare keys over all periods together")
-	asCSV := fs.Bool("csv", false, "write the CSV tables instead of JSON")
-	files, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	var readers []io.Reader
-	for _, name := range files {
-		r, closeFn, err := e.open(name, true)
-		if err != nil {
-			return err
-		}
-		defer closeFn()
-		readers = append(readers, r)
-	}
-	res, err := summary.Overlap(files, readers, &summary.OverlapOptions{NoYear: *noyear})
-	if err != nil {
-		return err
-	}
-	if *asCSV {
-		return res.WriteCSV(e.stdout)
-	}
-	return res.WriteJSON(e.stdout)
-}
-
-func (e *env) totals(args []string) error {
-	fs := newFlags("totals", "summarize totals [-noyear] [-nototal] SUMMARY...", e.stderr)
-	noyear := fs.Bool("noyear", false, "one line per key, summed over periods")
-	nototal := fs.Bool("nototal", false, "leave the n_total and s_total columns out")
-	files, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	return e.eachFile(files, func(name string, r io.Reader) error {
-		return summary.WriteTotals(e.stdout, r, name, &summary.TotalsOptions{NoYear: *noyear, NoTotal: *nototal})
-	})
-}
-
-func (e *env) csv(args []string) error {
-	fs := newFlags("csv", "summarize csv SUMMARY...", e.stderr)
-	files, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	// One table; each file read on its own, so that a file without a final
-	// newline does not join its last line to the next file's first, and
-	// errors name the file and its own line.
-	cw := csv.NewWriter(e.stdout)
-	if err := cw.Write(summary.CSVHeader()); err != nil {
-		return err
-	}
-	return e.eachFile(files, func(name string, r io.Reader) error { return summary.AppendCSV(cw, r, name) })
-}
-
 func (e *env) dailyFlags(fs *flag.FlagSet) func() (*summary.DailyOptions, error) {
 	orgRE := fs.String("org-regexp", "", "organization = first capture group of this regular expression on the WARC file name")
 	orgMap := fs.String("org-map", "", `file of "PREFIX ORGANIZATION" lines for WARC file names`)
@@ -390,55 +332,3 @@ func (e *env) daily(args []string) error {
 	return nil
 }
 
-func (e *env) chart(args []string) error {
-	fs := newFlags("chart", "summarize chart -kind html|domains|daily -o OUT.svg|OUT.png FILE...", e.stderr)
-	kind := fs.String("kind", "html", "html: HTML bytes per year; domains: keys held per year; daily: captures per day from index files")
-	out := fs.String("o", "", "output image, .svg or .png")
-	getOpts := e.dailyFlags(fs)
-	files, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		return usagef("chart needs -o OUT.svg or OUT.png")
-	}
-	if _, err := summary.ChartFormat(*out); err != nil {
-		return usageError{err}
-	}
-	var p *plot.Plot
-	switch *kind {
-	case "html", "domains":
-		var series []summary.Series
-		err := e.eachFile(files, func(name string, r io.Reader) error {
-			lines, err := summary.ReadSummary(r, name)
-			series = append(series, summary.Series{Name: name, Lines: lines})
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if *kind == "html" {
-			p, err = summary.HTMLBytesChart(series)
-		} else {
-			p, err = summary.DomainsChart(series)
-		}
-		if err != nil {
-			return err
-		}
-	case "daily":
-		opts, err := getOpts()
-		if err != nil {
-			return err
-		}
-		d, err := e.buildDaily(files, opts, false)
-		if err != nil {
-			return err
-		}
-		if p, err = summary.DailyChart(d.Days()); err != nil {
-			return err
-		}
-	default:
-		return usagef("-kind %q: want html, domains or daily", *kind)
-	}
-	return summary.SaveChart(*out, p)
-}
