@@ -331,4 +331,3 @@ func (e *env) daily(args []string) error {
 	fmt.Fprintf(e.stderr, "summarize daily: %d records (%d without a valid length, counted as 0 bytes), %d revisits apart, %d duplicates, %d bad lines\n", st.Records, st.NoLength, st.Revisits, st.Duplicates, st.BadLines)
 	return nil
 }
-
