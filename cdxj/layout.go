@@ -1,6 +1,7 @@
 package cdxj
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -8,7 +9,7 @@ import (
 type field uint8
 
 const (
-	fNone field = iota // a column the reader ignores (e.g. legend letter 'e', the IP)
+	fNone field = iota // a column no well-known value takes (legend letter 'e', the IP): one of Layout.other
 	fKey
 	fTimestamp
 	fURL
@@ -37,9 +38,15 @@ const maxColumns = 32
 // modern files), b (timestamp), a (original URL), m (MIME type), s (HTTP
 // status), k (digest; c when there is no k), r (redirect), M (robot flags),
 // S (compressed record length; n when there is no S), V (compressed offset; v
-// when there is no V), g (file name). Other letters are read past. A layout
-// with neither N nor A takes its key from the first a column, which is then
-// an original URL rather than a SURT (wget writes " CDX a b a m s k r M V g u").
+// when there is no V), g (file name). A layout with neither N nor A takes its
+// key from the first a column, which is then an original URL rather than a
+// SURT (wget writes " CDX a b a m s k r M V g u").
+//
+// No column is dropped: every other column (any other letter, a letter whose
+// value another column already gives, such as c beside k) is an other
+// column, which [Record.OtherColumns] returns and [AppendLine] writes as a
+// JSON member named by [LegendName] (wget's u, the WARC record ID, becomes
+// "warc_record_id").
 //
 // A Layout is immutable; the zero Layout reads nothing and is never used by
 // a Reader.
@@ -48,6 +55,50 @@ type Layout struct {
 	cols     []field
 	idx      [numFields]int8 // column of each field, -1 when absent
 	keyIsURL bool            // the key column is an original URL, not a SURT
+	other    []otherCol      // the columns no well-known value takes, in column order
+}
+
+// otherCol is a column of a " CDX" legend that no well-known value takes.
+type otherCol struct {
+	col  int    // its column, 0-based
+	name string // its JSON member name, unique within the layout
+}
+
+// legendNames gives the JSON member name of a legend letter whose column is
+// carried as an other column: the meanings of the Internet Archive's CDX
+// legend (https://archive.org/web/researcher/cdx_legend.php), and u, which
+// GNU Wget writes for the WARC-Record-ID of the record (its --warc-cdx
+// legend is " CDX a b a m s k r M V g u"). Letters that usually map to a
+// well-known value are listed for the columns they lose to (a second a, c
+// beside k, n beside S, v beside V).
+var legendNames = map[string]string{
+	"A": "canonized_url", "B": "news_group", "C": "rulespace_category",
+	"D": "compressed_dat_offset", "F": "canonized_frame", "G": "languages",
+	"H": "canonized_host", "I": "canonized_image", "J": "canonized_jump_point",
+	"K": "fbis_changed", "L": "canonized_link", "M": "meta_tags", "N": "massaged_url",
+	"P": "canonized_path", "Q": "language", "R": "canonized_redirect",
+	"S": "compressed_length", "U": "uniqueness", "V": "compressed_offset",
+	"X": "canonized_href_urls", "Y": "canonized_src_urls", "Z": "canonized_script_urls",
+	"a": "original_url", "b": "date", "c": "old_checksum", "d": "dat_offset",
+	"e": "ip", "f": "frame", "g": "file_name", "h": "original_host", "i": "image",
+	"j": "jump_point", "k": "new_checksum", "l": "link", "m": "mime_type",
+	"n": "arc_length", "o": "port", "p": "original_path", "r": "redirect_url",
+	"s": "response_code", "t": "title", "u": "warc_record_id",
+	"v": "uncompressed_offset", "x": "href_urls", "y": "src_urls", "z": "script_urls",
+}
+
+// LegendName returns the JSON member name under which [AppendLine] writes a
+// column of legend letter (or token) letter that no well-known value takes:
+// the name of the letter in the CDX legend ("e" is "ip", wget's "u" is
+// "warc_record_id"; see [Layout]), or the token itself for a letter the
+// legend does not define. Within one layout a name already taken (by an
+// earlier column, or a JSON name of a well-known value such as "url") gets
+// the column's 1-based number appended ("ip_4").
+func LegendName(letter string) string {
+	if n, ok := legendNames[letter]; ok {
+		return n
+	}
+	return letter
 }
 
 // The layouts a Reader infers from the field count of a line when the input
@@ -180,6 +231,25 @@ func ParseLayout(header string) (*Layout, error) {
 	}
 	if l.idx[fTimestamp] < 0 {
 		return nil, causef(ErrHeader, "%q names no timestamp column (b)", clipS(header))
+	}
+	// The names of well-known values stay theirs, present or not, so that
+	// a CDXJ line written from the record reads back the same values.
+	taken := map[string]bool{"orig.length": true, "orig.offset": true, "orig.filename": true}
+	for _, names := range jsonNames {
+		for _, n := range names {
+			taken[n] = true
+		}
+	}
+	for i, f := range l.cols {
+		if f != fNone {
+			continue
+		}
+		name := LegendName(cols[i])
+		if taken[name] {
+			name += "_" + strconv.Itoa(i+1)
+		}
+		taken[name] = true
+		l.other = append(l.other, otherCol{col: i, name: name})
 	}
 	return l, nil
 }

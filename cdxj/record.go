@@ -353,6 +353,28 @@ func (r *Record) Original() (length, offset int64, filename []byte, ok bool) {
 	return l, o, f, true
 }
 
+// OtherColumns calls fn, in column order, with the JSON member name (see
+// [LegendName]) and the value of each column of a classic CDX record that no
+// well-known value takes (wget's u column, the WARC record ID, is
+// "warc_record_id"), until fn returns false. A value "-" (unknown) is
+// passed over, as the well-known accessors treat it. CDXJ records and the
+// headerless layouts have no such columns.
+func (r *Record) OtherColumns(fn func(name string, value []byte) bool) {
+	if r.json != nil || r.layout == nil {
+		return
+	}
+	for _, o := range r.layout.other {
+		s := r.spans[o.col]
+		v := r.line[s[0]:s[1]:s[1]]
+		if len(v) == 1 && v[0] == '-' {
+			continue
+		}
+		if !fn(o.name, v) {
+			return
+		}
+	}
+}
+
 // IsRevisit reports whether the record is a WARC revisit (its MIME type is
 // "warc/revisit", as CDX writers record revisit records).
 func (r *Record) IsRevisit() bool { return string(r.get(fMIME)) == "warc/revisit" }

@@ -11,7 +11,9 @@ import (
 // the JSON block carries the well-known values under pywb's names, in this
 // order, each only when known: url, mime, status, digest, length, offset,
 // filename, then redirect and robotflags, then for the 14-column layout
-// orig.length, orig.offset and orig.filename. Numbers are written as JSON
+// orig.length, orig.offset and orig.filename, then the other columns of a
+// classic CDX record ([Record.OtherColumns]: wget's u column as
+// "warc_record_id"), so that no column is lost. Numbers are written as JSON
 // strings, as pywb does ("status": "200"). The other members of a CDXJ
 // source record's JSON block follow unchanged, in their order.
 //
@@ -138,6 +140,10 @@ func AppendLine(dst, key []byte, rec *Record) ([]byte, error) {
 		member("orig.offset", strconv.AppendInt(nil, o, 10))
 		member("orig.filename", fn)
 	}
+	rec.OtherColumns(func(name string, v []byte) bool {
+		member(name, v)
+		return true
+	})
 	err := rec.Fields(func(k, raw []byte) bool {
 		for _, u := range used {
 			if u != "" && string(k) == u {

@@ -8,7 +8,10 @@
 // With no FILE, or with "-", it reads standard input. Keys that are not
 // SURTs (wget's CDX, a CDXJ keyed by URL) are recomputed from the original
 // URL with package surt (from the key itself when it is a URL and the record
-// names no original URL); header lines are not copied. -sort sorts the output
+// names no original URL); header lines are not copied. No column is lost: a
+// legend column without a well-known CDXJ name is written under its legend
+// name (wget's u, the WARC record ID, as "warc_record_id"; see
+// cdxj.LegendName). -sort sorts the output
 // byte-wise (as LC_ALL=C sort does) in bounded memory: about -mem bytes of
 // lines are sorted at a time and spilled to temporary files in -tmpdir,
 // which are then merged. A bad line stops the command with its file and line

@@ -108,9 +108,37 @@ func TestSURTKeysComputed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `com,example)/a?a=1&b=2 20240101120000 {"url": "http://Www.Example.com/a?b=2&a=1", "mime": "text/html", "status": "200", "digest": "XYZ", "offset": "0", "filename": "x.warc.gz"}` + "\n"
+	want := `com,example)/a?a=1&b=2 20240101120000 {"url": "http://Www.Example.com/a?b=2&a=1", "mime": "text/html", "status": "200", "digest": "XYZ", "offset": "0", "filename": "x.warc.gz", "warc_record_id": "u1"}` + "\n"
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestWgetRecordIDKept converts the CDX GNU Wget wrote (its legend ends in
+// u, the WARC-Record-ID): every record id reaches the output.
+func TestWgetRecordIDKept(t *testing.T) {
+	in := filepath.Join("..", "..", "cdxj", "testdata", "wget", "wgsample.cdx")
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "", "-sort", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCDXJ(t, out)
+	var ids []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		f := strings.Fields(l)
+		ids = append(ids, f[len(f)-1])
+	}
+	if len(ids) != 3 {
+		t.Fatalf("%d ids in the input", len(ids))
+	}
+	for _, id := range ids {
+		if !strings.Contains(out, `"warc_record_id": "`+id+`"`) {
+			t.Errorf("record id %s missing from the output:\n%s", id, out)
+		}
 	}
 }
 
