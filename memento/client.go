@@ -301,7 +301,7 @@ func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error)
 			tm.Invalid += page.Invalid
 			tm.Duplicates += page.Duplicates
 			if tm.Original == "" {
-				tm.Original = page.Original
+				tm.Original, tm.RawOriginal = page.Original, page.RawOriginal
 			}
 			if tm.TimeGate == "" {
 				tm.TimeGate = page.TimeGate

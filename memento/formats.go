@@ -49,7 +49,7 @@ func ReadJSON(r io.Reader) (*TimeMap, error) {
 	if err := decodeDocument(r, &doc); err != nil {
 		return nil, fmt.Errorf("memento: JSON TimeMap: %w: %w", ErrFormat, err)
 	}
-	tm := &TimeMap{Original: doc.Original, TimeGate: doc.TimeGate, Pages: formatPages(doc.TimeMapURI)}
+	tm := &TimeMap{Original: doc.Original, RawOriginal: doc.Original, TimeGate: doc.TimeGate, Pages: formatPages(doc.TimeMapURI)}
 	if doc.Self != "" {
 		tm.Self = Page{URI: doc.Self, Type: MediaTypeJSON}
 	}
@@ -137,7 +137,7 @@ func ReadCDXJ(r io.Reader) (*TimeMap, error) {
 					return tm, bad("!meta: %v", err)
 				}
 				if v.Original != nil {
-					tm.Original = *v.Original
+					tm.Original, tm.RawOriginal = *v.Original, *v.Original
 				}
 				if v.TimeGate != nil {
 					tm.TimeGate = *v.TimeGate

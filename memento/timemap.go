@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -43,8 +44,13 @@ type Page struct {
 // (byte-wise); identical (URIM, Datetime) pairs appear once, distinct
 // URI-Ms with the same datetime are all kept.
 type TimeMap struct {
-	// Original is the URI-R (the first rel="original" link).
+	// Original is the URI-R: the target of the first rel="original" link,
+	// resolved against the document's URI (see Link.Target).
 	Original string
+	// RawOriginal is that target exactly as the archive wrote it (see
+	// Link.RawTarget): a relative or scheme-relative "original" of a page
+	// is kept as written, for callers that compare or report it.
+	RawOriginal string
 	// TimeGate is the first rel="timegate" link's target; empty if none.
 	TimeGate string
 	// Self is the rel="self" link: the TimeMap's own URI, media type and
@@ -177,7 +183,7 @@ func (tm *TimeMap) add(l *Link, o *ParseOptions, idx int) error {
 		}
 	}
 	if l.HasRel("original") && tm.Original == "" {
-		tm.Original = l.Target
+		tm.Original, tm.RawOriginal = l.Target, l.RawTarget
 	}
 	if l.HasRel("timegate") && tm.TimeGate == "" {
 		tm.TimeGate = l.Target
@@ -226,20 +232,71 @@ func compareMementos(a, b Memento) int {
 	return cmp.Compare(a.URIM, b.URIM)
 }
 
-// Sort orders Mementos by Datetime then URIM and removes identical
-// (URIM, Datetime) pairs, adding their number to Duplicates (RFC 7089 §5
-// lets mementos come in any order; two archives may hold captures of the
-// same second, and both are kept). Call it after appending mementos, for
-// example when merging the TimeMaps of several archives. O(n log n).
+// Sort orders Mementos by Datetime then URIM and merges identical
+// (URIM, Datetime) pairs into one, adding their number to Duplicates
+// (RFC 7089 §5 lets mementos come in any order; two archives may hold
+// captures of the same second, and both are kept). A merged memento has
+// the union of the copies' rels (first-seen order: a URI-M listed as
+// "memento" and again as "first memento" keeps "first", whichever line
+// came first) and of their Extra parameters (by name, the first value
+// kept); the copies' Rel slices are not modified. Call it after appending
+// mementos, for example when merging the TimeMaps of several archives.
+// O(n log n).
 func (tm *TimeMap) Sort() {
 	if !slices.IsSortedFunc(tm.Mementos, compareMementos) {
 		slices.SortStableFunc(tm.Mementos, compareMementos)
 	}
-	before := len(tm.Mementos)
-	tm.Mementos = slices.CompactFunc(tm.Mementos, func(a, b Memento) bool {
-		return a.URIM == b.URIM && a.Datetime.Equal(b.Datetime)
-	})
-	tm.Duplicates += before - len(tm.Mementos)
+	ms := tm.Mementos
+	if len(ms) < 2 {
+		return
+	}
+	out := ms[:1]
+	for _, m := range ms[1:] {
+		last := &out[len(out)-1]
+		if m.URIM != last.URIM || !m.Datetime.Equal(last.Datetime) {
+			out = append(out, m)
+			continue
+		}
+		last.Rel = unionRels(last.Rel, m.Rel)
+		last.Extra = unionParams(last.Extra, m.Extra)
+	}
+	clear(ms[len(out):]) // release the strings of the dropped copies
+	tm.Duplicates += len(ms) - len(out)
+	tm.Mementos = out
+}
+
+// unionRels returns a followed by the rels of b it lacks
+// (case-insensitive); a itself when b adds nothing, else a new slice.
+func unionRels(a, b []string) []string {
+	var out []string
+	for _, r := range b {
+		if slices.ContainsFunc(a, func(x string) bool { return strings.EqualFold(x, r) }) ||
+			slices.ContainsFunc(out, func(x string) bool { return strings.EqualFold(x, r) }) {
+			continue
+		}
+		out = append(out, r)
+	}
+	if out == nil {
+		return a
+	}
+	return append(slices.Clip(a), out...)
+}
+
+// unionParams returns a followed by the parameters of b whose name a
+// lacks; a itself when b adds nothing, else a new slice.
+func unionParams(a, b []Param) []Param {
+	var out []Param
+	for _, p := range b {
+		if slices.ContainsFunc(a, func(x Param) bool { return x.Name == p.Name }) ||
+			slices.ContainsFunc(out, func(x Param) bool { return x.Name == p.Name }) {
+			continue
+		}
+		out = append(out, p)
+	}
+	if out == nil {
+		return a
+	}
+	return append(slices.Clip(a), out...)
 }
 
 // Merge returns a new TimeMap holding the mementos of every non-nil tms,
@@ -262,7 +319,7 @@ func Merge(tms ...*TimeMap) *TimeMap {
 			continue
 		}
 		if out.Original == "" {
-			out.Original = tm.Original
+			out.Original, out.RawOriginal = tm.Original, tm.RawOriginal
 		}
 		if out.TimeGate == "" {
 			out.TimeGate = tm.TimeGate

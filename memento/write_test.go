@@ -205,6 +205,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("%v\n%s", err, b.String())
 		}
 		want := *tm
+		want.RawOriginal = tm.Original
 		// '<' and '>' cannot stand in a target; the writer percent-encodes them.
 		want.Mementos = slices.Clone(tm.Mementos)
 		want.Mementos[3].URIM = "http://b.example/web/20230808080808/http://example.com/%3Cé%3E"
@@ -221,7 +222,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, b.String())
 		}
-		want := &TimeMap{Original: tm.Original, TimeGate: tm.TimeGate, Pages: tm.Pages[:3],
+		want := &TimeMap{Original: tm.Original, RawOriginal: tm.Original, TimeGate: tm.TimeGate, Pages: tm.Pages[:3],
 			Self: Page{URI: tm.Pages[1].URI, Type: MediaTypeJSON}}
 		for _, m := range tm.Mementos {
 			want.Mementos = append(want.Mementos, Memento{URIM: m.URIM, Datetime: m.Datetime})
@@ -246,7 +247,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, b.String())
 		}
-		want := &TimeMap{Original: tm.Original, TimeGate: tm.TimeGate, Pages: tm.Pages[:3],
+		want := &TimeMap{Original: tm.Original, RawOriginal: tm.Original, TimeGate: tm.TimeGate, Pages: tm.Pages[:3],
 			Self: Page{URI: tm.Pages[2].URI, Type: MediaTypeCDXJ}}
 		for _, m := range tm.Mementos {
 			want.Mementos = append(want.Mementos, Memento{URIM: m.URIM, Datetime: m.Datetime})
