@@ -42,8 +42,9 @@ func hostEnds(key []byte, ends []int, max int) int {
 // adds the i-th path segment ("com,example)/a", "com,example)/a/b"). The
 // root path ("com,example)/" or "com,example)") has level 0 only; a trailing
 // slash makes a level of its own ("com,example)/a/" is below
-// "com,example)/a"). The last tracked level (max-1) takes the whole key. A
-// key without ')' has no path layer (0 levels).
+// "com,example)/a"). The last tracked level (max-1) takes the whole key,
+// except with max 1, where the one level is the host. A key without ')'
+// has no path layer (0 levels).
 func pathEnds(key []byte, ends []int, max int) int {
 	p := bytes.IndexByte(key, ')')
 	if p < 0 || max <= 0 {
@@ -51,6 +52,9 @@ func pathEnds(key []byte, ends []int, max int) int {
 	}
 	p++
 	ends[0] = p
+	if max == 1 {
+		return 1
+	}
 	s := p
 	if s < len(key) && key[s] == '/' {
 		s++
