@@ -141,8 +141,30 @@ type Aggregator struct {
 	ownClient bool // opts.HTTPClient was made by New: Close closes its idle connections
 }
 
-// ErrClosed is returned by Search and Lookup after Close.
-var ErrClosed = errors.New("aggregator: closed")
+// Errors of Search, Lookup and Refresh.
+var (
+	// ErrClosed is returned by Search and Lookup after Close.
+	ErrClosed = errors.New("aggregator: closed")
+	// ErrBadURIR is returned (wrapped, with NormalizeURIR's reason) for a
+	// URI-R that NormalizeURIR refuses.
+	ErrBadURIR = errors.New("aggregator: bad URI-R")
+	// ErrBlocked is returned (wrapped, with the URI-R) for a URI-R whose
+	// host the Blacklist blocks, in whatever spelling it came.
+	ErrBlocked = errors.New("aggregator: host is blacklisted")
+)
+
+// checkURIR normalizes urir (NormalizeURIR) and applies the blacklist:
+// every entry point that leads to archive requests goes through it.
+func (ag *Aggregator) checkURIR(urir string) (string, error) {
+	u, err := NormalizeURIR(urir)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadURIR, err)
+	}
+	if ag.opts.Blacklist.blocksNormalized(u) {
+		return "", fmt.Errorf("%w: %s", ErrBlocked, u)
+	}
+	return u, nil
+}
 
 // track registers one background goroutine; false after Close.
 func (ag *Aggregator) track() bool {
@@ -414,7 +436,10 @@ func (ag *Aggregator) budget(k Kind) time.Duration {
 }
 
 // Search asks the archives that Route(s, urir) lets through, in parallel,
-// and merges their answers. The TimeGate and Time Travel dynamic services
+// and merges their answers. urir is normalized first (NormalizeURIR; the
+// Result's URIR is the normalized form); a URI-R it refuses gives an error
+// wrapping ErrBadURIR, a blacklisted host one wrapping ErrBlocked, and no
+// archive is asked. The TimeGate and Time Travel dynamic services
 // ask TimeGates for at (the zero time means now); the other services fetch
 // whole TimeMaps (with paging). Services ending in "_dynamic" run within
 // DynamicBudget, the others within ThoroughBudget. Identical concurrent searches (same service, URI-R and, for
@@ -424,6 +449,15 @@ func (ag *Aggregator) budget(k Kind) time.Duration {
 // archive failures are reported in the Result's outcomes. After Close it
 // returns ErrClosed.
 func (ag *Aggregator) Search(ctx context.Context, s Service, urir string, at time.Time) (*Result, error) {
+	urir, err := ag.checkURIR(urir)
+	if err != nil {
+		return nil, err
+	}
+	return ag.searchShared(ctx, s, urir, at)
+}
+
+// searchShared is Search for a URI-R that checkURIR accepted.
+func (ag *Aggregator) searchShared(ctx context.Context, s Service, urir string, at time.Time) (*Result, error) {
 	k := kindOf(s)
 	key := string(s) + "\x00" + urir
 	if k == Dynamic {

@@ -49,7 +49,9 @@ const (
 // decoded, so "%26" reaches the archives as "%26"); a URI-R percent-encoded
 // as a whole (http%3A%2F%2F...) is decoded once, a missing scheme becomes
 // http:// (also for "//host/..." and "http:host"), an upper-case scheme is
-// lower-cased, and a doubled "http://http://" is repaired, and bytes that
+// lower-cased, a doubled "http://http://" is repaired, the host is
+// normalized (NormalizeHost: "ARCHIVE.org.", "archive..org" and
+// "user@archive.org:80" are all http://archive.org), and bytes that
 // cannot appear in a URI ('<', '>', '"', spaces, non-ASCII, a '%' that
 // starts no %XX escape) are percent-encoded. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date.
 //
@@ -111,8 +113,13 @@ func writeBody(w http.ResponseWriter, status int, ctype string, body []byte) {
 }
 
 // NormalizeURIR turns the URI-R part of a request path into the URI-R the
-// archives are asked about, as the Handler documents; the error names the
-// problem. It never decodes percent-escapes inside a URI-R.
+// archives are asked about, the cache is keyed by and the blacklist judges,
+// as the Handler documents: the authority is rewritten as
+// NormalizeHost[:port] (userinfo dropped, a default port removed; '\'
+// ends the authority as in browsers), so that every spelling of a host is
+// one URI-R; the rest (path, query, fragment) is kept byte for byte, only
+// bytes that cannot appear in a URI percent-encoded (percent-escapes there
+// are never decoded). The error names the problem.
 func NormalizeURIR(s string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("empty URI-R")
@@ -145,24 +152,49 @@ func NormalizeURIR(s string) (string, error) {
 			s = s[strings.Index(s, "://")+3:]
 		}
 	}
-	s = escapeNonURI(s)
+	i := strings.Index(s, "://")
+	scheme, rest := s[:i], s[i+3:]
+	if scheme != "http" && scheme != "https" {
+		return "", fmt.Errorf("URI-R %q: scheme %q is not http or https", s, scheme)
+	}
+	// The authority ends at '/', '?' or '#', and at '\', which browsers
+	// read as '/' in http(s) URLs (the WHATWG URL standard).
+	end := strings.IndexAny(rest, "/?#\\")
+	if end < 0 {
+		end = len(rest)
+	}
+	auth, tail := rest[:end], rest[end:]
+	if strings.HasPrefix(tail, "\\") {
+		tail = "/" + tail[1:]
+	}
+	// Userinfo is dropped: archives ignore it, and "a.org@b.org" must not
+	// be read as one host here and another there.
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		auth = auth[at+1:]
+	}
+	rawHost, port, ok := splitAuthority(auth)
+	if !ok {
+		return "", fmt.Errorf("URI-R %q: no valid host", s)
+	}
+	host, err := NormalizeHost(rawHost)
+	if err != nil {
+		return "", fmt.Errorf("URI-R %q: no valid host: %v", s, err)
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("URI-R %q: port %s is not in 1-65535", s, port)
+		}
+		port = strings.TrimLeft(port, "0")
+		if port == defaultPort(scheme) {
+			port = ""
+		}
+	}
+	s = scheme + "://" + hostPort(host, port) + escapeNonURI(tail)
 	if len(s) > MaxURIRLen {
 		return "", fmt.Errorf("URI-R longer than %d bytes", MaxURIRLen)
 	}
-	u, err := url.Parse(s)
-	if err != nil {
+	if _, err := url.Parse(s); err != nil {
 		return "", fmt.Errorf("URI-R %q: %v", s, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("URI-R %q: scheme %q is not http or https", s, u.Scheme)
-	}
-	if u.Host == "" || strings.ContainsAny(u.Host, " \t<>\"") || strings.ContainsAny(u.Hostname(), "% ") {
-		return "", fmt.Errorf("URI-R %q: no valid host", s)
-	}
-	if p := u.Port(); p != "" {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("URI-R %q: port %s is not in 1-65535", s, p)
-		}
 	}
 	return s, nil
 }
@@ -232,7 +264,7 @@ func (h handler) prelude(w http.ResponseWriter, rawR string) (string, bool) {
 		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: "+err.Error()+"\n"))
 		return "", false
 	}
-	if h.ag.opts.Blacklist.Blocks(urir) {
+	if h.ag.opts.Blacklist.blocksNormalized(urir) {
 		w.Header().Set("Link", "<"+urir+`>; rel="original"`)
 		body := "<!doctype html><html><head><title>403 Forbidden</title></head><body><h1>Forbidden</h1><p>The host of " +
 			html.EscapeString(urir) + " is on this aggregator's block list; no archive was asked.</p></body></html>\n"
@@ -243,7 +275,7 @@ func (h handler) prelude(w http.ResponseWriter, rawR string) (string, bool) {
 }
 
 func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir string, at time.Time) (*Answer, bool) {
-	ans, err := h.ag.Lookup(r.Context(), f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")))
+	ans, err := h.ag.lookup(r.Context(), f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")))
 	if err != nil {
 		writeBody(w, http.StatusServiceUnavailable, ctText, []byte("Request ended: "+err.Error()+"\n"))
 		return nil, false

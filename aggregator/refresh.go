@@ -17,17 +17,33 @@ var ErrNoCache = errors.New("aggregator: no cache configured")
 // Refresh runs a thorough search of urir with the Batch service and stores
 // the result (internal/spec/TIMETRAVEL.md §1: the refresher): found → cached as found,
 // nothing and no failure → cached as "none", nothing with failures → the
-// entry is left as it was. It returns the search result.
+// entry is left as it was. It returns the search result. urir comes from
+// the job queue, which a shared store lets others write: it is normalized
+// and checked as Search does; a blacklisted host asks no archive, is
+// stored as cache.StatusBlocked (so that ScanStale leaves it) and gives an
+// error wrapping ErrBlocked; a URI-R NormalizeURIR refuses gives one
+// wrapping ErrBadURIR.
 func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error) {
-	if ag.opts.Cache == nil {
+	c := ag.opts.Cache
+	if c == nil {
 		return nil, ErrNoCache
 	}
-	res, err := ag.Search(ctx, Batch, urir, time.Time{})
+	u, err := ag.checkURIR(urir)
+	if errors.Is(err, ErrBlocked) {
+		if n, nerr := NormalizeURIR(urir); nerr == nil {
+			perr := c.Put(ctx, n, cache.Result{Status: cache.StatusBlocked, Updated: time.Now().UTC().Truncate(time.Second)})
+			err = errors.Join(err, perr)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := ag.store(ctx, urir, res); err != nil {
-		return res, fmt.Errorf("aggregator: storing refresh of %s: %w", urir, err)
+	res, err := ag.searchShared(ctx, Batch, u, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	if err := ag.store(ctx, u, res); err != nil {
+		return res, fmt.Errorf("aggregator: storing refresh of %s: %w", u, err)
 	}
 	return res, nil
 }

@@ -72,18 +72,20 @@ const (
 )
 
 // Answer is the aggregator's reply to one request, before it is written
-// as HTTP: the mementos, the HTTP status to send (200, 404, 502, 504) and
-// what the Time Travel scenario decided.
+// as HTTP: the mementos, the HTTP status to send (200, 400, 403, 404, 502,
+// 504) and what the Time Travel scenario decided.
 type Answer struct {
 	URIR     string
 	Mementos []Memento
 	// Status is 200 when there are mementos, else 404 (none found), 502
-	// (every asked archive failed), or 504 (only-if-cached miss, or every
-	// asked archive timed out).
+	// (every asked archive failed), 504 (only-if-cached miss, or every
+	// asked archive timed out), 400 (a URI-R NormalizeURIR refuses) or 403
+	// (a blacklisted host); the last two ask neither cache nor archive.
 	Status int
 	Source Source
 	// Scenario names the case (internal/spec/TIMETRAVEL.md §1.1): "fresh", "stale",
-	// "negative", "unknown", "no-cache", "only-if-cached", "uncached".
+	// "negative", "unknown", "no-cache", "only-if-cached", "uncached",
+	// and "bad-uri-r" or "blocked" for the 400 and 403 answers.
 	Scenario string
 	// Updated is when the answer's data was searched (Last-Modified).
 	Updated time.Time
@@ -114,9 +116,23 @@ type Answer struct {
 // stored when it is as thorough as a refresh would be (same archives, whole
 // TimeMaps) and no archive failed; a failure is never stored as "none", and a
 // partial result is stored as cache.StatusFailed so that it is searched
-// again on the next request. at is the requested datetime (zero: now). The
-// error is non-nil only when ctx ends.
+// again on the next request. urir is normalized first (NormalizeURIR, the
+// Answer's URIR); a URI-R it refuses is a 400 answer, a blacklisted host a
+// 403, and neither touches the cache. at is the requested datetime (zero:
+// now). The error is non-nil only when ctx ends.
 func (ag *Aggregator) Lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl) (*Answer, error) {
+	u, err := ag.checkURIR(urir)
+	switch {
+	case errors.Is(err, ErrBlocked):
+		return &Answer{URIR: urir, Status: http.StatusForbidden, Scenario: "blocked"}, nil
+	case err != nil:
+		return &Answer{URIR: urir, Status: http.StatusBadRequest, Scenario: "bad-uri-r"}, nil
+	}
+	return ag.lookup(ctx, f, u, at, cc)
+}
+
+// lookup is Lookup for a URI-R that checkURIR accepted.
+func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl) (*Answer, error) {
 	dyn, thorough := f.services()
 	c := ag.opts.Cache
 	if c == nil {
@@ -192,7 +208,7 @@ func (ag *Aggregator) cachedAnswer(urir string, e *cache.Entry, scenario string)
 // searchAnswer runs the dynamic search of a scenario, stores or queues, and
 // builds the answer. stale is the cached entry, if any.
 func (ag *Aggregator) searchAnswer(ctx context.Context, dyn, thorough Service, urir string, at time.Time, scenario string, stale *cache.Entry) (*Answer, error) {
-	res, err := ag.Search(ctx, dyn, urir, at)
+	res, err := ag.searchShared(ctx, dyn, urir, at)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func TestNormalizeURIR(t *testing.T) {
 		{"http://https://example.com/", "https://example.com/", ""},
 		{"http:/example.com/a", "http://example.com/a", ""},
 		{"http://example.com/search?q=a%26b&x=%20", "http://example.com/search?q=a%26b&x=%20", ""},
-		{"http://Greensboro.com", "http://Greensboro.com", ""},
+		{"http://Greensboro.com", "http://greensboro.com", ""},
 		{"http://example.com/a<b>\"c\" d|é", "http://example.com/a%3Cb%3E%22c%22%20d%7C%C3%A9", ""},
 		{"", "", "empty"},
 		{"ftp://example.com/", "", "scheme"},

@@ -13,15 +13,16 @@ import (
 )
 
 // The Time Travel service's own test requests, against local archives,
-// with GET and HEAD.
+// with GET and HEAD; the archives are asked about the normalized URI-R
+// (lower-case host).
 func TestTimeTravelTestRequests(t *testing.T) {
 	a := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{
-		"http://Greensboro.com":     times(t, "20140101000000", "20150601120000", "20160101000000"),
+		"http://greensboro.com":     times(t, "20140101000000", "20150601120000", "20160101000000"),
 		"http://poppys-style.com":   times(t, "20120101000000", "20130101000000"),
 		"http://www.mementoweb.org": times(t, "20150101000000", "20160306011912", "20170101000000"),
 	}})
 	b := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{
-		"http://Greensboro.com": times(t, "20150601120000"),
+		"http://greensboro.com": times(t, "20150601120000"),
 	}})
 	ag := newAggregator(t, Options{Archives: []Archive{entry("a", a), entry("b", b)}, Cache: newMemCache(t)})
 	h := ag.Handler()
