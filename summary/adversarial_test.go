@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"gonum.org/v1/plot"
 )
 
 // truncatedGzip returns a gzip stream of text cut after half its bytes.
@@ -293,44 +291,6 @@ func TestOrgMappingDuplicates(t *testing.T) {
 			}
 			if got := org(tc.file); got != tc.wantOrg {
 				t.Errorf("org(%q) = %q, want %q", tc.file, got, tc.wantOrg)
-			}
-		})
-	}
-}
-
-// Regression: charts of empty inputs gave an empty image (html, daily) or
-// the plotter's "no data points" (domains); a single point must still draw.
-func TestChartNoDataAndSinglePoint(t *testing.T) {
-	one := []Series{{Name: "a", Lines: []Line{{Key: "x", Periods: []PeriodCounters{{Period: 2020, Counters: Counters{NTotal: 1, SHTML: 5}}}}}}}
-	oneDay := []Day{{Day: "20090119", Orgs: map[string]DayOrg{"LOC": {Count: 1}}}}
-	tests := []struct {
-		name    string
-		draw    func() (*plot.Plot, error)
-		wantErr error
-	}{
-		{"html empty", func() (*plot.Plot, error) { return HTMLBytesChart([]Series{{Name: "a"}}) }, ErrNoData},
-		{"html no series", func() (*plot.Plot, error) { return HTMLBytesChart(nil) }, ErrNoData},
-		{"domains empty", func() (*plot.Plot, error) { return DomainsChart([]Series{{Name: "a"}}) }, ErrNoData},
-		{"daily empty", func() (*plot.Plot, error) { return DailyChart(nil) }, ErrNoData},
-		{"html one point", func() (*plot.Plot, error) { return HTMLBytesChart(one) }, nil},
-		{"domains one point", func() (*plot.Plot, error) { return DomainsChart(one) }, nil},
-		{"daily one day", func() (*plot.Plot, error) { return DailyChart(oneDay) }, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p, err := tc.draw()
-			if !errors.Is(err, tc.wantErr) {
-				t.Fatalf("error %v, want %v", err, tc.wantErr)
-			}
-			if err != nil {
-				return
-			}
-			var buf bytes.Buffer
-			if err := WriteChart(&buf, p, "svg"); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Contains(buf.Bytes(), []byte("<svg")) {
-				t.Errorf("no SVG written")
 			}
 		})
 	}

@@ -59,22 +59,31 @@ func OrgByPrefix(filename string) string {
 	return base
 }
 
+// UnmatchedOrg is the organization OrgByRegexp gives to a filename its
+// regular expression does not match.
+const UnmatchedOrg = "unmatched"
+
 // OrgByRegexp returns an OrgFunc that matches re against the base name and
 // uses the first capture group (or the whole match when re has none). A
-// name re does not match falls back to OrgByPrefix.
+// name re does not match, or matches with an empty result, is counted for
+// UnmatchedOrg, so that the expression alone decides the organizations
+// (OrgByPrefix would give every unmatched prefix its own).
 func OrgByRegexp(re *regexp.Regexp) OrgFunc {
 	return func(filename string) string {
 		base := filename[strings.LastIndexByte(filename, '/')+1:]
 		m := re.FindStringSubmatch(base)
 		switch {
 		case m == nil:
-			return OrgByPrefix(filename)
-		case len(m) > 1 && m[1] != "":
-			return m[1]
+			return UnmatchedOrg
+		case len(m) > 1:
+			if m[1] != "" {
+				return m[1]
+			}
+			return UnmatchedOrg
 		case m[0] != "":
 			return m[0]
 		}
-		return OrgByPrefix(filename)
+		return UnmatchedOrg
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package summary writes publishable, aggregated summaries of web archive
 // indexes in the format of cdx-summarize (github.com/ymaurer/cdx-summarize),
-// compares and combines them, builds daily per-organization crawl series
-// and draws charts of both.
+// compares and combines them, builds daily per-organization crawl series,
+// and folds them into the figures charts and reports show (Overview).
 //
 // # Why summaries
 //
@@ -121,6 +121,8 @@
 // Combine sums summaries and can re-key them by year or by domain; Overlap
 // compares two or more summaries (which keys and years each holds, shared
 // and unique counts); Totals and WriteCSV export them; Daily builds the
-// per-organization daily series; the Chart functions draw them with
-// gonum.org/v1/plot.
+// per-organization daily series; Overview folds a summary into what its
+// charts plot (counters per year, domains by first letter and by top-level
+// domain). The command examples/summarize draws those charts and writes an
+// HTML report of them.
 package summary

@@ -116,3 +116,24 @@ gov,loc)/a 20090119130000 {"url": "http://loc.gov/a", "status": "404", "length":
 	// 20090119 {"CDL": {"count": 1, "size": 50, "okcount": 0, "oksize": 0}, "LOC": {"count": 1, "size": 100, "okcount": 1, "oksize": 100}, "toturis": 2, "totsize": 150, "totokcount": 1, "totoksize": 100}
 	// duplicates: 1
 }
+
+func ExampleReadOverview() {
+	in := `bnl.lu {"2003": {"n_html": 2, "n_total": 2, "s_html": 300, "s_total": 300}}
+www.lu {"2003": {"n_total": 1, "s_total": 10}, "2004": {"n_image": 1, "n_total": 1, "s_image": 50, "s_total": 50}}
+`
+	o, err := summary.ReadOverview(strings.NewReader(in), "lu.summary")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, y := range o.Years() {
+		fmt.Println(y.Year, "keys", y.Keys, "captures", y.Counters[summary.NTotal], "bytes", y.Counters[summary.STotal])
+	}
+	fmt.Println("keys under .lu per year:", o.TLDKeys("lu"))
+	fmt.Println("by first letter:", o.FirstChar)
+	// Output:
+	// 2003 keys 2 captures 3 bytes 310
+	// 2004 keys 1 captures 1 bytes 50
+	// keys under .lu per year: map[2003:2 2004:1]
+	// by first letter: map[b:1 w:1]
+}

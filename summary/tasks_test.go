@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mementokit/mementokit/cdxj"
-	"gonum.org/v1/plot"
 )
 
 func counters(kv map[string]int64) Counters {
@@ -243,8 +239,12 @@ func TestOrg(t *testing.T) {
 	if got := re("IA_x-y.warc.gz"); got != "IA" {
 		t.Errorf("regexp org = %q", got)
 	}
-	if got := re("loc-x.warc.gz"); got != "loc" {
-		t.Errorf("regexp fallback = %q", got)
+	if got := re("loc-x.warc.gz"); got != UnmatchedOrg {
+		t.Errorf("regexp on a name it does not match = %q, want %q", got, UnmatchedOrg)
+	}
+	opt := OrgByRegexp(regexp.MustCompile(`^(?:([A-Z]+)-)?`)) // an empty first group
+	if got := opt("live-1.arc.gz"); got != UnmatchedOrg {
+		t.Errorf("regexp with an empty group = %q, want %q", got, UnmatchedOrg)
 	}
 	m, err := ReadOrgMapping(strings.NewReader("# comment\nLOC Library\nLOC-ENDOFTERM EOT\n"), "map")
 	if err != nil {
@@ -295,55 +295,5 @@ gov,loc)/ 20090120140000 http://loc.gov/ text/html 200 D - - 7 0 IA-x.warc.gz
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 1 {
 		t.Errorf("short timestamp error = %v, want line 1", err)
-	}
-}
-
-func TestCharts(t *testing.T) {
-	dir := t.TempDir()
-	lines, err := ReadSummary(strings.NewReader(summaryA), "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	series := []Series{{"A", lines}, {"B", lines[:1]}}
-	html, err := HTMLBytesChart(series)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom, err := DomainsChart(series)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dl := NewDaily(nil)
-	rec, err := cdxj.ParseLine([]byte(`gov,loc)/ 20090119120000 {"url": "http://loc.gov/", "status": "200", "length": "5", "filename": "LOC-1.warc.gz"}`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dl.AddRecord(rec); err != nil {
-		t.Fatal(err)
-	}
-	daily, err := DailyChart(dl.Days())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, p := range map[string]*plot.Plot{"html.svg": html, "domains.png": dom, "daily.svg": daily} {
-		path := filepath.Join(dir, name)
-		if err := SaveChart(path, p); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG\r\n")) ||
-			strings.HasSuffix(name, ".svg") && !bytes.Contains(b[:min(len(b), 200)], []byte("<svg")) {
-			t.Errorf("%s does not look like its format: %q", name, b[:min(len(b), 40)])
-		}
-	}
-	if err := SaveChart(filepath.Join(dir, "x.gif"), html); err == nil {
-		t.Error("SaveChart accepted .gif")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 3 {
-		t.Errorf("chart folder holds %d files, want 3 (no temporary files left)", len(entries))
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/mementokit/mementokit/summary"
-	"gonum.org/v1/plot"
 )
 
 func (e *env) overlap(args []string) error {
@@ -62,57 +61,4 @@ func (e *env) csv(args []string) error {
 		return err
 	}
 	return e.eachFile(files, func(name string, r io.Reader) error { return summary.AppendCSV(cw, r, name) })
-}
-
-func (e *env) chart(args []string) error {
-	fs := newFlags("chart", "summarize chart -kind html|domains|daily -o OUT.svg|OUT.png FILE...", e.stderr)
-	kind := fs.String("kind", "html", "html: HTML bytes per year; domains: keys held per year; daily: captures per day from index files")
-	out := fs.String("o", "", "output image, .svg or .png")
-	getOpts := e.dailyFlags(fs)
-	files, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if *out == "" {
-		return usagef("chart needs -o OUT.svg or OUT.png")
-	}
-	if _, err := summary.ChartFormat(*out); err != nil {
-		return usageError{err}
-	}
-	var p *plot.Plot
-	switch *kind {
-	case "html", "domains":
-		var series []summary.Series
-		err := e.eachFile(files, func(name string, r io.Reader) error {
-			lines, err := summary.ReadSummary(r, name)
-			series = append(series, summary.Series{Name: name, Lines: lines})
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if *kind == "html" {
-			p, err = summary.HTMLBytesChart(series)
-		} else {
-			p, err = summary.DomainsChart(series)
-		}
-		if err != nil {
-			return err
-		}
-	case "daily":
-		opts, err := getOpts()
-		if err != nil {
-			return err
-		}
-		d, err := e.buildDaily(files, opts, false)
-		if err != nil {
-			return err
-		}
-		if p, err = summary.DailyChart(d.Days()); err != nil {
-			return err
-		}
-	default:
-		return usagef("-kind %q: want html, domains or daily", *kind)
-	}
-	return summary.SaveChart(*out, p)
 }

@@ -153,7 +153,7 @@ func (e *env) summarize(args []string) error {
        summarize totals [-noyear] [-nototal] SUMMARY...
        summarize csv SUMMARY...
        summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] FILE...
-       summarize chart -kind html|domains|daily -o OUT.svg|OUT.png FILE...
+       `+chartUsage+`
 (sub-command -h for its flags)`, e.stderr)
 	fullhost := fs.Bool("fullhost", false, "key by full host instead of registrable domain")
 	monthly := fs.Bool("monthly", false, "periods by month (YYYYMM) instead of year")
@@ -272,7 +272,7 @@ func (e *env) combine(args []string) error {
 }
 
 func (e *env) dailyFlags(fs *flag.FlagSet) func() (*summary.DailyOptions, error) {
-	orgRE := fs.String("org-regexp", "", "organization = first capture group of this regular expression on the WARC file name")
+	orgRE := fs.String("org-regexp", "", `organization = first capture group of this regular expression on the WARC file's base name; names it does not match count for "`+summary.UnmatchedOrg+`"`)
 	orgMap := fs.String("org-map", "", `file of "PREFIX ORGANIZATION" lines for WARC file names`)
 	adjacent := fs.Bool("adjacent", false, "sorted input: look for duplicates only among lines with the same key and timestamp")
 	return func() (*summary.DailyOptions, error) {

@@ -150,10 +150,10 @@ func TestSubcommands(t *testing.T) {
 			}
 		})
 	}
-	for _, kind := range []string{"html", "domains", "daily"} {
+	for _, kind := range chartKinds {
 		img := filepath.Join(dir, kind+".svg")
 		in := sumA
-		if kind == "daily" {
+		if strings.HasPrefix(kind, "daily") {
 			in = idx
 		}
 		if _, stderr, err := runCmd(t, "chart", "-kind", kind, "-o", img, in); err != nil {
@@ -173,6 +173,7 @@ func TestUsageErrors(t *testing.T) {
 		{"chart", "x"},
 		{"chart", "-o", "x.gif", "x"},
 		{"chart", "-kind", "pie", "-o", "x.svg", "x"},
+		{"chart", "-kind", "html", "-o", "x.svg", "x"},
 		{"daily", "-org-regexp", "(", "x"},
 		{"-min-year", "2030", "-max-year", "2000", "x"},
 		{"-min-year", "-1", "x"},
@@ -195,5 +196,39 @@ func TestCancelled(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if err := run(ctx, files, strings.NewReader(""), &out, &errOut); !errors.Is(err, context.Canceled) {
 		t.Errorf("run with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+// On the Internet Archive sample, the daily chart folds the WARC-name
+// prefixes into 7 and "other (59)"; -org-regexp decides the organizations
+// (names it does not match count as "unmatched").
+func TestDailyChartOrgRegexp(t *testing.T) {
+	var ia string
+	for _, f := range sampleFiles(t) {
+		if strings.HasSuffix(f, "openwayback_archive-org.cdx") {
+			ia = f
+		}
+	}
+	dir := t.TempDir()
+	plain, re := filepath.Join(dir, "plain.svg"), filepath.Join(dir, "re.svg")
+	if _, stderr, err := runCmd(t, "chart", "-kind", "daily-captures", "-o", plain, ia); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if _, stderr, err := runCmd(t, "chart", "-kind", "daily-captures", "-org-regexp", `^([A-Z]+)[-_]`, "-o", re, ia); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for path, want := range map[string][]string{
+		plain: {"other (59)", "top_domains", "66 organizations"},
+		re:    {"unmatched", "other (10)", "17 organizations"},
+	} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !bytes.Contains(b, []byte(w)) {
+				t.Errorf("%s lacks %q", path, w)
+			}
+		}
 	}
 }

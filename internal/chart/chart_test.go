@@ -1,0 +1,420 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTickLabel(t *testing.T) {
+	tests := []struct {
+		name string
+		v    float64
+		u    Unit
+		step float64
+		want string
+	}{
+		{"zero count", 0, Count, 500, "0"},
+		{"zero bytes", 0, Bytes, 500, "0 B"},
+		{"hundreds", 950, Count, 50, "950"},
+		{"thousands whole", 2000, Count, 1000, "2k"},
+		{"thousands half", 1500, Count, 500, "1.5k"},
+		{"millions", 2e6, Count, 5e5, "2M"},
+		{"millions half", 1.5e6, Count, 5e5, "1.5M"},
+		{"billions", 3e9, Count, 1e9, "3G"},
+		{"kilobytes", 500e3, Bytes, 100e3, "500 KB"},
+		{"megabytes", 1.5e6, Bytes, 5e5, "1.5 MB"},
+		{"gigabytes", 2e9, Bytes, 1e9, "2 GB"},
+		{"bytes", 200, Bytes, 100, "200 B"},
+		{"percent", 0.25, Percent, 0.05, "25%"},
+		{"percent fine", 0.025, Percent, 0.005, "2.5%"},
+		{"year", 2013, Year, 1, "2013"},
+		{"plain fraction", 0.3, Plain, 0.1, "0.3"},
+		{"negative", -2000, Count, 1000, "-2k"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := TickLabel(tc.v, tc.u, tc.step); got != tc.want {
+				t.Errorf("TickLabel(%g, %s, %g) = %q, want %q", tc.v, tc.u, tc.step, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestHumanExactThousands(t *testing.T) {
+	tests := []struct {
+		name         string
+		v            float64
+		u            Unit
+		human, exact string
+	}{
+		{"small count", 7, Count, "7", "7"},
+		{"count", 1234567, Count, "1.23M", "1,234,567"},
+		{"count rounding up", 999999, Count, "1M", "999,999"},
+		{"count 12k", 12345, Count, "12.3k", "12,345"},
+		{"count 123k", 123456, Count, "123k", "123,456"},
+		{"bytes", 1234567, Bytes, "1.23 MB", "1,234,567 bytes"},
+		{"one byte", 1, Bytes, "1 B", "1 byte"},
+		{"terabytes", 4.5e12, Bytes, "4.5 TB", "4,500,000,000,000 bytes"},
+		{"percent", 0.2547, Percent, "25.5%", "25.47%"},
+		{"year", 2013, Year, "2013", "2013"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Human(tc.v, tc.u); got != tc.human {
+				t.Errorf("Human = %q, want %q", got, tc.human)
+			}
+			if got := Exact(tc.v, tc.u); got != tc.exact {
+				t.Errorf("Exact = %q, want %q", got, tc.exact)
+			}
+		})
+	}
+	for in, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 1234.5: "1,234.5", 100000: "100,000"} {
+		if got := Thousands(in); got != want {
+			t.Errorf("Thousands(%g) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func labels(ts []Tick) []string {
+	var out []string
+	for _, t := range ts {
+		if t.Label != "" {
+			out = append(out, t.Label)
+		}
+	}
+	return out
+}
+
+func day(s string) float64 {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return float64(t.Unix())
+}
+
+func TestTimeTicks(t *testing.T) {
+	tests := []struct {
+		name     string
+		min, max string
+		want     []string
+	}{
+		{"three days", "2012-01-01", "2012-01-03", []string{"2012-01-01", "2012-01-02", "2012-01-03"}},
+		{"three weeks: every third day", "2013-01-01", "2013-01-20", []string{"2013-01-03", "2013-01-06", "2013-01-09", "2013-01-12", "2013-01-15", "2013-01-18"}},
+		{"a month: weeks", "2012-03-01", "2012-03-31", []string{"2012-03-05", "2012-03-12", "2012-03-19", "2012-03-26"}},
+		{"three months: half months", "2012-03-01", "2012-05-31", []string{"2012-03-01", "2012-03-15", "2012-04-01", "2012-04-15", "2012-05-01", "2012-05-15"}},
+		{"two years: quarters", "2012-01-01", "2014-01-31", []string{"Jan 2012", "Jul", "Jan 2013", "Jul", "Jan 2014"}},
+		{"a year: months", "2012-02-10", "2012-08-20", []string{"Mar 2012", "Apr", "May", "Jun", "Jul", "Aug"}},
+		{"decades", "1996-05-01", "2025-06-01", []string{"2000", "2005", "2010", "2015", "2020", "2025"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := labels(timeTicks(day(tc.min), day(tc.max)))
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestValueTicks(t *testing.T) {
+	tests := []struct {
+		name string
+		a    Axis
+		want []string
+	}{
+		{"bytes", Axis{Type: Linear, Unit: Bytes, Min: 0, Max: 6e6}, []string{"0 B", "2 MB", "4 MB", "6 MB"}},
+		{"bytes by one", Axis{Type: Linear, Unit: Bytes, Min: 0, Max: 5e6}, []string{"0 B", "1 MB", "2 MB", "3 MB", "4 MB", "5 MB"}},
+		{"counts", Axis{Type: Linear, Unit: Count, Min: 0, Max: 15000}, []string{"0", "5k", "10k", "15k"}},
+		{"small counts never fractional", Axis{Type: Linear, Unit: Count, Min: 0, Max: 2}, []string{"0", "1", "2"}},
+		{"years aligned", Axis{Type: Linear, Unit: Year, Min: 1996, Max: 2018}, []string{"2000", "2005", "2010", "2015"}},
+		{"log counts once per power", Axis{Type: Log, Unit: Count, Min: 1, Max: 1e6}, []string{"1", "10", "100", "1k", "10k", "100k", "1M"}},
+		{"log bytes", Axis{Type: Log, Unit: Bytes, Min: 100, Max: 1e9}, []string{"100 B", "1 KB", "10 KB", "100 KB", "1 MB", "10 MB", "100 MB", "1 GB"}},
+		{"percent", Axis{Type: Linear, Unit: Percent, Min: 0, Max: 1}, []string{"0%", "20%", "40%", "60%", "80%", "100%"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := labels(valueTicks(tc.a))
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	// A log axis over many powers labels each power once, at most 13 labels.
+	many := labels(valueTicks(Axis{Type: Log, Unit: Count, Min: 1, Max: 1e18}))
+	seen := map[string]bool{}
+	for _, l := range many {
+		if seen[l] {
+			t.Errorf("log label %q repeated in %q", l, many)
+		}
+		seen[l] = true
+	}
+	if len(many) > 13 || len(many) < 5 {
+		t.Errorf("log labels over 18 powers: %q", many)
+	}
+}
+
+func TestCategoryTicks(t *testing.T) {
+	var years []string
+	for y := 1990; y < 2030; y++ {
+		years = append(years, strings.Repeat("", 0)+time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).Format("2006"))
+	}
+	got := labels(categoryTicks(years))
+	want := []string{"1990", "1995", "2000", "2005", "2010", "2015", "2020", "2025"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("40 years (-want +got):\n%s", d)
+	}
+	letters := strings.Split("abcdefghijklmnopqrstuvwxyz", "")
+	if got := labels(categoryTicks(letters)); len(got) != 26 {
+		t.Errorf("26 letters: %d labels", len(got))
+	}
+}
+
+func TestFold(t *testing.T) {
+	var series []Series
+	for i := range 12 {
+		series = append(series, Series{Name: string(rune('a' + i)), Values: []float64{float64(i), 1}})
+	}
+	got := Fold(series, 0)
+	var names []string
+	for _, s := range got {
+		names = append(names, s.Name)
+	}
+	// The 7 largest (f to l) in input order, then the 5 smallest summed.
+	if d := cmp.Diff([]string{"f", "g", "h", "i", "j", "k", "l", "other (5)"}, names); d != "" {
+		t.Errorf("names (-want +got):\n%s", d)
+	}
+	other := got[len(got)-1]
+	if d := cmp.Diff([]float64{0 + 1 + 2 + 3 + 4, 5}, other.Values); d != "" {
+		t.Errorf("other values (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"a", "b", "c", "d", "e"}, other.Folded); d != "" {
+		t.Errorf("folded (-want +got):\n%s", d)
+	}
+	if series[0].Values[0] != 0 || len(series) != 12 {
+		t.Error("Fold modified its input")
+	}
+	if got := Fold(series[:3], 0); len(got) != 3 {
+		t.Errorf("three series folded to %d", len(got))
+	}
+	lines := []Series{
+		{Name: "a", Points: []Point{{1, 1}, {3, 1}}},
+		{Name: "b", Points: []Point{{2, 5}, {3, 2}}},
+		{Name: "c", Points: []Point{{1, 9}}},
+	}
+	sum := Sum("s", lines[:2])
+	if d := cmp.Diff([]Point{{1, 1}, {2, 5}, {3, 3}}, sum.Points); d != "" {
+		t.Errorf("summed points (-want +got):\n%s", d)
+	}
+}
+
+func TestSegments(t *testing.T) {
+	pts := []Point{{0, 1}, {1, 1}, {2, 1}, {10, 1}, {20, 1}, {21, 1}}
+	var lens []int
+	for _, s := range Segments(pts, 1) {
+		lens = append(lens, len(s))
+	}
+	if d := cmp.Diff([]int{3, 1, 2}, lens); d != "" {
+		t.Errorf("segment lengths (-want +got):\n%s", d)
+	}
+	if got := Segments(pts, 0); len(got) != 1 {
+		t.Errorf("gap 0: %d segments", len(got))
+	}
+	if got := Segments(nil, 1); got != nil {
+		t.Errorf("no points: %v", got)
+	}
+}
+
+func TestSquarify(t *testing.T) {
+	values := []float64{6, 6, 4, 3, 2, 2, 1, 0, -1}
+	r := Rect{X: 10, Y: 20, W: 600, H: 400}
+	rects := Squarify(values, r)
+	total := 24.0
+	for i, v := range values {
+		got := rects[i]
+		if v <= 0 {
+			if got != (Rect{}) {
+				t.Errorf("value %g got %+v", v, got)
+			}
+			continue
+		}
+		if want := v / total * r.W * r.H; math.Abs(got.W*got.H-want) > 1e-6*want {
+			t.Errorf("value %g: area %g, want %g", v, got.W*got.H, want)
+		}
+		if got.X < r.X-1e-9 || got.Y < r.Y-1e-9 || got.X+got.W > r.X+r.W+1e-9 || got.Y+got.H > r.Y+r.H+1e-9 {
+			t.Errorf("value %g: %+v outside %+v", v, got, r)
+		}
+		if aspect := math.Max(got.W/got.H, got.H/got.W); aspect > 4 {
+			t.Errorf("value %g: aspect ratio %.1f", v, aspect)
+		}
+	}
+	// No two rectangles overlap.
+	for i := range rects {
+		for j := i + 1; j < len(rects); j++ {
+			a, b := rects[i], rects[j]
+			if a.W == 0 || b.W == 0 {
+				continue
+			}
+			ox := math.Min(a.X+a.W, b.X+b.W) - math.Max(a.X, b.X)
+			oy := math.Min(a.Y+a.H, b.Y+b.H) - math.Max(a.Y, b.Y)
+			if ox > 1e-6 && oy > 1e-6 {
+				t.Errorf("rects %d and %d overlap: %+v %+v", i, j, a, b)
+			}
+		}
+	}
+	// The largest value sits at the top left.
+	if rects[0].X != r.X || rects[0].Y+rects[0].H != r.Y+r.H {
+		t.Errorf("largest at %+v, want the top left of %+v", rects[0], r)
+	}
+}
+
+func TestFinish(t *testing.T) {
+	tests := []struct {
+		name    string
+		c       Chart
+		wantErr error  // errors.Is
+		errText string // or a substring
+	}{
+		{"no series", Chart{Kind: Line}, ErrNoData, ""},
+		{"only zeros", Chart{Kind: Bar, Categories: []string{"a"}, Series: []Series{{Name: "s", Values: []float64{0}}}}, ErrNoData, ""},
+		{"log without positive", Chart{Kind: Line, Y: Axis{Type: Log}, Series: []Series{{Name: "s", Points: []Point{{1, 0}}}}}, ErrNoData, ""},
+		{"unknown kind", Chart{Kind: "pie"}, nil, "unknown kind"},
+		{"values for categories", Chart{Kind: Bar, Categories: []string{"a", "b"}, Series: []Series{{Name: "s", Values: []float64{1}}}}, nil, "1 values for 2 categories"},
+		{"NaN", Chart{Kind: Line, Series: []Series{{Name: "s", Points: []Point{{1, math.NaN()}}}}}, nil, "not a finite number"},
+		{"order", Chart{Kind: Line, Series: []Series{{Name: "s", Points: []Point{{2, 1}, {1, 1}}}}}, nil, "ascending"},
+		{"stacked log", Chart{Kind: StackedBar, Y: Axis{Type: Log}, Categories: []string{"a"}, Series: []Series{{Name: "s", Values: []float64{1}}}}, nil, "log axis"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.c.Finish()
+			switch {
+			case tc.wantErr != nil && !errors.Is(err, tc.wantErr):
+				t.Errorf("Finish = %v, want %v", err, tc.wantErr)
+			case tc.errText != "" && (err == nil || !strings.Contains(err.Error(), tc.errText)):
+				t.Errorf("Finish = %v, want an error containing %q", err, tc.errText)
+			}
+		})
+	}
+}
+
+// sample is a small chart of every kind.
+func sample(kind Kind) *Chart {
+	c := &Chart{ID: "t-" + string(kind), Title: "A " + string(kind) + " chart", Kind: kind, Note: "a note",
+		X: Axis{Label: "x"}, Y: Axis{Label: "bytes", Unit: Bytes}}
+	switch kind {
+	case Line:
+		c.X.Type, c.Gap = Time, 86400
+		for i, n := range []string{"a", "b"} {
+			s := Series{Name: n}
+			for d := range 20 {
+				if d != 7 {
+					s.Points = append(s.Points, Point{X: day("2013-01-01") + float64(d*86400), Y: float64((d + i) * 100000)})
+				}
+			}
+			c.Series = append(c.Series, s)
+		}
+	default:
+		c.Categories = []string{"2012", "2013", "2014"}
+		c.Series = []Series{{Name: "html", Values: []float64{1e6, 5e6, 2e6}}, {Name: "image", Values: []float64{3e5, 0, 1e6}}}
+	}
+	return c
+}
+
+func TestRender(t *testing.T) {
+	dir := t.TempDir()
+	for _, kind := range []Kind{Line, Bar, StackedBar, Treemap} {
+		c := sample(kind)
+		if err := c.Finish(); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		for _, format := range []string{"svg", "png"} {
+			path := filepath.Join(dir, c.ID+"."+format)
+			if err := Save(path, c); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if format == "png" {
+				cfg, err := png.DecodeConfig(bytes.NewReader(b))
+				if err != nil || cfg.Width < 1000 || cfg.Height < 500 {
+					t.Errorf("%s: %v %+v", path, err, cfg)
+				}
+				continue
+			}
+			for _, want := range []string{"<svg", c.Title, "a note"} {
+				if !bytes.Contains(b, []byte(want)) {
+					t.Errorf("%s lacks %q", path, want)
+				}
+			}
+			if kind != Treemap && !bytes.Contains(b, []byte("MB")) {
+				t.Errorf("%s has no MB tick label", path)
+			}
+		}
+	}
+	if err := Save(filepath.Join(dir, "x.gif"), sample(Bar)); err == nil {
+		t.Error("Save accepted .gif")
+	}
+	unfinished := sample(Bar)
+	if err := Render(&bytes.Buffer{}, unfinished, "svg"); err == nil {
+		t.Error("Render drew a chart before Finish")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func TestWriteCSV(t *testing.T) {
+	c := &Chart{Kind: Line, X: Axis{Type: Time}, Series: []Series{
+		{Name: "a", Points: []Point{{day("2013-01-01"), 1}, {day("2013-01-03"), 2.5}}},
+		{Name: "b,c", Points: []Point{{day("2013-01-02"), 3e9}, {day("2013-01-03"), 4}}},
+	}}
+	var b bytes.Buffer
+	if err := WriteCSV(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	want := "date,a,\"b,c\"\n2013-01-01,1,\n2013-01-02,,3000000000\n2013-01-03,2.5,4\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("line CSV (-want +got):\n%s", d)
+	}
+	b.Reset()
+	if err := WriteCSV(&b, sample(StackedBar)); err != nil {
+		t.Fatal(err)
+	}
+	want = "x,html,image\n2012,1000000,300000\n2013,5000000,0\n2014,2000000,1000000\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("bar CSV (-want +got):\n%s", d)
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	c := sample(Line)
+	if err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Chart
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(*c, back); d != "" {
+		t.Errorf("JSON round trip (-want +got):\n%s", d)
+	}
+}
