@@ -516,31 +516,28 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 	return res
 }
 
-// ask sends one archive its request(s) and classifies the answer.
+// ask sends one archive its request(s) and classifies the answer (judge:
+// the same rule for TimeMap and TimeGate answers).
 func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir string, at time.Time) ([]Memento, Outcome) {
 	start := time.Now()
 	o := Outcome{Archive: st.ID}
-	fail := func(reason string, err error) ([]Memento, Outcome) {
-		o.Status, o.Reason, o.Err, o.Elapsed = StatusFailed, reason, err, time.Since(start)
+	// notAsked is a failure before any request was sent (the archive's
+	// concurrency or rate limit left no time): it says nothing about the
+	// archive, so it does not count toward dormancy.
+	notAsked := func(reason string, err error) ([]Memento, Outcome) {
+		o.Status, o.Class, o.Reason, o.Err, o.Elapsed = StatusFailed, ClassDown, reason, err, time.Since(start)
 		st.failed.Add(1)
-		// A 4xx other than 404 (robots exclusion, a refused URI) says
-		// nothing about the archive's health: it does not count for
-		// dormancy. Network errors, timeouts and 5xx do.
-		perURI := strings.HasPrefix(reason, "status-4")
-		if ag.base.Err() == nil && !perURI && st.dorm.failure(time.Now()) {
-			ag.log.Warn("archive dormant", "archive", st.ID, "failures", st.dorm.tolerance, "for", st.dorm.sleep)
-		}
 		return nil, o
 	}
 	select {
 	case st.sem <- struct{}{}:
 		defer func() { <-st.sem }()
 	case <-ctx.Done():
-		return fail(ctxReason(ctx), ctx.Err())
+		return notAsked(ctxReason(ctx), ctx.Err())
 	}
 	if st.limiter != nil {
 		if err := st.limiter.Wait(ctx); err != nil {
-			return fail(ReasonRateLimited, err)
+			return notAsked(ReasonRateLimited, err)
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, st.Timeout)
@@ -558,31 +555,49 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	}
 	st.sent.Add(int64(max(n, 1)))
 	o.Requests = max(n, 1)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		reason := ReasonNetwork
-		var ue *UpstreamError
-		switch {
-		case errors.As(err, &ue):
-			reason = ue.Reason
-		case rctx.Err() != nil:
-			reason = ctxReason(rctx)
-		}
-		return fail(reason, err)
-	}
-	st.dorm.success()
 	o.Elapsed = time.Since(start)
+	raw := len(ms)
 	ms = cleanMementos(ms)
 	for i := range ms {
 		ms[i].Archive = st.ID
 	}
-	if len(ms) == 0 {
+	class, reason := judge(ms, err, func() string {
+		if rctx.Err() != nil {
+			return ctxReason(rctx)
+		}
+		return ""
+	})
+	if class == ClassMalformed && reason == ReasonEmptyAnswer && raw > 0 {
+		reason = ReasonBadURIM // mementos came, none with an http(s) URI-M
+	}
+	o.Class = class
+	switch class {
+	case ClassAnswered:
+		st.dorm.success()
+		o.Status, o.Mementos = StatusFound, len(ms)
+		st.found.Add(1)
+		return ms, o
+	case ClassNone:
+		st.dorm.success()
 		o.Status = StatusNone
 		st.none.Add(1)
 		return nil, o
 	}
-	o.Status, o.Mementos = StatusFound, len(ms)
-	st.found.Add(1)
-	return ms, o
+	o.Status, o.Reason, o.Err = StatusFailed, reason, err
+	if o.Err == nil {
+		o.Err = errors.New(reason)
+	}
+	st.failed.Add(1)
+	if class.Dormancy() && ag.base.Err() == nil && st.dorm.failure(time.Now()) {
+		ag.log.Warn("archive dormant", "archive", st.ID, "failures", st.dorm.tolerance, "for", st.dorm.sleep)
+	}
+	if class == ClassPerURI && len(ms) > 0 {
+		// Mementos read before a cap was reached are real: kept, and the
+		// failure keeps the result from counting as complete.
+		o.Mementos = len(ms)
+		return ms, o
+	}
+	return nil, o
 }
 
 func ctxReason(ctx context.Context) string {

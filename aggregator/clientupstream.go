@@ -30,7 +30,9 @@ func (u *ClientUpstream) client() *memento.Client {
 }
 
 // TimeMap implements Upstream with memento.Client.FetchTimeMap. A partial
-// TimeMap returned with an error is a failure.
+// TimeMap returned with an error is a failure; with too many pages its
+// mementos come with the error (ReasonTooManyPages). A TimeMap without
+// mementos is an empty answer (no mementos, no error).
 func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
 	if a.TimeMap == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
@@ -42,16 +44,16 @@ func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) (
 		requests = max(1, len(tm.Pages)+1)
 	}
 	if err != nil {
-		return nil, requests, clientError(ctx, a, "timemap", uri, err)
+		err = clientError(ctx, a, "timemap", uri, err)
+		if tm == nil || ClassOf(reasonOf(err)) != ClassPerURI {
+			return nil, requests, err
+		}
 	}
 	out := make([]Memento, len(tm.Mementos))
 	for i, m := range tm.Mementos {
 		out[i] = Memento{URIM: m.URIM, Datetime: m.Datetime}
 	}
-	if len(out) == 0 {
-		return nil, requests, ErrNotFound
-	}
-	return out, requests, nil
+	return out, requests, err
 }
 
 // TimeGate implements Upstream with memento.Client.TimeGate: the selected
@@ -107,6 +109,8 @@ func clientError(ctx context.Context, a *Archive, op, uri string, err error) err
 	switch {
 	case errors.Is(err, memento.ErrBodyTooLarge):
 		reason = ReasonTooLarge
+	case errors.Is(err, memento.ErrTooManyPages):
+		reason = ReasonTooManyPages
 	case errors.Is(err, memento.ErrTooManyRedirects), errors.Is(err, memento.ErrRedirectLoop):
 		reason = ReasonRedirectLoop
 	case errors.Is(err, memento.ErrNotTimeMap):
@@ -128,4 +132,13 @@ func clientError(ctx context.Context, a *Archive, op, uri string, err error) err
 		}
 	}
 	return &UpstreamError{Archive: a.ID, Op: op, URL: uri, Reason: reason, Err: err}
+}
+
+// reasonOf is the Reason of an *UpstreamError, or "".
+func reasonOf(err error) string {
+	var ue *UpstreamError
+	if errors.As(err, &ue) {
+		return ue.Reason
+	}
+	return ""
 }

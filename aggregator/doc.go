@@ -126,8 +126,13 @@
 //   - 302, 303 and 307 TimeGate answers and the 200-with-Content-Location
 //     pattern all count (AGG-01; MemGator drops a 307, issue #129);
 //   - TimeMaps are followed across pages (MemGator#33);
-//   - 5xx answers count towards dormancy as network errors do (an
-//     archive answering 500 to everything is down); a 4xx does not;
+//   - every answer is judged by one rule, the same for TimeMaps and
+//     TimeGates (Class): only failures that say the archive is unwell
+//     (network errors, timeouts, 5xx, 408, 429) count towards dormancy; an
+//     answer over a cap for one URI-R (body size, pages) or a URI-R's own
+//     4xx does not, and neither does a malformed answer (an empty or
+//     unparsable 200, an HTML page), which is a failure, never cached as
+//     "none";
 //   - an upper-case scheme is lower-cased instead of giving 404; a URI-M
 //     containing ';' is kept whole (MemGator cuts it, issue #79);
 //   - /api/json is the Time Travel JSON ("uri" an array of every URI-M of
@@ -141,7 +146,9 @@
 // # Memory and time bounds
 //
 // An upstream body is read as a stream and capped at Options.MaxBodyBytes
-// (32 MiB); TimeMaps follow at most Options.MaxPages pages per archive. A
+// (32 MiB); TimeMaps follow at most Options.MaxPages pages per archive (the
+// mementos of the pages read are kept, and the result is marked
+// incomplete). A
 // search holds the mementos it found (about 150 bytes each). Every upstream
 // request has the archive's timeout, every search its budget, and a
 // search outlives the callers that gave up on it only until that budget.

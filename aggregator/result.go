@@ -24,7 +24,7 @@ type Status int
 // The per-archive statuses of a search.
 const (
 	StatusFound        Status = iota + 1 // answered with at least one memento
-	StatusNone                           // answered "not found" (404 or an empty TimeMap)
+	StatusNone                           // answered "not found" (404 or 410)
 	StatusSkippedByMap                   // not asked: its MementoMap says it holds nothing
 	StatusDormant                        // not asked: sleeping after consecutive failures
 	StatusFailed                         // asked, and the request failed (Outcome.Reason says why)
@@ -48,11 +48,17 @@ func (s Status) String() string {
 type Outcome struct {
 	Archive  string
 	Status   Status
-	Mementos int           // mementos it contributed (before de-duplication)
+	Mementos int           // mementos it contributed (before de-duplication); a ClassPerURI failure may contribute those read before the cap
 	Requests int           // upstream requests sent (TimeMap pages count one each)
 	Reason   string        // for StatusFailed: a short token such as "timeout", "status-503", "reset"
 	Err      error         // for StatusFailed: the full error
 	Elapsed  time.Duration // wall time spent on the archive
+	// Class is how the answer was judged (see Class); zero for an archive
+	// that was not asked (skipped by its map, or dormant). A failure before
+	// any request was sent (the archive's concurrency or rate limit left
+	// no time in the budget) is ClassDown but does not count toward
+	// dormancy: it says nothing about the archive.
+	Class Class
 }
 
 // Kind is the kind of search.
@@ -314,11 +320,24 @@ const (
 	ReasonRateLimited     = "rate-limited"
 	ReasonCanceled        = "canceled"
 	ReasonUnexpectedReply = "unexpected-reply"
+	// ReasonTooManyPages: a paged TimeMap has more pages than MaxPages.
+	ReasonTooManyPages = "too-many-pages"
+	// ReasonEmptyAnswer: a 200 that names no memento (an empty body, a
+	// TimeMap of only original, self and timemap links).
+	ReasonEmptyAnswer = "empty-answer"
+	// ReasonBadURIM: mementos whose URI-Ms are all unusable (not http or
+	// https, such as javascript: or data:).
+	ReasonBadURIM = "bad-urim"
+	// ReasonHostNotAllowed: the answer led to a host the aggregator may
+	// not contact (AllowList).
+	ReasonHostNotAllowed = "host-not-allowed"
 )
 
 // ErrNotFound is returned (wrapped) by an Upstream when the archive
-// answered that it holds no memento of the URI-R: a 404, or a TimeMap with
-// no mementos. Any other error is a failure.
+// answered that it holds no memento of the URI-R: a 404 or a 410. Any
+// other error is a failure, and so is an answer without error and without
+// mementos (ClassMalformed, ReasonEmptyAnswer): a 200 with an empty
+// TimeMap is never read as "holds nothing".
 var ErrNotFound = errors.New("archive holds no memento of the URI-R")
 
 // UpstreamError is a failed request to one archive: Op is "timemap" or

@@ -19,8 +19,11 @@ import (
 
 // Upstream asks one archive about one URI-R. Implementations return the
 // mementos found and the number of HTTP requests sent; an answer of "holds
-// nothing" is an error wrapping ErrNotFound, and any other error is a
-// failure, preferably an *UpstreamError whose Reason the outcome reports.
+// nothing" (404, 410) is an error wrapping ErrNotFound, and any other error
+// is a failure, preferably an *UpstreamError whose Reason the outcome
+// reports and ClassOf classifies. No error and no mementos is an empty
+// answer, a failure too (ReasonEmptyAnswer). With a ClassPerURI error
+// (a cap reached), the mementos read before it may be returned with it.
 // The Archive field of returned mementos is set by the caller.
 type Upstream interface {
 	// TimeMap fetches the whole TimeMap of urir from a (all pages).
@@ -161,7 +164,10 @@ func statusError(a *Archive, op, rawURL string, code int) error {
 // rel="timemap" link (RFC 7089 §5) not seen before, up to MaxPages. 404 and
 // 410 on the first page mean "holds nothing"; another status, a body over
 // the limit, an HTML page with no links, or a broken connection is a
-// failure. Memento links without a readable datetime are dropped
+// failure. Pages that list no memento at all give no mementos and no
+// error: an empty answer, which the caller judges a failure. More pages
+// than MaxPages give the mementos read with an error of reason
+// ReasonTooManyPages. Memento links without a readable datetime are dropped
 // (RFC 7089 §5 requires one); identical links are kept once by the caller.
 func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
 	if a.TimeMap == "" {
@@ -177,7 +183,11 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	var out []Memento
 	requests := 0
 	c := u.client(true)
-	for len(queue) > 0 && requests < maxPages {
+	for len(queue) > 0 {
+		if requests >= maxPages {
+			return out, requests, &UpstreamError{Archive: a.ID, Op: "timemap", URL: queue[0], Reason: ReasonTooManyPages,
+				Err: fmt.Errorf("more than %d TimeMap pages", maxPages)}
+		}
 		page := queue[0]
 		queue = queue[1:]
 		requests++
@@ -195,9 +205,6 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 				queue = append(queue, n)
 			}
 		}
-	}
-	if len(out) == 0 {
-		return nil, requests, fmt.Errorf("%s timemap %s: %w", a.ID, first, ErrNotFound)
 	}
 	return out, requests, nil
 }

@@ -1,0 +1,117 @@
+package aggregator
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// Class is what one archive's answer means for a search: the one rule by
+// which the TimeMap and the TimeGate paths judge an answer, and by which
+// the aggregator decides what may be cached and what counts toward an
+// archive's dormancy.
+//
+//	class       outcome         cached as "none"   counts toward dormancy
+//	answered    StatusFound     -                  no (ends a run of failures)
+//	none        StatusNone      yes                no (ends a run of failures)
+//	down        StatusFailed    never              yes
+//	per-URI-R   StatusFailed    never              no
+//	malformed   StatusFailed    never              no
+//
+// Only "down" says that the archive is unwell (unreachable, slow, 5xx): a
+// failure of the other classes belongs to the URI-R or to the answer, and
+// a user who asks for URI-Rs with huge TimeMaps, or that an archive answers
+// with a broken page, must not put the archive to sleep for everyone else.
+type Class int
+
+// The answer classes.
+const (
+	// ClassAnswered: at least one usable memento.
+	ClassAnswered Class = iota + 1
+	// ClassNone: the archive said it holds nothing (404 or 410).
+	ClassNone
+	// ClassDown: no answer, or an answer that says the archive is unwell:
+	// a network error, reset, timeout, 5xx, 408 or 429.
+	ClassDown
+	// ClassPerURI: an answer over a cap for this URI-R (body size, pages:
+	// ReasonTooLarge, ReasonTooManyPages) or a 4xx other than 404, 408, 410
+	// and 429 (robots exclusion, a refused URI). Mementos read before a
+	// cap was reached are kept, and the result is not complete.
+	ClassPerURI
+	// ClassMalformed: a 200 (or other status) that is not a usable answer:
+	// empty, unparseable, an HTML page, a TimeGate answer without a
+	// memento, no URI-M that is an http(s) URL, a redirect loop, a status
+	// that means nothing here, a host the aggregator may not contact.
+	ClassMalformed
+)
+
+var classNames = map[Class]string{ClassAnswered: "answered", ClassNone: "none", ClassDown: "down",
+	ClassPerURI: "per-uri-r", ClassMalformed: "malformed"}
+
+// String is the class's name: answered, none, down, per-uri-r, malformed.
+func (c Class) String() string {
+	if n, ok := classNames[c]; ok {
+		return n
+	}
+	return "class(" + strconv.Itoa(int(c)) + ")"
+}
+
+// Dormancy reports whether a failure of class c counts toward the
+// archive's run of consecutive failures (Options.Tolerance).
+func (c Class) Dormancy() bool { return c == ClassDown }
+
+// ClassOf classifies a failure reason (an Outcome.Reason, UpstreamError
+// Reason): ClassDown for the network, timeout and 5xx reasons (and for a
+// reason it does not know, which a custom Upstream may give),
+// ClassPerURI for the caps and a URI-R's own 4xx, ClassMalformed for
+// the rest.
+func ClassOf(reason string) Class {
+	switch reason {
+	case ReasonTimeout, ReasonReset, ReasonNetwork, ReasonCanceled:
+		return ClassDown
+	case ReasonTooLarge, ReasonTooManyPages:
+		return ClassPerURI
+	case ReasonWrongType, ReasonBadBody, ReasonUnexpectedReply, ReasonRedirectLoop,
+		ReasonEmptyAnswer, ReasonBadURIM, ReasonHostNotAllowed:
+		return ClassMalformed
+	}
+	if code, ok := strings.CutPrefix(reason, "status-"); ok {
+		n, err := strconv.Atoi(code)
+		switch {
+		case err != nil:
+			return ClassMalformed
+		case n >= 500, n == 408, n == 429:
+			return ClassDown
+		case n >= 400:
+			return ClassPerURI
+		default:
+			return ClassMalformed
+		}
+	}
+	return ClassDown
+}
+
+// judge judges one archive's answer: ms and err as an Upstream returns
+// them, ms already cleaned (cleanMementos). It returns the class and, for
+// a failure, the reason.
+func judge(ms []Memento, err error, ctxReason func() string) (Class, string) {
+	switch {
+	case err == nil && len(ms) > 0:
+		return ClassAnswered, ""
+	case err == nil:
+		return ClassMalformed, ReasonEmptyAnswer
+	case errors.Is(err, ErrNotFound):
+		return ClassNone, ""
+	}
+	reason := ReasonNetwork
+	var ue *UpstreamError
+	switch {
+	case errors.As(err, &ue) && ue.Reason != "":
+		reason = ue.Reason
+	default:
+		if r := ctxReason(); r != "" {
+			reason = r
+		}
+	}
+	return ClassOf(reason), reason
+}
