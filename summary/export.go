@@ -9,34 +9,63 @@ import (
 	"strconv"
 )
 
-// TotalsOptions configures WriteTotals.
+// TotalsOptions configures WriteTotals and TotalsWriter.
 type TotalsOptions struct {
 	NoYear  bool // one line per key, summed over its periods
 	NoTotal bool // leave out the n_total and s_total columns
+	// Summary starts every TotalsWriter row with the summary's name (for
+	// tables of several summaries); WriteTotals ignores it.
+	Summary bool
 }
 
 // WriteTotals writes the space-separated totals of a summary, as the
 // original host_year_total.py: "key period n_total s_total" for every period
-// with n_total > 0, periods ascending. With NoYear the periods are summed
-// ("key n_total s_total"); with NoTotal the numbers are left out ("key
-// period", or just "key" with both). It streams: memory holds one line. A
-// malformed line, or a NoYear sum that overflows int64 (ErrOverflow), is a
-// *ParseError naming the line; the lines before it have been written.
+// with n_total > 0, periods ascending, without a header row. With NoYear the
+// periods are summed ("key n_total s_total"); with NoTotal the numbers are
+// left out ("key period", or just "key" with both). It streams: memory
+// holds one line. A malformed line, or a NoYear sum that overflows int64
+// (ErrOverflow), is a *ParseError naming the line; the lines before it have
+// been written. TotalsWriter writes the same rows as a labelled table.
 func WriteTotals(w io.Writer, r io.Reader, name string, opts *TotalsOptions) error {
 	var o TotalsOptions
 	if opts != nil {
 		o = *opts
 	}
 	bw := bufio.NewWriter(w)
-	sr := NewSummaryReader(r, name)
 	var b []byte
+	err := eachTotal(r, name, &o, func(key, period string, n, s int64) error {
+		b = append(b[:0], key...)
+		if !o.NoYear {
+			b = append(b, ' ')
+			b = append(b, period...)
+		}
+		if !o.NoTotal {
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, n, 10)
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, s, 10)
+		}
+		b = append(b, '\n')
+		_, err := bw.Write(b)
+		return err
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// eachTotal calls fn for every totals row of the summary r: key, period
+// ("" with NoYear), n_total and s_total, rows with n_total > 0 only,
+// periods ascending.
+func eachTotal(r io.Reader, name string, o *TotalsOptions, fn func(key, period string, n, s int64) error) error {
+	sr := NewSummaryReader(r, name)
 	for {
 		l, err := sr.Read()
 		if err == io.EOF {
-			return bw.Flush()
+			return nil
 		}
 		if err != nil {
-			bw.Flush()
 			return err
 		}
 		ps := slices.Clone(l.Periods)
@@ -48,22 +77,13 @@ func WriteTotals(w io.Writer, r io.Reader, name string, opts *TotalsOptions) err
 				n, okN = addCount(n, p.Counters[NTotal])
 				s, okS = addCount(s, p.Counters[STotal])
 				if !okN || !okS {
-					bw.Flush()
 					return &ParseError{Name: name, Line: sr.line, Err: fmt.Errorf("key %q: %w", l.Key, ErrOverflow)}
 				}
 			}
 			if n <= 0 {
 				continue
 			}
-			b = append(b[:0], l.Key...)
-			if !o.NoTotal {
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, n, 10)
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, s, 10)
-			}
-			b = append(b, '\n')
-			if _, err := bw.Write(b); err != nil {
+			if err := fn(l.Key, "", n, s); err != nil {
 				return err
 			}
 			continue
@@ -72,17 +92,7 @@ func WriteTotals(w io.Writer, r io.Reader, name string, opts *TotalsOptions) err
 			if p.Counters[NTotal] <= 0 {
 				continue
 			}
-			b = append(b[:0], l.Key...)
-			b = append(b, ' ')
-			b = append(b, p.Period.String()...)
-			if !o.NoTotal {
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, p.Counters[NTotal], 10)
-				b = append(b, ' ')
-				b = strconv.AppendInt(b, p.Counters[STotal], 10)
-			}
-			b = append(b, '\n')
-			if _, err := bw.Write(b); err != nil {
+			if err := fn(l.Key, p.Period.String(), p.Counters[NTotal], p.Counters[STotal]); err != nil {
 				return err
 			}
 		}
@@ -100,28 +110,53 @@ func CSVHeader() []string {
 // header row (CSVHeader), then one row per key and period, periods
 // ascending, rows whose counters are all zero left out. It streams.
 func WriteCSV(w io.Writer, r io.Reader, name string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader()); err != nil {
+	cw := NewCSVWriter(w, false)
+	if err := cw.Add(r, name); err != nil {
 		return err
 	}
-	return AppendCSV(cw, r, name)
+	return cw.Close()
 }
 
-// AppendCSV writes the rows of one summary to cw as WriteCSV does, without
-// the header, and flushes cw. Several summaries are exported to one table by
-// writing CSVHeader once and calling AppendCSV per summary, so that each
-// keeps its own line numbers in errors (a malformed line is a *ParseError
-// naming name and the line; the rows before it have been written).
-func AppendCSV(cw *csv.Writer, r io.Reader, name string) error {
+// CSVWriter writes one or more summaries as one CSV table: the header row
+// (CSVHeader, after a "summary" column when it names the summaries), then
+// the rows of each summary added, as WriteCSV writes them. Each summary
+// keeps its own line numbers in errors. It streams.
+type CSVWriter struct {
+	cw    *csv.Writer
+	named bool
+	row   []string
+}
+
+// NewCSVWriter returns a CSVWriter writing to w; with named, every row
+// starts with the name of its summary.
+func NewCSVWriter(w io.Writer, named bool) *CSVWriter {
+	c := &CSVWriter{cw: csv.NewWriter(w), named: named}
+	head := CSVHeader()
+	if named {
+		head = append([]string{"summary"}, head...)
+	}
+	c.cw.Write(head) // an error surfaces at Flush
+	c.row = make([]string, len(head))
+	return c
+}
+
+// Add writes the rows of the summary r (called name in its rows and in
+// errors). A malformed line is a *ParseError naming name and the line; the
+// rows before it have been written.
+func (c *CSVWriter) Add(r io.Reader, name string) error {
 	sr := NewSummaryReader(r, name)
-	row := make([]string, 2+NumCounters)
+	off := 0
+	if c.named {
+		c.row[0] = name
+		off = 1
+	}
 	for {
 		l, err := sr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			cw.Flush()
+			c.cw.Flush()
 			return err
 		}
 		ps := slices.Clone(l.Periods)
@@ -130,15 +165,21 @@ func AppendCSV(cw *csv.Writer, r io.Reader, name string) error {
 			if p.Counters.IsZero() {
 				continue
 			}
-			row[0], row[1] = l.Key, p.Period.String()
+			c.row[off], c.row[off+1] = l.Key, p.Period.String()
 			for i, v := range p.Counters {
-				row[2+i] = strconv.FormatInt(v, 10)
+				c.row[off+2+i] = strconv.FormatInt(v, 10)
 			}
-			if err := cw.Write(row); err != nil {
+			if err := c.cw.Write(c.row); err != nil {
 				return err
 			}
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	c.cw.Flush()
+	return c.cw.Error()
+}
+
+// Close flushes the table.
+func (c *CSVWriter) Close() error {
+	c.cw.Flush()
+	return c.cw.Error()
 }

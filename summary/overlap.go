@@ -1,7 +1,6 @@
 package summary
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -24,17 +23,6 @@ type OverlapCell struct {
 	N, S []int64 // per member: captures (n_total) and bytes (s_total) under those keys
 }
 
-// MarshalJSON writes the cell as the original overlap.py does: an array
-// [keys, n1, s1, n2, s2, ...].
-func (c OverlapCell) MarshalJSON() ([]byte, error) {
-	a := make([]int64, 0, 1+2*len(c.N))
-	a = append(a, c.Keys)
-	for i := range c.N {
-		a = append(a, c.N[i], c.S[i])
-	}
-	return json.Marshal(a)
-}
-
 // OverlapResult maps a combination of summaries ("a", "a AND b": names in
 // input order joined by " AND ") to its cells by period ("2018", or "all"
 // with NoYear).
@@ -52,12 +40,18 @@ const AllPeriods = "all"
 // s_total. This is the measure of the original overlap.py (which reads
 // host_year_total.py files; Overlap reads the summaries directly).
 //
-// Memory: keys × periods × summaries counters (16 bytes each). A malformed
+// Names must be distinct and must not hold " AND ". Memory: keys ×
+// periods × summaries counters (16 bytes each). A malformed
 // line, or a line whose counts overflow the sums (ErrOverflow), gives a
 // *ParseError naming it.
 func Overlap(names []string, inputs []io.Reader, opts *OverlapOptions) (*OverlapResult, error) {
 	if len(names) != len(inputs) {
 		return nil, fmt.Errorf("summary: Overlap: %d names for %d inputs", len(names), len(inputs))
+	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) || strings.Contains(n, " AND ") {
+			return nil, fmt.Errorf("summary: Overlap: summary name %q is given twice or holds \" AND \" (names must tell the summaries apart)", n)
+		}
 	}
 	var o OverlapOptions
 	if opts != nil {
@@ -140,13 +134,10 @@ func Overlap(names []string, inputs []io.Reader, opts *OverlapOptions) (*Overlap
 	return res, nil
 }
 
-// WriteJSON writes the result as one JSON object, combinations and periods
-// in sorted order, indented by 4 spaces like the original's example output.
-func (r *OverlapResult) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "    ")
-	return enc.Encode(r.Combos)
-}
+// WriteJSON writes the result as WriteTable does in FormatJSON: an array
+// of objects {"period", "combination", "keys", "NAME:n_total",
+// "NAME:s_total", ...} naming every number.
+func (r *OverlapResult) WriteJSON(w io.Writer) error { return r.WriteTable(w, FormatJSON) }
 
 // WriteCSV writes the result as the three CSV tables of the original's
 // -csv output (the README's example): "Hosts:" (keys per combination),

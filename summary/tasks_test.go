@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"regexp"
@@ -125,19 +126,43 @@ func TestOverlap(t *testing.T) {
 	if d := cmp.Diff(want, res.Combos); d != "" {
 		t.Errorf("combos (-want +got):\n%s", d)
 	}
-	var js bytes.Buffer
-	if err := res.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(js.String(), `"A AND B": {
-        "2020": [
-            1,
-            3,
-            30,
-            4,
-            40
-        ]`) {
-		t.Errorf("JSON layout:\n%s", js.String())
+	for _, tc := range []struct {
+		format TableFormat
+		want   string
+	}{
+		{FormatText, `period  combination  keys  A:n_total  A:s_total  B:n_total  B:s_total
+2019    A            1     1          10         -          -
+2019    B            1     -          -          5          50
+2020    A            1     2          20         -          -
+2020    A AND B      1     3          30         4          40
+`},
+		{FormatCSV, `period,combination,keys,A:n_total,A:s_total,B:n_total,B:s_total
+2019,A,1,1,10,,
+2019,B,1,,,5,50
+2020,A,1,2,20,,
+2020,A AND B,1,3,30,4,40
+`},
+		{FormatJSON, `[
+{"period": "2019", "combination": "A", "keys": 1, "A:n_total": 1, "A:s_total": 10},
+{"period": "2019", "combination": "B", "keys": 1, "B:n_total": 5, "B:s_total": 50},
+{"period": "2020", "combination": "A", "keys": 1, "A:n_total": 2, "A:s_total": 20},
+{"period": "2020", "combination": "A AND B", "keys": 1, "A:n_total": 3, "A:s_total": 30, "B:n_total": 4, "B:s_total": 40}
+]
+`},
+	} {
+		var out bytes.Buffer
+		if err := res.WriteTable(&out, tc.format); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, out.String()); d != "" {
+			t.Errorf("format %d (-want +got):\n%s", tc.format, d)
+		}
+		if tc.format == FormatJSON {
+			var rows []map[string]any
+			if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) != 4 {
+				t.Errorf("JSON does not parse back: %v, %d rows", err, len(rows))
+			}
+		}
 	}
 	var csvOut bytes.Buffer
 	if err := res.WriteCSV(&csvOut); err != nil {
@@ -173,6 +198,65 @@ Size of compressed records:
 	}
 	if _, err := Overlap([]string{"A"}, []io.Reader{strings.NewReader("bad\n")}, nil); err == nil {
 		t.Error("Overlap accepted a bad line")
+	}
+	if _, err := Overlap([]string{"A", "A"}, []io.Reader{strings.NewReader(a), strings.NewReader(b)}, nil); err == nil {
+		t.Error("Overlap accepted two summaries of one name")
+	}
+}
+
+func TestTotalsWriter(t *testing.T) {
+	b := "b.org {\"2020\": {\"n_total\": 4, \"s_total\": 40}}\n"
+	tests := []struct {
+		name   string
+		format TableFormat
+		opts   TotalsOptions
+		want   string
+	}{
+		{"text", FormatText, TotalsOptions{}, "key period n_total s_total\nwww.bbc.co.uk 2019 1 10\nnews.bbc.co.uk 201912 2 20\nnews.bbc.co.uk 202001 1 1\nb.org 2020 4 40\n"},
+		{"text noyear", FormatText, TotalsOptions{NoYear: true}, "key n_total s_total\nwww.bbc.co.uk 1 10\nnews.bbc.co.uk 3 21\nb.org 4 40\n"},
+		{"csv with summary", FormatCSV, TotalsOptions{Summary: true, NoTotal: true}, "summary,key,period\na,www.bbc.co.uk,2019\na,news.bbc.co.uk,201912\na,news.bbc.co.uk,202001\nb,b.org,2020\n"},
+		{"json", FormatJSON, TotalsOptions{Summary: true, NoYear: true}, `[
+{"summary": "a", "key": "www.bbc.co.uk", "n_total": 1, "s_total": 10},
+{"summary": "a", "key": "news.bbc.co.uk", "n_total": 3, "s_total": 21},
+{"summary": "b", "key": "b.org", "n_total": 4, "s_total": 40}
+]
+`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			tw := NewTotalsWriter(&out, tc.format, &tc.opts)
+			if err := tw.Add(strings.NewReader(summaryA), "a"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tw.Add(strings.NewReader(b), "b"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, out.String()); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	var out bytes.Buffer
+	tw := NewTotalsWriter(&out, FormatJSON, nil)
+	if err := tw.Close(); err != nil || out.String() != "[]\n" {
+		t.Errorf("empty JSON table %q, %v", out.String(), err)
+	}
+	err := NewTotalsWriter(io.Discard, FormatText, nil).Add(strings.NewReader("a {\"2020\": {\"n_total\": 1}}\nbad\n"), "bad.sum")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 2 || pe.Name != "bad.sum" {
+		t.Errorf("error %v, want bad.sum line 2", err)
+	}
+	for _, s := range []string{"text", "csv", "json"} {
+		if _, err := ParseTableFormat(s); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := ParseTableFormat("xml"); err == nil {
+		t.Error("ParseTableFormat accepted xml")
 	}
 }
 

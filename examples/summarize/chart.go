@@ -123,6 +123,11 @@ func (e *env) overviews(files []string) ([]*summary.Overview, error) {
 // overlapResult compares the summary files (errors name the files), with
 // the summaries named by summarychart.Names.
 func (e *env) overlapResult(files []string, noyear bool) (*summary.OverlapResult, error) {
+	for i, f := range files {
+		if slices.Contains(files[:i], f) {
+			return nil, usagef("%s is given twice: overlap compares different summaries", f)
+		}
+	}
 	var readers []io.Reader
 	for _, name := range files {
 		r, closeFn, err := e.open(name, true)

@@ -1,54 +1,78 @@
 package main
 
 import (
-	"encoding/csv"
 	"io"
 
 	"github.com/mementokit/mementokit/summary"
 )
 
-func (e *env) overlap(args []string) error {
-	fs := newFlags("overlap", "summarize overlap [-noyear] [-csv] SUMMARY...", e.stderr)
-	noyear := fs.Bool("noyear", false, "compare keys over all periods together")
-	asCSV := fs.Bool("csv", false, "write the CSV tables instead of JSON")
-	files, err := parse(fs, args)
+// tableFormat reads a -format flag of the labelled tables.
+func tableFormat(s string) (summary.TableFormat, error) {
+	f, err := summary.ParseTableFormat(s)
 	if err != nil {
-		return err
+		return 0, usagef("-format %q: want text, csv or json", s)
 	}
-	var readers []io.Reader
-	for _, name := range files {
-		r, closeFn, err := e.open(name, true)
-		if err != nil {
-			return err
-		}
-		defer closeFn()
-		readers = append(readers, r)
-	}
-	res, err := summary.Overlap(files, readers, &summary.OverlapOptions{NoYear: *noyear})
-	if err != nil {
-		return err
-	}
-	if *asCSV {
-		return res.WriteCSV(e.stdout)
-	}
-	return res.WriteJSON(e.stdout)
+	return f, nil
 }
 
-func (e *env) totals(args []string) error {
-	fs := newFlags("totals", "summarize totals [-noyear] [-nototal] SUMMARY...", e.stderr)
-	noyear := fs.Bool("noyear", false, "one line per key, summed over periods")
-	nototal := fs.Bool("nototal", false, "leave the n_total and s_total columns out")
+const overlapUsage = "summarize overlap [-noyear] [-format text|csv|json|tables] SUMMARY..."
+
+func (e *env) overlap(args []string) error {
+	fs := newFlags("overlap", overlapUsage, e.stderr)
+	noyear := fs.Bool("noyear", false, "compare keys over all periods together")
+	format := fs.String("format", "text", "text (aligned table), csv or json: one row per period and combination of summaries, every number labelled; tables: the three CSV tables of the original overlap.py -csv")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
-	return e.eachFile(files, func(name string, r io.Reader) error {
-		return summary.WriteTotals(e.stdout, r, name, &summary.TotalsOptions{NoYear: *noyear, NoTotal: *nototal})
-	})
+	var f summary.TableFormat
+	if *format != "tables" {
+		if f, err = tableFormat(*format); err != nil {
+			return err
+		}
+	}
+	res, err := e.overlapResult(files, *noyear)
+	if err != nil {
+		return err
+	}
+	if *format == "tables" {
+		return res.WriteCSV(e.stdout)
+	}
+	return res.WriteTable(e.stdout, f)
+}
+
+const totalsUsage = "summarize totals [-noyear] [-nototal] [-format text|csv|json] [-noheader] SUMMARY..."
+
+func (e *env) totals(args []string) error {
+	fs := newFlags("totals", totalsUsage, e.stderr)
+	noyear := fs.Bool("noyear", false, "one line per key, summed over periods")
+	nototal := fs.Bool("nototal", false, "leave the n_total and s_total columns out")
+	format := fs.String("format", "text", "text, csv or json; a header row names the columns (summary, with several files; key; period; n_total; s_total)")
+	noheader := fs.Bool("noheader", false, "the original host_year_total.py layout: text rows without a header or summary column")
+	files, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	f, err := tableFormat(*format)
+	if err != nil {
+		return err
+	}
+	opts := &summary.TotalsOptions{NoYear: *noyear, NoTotal: *nototal, Summary: len(files) > 1}
+	if *noheader {
+		if f != summary.FormatText {
+			return usagef("-noheader is the text layout of the original; it excludes -format %s", *format)
+		}
+		return e.eachFile(files, func(name string, r io.Reader) error { return summary.WriteTotals(e.stdout, r, name, opts) })
+	}
+	tw := summary.NewTotalsWriter(e.stdout, f, opts)
+	if err := e.eachFile(files, func(name string, r io.Reader) error { return tw.Add(r, name) }); err != nil {
+		return err
+	}
+	return tw.Close()
 }
 
 func (e *env) csv(args []string) error {
-	fs := newFlags("csv", "summarize csv SUMMARY...", e.stderr)
+	fs := newFlags("csv", "summarize csv SUMMARY...  (a summary column first when there are several)", e.stderr)
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -56,9 +80,9 @@ func (e *env) csv(args []string) error {
 	// One table; each file read on its own, so that a file without a final
 	// newline does not join its last line to the next file's first, and
 	// errors name the file and its own line.
-	cw := csv.NewWriter(e.stdout)
-	if err := cw.Write(summary.CSVHeader()); err != nil {
+	cw := summary.NewCSVWriter(e.stdout, len(files) > 1)
+	if err := e.eachFile(files, func(name string, r io.Reader) error { return cw.Add(r, name) }); err != nil {
 		return err
 	}
-	return e.eachFile(files, func(name string, r io.Reader) error { return summary.AppendCSV(cw, r, name) })
+	return cw.Close()
 }

@@ -125,15 +125,24 @@ func TestSubcommands(t *testing.T) {
 	if err := os.WriteFile(sumA, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	sumB := filepath.Join(dir, "b.summary") // www.bbc.co.uk only
+	if err := os.WriteFile(sumB, []byte(out[strings.Index(out, "www."):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
 		contains string
 	}{
 		{"combine", []string{"combine", "-rekey", "domain", "-compact", sumA}, `bbc.co.uk {"2020": {"n_html": 1,`},
-		{"overlap", []string{"overlap", sumA, sumA}, `"` + sumA + ` AND ` + sumA + `"`},
-		{"overlap csv", []string{"overlap", "-csv", sumA}, "Hosts:\n"},
-		{"totals", []string{"totals", sumA}, "news.bbc.co.uk 2020 1 100\n"},
+		{"overlap", []string{"overlap", sumA, sumB}, "period  combination  keys  a:n_total  a:s_total  b:n_total  b:s_total\n2020    a            1     1          100        -          -\n"},
+		{"overlap csv", []string{"overlap", "-format", "csv", sumA, sumB}, "period,combination,keys,a:n_total,a:s_total,b:n_total,b:s_total\n2020,a,1,1,100,,\n"},
+		{"overlap json", []string{"overlap", "-format", "json", sumA, sumB}, `{"period": "2021", "combination": "a AND b", "keys": 1, "a:n_total": 1, "a:s_total": 10, "b:n_total": 1, "b:s_total": 10}`},
+		{"overlap tables", []string{"overlap", "-format", "tables", sumA}, "Hosts:\n"},
+		{"totals", []string{"totals", sumA}, "key period n_total s_total\nnews.bbc.co.uk 2020 1 100\n"},
+		{"totals noheader", []string{"totals", "-noheader", sumA}, "news.bbc.co.uk 2020 1 100\nwww.bbc.co.uk 2021 1 10\n"},
+		{"totals two csv", []string{"totals", "-format", "csv", sumA, sumB}, "summary,key,period,n_total,s_total\n" + sumA + ",news.bbc.co.uk,2020,1,100\n"},
+		{"totals json", []string{"totals", "-format", "json", "-noyear", sumA}, "[\n{\"key\": \"news.bbc.co.uk\", \"n_total\": 1, \"s_total\": 100},"},
 		{"totals noyear", []string{"totals", "-noyear", "-nototal", sumA}, "www.bbc.co.uk\n"},
 		{"csv", []string{"csv", sumA}, "key,period,n_html"},
 		{"daily", []string{"daily", idx}, `20200101 {"BBC": {"count": 1, "size": 100, "okcount": 1, "oksize": 100}, "toturis": 1`},
@@ -174,6 +183,9 @@ func TestUsageErrors(t *testing.T) {
 		{"chart", "-o", "x.gif", "x"},
 		{"chart", "-kind", "pie", "-o", "x.svg", "x"},
 		{"chart", "-kind", "html", "-o", "x.svg", "x"},
+		{"overlap", "-format", "xml", "x"},
+		{"totals", "-format", "json", "-noheader", "x"},
+		{"overlap", "x", "x"},
 		{"daily", "-org-regexp", "(", "x"},
 		{"-min-year", "2030", "-max-year", "2000", "x"},
 		{"-min-year", "-1", "x"},

@@ -31,8 +31,9 @@ import (
 )
 
 // Names returns display names for summary files: the base name without
-// the extensions .gz, .txt, .summary, .sum (a/ia.summary.gz → ia), or the
-// path as given where two base names would be the same.
+// the extensions .gz, .txt, .summary, .sum, .cdxj, .cdx (a/ia.summary.gz →
+// ia), or the path as given where two base names would be the same, and
+// "x (2)" for the second of two equal paths.
 func Names(paths []string) []string {
 	names := make([]string, len(paths))
 	count := map[string]int{}
@@ -49,6 +50,13 @@ func Names(paths []string) []string {
 	for i, p := range paths {
 		if count[names[i]] > 1 {
 			names[i] = p
+		}
+	}
+	seen := map[string]int{}
+	for i, n := range names { // the same path twice: "x (2)"
+		seen[n]++
+		if seen[n] > 1 {
+			names[i] = fmt.Sprintf("%s (%d)", n, seen[n])
 		}
 	}
 	return names
