@@ -607,18 +607,21 @@ func ctxReason(ctx context.Context) string {
 	return ReasonCanceled
 }
 
-// cleanMementos keeps the mementos whose URI-M is an absolute http or
-// https URL (an archive's "javascript:" or "data:" link would otherwise
-// reach the /list page and Location headers) and percent-encodes the bytes
-// that cannot appear in a URI (escapeNonURI: '>', '"', spaces, non-ASCII),
-// which the lenient link-format reader lets through and which would break
-// the link format, JSON consumers and Location headers we write. ms is
-// returned as is when every URI-M is clean, else a new slice.
+// cleanMementos is the check every URI-M passes where it enters the
+// aggregator (an archive's answer, a cache read): it keeps the mementos
+// whose URI-M is an absolute http or https URL with a host and holds no
+// control byte (CR, LF, NUL, ...: an archive's "javascript:" or "data:"
+// link, or a CR LF stored in a shared cache, would otherwise reach the
+// /list page, JSON, Location headers and TimeMap lines), and
+// percent-encodes the other bytes that cannot appear in a URI
+// (escapeNonURI: '>', '"', spaces, non-ASCII), which the lenient
+// link-format reader lets through and which would break the link format,
+// JSON consumers and Location headers we write. ms is returned as is when
+// every URI-M is clean, else a new slice.
 func cleanMementos(ms []Memento) []Memento {
 	var out []Memento // nil until a memento needs a change
 	for i, m := range ms {
-		u := escapeNonURI(m.URIM)
-		ok := httpURL(u)
+		u, ok := cleanURIM(m.URIM)
 		if out == nil && ok && u == m.URIM {
 			continue
 		}
@@ -636,12 +639,29 @@ func cleanMementos(ms []Memento) []Memento {
 	return out
 }
 
+// cleanURIM returns u with non-URI bytes percent-encoded, and whether it
+// is a usable URI-M (see cleanMementos).
+func cleanURIM(u string) (string, bool) {
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; c < 0x20 || c == 0x7f {
+			return "", false
+		}
+	}
+	u = escapeNonURI(u)
+	return u, httpURL(u)
+}
+
 // httpURL reports whether u starts with http:// or https:// (any case)
-// followed by something.
+// followed by a host (something before the next '/', '?' or '#').
 func httpURL(u string) bool {
 	i := strings.Index(u, "://")
-	if i < 0 || len(u) == i+3 {
+	if i < 0 || !strings.EqualFold(u[:i], "http") && !strings.EqualFold(u[:i], "https") {
 		return false
 	}
-	return strings.EqualFold(u[:i], "http") || strings.EqualFold(u[:i], "https")
+	rest := u[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	return end > 0
 }

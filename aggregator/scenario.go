@@ -148,7 +148,7 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 	e, err := c.Get(ctx, cache.KeyOf(urir))
 	var entry *cache.Entry
 	if err == nil && e.Status != cache.StatusPending {
-		entry = &e
+		entry = ag.checkEntry(urir, &e)
 	} else if err != nil && !errors.Is(err, cache.ErrNotFound) {
 		ag.log.Warn("cache: get", "urir", urir, "err", err)
 	}
@@ -183,6 +183,41 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 	default: // failed (partial) or blocked: search again
 		return ag.searchAnswer(ctx, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
 	}
+}
+
+// checkEntry passes the mementos of a cache entry through the checks of
+// archive answers (cleanURIM): a store shared with other processes is
+// data entering the aggregator like any archive's answer. The entry's
+// slice is never written (a store may share it, cache.MemoryOptions
+// ShareMementos): a change makes a new one. Dropped mementos are logged;
+// an entry left without the mementos it claims is treated as unknown
+// (searched again).
+func (ag *Aggregator) checkEntry(urir string, e *cache.Entry) *cache.Entry {
+	var out []cache.Memento // nil until a memento needs a change
+	for i, m := range e.Mementos {
+		u, ok := cleanURIM(m.URIM)
+		if out == nil && ok && u == m.URIM {
+			continue
+		}
+		if out == nil {
+			out = append(make([]cache.Memento, 0, len(e.Mementos)), e.Mementos[:i]...)
+		}
+		if ok {
+			m.URIM = u
+			out = append(out, m)
+		}
+	}
+	if out == nil {
+		return e
+	}
+	if dropped := len(e.Mementos) - len(out); dropped > 0 {
+		ag.log.Warn("cache: mementos with unusable URI-Ms dropped", "urir", urir, "dropped", dropped, "kept", len(out))
+	}
+	e.Mementos = out
+	if len(out) == 0 && e.Status != cache.StatusNone && e.Status != cache.StatusBlocked {
+		return nil
+	}
+	return e
 }
 
 func scenarioName(forced bool, s string) string {
