@@ -387,8 +387,10 @@ var ErrNoPaging = errors.New("cdxj: pagination needs a ZipNum cluster")
 // from, to, limit, sort, reverse, closest, filter, collapse, fl, fields,
 // output, page, pageSize, showNumPages and showPagedIndex; other
 // parameters are ignored. Without matchType, a url ending in '*' asks for
-// a prefix match and one starting with "*." for a domain match; with it,
-// such a wildcard is dropped when it agrees with matchType.
+// a prefix match and one starting with "*." for a domain match, the
+// wildcard removed; with matchType, url is taken as it is (as pywb and
+// OutbackCDX take it; a prefix match then drops one trailing '*' from the
+// key, see Query).
 //
 // Errors wrap ErrQuery and name the parameter: a missing url, an unknown
 // matchType, sort or output, a from, to or closest that is not a
@@ -410,12 +412,6 @@ func ParseRequest(v url.Values) (*Request, error) {
 			return nil, bad("matchType", mt, "want exact, prefix, host or domain")
 		}
 		r.Match = m
-		switch m {
-		case MatchPrefix:
-			r.URL = strings.TrimSuffix(r.URL, "*")
-		case MatchDomain:
-			r.URL = strings.TrimPrefix(r.URL, "*.")
-		}
 	} else {
 		switch {
 		case strings.HasPrefix(r.URL, "*."):
@@ -549,12 +545,12 @@ func parseBool(s string) (bool, error) {
 
 // Values returns r as URL query values, the inverse of ParseRequest: the
 // parameters a CDX server is asked with. Parameters at their default are
-// left out; the match type is always given as matchType=, never as a
-// wildcard in url=.
+// left out; the match type is given as matchType= (also "exact" when url
+// looks like a wildcard form), never as a wildcard in url=.
 func (r *Request) Values() url.Values {
 	v := url.Values{}
 	v.Set("url", r.URL)
-	if r.Match != MatchExact {
+	if r.Match != MatchExact || strings.HasSuffix(r.URL, "*") || strings.HasPrefix(r.URL, "*.") {
 		v.Set("matchType", r.Match.String())
 	}
 	if r.From != "" {
@@ -615,6 +611,7 @@ func (r *Request) Query() (Query, error) {
 		return Query{}, fmt.Errorf("%w: url=%s: %v", ErrQuery, r.URL, err)
 	}
 	if r.Match == MatchPrefix {
+		key = strings.TrimSuffix(key, "*") // the wildcard of an explicit prefix match
 		// Canonicalization drops a trailing slash or question mark
 		// ("example.com/a/" gives "com,example)/a"); as a prefix they
 		// matter: /a/ is not /ab.

@@ -771,6 +771,11 @@ func (s *Server) fetchWayback(ctx context.Context, r *Request, emit emitFunc) er
 		if next == "" {
 			return nil
 		}
+		if k, err := url.QueryUnescape(next); err == nil {
+			// The key is printed URL-encoded, to be pasted into a URL as
+			// it is; as a parameter value it is decoded once.
+			next = k
+		}
 		if next == resume {
 			return &ServerError{URL: s.endpoint + "?" + v.Encode(), Page: -1,
 				Err: fmt.Errorf("%w: the resume key %q does not move on", errResponse, next)}

@@ -70,7 +70,7 @@ func appendObjectLine(dst, obj []byte) ([]byte, error) {
 	}
 	dst = appendEscapedKey(dst, key)
 	dst = append(dst, ' ')
-	dst = append(dst, ts...)
+	dst = appendEscapedKey(dst, ts) // a timestamp with a space or a line break stays one field
 	dst = append(dst, " {"...)
 	first := true
 	for _, m := range x.members {
