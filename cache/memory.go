@@ -3,6 +3,7 @@ package cache
 import (
 	"cmp"
 	"container/heap"
+	"container/list"
 	"context"
 	"fmt"
 	"slices"
@@ -23,6 +24,13 @@ type MemoryOptions struct {
 	// used entry (by Get, Put and RecordRequest) is evicted. 0 means
 	// DefaultMaxEntries.
 	MaxEntries int
+	// MaxJobs bounds the jobs held: waiting, claimed and completed. Past
+	// it the job completed longest ago is dropped (its URI-R, enqueued
+	// again, gets a new job ID); when every job held is waiting or
+	// claimed, Enqueue of a URI-R without a job fails with a *Error (the
+	// queue is full), so that a queue no worker drains cannot grow without
+	// end either. 0 means the MaxEntries value.
+	MaxJobs int
 	// ShareMementos makes Get return the store's own Mementos slice instead
 	// of a copy, which callers must then never modify (appending is safe:
 	// the slice has no spare capacity). This departs from the Cache
@@ -37,16 +45,19 @@ type MemoryOptions struct {
 // It is lost when the process ends and cannot be shared between processes.
 //
 // Memory: the entries take about 200 bytes plus the lengths of their strings
-// (URI-R, and per memento 120 bytes plus its URI-M); jobs are not evicted,
-// they take about 150 bytes plus the URI-R each until Cleanup deletes them.
-// Stale and Cleanup scan all entries: O(n log n) for n entries.
+// (URI-R, and per memento 120 bytes plus its URI-M); jobs take about 230
+// bytes plus the URI-R each, at most MaxJobs of them (completed jobs are
+// dropped oldest first past it, or by Cleanup after their age). Stale and
+// Cleanup scan all entries: O(n log n) for n entries.
 type Memory struct {
 	mu      sync.Mutex
 	closed  bool
 	entries *simplelru.LRU[Key, *Entry]
 	jobs    map[int64]*memJob
 	byKey   map[Key]*memJob
-	queue   jobHeap // waiting (open, unclaimed) jobs
+	queue   jobHeap    // waiting (open, unclaimed) jobs
+	done    *list.List // completed jobs (*memJob), oldest completion first
+	maxJobs int
 	nextID  int64
 	share   bool
 }
@@ -54,7 +65,8 @@ type Memory struct {
 type memJob struct {
 	Job
 	completed time.Time
-	index     int // in queue, or -1
+	index     int           // in queue, or -1
+	doneAt    *list.Element // in done while completed, else nil
 }
 
 var _ Cache = (*Memory)(nil)
@@ -69,11 +81,18 @@ func NewMemory(opts *MemoryOptions) (*Memory, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("%w: MaxEntries %d is negative", ErrInvalid, n)
 	}
+	nj := n
+	if opts != nil && opts.MaxJobs != 0 {
+		nj = opts.MaxJobs
+	}
+	if nj < 0 {
+		return nil, fmt.Errorf("%w: MaxJobs %d is negative", ErrInvalid, nj)
+	}
 	l, err := simplelru.NewLRU[Key, *Entry](n, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	m := &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[Key]*memJob{}}
+	m := &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[Key]*memJob{}, done: list.New(), maxJobs: nj}
 	m.share = opts != nil && opts.ShareMementos
 	return m, nil
 }
@@ -212,6 +231,9 @@ func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.T
 	j, ok := s.byKey[key]
 	switch {
 	case !ok:
+		if len(s.jobs) >= s.maxJobs && !s.dropOldestDone() {
+			return &Error{Store: "memory", Op: "enqueue", Err: fmt.Errorf("queue full: %d jobs waiting or claimed (MemoryOptions.MaxJobs)", len(s.jobs))}
+		}
 		s.nextID++
 		j = &memJob{Job: Job{ID: s.nextID, Key: key, URIR: uriR, Priority: p, Enqueued: at}, index: -1}
 		s.jobs[j.ID], s.byKey[key] = j, j
@@ -219,6 +241,8 @@ func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.T
 	case !j.completed.IsZero():
 		j.Job = Job{ID: j.ID, Key: key, URIR: uriR, Priority: p, Enqueued: at}
 		j.completed = time.Time{}
+		s.done.Remove(j.doneAt)
+		j.doneAt = nil
 		heap.Push(&s.queue, j)
 	case p < j.Priority:
 		j.Priority = p
@@ -263,8 +287,30 @@ func (s *Memory) Complete(ctx context.Context, job Job, at time.Time) error {
 	}
 	if j.completed.IsZero() {
 		j.completed = at
+		j.doneAt = s.done.PushBack(j)
+		for len(s.jobs) > s.maxJobs && s.dropOldestDone() {
+		}
 	}
 	return nil
+}
+
+// dropOldestDone deletes the job completed longest ago; false when no job
+// is completed.
+func (s *Memory) dropOldestDone() bool {
+	e := s.done.Front()
+	if e == nil {
+		return false
+	}
+	s.deleteDone(e.Value.(*memJob))
+	return true
+}
+
+// deleteDone deletes a completed job.
+func (s *Memory) deleteDone(j *memJob) {
+	s.done.Remove(j.doneAt)
+	j.doneAt = nil
+	delete(s.jobs, j.ID)
+	delete(s.byKey, j.Key)
 }
 
 // Cleanup implements [Cache.Cleanup].
@@ -280,15 +326,14 @@ func (s *Memory) Cleanup(ctx context.Context, p CleanupPolicy) (CleanupStats, er
 	var st CleanupStats
 	claimCut, claimOn := p.Cutoff(p.ClaimTimeout)
 	jobCut, jobOn := p.Cutoff(p.CompletedJobAge)
-	for id, j := range s.jobs {
+	for _, j := range s.jobs {
 		switch {
 		case claimOn && j.completed.IsZero() && j.Worker != "" && j.Claimed.Before(claimCut):
 			j.Worker, j.Claimed = "", time.Time{}
 			heap.Push(&s.queue, j)
 			st.JobsReleased++
 		case jobOn && !j.completed.IsZero() && j.completed.Before(jobCut):
-			delete(s.jobs, id)
-			delete(s.byKey, j.Key)
+			s.deleteDone(j)
 			st.JobsDeleted++
 		}
 	}
@@ -327,7 +372,16 @@ func (s *Memory) Close() error {
 	s.closed = true
 	s.entries.Purge()
 	s.jobs, s.byKey, s.queue = nil, nil, nil
+	s.done.Init()
 	return nil
+}
+
+// Jobs returns the number of jobs held (waiting, claimed and completed;
+// at most MemoryOptions.MaxJobs).
+func (s *Memory) Jobs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.jobs)
 }
 
 // Len returns the number of entries held (at most MaxEntries).
