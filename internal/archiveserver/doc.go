@@ -18,6 +18,11 @@
 //     same Index when the Server is made (internal/spec/MEMENTOMAP.md). TimeMap answers
 //     also link to the map with rel="mementomap", the two places an
 //     aggregator looks for it (package aggregator, MapSource.Discover).
+//   - NewCDXHandler serves the pywb CDX server API (/cdx and
+//     /{collection}/cdx) over a cdxj.Searcher: a sorted file, a ZipNum
+//     cluster or several merged, with the query semantics of
+//     cdxj.Request; WithCDX puts it in front of a Server. It reads the
+//     index files where they are, so it serves indexes of any size.
 //   - Options add latency, a share of 5xx answers and slow bodies, so that
 //     a local archive can imitate a distant or failing one.
 //

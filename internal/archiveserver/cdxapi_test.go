@@ -1,0 +1,458 @@
+package archiveserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/sampledata"
+)
+
+// pywbShapeCluster builds the cluster of pywb's ZipNum sample's shape from
+// cdxj/testdata/pywbshape/iocom.cdxj (188 lines, 38 blocks of 5; see the
+// README there) and returns its lines too.
+func pywbShapeCluster(t testing.TB) ([]string, *cdxj.Cluster) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "cdxj", "testdata", "pywbshape", "iocom.cdxj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	return lines, writeCluster(t, lines, 5)
+}
+
+func writeCluster(t testing.TB, lines []string, perBlock int) *cdxj.Cluster {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := cdxj.CreateCluster(dir, "zipnum", &cdxj.ClusterOptions{LinesPerBlock: perBlock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if err := w.WriteLine([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cdxj.OpenCluster(w.IdxPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func writeSorted(t testing.TB, lines []string) *cdxj.Sorted {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "index.cdx")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := cdxj.OpenSorted(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func sampleLines(t testing.TB, name string) []string {
+	t.Helper()
+	b, err := sampledata.ReadFile("real/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && l[0] != '!' && !strings.HasPrefix(l, " CDX") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+type answer struct {
+	status int
+	ct     string
+	body   string
+}
+
+func get(t testing.TB, base, target string) answer {
+	t.Helper()
+	resp, err := http.Get(base + target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return answer{resp.StatusCode, resp.Header.Get("Content-Type"), string(b)}
+}
+
+func bodyLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// TestCDXPywbZipNum restates pywb's HTTP answers over its ZipNum sample
+// (tests/test_zipnum_auto_dir.py) on a cluster of the same shape served at
+// /{collection}/cdx: a prefix query's lines, the page count, the paged
+// secondary index in JSON, and the 400 for a page past the last.
+func TestCDXPywbZipNum(t *testing.T) {
+	lines, c := pywbShapeCluster(t)
+	h := NewCDXHandler(c, &CDXOptions{Collection: "testzip"})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+
+	a := get(t, ts.URL, "/testzip/cdx?url=io.com/categoria/*")
+	var want []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "com,io)/categoria/") {
+			want = append(want, l)
+		}
+	}
+	if a.status != 200 || a.ct != "text/x-cdxj; charset=utf-8" || !slices.Equal(bodyLines(a.body), want) || len(want) != 56 {
+		t.Errorf("prefix query: %d %s, %d lines, want 200 text/x-cdxj with the 56 lines", a.status, a.ct, len(bodyLines(a.body)))
+	}
+
+	a = get(t, ts.URL, "/testzip/cdx?url=http://io.com/&matchType=domain&showNumPages=true&pageSize=4")
+	if a.status != 200 || strings.TrimSpace(a.body) != `{"pages": 10, "pageSize": 4, "blocks": 38}` {
+		t.Errorf("page count: %d %q", a.status, a.body)
+	}
+	a = get(t, ts.URL, "/cdx?url=*.io.com&showNumPages=true")
+	if strings.TrimSpace(a.body) != `{"pages": 4, "pageSize": 10, "blocks": 38}` {
+		t.Errorf("page count at the default page size: %q", a.body)
+	}
+
+	a = get(t, ts.URL, "/testzip/cdx?url=http://io.com/&matchType=domain&output=json&showPagedIndex=true&pageSize=4&page=1")
+	var entries []cdxj.IdxEntry
+	for e, err := range c.Entries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, e)
+	}
+	var got []map[string]any
+	for _, l := range bodyLines(a.body) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		got = append(got, m)
+	}
+	var wantIdx []map[string]any
+	for _, e := range entries[4:8] {
+		wantIdx = append(wantIdx, map[string]any{"urlkey": e.Key, "part": e.Part, "offset": float64(e.Offset), "length": float64(e.Length), "lineno": float64(e.Block)})
+	}
+	if diff := cmp.Diff(wantIdx, got); diff != "" || a.ct != "text/x-ndjson; charset=utf-8" {
+		t.Errorf("paged index, page 1 (%s) (-want +got):\n%s", a.ct, diff)
+	}
+
+	a = get(t, ts.URL, "/testzip/cdx?url=http://io.com/&matchType=domain&output=json&showPagedIndex=true&pageSize=4&page=10")
+	if a.status != 400 || strings.TrimSpace(a.body) != `{"message": "Page 10 invalid: First Page is 0, Last Page is 9"}` {
+		t.Errorf("page 10: %d %q", a.status, a.body)
+	}
+	a = get(t, ts.URL, "/testzip/cdx?url=http://io.com/&matchType=domain&pageSize=4&page=10")
+	if a.status != 400 || !strings.Contains(a.body, "Page 10 invalid") {
+		t.Errorf("lines of page 10: %d %q", a.status, a.body)
+	}
+	// The last page, as pywb's "last page cdx".
+	a = get(t, ts.URL, "/testzip/cdx?url=http://io.com/&matchType=domain&pageSize=4&page=9")
+	if !slices.Equal(bodyLines(a.body), lines[180:]) {
+		t.Errorf("last page: %q", a.body)
+	}
+	// Another collection's path is not this handler's.
+	if h.Handles("/other/cdx?url=x") || !h.Handles("/testzip/cdx") || !h.Handles("/cdx?url=x") {
+		t.Error("Handles")
+	}
+}
+
+// TestCDXPywbApp restates pywb's CDX server app tests
+// (tests/test_cdx_server_app.py) over a sorted CDXJ file of real Common
+// Crawl lines: exact, JSON and text output, prefix, filters, limit and
+// reverse, fields, and the 400s of a bad output or match type.
+func TestCDXPywbApp(t *testing.T) {
+	lines := sampleLines(t, "cc_commoncrawl-org_from-cdxapi.cdxj")
+	h := NewCDXHandler(writeSorted(t, lines), nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	var root []string // the captures of commoncrawl.org/
+	for _, l := range lines {
+		if strings.HasPrefix(l, "org,commoncrawl)/ ") {
+			root = append(root, l)
+		}
+	}
+
+	a := get(t, ts.URL, "/cdx?url=http://www.commoncrawl.org/")
+	if a.status != 200 || !slices.Equal(bodyLines(a.body), root) {
+		t.Errorf("exact: %d, %d lines, want %d", a.status, len(bodyLines(a.body)), len(root))
+	}
+	a = get(t, ts.URL, "/cdx?url=http://www.commoncrawl.org/&output=json")
+	if n := len(bodyLines(a.body)); n != len(root) || a.ct != "text/x-ndjson; charset=utf-8" {
+		t.Errorf("json: %d lines, %s", n, a.ct)
+	}
+	for _, l := range bodyLines(a.body) {
+		var m map[string]string
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["urlkey"] != "org,commoncrawl)/" {
+			t.Errorf("json line %q: %v", l, err)
+		}
+	}
+	a = get(t, ts.URL, "/cdx?url=http://www.commoncrawl.org/&output=text")
+	if a.ct != "text/plain; charset=utf-8" || strings.Contains(a.body, "{") || len(bodyLines(a.body)) != len(root) {
+		t.Errorf("text: %s %q", a.ct, a.body)
+	}
+	a = get(t, ts.URL, "/cdx?url=http://www.commoncrawl.org/&matchType=prefix")
+	sub := 0
+	for _, l := range bodyLines(a.body) {
+		if k, _, _ := strings.Cut(l, " "); len(k) > len("org,commoncrawl)/") {
+			sub++
+		}
+	}
+	if sub == 0 {
+		t.Error("prefix: no sub-URL")
+	}
+	a = get(t, ts.URL, "/cdx?url=commoncrawl.org/*&filter=mime:text/plain&filter=filename:robotstxt")
+	for _, l := range bodyLines(a.body) {
+		if !strings.Contains(l, `"mime": "text/plain"`) || !strings.Contains(l, "robotstxt") {
+			t.Errorf("filter: %q", l)
+		}
+	}
+	if len(bodyLines(a.body)) == 0 {
+		t.Error("filters: nothing")
+	}
+	a = get(t, ts.URL, "/cdx?url=commoncrawl.org/&filter=!status:200&filter=!status:301")
+	if a.status != 200 || a.body != "" {
+		t.Errorf("filters that match nothing: %d %q, want 200 and an empty body", a.status, a.body)
+	}
+	a = get(t, ts.URL, "/cdx?url=commoncrawl.org/&limit=1")
+	if bl := bodyLines(a.body); len(bl) != 1 || bl[0] != root[0] {
+		t.Errorf("limit 1: %q", a.body)
+	}
+	a = get(t, ts.URL, "/cdx?url=commoncrawl.org/&limit=1&reverse=1")
+	if bl := bodyLines(a.body); len(bl) != 1 || bl[0] != root[len(root)-1] {
+		t.Errorf("limit 1 reverse: %q", a.body)
+	}
+	a = get(t, ts.URL, "/cdx?url=commoncrawl.org/&fields=urlkey,timestamp,status&output=json")
+	for _, l := range bodyLines(a.body) {
+		var m map[string]string
+		if err := json.Unmarshal([]byte(l), &m); err != nil || len(m) != 3 || m["status"] == "" {
+			t.Errorf("fields: %q", l)
+		}
+	}
+	for _, tc := range []struct{ query, msg string }{
+		{"url=commoncrawl.org/&output=foo", "output=foo"},
+		{"url=commoncrawl.org/&matchType=foo", "matchType=foo"},
+		{"matchType=prefix", "url= parameter is required"},
+		{"url=commoncrawl.org/&page=0", "pagination needs a ZipNum cluster"},
+		{"url=commoncrawl.org/&showNumPages=true", "pagination needs a ZipNum cluster"},
+		{"url=commoncrawl.org/&filter=~url:(", "missing closing )"},
+	} {
+		a := get(t, ts.URL, "/cdx?"+tc.query)
+		var m struct{ Message string }
+		if a.status != 400 || json.Unmarshal([]byte(a.body), &m) != nil || !strings.Contains(m.Message, tc.msg) {
+			t.Errorf("%s: %d %q, want 400 saying %q", tc.query, a.status, a.body, tc.msg)
+		}
+	}
+	// HEAD and other methods.
+	resp, err := http.Head(ts.URL + "/cdx?url=commoncrawl.org/")
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") == "" {
+		t.Errorf("HEAD: %v %v", resp, err)
+	}
+	resp, err = http.Post(ts.URL+"/cdx?url=commoncrawl.org/", "text/plain", nil)
+	if err != nil || resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST: %v %v", resp, err)
+	}
+	if st := h.Stats(); st.BadRequest != 7 || st.Requests < 15 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func fastClient() *cdxj.ServerOptions {
+	return &cdxj.ServerOptions{Rate: -1, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Timeout: 5 * time.Second}
+}
+
+// recordsOf reads every record of a query, cloned.
+func recordsOf(t testing.TB, s cdxj.Searcher, q cdxj.Query) []*cdxj.Record {
+	t.Helper()
+	var out []*cdxj.Record
+	for rec, err := range s.Records(q) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rec.Clone())
+	}
+	return out
+}
+
+// fields lists what a record says, for comparing records of different
+// forms (a classic CDX line read locally, its CDXJ form over the API).
+func fields(r *cdxj.Record) map[string]string {
+	m := map[string]string{}
+	for _, f := range cdxj.FieldNames {
+		if v, ok := cdxj.FieldValue(r, f); ok {
+			m[f] = v
+		}
+	}
+	m["time"] = r.Time().String()
+	return m
+}
+
+// TestCDXRoundTrip: the client against the server gives the records of
+// reading the index directly, paging over a cluster and in one answer
+// over a sorted file, for CDXJ lines (identical lines) and classic CDX
+// lines (the same values in CDXJ form).
+func TestCDXRoundTrip(t *testing.T) {
+	cc := sampleLines(t, "cc_commoncrawl-org_from-cdxapi.cdxj")
+	ow := sampleLines(t, "openwayback_archive-org.cdx")
+	io, _ := pywbShapeCluster(t)
+	sources := []struct {
+		name  string
+		idx   cdxj.Searcher
+		scope string
+		same  bool // identical lines
+	}{
+		{"pywb-shaped cluster", writeCluster(t, io, 5), "url=*.io.com", true},
+		{"Common Crawl cluster", writeCluster(t, cc, 3), "url=commoncrawl.org/*", true},
+		{"Common Crawl sorted file", writeSorted(t, cc), "url=*.commoncrawl.org", true},
+		{"OpenWayback CDX cluster", writeCluster(t, ow, 100), "url=archive.org/&matchType=host", false},
+		{"merged", cdxj.Merge(writeSorted(t, cc[:20]), writeCluster(t, cc[20:], 2)), "url=*.commoncrawl.org", true},
+	}
+	for _, src := range sources {
+		t.Run(src.name, func(t *testing.T) {
+			h := NewCDXHandler(src.idx, nil)
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			o := fastClient()
+			o.PageSize = 2
+			s, err := cdxj.OpenServer(context.Background(), ts.URL+"/cdx?"+src.scope, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.Flavor() != cdxj.FlavorPywb {
+				t.Errorf("flavour %v", s.Flavor())
+			}
+			sc := s.Scope()
+			q, err := sc.Query()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := recordsOf(t, src.idx, q)
+			got := recordsOf(t, s, cdxj.Query{Match: cdxj.MatchPrefix})
+			if len(want) == 0 || len(got) != len(want) {
+				t.Fatalf("%d records over the API, %d read directly", len(got), len(want))
+			}
+			for i := range want {
+				if src.same && string(got[i].Line()) != string(want[i].Line()) {
+					t.Errorf("record %d:\n got  %s\n want %s", i, got[i].Line(), want[i].Line())
+				}
+				if diff := cmp.Diff(fields(want[i]), fields(got[i])); diff != "" {
+					t.Errorf("record %d (-direct +api):\n%s", i, diff)
+				}
+			}
+			// Key-range queries, by SURT, go through the client too.
+			k := string(want[len(want)/2].Key())
+			eq := cdxj.Query{Key: k, Match: cdxj.MatchExact}
+			if a, b := recordsOf(t, s, eq), recordsOf(t, src.idx, eq); len(a) != len(b) || len(a) == 0 {
+				t.Errorf("exact %s: %d over the API, %d directly", k, len(a), len(b))
+			}
+			if _, paged := src.idx.(cdxj.Pager); paged && h.Stats().Requests < 3 {
+				t.Errorf("%d requests to a cluster: it was not read page by page", h.Stats().Requests)
+			}
+		})
+	}
+}
+
+// TestCDXBrokenIndex: an index line that does not parse fails the answer
+// where it is (a 500 before the first line, a broken connection after),
+// so a client never takes a cut answer for a whole one; with SkipBad it is
+// passed over and counted.
+func TestCDXBrokenIndex(t *testing.T) {
+	var lines []string
+	for i := range 3000 {
+		lines = append(lines, fmt.Sprintf(`com,example)/p%05d 20200101000000 {"url": "http://example.com/p%05d", "mime": "text/html", "status": "200"}`, i, i))
+	}
+	lines[2500] = `com,example)/p02500 2020-01-01 {"url": "http://example.com/p02500"}`
+	first := slices.Clone(lines)
+	first[0] = `com,example)/p00000 2020-01-01 {"url": "x"}`
+	for _, tc := range []struct {
+		name  string
+		lines []string
+	}{{"mid-answer", lines}, {"first line", first}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewCDXHandler(writeSorted(t, tc.lines), nil)
+			ts := httptest.NewServer(h)
+			defer ts.Close()
+			o := fastClient()
+			o.Attempts = 2
+			o.Flavor = cdxj.FlavorPywb
+			s, err := cdxj.OpenServer(context.Background(), ts.URL+"/cdx?url=example.com/*", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var err2 error
+			n := 0
+			for _, err := range s.Lines(cdxj.Query{Match: cdxj.MatchPrefix}) {
+				if err != nil {
+					err2 = err
+					break
+				}
+				n++
+			}
+			var se *cdxj.ServerError
+			if !errors.As(err2, &se) {
+				t.Fatalf("after %d lines: %v, want a *cdxj.ServerError", n, err2)
+			}
+			if h.Stats().Failed == 0 {
+				t.Errorf("stats %+v", h.Stats())
+			}
+		})
+	}
+	h := NewCDXHandler(writeSorted(t, lines), &CDXOptions{SkipBad: true})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	a := get(t, ts.URL, "/cdx?url=example.com/*")
+	if n := len(bodyLines(a.body)); n != 2999 || h.Stats().BadLines != 1 {
+		t.Errorf("SkipBad: %d lines, stats %+v", n, h.Stats())
+	}
+}
+
+// TestWithCDX: the CDX paths reach the CDX handler, everything else the
+// archive, URI-Rs unchanged.
+func TestWithCDX(t *testing.T) {
+	s := mustServer(t, Options{ID: "t"}, testIndex)
+	idx := writeSorted(t, []string{`com,example)/ 20100101000000 {"url": "http://example.com/"}`})
+	ts := httptest.NewServer(WithCDX(s, NewCDXHandler(idx, &CDXOptions{Collection: "t"})))
+	defer ts.Close()
+	for _, tc := range []struct{ target, want string }{
+		{"/cdx?url=example.com", "com,example)/ 20100101000000"},
+		{"/t/cdx?url=example.com&output=json", `"urlkey": "com,example)/"`},
+		{"/timemap/link/http://example.com/", "rel=\"original\""},
+		{"/20100101000000/http://example.com/", "Placeholder"},
+	} {
+		a := get(t, ts.URL, tc.target)
+		if a.status != 200 || !strings.Contains(a.body, tc.want) {
+			t.Errorf("%s: %d %q", tc.target, a.status, a.body)
+		}
+	}
+}
