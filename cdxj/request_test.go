@@ -125,12 +125,16 @@ func sortedFile(t testing.TB, lines []string) *Sorted {
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenSorted(p)
+	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewSorted(f, st.Size())
 }
 
 func runLines(t testing.TB, r *Request, s Searcher) ([]string, error) {

@@ -62,12 +62,16 @@ func writeSorted(t testing.TB, lines []string) *cdxj.Sorted {
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := cdxj.OpenSorted(p)
+	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cdxj.NewSorted(f, st.Size())
 }
 
 func sampleLines(t testing.TB, name string) []string {
