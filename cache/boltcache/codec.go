@@ -194,7 +194,8 @@ func encodeMementos(ms []cache.Memento) []byte {
 
 // decodeMementos parses a record written by encodeMementos. Any damage gives
 // an error wrapping errCorrupt with the byte offset; it never panics, and
-// allocates no more than len(b) allows.
+// allocates as the mementos decode (no more than len(b) allows, and no
+// more than the record's valid prefix holds).
 func decodeMementos(b []byte) ([]cache.Memento, error) {
 	d := decoder{b: b}
 	if f := d.byte(); f != formatV1 && d.err == nil {
@@ -212,14 +213,17 @@ func decodeMementos(b []byte) ([]cache.Memento, error) {
 	if n == 0 {
 		return nil, d.end()
 	}
-	ms := make([]cache.Memento, n)
-	for i := range ms {
-		m := &ms[i]
+	// len(b) comes from a page too: the slice grows with what decodes
+	// rather than with the count the record claims.
+	ms := make([]cache.Memento, 0, min(n, 1<<16))
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		var m cache.Memento
 		m.URIM = d.str(cache.MaxURILen)
 		m.Datetime = d.time()
 		m.Archive = d.str(cache.MaxFieldLen)
 		m.Rel = d.str(cache.MaxFieldLen)
 		m.Type = d.str(cache.MaxFieldLen)
+		ms = append(ms, m)
 	}
 	if err := d.end(); err != nil {
 		return nil, err
