@@ -240,3 +240,63 @@ func damageWhileOpen(t *testing.T, pos, size uint32) {
 	}
 	t.Logf("%d of 400 Gets failed; Stale: %v", failed, serr)
 }
+
+// FuzzOpenDamagedFile damages a real cache file at fuzz-chosen places
+// (every 8-byte word the input names is overwritten): Open either refuses
+// it or gives a store whose every call returns; the process never dies.
+func FuzzOpenDamagedFile(f *testing.F) {
+	dir := f.TempDir()
+	good := filepath.Join(dir, "good.db")
+	c, err := Open(good, &Options{NoSync: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	key := func(i int) string { return fmt.Sprintf("http://fuzz.example/%03d/%s", i, strings.Repeat("z", 40)) }
+	for i := range 120 {
+		if err := c.Put(f.Context(), key(i), cache.Result{Status: cache.StatusFound, Updated: t0,
+			Mementos: []cache.Memento{{URIM: "http://a.example/web/" + key(i), Datetime: t0, Archive: "ia"}}}); err != nil {
+			f.Fatal(err)
+		}
+		if err := c.Enqueue(f.Context(), key(i), cache.PriorityLive, t0); err != nil {
+			f.Fatal(err)
+		}
+	}
+	c.Close()
+	whole, err := os.ReadFile(good)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint32(2*4096+16+8), uint64(0x7fffffff))
+	f.Add(uint32(3*4096+10), uint64(0xffff))
+	f.Add(uint32(5*4096+16), uint64(1<<40))
+	f.Fuzz(func(t *testing.T, off uint32, word uint64) {
+		b := append([]byte(nil), whole...)
+		o := int(off) % (len(b) - 8)
+		o -= o % 4
+		ne.PutUint64(b[o:], word)
+		path := filepath.Join(t.TempDir(), "d.db")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Open(path, &Options{Timeout: time.Second, NoSync: true})
+		if err != nil {
+			var se *cache.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("Open: %T %v, want a *cache.Error", err, err)
+			}
+			return
+		}
+		defer c.Close()
+		ctx := t.Context()
+		for i := range 120 {
+			_, _ = c.Get(ctx, cache.KeyOf(key(i)))
+		}
+		_, _ = c.Stale(ctx, time.Now(), 500)
+		_ = c.Put(ctx, key(7), cache.Result{Status: cache.StatusNone, Updated: t0})
+		if j, err := c.Claim(ctx, "w", t0); err == nil {
+			_ = c.Complete(ctx, j, t0)
+		}
+		_, _ = c.Cleanup(ctx, cache.DefaultCleanupPolicy(time.Now()))
+	})
+}
