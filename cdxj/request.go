@@ -158,8 +158,11 @@ const (
 // Filter is one filter= parameter: "[!][=|~]field:value" in pywb's syntax.
 // The '!' modifier negates it; '=' asks for an exact match and '~' for a
 // regular expression, the default being a substring test. Without a
-// "field:" part the filter tests the whole line. Field names are those of
-// FieldNames.
+// "field:" part the filter tests the whole line; as pywb reads it, what
+// comes before a first ':' names a field, so a whole-line filter cannot
+// hold one. Field names are those of FieldNames. A Server sends filters
+// to the Internet Archive's CDX server and to OutbackCDX in their own
+// syntax, with the same meaning.
 //
 // The Internet Archive's CDX server reads "filter=[!]field:regex" as a
 // regular expression that must match the whole field; for the plain values
@@ -167,10 +170,10 @@ const (
 // substring test gives the same answer on real indexes, and "~^...$" gives
 // its exact semantics.
 type Filter struct {
-	Negate bool
-	Op     FilterOp
-	Field  string // "" tests the whole line
-	Value  string
+	Negate bool     // '!': keep the lines that do not match
+	Op     FilterOp // how Value is compared with the field
+	Field  string   // a name of FieldNames (or a JSON member); "" tests the whole line
+	Value  string   // the text, or the regular expression, compared
 	re     *regexp.Regexp
 }
 

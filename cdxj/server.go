@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -650,7 +651,7 @@ const noLimit = 1<<31 - 1
 // fetchPywb: count the pages, then read them; without pages, one answer.
 func (s *Server) fetchPywb(ctx context.Context, r *Request, emit emitFunc) error {
 	base := s.params()
-	for k, vs := range r.Values() {
+	for k, vs := range s.values(r) {
 		base[k] = vs
 	}
 	base.Set("output", "json")
@@ -737,7 +738,7 @@ func (s *Server) pageCount(ctx context.Context, base url.Values) (pc PageCount, 
 // resume key the last one ended with.
 func (s *Server) fetchWayback(ctx context.Context, r *Request, emit emitFunc) error {
 	base := s.params()
-	for k, vs := range r.Values() {
+	for k, vs := range s.values(r) {
 		base[k] = vs
 	}
 	base.Set("output", "json")
@@ -791,17 +792,123 @@ func pageOf(r *Request) int {
 	return -1
 }
 
-// fetchOutback reads OutbackCDX's text answer in one request.
+// fetchOutback reads OutbackCDX's text answer in one request. OutbackCDX
+// bounds timestamps and sorts for exact matches only (its Query.validate);
+// for other matches the bounds are applied here, and a sort is an error.
 func (s *Server) fetchOutback(ctx context.Context, r *Request, emit emitFunc) error {
 	v := s.params()
-	for k, vs := range r.Values() {
+	for k, vs := range s.values(r) {
 		v[k] = vs
 	}
 	v.Del("output") // CDX text, OutbackCDX's default
 	v.Del("page")
 	v.Del("pageSize")
+	if r.Match != MatchExact {
+		if r.Sort != SortIndex {
+			return fmt.Errorf("%w: OutbackCDX sorts the captures of an exact match only (sort=%s with matchType=%s)", ErrQuery, r.Sort, r.Match)
+		}
+		if r.From != "" || r.To != "" {
+			lo, hi, err := TimestampBounds(r.From, r.To)
+			if err != nil {
+				return fmt.Errorf("%w: %v", ErrQuery, err)
+			}
+			v.Del("from")
+			v.Del("to")
+			if r.Limit > 0 {
+				v.Del("limit") // the limit counts the lines within the bounds
+				n, inner := 0, emit
+				emit = func(line []byte, l *Layout, where func() string) bool {
+					n++
+					return inner(line, l, where) && n < r.Limit
+				}
+			}
+			inner := emit
+			emit = func(line []byte, l *Layout, where func() string) bool {
+				rec, err := ParseLine(line, l)
+				if err == nil && !InRange(rec.Timestamp(), lo, hi) {
+					return true
+				}
+				return inner(line, l, where)
+			}
+		}
+	}
 	_, err := s.readAnswer(ctx, v, -1, answerText, emit, nil)
 	return err
+}
+
+// values returns r's parameters as the server's flavour reads them: the
+// Internet Archive's and OutbackCDX's filter syntax (a regular
+// expression matching the whole field; OutbackCDX's "~" for a substring)
+// and their field names.
+func (s *Server) values(r *Request) url.Values {
+	v := r.Values()
+	if s.flavor == FlavorPywb || s.flavor == FlavorAuto {
+		return v
+	}
+	names := waybackNames
+	if s.flavor == FlavorOutback {
+		names = outbackNames
+	}
+	name := func(f string) string {
+		if n, ok := names[f]; ok {
+			return n
+		}
+		return f
+	}
+	v.Del("filter")
+	for _, f := range r.Filters {
+		v.Add("filter", translateFilter(f, s.flavor, name(f.Field)))
+	}
+	v.Del("collapse")
+	for _, c := range r.Collapse {
+		c.Field = name(c.Field)
+		v.Add("collapse", c.String())
+	}
+	if len(r.Fields) > 0 {
+		fl := make([]string, len(r.Fields))
+		for i, f := range r.Fields {
+			fl[i] = name(f)
+		}
+		v.Set("fl", strings.Join(fl, ","))
+	}
+	return v
+}
+
+// The field names of the Internet Archive's CDX server and of OutbackCDX,
+// where they differ from pywb's.
+var (
+	waybackNames = map[string]string{"url": "original", "mime": "mimetype", "status": "statuscode"}
+	outbackNames = map[string]string{"redirect": "redirecturl"}
+)
+
+// translateFilter writes f in the syntax of the Internet Archive's CDX
+// server ("[!]field:regex", the regex matching the whole field) or of
+// OutbackCDX (the same, or "~[!]field:text" for a substring).
+func translateFilter(f Filter, fl Flavor, field string) string {
+	var b strings.Builder
+	if fl == FlavorOutback && f.Op == FilterContains {
+		b.WriteByte('~')
+	}
+	if f.Negate {
+		b.WriteByte('!')
+	}
+	if field != "" {
+		b.WriteString(field)
+		b.WriteByte(':')
+	}
+	switch f.Op {
+	case FilterExact:
+		b.WriteString(regexp.QuoteMeta(f.Value))
+	case FilterRegexp:
+		b.WriteString("(?:" + f.Value + ").*")
+	default:
+		if fl == FlavorOutback {
+			b.WriteString(f.Value)
+		} else {
+			b.WriteString(".*" + regexp.QuoteMeta(f.Value) + ".*")
+		}
+	}
+	return b.String()
 }
 
 // answerKind is the form of an answer's body.

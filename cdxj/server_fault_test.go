@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -697,5 +698,81 @@ func TestURLForKey(t *testing.T) {
 		if (err != nil) != tc.err || got != tc.want {
 			t.Errorf("urlForKey(%q, %v) = %q, %v; want %q (error %v)", tc.key, tc.m, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// TestTranslateFilter: filters go to the Internet Archive's server and to
+// OutbackCDX in their syntax (a regular expression that must match the
+// whole field, Java's Matcher.matches; OutbackCDX's "~" for a substring),
+// with the same meaning as pywb's.
+func TestTranslateFilter(t *testing.T) {
+	values := []string{"text/html", "text/html; charset=utf-8", "application/xhtml+xml", "warc/revisit", ""}
+	for _, spec := range []string{"mime:html", "!mime:html", "=mime:text/html", "!=mime:text/html", "~mime:text/", "!~mime:.*/x", "mime:+x", "=mime:"} {
+		f := mustFilter(t, spec)
+		for _, fl := range []Flavor{FlavorWayback, FlavorOutback} {
+			got := translateFilter(f, fl, "mimetype")
+			neg := strings.HasPrefix(strings.TrimPrefix(got, "~"), "!")
+			body := got[strings.IndexByte(got, ':')+1:]
+			for _, v := range values {
+				var match bool
+				if strings.HasPrefix(got, "~") {
+					match = strings.Contains(v, body)
+				} else {
+					match = regexp.MustCompile("^(?:" + body + ")$").MatchString(v)
+				}
+				rec, _ := ParseLine([]byte(`com,x)/ 20200101000000 {"mime": "`+v+`"}`), nil)
+				if want := f.Match(rec); match != neg != want {
+					t.Errorf("%s as %v filter %q on %q: %v, pywb's filter says %v", spec, fl, got, v, match != neg, want)
+				}
+			}
+		}
+	}
+	// The field names of the other dialects.
+	s := &Server{flavor: FlavorWayback}
+	v := s.values(parseReq(t, "url=x&filter=status:200&collapse=url&fl=urlkey,url,mime"))
+	if v.Get("filter") != "statuscode:.*200.*" || v.Get("collapse") != "original" || v.Get("fl") != "urlkey,original,mimetype" {
+		t.Errorf("wayback parameters %v", v)
+	}
+	s.flavor = FlavorOutback
+	v = s.values(parseReq(t, "url=x&filter=!redirect:http&collapse=timestamp:8"))
+	if v.Get("filter") != "~!redirecturl:http" || v.Get("collapse") != "timestamp:8" {
+		t.Errorf("outback parameters %v", v)
+	}
+}
+
+// TestServerOutbackBounds: OutbackCDX refuses from= and to= but for exact
+// matches (its Query.validate); for a domain the client sends neither and
+// applies them to the lines itself, the limit counting the lines kept.
+func TestServerOutbackBounds(t *testing.T) {
+	var got url.Values
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.Query()
+		w.Header().Set("outbackcdx-urlkey", "org,example)/")
+		if got.Get("from") != "" && got.Get("matchType") == "domain" {
+			http.Error(w, "from={timestamp} and to={timestamp} are currently only implemented for exact matches", 500)
+			return
+		}
+		for _, ts := range []string{"20010101000000", "20050101000000", "20060101000000", "20090101000000"} {
+			fmt.Fprintf(w, "org,example)/ %s http://example.org/ text/html 200 D - - 10 1 f.warc.gz\n", ts)
+		}
+	}))
+	defer ts.Close()
+	o := fast()
+	o.Flavor = FlavorOutback
+	s, err := OpenServer(context.Background(), ts.URL+"/myindex", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lines, err := collectLines(t, s.Fetch(context.Background(), &Request{URL: "example.org", Match: MatchDomain, From: "2004", To: "2008", Limit: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], " 20050101000000 ") || got.Get("from") != "" || got.Get("limit") != "" {
+		t.Errorf("lines %q after asking %v", lines, got)
+	}
+	_, err = collectLines(t, s.Fetch(context.Background(), &Request{URL: "example.org", Match: MatchDomain, Sort: SortReverse}))
+	if !errors.Is(err, ErrQuery) {
+		t.Errorf("reverse over a domain: %v", err)
 	}
 }
