@@ -974,12 +974,13 @@ func (s *Server) readObjects(body io.Reader, lineNo *int, out func([]byte, *Layo
 	bp := s.buf()
 	defer s.bufPool.Put(bp)
 	var outErr error
+	var conv objectConv
 	err := scanLines(body, 0, s.o.MaxLineSize, func(line []byte, at int64) bool {
 		*lineNo++
 		if isBlankLine(line) {
 			return true
 		}
-		b, err := appendObjectLine((*bp)[:0], line)
+		b, err := conv.append((*bp)[:0], line)
 		if err != nil {
 			outErr = fmt.Errorf("line %d (byte %d) of the answer: %w", *lineNo, at, err)
 			return false

@@ -33,29 +33,39 @@ var errResponse = errors.New("malformed answer")
 // appendObjectLine appends to dst the CDXJ line of one pywb output=json
 // object (without a line terminator). An error wraps errResponse.
 func appendObjectLine(dst, obj []byte) ([]byte, error) {
-	var x jsonIndex
+	var c objectConv
+	return c.append(dst, obj)
+}
+
+// objectConv converts pywb output=json objects to CDXJ lines, reusing its
+// buffers from line to line.
+type objectConv struct {
+	x       jsonIndex
+	scratch []byte
+}
+
+func (c *objectConv) append(dst, obj []byte) ([]byte, error) {
+	x := &c.x
+	x.reset()
 	for x.scanNext(obj) {
 	}
 	if x.state == jsonBad {
 		return dst, fmt.Errorf("%w: column %d: %s", errResponse, x.errPos+1, x.errMsg)
 	}
 	var key, ts []byte
-	var scratch []byte
+	c.scratch = c.scratch[:0]
 	for _, m := range x.members {
-		name := string(obj[m.ks:m.ke])
-		raw := obj[m.vs:m.ve]
-		switch name {
+		switch string(obj[m.ks:m.ke]) {
 		case "urlkey", "timestamp":
-			v := raw
-			if len(raw) > 0 && raw[0] == '"' {
-				s, sc, ok := unquote(raw, scratch)
+			v := obj[m.vs:m.ve]
+			if len(v) > 0 && v[0] == '"' {
+				s, sc, ok := unquote(v, c.scratch)
 				if !ok {
-					return dst, fmt.Errorf("%w: bad string in %q", errResponse, name)
+					return dst, fmt.Errorf("%w: bad string in %s", errResponse, obj[m.ks-1:m.ke+1])
 				}
-				scratch = sc
-				v = append([]byte(nil), s...)
+				c.scratch, v = sc, s
 			}
-			if name == "urlkey" {
+			if obj[m.ks] == 'u' {
 				key = v
 			} else {
 				ts = v
@@ -74,8 +84,8 @@ func appendObjectLine(dst, obj []byte) ([]byte, error) {
 	dst = append(dst, " {"...)
 	first := true
 	for _, m := range x.members {
-		name := obj[m.ks:m.ke]
-		if string(name) == "urlkey" || string(name) == "timestamp" {
+		switch string(obj[m.ks:m.ke]) {
+		case "urlkey", "timestamp":
 			continue
 		}
 		if !first {
@@ -83,7 +93,7 @@ func appendObjectLine(dst, obj []byte) ([]byte, error) {
 		}
 		first = false
 		dst = append(dst, '"')
-		dst = append(dst, name...)
+		dst = append(dst, obj[m.ks:m.ke]...)
 		dst = append(dst, `": `...)
 		dst = append(dst, obj[m.vs:m.ve]...)
 	}
