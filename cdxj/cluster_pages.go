@@ -33,9 +33,7 @@ func (c *Cluster) PageRecords(q Query, page, pageSize int) iter.Seq2[*Record, er
 		}
 	}
 	var at blockPos
-	return records(c.lines(q, page*pageSize, pageSize, &at), nil, func() string {
-		return fmt.Sprintf("cdxj: block at %s:%d+%d, line %d", at.e.Part, at.e.Offset, at.e.Length, at.line)
-	})
+	return records(c.lines(q, page*pageSize, pageSize, &at), nil, c.opt.Layout, c.placeLine(&at))
 }
 
 // PageBlocks returns the secondary-index entries of the blocks in page

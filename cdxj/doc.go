@@ -1,7 +1,8 @@
 // Package cdxj reads and writes the index files of web archives: CDXJ
 // (pywb, OpenWayback 3, Common Crawl, ipwb), classic space-separated CDX in
 // any of its layouts, gzip-compressed files, and ZipNum clusters (Cluster,
-// ClusterWriter), with key-range queries over sorted files (Sorted, Query).
+// ClusterWriter), with whole-index walks and key-range queries (Query) over
+// every one of them through one opener, Open.
 //
 // # The formats
 //
@@ -21,26 +22,36 @@
 // legend; files without that line are recognised by their field count (see
 // Layout). "-" marks an unknown value in both forms.
 //
-// # Reading
+// # Opening an index
+//
+// Open takes a path (or "-", or a CDX server URL) and gives an Index, a
+// Searcher that holds files open: a plain or gzip CDX/CDXJ file (File), a
+// ZipNum cluster by its .idx, its folder or the Common Crawl layout
+// (Cluster), or a stream read once (Stream). Records(cdxj.Query{}) walks
+// the whole index in order; a Query with a key asks for a key range (see
+// Query). A gzip member end is a line end everywhere gzip is read, so the
+// blocks pywb writes without a final newline never join two lines.
+//
+//	ix, err := cdxj.Open(ctx, "index.cdxj.gz", nil) // or "cluster.idx", "indexes/", "-"
+//	...
+//	defer ix.Close()
+//	for rec, err := range ix.Records(cdxj.Query{}) {
+//		if err != nil {
+//			return err // a *cdxj.ParseError naming file and line: or count it and continue
+//		}
+//		fmt.Printf("%s %s %d\n", rec.Key(), rec.Timestamp(), rec.Status())
+//	}
+//
+// # Reading a stream
 //
 // Reader follows encoding/csv: settings are fields, Read returns one
 // *Record per call, All is the iterator form. A Record locates its values
 // without copying them and decodes its JSON block lazily: asking for the
 // MIME type scans the block only as far as "mime". A bad line gives a
-// *ParseError with the line number and a cause (ErrTimestamp, ErrJSON, ...);
-// the reader goes on with the next line if asked again, so the caller
-// decides whether to stop, or to skip and count (SkipBad does the latter).
-//
-//	f, err := cdxj.OpenFile("index.cdxj.gz")
-//	...
-//	r := cdxj.NewReader(f)
-//	r.ReuseRecord = true // no allocation per line
-//	for rec, err := range r.All() {
-//		if err != nil {
-//			return err // or count and continue
-//		}
-//		fmt.Printf("%s %s %d\n", rec.Key(), rec.Timestamp(), rec.Status())
-//	}
+// *ParseError with the source, the line number and a cause (ErrTimestamp,
+// ErrJSON, ...); the reader goes on with the next line if asked again, so
+// the caller decides whether to stop, or to skip and count (SkipBad does
+// the latter). NewDecompressor turns a gzip stream into text for it.
 //
 // Memory stays bounded whatever the input: a Reader holds one buffer that
 // grows only to the longest line (MaxLineSize, 16 MiB by default, caps it),

@@ -28,32 +28,55 @@ var (
 	ErrBadHeader = errors.New("cdxj: a header line starts with '!' and has no line break")
 )
 
-// ParseError reports a bad line: its 1-based line number in the input (0,
-// and left out of the message, for ParseLine), the
-// 1-based byte column where the problem was found (0 when it concerns the
-// whole line) and the cause, which wraps one of the Err* sentinels above.
+// ParseError reports a bad line: where it is (its source, its 1-based
+// line number, its byte offset), the 1-based byte column where the problem
+// was found (0 when it concerns the whole line) and the cause, which wraps
+// one of the Err* sentinels above.
 //
-// Its message reads "cdxj: line 12, column 40: invalid JSON block: expected
-// ':' after key \"datetime\"".
+// Its message reads "cdxj: index.cdxj: line 12, column 40: invalid JSON
+// block: expected ':' after key \"datetime\"". ParseLine knows neither
+// source nor line, and leaves them out; a query that starts in the middle
+// of a sorted file knows the byte offset of a line but not its number
+// ("cdxj: index.cdxj: line at byte 5120: ...").
 type ParseError struct {
-	Line   int64 // 1-based line number in the input
+	// Source names the input: a file name, or for a ZipNum cluster the
+	// block ("cdx-00000.gz, block at byte 1234+567"); "" when unknown.
+	Source string
+	// Line is the 1-based line number in the source (in a block, within
+	// the block), or 0 when unknown.
+	Line int64
+	// Offset is the byte offset of the line's start in the source's text
+	// (decompressed); it is in the message only when Line is unknown.
+	Offset int64
 	Column int   // 1-based byte column in the line, or 0
 	Err    error // the cause; errors.Is(Err, ErrJSON) and so on
 }
 
-// Error returns "cdxj: line N, column C: cause" (the line and column left
-// out when unknown).
+// Error returns "cdxj: SOURCE: line N, column C: cause", leaving out what
+// is unknown.
 func (e *ParseError) Error() string {
-	if e.Line == 0 { // from ParseLine, which knows no line number
-		if e.Column > 0 {
-			return fmt.Sprintf("cdxj: column %d: %v", e.Column, e.Err)
-		}
-		return fmt.Sprintf("cdxj: %v", e.Err)
+	var b []byte
+	b = append(b, "cdxj: "...)
+	if e.Source != "" {
+		b = append(b, e.Source...)
+		b = append(b, ": "...)
+	}
+	switch {
+	case e.Line > 0:
+		b = fmt.Appendf(b, "line %d", e.Line)
+	case e.Offset > 0:
+		b = fmt.Appendf(b, "line at byte %d", e.Offset)
 	}
 	if e.Column > 0 {
-		return fmt.Sprintf("cdxj: line %d, column %d: %v", e.Line, e.Column, e.Err)
+		if e.Line > 0 || e.Offset > 0 {
+			b = append(b, ", "...)
+		}
+		b = fmt.Appendf(b, "column %d", e.Column)
 	}
-	return fmt.Sprintf("cdxj: line %d: %v", e.Line, e.Err)
+	if e.Line > 0 || e.Offset > 0 || e.Column > 0 {
+		b = append(b, ": "...)
+	}
+	return fmt.Sprintf("%s%v", b, e.Err)
 }
 
 // Unwrap returns the cause, so errors.Is(err, cdxj.ErrTimestamp) works.

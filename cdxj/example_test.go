@@ -3,6 +3,7 @@ package cdxj_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -151,8 +152,9 @@ func ExampleParseLayout() {
 	// http://example.com/ false <nil>
 }
 
-func ExampleOpenFile() {
-	// A gzip file of two members (multistream), as .cdx.gz files often are.
+func ExampleOpen() {
+	// A gzip file of two members, the first without a final newline, as
+	// pywb writes the blocks of a ZipNum part: a member end is a line end.
 	dir, err := os.MkdirTemp("", "cdxj-example")
 	if err != nil {
 		fmt.Println(err)
@@ -160,7 +162,7 @@ func ExampleOpenFile() {
 	}
 	defer os.RemoveAll(dir)
 	var z bytes.Buffer
-	for _, part := range []string{"com,example)/ 20170306040206 {\"status\": \"200\"}\ncom,exa", "mple)/a 20170306040207 {\"status\": \"404\"}\n"} {
+	for _, part := range []string{"com,example)/ 20170306040206 {\"status\": \"200\"}", "com,example)/a 20170306040207 {\"status\": \"404\"}\n"} {
 		zw := gzip.NewWriter(&z)
 		zw.Write([]byte(part))
 		zw.Close()
@@ -171,16 +173,18 @@ func ExampleOpenFile() {
 		return
 	}
 
-	f, err := cdxj.OpenFile(path)
+	// The same call opens a plain file, a ZipNum cluster (its .idx or its
+	// folder) or standard input ("-" with OpenOptions.Stdin).
+	ix, err := cdxj.Open(context.Background(), path, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer f.Close()
-	for rec, err := range cdxj.NewReader(f).All() {
+	defer ix.Close()
+	for rec, err := range ix.Records(cdxj.Query{}) { // the whole index
 		if err != nil {
-			fmt.Println(err)
-			return
+			fmt.Println(err) // a *cdxj.ParseError naming file and line; the walk goes on
+			continue
 		}
 		fmt.Println(string(rec.Key()), rec.Status())
 	}

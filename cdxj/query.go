@@ -21,7 +21,7 @@ const (
 	MatchExact MatchType = iota
 	// MatchPrefix selects the lines whose key starts with the query key
 	// ("com,example)/a" selects "com,example)/a", "com,example)/a/b",
-	// "com,example)/about"). An empty key selects every line.
+	// "com,example)/about").
 	MatchPrefix
 	// MatchHost selects every key of the query key's host: the part of the
 	// key before ')' ("com,example)/a" selects "com,example)/...", not
@@ -62,16 +62,22 @@ func ParseMatchType(s string) (MatchType, error) {
 	return 0, fmt.Errorf("%w: unknown match type %q (want exact, prefix, host or domain)", ErrQuery, s)
 }
 
-// Query selects lines of a sorted index by key and by time, as a CDX
-// server request does (url=, matchType=, from=, to=). It is answered by
-// [Sorted.Lines] (a sorted CDX or CDXJ file) and [Cluster.Lines] (a ZipNum
-// cluster), which find the first candidate line by binary search and read
-// on only while lines can still match.
+// Query selects lines of an index by key and by time, as a CDX server
+// request does (url=, matchType=, from=, to=). Every [Searcher] answers it:
+// [Sorted] (a sorted CDX or CDXJ file) and [Cluster] (a ZipNum cluster)
+// find the first candidate line by binary search and read on only while
+// lines can still match; [File] and [Stream] do the same or read through.
+//
+// The zero Query (an empty Key, with Match MatchExact or MatchPrefix)
+// selects every line: Records(cdxj.Query{}) walks a whole index, sorted or
+// not, and From and To may still bound it in time. A key-range query
+// (a Key, or Match MatchHost or MatchDomain) assumes the index is sorted
+// byte-wise (LC_ALL=C), as every CDX server does.
 type Query struct {
 	// Key is the sort key to look up, in the index's own form: a SURT such
 	// as "com,example)/a" for a SURT-ordered index. Use [QueryForURL] to
 	// start from a URL. One trailing '*' is dropped (a CDX server's
-	// "example.com/a*" prefix form).
+	// "example.com/a*" prefix form). "" selects every key (see above).
 	Key string
 	// Match selects the keys; the zero value is MatchExact.
 	Match MatchType
@@ -119,7 +125,12 @@ type compiled struct {
 	host    []byte // MatchHost/MatchDomain: the host part of the key
 	lo, hi  string // timestamp bounds (TimestampBounds)
 	bounded bool   // lo or hi set
+	all     bool   // every key: the whole-index query
 }
+
+// whole reports whether c selects every line of an index (no key, no time
+// bound).
+func (c *compiled) whole() bool { return c.all && !c.bounded }
 
 func (q Query) compile() (*compiled, error) {
 	c := &compiled{q: q}
@@ -137,11 +148,13 @@ func (q Query) compile() (*compiled, error) {
 	c.lo, c.hi, c.bounded = lo, hi, lo != "" || hi != ""
 	c.key = []byte(key)
 	host, _, _ := strings.Cut(key, ")")
+	if key == "" && (q.Match == MatchExact || q.Match == MatchPrefix) {
+		c.all = true
+		c.start = []byte{}
+		return c, nil
+	}
 	switch q.Match {
 	case MatchExact:
-		if key == "" {
-			return nil, fmt.Errorf("%w: empty key for an exact match", ErrQuery)
-		}
 		// "key" .. "key!": the lines "key ..." ('!' is the byte after the
 		// space that ends the key field), and a bare "key" line. With a
 		// From bound the start moves to "key YYYY", the year of From: a
@@ -205,6 +218,17 @@ const (
 
 // test checks one data line (no header, no line terminator).
 func (c *compiled) test(line []byte) verdict {
+	if c.all {
+		if !c.bounded {
+			return vMatch
+		}
+		_, rest, _ := bytes.Cut(line, []byte(" "))
+		ts, _, _ := bytes.Cut(rest, []byte(" "))
+		if !InRange(ts, c.lo, c.hi) {
+			return vSkip
+		}
+		return vMatch
+	}
 	if c.end != nil && bytes.Compare(line, c.end) >= 0 {
 		return vStop
 	}
@@ -252,7 +276,9 @@ func isBlankLine(line []byte) bool {
 	return len(bytes.TrimSpace(line)) == 0
 }
 
-// Searcher is what answers a [Query]: [*Sorted] and [*Cluster] implement it.
+// Searcher is what answers a [Query]: every index source implements it
+// ([*File], [*Cluster], [*Sorted], [*Stream]), and [Open] returns one for
+// any path. Records(cdxj.Query{}) walks the whole index.
 type Searcher interface {
 	// Lines returns the matching lines, raw, in index order. A yielded
 	// slice is valid only until the next iteration. An error ends the
@@ -265,25 +291,31 @@ type Searcher interface {
 	Records(q Query) iter.Seq2[*Record, error]
 }
 
-// records turns a line iterator into a record iterator. where says where
-// the line just yielded by lines is (a byte offset, a block); a line that
-// does not parse gives its *ParseError (which knows no line number)
-// wrapped in an error that names that place.
-func records(lines iter.Seq2[[]byte, error], layout *Layout, where func() string) iter.Seq2[*Record, error] {
+// records turns a line iterator into a record iterator that reuses one
+// Record (hdr and def as Record.parse takes them) (valid until the next iteration, as Searcher says). place fills in
+// where the line just yielded by lines is (source, line number, byte
+// offset); a line that does not parse gives its *ParseError so placed, and
+// the iteration goes on if the loop continues.
+func records(lines iter.Seq2[[]byte, error], hdr, def *Layout, place func(pe *ParseError)) iter.Seq2[*Record, error] {
 	return func(yield func(*Record, error) bool) {
+		var rec Record
+		var at ParseError
 		for line, err := range lines {
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			rec, err := ParseLine(line, layout)
-			if err != nil {
-				if !yield(nil, fmt.Errorf("%s: %w", where(), err)) {
+			if err := rec.parse(line, hdr, def); err != nil {
+				pe := err.(*ParseError)
+				place(pe)
+				if !yield(nil, pe) {
 					return
 				}
 				continue
 			}
-			if !yield(rec, nil) {
+			place(&at)
+			rec.src, rec.lineNo, rec.inOff = at.Source, at.Line, at.Offset
+			if !yield(&rec, nil) {
 				return
 			}
 		}

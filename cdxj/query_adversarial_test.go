@@ -63,7 +63,7 @@ func TestExactFromBoundKeepsShortTimestamps(t *testing.T) {
 	if err := cw.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	cluster, err := OpenCluster(filepath.Join(dir, "c.idx"))
+	cluster, err := OpenCluster(filepath.Join(dir, "c.idx"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestRecordsErrorsNameTheLine(t *testing.T) {
 	if err := cw.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	cluster, err := OpenCluster(filepath.Join(dir, "c.idx"))
+	cluster, err := OpenCluster(filepath.Join(dir, "c.idx"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +116,8 @@ func TestRecordsErrorsNameTheLine(t *testing.T) {
 		s     Searcher
 		where string
 	}{
-		{"sorted file", NewSorted(strings.NewReader(content), int64(len(content))), fmt.Sprintf("line at byte %d:", len(lines[0])+1)},
-		{"zipnum cluster", cluster, "line 2:"},
+		{"sorted file", NewSorted(strings.NewReader(content), int64(len(content))), fmt.Sprintf("line at byte %d, column 16:", len(lines[0])+1)},
+		{"zipnum cluster", cluster, "c-00000.gz, block at byte 0+"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

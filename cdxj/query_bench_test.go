@@ -59,7 +59,7 @@ func benchQueries(b *testing.B, s Searcher) {
 // in a 40 MB sorted CDXJ file.
 func BenchmarkSortedExactQuery(b *testing.B) {
 	path, _, _ := benchFiles(b)
-	s, err := OpenSorted(path)
+	s, err := OpenFile(path, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func BenchmarkSortedExactQuery(b *testing.B) {
 // 3000-line blocks (one block decompressed per query).
 func BenchmarkClusterExactQuery(b *testing.B) {
 	_, idx, _ := benchFiles(b)
-	c, err := OpenCluster(idx)
+	c, err := OpenCluster(idx, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func BenchmarkClusterExactQuery(b *testing.B) {
 // BenchmarkClusterScan reads every line of a cluster (decompression speed).
 func BenchmarkClusterScan(b *testing.B) {
 	_, idx, data := benchFiles(b)
-	c, err := OpenCluster(idx)
+	c, err := OpenCluster(idx, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

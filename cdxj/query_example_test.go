@@ -66,7 +66,7 @@ func ExampleCreateCluster() {
 		fmt.Println(err)
 		return
 	}
-	c, err := cdxj.OpenCluster(filepath.Join(dir, "index.idx"))
+	c, err := cdxj.OpenCluster(filepath.Join(dir, "index.idx"), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

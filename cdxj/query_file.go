@@ -1,12 +1,8 @@
 package cdxj
 
 import (
-	"fmt"
 	"io"
 	"iter"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 )
 
@@ -31,7 +27,7 @@ type Sorted struct {
 
 	r    io.ReaderAt
 	size int64
-	f    *os.File
+	name string // for errors; "" when unknown
 
 	once   sync.Once
 	layout *Layout
@@ -43,38 +39,9 @@ func NewSorted(r io.ReaderAt, size int64) *Sorted {
 	return &Sorted{r: r, size: size}
 }
 
-// OpenSorted opens the sorted index file at path for querying. A gzip
-// file cannot be binary-searched and gives an error (build a ZipNum
-// cluster from it instead, see ClusterWriter). Close releases the file;
-// the file is never modified.
-func OpenSorted(path string) (*Sorted, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	var magic [2]byte
-	if n, _ := f.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		f.Close()
-		return nil, fmt.Errorf("cdxj: %s is gzip-compressed and cannot be binary-searched; decompress it or build a ZipNum cluster", path)
-	}
-	s := NewSorted(f, st.Size())
-	s.f = f
-	return s, nil
-}
-
-// Close closes the file opened by OpenSorted; for a Sorted made by
-// NewSorted it does nothing.
-func (s *Sorted) Close() error {
-	if s.f == nil {
-		return nil
-	}
-	return s.f.Close()
-}
+// Close does nothing: a Sorted does not own its io.ReaderAt. It lets a
+// Sorted serve as an [Index].
+func (s *Sorted) Close() error { return nil }
 
 // Size returns the size of the file in bytes.
 func (s *Sorted) Size() int64 { return s.size }
@@ -162,24 +129,19 @@ func (s *Sorted) Records(q Query) iter.Seq2[*Record, error] {
 		return func(yield func(*Record, error) bool) { yield(nil, s.lerr) }
 	}
 	var at int64
-	return records(s.lines(q, &at), s.layout, func() string { return fmt.Sprintf("cdxj: line at byte %d", at) })
+	return records(s.lines(q, &at), s.layout, nil, func(pe *ParseError) {
+		pe.Source, pe.Line, pe.Offset = s.name, 0, at
+		if at == 0 {
+			pe.Line = 1
+		}
+	})
 }
 
 var _ Searcher = (*Sorted)(nil)
 
-// Index is a queryable index that holds files open: what OpenIndex returns.
+// Index is an index source that holds files or connections open: what
+// [Open] returns. Close it when done.
 type Index interface {
 	Searcher
 	io.Closer
-}
-
-// OpenIndex opens path for queries: a ZipNum cluster when path ends in
-// ".idx" or ".summary" (its secondary index; see OpenCluster), else a
-// sorted CDX or CDXJ file (see OpenSorted). Close the result when done.
-func OpenIndex(path string) (Index, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".idx", ".summary":
-		return OpenCluster(path)
-	}
-	return OpenSorted(path)
 }

@@ -66,7 +66,7 @@ func TestRandomFilesMatchReference(t *testing.T) {
 		if err := cw.Commit(); err != nil {
 			t.Fatal(err)
 		}
-		cluster, err := OpenCluster(filepath.Join(dir, "c.idx"))
+		cluster, err := OpenCluster(filepath.Join(dir, "c.idx"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -72,6 +72,11 @@ type Reader struct {
 	// under SkipBad.
 	Logger *slog.Logger
 
+	// Source names the input (a file name) in the *ParseError values the
+	// Reader returns and in its Records (Record.Source). Set it before the
+	// first Read.
+	Source string
+
 	rd      io.Reader
 	buf     []byte
 	r0, w0  int   // unread bytes are buf[r0:w0]
@@ -89,11 +94,24 @@ type Reader struct {
 	hdr     *Layout
 	skipped int64
 	rec     Record
+	filter  *compiled       // lines the filter does not match are passed over; vStop ends the input
+	onLine  func(off int64) // called every 1024 lines with the input offset
 }
 
-// NewReader returns a Reader reading from rd. For a gzip file use OpenFile,
-// or wrap rd in a gzip.Reader (multistream is its default).
+// NewReader returns a Reader reading from rd, which holds text: for a gzip
+// stream use NewDecompressor (a gzip member end is then a line end), and
+// for files and clusters Open.
 func NewReader(rd io.Reader) *Reader { return &Reader{rd: rd} }
+
+// newBytesReader returns a Reader over b, a whole input held in memory (a
+// memory-mapped file): lines are found in b itself, never copied to a
+// buffer.
+func newBytesReader(b []byte) *Reader {
+	if b == nil {
+		b = []byte{}
+	}
+	return &Reader{buf: b, w0: len(b), inErr: io.EOF}
+}
 
 func (r *Reader) maxLine() int {
 	if r.MaxLineSize > 0 {
@@ -172,6 +190,12 @@ func (r *Reader) tooLong(n int64) error {
 	return &ParseError{Line: r.lineNo, Err: causef(ErrLineTooLong, "%d bytes, the maximum is %d", n, r.maxLine())}
 }
 
+// located fills in what pe does not know of where its line is.
+func (r *Reader) located(pe *ParseError) *ParseError {
+	pe.Line, pe.Offset, pe.Source = r.lineNo, r.lineOff, r.Source
+	return pe
+}
+
 // fill reads more input into the buffer, moving unread bytes to its start
 // and growing it (up to maxLen+1 bytes) when it is full.
 func (r *Reader) fill(maxLen int) {
@@ -227,6 +251,7 @@ func (r *Reader) Read() (*Record, error) {
 		line, err := r.readLine()
 		if err != nil {
 			if pe, ok := err.(*ParseError); ok {
+				r.located(pe)
 				if r.skip(pe) {
 					continue
 				}
@@ -234,6 +259,9 @@ func (r *Reader) Read() (*Record, error) {
 			}
 			r.err = err
 			return nil, err
+		}
+		if r.onLine != nil && r.lineNo&1023 == 0 {
+			r.onLine(r.off)
 		}
 		if len(line) == 0 {
 			continue
@@ -245,7 +273,7 @@ func (r *Reader) Read() (*Record, error) {
 		if isLegend(line) {
 			l, err := ParseLayout(string(line))
 			if err != nil {
-				pe := &ParseError{Line: r.lineNo, Err: err}
+				pe := r.located(&ParseError{Err: err})
 				if r.skip(pe) {
 					continue
 				}
@@ -255,20 +283,28 @@ func (r *Reader) Read() (*Record, error) {
 			r.headers = append(r.headers, string(line))
 			continue
 		}
+		if r.filter != nil {
+			switch r.filter.test(line) {
+			case vSkip:
+				continue
+			case vStop:
+				r.err = io.EOF
+				return nil, io.EOF
+			}
+		}
 		rec := &r.rec
 		if !r.ReuseRecord {
 			rec = new(Record)
 			line = append([]byte(nil), line...)
 		}
 		if err := rec.parse(line, r.hdr, r.Layout); err != nil {
-			pe := err.(*ParseError)
-			pe.Line = r.lineNo
+			pe := r.located(err.(*ParseError))
 			if r.skip(pe) {
 				continue
 			}
 			return nil, pe
 		}
-		rec.lineNo, rec.inOff = r.lineNo, r.lineOff
+		rec.lineNo, rec.inOff, rec.src = r.lineNo, r.lineOff, r.Source
 		return rec, nil
 	}
 }
@@ -280,7 +316,7 @@ func (r *Reader) skip(pe *ParseError) bool {
 	}
 	r.skipped++
 	if r.Logger != nil {
-		r.Logger.Warn("cdxj: skipped bad line", "line", pe.Line, "err", pe.Err)
+		r.Logger.Warn("cdxj: skipped bad line", "source", pe.Source, "line", pe.Line, "err", pe.Err)
 	}
 	return true
 }

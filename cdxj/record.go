@@ -25,6 +25,7 @@ type Record struct {
 	line    []byte
 	lineNo  int64
 	inOff   int64
+	src     string  // the source's name, for errors
 	layout  *Layout // nil for a CDXJ line
 	key, ts []byte
 	tsPad   [17]byte // ts padded to 17 digits (its earliest instant)
@@ -397,6 +398,18 @@ func (r *Record) Line() []byte { return r.line }
 // (0 for ParseLine).
 func (r *Record) LineNumber() int64 { return r.lineNo }
 
+// Source returns the name of the input the record was read from (a file
+// name, or a ZipNum block), as errors about it name it; "" when unknown.
+func (r *Record) Source() string { return r.src }
+
+// ParseError returns a *ParseError that places cause at r's line: r's
+// source, line number and offset. It is for problems a caller finds in a
+// record that parsed (a URL that does not canonicalize), so that every bad
+// line is reported the same way.
+func (r *Record) ParseError(cause error) *ParseError {
+	return &ParseError{Source: r.src, Line: r.lineNo, Offset: r.inOff, Err: cause}
+}
+
 // InputOffset returns the byte offset of the start of the record's line in
 // the (decompressed) input.
 func (r *Record) InputOffset() int64 { return r.inOff }
@@ -407,7 +420,7 @@ func (r *Record) jsonErr() error {
 	if r.json != nil {
 		col = len(r.line) - len(r.json) + r.jx.errPos + 1
 	}
-	return &ParseError{Line: r.lineNo, Column: col, Err: causef(ErrJSON, "%s", r.jx.errMsg)}
+	return &ParseError{Source: r.src, Line: r.lineNo, Offset: r.inOff, Column: col, Err: causef(ErrJSON, "%s", r.jx.errMsg)}
 }
 
 // RawField returns the raw JSON text of the top-level member name of a CDXJ
@@ -448,7 +461,7 @@ func (r *Record) Field(name string) (value string, ok bool, err error) {
 	r.scratch = scratch
 	if !good {
 		col := len(r.line) - len(r.json) + (cap(r.json) - cap(raw)) + 1
-		return "", false, &ParseError{Line: r.lineNo, Column: col, Err: causef(ErrJSON, "bad escape in the value of %q", name)}
+		return "", false, &ParseError{Source: r.src, Line: r.lineNo, Offset: r.inOff, Column: col, Err: causef(ErrJSON, "bad escape in the value of %q", name)}
 	}
 	return string(s), true, nil
 }
@@ -500,7 +513,7 @@ func (r *Record) Clone() *Record {
 	if err := c.parse(line, r.layout, nil); err != nil {
 		c.reset(line)
 	}
-	c.lineNo, c.inOff = r.lineNo, r.inOff
+	c.lineNo, c.inOff, c.src = r.lineNo, r.inOff, r.src
 	return c
 }
 

@@ -82,7 +82,7 @@ type ServerOptions struct {
 	// out (see OpenServer).
 	Flavor Flavor
 	// Scope is what the whole source is: the request that
-	// Records(Query{Match: MatchPrefix}) (an empty key, "everything")
+	// Records(Query{}) (an empty key, "everything", as for every Searcher)
 	// sends, such as &Request{URL: "example.com", Match: MatchDomain}; its
 	// filters, collapsing and from/to also apply to every other query.
 	// nil means the CDX parameters in the server URL's query, if any
@@ -494,7 +494,7 @@ func (s *Server) Records(q Query) iter.Seq2[*Record, error] {
 
 // requestFor turns a Query into a Request; see Server.
 func (s *Server) requestFor(q Query) (*Request, error) {
-	if q.Key == "" && q.Match == MatchPrefix {
+	if q.Key == "" && (q.Match == MatchPrefix || q.Match == MatchExact) {
 		if s.scope == nil {
 			return nil, fmt.Errorf("cdxj: CDX server %s cannot be read whole: give the part to read (url= and matchType= in the server URL, ServerOptions.Scope, or -url-prefix/-domain in the tools)", s.endpoint)
 		}

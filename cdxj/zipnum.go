@@ -3,7 +3,6 @@ package cdxj
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // ErrZipNum is wrapped by the errors about a malformed ZipNum cluster: a
@@ -178,13 +179,19 @@ func idxKey(line []byte) []byte {
 //
 // whose lines may carry their own "filename" (else the !meta one) and a
 // block number as "lineno". The ".loc" file has lines "part<TAB>path..."
-// (paths relative to the .loc file's folder; the first that opens is
-// used). Without one, a part is the file of that name next to the .idx.
+// giving the locations of a part, tried in order until one opens; a
+// relative path is tried relative to the .loc file's folder, then as
+// given (relative to the working directory, as pywb resolves it). When
+// none opens, the error names every location tried and why it failed. A
+// line without a location (pywb's samples hold one) gives its part none.
+// Without a .loc file, a part is the file of that name next to the .idx
+// (the Common Crawl layout: cluster.idx beside cdx-00000.gz ...).
 //
-// A block holds whole lines; its last line may lack its "\n" (the block's
-// end ends the line), which is why a part file must be read block by
-// block and not as one multistream gzip. A block is exactly one gzip
-// member of the length the index gives: a length that runs past the
+// A block holds whole lines; its last line may lack its "\n" (pywb writes
+// its blocks so): the block's end ends the line. Reading a part file as
+// one multistream gzip stream is right too when a member end counts as a
+// line end, as NewDecompressor and Open make it. A block is exactly one
+// gzip member of the length the index gives: a length that runs past the
 // member's end (into the next block) is an error wrapping ErrZipNum, as
 // is a block cut short.
 //
@@ -195,13 +202,20 @@ func idxKey(line []byte) []byte {
 //
 // A Cluster answers key-range queries through its secondary index: a
 // binary search of the .idx finds the block that may hold the first
-// match, and blocks are then read and decompressed one at a time while
-// lines can still match. Part files are opened on first use and kept open
-// until Close.
+// match, and blocks are then read while lines can still match.
+// Records(cdxj.Query{}) walks every block. The first two blocks of a query
+// are decompressed as they are read; from the third on, up to
+// OpenOptions.Workers goroutines decompress the next blocks ahead of the
+// reader, and their lines are still yielded in index order. Part files
+// are opened on first use and kept open until Close. Blocks are
+// decompressed with github.com/klauspost/compress/gzip.
 //
 // A Cluster is safe for concurrent use (but not concurrently with Close).
 // Memory per query: the line buffer (64 KiB, grown for long lines up to
-// MaxLineSize), a 32 KiB read buffer and one gzip reader.
+// MaxLineSize), a 32 KiB read buffer and one gzip reader, plus, when
+// blocks are read ahead, Workers blocks (compressed and decompressed; a
+// decompressed block larger than 4 × MaxBlockSize is an error wrapping
+// ErrZipNum).
 type Cluster struct {
 	// MaxLineSize is the longest line accepted in the secondary index and
 	// in a block; 0 means DefaultMaxLineSize.
@@ -210,6 +224,7 @@ type Cluster struct {
 	// means DefaultMaxBlockSize.
 	MaxBlockSize int64
 
+	opt         OpenOptions
 	idxPath     string
 	idx         *os.File
 	size        int64
@@ -232,10 +247,11 @@ func (c *Cluster) getBlockReader() *blockReader {
 }
 
 // OpenCluster opens the ZipNum cluster whose secondary index is idxPath
-// (".idx" or ".summary"). The location file is idxPath with its extension
-// replaced by ".loc", read when it exists. Nothing is modified. Errors
-// wrap ErrZipNum for a malformed !meta header or .loc file.
-func OpenCluster(idxPath string) (*Cluster, error) {
+// (".idx" or ".summary"); opt may be nil. The location file is idxPath
+// with its extension replaced by ".loc", read when it exists. Nothing is
+// modified. Errors wrap ErrZipNum for a malformed !meta header or .loc
+// file.
+func OpenCluster(idxPath string, opt *OpenOptions) (*Cluster, error) {
 	f, err := os.Open(idxPath)
 	if err != nil {
 		return nil, err
@@ -246,6 +262,10 @@ func OpenCluster(idxPath string) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{idxPath: idxPath, idx: f, size: st.Size(), dir: filepath.Dir(idxPath), parts: map[string]*os.File{}}
+	if opt != nil {
+		c.opt = *opt
+		c.MaxLineSize = opt.MaxLineSize
+	}
 	if err := c.readMeta(); err != nil {
 		f.Close()
 		return nil, err
@@ -316,15 +336,22 @@ func parseLoc(r io.Reader, dir string) (map[string][]string, error) {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) < 2 || f[0] == "" {
+		if f[0] == "" {
 			return nil, fmt.Errorf("%w: .loc line %d: want \"part<TAB>path...\"", ErrZipNum, n)
+		}
+		if _, ok := loc[f[0]]; !ok {
+			loc[f[0]] = []string{} // a part listed without a location has none
 		}
 		for _, p := range f[1:] {
 			if p == "" {
 				continue
 			}
 			if !strings.Contains(p, "://") && !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
+				// Relative to the .loc file's folder first, then as given
+				// (pywb resolves it against its working directory).
+				if j := filepath.Join(dir, p); j != filepath.Clean(p) {
+					loc[f[0]] = append(loc[f[0]], j)
+				}
 			}
 			loc[f[0]] = append(loc[f[0]], p)
 		}
@@ -370,25 +397,24 @@ func (c *Cluster) part(name string) (*os.File, error) {
 		}
 		paths = []string{filepath.Join(c.dir, name)}
 	}
-	var firstErr error
+	var tried []string
 	for _, p := range paths {
 		if strings.Contains(p, "://") {
-			if firstErr == nil {
-				firstErr = fmt.Errorf("%w: part %q: remote location %q is not supported", ErrZipNum, name, p)
-			}
+			tried = append(tried, fmt.Sprintf("%s (remote locations are not read)", p))
 			continue
 		}
 		f, err := os.Open(p)
 		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
+			tried = append(tried, fmt.Sprintf("%s (%v)", p, errors.Unwrap(err)))
 			continue
 		}
 		c.parts[name] = f
 		return f, nil
 	}
-	return nil, firstErr
+	if len(tried) == 0 {
+		return nil, fmt.Errorf("%w: part %q has no location in the .loc file", ErrZipNum, name)
+	}
+	return nil, fmt.Errorf("%w: part %q: no location opens; tried %s", ErrZipNum, name, strings.Join(tried, ", "))
 }
 
 // Entries returns every entry of the secondary index in order. A line that
@@ -597,54 +623,240 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 			yield(nil, err)
 			return
 		}
+		// The candidate blocks of this page.
+		blocks := func(yield func(IdxEntry, error) bool) {
+			i := -1
+			for e, err := range c.candidates(cq) {
+				if err != nil {
+					yield(e, err)
+					return
+				}
+				if i++; i < skip {
+					continue
+				}
+				if count >= 0 && i >= skip+count {
+					return
+				}
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+		n := 0
+		done := false
+		var cur IdxEntry
+		ln := 0
+		onLine := func(line []byte) bool {
+			ln++
+			if isBlankLine(line) || isHeaderLine(line) {
+				return true
+			}
+			if at != nil {
+				at.e, at.line = cur, ln
+			}
+			switch cq.test(line) {
+			case vStop:
+				done = true
+				return false
+			case vSkip:
+				return true
+			}
+			if !yield(line, nil) {
+				done = true
+				return false
+			}
+			n++
+			if q.Limit > 0 && n >= q.Limit {
+				done = true
+				return false
+			}
+			return true
+		}
+		fail := func(err error) { done = true; yield(nil, err) }
+
+		next, stop := iter.Pull2(iter.Seq2[IdxEntry, error](blocks))
+		defer stop()
+		workers := c.opt.workers()
+		var ahead []*fetched // blocks being decompressed, in index order
+		defer func() {
+			for _, f := range ahead {
+				<-f.done
+				c.putFetched(f)
+			}
+		}()
+		var endErr error // the error that ends the candidates, after the blocks before it
+		exhausted := false
 		br := c.getBlockReader()
 		defer c.blockPool.Put(br)
-		n, i := 0, -1
-		for e, err := range c.candidates(cq) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			i++
-			if i < skip {
+		for inline := 0; !done; {
+			if inline < 2 || workers <= 1 {
+				// A query's first blocks are read as they are
+				// decompressed: one that matches a few lines costs no more.
+				e, err, ok := next()
+				if !ok {
+					return
+				}
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				inline++
+				cur, ln = e, 0
+				ok = c.blockLines(br, e, onLine, fail)
+				c.opt.progress(e.Length)
+				if !ok {
+					return
+				}
 				continue
 			}
-			if count >= 0 && i >= skip+count {
+			for !exhausted && len(ahead) < workers {
+				e, err, ok := next()
+				if !ok || err != nil {
+					exhausted, endErr = true, err
+					break
+				}
+				ahead = append(ahead, c.fetch(e))
+			}
+			if len(ahead) == 0 {
+				if endErr != nil {
+					yield(nil, endErr)
+				}
 				return
 			}
-			done := false
-			ln := 0
-			ok := c.blockLines(br, e, func(line []byte) bool {
-				ln++
-				if isBlankLine(line) || isHeaderLine(line) {
-					return true
-				}
-				if at != nil {
-					at.e, at.line = e, ln
-				}
-				switch cq.test(line) {
-				case vStop:
-					done = true
-					return false
-				case vSkip:
-					return true
-				}
-				if !yield(line, nil) {
-					done = true
-					return false
-				}
-				n++
-				if q.Limit > 0 && n >= q.Limit {
-					done = true
-					return false
-				}
-				return true
-			}, func(err error) { done = true; yield(nil, err) })
-			if done || !ok {
+			f := ahead[0]
+			ahead = ahead[1:]
+			<-f.done
+			cur, ln = f.e, 0
+			if f.err != nil {
+				c.putFetched(f)
+				fail(f.err)
+				return
+			}
+			err := splitLines(f.data, c.maxLine(), onLine)
+			c.putFetched(f)
+			c.opt.progress(cur.Length)
+			if err != nil && !done {
+				fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, cur.Part, cur.Offset, cur.Length, err))
 				return
 			}
 		}
 	}
+}
+
+func (c *Cluster) maxLine() int {
+	if c.MaxLineSize > 0 {
+		return c.MaxLineSize
+	}
+	return DefaultMaxLineSize
+}
+
+func (c *Cluster) maxBlock() int64 {
+	if c.MaxBlockSize > 0 {
+		return c.MaxBlockSize
+	}
+	return DefaultMaxBlockSize
+}
+
+// fetched is one block read and decompressed ahead of its reader.
+type fetched struct {
+	e    IdxEntry
+	comp []byte // the compressed block
+	data []byte // its decompressed content
+	err  error
+	done chan struct{}
+	zr   gzip.Reader
+	src  bytes.Reader
+}
+
+var fetchedPool sync.Pool // of *fetched, buffers reused across blocks
+
+// fetch starts reading and decompressing the block e in a goroutine of its
+// own; wait on done.
+func (c *Cluster) fetch(e IdxEntry) *fetched {
+	f, _ := fetchedPool.Get().(*fetched)
+	if f == nil {
+		f = new(fetched)
+	}
+	f.e, f.err, f.done = e, nil, make(chan struct{})
+	go func() {
+		defer close(f.done)
+		f.err = c.decompressBlock(f)
+	}()
+	return f
+}
+
+func (c *Cluster) putFetched(f *fetched) {
+	if cap(f.data) > 16<<20 || cap(f.comp) > 16<<20 {
+		return // an outsized block: let its buffers go
+	}
+	fetchedPool.Put(f)
+}
+
+// decompressBlock reads block f.e whole and decompresses it into f.data.
+func (c *Cluster) decompressBlock(f *fetched) error {
+	e := f.e
+	where := func(err error) error {
+		return fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err)
+	}
+	if e.Length > c.maxBlock() {
+		return fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, c.maxBlock())
+	}
+	pf, err := c.part(e.Part)
+	if err != nil {
+		return fmt.Errorf("cdxj: ZipNum part %q: %w", e.Part, err)
+	}
+	if int64(cap(f.comp)) < e.Length {
+		f.comp = make([]byte, e.Length)
+	}
+	f.comp = f.comp[:e.Length]
+	if n, err := pf.ReadAt(f.comp, e.Offset); int64(n) < e.Length {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return where(err)
+	}
+	f.src.Reset(f.comp)
+	if err := f.zr.Reset(&f.src); err != nil {
+		return where(err)
+	}
+	f.zr.Multistream(false)
+	maxData := 4 * c.maxBlock()
+	buf := bytes.NewBuffer(f.data[:0])
+	n, err := buf.ReadFrom(io.LimitReader(&f.zr, maxData+1))
+	f.data = buf.Bytes()
+	if err != nil {
+		return where(err)
+	}
+	if n > maxData {
+		return where(fmt.Errorf("decompresses to more than %d bytes", maxData))
+	}
+	if rest := f.src.Len(); rest > 0 {
+		return where(fmt.Errorf("its gzip member ends %d bytes before the length the index gives", rest))
+	}
+	return nil
+}
+
+// splitLines calls yield for each line of a decompressed block, without
+// its terminator ("\n" or "\r\n"; the last line may have none), until it
+// returns false. A line longer than max is an error.
+func splitLines(data []byte, max int, yield func([]byte) bool) error {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		var line []byte
+		if i < 0 {
+			line, data = data, nil
+		} else {
+			line, data = data[:i], data[i+1:]
+		}
+		line = trimCR(line)
+		if len(line) > max {
+			return fmt.Errorf("%w: a line of more than %d bytes", ErrLineTooLong, max)
+		}
+		if !yield(line) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // Pages returns how many pages of pageSize blocks the answer to q spans,
@@ -683,14 +895,27 @@ func (c *Cluster) Page(q Query, page, pageSize int) iter.Seq2[[]byte, error] {
 }
 
 // Records returns the lines that match q parsed as Records (layout
-// inferred per line); see Searcher. A line that does not parse yields its
-// *ParseError wrapped in an error naming its block (part, offset, length)
-// and its line number in the block.
+// inferred per line unless OpenOptions.Layout gives it); see Searcher. A
+// line that does not parse yields its *ParseError, whose Source names its
+// block ("cdx-00000.gz, block at byte 1234+567": part, offset, length)
+// and whose Line is its line number in the block.
 func (c *Cluster) Records(q Query) iter.Seq2[*Record, error] {
 	var at blockPos
-	return records(c.lines(q, 0, -1, &at), nil, func() string {
-		return fmt.Sprintf("cdxj: block at %s:%d+%d, line %d", at.e.Part, at.e.Offset, at.e.Length, at.line)
-	})
+	return records(c.lines(q, 0, -1, &at), nil, c.opt.Layout, c.placeLine(&at))
+}
+
+// placeLine returns the place function of records for the lines of a
+// cluster query whose position at holds: the block is the source, the
+// line number is within the block.
+func (c *Cluster) placeLine(at *blockPos) func(pe *ParseError) {
+	var src string
+	var srcOf IdxEntry
+	return func(pe *ParseError) {
+		if src == "" || at.e != srcOf {
+			src, srcOf = fmt.Sprintf("%s, block at byte %d+%d", at.e.Part, at.e.Offset, at.e.Length), at.e
+		}
+		pe.Source, pe.Line, pe.Offset = src, int64(at.line), 0
+	}
 }
 
 var _ Searcher = (*Cluster)(nil)

@@ -42,7 +42,7 @@ func damagedCluster(t *testing.T, damage func(idx []string) []string) (*Cluster,
 	if err := os.WriteFile(idxPath, []byte(strings.Join(idx, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := OpenCluster(idxPath)
+	c, err := OpenCluster(idxPath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

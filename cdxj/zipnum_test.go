@@ -37,7 +37,7 @@ func buildCluster(t testing.TB, dir, name string, lines []string, opt *ClusterOp
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := OpenCluster(w.IdxPath())
+	c, err := OpenCluster(w.IdxPath(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestClusterFieldShapes(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "parts", "data-0.gz"), part.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "x.idx"), []byte(idx.String()), 0o644)
 	os.WriteFile(filepath.Join(dir, "x.loc"), []byte("p0.gz\tmissing/p0.gz\tparts/data-0.gz\n"), 0o644)
-	c, err := OpenCluster(filepath.Join(dir, "x.idx"))
+	c, err := OpenCluster(filepath.Join(dir, "x.idx"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestClusterErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, fmt.Sprintf("c%d.idx", i))
 			os.WriteFile(path, []byte(tt.idx), 0o644)
-			c, err := OpenCluster(path)
+			c, err := OpenCluster(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,16 +252,16 @@ func TestClusterErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := OpenCluster(filepath.Join(dir, "nope.idx")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := OpenCluster(filepath.Join(dir, "nope.idx"), nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("OpenCluster(missing) = %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "m.idx"), []byte("!meta 0 {bad json}\n"), 0o644)
-	if _, err := OpenCluster(filepath.Join(dir, "m.idx")); !errors.Is(err, ErrZipNum) {
+	if _, err := OpenCluster(filepath.Join(dir, "m.idx"), nil); !errors.Is(err, ErrZipNum) {
 		t.Errorf("bad !meta: %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, "l.idx"), []byte(""), 0o644)
-	os.WriteFile(filepath.Join(dir, "l.loc"), []byte("onlypart\n"), 0o644)
-	if _, err := OpenCluster(filepath.Join(dir, "l.idx")); !errors.Is(err, ErrZipNum) {
+	os.WriteFile(filepath.Join(dir, "l.loc"), []byte("\tpart-00000.gz\n"), 0o644)
+	if _, err := OpenCluster(filepath.Join(dir, "l.idx"), nil); !errors.Is(err, ErrZipNum) {
 		t.Errorf("bad .loc: %v", err)
 	}
 }
@@ -367,7 +367,7 @@ func TestZipNumFixtures(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			c, err := OpenCluster(filepath.Join(dir, fx.name+".idx"))
+			c, err := OpenCluster(filepath.Join(dir, fx.name+".idx"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

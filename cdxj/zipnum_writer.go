@@ -38,6 +38,10 @@ type ClusterOptions struct {
 	WriteLoc bool
 	// Level is the gzip compression level; 0 means gzip.DefaultCompression.
 	Level int
+	// NoFinalNewline leaves out the "\n" after the last line of each
+	// block, as pywb writes its ZipNum parts (a block's end ends its last
+	// line; see Cluster).
+	NoFinalNewline bool
 }
 
 // ClusterWriter builds a ZipNum cluster (see Cluster) from lines given in
@@ -176,11 +180,13 @@ func (w *ClusterWriter) WriteLine(line []byte) error {
 			return err
 		}
 	}
-	if _, err := w.zw.Write(line); err != nil {
-		w.err = err
-		return err
+	if w.blockLines > 0 {
+		if _, err := w.zw.Write(newline); err != nil {
+			w.err = err
+			return err
+		}
 	}
-	if _, err := w.zw.Write(newline); err != nil {
+	if _, err := w.zw.Write(line); err != nil {
 		w.err = err
 		return err
 	}
@@ -240,6 +246,11 @@ func (w *ClusterWriter) startBlock(first []byte) error {
 func (w *ClusterWriter) endBlock() error {
 	if w.blockLines == 0 {
 		return nil
+	}
+	if !w.opt.NoFinalNewline {
+		if _, err := w.zw.Write(newline); err != nil {
+			return err
+		}
 	}
 	if err := w.zw.Close(); err != nil {
 		return err

@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,8 +49,11 @@ type BuildOptions struct {
 	// a negative value turns the check off.
 	CheckEvery int
 
-	// SkipBad passes over lines the index reader cannot parse (counted in
-	// BuildStats.Bad) instead of stopping.
+	// SkipBad passes over bad lines, counting them in BuildStats.Bad and
+	// recording the count in the map's !meta header ("skipped_lines"),
+	// instead of stopping at the first with an error naming its source and
+	// line. A bad line is one the index reader cannot parse, or a record
+	// whose URL does not canonicalize to a SURT.
 	SkipBad bool
 
 	// MemoryLimit bounds the in-memory sort chunk in bytes; past it sorted
@@ -68,25 +71,20 @@ type BuildOptions struct {
 // keeps a build's peak resident memory under 512 MiB for any input size.
 const DefaultSortMemory = 96 << 20
 
-// Input is one index to build from: a name for messages and its content
-// (CDXJ or classic CDX, already decompressed; see cdxj.OpenFile).
-type Input struct {
-	Name string
-	R    io.Reader
-}
-
 // BuildStats counts what [Build] did.
 type BuildStats struct {
-	Records    int64 // index records read
-	Used       int64 // records counted in the map (URI-M total)
-	Filtered   int64 // left out by the status, MIME, revisit or robots filters
-	NonHTTP    int64 // left out as non-HTTP(S) pseudo-URIs (dns:, warcinfo, ...)
-	Bad        int64 // unparseable lines skipped (SkipBad) or URLs that failed canonicalization
-	Keys       int64 // data lines written (distinct HxPx keys)
-	URIRs      int64 // distinct URI-Rs (full SURTs, query included)
-	Runs       int   // sorted runs spilled to disk
-	Checked    int64 // records whose key was compared with their canonicalized URL
-	Mismatched int64 // of those, keys that differ
+	Records  int64 // index records read
+	Used     int64 // records counted in the map (URI-M total)
+	Filtered int64 // left out by the status, MIME, revisit or robots filters
+	NonHTTP  int64 // left out as non-HTTP(S) pseudo-URIs (dns:, warcinfo, ...)
+	Bad      int64 // bad lines skipped under SkipBad: unparseable, or a URL that does not canonicalize
+	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
+	BadExamples []string
+	Keys        int64 // data lines written (distinct HxPx keys)
+	URIRs       int64 // distinct URI-Rs (full SURTs, query included)
+	Runs        int   // sorted runs spilled to disk
+	Checked     int64 // records whose key was compared with their canonicalized URL
+	Mismatched  int64 // of those, keys that differ
 	// MismatchExamples holds up to 5 "key <> canonical (url)" examples.
 	MismatchExamples []string
 }
@@ -99,12 +97,15 @@ func (s BuildStats) MismatchRate() float64 {
 	return float64(s.Mismatched) / float64(s.Checked)
 }
 
-// Build reads CDX/CDXJ indexes (sorted or not, any number) and writes a
-// baseline MementoMap to dst (internal/spec/MEMENTOMAP.md; the paper's Section 4): UKVS
-// headers (!context, !id, !fields, !meta with name, type "MementoMap" and
-// updated_at), then one line "HXPX M/R" per HxPx key in byte-wise order,
-// where M is the number of captures and R the number of distinct URI-Rs
-// (full SURTs, query included) under that key.
+// Build reads CDX/CDXJ indexes (any number, sorted or not, each walked
+// whole with Records(cdxj.Query{}): files, ZipNum clusters, streams, CDX
+// servers, whatever cdxj.Open opens) and writes a baseline MementoMap to
+// dst (internal/spec/MEMENTOMAP.md; the paper's Section 4): UKVS headers
+// (!context, !id, !fields, !meta with name, type "MementoMap", updated_at
+// and, when bad lines were skipped under o.SkipBad, "skipped_lines"), then
+// one line "HXPX M/R" per HxPx key in byte-wise order, where M is the
+// number of captures and R the number of distinct URI-Rs (full SURTs,
+// query included) under that key.
 //
 // SURT keys of the index are used as they are (query cut); keys that are
 // not SURTs (wget's URL-keyed CDX) and every key under Rekey are
@@ -115,9 +116,12 @@ func (s BuildStats) MismatchRate() float64 {
 //
 // Memory is bounded by o.MemoryLimit whatever the input size: an external
 // sort spills sorted runs (unlinked temporary files in o.TempDir) and
-// merges them. A parse error stops the build with the input's name and
-// line unless o.SkipBad. ctx cancels the build.
-func Build(ctx context.Context, dst io.Writer, inputs []Input, o BuildOptions) (BuildStats, error) {
+// merges them. A bad line stops the build with an error naming its source
+// and line (a *cdxj.ParseError), unless o.SkipBad; any other error of an
+// input (an unreadable file, a corrupt gzip member) stops it always. No
+// line that parses is left out but by the filters o asks for. ctx cancels
+// the build.
+func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOptions) (BuildStats, error) {
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}
@@ -132,7 +136,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []Input, o BuildOptions) (
 	}
 	b.st.Runs = len(b.s.runs)
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o); err != nil {
+	if err := writeBuildHeaders(bw, o, b.st.Bad); err != nil {
 		b.s.close()
 		return b.st, err
 	}
@@ -196,7 +200,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []Input, o BuildOptions) (
 // UKVSContext is the JSON-LD context a MementoMap's !context header names.
 const UKVSContext = "https://oduwsdl.github.io/contexts/ukvs"
 
-func writeBuildHeaders(w io.Writer, o BuildOptions) error {
+func writeBuildHeaders(w io.Writer, o BuildOptions, skipped int64) error {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -206,7 +210,8 @@ func writeBuildHeaders(w io.Writer, o BuildOptions) error {
 		Name      string `json:"name"`
 		Type      string `json:"type"`
 		UpdatedAt string `json:"updated_at"`
-	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339)})
+		Skipped   int64  `json:"skipped_lines,omitempty"`
+	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped})
 	_, err := fmt.Fprintf(w, "!context [%q]\n!id %s\n!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n!meta %s\n",
 		UKVSContext, id, meta)
 	return err
@@ -232,31 +237,41 @@ type builder struct {
 	key   []byte
 }
 
-func (b *builder) read(ctx context.Context, in Input) error {
-	r := cdxj.NewReader(in.R)
-	r.ReuseRecord = true
-	r.SkipBad = b.o.SkipBad
-	r.Logger = b.o.Logger
-	skipped0 := int64(0)
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("mementomap: %s: %w", in.Name, err)
-		}
-		b.st.Records++
-		if b.st.Records&0xffff == 0 {
+func (b *builder) read(ctx context.Context, src cdxj.Searcher) error {
+	n := 0
+	for rec, err := range src.Records(cdxj.Query{}) {
+		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if err := b.record(rec, in.Name); err != nil {
-			return err
+		if err == nil {
+			b.st.Records++
+			err = b.record(rec)
+		}
+		if err != nil {
+			if err := b.bad(err); err != nil {
+				return err
+			}
 		}
 	}
-	b.st.Bad += r.Skipped() - skipped0
+	return ctx.Err()
+}
+
+// bad counts and reports a bad line under SkipBad; any other error, and
+// every error without SkipBad, is returned.
+func (b *builder) bad(err error) error {
+	var pe *cdxj.ParseError
+	if !errors.As(err, &pe) || !b.o.SkipBad {
+		return fmt.Errorf("mementomap: %w", err)
+	}
+	b.st.Bad++
+	if len(b.st.BadExamples) < 5 {
+		b.st.BadExamples = append(b.st.BadExamples, strings.TrimPrefix(err.Error(), "cdxj: "))
+	}
+	if b.o.Logger != nil && b.st.Bad <= 10 {
+		b.o.Logger.Warn("skipped a bad index line", "source", pe.Source, "line", pe.Line, "err", pe.Err)
+	}
 	return nil
 }
 
@@ -269,8 +284,9 @@ func hasHTTPScheme(u []byte) bool {
 
 // record turns one index record into its sort key (the full SURT with its
 // first '?' made a NUL byte, so that keys group by HxPx key), applying the
-// filters, and hands it to the sink.
-func (b *builder) record(rec *cdxj.Record, name string) error {
+// filters, and hands it to the sink. A URL that does not canonicalize is a
+// *cdxj.ParseError placed at the record's line.
+func (b *builder) record(rec *cdxj.Record) error {
 	u := rec.URL()
 	key := rec.Key()
 	surtKey := rec.KeyIsSURT() && bytes.IndexByte(key, ')') > 0 && !bytes.Contains(key, []byte("://"))
@@ -293,9 +309,11 @@ func (b *builder) record(rec *cdxj.Record, name string) error {
 	}
 	if b.o.Rekey || !surtKey {
 		k, err := surt.Canonicalize(string(u))
-		if err != nil || strings.IndexByte(k, ')') < 0 {
-			b.st.Bad++
-			return nil
+		if err == nil && strings.IndexByte(k, ')') < 0 {
+			err = fmt.Errorf("its SURT %q has no host", k)
+		}
+		if err != nil {
+			return rec.ParseError(fmt.Errorf("URL %q does not canonicalize: %w", u, err))
 		}
 		b.key = append(b.key[:0], k...)
 	} else {
@@ -306,8 +324,7 @@ func (b *builder) record(rec *cdxj.Record, name string) error {
 	}
 	k := b.key
 	if bytes.IndexByte(k, 0) >= 0 {
-		b.st.Bad++
-		return nil
+		return rec.ParseError(fmt.Errorf("key %q holds a NUL byte", k))
 	}
 	if i := bytes.IndexByte(k, '?'); i >= 0 {
 		k[i] = 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mementokit/mementokit/cdxj"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +18,9 @@ var fixedNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.
 
 func buildString(t *testing.T, o BuildOptions, idx ...string) (string, BuildStats) {
 	t.Helper()
-	var ins []Input
+	var ins []cdxj.Searcher
 	for i, s := range idx {
-		ins = append(ins, Input{Name: fmt.Sprintf("in%d", i), R: strings.NewReader(s)})
+		ins = append(ins, cdxj.NewStream(fmt.Sprintf("in%d", i), strings.NewReader(s), nil))
 	}
 	if o.Now == nil {
 		o.Now = fixedNow
@@ -174,7 +175,7 @@ func TestBuildRealIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			st, err := Build(context.Background(), &out, []Input{{Name: name, R: bytes.NewReader(data)}}, BuildOptions{SkipBad: true, Now: fixedNow})
+			st, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(data), nil)}, BuildOptions{SkipBad: true, Now: fixedNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +214,7 @@ func TestBuildCancelled(t *testing.T) {
 	for i := range 70000 {
 		fmt.Fprintf(&b, "com,h%d)/ 20200101000000 {\"url\": \"http://h%d.com/\"}\n", i, i)
 	}
-	_, err := Build(ctx, &bytes.Buffer{}, []Input{{Name: "x", R: strings.NewReader(b.String())}}, BuildOptions{})
+	_, err := Build(ctx, &bytes.Buffer{}, []cdxj.Searcher{cdxj.NewStream("x", strings.NewReader(b.String()), nil)}, BuildOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -221,7 +222,7 @@ func TestBuildCancelled(t *testing.T) {
 
 func TestBuildBadLine(t *testing.T) {
 	in := "com,a)/ 20200101000000 {\"url\": \"http://a.com/\"}\ncom,b)/ 2020130100 {\"url\": \"http://b.com/\"}\n"
-	_, err := Build(context.Background(), &bytes.Buffer{}, []Input{{Name: "bad.cdxj", R: strings.NewReader(in)}}, BuildOptions{})
+	_, err := Build(context.Background(), &bytes.Buffer{}, []cdxj.Searcher{cdxj.NewStream("bad.cdxj", strings.NewReader(in), nil)}, BuildOptions{})
 	if err == nil || !strings.Contains(err.Error(), "bad.cdxj") || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v, want it to name bad.cdxj line 2", err)
 	}

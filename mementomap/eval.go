@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/mementokit/mementokit/cdxj"
 	"strings"
 
 	"github.com/mementokit/mementokit/surt"
@@ -45,7 +46,7 @@ func isSURT(in string) bool {
 // SURTs) they hold (by full SURT, query included) and how many distinct
 // URI-Rs they hold. Memory: the lookups (a hash set of their keys) plus, for
 // the URI-R count, an external sort bounded by o.MemoryLimit.
-func LoadTruth(ctx context.Context, inputs []Input, lookups []string, o BuildOptions) (*Truth, error) {
+func LoadTruth(ctx context.Context, inputs []cdxj.Searcher, lookups []string, o BuildOptions) (*Truth, error) {
 	t := &Truth{Inputs: lookups, Keys: make([]string, len(lookups)), Held: make([]bool, len(lookups))}
 	want := make(map[string][]int, len(lookups))
 	for i, l := range lookups {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/mementokit/mementokit/cdxj"
 	"math"
 	"strings"
 	"testing"
@@ -115,14 +116,14 @@ func TestEvaluateGenerated(t *testing.T) {
 	}
 	ctx := context.Background()
 	var base bytes.Buffer
-	bst, err := Build(ctx, &base, []Input{{Name: "gen", R: bytes.NewReader(idx.Bytes())}}, BuildOptions{})
+	bst, err := Build(ctx, &base, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bst.Mismatched != 0 {
 		t.Errorf("generated keys differ from canonicalized URLs: %v", bst.MismatchExamples)
 	}
-	truth, err := LoadTruth(ctx, []Input{{Name: "gen", R: bytes.NewReader(idx.Bytes())}}, strings.Fields(lk.String()), BuildOptions{})
+	truth, err := LoadTruth(ctx, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, strings.Fields(lk.String()), BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package mementomap_test
 import (
 	"context"
 	"fmt"
+	"github.com/mementokit/mementokit/cdxj"
 	"os"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ com,example)/a?x=2 20200103000000 {"url": "http://example.com/a?x=2", "mime": "t
 		Now:       func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
 	}
 	st, err := mementomap.Build(context.Background(), os.Stdout,
-		[]mementomap.Input{{Name: "index.cdxj", R: strings.NewReader(index)}}, o)
+		[]cdxj.Searcher{cdxj.NewStream("index.cdxj", strings.NewReader(index), nil)}, o)
 	if err != nil {
 		fmt.Println(err)
 	}

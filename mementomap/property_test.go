@@ -168,7 +168,7 @@ func TestNoFalseNegativesRealIndexes(t *testing.T) {
 		}
 		for _, rekey := range []bool{false, true} {
 			o := BuildOptions{SkipBad: true, Rekey: rekey, Now: fixedNow}
-			in := func() []Input { return []Input{{Name: name, R: bytes.NewReader(data)}} }
+			in := func() []cdxj.Searcher { return []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(data), nil)} }
 			var base bytes.Buffer
 			if _, err := Build(ctx, &base, in(), o); err != nil {
 				t.Fatalf("%s: %v", name, err)

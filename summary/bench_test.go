@@ -2,7 +2,9 @@ package summary
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"testing"
 )
@@ -32,7 +34,7 @@ func BenchmarkSummarize(b *testing.B) {
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
-		if err := s.ReadIndex(bytes.NewReader(in), "bench", false); err != nil {
+		if err := s.ReadIndex(context.Background(), cdxj.NewStream("bench", bytes.NewReader(in), nil), false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -114,7 +116,7 @@ func BenchmarkDaily(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		d := NewDaily(nil)
-		if err := d.ReadIndex(bytes.NewReader(in), "bench", false); err != nil {
+		if err := d.ReadIndex(context.Background(), cdxj.NewStream("bench", bytes.NewReader(in), nil), false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package summary
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"encoding/base32"
 	"encoding/json"
@@ -166,6 +167,8 @@ type DailyStats struct {
 	Revisits   int64 // revisit records, counted apart (not in the series)
 	Duplicates int64 // records whose identifier was already counted
 	BadLines   int64 // lines skipped: malformed, or a timestamp without a day
+	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
+	BadExamples []string
 	// NoLength counts the Records whose length was missing, "-" or invalid
 	// (not an integer, above MaxRecordLength): their size counts as 0.
 	NoLength int64
@@ -275,36 +278,35 @@ func (d *Daily) AddRecord(r *cdxj.Record) error {
 	return nil
 }
 
-// ReadIndex reads a whole CDX or CDXJ stream with package cdxj and counts
-// its records. Bad lines are an error naming the line, or with skipBad are
-// counted in Stats().BadLines. A read error ends the stream and is returned
-// naming name and the last line read.
-func (d *Daily) ReadIndex(r io.Reader, name string, skipBad bool) error {
-	rd := cdxj.NewReader(r)
-	rd.ReuseRecord = true
-	for {
-		rec, err := rd.Read()
-		if err == io.EOF {
-			return nil
+// ReadIndex walks a whole index (Records(cdxj.Query{}): a file, a ZipNum
+// cluster, a stream, whatever cdxj.Open opens) and counts its records, as
+// Summarizer.ReadIndex does: a bad line (malformed, or a timestamp without
+// a day) is an error naming its source and line, or with skipBad is counted
+// in Stats().BadLines (the first five in BadExamples); any other error of
+// the input ends it and is returned. ctx cancels the walk between records.
+func (d *Daily) ReadIndex(ctx context.Context, src cdxj.Searcher, skipBad bool) error {
+	n := 0
+	for rec, err := range src.Records(cdxj.Query{}) {
+		if n++; n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
-		line := rd.LineNumber()
 		if err == nil {
-			err = d.AddRecord(rec)
+			if err = d.AddRecord(rec); errors.Is(err, errNoDay) {
+				err = rec.ParseError(err)
+			}
 		}
 		if err != nil {
-			var pe *cdxj.ParseError
-			if !errors.As(err, &pe) && !errors.Is(err, errNoDay) {
-				return inputError(name, line, err)
+			if err := badLine(err, skipBad, &d.stats.BadLines, &d.stats.BadExamples); err != nil {
+				return err
 			}
-			if !skipBad {
-				return &ParseError{Name: name, Line: line, Err: err}
-			}
-			d.stats.BadLines++
 			if d.opts.Logger != nil && d.stats.BadLines == 1 {
-				d.opts.Logger.Warn("summary: daily: skipped a bad line (first occurrence)", "file", name, "line", line, "err", err)
+				d.opts.Logger.Warn("summary: daily: skipped a bad line (first occurrence)", "err", err)
 			}
 		}
 	}
+	return ctx.Err()
 }
 
 // Stats returns the counts so far.

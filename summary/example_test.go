@@ -1,7 +1,9 @@
 package summary_test
 
 import (
+	"context"
 	"fmt"
+	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"os"
 	"strings"
@@ -15,7 +17,7 @@ uk,co,bbc,news)/logo.png 20200101000001 {"url": "https://news.bbc.co.uk/logo.png
 uk,co,bbc,news)/old 20200101000002 {"url": "https://news.bbc.co.uk/old", "mime": "text/html", "status": "404", "length": "10"}
 `
 	s := summary.New(&summary.Options{Compact: true, MaxYear: 2030})
-	if err := s.ReadIndex(strings.NewReader(index), "example.cdxj", false); err != nil {
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream("example.cdxj", strings.NewReader(index), nil), false); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -23,7 +25,7 @@ uk,co,bbc,news)/old 20200101000002 {"url": "https://news.bbc.co.uk/old", "mime":
 	fmt.Printf("%+v\n", s.Stats())
 	// Output:
 	// bbc.co.uk {"2020": {"n_html": 1, "n_image": 1, "n_https": 2, "n_total": 2, "s_html": 1000, "s_image": 50, "s_https": 1050, "s_total": 1050}}
-	// {Counted:2 NotOK:1 BadTimestamp:0 Keys:1 BadLines:0 NoLength:0}
+	// {Counted:2 NotOK:1 BadTimestamp:0 Keys:1 BadLines:0 BadExamples:[] NoLength:0}
 }
 
 func ExampleCompat() {
@@ -106,7 +108,7 @@ gov,loc)/ 20090119120000 {"url": "http://loc.gov/", "status": "200", "length": "
 gov,loc)/a 20090119130000 {"url": "http://loc.gov/a", "status": "404", "length": "50", "filename": "CDL-2.warc.gz"}
 `
 	d := summary.NewDaily(nil)
-	if err := d.ReadIndex(strings.NewReader(index), "x.cdxj", false); err != nil {
+	if err := d.ReadIndex(context.Background(), cdxj.NewStream("x.cdxj", strings.NewReader(index), nil), false); err != nil {
 		fmt.Println(err)
 		return
 	}

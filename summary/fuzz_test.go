@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func FuzzSummarize(f *testing.F) {
 	addSampleSeeds(f)
 	f.Fuzz(func(t *testing.T, in string) {
 		s := New(&Options{MaxYear: 2030})
-		if err := s.ReadIndex(strings.NewReader(in), "fuzz", true); err != nil {
+		if err := s.ReadIndex(context.Background(), cdxj.NewStream("fuzz", strings.NewReader(in), nil), true); err != nil {
 			t.Fatalf("ReadIndex with skipBad: %v", err)
 		}
 		st := s.Stats()

@@ -2,9 +2,9 @@ package summary
 
 import (
 	"bytes"
+	"context"
 	"errors"
-	"fmt"
-	"io"
+	"strings"
 	"unsafe"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -244,48 +244,54 @@ func indexQuote(b []byte, i int) int {
 	return i + j
 }
 
-// inputError names the input and the last line read in a read error (a
-// truncated gzip stream, a cancelled context); the cause stays reachable
-// with errors.Is.
-func inputError(name string, line int64, err error) error {
-	if name == "" {
-		name = "input"
-	}
-	return fmt.Errorf("%s: after line %d: %w", name, line, err)
-}
-
-// ReadIndex summarizes a whole CDX or CDXJ stream read with package cdxj
-// (classic CDX layouts from the " CDX" legend or the field count, CDXJ of
-// pywb, Common Crawl and ipwb flavours; "!" header lines are skipped). name
-// is used in errors. Lines that cdxj cannot parse, and CDXJ lines whose JSON
-// is malformed, are errors naming the line; with skipBad they are counted in
-// Stats.BadLines instead and reading goes on. A read error ends the stream
-// and is returned naming name and the last line read (errors.Is reaches the
-// cause).
-// It makes no allocation per line.
-func (s *Summarizer) ReadIndex(r io.Reader, name string, skipBad bool) error {
-	rd := cdxj.NewReader(r)
-	rd.ReuseRecord = true
-	for {
-		rec, err := rd.Read()
-		if err == io.EOF {
-			return nil
+// ReadIndex summarizes a whole index, walked with Records(cdxj.Query{}):
+// a file, a ZipNum cluster, a stream, whatever cdxj.Open opens (classic CDX
+// layouts from the " CDX" legend or the field count, CDXJ of pywb, Common
+// Crawl and ipwb flavours; "!" header lines are skipped). Lines that cdxj
+// cannot parse, and CDXJ lines whose JSON is malformed, are errors naming
+// the source and line (a *ParseError wrapping the *cdxj.ParseError); with
+// skipBad they are counted in Stats.BadLines instead (the first five in
+// Stats.BadExamples) and reading goes on. Any other error of the input (an
+// unreadable file, a corrupt gzip member) ends it and is returned.
+// ctx cancels the walk between records. It makes no allocation per line.
+func (s *Summarizer) ReadIndex(ctx context.Context, src cdxj.Searcher, skipBad bool) error {
+	n := 0
+	for rec, err := range src.Records(cdxj.Query{}) {
+		if n++; n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
 		if err == nil {
 			err = s.AddRecord(rec)
 		}
 		if err != nil {
-			var pe *cdxj.ParseError
-			if !errors.As(err, &pe) {
-				return inputError(name, rd.LineNumber(), err) // a read or write error
+			if err := badLine(err, skipBad, &s.stats.BadLines, &s.stats.BadExamples); err != nil {
+				return err
 			}
-			if !skipBad {
-				return &ParseError{Name: name, Line: pe.Line, Err: err}
-			}
-			s.stats.BadLines++
 			if s.opts.Logger != nil && s.stats.BadLines == 1 {
-				s.opts.Logger.Warn("summary: skipped a bad index line (first occurrence; see Stats.BadLines)", "file", name, "err", err)
+				s.opts.Logger.Warn("summary: skipped a bad index line (first occurrence; see Stats.BadLines)", "err", err)
 			}
 		}
 	}
+	return ctx.Err()
+}
+
+// badLine returns the error to stop with for err met while reading an
+// index: every error that is not about one line, and every bad line when
+// skipBad is false (as a *ParseError). A bad line under skipBad is counted
+// in *n and, among the first five, recorded in *examples.
+func badLine(err error, skipBad bool, n *int64, examples *[]string) error {
+	var pe *cdxj.ParseError
+	if !errors.As(err, &pe) {
+		return err // names its source already
+	}
+	if !skipBad {
+		return &ParseError{Name: pe.Source, Line: pe.Line, Err: err}
+	}
+	*n++
+	if len(*examples) < 5 {
+		*examples = append(*examples, strings.TrimPrefix(err.Error(), "cdxj: "))
+	}
+	return nil
 }

@@ -21,10 +21,15 @@ var ErrLineTooLong = errors.New("summary: line too long")
 // by the original tool, with or without --compact) one at a time.
 // Memory: one line.
 type SummaryReader struct {
-	name string
-	sc   *bufio.Scanner
-	line int64
+	name   string
+	sc     *bufio.Scanner
+	line   int64
+	header []string
 }
+
+// Header returns the note lines ("!meta ...") read so far, without their
+// line ends.
+func (r *SummaryReader) Header() []string { return r.header }
 
 // NewSummaryReader returns a reader of the summary r; name is used in errors.
 func NewSummaryReader(r io.Reader, name string) *SummaryReader {
@@ -33,8 +38,10 @@ func NewSummaryReader(r io.Reader, name string) *SummaryReader {
 	return &SummaryReader{name: name, sc: sc}
 }
 
-// Read returns the next line, or io.EOF. Blank lines, and a UTF-8 byte
-// order mark at the start of the input, are skipped. A
+// Read returns the next line, or io.EOF. Blank lines, note lines starting
+// with '!' (the "!meta" line of a summary that records skipped index lines;
+// Header returns them), and a UTF-8 byte order mark at the start of the
+// input, are passed over. A
 // malformed line gives a *ParseError naming the line (the reader can go on
 // with the next one); a line longer than MaxSummaryLine gives a ParseError
 // wrapping ErrLineTooLong and ends the input.
@@ -46,6 +53,10 @@ func (r *SummaryReader) Read() (*Line, error) {
 			b = bytes.TrimPrefix(b, []byte("\ufeff")) // a UTF-8 byte order mark, as Windows editors write
 		}
 		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		if b[0] == '!' {
+			r.header = append(r.header, string(b))
 			continue
 		}
 		l, err := ParseLine(b)

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,8 @@ type Stats struct {
 	BadTimestamp int64 // 2xx captures not counted: year outside [MinYear, MaxYear] or malformed
 	Keys         int64 // distinct keys (lines) produced so far
 	BadLines     int64 // index lines skipped as malformed (ReadIndex with skipBad)
+	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
+	BadExamples []string
 	// NoLength counts the captures among Counted whose length was missing,
 	// "-", or invalid (negative, not an integer, above MaxRecordLength):
 	// they are counted with 0 bytes. 9-column CDX has no length at all.
@@ -318,12 +321,36 @@ func (s *Summarizer) Flush() error {
 // The periods of a line are in ascending order and the 26 counters in the
 // order of CounterNames; with Options.Compact counters equal to zero are left
 // out. With Grouped it is Flush. It implements io.WriterTo.
+//
+// When index lines were skipped as malformed (Stats.BadLines), the summary
+// says so in a note line, first (last with Grouped, whose lines are
+// written as they complete):
+//
+//	!meta {"skipped_lines": 3, "skipped_examples": ["idx.cdxj: line 7: invalid timestamp: ..."]}
+//
+// SummaryReader and every reader of this package pass over lines starting
+// with '!'. A summary of an index read without loss has no such line and
+// is in the original tool's format exactly.
 func (s *Summarizer) WriteTo(w io.Writer) (int64, error) {
 	if s.opts.Grouped {
-		return 0, s.Flush()
+		if err := s.Flush(); err != nil {
+			return 0, err
+		}
+		if s.stats.BadLines == 0 {
+			return 0, nil
+		}
+		n, err := s.opts.Out.Write(s.appendNote(nil))
+		return int64(n), err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var n int64
+	if s.stats.BadLines > 0 {
+		m, err := bw.Write(s.appendNote(nil))
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
 	for _, k := range sortedKeys(s.entries) {
 		s.line = appendLine(s.line[:0], s.entries[k], s.opts.Compact, true)
 		m, err := bw.Write(s.line)
@@ -333,6 +360,17 @@ func (s *Summarizer) WriteTo(w io.Writer) (int64, error) {
 		}
 	}
 	return n, bw.Flush()
+}
+
+// appendNote appends the note line that records the index lines skipped.
+func (s *Summarizer) appendNote(b []byte) []byte {
+	j, _ := json.Marshal(struct {
+		Skipped  int64    `json:"skipped_lines"`
+		Examples []string `json:"skipped_examples,omitempty"`
+	}{s.stats.BadLines, s.stats.BadExamples})
+	b = append(b, "!meta "...)
+	b = append(b, j...)
+	return append(b, '\n')
 }
 
 func sortedKeys(m map[string]*entry) []string {

@@ -2,7 +2,9 @@ package summary
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"github.com/mementokit/mementokit/cdxj"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -26,7 +28,7 @@ func summarize(t *testing.T, in string, opts *Options) (string, Stats) {
 		opts.MaxYear = 2030
 	}
 	s := New(opts)
-	if err := s.ReadIndex(strings.NewReader(in), "test", true); err != nil {
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream("test", strings.NewReader(in), nil), true); err != nil {
 		t.Fatalf("ReadIndex: %v", err)
 	}
 	var out bytes.Buffer
@@ -340,8 +342,8 @@ func TestDefaultFixes(t *testing.T) {
 		{
 			name:  "bad json line skipped and counted",
 			in:    `org,example)/ 20200101000000 {"url"="http://example.org/"}` + "\n",
-			want:  "",
-			stats: Stats{BadLines: 1},
+			want:  `!meta {"skipped_lines":1,"skipped_examples":["test: line 1, column 36: invalid JSON block: expected ':' after key \"url\""]}` + "\n",
+			stats: Stats{BadLines: 1, BadExamples: []string{`test: line 1, column 36: invalid JSON block: expected ':' after key "url"`}},
 		},
 	}
 	for _, tc := range tests {
@@ -360,7 +362,7 @@ func TestDefaultFixes(t *testing.T) {
 
 func TestReadIndexBadLineError(t *testing.T) {
 	s := New(nil)
-	err := s.ReadIndex(strings.NewReader("org,example)/ 20200101000000 {\"status\"=1}\n"), "x.cdxj", false)
+	err := s.ReadIndex(context.Background(), cdxj.NewStream("x.cdxj", strings.NewReader("org,example)/ 20200101000000 {\"status\"=1}\n"), nil), false)
 	var pe *ParseError
 	if err == nil || !errorsAs(err, &pe) || pe.Line != 1 || pe.Name != "x.cdxj" {
 		t.Fatalf("ReadIndex error = %v, want a ParseError for x.cdxj line 1", err)
@@ -374,7 +376,7 @@ func TestReadIndexOneByteReader(t *testing.T) {
 	}
 	want, _ := summarize(t, string(in), nil)
 	s := New(&Options{MaxYear: 2030})
-	if err := s.ReadIndex(iotest.OneByteReader(bytes.NewReader(in)), "x", true); err != nil {
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream("x", iotest.OneByteReader(bytes.NewReader(in)), nil), true); err != nil {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
@@ -383,7 +385,7 @@ func TestReadIndexOneByteReader(t *testing.T) {
 		t.Errorf("one-byte reads differ (-want +got):\n%s", d)
 	}
 	s = New(nil)
-	if err := s.ReadIndex(iotest.DataErrReader(iotest.TimeoutReader(bytes.NewReader(in))), "x", true); err == nil {
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream("x", iotest.DataErrReader(iotest.TimeoutReader(bytes.NewReader(in))), nil), true); err == nil {
 		t.Error("ReadIndex hid a read error")
 	}
 }
@@ -396,7 +398,7 @@ com,b)/ 20200101000000 {"url": "http://b.com/", "mime": "text/html", "status": "
 	want, _ := summarize(t, in, nil)
 	var out bytes.Buffer
 	s := New(&Options{Grouped: true, Out: &out, MaxYear: 2030})
-	if err := s.ReadIndex(strings.NewReader(in), "x", false); err != nil {
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream("x", strings.NewReader(in), nil), false); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(); err != nil {

@@ -2,8 +2,10 @@ package summary
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"regexp"
 	"strings"
@@ -360,7 +362,7 @@ gov,loc)/ 20090120140000 http://loc.gov/ text/html 200 D - - 7 0 IA-x.warc.gz
 `
 	for _, adjacent := range []bool{false, true} {
 		d := NewDaily(&DailyOptions{AdjacentDuplicates: adjacent})
-		if err := d.ReadIndex(strings.NewReader(in), "x.cdx", false); err != nil {
+		if err := d.ReadIndex(context.Background(), cdxj.NewStream("x.cdx", strings.NewReader(in), nil), false); err != nil {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
@@ -370,12 +372,12 @@ gov,loc)/ 20090120140000 http://loc.gov/ text/html 200 D - - 7 0 IA-x.warc.gz
 		if d := cmp.Diff(want, out.String()); d != "" {
 			t.Errorf("adjacent=%v (-want +got):\n%s", adjacent, d)
 		}
-		if st, want := d.Stats(), (DailyStats{Records: 4, Revisits: 1, Duplicates: 1}); st != want {
+		if st, want := d.Stats(), (DailyStats{Records: 4, Revisits: 1, Duplicates: 1}); !cmp.Equal(st, want) {
 			t.Errorf("stats = %+v, want %+v", st, want)
 		}
 	}
 	d := NewDaily(nil)
-	err := d.ReadIndex(strings.NewReader("a)/ 2009 {\"url\": \"http://a/\"}\n"), "y", false)
+	err := d.ReadIndex(context.Background(), cdxj.NewStream("y", strings.NewReader("a)/ 2009 {\"url\": \"http://a/\"}\n"), nil), false)
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Line != 1 {
 		t.Errorf("short timestamp error = %v, want line 1", err)

@@ -23,7 +23,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("archive", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archive [flags] INDEX... (CDX or CDXJ files, .gz allowed; - reads stdin)")
+		fmt.Fprintln(stderr, "usage: archive [flags] INDEX... (CDX or CDXJ files, .gz allowed; ZipNum clusters by their .idx or folder; - reads stdin)")
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
@@ -53,18 +53,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	var inputs []archiveserver.Input
+	var inputs []cdxj.Searcher
 	for _, name := range fs.Args() {
-		if name == "-" {
-			inputs = append(inputs, archiveserver.Input{Name: "stdin", R: stdin})
-			continue
-		}
-		f, err := cdxj.OpenFile(name)
+		ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin})
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		inputs = append(inputs, archiveserver.Input{Name: name, R: f})
+		defer ix.Close()
+		inputs = append(inputs, ix)
 	}
 	start := time.Now()
 	idx, st, err := archiveserver.LoadIndex(ctx, inputs, archiveserver.LoadOptions{SkipBad: *skipBad, Rekey: *rekey, Logger: log})

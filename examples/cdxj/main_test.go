@@ -192,13 +192,15 @@ func TestSort(t *testing.T) {
 	for _, f := range []string{"openwayback_archive-org.cdx", "cdxjindexer_post-append.cdxj", "cdxjindexer_bad-arc.cdx", "cc_commoncrawl-org_from-cdxapi.cdxj", "ipwb_sample-1.cdxj"} {
 		args = append(args, sample(t, dir, f))
 	}
-	// A gzip file of two members, split in the middle of a line.
+	// A gzip file of two members, the first without its final newline, as
+	// pywb writes ZipNum parts.
 	b, err := sampledata.ReadFile("real/ia_cdxapi_from-json.cdx7")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var z bytes.Buffer
-	for _, part := range [][]byte{b[:300], b[300:]} {
+	cut := 300 + bytes.IndexByte(b[300:], '\n')
+	for _, part := range [][]byte{b[:cut], b[cut+1:]} {
 		zw := gzip.NewWriter(&z)
 		zw.Write(part)
 		zw.Close()

@@ -37,7 +37,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
 	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout (\"-\" is stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [FILE...]\n\nConverts CDX, CDXJ and their .gz forms to CDXJ on stdout (stdin when no FILE).")
+		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [INDEX...]\n\nConverts CDX, CDXJ and their .gz forms, and ZipNum clusters (their .idx, or their folder), to CDXJ on stdout (stdin when no INDEX or \"-\").")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -116,62 +116,46 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return nil
 }
 
-// convert reads one input and sends its records, as CDXJ lines, to sink. It
-// returns the number of bad lines skipped.
+// convert reads one input (a file, a ZipNum cluster by its .idx or folder,
+// or "-" for stdin; see cdxj.Open) and sends its records, as CDXJ lines, to
+// sink. It returns the number of bad lines skipped.
 func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o options) (skipped int64, err error) {
-	var in io.ReadCloser
-	label := name
-	if name == "-" {
-		label = "stdin"
-		in, err = cdxj.NewDecompressor(stdin)
-	} else {
-		in, err = cdxj.OpenFile(name)
-	}
+	ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin, MaxLineSize: o.maxLine})
 	if err != nil {
 		return 0, err
 	}
-	defer in.Close()
-	r := cdxj.NewReader(in)
-	r.ReuseRecord = true
-	r.SkipBad = o.skipBad
-	r.MaxLineSize = o.maxLine
+	defer ix.Close()
 	var line, key []byte
 	var bad int64
-	for i := 0; ; i++ {
-		if i%4096 == 0 {
+	i := 0
+	for rec, err := range ix.Records(cdxj.Query{}) {
+		if i++; i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return bad + r.Skipped(), err
+				return bad, err
 			}
 		}
-		rec, err := r.Read()
-		if err == io.EOF {
-			return bad + r.Skipped(), nil
+		if err == nil {
+			key, err = surtKey(key[:0], rec)
+			if err == nil {
+				line, err = cdxj.AppendLine(line[:0], key, rec)
+			}
+			if err != nil {
+				err = located(rec, err)
+			}
 		}
 		if err != nil {
 			var pe *cdxj.ParseError
-			if !errors.As(err, &pe) {
-				// A read error (a truncated or corrupt gzip member): say how
-				// far the input was good.
-				err = fmt.Errorf("after line %d (byte %d of the decompressed input): %w",
-					r.LineNumber(), r.InputOffset(), err)
-			}
-			return bad + r.Skipped(), located(label, 0, err)
-		}
-		key, err = surtKey(key[:0], rec)
-		if err == nil {
-			line, err = cdxj.AppendLine(line[:0], key, rec)
-		}
-		if err != nil {
-			if o.skipBad {
+			if o.skipBad && errors.As(err, &pe) {
 				bad++
 				continue
 			}
-			return bad + r.Skipped(), located(label, rec.LineNumber(), err)
+			return bad, fileLine(err)
 		}
 		if err := sink.add(line); err != nil {
-			return bad + r.Skipped(), err
+			return bad, err
 		}
 	}
+	return bad, ctx.Err()
 }
 
 // surtKey appends to dst the key to write for rec: its own key when that is
@@ -205,20 +189,32 @@ func surtKey(dst []byte, rec *cdxj.Record) ([]byte, error) {
 	return out, nil
 }
 
-// located prefixes err with "FILE:LINE:" (and ":COLUMN" when known), the
-// form compilers and editors understand.
-func located(file string, line int64, err error) error {
+// located places err, a problem with rec, at rec's line (a
+// *cdxj.ParseError), unless it is such an error already.
+func located(rec *cdxj.Record, err error) error {
 	var pe *cdxj.ParseError
 	if errors.As(err, &pe) {
-		if pe.Column > 0 {
-			return fmt.Errorf("%s:%d:%d: %w", file, pe.Line, pe.Column, pe.Err)
-		}
-		return fmt.Errorf("%s:%d: %w", file, pe.Line, pe.Err)
+		return err
 	}
-	if line > 0 {
-		return fmt.Errorf("%s:%d: %w", file, line, err)
+	return rec.ParseError(err)
+}
+
+// fileLine writes a bad line's error as "FILE:LINE:" (and ":COLUMN" when
+// known), the form compilers and editors understand; other errors are
+// returned as they are (they name their source).
+func fileLine(err error) error {
+	var pe *cdxj.ParseError
+	if !errors.As(err, &pe) || pe.Line == 0 {
+		return err
 	}
-	return fmt.Errorf("%s: %w", file, err)
+	src := pe.Source
+	if src == "" {
+		src = "input"
+	}
+	if pe.Column > 0 {
+		return fmt.Errorf("%s:%d:%d: %w", src, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("%s:%d: %w", src, pe.Line, pe.Err)
 }
 
 // outputFile is a temporary file beside the output path, renamed onto it by

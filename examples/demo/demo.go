@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"net"
 	"net/http"
@@ -229,7 +230,7 @@ func demo(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 		}
 	}()
 	for i, sp := range specs {
-		var inputs []archiveserver.Input
+		var inputs []cdxj.Searcher
 		for _, p := range sp.parts {
 			var b []byte
 			name := p.real
@@ -242,7 +243,7 @@ func demo(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 				b = gens[p.gen]
 				name = fmt.Sprintf("generated-%d", p.gen)
 			}
-			inputs = append(inputs, archiveserver.Input{Name: name, R: bytes.NewReader(slice(b, p.every))})
+			inputs = append(inputs, cdxj.NewStream(name, bytes.NewReader(slice(b, p.every)), nil))
 		}
 		idx, st, err := archiveserver.LoadIndex(ctx, inputs, archiveserver.LoadOptions{})
 		if err != nil {
@@ -498,7 +499,7 @@ func plan(ctx context.Context, cfg config, archives []*archive) ([]*lookup, erro
 // realHoldings returns the SURT keys of every shipped real index the demo
 // uses.
 func realHoldings(ctx context.Context) (map[string]bool, error) {
-	var inputs []archiveserver.Input
+	var inputs []cdxj.Searcher
 	seen := map[string]bool{}
 	for _, sp := range specs() {
 		for _, p := range sp.parts {
@@ -510,7 +511,7 @@ func realHoldings(ctx context.Context) (map[string]bool, error) {
 			if err != nil {
 				return nil, err
 			}
-			inputs = append(inputs, archiveserver.Input{Name: p.real, R: bytes.NewReader(b)})
+			inputs = append(inputs, cdxj.NewStream(p.real, bytes.NewReader(b), nil))
 		}
 	}
 	idx, _, err := archiveserver.LoadIndex(ctx, inputs, archiveserver.LoadOptions{})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/ukvs"
 )
@@ -23,7 +24,7 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	noRobots := fs.Bool("no-robots", false, "leave out /robots.txt and /sitemap.xml")
 	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of using the index keys")
 	check := fs.Int("check", 97, "compare one record in N with its canonicalized URL (0 or less: off)")
-	skipBad := fs.Bool("skip-bad", false, "skip unparseable index lines instead of stopping")
+	skipBad := fs.Bool("skip-bad", false, "skip bad index lines (unparseable, or a URL that does not canonicalize), counting them in the map's !meta, instead of refusing to build")
 	mem := fs.Int("mem", mementomap.DefaultSortMemory>>20, "sort memory in MiB before spilling runs to disk")
 	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
 	return func() (mementomap.BuildOptions, error) {
@@ -46,9 +47,16 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	}
 }
 
-func (e *env) openInputs(paths []string, what string) ([]mementomap.Input, func(), error) {
+// openIndexes opens the indexes at paths with cdxj.Open (files, ZipNum
+// clusters by their .idx or folder, "-" for stdin), the progress bar
+// counting the bytes read.
+func (e *env) openIndexes(paths []string, what string) ([]cdxj.Searcher, func(), error) {
 	bar := e.bar(totalSize(paths), what)
-	var ins []mementomap.Input
+	opt := &cdxj.OpenOptions{Stdin: e.stdin}
+	if bar != nil {
+		opt.Progress = func(n int64) { bar.Add64(n) }
+	}
+	var ins []cdxj.Searcher
 	var closers []io.Closer
 	closeAll := func() {
 		for _, c := range closers {
@@ -59,13 +67,13 @@ func (e *env) openInputs(paths []string, what string) ([]mementomap.Input, func(
 		}
 	}
 	for _, p := range paths {
-		rc, err := e.openInput(p, bar)
+		ix, err := cdxj.Open(e.ctx, p, opt)
 		if err != nil {
 			closeAll()
 			return nil, nil, err
 		}
-		closers = append(closers, rc)
-		ins = append(ins, mementomap.Input{Name: p, R: rc})
+		closers = append(closers, ix)
+		ins = append(ins, ix)
 	}
 	return ins, closeAll, nil
 }
@@ -89,7 +97,7 @@ func (e *env) build(args []string) error {
 		return err
 	}
 	o.Logger = e.log
-	ins, closeAll, err := e.openInputs(fs.Args(), "build")
+	ins, closeAll, err := e.openIndexes(fs.Args(), "build")
 	if err != nil {
 		return err
 	}
@@ -107,6 +115,9 @@ func (e *env) build(args []string) error {
 	e.log.Info("build done", "records", st.Records, "used", st.Used, "filtered", st.Filtered,
 		"non_http", st.NonHTTP, "bad", st.Bad, "keys", st.Keys, "urirs", st.URIRs, "runs", st.Runs,
 		"seconds", time.Since(start).Seconds())
+	if st.Bad > 0 {
+		e.log.Warn("bad index lines skipped (-skip-bad); the map's !meta says how many", "skipped_lines", st.Bad, "examples", st.BadExamples)
+	}
 	if st.Mismatched > 0 {
 		e.log.Warn("index keys differ from the canonicalized URLs: lookups by URL may miss them; consider -rekey",
 			"checked", st.Checked, "mismatched", st.Mismatched,
@@ -227,7 +238,7 @@ func (e *env) eval(args []string) error {
 		return err
 	}
 	defer m.Close()
-	ins, closeAll, err := e.openInputs(fs.Args()[1:], "index")
+	ins, closeAll, err := e.openIndexes(fs.Args()[1:], "index")
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
-	"github.com/mementokit/mementokit/mementomap"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -95,9 +94,9 @@ func (c *counting) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// openInput opens path ("-" is stdin) for one sequential pass,
-// decompressing gzip (mementomap.OpenInput: memory-mapped, pages released
-// behind the reader), with the progress bar counting the bytes read.
+// openInput opens the map file path ("-" is stdin) for one sequential
+// pass, decompressing gzip (cdxj.NewDecompressor), with the progress bar
+// counting the bytes read.
 func (e *env) openInput(path string, bar *progressbar.ProgressBar) (io.ReadCloser, error) {
 	if path == "-" {
 		rc, err := cdxj.NewDecompressor(&counting{r: e.stdin, bar: bar})
@@ -106,11 +105,16 @@ func (e *env) openInput(path string, bar *progressbar.ProgressBar) (io.ReadClose
 		}
 		return rc, nil
 	}
-	rc, err := mementomap.OpenInput(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return &readCloser{Reader: &counting{r: rc, bar: bar}, close: rc.Close}, nil
+	rc, err := cdxj.NewDecompressor(&counting{r: f, bar: bar})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &readCloser{Reader: rc, close: f.Close}, nil
 }
 
 type readCloser struct {
@@ -120,16 +124,17 @@ type readCloser struct {
 
 func (r *readCloser) Close() error { return r.close() }
 
-// totalSize sums the sizes of the files; stdin and gzip files (whose
-// decompressed size is unknown) make it -1, a spinner.
+// totalSize sums the sizes of the files, the bytes the progress bar
+// counts; stdin, folders and secondary indexes (ZipNum clusters, whose
+// parts are elsewhere) make it -1, a spinner.
 func totalSize(paths []string) int64 {
 	var n int64
 	for _, p := range paths {
-		if p == "-" || strings.HasSuffix(p, ".gz") {
+		if p == "-" || strings.HasSuffix(p, ".idx") || strings.HasSuffix(p, ".summary") {
 			return -1
 		}
 		fi, err := os.Stat(p)
-		if err != nil {
+		if err != nil || !fi.Mode().IsRegular() {
 			return -1
 		}
 		n += fi.Size()

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/summary"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -147,14 +148,15 @@ func (e *env) open(name string, gz bool) (io.Reader, func() error, error) {
 }
 
 func (e *env) summarize(args []string) error {
-	fs := newFlags("summarize", `summarize [-fullhost] [-monthly] [-compact] [-compat] [-grouped] [-strict] FILE...
+	fs := newFlags("summarize", `summarize [-fullhost] [-monthly] [-compact] [-compat] [-grouped] [-strict] INDEX...
        summarize combine [-yearly] [-compact] [-rekey none|domain|lasttwo] SUMMARY...
        `+overlapUsage+`
        `+totalsUsage+`
        summarize csv SUMMARY...
-       summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] FILE...
+       summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] INDEX...
        `+chartUsage+`
-(sub-command -h for its flags)`, e.stderr)
+(INDEX: a CDX or CDXJ file, plain or .gz, a ZipNum cluster by its .idx or folder, or - for stdin;
+ sub-command -h for its flags)`, e.stderr)
 	fullhost := fs.Bool("fullhost", false, "key by full host instead of registrable domain")
 	monthly := fs.Bool("monthly", false, "periods by month (YYYYMM) instead of year")
 	compact := fs.Bool("compact", false, "leave zero counters out")
@@ -202,16 +204,13 @@ func (e *env) summarize(args []string) error {
 	out := bufio.NewWriterSize(e.stdout, 64<<10)
 	s := summary.New(&summary.Options{Keys: keys, Monthly: *monthly, Compact: *compact, Grouped: *grouped, Out: out,
 		MinYear: *minYear, MaxYear: *maxYear, Logger: e.log})
-	for _, name := range files {
-		r, closeFn, err := e.open(name, true)
-		if err != nil {
-			return err
-		}
-		err = s.ReadIndex(r, name, !*strict)
-		closeFn()
-		if err != nil {
-			return err
-		}
+	err = e.eachIndex(files, func(src cdxj.Searcher) error { return s.ReadIndex(e.ctx, src, !*strict) },
+		func() (int64, int64) {
+			st := s.Stats()
+			return st.Counted + st.NotOK + st.BadTimestamp, st.BadLines
+		})
+	if err != nil {
+		return err
 	}
 	e.endBar()
 	if _, err := s.WriteTo(out); err != nil {
@@ -224,6 +223,41 @@ func (e *env) summarize(args []string) error {
 	if st.NotOK+st.BadTimestamp+st.BadLines+st.NoLength > 0 {
 		fmt.Fprintf(e.stderr, "summarize: counted %d captures (%d of them without a valid length, counted as 0 bytes); not counted: %d not 2xx or unknown status, %d out-of-range timestamps, %d malformed lines\n",
 			st.Counted, st.NoLength, st.NotOK, st.BadTimestamp, st.BadLines)
+	}
+	if st.BadLines > 0 {
+		fmt.Fprintf(e.stderr, "summarize: the summary's !meta line records the %d malformed lines skipped; the first: %s\n",
+			st.BadLines, strings.Join(st.BadExamples, "; "))
+	}
+	return nil
+}
+
+// eachIndex opens each index file with cdxj.Open (CDX and CDXJ files,
+// plain or gzip, ZipNum clusters by their .idx or folder, "-" for stdin)
+// and hands it to read. counts gives the records read and the bad lines
+// skipped so far: an input that gave no record but bad lines could not be
+// read as an index, and is an error, never an empty summary.
+func (e *env) eachIndex(files []string, read func(cdxj.Searcher) error, counts func() (records, bad int64)) error {
+	opt := &cdxj.OpenOptions{Stdin: e.stdin}
+	if e.bar != nil {
+		opt.Progress = func(n int64) { e.bar.Add64(n) }
+	}
+	for _, name := range files {
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
+		ix, err := cdxj.Open(e.ctx, name, opt)
+		if err != nil {
+			return err
+		}
+		recs0, bad0 := counts()
+		err = read(ix)
+		ix.Close()
+		if err != nil {
+			return err
+		}
+		if recs, bad := counts(); recs == recs0 && bad > bad0 {
+			return fmt.Errorf("%s: no line could be read as an index record (%d bad lines); is it an index?", name, bad-bad0)
+		}
 	}
 	return nil
 }
@@ -304,7 +338,8 @@ func (e *env) buildDaily(files []string, opts *summary.DailyOptions, strict bool
 	d := summary.NewDaily(opts)
 	e.startBar(files)
 	defer e.endBar()
-	err := e.eachFile(files, func(name string, r io.Reader) error { return d.ReadIndex(r, name, !strict) })
+	err := e.eachIndex(files, func(src cdxj.Searcher) error { return d.ReadIndex(e.ctx, src, !strict) },
+		func() (int64, int64) { st := d.Stats(); return st.Records, st.BadLines })
 	return d, err
 }
 

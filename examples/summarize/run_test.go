@@ -40,19 +40,19 @@ func runCmd(t *testing.T, args ...string) (string, string, error) {
 	return out.String(), errOut.String(), err
 }
 
-const cdxj = `uk,co,bbc,news)/ 20200101000000 {"url": "https://news.bbc.co.uk/", "mime": "text/html", "status": "200", "length": "100", "filename": "BBC-1.warc.gz"}
+const sampleCDXJ = `uk,co,bbc,news)/ 20200101000000 {"url": "https://news.bbc.co.uk/", "mime": "text/html", "status": "200", "length": "100", "filename": "BBC-1.warc.gz"}
 uk,co,bbc,www)/ 20210101000000 {"url": "http://www.bbc.co.uk/", "mime": "image/png", "status": "200", "length": "10", "filename": "IA-2.warc.gz"}
 `
 
 func TestSummarize(t *testing.T) {
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "a.cdxj")
-	if err := os.WriteFile(plain, []byte(cdxj), 0o644); err != nil {
+	if err := os.WriteFile(plain, []byte(sampleCDXJ), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(cdxj))
+	zw.Write([]byte(sampleCDXJ))
 	zw.Close()
 	gzPath := filepath.Join(dir, "a.cdxj.gz")
 	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
@@ -86,12 +86,26 @@ func TestSummarize(t *testing.T) {
 // must match what one run of the command gives file by file.
 func TestSummarizeSampleFiles(t *testing.T) {
 	files := sampleFiles(t)
-	out, stderr, err := runCmd(t, files...)
+	timemap := ""
+	var indexes []string // the samples that are indexes (not the TimeMap)
+	for _, f := range files {
+		if strings.Contains(f, "5mementos") {
+			timemap = f
+		} else {
+			indexes = append(indexes, f)
+		}
+	}
+	out, stderr, err := runCmd(t, indexes...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "archive.org {") || !strings.Contains(stderr, "5 malformed lines") {
+	if !strings.Contains(out, "archive.org {") || strings.Contains(out, "!meta") || !strings.Contains(stderr, " 0 malformed lines") {
 		t.Errorf("default run over the samples:\n%s\nstderr:\n%s", out, stderr)
+	}
+	// The TimeMap (CDXJ whose every JSON block is malformed) cannot be
+	// read as an index: an error, never an empty summary.
+	if out, _, err := runCmd(t, append(indexes, timemap)...); err == nil || !strings.Contains(err.Error(), timemap+": no line could be read") {
+		t.Errorf("with the TimeMap: error %v, output %q", err, out)
 	}
 	out, stderr, err = runCmd(t, append([]string{"-compat"}, files...)...)
 	if err != nil {
@@ -99,12 +113,6 @@ func TestSummarizeSampleFiles(t *testing.T) {
 	}
 	if strings.Contains(out, "archive.org {") || !strings.Contains(stderr, "Unsupported cdx format") {
 		t.Errorf("compat run should skip the headerless CDX file:\n%s\nstderr:\n%s", out, stderr)
-	}
-	timemap := ""
-	for _, f := range files {
-		if strings.Contains(f, "5mementos") {
-			timemap = f
-		}
 	}
 	if _, _, err := runCmd(t, "-strict", timemap); err == nil {
 		t.Error("-strict accepted the TimeMap with invalid JSON")
@@ -114,7 +122,7 @@ func TestSummarizeSampleFiles(t *testing.T) {
 func TestSubcommands(t *testing.T) {
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "a.cdxj")
-	if err := os.WriteFile(idx, []byte(cdxj), 0o644); err != nil {
+	if err := os.WriteFile(idx, []byte(sampleCDXJ), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sumA := filepath.Join(dir, "a.summary")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/mementokit/mementokit/cdxj"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func benchServer(b *testing.B, lines int64) (*Server, []string) {
 	if _, err := cdxgen.New(cdxgen.Config{Lines: lines, Seed: 1}).Write(&buf); err != nil {
 		b.Fatal(err)
 	}
-	idx, _, err := LoadIndex(context.Background(), []Input{{Name: "gen", R: &buf}}, LoadOptions{})
+	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("gen", &buf, nil)}, LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func BenchmarkLoadIndexOneKeyManyURLs(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		if _, _, err := LoadIndex(context.Background(), []Input{{Name: "s", R: bytes.NewReader(in)}}, LoadOptions{}); err != nil {
+		if _, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("s", bytes.NewReader(in), nil)}, LoadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

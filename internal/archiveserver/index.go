@@ -14,13 +14,8 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
-	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
 )
-
-// Input is one CDX or CDXJ index to serve: a name for messages and its
-// content, already decompressed (cdxj.OpenFile decompresses .gz files).
-type Input = mementomap.Input
 
 // LoadOptions sets up LoadIndex. The zero value stops at the first bad line.
 type LoadOptions struct {
@@ -108,47 +103,46 @@ type Index struct {
 // that is what a lookup computes. Non-HTTP(S) pseudo-URIs are left out;
 // identical (key, second, URL) captures are kept once.
 //
-// A line that does not parse stops the load with an error naming the input
-// and the line (a *cdxj.ParseError is wrapped), unless o.SkipBad. ctx
-// cancels the load between records.
-func LoadIndex(ctx context.Context, inputs []Input, o LoadOptions) (*Index, LoadStats, error) {
+// Each input is walked whole (Records(cdxj.Query{})): a file, a ZipNum
+// cluster, a stream, whatever cdxj.Open opens. A bad line (one that does
+// not parse, a URL that does not canonicalize, an invalid timestamp) stops
+// the load with a *cdxj.ParseError naming its source and line, unless
+// o.SkipBad counts it in LoadStats.Bad; any other error of an input stops
+// it always. ctx cancels the load between records.
+func LoadIndex(ctx context.Context, inputs []cdxj.Searcher, o LoadOptions) (*Index, LoadStats, error) {
 	var st LoadStats
 	byKey := make(map[string]*group)
+	// bad counts a bad line under SkipBad; it returns the error to stop
+	// with otherwise, or for an error that is not about one line.
+	bad := func(err error) error {
+		var pe *cdxj.ParseError
+		if !errors.As(err, &pe) || !o.SkipBad {
+			return fmt.Errorf("archiveserver: %w", err)
+		}
+		st.Bad++
+		if o.Logger != nil {
+			o.Logger.Warn("record skipped", "source", pe.Source, "line", pe.Line, "err", pe.Err)
+		}
+		return nil
+	}
 	for _, in := range inputs {
-		rd := cdxj.NewReader(in.R)
-		rd.ReuseRecord = true
-		rd.SkipBad = o.SkipBad
-		rd.Logger = o.Logger
-		for {
+		for rec, err := range in.Records(cdxj.Query{}) {
 			if st.Records%4096 == 0 {
 				if err := ctx.Err(); err != nil {
 					return nil, st, err
 				}
 			}
-			rec, err := rd.Read()
-			if err == io.EOF {
-				st.Bad += rd.Skipped()
-				break
-			}
 			if err != nil {
-				var pe *cdxj.ParseError
-				if !errors.As(err, &pe) {
-					// A read error (a truncated gzip member): say how far
-					// the input was good.
-					return nil, st, fmt.Errorf("archiveserver: %s: after line %d (byte %d of the decompressed input): %w",
-						in.Name, rd.LineNumber(), rd.InputOffset(), err)
+				if err := bad(err); err != nil {
+					return nil, st, err
 				}
-				return nil, st, fmt.Errorf("archiveserver: %s: %w", in.Name, err)
+				continue
 			}
 			st.Records++
 			key, u, ok, err := recordKey(rec, o.Rekey)
 			if err != nil {
-				if !o.SkipBad {
-					return nil, st, fmt.Errorf("archiveserver: %s: line %d: %w", in.Name, rec.LineNumber(), err)
-				}
-				st.Bad++
-				if o.Logger != nil {
-					o.Logger.Warn("record skipped", "input", in.Name, "line", rec.LineNumber(), "err", err)
+				if err := bad(rec.ParseError(err)); err != nil {
+					return nil, st, err
 				}
 				continue
 			}
@@ -158,11 +152,9 @@ func LoadIndex(ctx context.Context, inputs []Input, o LoadOptions) (*Index, Load
 			}
 			ts := rec.Time()
 			if ts.IsZero() {
-				err := fmt.Errorf("archiveserver: %s: line %d: invalid timestamp %q", in.Name, rec.LineNumber(), rec.Timestamp())
-				if !o.SkipBad {
+				if err := bad(rec.ParseError(fmt.Errorf("invalid timestamp %q", rec.Timestamp()))); err != nil {
 					return nil, st, err
 				}
-				st.Bad++
 				continue
 			}
 			g := byKey[key]

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/mementomap"
 )
@@ -163,7 +164,7 @@ func BuildMap(ctx context.Context, idx *Index, o Options) ([]byte, error) {
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(idx.WriteCDXJ(pw)) }()
 	var base bytes.Buffer
-	bst, err := mementomap.Build(ctx, &base, []mementomap.Input{{Name: "index", R: pr}},
+	bst, err := mementomap.Build(ctx, &base, []cdxj.Searcher{cdxj.NewStream("index", pr, nil)},
 		mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID, CheckEvery: -1, Now: o.Now, Logger: o.Logger})
 	pr.CloseWithError(err) // unblocks the writer if Build stopped early
 	if err != nil {

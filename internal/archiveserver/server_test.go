@@ -34,7 +34,7 @@ org,example)/only 20050505050505 {"url": "https://example.org/only"}
 
 func mustServer(t testing.TB, o Options, index string) *Server {
 	t.Helper()
-	idx, _, err := LoadIndex(context.Background(), []Input{{Name: "test", R: strings.NewReader(index)}}, LoadOptions{})
+	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(index), nil)}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func mustServer(t testing.TB, o Options, index string) *Server {
 }
 
 func TestLoadIndexStats(t *testing.T) {
-	_, st, err := LoadIndex(context.Background(), []Input{{Name: "test", R: strings.NewReader(testIndex)}}, LoadOptions{})
+	_, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(testIndex), nil)}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestLoadIndexErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, st, err := LoadIndex(context.Background(), []Input{{Name: "in", R: strings.NewReader(tc.index)}}, LoadOptions{SkipBad: tc.skipBad})
+			_, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("in", strings.NewReader(tc.index), nil)}, LoadOptions{SkipBad: tc.skipBad})
 			switch {
 			case tc.wantLine == "" && err != nil:
 				t.Fatalf("unexpected error %v", err)
@@ -99,7 +99,7 @@ func TestLoadIndexReadError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = LoadIndex(context.Background(), []Input{{Name: "cut.cdxj.gz", R: zr}}, LoadOptions{SkipBad: skipBad})
+		_, _, err = LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("cut.cdxj.gz", zr, nil)}, LoadOptions{SkipBad: skipBad})
 		if err == nil || !strings.Contains(err.Error(), "cut.cdxj.gz: after line ") || !strings.Contains(err.Error(), "of the decompressed input") ||
 			!errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("SkipBad %v: LoadIndex = %v, want an unexpected EOF naming the input, line and offset", skipBad, err)
@@ -109,7 +109,7 @@ func TestLoadIndexReadError(t *testing.T) {
 
 func TestLoadIndexParseErrorWrapped(t *testing.T) {
 	in := "com,example)/ 20100101000000 {\"url\": \"http://example.com/\"}\nthree fields only\n"
-	_, _, err := LoadIndex(context.Background(), []Input{{Name: "in", R: strings.NewReader(in)}}, LoadOptions{})
+	_, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("in", strings.NewReader(in), nil)}, LoadOptions{})
 	var pe *cdxj.ParseError
 	if !errors.As(err, &pe) {
 		t.Fatalf("error %v is not a *cdxj.ParseError", err)
@@ -365,7 +365,7 @@ func TestRealIndexes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			idx, st, err := LoadIndex(context.Background(), []Input{{Name: name, R: bytes.NewReader(b)}}, LoadOptions{})
+			idx, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(b), nil)}, LoadOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -542,7 +542,7 @@ func TestHTTP10WithoutHost(t *testing.T) {
 }
 
 func TestNewOptionErrors(t *testing.T) {
-	idx, _, err := LoadIndex(context.Background(), []Input{{Name: "test", R: strings.NewReader(testIndex)}}, LoadOptions{})
+	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(testIndex), nil)}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -618,7 +618,7 @@ func TestLoadIndexManyURLsOneKey(t *testing.T) {
 	const n = 3 * urlScanMax
 	in := sessionIndex(n)
 	in = append(in, in...) // every capture twice
-	idx, st, err := LoadIndex(context.Background(), []Input{{Name: "s", R: bytes.NewReader(in)}}, LoadOptions{})
+	idx, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("s", bytes.NewReader(in), nil)}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

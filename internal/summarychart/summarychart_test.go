@@ -2,8 +2,10 @@ package summarychart
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
+	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +39,7 @@ func index(t *testing.T, name string) []byte {
 func overview(t *testing.T, file, name string) *summary.Overview {
 	t.Helper()
 	s := summary.New(nil)
-	if err := s.ReadIndex(bytes.NewReader(index(t, file)), file, true); err != nil {
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream(file, bytes.NewReader(index(t, file)), nil), true); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -55,7 +57,7 @@ func overview(t *testing.T, file, name string) *summary.Overview {
 func summaryText(t *testing.T, file string) []byte {
 	t.Helper()
 	s := summary.New(nil)
-	if err := s.ReadIndex(bytes.NewReader(index(t, file)), file, true); err != nil {
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream(file, bytes.NewReader(index(t, file)), nil), true); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
@@ -84,7 +86,7 @@ func overviews(t *testing.T) []*summary.Overview {
 
 func daily(t *testing.T, org summary.OrgFunc) []summary.Day {
 	d := summary.NewDaily(&summary.DailyOptions{Org: org})
-	if err := d.ReadIndex(bytes.NewReader(index(t, "openwayback_archive-org.cdx")), "openwayback_archive-org.cdx", false); err != nil {
+	if err := d.ReadIndex(context.Background(), cdxj.NewStream("openwayback_archive-org.cdx", bytes.NewReader(index(t, "openwayback_archive-org.cdx")), nil), false); err != nil {
 		t.Fatal(err)
 	}
 	return d.Days()
@@ -249,7 +251,7 @@ func total(c *chart.Chart) float64 {
 // -org-regexp decides the organizations alone.
 func TestDailyFold(t *testing.T) {
 	d := summary.NewDaily(nil)
-	if err := d.ReadIndex(bytes.NewReader(index(t, "openwayback_archive-org.cdx")), "ia", false); err != nil {
+	if err := d.ReadIndex(context.Background(), cdxj.NewStream("ia", bytes.NewReader(index(t, "openwayback_archive-org.cdx")), nil), false); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := Daily(d.Days())
@@ -272,7 +274,7 @@ func TestDailyFold(t *testing.T) {
 		}
 	}
 	re := summary.NewDaily(&summary.DailyOptions{Org: summary.OrgByRegexp(regexp.MustCompile(`^([A-Z]+)[-_]`))})
-	if err := re.ReadIndex(bytes.NewReader(index(t, "openwayback_archive-org.cdx")), "ia", false); err != nil {
+	if err := re.ReadIndex(context.Background(), cdxj.NewStream("ia", bytes.NewReader(index(t, "openwayback_archive-org.cdx")), nil), false); err != nil {
 		t.Fatal(err)
 	}
 	rcs, err := Daily(re.Days())

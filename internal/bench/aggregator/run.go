@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"net"
 	"net/http"
@@ -226,7 +227,7 @@ func startArchives(ctx context.Context, cfg config, uris []string, large bool) (
 				fmt.Fprintf(&idx, "%s %s {\"url\": %q}\n", key, ts.Format("20060102150405"), u)
 			}
 		}
-		x, _, err := archiveserver.LoadIndex(ctx, []archiveserver.Input{{Name: "bench", R: &idx}}, archiveserver.LoadOptions{})
+		x, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("bench", &idx, nil)}, archiveserver.LoadOptions{})
 		if err != nil {
 			return nil, err
 		}

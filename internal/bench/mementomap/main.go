@@ -37,6 +37,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/mementomap"
 )
@@ -267,14 +268,14 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 	p := func(name string) string { return filepath.Join(c.dir, name) }
 	switch c.phase {
 	case "build":
-		f, err := mementomap.OpenInput(p("index.cdxj"))
+		f, err := cdxj.Open(ctx, p("index.cdxj"), nil)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		t0 := time.Now()
 		st, err := writeFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
-			return mementomap.Build(ctx, w, []mementomap.Input{{Name: "index.cdxj", R: f}}, mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
+			return mementomap.Build(ctx, w, []cdxj.Searcher{f}, mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
 		})
 		if err != nil {
 			return err
@@ -282,7 +283,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		r = result{Items: st.Records, Unit: "CDXJ lines", Wall: time.Since(t0),
 			Note: fmt.Sprintf("%d HxPx keys, %d URI-Rs, %d sort runs, %d of %d keys checked differ", st.Keys, st.URIRs, st.Runs, st.Mismatched, st.Checked)}
 	case "compact":
-		f, err := mementomap.OpenInput(p("base.ukvs"))
+		f, err := os.Open(p("base.ukvs"))
 		if err != nil {
 			return err
 		}

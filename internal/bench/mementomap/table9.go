@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/mementomap"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -37,11 +38,11 @@ func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, e
 	if err != nil {
 		return nil, err
 	}
-	f, err := mementomap.OpenInput(p("index.cdxj"))
+	f, err := cdxj.Open(ctx, p("index.cdxj"), nil)
 	if err != nil {
 		return nil, err
 	}
-	truth, err := mementomap.LoadTruth(ctx, []mementomap.Input{{Name: "index.cdxj", R: f}}, lookups, mementomap.BuildOptions{CheckEvery: -1})
+	truth, err := mementomap.LoadTruth(ctx, []cdxj.Searcher{f}, lookups, mementomap.BuildOptions{CheckEvery: -1})
 	f.Close()
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, e
 		prev := rowFirst
 		for j, wp := range weights {
 			out := name(wh, wp)
-			in, err := mementomap.OpenInput(prev)
+			in, err := os.Open(prev)
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,81 @@
+package summary
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/clustertest"
+)
+
+// No line that parses is missing from a summary, whatever shape the index
+// is kept in: the n_total of each year, summed over the summary's keys,
+// equals the 2xx captures of that year found by a full independent scan
+// of the flat file (a regular expression per line, nothing of package
+// cdxj), for the flat file, a pywb-shaped cluster (blocks of 5 lines
+// without a final newline, by its .idx and as one gzip part file) and a
+// Common Crawl cluster.
+func TestSummaryLosesNoLine(t *testing.T) {
+	var idx bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 20000, Seed: 11}).Write(&idx); err != nil {
+		t.Fatal(err)
+	}
+	status := regexp.MustCompile(`^\S+ (\d{4})\d* \{.*"status": "(\d+)"`)
+	want := map[string]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(idx.Bytes()))
+	for sc.Scan() {
+		m := status.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue // a revisit: status "-"
+		}
+		if m[2] >= "200" && m[2] <= "299" {
+			want[m[1]]++
+		}
+	}
+	if len(want) < 5 {
+		t.Fatalf("independent scan: %v", want)
+	}
+	lines := strings.Split(strings.TrimSuffix(idx.String(), "\n"), "\n")
+	s := clustertest.Write(t, t.TempDir(), lines)
+	for _, in := range s.Inputs() {
+		t.Run(in.Name, func(t *testing.T) {
+			ix, err := cdxj.Open(context.Background(), in.Path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			sum := New(&Options{MinYear: 1990, MaxYear: 2100})
+			if err := sum.ReadIndex(context.Background(), ix, false); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int64{}
+			for _, l := range sum.Lines() {
+				for _, p := range l.Periods {
+					got[p.Period.String()] += p.Counters[mustCounter(t, "n_total")]
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("2xx captures per year (-independent scan +summary):\n%s", diff)
+			}
+			if st := sum.Stats(); st.BadLines != 0 || st.BadTimestamp != 0 {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
+// mustCounter returns the index of the counter name.
+func mustCounter(t *testing.T, name string) int {
+	i, ok := CounterIndex(name)
+	if !ok {
+		t.Fatalf("no counter %q", name)
+	}
+	return i
+}
