@@ -184,6 +184,10 @@ func sourceKind(s Searcher) string {
 	switch s.(type) {
 	case *Sorted:
 		return "sorted file"
+	case *File:
+		return "index file"
+	case *Stream:
+		return "stream"
 	case *merged:
 		return "merge of several indexes"
 	}
