@@ -48,7 +48,7 @@ func writeCluster(t testing.TB, lines []string, perBlock int) *cdxj.Cluster {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := cdxj.OpenCluster(w.IdxPath())
+	c, err := cdxj.OpenCluster(w.IdxPath(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
