@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
 )
@@ -411,4 +412,155 @@ func AppendDayLine(b []byte, day Day) []byte {
 	b = append(b, `, "totoksize": `...)
 	b = strconv.AppendInt(b, t.OKSize, 10)
 	return append(b, "}\n"...)
+}
+
+// MaxDayLine is the longest daily-series line ReadDays accepts, in bytes
+// (a day of 10,000 organizations is about 1 MiB).
+const MaxDayLine = 16 << 20
+
+// ReadDays reads a daily series as WriteTo writes it, one day per line:
+// YYYYMMDD, a blank, and the JSON object of organizations and totals. An
+// organization written with a trailing '_' to keep it apart from a totals
+// member ("toturis_") is read back without it. A line that is not of that
+// form — an invalid day, JSON that is not an object of organizations with
+// non-negative "count", "size", "okcount" and "oksize", a day given twice,
+// days out of order, or totals that differ from the sums of the
+// organizations — is a *ParseError naming the line. Blank lines are skipped.
+func ReadDays(r io.Reader, name string) ([]Day, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxDayLine)
+	var out []Day
+	n := int64(0)
+	for sc.Scan() {
+		n++
+		b := bytes.TrimRight(sc.Bytes(), "\r")
+		if n == 1 {
+			b = bytes.TrimPrefix(b, []byte("\ufeff"))
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		d, err := ParseDayLine(b)
+		if err == nil && len(out) > 0 && d.Day <= out[len(out)-1].Day {
+			err = fmt.Errorf("day %s after %s: days must ascend, once each", d.Day, out[len(out)-1].Day)
+		}
+		if err != nil {
+			return out, &ParseError{Name: name, Line: n, Err: err}
+		}
+		out = append(out, d)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = ErrLineTooLong
+		}
+		return out, &ParseError{Name: name, Line: n + 1, Err: err}
+	}
+	return out, nil
+}
+
+// ParseDayLine parses one line of a daily series (see ReadDays).
+func ParseDayLine(b []byte) (Day, error) {
+	day, obj, ok := bytes.Cut(b, []byte(" "))
+	if !ok || len(day) != 8 {
+		return Day{}, errors.New(`want "YYYYMMDD {...}"`)
+	}
+	if _, err := time.Parse("20060102", string(day)); err != nil {
+		return Day{}, fmt.Errorf("day %q: not a YYYYMMDD date", day)
+	}
+	members, err := jsonMembers(obj)
+	if err != nil {
+		return Day{}, fmt.Errorf("day %s: %v", day, err)
+	}
+	d := Day{Day: string(day), Orgs: make(map[string]DayOrg, len(members))}
+	totals := map[string]int64{}
+	for k, v := range members {
+		if _, isTotal := dayTotalNames[k]; isTotal {
+			var t int64
+			if err := json.Unmarshal(v, &t); err != nil || t < 0 {
+				return Day{}, fmt.Errorf("day %s: %q is not a non-negative integer", day, k)
+			}
+			totals[k] = t
+			continue
+		}
+		var c struct {
+			Count   *int64 `json:"count"`
+			Size    *int64 `json:"size"`
+			OKCount *int64 `json:"okcount"`
+			OKSize  *int64 `json:"oksize"`
+		}
+		if err := json.Unmarshal(v, &c); err != nil {
+			return Day{}, fmt.Errorf("day %s organization %q: %v", day, k, err)
+		}
+		if c.Count == nil || c.Size == nil || c.OKCount == nil || c.OKSize == nil ||
+			*c.Count < 0 || *c.Size < 0 || *c.OKCount < 0 || *c.OKSize < 0 {
+			return Day{}, fmt.Errorf("day %s organization %q: want non-negative count, size, okcount and oksize", day, k)
+		}
+		org := k
+		if base := strings.TrimRight(k, "_"); base != k {
+			if _, clash := dayTotalNames[base]; clash {
+				org = k[:len(k)-1] // written with one more '_'
+			}
+		}
+		if _, dup := d.Orgs[org]; dup {
+			return Day{}, fmt.Errorf("day %s: organization %q twice", day, org)
+		}
+		d.Orgs[org] = DayOrg{Count: *c.Count, Size: *c.Size, OKCount: *c.OKCount, OKSize: *c.OKSize}
+	}
+	var sum DayOrg
+	for _, c := range d.Orgs {
+		var ok1, ok2, ok3, ok4 bool
+		sum.Count, ok1 = addCount(sum.Count, c.Count)
+		sum.Size, ok2 = addCount(sum.Size, c.Size)
+		sum.OKCount, ok3 = addCount(sum.OKCount, c.OKCount)
+		sum.OKSize, ok4 = addCount(sum.OKSize, c.OKSize)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return Day{}, fmt.Errorf("day %s: %w", day, ErrOverflow)
+		}
+	}
+	for k, want := range map[string]int64{"toturis": sum.Count, "totsize": sum.Size, "totokcount": sum.OKCount, "totoksize": sum.OKSize} {
+		if got, ok := totals[k]; ok && got != want {
+			return Day{}, fmt.Errorf("day %s: %q is %d, the organizations add up to %d", day, k, got, want)
+		}
+	}
+	return d, nil
+}
+
+// jsonMembers returns the members of one JSON object, in order; a member
+// name given twice, or text after the object, is an error (a map would
+// keep the last value silently).
+func jsonMembers(b []byte) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t != json.Delim('{') {
+		return nil, errors.New("want a JSON object")
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, ok := t.(string)
+		if !ok {
+			return nil, errors.New("want a member name")
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if _, dup := out[k]; dup {
+			return nil, fmt.Errorf("member %q twice", k)
+		}
+		out[k] = v
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("text after the JSON object")
+	}
+	return out, nil
 }

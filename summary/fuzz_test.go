@@ -128,3 +128,33 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseDayLine checks the daily-series line parser: no panic, and a
+// line it accepts, written back by AppendDayLine, parses to the same day.
+func FuzzParseDayLine(f *testing.F) {
+	for _, s := range []string{
+		`20090119 {"CDL": {"count": 1, "size": 30, "okcount": 1, "oksize": 30}, "toturis": 1, "totsize": 30, "totokcount": 1, "totoksize": 30}`,
+		`20090119 {"toturis_": {"count": 2, "size": 0, "okcount": 0, "oksize": 0}, "toturis": 2, "totsize": 0, "totokcount": 0, "totoksize": 0}`,
+		`20090119 {"a": {"count": 1, "size": 1, "okcount": 1, "oksize": 1}, "a": {"count": 1, "size": 1, "okcount": 1, "oksize": 1}}`,
+		`20090132 {}`,
+		`2009011 {}`,
+		`20090119 {"a": {"count": -1, "size": 0, "okcount": 0, "oksize": 0}}`,
+		`20090119 {"toturis": 5}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDayLine([]byte(s))
+		if err != nil {
+			return
+		}
+		out := AppendDayLine(nil, d)
+		back, err := ParseDayLine(bytes.TrimSuffix(out, []byte("\n")))
+		if err != nil {
+			t.Fatalf("our own line %q does not parse: %v", out, err)
+		}
+		if d2 := cmp.Diff(d, back); d2 != "" {
+			t.Errorf("round trip of %q (-first +second):\n%s", s, d2)
+		}
+	})
+}

@@ -33,6 +33,7 @@ type Overview struct {
 	// addresses, pseudo-URI keys ("dns:"), NoHostKey and the empty key.
 	NotDomains int64
 	tlds       map[string]map[int]int64
+	tldKeys    map[string]int64
 }
 
 type yearOverview struct {
@@ -49,7 +50,7 @@ type YearOverview struct {
 
 // NewOverview returns an empty overview of the summary called name.
 func NewOverview(name string) *Overview {
-	return &Overview{Name: name, years: map[int]*yearOverview{}, FirstChar: map[string]int64{}, tlds: map[string]map[int]int64{}}
+	return &Overview{Name: name, years: map[int]*yearOverview{}, FirstChar: map[string]int64{}, tlds: map[string]map[int]int64{}, tldKeys: map[string]int64{}}
 }
 
 // ReadOverview reads a whole summary into a new Overview called name (see
@@ -137,6 +138,9 @@ func (o *Overview) Add(l *Line) error {
 		return nil
 	}
 	o.Keys++
+	if tld != "" {
+		o.tldKeys[tld]++
+	}
 	if domain == "" {
 		o.NotDomains++
 		return nil
@@ -205,21 +209,19 @@ func (o *Overview) Years() []YearOverview {
 }
 
 // TLDs returns the top-level domains of the keys with captures, most keys
-// first (ties in byte-wise order), each with its keys per year. A key is
-// counted once per year it has captures in.
+// first (ties in byte-wise order), with their keys in all and per year.
 func (o *Overview) TLDs() []TLDOverview {
-	out := make([]TLDOverview, 0, len(o.tlds))
-	for t, m := range o.tlds {
-		tv := TLDOverview{TLD: t, Keys: map[int]int64{}}
-		for y, n := range m {
-			tv.Keys[y] = n
-			tv.KeyYears += n
+	out := make([]TLDOverview, 0, len(o.tldKeys))
+	for t, n := range o.tldKeys {
+		tv := TLDOverview{TLD: t, Keys: n, PerYear: map[int]int64{}}
+		for y, k := range o.tlds[t] {
+			tv.PerYear[y] = k
 		}
 		out = append(out, tv)
 	}
 	slices.SortFunc(out, func(a, b TLDOverview) int {
-		if a.KeyYears != b.KeyYears {
-			if a.KeyYears > b.KeyYears {
+		if a.Keys != b.Keys {
+			if a.Keys > b.Keys {
 				return -1
 			}
 			return 1
@@ -231,10 +233,9 @@ func (o *Overview) TLDs() []TLDOverview {
 
 // TLDOverview is one top-level domain of an Overview.
 type TLDOverview struct {
-	TLD  string        // "lu", "com", "xn--p1ai"
-	Keys map[int]int64 // year → keys under the TLD with captures that year
-	// KeyYears is the sum of Keys over the years (a key held for three years counts 3).
-	KeyYears int64
+	TLD     string        // "lu", "com", "xn--p1ai"
+	Keys    int64         // keys under the TLD with captures in any year
+	PerYear map[int]int64 // year → keys under the TLD with captures that year
 }
 
 // TLDKeys returns, for one top-level domain (case-insensitive, without a

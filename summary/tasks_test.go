@@ -383,3 +383,44 @@ gov,loc)/ 20090120140000 http://loc.gov/ text/html 200 D - - 7 0 IA-x.warc.gz
 		t.Errorf("short timestamp error = %v, want line 1", err)
 	}
 }
+
+func TestReadDays(t *testing.T) {
+	d := NewDaily(nil)
+	in := "gov,loc)/ 20090119120000 http://loc.gov/ text/html 200 D - - 100 0 LOC-1.arc.gz\n" +
+		"gov,loc)/ 20090120120000 http://loc.gov/ text/html 404 D - - 50 0 toturis-1.arc.gz\n" +
+		"gov,loc)/ 20090122120000 http://loc.gov/ text/html 200 D - - 7 0 CDL-1.arc.gz\n"
+	if err := d.ReadIndex(strings.NewReader(" CDX N b a m s k r M S V g\n"+in), "x.cdx", false); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := d.WriteTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadDays(&out, "daily.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(d.Days(), got); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	tests := []struct {
+		name, in, want string
+	}{
+		{"bad day", "20091301 {}\n", "daily.txt:1: day \"20091301\""},
+		{"order", "20090102 {}\n20090101 {}\n", "daily.txt:2: day 20090101 after 20090102"},
+		{"twice", "20090102 {}\n\n20090102 {}\n", "daily.txt:3:"},
+		{"totals", `20090102 {"a": {"count": 1, "size": 1, "okcount": 1, "oksize": 1}, "toturis": 2}` + "\n", "\"toturis\" is 2, the organizations add up to 1"},
+		{"duplicate member", `20090102 {"a": {"count": 1, "size": 1, "okcount": 1, "oksize": 1}, "a": {"count": 1, "size": 1, "okcount": 1, "oksize": 1}}` + "\n", `member "a" twice`},
+		{"missing field", `20090102 {"a": {"count": 1}}` + "\n", "want non-negative count, size, okcount and oksize"},
+		{"trailing text", `20090102 {} x` + "\n", "text after the JSON object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadDays(strings.NewReader(tc.in), "daily.txt")
+			var pe *ParseError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want a ParseError containing %q", err, tc.want)
+			}
+		})
+	}
+}

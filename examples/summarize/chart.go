@@ -55,7 +55,9 @@ func (e *env) chart(args []string) error {
 		if err != nil {
 			return err
 		}
-		c = cs[slices.Index([]string{"daily-captures", "daily-bytes", "daily-2xx"}, *kind)]
+		if c = cs[slices.Index([]string{"daily-captures", "daily-bytes", "daily-2xx"}, *kind)]; c == nil {
+			return chart.ErrNoData
+		}
 	case "overlap":
 		res, err := e.overlapResult(files, *noyear)
 		if err != nil {

@@ -54,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return e.daily(args[1:])
 		case "chart":
 			return e.chart(args[1:])
+		case "report":
+			return e.report(args[1:])
 		}
 	}
 	return e.summarize(args)
@@ -69,18 +71,40 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// parse reads the flags, before and after the file names
+// ("summarize report A.sum B.sum -o report.html"); after "--" every
+// argument is a file name. No file name is a usage error.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageError{err}
-	}
-	if fs.NArg() == 0 {
+	files, err := parseArgs(fs, args)
+	if err == nil && len(files) == 0 {
 		fs.Usage()
 		return nil, usagef("no input files")
 	}
-	return fs.Args(), nil
+	return files, err
+}
+
+// parseArgs is parse without the need for a file name.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			files = append(files, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		files = append(files, rest[0])
+		args = rest[1:]
+	}
+	return files, nil
 }
 
 // startBar shows a byte progress bar over files on standard error when it
@@ -155,6 +179,7 @@ func (e *env) summarize(args []string) error {
        summarize csv SUMMARY...
        summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] INDEX...
        `+chartUsage+`
+       `+reportUsage+`
 (INDEX: a CDX or CDXJ file, plain or .gz, a ZipNum cluster by its .idx or folder, or - for stdin;
  sub-command -h for its flags)`, e.stderr)
 	fullhost := fs.Bool("fullhost", false, "key by full host instead of registrable domain")

@@ -354,9 +354,12 @@ func (c *Page) MoveMouse(t *testing.T, ctx context.Context, x, y float64) {
 	c.Call(t, ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": x, "y": y}, nil)
 }
 
-// Click presses and releases the left mouse button over the element.
+// Click scrolls the element into view, then presses and releases the left
+// mouse button over it.
 func (c *Page) Click(t *testing.T, ctx context.Context, selector string) {
 	t.Helper()
+	var ok bool
+	c.Eval(t, ctx, `(document.querySelector(`+strconv.Quote(selector)+`).scrollIntoView({block: "center"}), true)`, &ok)
 	x, y := c.Center(t, ctx, selector)
 	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
 		p := map[string]any{"type": typ, "x": x, "y": y}

@@ -19,6 +19,7 @@
 package summarychart
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -417,6 +418,8 @@ const (
 // organizations, ordered by captures (largest first), are shown in all
 // three; beyond chart.MaxSeries-1 the others are summed in "other (k)".
 // Each organization's line breaks between days more than one day apart.
+// A chart with nothing to draw (no 2xx capture on any day, say) is nil;
+// when all three are, the error is chart.ErrNoData.
 func Daily(days []summary.Day) ([3]*chart.Chart, error) {
 	var out [3]*chart.Chart
 	totals := map[string]int64{}
@@ -480,10 +483,15 @@ func Daily(days []summary.Day) ([3]*chart.Chart, error) {
 			c.Note = fmt.Sprintf("%d organizations; the %d with most captures shown, %d summed in %q", len(orgs), keep, len(orgs)-keep, other.Name)
 		}
 		c.Series = series
-		if err := c.Finish(); err != nil {
+		if err := c.Finish(); errors.Is(err, chart.ErrNoData) {
+			continue // no 2xx capture at all, say: that chart alone is missing
+		} else if err != nil {
 			return out, err
 		}
 		out[m] = c
+	}
+	if out[0] == nil && out[1] == nil && out[2] == nil {
+		return out, chart.ErrNoData
 	}
 	return out, nil
 }
