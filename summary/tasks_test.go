@@ -389,7 +389,7 @@ func TestReadDays(t *testing.T) {
 	in := "gov,loc)/ 20090119120000 http://loc.gov/ text/html 200 D - - 100 0 LOC-1.arc.gz\n" +
 		"gov,loc)/ 20090120120000 http://loc.gov/ text/html 404 D - - 50 0 toturis-1.arc.gz\n" +
 		"gov,loc)/ 20090122120000 http://loc.gov/ text/html 200 D - - 7 0 CDL-1.arc.gz\n"
-	if err := d.ReadIndex(strings.NewReader(" CDX N b a m s k r M S V g\n"+in), "x.cdx", false); err != nil {
+	if err := d.ReadIndex(context.Background(), cdxj.NewStream("x.cdx", strings.NewReader(" CDX N b a m s k r M S V g\n"+in), nil), false); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
