@@ -72,6 +72,16 @@ type Options struct {
 	HTTPClient *http.Client
 	// Cache stores results; nil disables caching (every request searches).
 	Cache Cache
+	// CacheTimeout bounds the cache calls of one request: its reads
+	// (RecordRequest, Get) share one deadline, its writes (Put, Enqueue)
+	// another. A cache that fails or does not answer in time is left out:
+	// the request is answered by searching, the answer says so
+	// (Answer.CacheDegraded, the Cache-Degraded header), CacheFailures and
+	// CacheDegraded count it, and once a call timed out the request makes
+	// no more cache calls, so that a request takes at most its search
+	// budget plus two CacheTimeouts. Refresh workers and the stale scan
+	// give each call BackgroundCacheTimeout. 0 means DefaultCacheTimeout.
+	CacheTimeout time.Duration
 
 	// RequestTimeout bounds one archive's answer (see Archive.Timeout) when
 	// its Archive.Timeout is 0. DynamicBudget and ThoroughBudget bound a whole
@@ -139,6 +149,9 @@ type Aggregator struct {
 	bg     sync.WaitGroup // searches and background loops
 
 	ownClient bool // opts.HTTPClient was made by New: Close closes its idle connections
+
+	cacheHealth cacheHealth
+	cacheSlots  chan struct{} // cache calls in flight from requests (MaxCacheCalls)
 }
 
 // Errors of Search, Lookup and Refresh.
@@ -206,6 +219,7 @@ func New(opts Options) (*Aggregator, error) {
 	def(&o.NoCacheAfter, DefaultNoCacheAfter)
 	def(&o.DormantFor, DefaultDormantFor)
 	def(&o.MapMaxAge, DefaultMapMaxAge)
+	def(&o.CacheTimeout, DefaultCacheTimeout)
 	if o.Tolerance == 0 {
 		o.Tolerance = DefaultTolerance
 	}
@@ -235,7 +249,8 @@ func New(opts Options) (*Aggregator, error) {
 	if o.OpenMap == nil {
 		o.OpenMap = OpenMementoMap
 	}
-	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient}
+	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient,
+		cacheSlots: make(chan struct{}, MaxCacheCalls)}
 	if ag.log == nil {
 		ag.log = slog.New(slog.DiscardHandler)
 	}

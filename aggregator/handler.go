@@ -61,7 +61,9 @@ const (
 // found; 502 when every archive failed or is dormant; 504 for an
 // only-if-cached miss or when every asked archive timed out. Every
 // aggregated response carries Archive-Failures: id=reason, ... when some
-// archive failed or was not asked because it is dormant (id=dormant).
+// archive failed or was not asked because it is dormant (id=dormant), and
+// Cache-Degraded: op=reason, ... when a cache call failed or did not answer
+// within Options.CacheTimeout (the request was then answered by searching).
 func (ag *Aggregator) Handler() http.Handler { return handler{ag} }
 
 type handler struct{ ag *Aggregator }
@@ -70,7 +72,7 @@ type handler struct{ ag *Aggregator }
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", "*")
-	hd.Set("Access-Control-Expose-Headers", "Link, Location, X-Memento-Count, Archive-Failures, Memento-Datetime")
+	hd.Set("Access-Control-Expose-Headers", "Link, Location, X-Memento-Count, Archive-Failures, Cache-Degraded, Memento-Datetime")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		hd.Set("Allow", "GET, HEAD")
 		writeBody(w, http.StatusMethodNotAllowed, ctText, []byte("Method not allowed: "+r.Method+"\n"))
@@ -286,6 +288,9 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 		"accept_datetime", r.Header.Get("Accept-Datetime"), "failures", ans.Failures)
 	if ans.Failures != "" {
 		w.Header().Set("Archive-Failures", ans.Failures)
+	}
+	if ans.CacheDegraded != "" {
+		w.Header().Set("Cache-Degraded", ans.CacheDegraded)
 	}
 	if !ans.Updated.IsZero() {
 		w.Header().Set("Last-Modified", ans.Updated.UTC().Format(http.TimeFormat))

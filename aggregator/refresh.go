@@ -31,7 +31,9 @@ func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error)
 	u, err := ag.checkURIR(urir)
 	if errors.Is(err, ErrBlocked) {
 		if n, nerr := NormalizeURIR(urir); nerr == nil {
-			perr := c.Put(ctx, n, cache.Result{Status: cache.StatusBlocked, Updated: time.Now().UTC().Truncate(time.Second)})
+			_, perr := bgCache(ag, ctx, "put", func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, c.Put(ctx, n, cache.Result{Status: cache.StatusBlocked, Updated: time.Now().UTC().Truncate(time.Second)})
+			})
 			err = errors.Join(err, perr)
 		}
 	}
@@ -42,7 +44,7 @@ func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := ag.store(ctx, u, res); err != nil {
+	if _, err := bgCache(ag, ctx, "put", func(ctx context.Context) (struct{}, error) { return struct{}{}, ag.store(ctx, u, res) }); err != nil {
 		return res, fmt.Errorf("aggregator: storing refresh of %s: %w", u, err)
 	}
 	return res, nil
@@ -116,7 +118,7 @@ func (ag *Aggregator) RunOneJob(ctx context.Context, worker string) (bool, error
 	if c == nil {
 		return false, ErrNoCache
 	}
-	job, err := c.Claim(ctx, worker, time.Now())
+	job, err := bgCache(ag, ctx, "claim", func(ctx context.Context) (cache.Job, error) { return c.Claim(ctx, worker, time.Now()) })
 	if errors.Is(err, cache.ErrNoJob) {
 		return false, nil
 	}
@@ -124,7 +126,10 @@ func (ag *Aggregator) RunOneJob(ctx context.Context, worker string) (bool, error
 		return false, err
 	}
 	_, rerr := ag.Refresh(ctx, job.URIR)
-	if err := c.Complete(context.WithoutCancel(ctx), job, time.Now()); err != nil {
+	_, err = bgCache(ag, context.WithoutCancel(ctx), "complete", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.Complete(ctx, job, time.Now())
+	})
+	if err != nil {
 		return true, errors.Join(rerr, err)
 	}
 	return true, rerr
@@ -139,7 +144,7 @@ func (ag *Aggregator) ScanStale(ctx context.Context, olderThan time.Duration, li
 		return 0, ErrNoCache
 	}
 	now := time.Now()
-	infos, err := c.Stale(ctx, now.Add(-olderThan), limit)
+	infos, err := bgCache(ag, ctx, "stale", func(ctx context.Context) ([]cache.Info, error) { return c.Stale(ctx, now.Add(-olderThan), limit) })
 	if err != nil {
 		return 0, err
 	}
@@ -152,7 +157,10 @@ func (ag *Aggregator) ScanStale(ctx context.Context, olderThan time.Duration, li
 		if urir == cache.StripScheme(urir) {
 			urir = "http://" + urir // entries are keyed without scheme
 		}
-		if err := c.Enqueue(ctx, urir, cache.PriorityRefresh, now); err != nil {
+		_, err := bgCache(ag, ctx, "enqueue", func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, c.Enqueue(ctx, urir, cache.PriorityRefresh, now)
+		})
+		if err != nil {
 			return n, err
 		}
 		n++

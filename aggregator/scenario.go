@@ -96,6 +96,12 @@ type Answer struct {
 	Failures string
 	// Queued reports that a thorough refresh job was enqueued.
 	Queued bool
+	// CacheDegraded is the Cache-Degraded header value, "op=reason, ..."
+	// (such as "get=timeout"): the cache calls that failed or did not
+	// answer within Options.CacheTimeout, so that the request was
+	// answered without the cache, or its result was not stored; "" when
+	// the cache answered.
+	CacheDegraded string
 }
 
 // Lookup answers a request for urir from the family's endpoints, following
@@ -133,24 +139,38 @@ func (ag *Aggregator) Lookup(ctx context.Context, f Family, urir string, at time
 
 // lookup is Lookup for a URI-R that checkURIR accepted.
 func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl) (*Answer, error) {
-	dyn, thorough := f.services()
-	c := ag.opts.Cache
-	if c == nil {
+	if ag.opts.Cache == nil {
+		dyn, thorough := f.services()
 		if cc.OnlyIfCached {
 			return &Answer{URIR: urir, Status: http.StatusGatewayTimeout, Scenario: "only-if-cached"}, nil
 		}
-		return ag.searchAnswer(ctx, dyn, thorough, urir, at, "uncached", nil)
+		return ag.searchAnswer(ctx, nil, dyn, thorough, urir, at, "uncached", nil)
 	}
+	calls := ag.newCacheCalls(ctx)
+	defer calls.done()
+	ans, err := ag.lookupCached(ctx, calls, f, urir, at, cc)
+	if ans != nil {
+		if ans.CacheDegraded = calls.header(); ans.CacheDegraded != "" {
+			ag.cacheHealth.degraded.Add(1)
+		}
+	}
+	return ans, err
+}
+
+// lookupCached runs the cache scenarios; every cache call goes through
+// calls (its deadlines), and a failed read is a miss: the request is
+// answered by searching.
+func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Family, urir string, at time.Time, cc CacheControl) (*Answer, error) {
+	dyn, thorough := f.services()
+	c := ag.opts.Cache
 	now := time.Now()
-	if err := c.RecordRequest(ctx, urir, now); err != nil {
-		ag.log.Warn("cache: recording request", "urir", urir, "err", err)
-	}
-	e, err := c.Get(ctx, cache.KeyOf(urir))
+	_, _ = callCache(calls, "record-request", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.RecordRequest(ctx, urir, now)
+	})
 	var entry *cache.Entry
+	e, err := callCache(calls, "get", func(ctx context.Context) (cache.Entry, error) { return c.Get(ctx, cache.KeyOf(urir)) })
 	if err == nil && e.Status != cache.StatusPending {
 		entry = ag.checkEntry(urir, &e)
-	} else if err != nil && !errors.Is(err, cache.ErrNotFound) {
-		ag.log.Warn("cache: get", "urir", urir, "err", err)
 	}
 	age := time.Duration(0)
 	if entry != nil {
@@ -166,7 +186,7 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 		return &Answer{URIR: urir, Status: http.StatusGatewayTimeout, Scenario: "only-if-cached"}, nil
 	}
 	if entry == nil {
-		return ag.searchAnswer(ctx, dyn, thorough, urir, at, "unknown", nil)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, "unknown", nil)
 	}
 	forced := cc.NoCache && age > ag.opts.NoCacheAfter
 	switch entry.Status {
@@ -174,14 +194,14 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 		if age <= ag.opts.NegativeFor && !forced {
 			return &Answer{URIR: urir, Status: http.StatusNotFound, Source: FromCache, Scenario: "negative", Updated: entry.Updated}, nil
 		}
-		return ag.searchAnswer(ctx, dyn, thorough, urir, at, scenarioName(forced, "negative"), nil)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "negative"), nil)
 	case cache.StatusFound:
 		if age <= ag.opts.FreshFor && !forced {
 			return ag.cachedAnswer(urir, entry, "fresh"), nil
 		}
-		return ag.searchAnswer(ctx, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
 	default: // failed (partial) or blocked: search again
-		return ag.searchAnswer(ctx, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
 	}
 }
 
@@ -240,9 +260,11 @@ func (ag *Aggregator) cachedAnswer(urir string, e *cache.Entry, scenario string)
 	return &Answer{URIR: urir, Mementos: ms, Status: st, Source: FromCache, Scenario: scenario, Updated: e.Updated}
 }
 
-// searchAnswer runs the dynamic search of a scenario, stores or queues, and
-// builds the answer. stale is the cached entry, if any.
-func (ag *Aggregator) searchAnswer(ctx context.Context, dyn, thorough Service, urir string, at time.Time, scenario string, stale *cache.Entry) (*Answer, error) {
+// searchAnswer runs the dynamic search of a scenario, stores or queues
+// (through calls, nil without a cache, and not when the cache already
+// timed out in this request), and builds the answer. stale is the cached
+// entry, if any.
+func (ag *Aggregator) searchAnswer(ctx context.Context, calls *cacheCalls, dyn, thorough Service, urir string, at time.Time, scenario string, stale *cache.Entry) (*Answer, error) {
 	res, err := ag.searchShared(ctx, dyn, urir, at)
 	if err != nil {
 		return nil, err
@@ -265,14 +287,13 @@ func (ag *Aggregator) searchAnswer(ctx context.Context, dyn, thorough Service, u
 		a = fb
 	}
 	c := ag.opts.Cache
-	if c == nil {
+	if c == nil || calls == nil || !calls.usable() {
 		return a, nil
 	}
+	calls.phase()
 	if ag.asThorough(dyn, thorough, urir) {
-		if err := ag.store(ctx, urir, res); err != nil {
-			ag.log.Warn("cache: put", "urir", urir, "err", err)
-		}
-		if res.Complete() {
+		_, _ = callCache(calls, "put", func(ctx context.Context) (struct{}, error) { return struct{}{}, ag.store(ctx, urir, res) })
+		if res.Complete() || !calls.usable() {
 			return a, nil
 		}
 	}
@@ -280,11 +301,10 @@ func (ag *Aggregator) searchAnswer(ctx context.Context, dyn, thorough Service, u
 	if stale != nil {
 		p = cache.PriorityRefresh
 	}
-	if err := c.Enqueue(ctx, urir, p, time.Now()); err != nil {
-		ag.log.Warn("cache: enqueue", "urir", urir, "err", err)
-	} else {
-		a.Queued = true
-	}
+	_, err = callCache(calls, "enqueue", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.Enqueue(ctx, urir, p, time.Now())
+	})
+	a.Queued = err == nil
 	return a, nil
 }
 

@@ -6,146 +6,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
+	"github.com/mementokit/mementokit/internal/mysqltest"
 )
-
-// privateServer is a mariadbd of the test's own: its own data folder, port
-// and socket, so that killing it leaves the shared server alone.
-type privateServer struct {
-	t       *testing.T
-	bin     string
-	dir     string
-	port    int
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	started int
-}
-
-func findBinary(name string) string {
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, d := range []string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
-		p := filepath.Join(d, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// serverArgs keeps the private server small: it only has to survive a kill.
-func (s *privateServer) args() []string {
-	a := []string{"--no-defaults", "--datadir=" + filepath.Join(s.dir, "data"),
-		"--innodb-buffer-pool-size=16M", "--innodb-log-file-size=4M"}
-	if os.Geteuid() == 0 {
-		a = append(a, "--user=root")
-	}
-	return a
-}
-
-func newPrivateServer(t *testing.T) *privateServer {
-	bin, install := findBinary("mariadbd"), findBinary("mariadb-install-db")
-	if bin == "" || install == "" {
-		if os.Getenv("MEMENTOKIT_REQUIRE_MYSQL") == "1" {
-			t.Fatalf("mariadbd (%q) or mariadb-install-db (%q) not found and MEMENTOKIT_REQUIRE_MYSQL=1", bin, install)
-		}
-		t.Skip("mariadbd or mariadb-install-db not installed")
-	}
-	// A short folder: the socket path must fit in 108 bytes.
-	dir, err := os.MkdirTemp("", "mkfault")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	s := &privateServer{t: t, bin: bin, dir: dir, port: freePort(t)}
-	args := append(s.args(), "--auth-root-authentication-method=normal", "--skip-test-db")
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, install, args...).CombinedOutput(); err != nil {
-		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
-	}
-	t.Cleanup(s.kill)
-	s.start()
-	return s
-}
-
-func (s *privateServer) start() {
-	s.t.Helper()
-	s.started++
-	args := append(s.args(),
-		"--socket="+filepath.Join(s.dir, "sock"), "--pid-file="+filepath.Join(s.dir, "pid"),
-		fmt.Sprintf("--port=%d", s.port), "--bind-address=127.0.0.1",
-		"--skip-grant-tables", "--skip-name-resolve",
-		"--log-error="+filepath.Join(s.dir, fmt.Sprintf("error%d.log", s.started)))
-	s.cmd = exec.Command(s.bin, args...)
-	// Should the test binary die, the kernel ends the server too.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("start mariadbd: %v", err)
-	}
-	s.exited = make(chan struct{})
-	go func(cmd *exec.Cmd, done chan struct{}) { cmd.Wait(); close(done) }(s.cmd, s.exited)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", s.addr(), 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return
-		}
-		select {
-		case <-s.exited:
-			log, _ := os.ReadFile(filepath.Join(s.dir, fmt.Sprintf("error%d.log", s.started)))
-			s.t.Fatalf("mariadbd exited at start:\n%s", log)
-		default:
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("mariadbd does not listen on %s after 30 s", s.addr())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// kill ends the server with SIGKILL (no shutdown, as a crash) and waits.
-func (s *privateServer) kill() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	s.cmd.Process.Kill()
-	<-s.exited
-	s.cmd = nil
-}
-
-func (s *privateServer) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
-
-func (s *privateServer) config() *mysql.Config {
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr = "root", "tcp", s.addr()
-	cfg.Timeout = 2 * time.Second
-	return cfg
-}
 
 // TestKillAndRestart kills the database with SIGKILL twice, then freezes it
 // with SIGSTOP, while a writer and a reader are busy: calls fail with
@@ -153,8 +23,8 @@ func (s *privateServer) config() *mysql.Config {
 // works again once the server is back, and every Put that returned nil is
 // there afterwards.
 func TestKillAndRestart(t *testing.T) {
-	srv := newPrivateServer(t)
-	dsn := createDB(t, srv.config())
+	srv := mysqltest.NewServer(t)
+	dsn := srv.Database("mkcache_")
 	ctx := context.Background()
 	octx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -267,7 +137,7 @@ func TestKillAndRestart(t *testing.T) {
 	}
 	for round := range 2 {
 		waitFor(20)
-		srv.kill()
+		srv.Kill()
 		mu.Lock()
 		phase++
 		mu.Unlock()
@@ -284,21 +154,17 @@ func TestKillAndRestart(t *testing.T) {
 		if downOK != 0 {
 			t.Errorf("round %d: %d Puts succeeded with the server down", round, downOK)
 		}
-		srv.start()
+		srv.Start()
 	}
 	// A server that hangs (SIGSTOP) rather than dies: calls must end at
 	// their deadline, and work again after SIGCONT.
 	waitFor(20)
-	if err := srv.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	srv.Stop()
 	mu.Lock()
 	phase++
 	mu.Unlock()
 	time.Sleep(callTimeout + time.Second)
-	if err := srv.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	srv.Cont()
 	waitFor(20)
 	close(stop)
 	wg.Wait()

@@ -38,6 +38,7 @@ type config struct {
 	Blacklist string `json:"blacklist"`
 	Cache     string `json:"cache"`
 
+	CacheTimeout    duration `json:"cache_timeout"`
 	RequestTimeout  duration `json:"request_timeout"`
 	DynamicBudget   duration `json:"dynamic_budget"`
 	ThoroughBudget  duration `json:"thorough_budget"`
@@ -67,6 +68,7 @@ type config struct {
 func defaults() config {
 	return config{
 		Addr:            "localhost:1208",
+		CacheTimeout:    duration(aggregator.DefaultCacheTimeout),
 		RequestTimeout:  duration(aggregator.DefaultRequestTimeout),
 		DynamicBudget:   duration(aggregator.DefaultDynamicBudget),
 		ThoroughBudget:  duration(aggregator.DefaultThoroughBudget),
@@ -102,6 +104,7 @@ func flagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.StringVar(&c.Rules, "rules", c.Rules, "Time Travel rules.json `file` (default every archive for every service)")
 	fs.StringVar(&c.Blacklist, "blacklist", c.Blacklist, "`file` of blocked hosts, one a line (403)")
 	fs.StringVar(&c.Cache, "cache", c.Cache, "cache `store`: memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (default bolt:DATA-DIR/cache.db)")
+	fs.DurationVar((*time.Duration)(&c.CacheTimeout), "cache-timeout", time.Duration(c.CacheTimeout), "how long a request waits for the cache (its reads, then its writes) before it is answered by searching; /healthz waits as long")
 	fs.DurationVar((*time.Duration)(&c.RequestTimeout), "request-timeout", time.Duration(c.RequestTimeout), "default timeout of one archive's answer")
 	fs.DurationVar((*time.Duration)(&c.DynamicBudget), "dynamic-budget", time.Duration(c.DynamicBudget), "time budget of a live (dynamic) search")
 	fs.DurationVar((*time.Duration)(&c.ThoroughBudget), "thorough-budget", time.Duration(c.ThoroughBudget), "time budget of a background (thorough) search")
@@ -197,7 +200,7 @@ func checkConfig(c config) error {
 	for _, d := range []struct {
 		name string
 		v    duration
-	}{{"request-timeout", c.RequestTimeout}, {"dynamic-budget", c.DynamicBudget}, {"thorough-budget", c.ThoroughBudget},
+	}{{"cache-timeout", c.CacheTimeout}, {"request-timeout", c.RequestTimeout}, {"dynamic-budget", c.DynamicBudget}, {"thorough-budget", c.ThoroughBudget},
 		{"shutdown-timeout", c.ShutdownTimeout}, {"worker-idle", c.WorkerIdle}, {"dormant-for", c.DormantFor}, {"mementomap-max-age", c.MapMaxAge}} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %v", d.name, time.Duration(d.v)))

@@ -29,6 +29,8 @@ import (
 //	mementokit_archive_dormant{archive}                      gauge (1 while dormant)
 //	mementokit_mementomap_loaded_timestamp_seconds{archive}  gauge (0: no map)
 //	mementokit_cache_lookups_total{result}                   counter (fresh, stale, negative, negative_expired, failed, miss, error)
+//	mementokit_cache_failures_total{op,reason}               counter (cache calls that failed or timed out: aggregator.CacheFailures)
+//	mementokit_cache_degraded_requests_total                 counter (requests answered with Cache-Degraded)
 //	mementokit_refresh_queue_depth                           gauge (jobs this process queued that no worker claimed yet)
 //	mementokit_refresh_jobs_running                          gauge
 //	mementokit_refresh_jobs_total{result}                    counter (done, error)
@@ -89,6 +91,8 @@ var (
 	descAnswers = prometheus.NewDesc("mementokit_upstream_answers_total", "Archive outcomes in searches: found, none, failed, dormant_skip.", []string{"archive", "outcome"}, nil)
 	descDormant = prometheus.NewDesc("mementokit_archive_dormant", "1 while the archive is dormant after consecutive failures.", []string{"archive"}, nil)
 	descMap     = prometheus.NewDesc("mementokit_mementomap_loaded_timestamp_seconds", "When the archive's MementoMap was loaded (Unix time); 0 when none is.", []string{"archive"}, nil)
+	descCacheF  = prometheus.NewDesc("mementokit_cache_failures_total", "Cache calls that failed or did not answer in time, by operation and reason (timeout, busy, closed, invalid, error).", []string{"op", "reason"}, nil)
+	descCacheD  = prometheus.NewDesc("mementokit_cache_degraded_requests_total", "Requests answered with Cache-Degraded: a cache call failed or timed out, and the request was answered by searching or its result not stored.", nil, nil)
 )
 
 // watchAggregator exports the aggregator's per-archive counters
@@ -115,6 +119,10 @@ func (m *metrics) watchAggregator(ag *aggregator.Aggregator) {
 			}
 			ch <- prometheus.MustNewConstMetric(descMap, prometheus.GaugeValue, loaded, s.Archive)
 		}
+		for _, f := range ag.CacheFailures() {
+			ch <- prometheus.MustNewConstMetric(descCacheF, prometheus.CounterValue, float64(f.Count), f.Op, f.Reason)
+		}
+		ch <- prometheus.MustNewConstMetric(descCacheD, prometheus.CounterValue, float64(ag.CacheDegraded()))
 	}))
 }
 

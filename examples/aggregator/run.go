@@ -173,7 +173,7 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ 
 	ag, err := aggregator.New(aggregator.Options{
 		Archives: archives, Rules: rules, Blacklist: bl,
 		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client}, hist: m.upDuration},
-		HTTPClient: client, Cache: mc,
+		HTTPClient: client, Cache: mc, CacheTimeout: time.Duration(c.CacheTimeout),
 		RequestTimeout: time.Duration(c.RequestTimeout), DynamicBudget: time.Duration(c.DynamicBudget), ThoroughBudget: time.Duration(c.ThoroughBudget),
 		Tolerance: c.Tolerance, DormantFor: time.Duration(c.DormantFor),
 		MaxConcurrent: c.MaxConcurrent, FanOut: c.FanOut,
@@ -458,10 +458,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // health answers /healthz: 200 with a JSON summary while the server works,
-// 503 while it shuts down or when the cache does not answer.
+// 503 while it shuts down or when the cache does not answer within
+// -cache-timeout (aggregator.CheckCache: never longer, whatever the store
+// does).
 func (s *server) health(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
 	type archives struct {
 		Total      int `json:"total"`
 		Dormant    int `json:"dormant"`
@@ -483,7 +483,7 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	code := http.StatusOK
-	if _, err := s.store.Get(ctx, cache.KeyOf("http://healthz.invalid/")); err != nil && !errors.Is(err, cache.ErrNotFound) {
+	if err := s.ag.CheckCache(r.Context()); err != nil {
 		doc.Status, doc.Cache, code = "unavailable", "error: "+err.Error(), http.StatusServiceUnavailable
 	}
 	if s.draining.Load() {
