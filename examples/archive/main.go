@@ -6,7 +6,8 @@
 //	archive -latency 200ms -fault-rate 0.05 -slow-body 1s index.cdxj
 //
 // Endpoints: /timemap/link/{URI-R}, /timegate/{URI-R},
-// /{YYYYMMDDhhmmss}/{URI-R}, /.well-known/mementomap.
+// /{YYYYMMDDhhmmss}/{URI-R}, /.well-known/mementomap, and the pywb CDX
+// server API at /cdx and /{id}/cdx over the same indexes (see README.md).
 package main
 
 import (

@@ -40,12 +40,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	hcf := fs.Float64("hcf", 1, "MementoMap host compaction factor W_h")
 	pcf := fs.Float64("pcf", 1, "MementoMap path compaction factor W_p")
 	verbose := fs.Bool("v", false, "log every request (debug level) to stderr")
+	cdxMode := fs.String("cdx", "auto", "serve the pywb CDX server API at /cdx and /{id}/cdx: on, off, or auto (on when every index can be searched: ZipNum clusters, sorted files)")
+	cdxPageSize := fs.Int("cdx-page-size", cdxj.DefaultPageSize, "CDX API: ZipNum blocks per page when a request gives no pageSize")
+	cdxMaxBuffered := fs.Int("cdx-max-buffered", cdxj.DefaultMaxBuffered, "CDX API: most lines held for sort=reverse, sort=closest or a negative limit (more is a 400)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return errors.New("no index file given")
+	}
+	switch *cdxMode {
+	case "auto", "on", "off":
+	default:
+		return fmt.Errorf("-cdx %q: want auto, on or off", *cdxMode)
+	}
+	if *cdxPageSize < 1 || *cdxMaxBuffered < 1 {
+		return errors.New("-cdx-page-size and -cdx-max-buffered must be positive")
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -80,11 +91,26 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		"non_http", st.NonHTTP, "bad", st.Bad, "duplicates", st.Duplicates,
 		"mementomap_bytes", len(srv.MementoMap()), "took", time.Since(start).Round(time.Millisecond))
 
+	var handler http.Handler = srv
+	if *cdxMode != "off" {
+		src, err := cdxSource(ctx, fs.Args(), inputs)
+		switch {
+		case err != nil && *cdxMode == "on":
+			return fmt.Errorf("-cdx on: %w", err)
+		case err != nil:
+			log.Warn("CDX API off", "reason", err)
+		default:
+			cdx := archiveserver.NewCDXHandler(src, &archiveserver.CDXOptions{Collection: *id, SkipBad: *skipBad, Logger: log,
+				Run: cdxj.RunOptions{PageSize: *cdxPageSize, MaxBuffered: *cdxMaxBuffered}})
+			handler = archiveserver.WithCDX(srv, cdx)
+			log.Info("CDX API on", "paths", archiveserver.CDXPath+", /"+*id+archiveserver.CDXPath)
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	fmt.Fprintf(stdout, "serving %d URI-Rs, %d mementos on http://%s\n", st.URIRs, st.Captures, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

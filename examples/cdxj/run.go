@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/surt"
 )
 
@@ -24,6 +25,7 @@ type options struct {
 	maxLine int
 	output  string
 	files   []string
+	server  *cdxj.ServerOptions
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -36,8 +38,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.tmpdir, "tmpdir", os.TempDir(), "with -sort: folder for the temporary sorted runs")
 	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
 	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout (\"-\" is stdout)")
+	server := cdxflag.Add(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [INDEX...]\n\nConverts CDX, CDXJ and their .gz forms, and ZipNum clusters (their .idx, or their folder), to CDXJ on stdout (stdin when no INDEX or \"-\").")
+		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [-url-prefix URL | -domain HOST] [INDEX...]\n\nConverts CDX, CDXJ and their .gz forms, ZipNum clusters (their .idx, or their folder) and CDX servers (an http(s) URL; -url-prefix or -domain says what to read) to CDXJ on stdout (stdin when no INDEX or \"-\").")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -52,6 +55,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o.files = fs.Args()
 	if len(o.files) == 0 {
 		o.files = []string{"-"}
+	}
+	var err error
+	if o.server, err = server(); err == nil {
+		err = cdxflag.Check(o.server, o.files)
+	}
+	if err != nil {
+		return o, usageError{err}
 	}
 	return o, nil
 }
@@ -120,7 +130,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // or "-" for stdin; see cdxj.Open) and sends its records, as CDXJ lines, to
 // sink. It returns the number of bad lines skipped.
 func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o options) (skipped int64, err error) {
-	ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin, MaxLineSize: o.maxLine})
+	ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin, MaxLineSize: o.maxLine, Server: o.server})
 	if err != nil {
 		return 0, err
 	}

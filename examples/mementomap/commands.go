@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/ukvs"
 )
@@ -52,7 +53,13 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 // counting the bytes read.
 func (e *env) openIndexes(paths []string, what string) ([]cdxj.Searcher, func(), error) {
 	bar := e.bar(totalSize(paths), what)
-	opt := &cdxj.OpenOptions{Stdin: e.stdin}
+	if err := cdxflag.Check(e.server, paths); err != nil {
+		return nil, nil, err
+	}
+	if e.server != nil {
+		e.server.Logger = e.log
+	}
+	opt := &cdxj.OpenOptions{Stdin: e.stdin, Server: e.server}
 	if bar != nil {
 		opt.Progress = func(n int64) { bar.Add64(n) }
 	}
@@ -82,7 +89,12 @@ func (e *env) build(args []string) error {
 	fs, parse := e.flags("build", "INDEX...")
 	out := fs.String("o", "-", "output map file ('-' for standard output)")
 	opts := buildFlags(fs)
+	server := cdxflag.Add(fs)
 	if err := parse(args); err != nil {
+		return err
+	}
+	var err error
+	if e.server, err = server(); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -211,7 +223,12 @@ func (e *env) eval(args []string) error {
 	fs, parse := e.flags("eval", "MAP INDEX...")
 	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line (required)")
 	opts := buildFlags(fs)
+	server := cdxflag.Add(fs)
 	if err := parse(args); err != nil {
+		return err
+	}
+	var err error
+	if e.server, err = server(); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 || *lookups == "" {

@@ -24,6 +24,7 @@ type env struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
 	progress       bool
+	server         *cdxj.ServerOptions // for CDX server inputs (-url-prefix, -domain, ...)
 }
 
 // flags returns a FlagSet with the common flags (-v, -q, -progress).

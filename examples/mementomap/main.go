@@ -2,6 +2,7 @@
 // and describes MementoMaps (package mementomap; internal/spec/MEMENTOMAP.md).
 //
 //	mementomap build [-o OUT] [-id URI] [-status 2] [-mime text/html] INDEX...
+//	mementomap build -domain example.org https://index.example.org/coll/cdx
 //	mementomap compact [-hcf W] [-pcf W] IN OUT
 //	mementomap lookup MAP [URI|SURT...]      (stdin when none)
 //	mementomap eval [-lookups FILE] MAP INDEX...
@@ -27,7 +28,8 @@ func main() { cli.Main("mementomap", run) }
 
 const usage = `usage: mementomap COMMAND [flags] ARGS
 commands:
-  build    [-o OUT] [filters] INDEX...   baseline map from CDX/CDXJ files (gzip or not, sorted or not)
+  build    [-o OUT] [filters] INDEX...   baseline map from CDX/CDXJ files (gzip or not, sorted or not),
+                                         ZipNum clusters, or CDX servers (an http(s) URL, with -url-prefix or -domain)
   compact  [-hcf W] [-pcf W] IN OUT      one-pass compaction (the paper's Figure 3)
   lookup   MAP [URI|SURT...]             matched key and frequency (stdin when no URI is given)
   eval     [-lookups FILE] MAP INDEX...  relative cost, accuracy, precision, recall

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/summary"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -34,6 +35,7 @@ type env struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
 	bar            *progressbar.ProgressBar
+	server         *cdxj.ServerOptions // for CDX server inputs (-url-prefix, -domain, ...)
 }
 
 // run is the whole command; main only wires signals and exit codes.
@@ -180,8 +182,8 @@ func (e *env) summarize(args []string) error {
        summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] INDEX...
        `+chartUsage+`
        `+reportUsage+`
-(INDEX: a CDX or CDXJ file, plain or .gz, a ZipNum cluster by its .idx or folder, or - for stdin;
- sub-command -h for its flags)`, e.stderr)
+(INDEX: a CDX or CDXJ file, plain or .gz, a ZipNum cluster by its .idx or folder, - for stdin, or a
+ CDX server's http(s) URL with -url-prefix URL or -domain HOST saying what to read; sub-command -h for its flags)`, e.stderr)
 	fullhost := fs.Bool("fullhost", false, "key by full host instead of registrable domain")
 	monthly := fs.Bool("monthly", false, "periods by month (YYYYMM) instead of year")
 	compact := fs.Bool("compact", false, "leave zero counters out")
@@ -190,9 +192,13 @@ func (e *env) summarize(args []string) error {
 	strict := fs.Bool("strict", false, "stop at the first malformed line instead of skipping and counting it")
 	minYear := fs.Int("min-year", 0, "first year counted (default 1991)")
 	maxYear := fs.Int("max-year", 0, "last year counted (default next year)")
+	server := cdxflag.Add(fs)
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if e.server, err = server(); err != nil {
+		return usagef("%v", err)
 	}
 	if *minYear < 0 || *maxYear < 0 || (*minYear != 0 && *maxYear != 0 && *minYear > *maxYear) {
 		return usagef("-min-year %d and -max-year %d: want 0 (the default) or years with min <= max", *minYear, *maxYear)
@@ -262,7 +268,13 @@ func (e *env) summarize(args []string) error {
 // skipped so far: an input that gave no record but bad lines could not be
 // read as an index, and is an error, never an empty summary.
 func (e *env) eachIndex(files []string, read func(cdxj.Searcher) error, counts func() (records, bad int64)) error {
-	opt := &cdxj.OpenOptions{Stdin: e.stdin}
+	if err := cdxflag.Check(e.server, files); err != nil {
+		return usagef("%v", err)
+	}
+	if e.server != nil {
+		e.server.Logger = e.log
+	}
+	opt := &cdxj.OpenOptions{Stdin: e.stdin, Server: e.server}
 	if e.bar != nil {
 		opt.Progress = func(n int64) { e.bar.Add64(n) }
 	}
@@ -372,9 +384,13 @@ func (e *env) daily(args []string) error {
 	fs := newFlags("daily", "summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] FILE...", e.stderr)
 	getOpts := e.dailyFlags(fs)
 	strict := fs.Bool("strict", false, "stop at the first malformed line")
+	server := cdxflag.Add(fs)
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if e.server, err = server(); err != nil {
+		return usagef("%v", err)
 	}
 	opts, err := getOpts()
 	if err != nil {

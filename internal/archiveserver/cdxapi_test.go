@@ -30,13 +30,17 @@ func pywbShapeCluster(t testing.TB) ([]string, *cdxj.Cluster) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	return lines, writeCluster(t, lines, 5)
+	return lines, writeClusterOpt(t, lines, &cdxj.ClusterOptions{LinesPerBlock: 5, NoFinalNewline: true})
 }
 
 func writeCluster(t testing.TB, lines []string, perBlock int) *cdxj.Cluster {
+	return writeClusterOpt(t, lines, &cdxj.ClusterOptions{LinesPerBlock: perBlock})
+}
+
+func writeClusterOpt(t testing.TB, lines []string, opt *cdxj.ClusterOptions) *cdxj.Cluster {
 	t.Helper()
 	dir := t.TempDir()
-	w, err := cdxj.CreateCluster(dir, "zipnum", &cdxj.ClusterOptions{LinesPerBlock: perBlock})
+	w, err := cdxj.CreateCluster(dir, "zipnum", opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,14 +331,14 @@ func fields(r *cdxj.Record) map[string]string {
 func TestCDXRoundTrip(t *testing.T) {
 	cc := sampleLines(t, "cc_commoncrawl-org_from-cdxapi.cdxj")
 	ow := sampleLines(t, "openwayback_archive-org.cdx")
-	io, _ := pywbShapeCluster(t)
+	_, ioc := pywbShapeCluster(t)
 	sources := []struct {
 		name  string
 		idx   cdxj.Searcher
 		scope string
 		same  bool // identical lines
 	}{
-		{"pywb-shaped cluster", writeCluster(t, io, 5), "url=*.io.com", true},
+		{"pywb-shaped cluster", ioc, "url=*.io.com", true},
 		{"Common Crawl cluster", writeCluster(t, cc, 3), "url=commoncrawl.org/*", true},
 		{"Common Crawl sorted file", writeSorted(t, cc), "url=*.commoncrawl.org", true},
 		{"OpenWayback CDX cluster", writeCluster(t, ow, 100), "url=archive.org/&matchType=host", false},

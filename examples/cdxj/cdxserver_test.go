@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/internal/cdxservertest"
+	"github.com/mementokit/mementokit/internal/clustertest"
+)
+
+// cdxj converts what a CDX server answers (this module's own, over a
+// ZipNum cluster of pywb's shape, page by page) to the CDXJ lines it makes
+// of the same lines in a flat file, for -domain and -url-prefix.
+func TestConvertFromCDXServer(t *testing.T) {
+	dir := t.TempDir()
+	s := clustertest.Write(t, dir, clustertest.SampleLines(t, 190))
+	endpoint, h := cdxservertest.Serve(t, s.PywbIdx)
+	var prefix []string
+	for _, l := range s.Lines {
+		if strings.HasPrefix(l, "org,commoncrawl)/20") {
+			prefix = append(prefix, l)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		lines []string
+	}{
+		{"domain", []string{"-domain", "commoncrawl.org"}, cdxservertest.DomainLines(s.Lines, "org,commoncrawl")},
+		{"url prefix", []string{"-url-prefix", "http://commoncrawl.org/20"}, prefix},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flat := cdxservertest.WriteFlat(t, dir, "flat.cdx", tc.lines)
+			want, _, err := runCmd(t, "", flat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := h.Stats().Requests
+			got, stderr, err := runCmd(t, "", append(append([]string{"-cdx-rate", "0", "-cdx-page-size", "2"}, tc.flags...), endpoint)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			if len(lines(want)) < 5 || len(lines(want)) != len(tc.lines) {
+				t.Fatalf("flat file: %d lines of %d", len(lines(want)), len(tc.lines))
+			}
+			if diff := cmp.Diff(lines(want), lines(got)); diff != "" {
+				t.Errorf("(-flat file +CDX server):\n%s", diff)
+			}
+			if n := h.Stats().Requests - before; n < 3 {
+				t.Errorf("%d requests: not read page by page", n)
+			}
+		})
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/internal/cdxservertest"
+	"github.com/mementokit/mementokit/internal/clustertest"
+)
+
+// summarize and summarize daily read a CDX server (this module's own, over
+// a ZipNum cluster of pywb's shape, page by page) for the domain -domain
+// names, and give the summary of the same lines read from a flat file.
+func TestSummarizeFromCDXServer(t *testing.T) {
+	dir := t.TempDir()
+	s := clustertest.Write(t, dir, clustertest.SampleLines(t, 190))
+	endpoint, h := cdxservertest.Serve(t, s.PywbIdx)
+	lines := cdxservertest.DomainLines(s.Lines, "org,commoncrawl")
+	flat := cdxservertest.WriteFlat(t, dir, "commoncrawl.cdx", lines)
+	for _, tc := range []struct {
+		args []string // the sub-command and its flags
+		want string   // in the flat file's output
+	}{
+		{nil, "commoncrawl.org {"},
+		{[]string{"-monthly", "-fullhost"}, `"202508": {`},
+		{[]string{"daily"}, "20171211 {"},
+	} {
+		args := tc.args
+		want, _, err := runCmd(t, append(slices.Clone(args), flat)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(want, tc.want) {
+			t.Fatalf("%v: flat file's output %q", args, want)
+		}
+		before := h.Stats().Requests
+		got, stderr, err := runCmd(t, append(slices.Clone(args), "-cdx-rate", "0", "-cdx-page-size", "3", "-domain", "commoncrawl.org", endpoint)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%v (-flat file +CDX server):\n%s", args, diff)
+		}
+		if n := h.Stats().Requests - before; n < 3 {
+			t.Errorf("%d requests: not read page by page", n)
+		}
+	}
+	if _, _, err := runCmd(t, "-url-prefix", "commoncrawl.org/", s.Flat); err == nil || !strings.Contains(err.Error(), "no input is one") {
+		t.Errorf("-url-prefix with files only: %v", err)
+	}
+	if _, _, err := runCmd(t, "-url-prefix", "a.org/", "-domain", "b.org", endpoint); err == nil || !strings.Contains(err.Error(), "give one of them") {
+		t.Errorf("-url-prefix and -domain: %v", err)
+	}
+}

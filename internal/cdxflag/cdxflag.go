@@ -1,0 +1,94 @@
+// Package cdxflag holds the command-line flags with which the example
+// tools read a CDX server (cdxj.OpenServer): which part of the archive to
+// fetch (-url-prefix, -domain) and how to ask for it (-cdx-flavor,
+// -cdx-rate, -user-agent, -cdx-page-size). Every tool that takes index
+// inputs takes them, so that an http(s) URL among its inputs reads the same
+// way in each.
+package cdxflag
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/mementokit/mementokit/cdxj"
+)
+
+// Add registers the flags on fs and returns the function that turns them,
+// once fs is parsed, into the ServerOptions for cdxj.OpenOptions.Server
+// (nil when none is set). Its error names the flag: -url-prefix and
+// -domain together, a URL or host that cannot be canonicalized, an unknown
+// -cdx-flavor, or a negative page size.
+func Add(fs *flag.FlagSet) func() (*cdxj.ServerOptions, error) {
+	prefix := fs.String("url-prefix", "", "for a CDX server input (http:// or https:// URL): read the captures of the URLs that start with this one (matchType=prefix)")
+	domain := fs.String("domain", "", "for a CDX server input: read the captures of this host and its subdomains (matchType=domain)")
+	flavor := fs.String("cdx-flavor", "auto", "for a CDX server input: its dialect, auto, pywb (also Common Crawl), wayback (the Internet Archive's) or outbackcdx")
+	rate := fs.Float64("cdx-rate", 1, "for a CDX server input: at most this many requests per second (0 or less: no limit)")
+	agent := fs.String("user-agent", "", "for a CDX server input: the User-Agent sent (default "+cdxj.DefaultUserAgent+")")
+	pageSize := fs.Int("cdx-page-size", 0, "for a paged CDX server input: ZipNum blocks per page (0: the server's default)")
+	return func() (*cdxj.ServerOptions, error) {
+		set := false
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "url-prefix", "domain", "cdx-flavor", "cdx-rate", "user-agent", "cdx-page-size":
+				set = true
+			}
+		})
+		if !set {
+			return nil, nil
+		}
+		if *prefix != "" && *domain != "" {
+			return nil, errors.New("-url-prefix and -domain: give one of them")
+		}
+		fl, err := cdxj.ParseFlavor(*flavor)
+		if err != nil {
+			return nil, fmt.Errorf("-cdx-flavor: %w", err)
+		}
+		if *pageSize < 0 {
+			return nil, fmt.Errorf("-cdx-page-size %d: want 0 or more blocks", *pageSize)
+		}
+		o := &cdxj.ServerOptions{Flavor: fl, Rate: *rate, UserAgent: *agent, PageSize: *pageSize}
+		if *rate == 0 {
+			o.Rate = -1 // 0 is the library's default; on the command line it means no limit
+		}
+		switch {
+		case *prefix != "":
+			o.Scope = &cdxj.Request{URL: *prefix, Match: cdxj.MatchPrefix}
+		case *domain != "":
+			d := strings.TrimPrefix(*domain, "*.")
+			o.Scope = &cdxj.Request{URL: d, Match: cdxj.MatchDomain}
+		}
+		if o.Scope != nil {
+			if _, err := o.Scope.Query(); err != nil {
+				name := "-url-prefix"
+				if *domain != "" {
+					name = "-domain"
+				}
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return o, nil
+	}
+}
+
+// IsURL reports whether an input name is a CDX server URL (http:// or
+// https://), as cdxj.Open reads it.
+func IsURL(name string) bool {
+	l := strings.ToLower(name)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// Check returns an error when o chooses what to fetch (-url-prefix,
+// -domain) and no input is a CDX server URL: the flags would be ignored.
+func Check(o *cdxj.ServerOptions, inputs []string) error {
+	if o == nil || o.Scope == nil {
+		return nil
+	}
+	for _, n := range inputs {
+		if IsURL(n) {
+			return nil
+		}
+	}
+	return errors.New("-url-prefix and -domain choose what to read from a CDX server, and no input is one (an http:// or https:// URL)")
+}

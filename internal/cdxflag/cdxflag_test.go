@@ -1,0 +1,68 @@
+package cdxflag
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/mementokit/mementokit/cdxj"
+)
+
+func TestAdd(t *testing.T) {
+	cases := []struct {
+		name  string
+		args  []string
+		nilO  bool
+		match cdxj.MatchType
+		url   string
+		rate  float64
+		err   string
+	}{
+		{"none", nil, true, 0, "", 0, ""},
+		{"domain", []string{"-domain", "*.example.org"}, false, cdxj.MatchDomain, "example.org", 1, ""},
+		{"prefix", []string{"-url-prefix", "http://example.org/a/", "-cdx-rate", "0"}, false, cdxj.MatchPrefix, "http://example.org/a/", -1, ""},
+		{"rate alone", []string{"-cdx-rate", "5"}, false, 0, "", 5, ""},
+		{"both", []string{"-domain", "a.org", "-url-prefix", "b.org/"}, false, 0, "", 0, "give one of them"},
+		{"flavour", []string{"-cdx-flavor", "gopher"}, false, 0, "", 0, "unknown CDX server flavour"},
+		{"page size", []string{"-cdx-page-size", "-1"}, false, 0, "", 0, "-cdx-page-size"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("x", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			get := Add(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			o, err := get()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (o == nil) != tc.nilO {
+				t.Fatalf("options %+v", o)
+			}
+			if o == nil {
+				return
+			}
+			if o.Rate != tc.rate {
+				t.Errorf("rate %v, want %v", o.Rate, tc.rate)
+			}
+			if tc.url != "" && (o.Scope == nil || o.Scope.URL != tc.url || o.Scope.Match != tc.match) {
+				t.Errorf("scope %+v", o.Scope)
+			}
+		})
+	}
+	if err := Check(&cdxj.ServerOptions{Scope: &cdxj.Request{URL: "a.org"}}, []string{"x.cdx"}); err == nil {
+		t.Error("Check: a scope without a server input passes")
+	}
+	if err := Check(&cdxj.ServerOptions{Scope: &cdxj.Request{URL: "a.org"}}, []string{"x.cdx", "HTTPS://cdx.example/x"}); err != nil {
+		t.Error(err)
+	}
+}
