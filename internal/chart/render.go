@@ -134,6 +134,10 @@ func draw1(dc draw.Canvas, c *Chart) error {
 	}
 
 	if c.Kind == Treemap {
+		// The legend lists every category with its value and share, so
+		// that one too small for a label still reads.
+		w := drawLegend(area, c)
+		area.Max.X -= w + 12
 		drawTreemap(area, c)
 		return nil
 	}
@@ -170,24 +174,36 @@ func drawLegend(area draw.Canvas, c *Chart) vg.Length {
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
 	swatch := vg.Length(10)
 	limit := vg.Length(float64(area.Max.X-area.Min.X) * legendWidthMax)
-	names := make([]string, len(c.Series))
+	entries := len(c.Series)
+	colour := c.SeriesColor
+	label := func(i int) string { return c.Series[i].Name }
+	if c.Kind == Treemap {
+		s := c.Series[0]
+		total := s.Total()
+		entries = len(c.Categories)
+		colour = func(j int) string { return Palette[j%len(Palette)] }
+		label = func(j int) string {
+			return fmt.Sprintf("%s  %s (%.1f%%)", c.Categories[j], Shown(s.Values[j], c.Y.Unit), 100*s.Values[j]/total)
+		}
+	}
+	names := make([]string, entries)
 	width := vg.Length(0)
-	for i, s := range c.Series {
-		names[i] = fitText(sty, s.Name, limit-swatch-6)
+	for i := range names {
+		names[i] = fitText(sty, label(i), limit-swatch-6)
 		width = max(width, swatch+6+sty.Width(names[i]))
 	}
 	x := area.Max.X - width
 	y := area.Max.Y - 8
 	step := sty.Height("Mg") + 5
-	order := make([]int, len(c.Series))
+	order := make([]int, entries)
 	for i := range order {
 		order[i] = i
 		if c.Kind == StackedBar { // top down, as the stack reads
-			order[i] = len(c.Series) - 1 - i
+			order[i] = entries - 1 - i
 		}
 	}
 	for _, i := range order {
-		clr := rgb(c.SeriesColor(i))
+		clr := rgb(colour(i))
 		if c.Kind == Line {
 			dc := area
 			dc.StrokeLine2(draw.LineStyle{Color: clr, Width: 2}, x, y, x+swatch, y)
@@ -395,7 +411,7 @@ func drawTreemap(area draw.Canvas, c *Chart) {
 		x0, y0, x1, y1 := vg.Length(r.X), vg.Length(r.Y), vg.Length(r.X+r.W), vg.Length(r.Y+r.H)
 		area.FillPolygon(clr, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
 		area.StrokeLines(draw.LineStyle{Color: color.White, Width: 1.5}, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
-		lines := []string{c.Categories[j], Human(s.Values[j], c.Y.Unit), fmt.Sprintf("%.1f%%", 100*s.Values[j]/total)}
+		lines := []string{c.Categories[j], Shown(s.Values[j], c.Y.Unit), fmt.Sprintf("%.1f%%", 100*s.Values[j]/total)}
 		pad := vg.Length(5)
 		y := y1 - pad
 		for k, l := range lines {

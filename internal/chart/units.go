@@ -123,6 +123,15 @@ func Exact(v float64, u Unit) string {
 	}
 }
 
+// Shown writes a single value as charts show it beside a point or in a
+// label: bytes in human units (Human), anything else exactly (Exact).
+func Shown(v float64, u Unit) string {
+	if u == Bytes {
+		return Human(v, u)
+	}
+	return Exact(v, u)
+}
+
 // Thousands writes v with a comma between groups of three digits
 // (1234567.5 → "1,234,567.5"; fractions to two digits at most).
 func Thousands(v float64) string {

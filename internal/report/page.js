@@ -139,7 +139,7 @@
         itemStyle: { borderColor: '#fff', borderWidth: 2, gapWidth: 2 },
         label: {
           show: true, position: 'insideTopLeft', fontSize: 13, lineHeight: 18,
-          formatter: function (p) { return '{b|' + p.name + '}\n' + human(p.value, unit) + '\n' + (100 * p.value / total).toFixed(1) + '%'; },
+          formatter: function (p) { return '{b|' + p.name + '}\n' + shown(p.value, unit) + '\n' + (100 * p.value / total).toFixed(1) + '%'; },
           rich: { b: { fontWeight: 'bold', fontSize: 14 } }
         },
         data: c.categories.map(function (name, j) { return { name: name, value: s.values[j], itemStyle: { color: colors[j] } }; })
@@ -169,7 +169,7 @@
         return {
           name: s.name, type: 'line', data: lineData(s.points, c.gap, time, dense, log),
           showSymbol: true, symbol: 'circle', symbolSize: dense ? 0 : 6, connectNulls: false,
-          itemStyle: { color: colors[i] }, lineStyle: { width: 1.6, color: colors[i] }, emphasis: { focus: 'series' }
+          itemStyle: { color: colors[i] }, lineStyle: { width: 1.6, color: colors[i] }
         };
       });
       opt.series.reverse(); // the first (largest) series drawn last, on top
@@ -220,6 +220,11 @@
     document.querySelectorAll('figure.chart-box').forEach(function (fig) {
       var el = fig.querySelector('.chart');
       var spec = JSON.parse(fig.querySelector('script.chart-spec').textContent);
+      spec.chart.series.forEach(function (s) { // empty lists are left out of the JSON
+        s.points = s.points || [];
+        s.values = s.values || [];
+      });
+      spec.chart.categories = spec.chart.categories || [];
       var inst = echarts.init(el, null, { renderer: 'canvas' });
       inst.setOption(option(spec, el.clientWidth));
       el.setAttribute('data-rendered', String(spec.chart.series.length));

@@ -60,6 +60,8 @@ type Section struct {
 	Text   string
 	Charts []*chart.Chart // finished (chart.Chart.Finish)
 	Tables []*Table
+	// TablesFirst shows the tables above the charts.
+	TablesFirst bool
 }
 
 // Table is a sortable table.
@@ -113,12 +115,14 @@ type view struct {
 
 type sectionView struct {
 	ID, Title, Text string
+	TablesFirst     bool
 	Charts          []chartView
 	Tables          []tableView
 }
 
 type chartView struct {
 	ID, Title, Note string
+	Kind            chart.Kind
 	Series          int
 	Spec            template.JS // {"chart": ..., "colors": [...]}
 	CSV             template.URL
@@ -164,7 +168,7 @@ func Write(w io.Writer, p *Page) error {
 	}
 	items := 0
 	for _, s := range p.Sections {
-		sv := sectionView{ID: unique(s.ID, s.Title), Title: s.Title, Text: s.Text}
+		sv := sectionView{ID: unique(s.ID, s.Title), Title: s.Title, Text: s.Text, TablesFirst: s.TablesFirst}
 		for _, c := range s.Charts {
 			cv, err := chartOf(c)
 			if err != nil {
@@ -256,7 +260,7 @@ func chartOf(c *chart.Chart) (chartView, error) {
 	if err := chart.WriteCSV(&csv, c); err != nil {
 		return chartView{}, err
 	}
-	return chartView{Title: c.Title, Note: c.Note, Series: len(c.Series), Spec: template.JS(spec), CSV: dataURL(csv.Bytes())}, nil
+	return chartView{Title: c.Title, Kind: c.Kind, Note: c.Note, Series: len(c.Series), Spec: template.JS(spec), CSV: dataURL(csv.Bytes())}, nil
 }
 
 func dataURL(csv []byte) template.URL {

@@ -67,7 +67,7 @@ func Report(in ReportInput) (*report.Page, error) {
 		}
 	}
 	if len(in.Summaries) > 0 {
-		s := report.Section{ID: "holdings", Title: "Holdings",
+		s := report.Section{ID: "holdings", Title: "Holdings", TablesFirst: true,
 			Text: "Keys are the summaries' lines (registrable domains, or hosts); a key counts for a year when it holds a capture in it."}
 		s.Tables = append(s.Tables, holdingsTable(in.Summaries))
 		c, e := CapturesPerYear(in.Summaries)
@@ -181,9 +181,17 @@ func typesTable(o *summary.Overview) *report.Table {
 	t := &report.Table{ID: "types-" + slugName(o.Name), Title: "Content types — " + o.Name, Columns: []report.Column{
 		{Name: "content type"}, {Name: "captures", Unit: chart.Count}, {Name: "share of captures", Unit: chart.Percent},
 		{Name: "bytes", Unit: chart.Bytes}, {Name: "share of bytes", Unit: chart.Percent}}}
+	left := 0
 	for k, name := range categories {
 		n, s := o.Total[summary.NHTML+k], o.Total[summary.SHTML+k]
+		if n == 0 && s == 0 {
+			left++
+			continue
+		}
 		t.Rows = append(t.Rows, []string{name, num(n), share(n, o.Total[summary.NTotal]), num(s), share(s, o.Total[summary.STotal])})
+	}
+	if left > 0 {
+		t.Note = plural(left, "content type") + " without captures left out."
 	}
 	return t
 }
