@@ -1,8 +1,9 @@
 // Package cdxj reads and writes the index files of web archives: CDXJ
 // (pywb, OpenWayback 3, Common Crawl, ipwb), classic space-separated CDX in
 // any of its layouts, gzip-compressed files, and ZipNum clusters (Cluster,
-// ClusterWriter), with whole-index walks and key-range queries (Query) over
-// every one of them through one opener, Open.
+// ClusterWriter), and CDX servers (Server), with whole-index walks and
+// key-range queries (Query) over every one of them through one opener,
+// Open, and the CDX server API's requests over any of them (Request).
 //
 // # The formats
 //
@@ -41,6 +42,39 @@
 //		}
 //		fmt.Printf("%s %s %d\n", rec.Key(), rec.Timestamp(), rec.Status())
 //	}
+//
+// # CDX servers
+//
+// OpenServer (and Open, given an http:// or https:// URL) reads a CDX
+// server as an Index: pywb's CDX server API, which the Common Crawl index
+// server speaks (FlavorPywb), the Internet Archive's wayback CDX server
+// (FlavorWayback) and OutbackCDX (FlavorOutback), told apart by host name
+// or by one probe. A query becomes requests, paged as the server pages
+// (showNumPages and page=, showResumeKey and resumeKey=, or one streamed
+// answer), each waiting for a polite rate limit, retried with exponential
+// back-off (honouring Retry-After) after a failure or an answer cut
+// short, and bounded in time, size and line length; an error names the
+// request URL and page (ServerError). Lines come back as an index file of
+// the same captures holds them, so Records are those a local file gives.
+// The part of the archive a whole-index walk reads is the Scope: the
+// url= and matchType= of the server URL, or ServerOptions.Scope (the
+// tools' -url-prefix and -domain).
+//
+//	s, err := cdxj.OpenServer(ctx, "https://index.commoncrawl.org/CC-MAIN-2025-33-index?url=*.example.org", nil)
+//	...
+//	for rec, err := range s.Records(cdxj.Query{}) { ... }
+//
+// # CDX server requests
+//
+// Request is one request of the CDX server API as a value, ParseRequest
+// reads it from URL query values and Values writes it back: url and
+// matchType (with the "*.host" and "url*" forms), from and to, limit (a
+// negative limit for the last lines), sort=reverse|closest, filter (pywb's
+// [!][=|~]field:value), collapse, fl, output and the paging parameters.
+// Run answers it over any Searcher, NumPages and PagedIndex over a ZipNum
+// cluster (a Pager), and AppendRecord writes each line in the output asked
+// for; internal/archiveserver serves them over HTTP. Merge reads several
+// sorted indexes as one.
 //
 // # Reading a stream
 //

@@ -125,6 +125,13 @@ type ServerOptions struct {
 	// CDX server, which resumes the next batch from the resume key of the
 	// last. Default 10,000.
 	BatchSize int
+	// WaybackText asks the Internet Archive's CDX server for its default
+	// space-separated output (the lines as they are, the resume key after
+	// a blank line) instead of output=json, whose first row names the
+	// fields: smaller answers, whose layout is taken from fl= when given,
+	// else from the number of fields (7: urlkey timestamp original
+	// mimetype statuscode digest length).
+	WaybackText bool
 	// MaxResponseSize bounds the bytes of one answer (after
 	// decompression); a longer one is an error. Default 1 GiB.
 	MaxResponseSize int64
@@ -194,17 +201,21 @@ func (e *ServerError) Unwrap() error { return e.Err }
 
 // Server is a CDX server read as an index: a Searcher whose queries are
 // requests to the server, paged and retried, whose lines are the lines an
-// index file of the same captures holds (see server_parse.go's notes:
-// pywb's JSON objects become CDXJ lines, JSON rows become classic CDX
-// lines under the layout their first row names), and whose Records are
-// those a Reader gives for such a file. It implements Index (Searcher and
+// index file of the same captures holds, and whose Records are those a
+// Reader gives for such a file: pywb's output=json objects become CDXJ
+// lines "urlkey timestamp {the other members}" (the members as written,
+// in their order, separated by ", " as Common Crawl's cdx-*.gz lines
+// are); the Internet Archive's and OutbackCDX's JSON rows become classic
+// CDX lines under the layout their first row names (values joined by
+// spaces, "-" for an empty one, a space inside a value other than the
+// MIME type written %20); text answers are taken as they are. It implements Index (Searcher and
 // io.Closer).
 //
 // A query (Lines, Records) names keys by SURT; the server is asked by URL,
 // so the key is turned back into one ("com,example)/a" into
 // "example.com/a"), and a key that does not turn back into itself
-// under surt.Canonicalize is an error. The empty-key prefix query (the
-// whole index) asks for the Scope. The server's own canonicalization
+// under surt.Canonicalize is an error. The whole-index query (an empty
+// key, Query{}) asks for the Scope. The server's own canonicalization
 // decides what matches: the lines are not filtered again.
 //
 // Paging: a pywb server with a ZipNum index is asked for its page count
@@ -742,8 +753,13 @@ func (s *Server) fetchWayback(ctx context.Context, r *Request, emit emitFunc) er
 		base[k] = vs
 	}
 	base.Set("output", "json")
+	kind := answerRows
+	if s.o.WaybackText {
+		base.Del("output") // its space-separated default
+		kind = answerText
+	}
 	if r.Limit < 0 || r.Paged {
-		_, err := s.readAnswer(ctx, base, pageOf(r), answerRows, emit, nil)
+		_, err := s.readAnswer(ctx, base, pageOf(r), kind, emit, nil)
 		return err
 	}
 	base.Set("showResumeKey", "true")
@@ -760,7 +776,7 @@ func (s *Server) fetchWayback(ctx context.Context, r *Request, emit emitFunc) er
 			v.Set("resumeKey", resume)
 		}
 		var next string
-		got, err := s.readAnswer(ctx, v, -1, answerRows, emit, &next)
+		got, err := s.readAnswer(ctx, v, -1, kind, emit, &next)
 		if err != nil {
 			return err
 		}

@@ -455,6 +455,19 @@ func waybackHandler(t testing.TB, lines []string) http.Handler {
 			out = append(out, strings.Split(l, " "))
 		}
 		var b bytes.Buffer
+		if q.Get("output") != "json" {
+			// The default output: the lines, then a blank line and the
+			// resume key.
+			for _, row := range out {
+				b.WriteString(strings.Join(row, " ") + "\n")
+			}
+			if more && q.Get("showResumeKey") == "true" {
+				last := out[len(out)-1]
+				b.WriteString("\n" + url.QueryEscape(last[0]+" "+last[1]+"!") + "\n")
+			}
+			w.Write(b.Bytes())
+			return
+		}
 		b.WriteString(`[["urlkey","timestamp","original","mimetype","statuscode","digest","length"]`)
 		for _, row := range out {
 			b.WriteString(",\n[")
@@ -515,6 +528,27 @@ func TestServerWaybackResumeKey(t *testing.T) {
 	}
 	if len(log) != 2 || log[1].Get("resumeKey") != "org,archive)/ 19980109140106!" {
 		t.Errorf("requests %v: want a second batch from the README's resume key, decoded once", log)
+	}
+	// The same in the space-separated output, records and all.
+	o.WaybackText = true
+	st, err := OpenServer(context.Background(), ts.URL+"/search/cdx?url=archive.org/*", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log = nil
+	var text []string
+	for rec, err := range st.Records(Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Layout() != Layout7 {
+			t.Errorf("layout %v", rec.Layout())
+		}
+		text = append(text, string(rec.Line()))
+	}
+	if diff := cmp.Diff(iaArchiveOrg, text); diff != "" || len(log) != 2 || log[0].Get("output") != "" {
+		t.Errorf("text output, requests %v (-want +got):\n%s", log, diff)
 	}
 	// A limit across batches.
 	got, err = collectLines(t, s.Lines(Query{Match: MatchPrefix, Limit: 7}))
