@@ -213,6 +213,26 @@ com,c)/ 20090119000000 {"url": "http://c.com/", "mime": "text/html", "status": "
 	}
 }
 
+// Regression: Daily counted a line whose JSON block is malformed (an ipwb
+// TimeMap's "datetime"="...") as a capture of unknown size.
+func TestDailyBadJSON(t *testing.T) {
+	in := `com,a)/ 20090119000000 {"url": "http://a.com/", "mime": "text/html", "status": "200", "length": "7", "filename": "IA-1.warc.gz"}
+20130202100000 {"uri": "http://localhost/memento/20130202100000/a.com/", "datetime"="Sat, 02 Feb 2013 10:00:00 GMT"}
+`
+	var pe *cdxj.ParseError
+	err := NewDaily(nil).ReadIndex(context.Background(), cdxj.NewStream("d.cdxj", strings.NewReader(in), nil), false)
+	if !errors.As(err, &pe) || pe.Line != 2 || !errors.Is(err, cdxj.ErrJSON) {
+		t.Errorf("strict: err = %v, want a *cdxj.ParseError on line 2", err)
+	}
+	d := NewDaily(nil)
+	if err := d.ReadIndex(context.Background(), cdxj.NewStream("d.cdxj", strings.NewReader(in), nil), true); err != nil {
+		t.Fatal(err)
+	}
+	if st := d.Stats(); st.Records != 1 || st.BadLines != 1 {
+		t.Errorf("stats = %+v, want 1 record and 1 bad line", st)
+	}
+}
+
 // Regression: one domain got two keys by its IDN spelling or its IPv6
 // text, and a SURT with an empty host gave the key ")".
 func TestKeyNormalization(t *testing.T) {

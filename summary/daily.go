@@ -29,6 +29,16 @@ func RecordID(url, timestamp14, filename string) string {
 	return base32.StdEncoding.EncodeToString(h[:])
 }
 
+// AppendRecordID appends RecordID(url, timestamp14, filename), 32
+// characters, to dst; it allocates only when dst lacks the room for the
+// three strings.
+func AppendRecordID(dst []byte, url, timestamp14, filename string) []byte {
+	n := len(dst)
+	dst = slices.Grow(dst, max(len(url)+len(timestamp14)+len(filename), 32))
+	h, _ := recordHash(dst[n:], url, timestamp14, filename)
+	return base32.StdEncoding.AppendEncode(dst[:n], h[:])
+}
+
 // recordHash returns the SHA-1 of RecordID, using and returning buf as scratch.
 func recordHash(buf []byte, url, ts, filename string) ([sha1.Size]byte, []byte) {
 	buf = append(buf[:0], url...)
@@ -212,11 +222,16 @@ var errNoDay = errors.New("timestamp has no YYYYMMDD day")
 
 // AddRecord counts one index record. Revisits (media type warc/revisit)
 // are counted apart; a record identical by RecordID to one already counted
-// is counted once. A timestamp shorter than 8 digits is an error.
+// is counted once. A timestamp shorter than 8 digits is an error, and so is
+// a CDXJ record whose JSON block is malformed (the *cdxj.ParseError of
+// cdxj.Record.CheckJSON, naming line and column).
 func (d *Daily) AddRecord(r *cdxj.Record) error {
 	ts := r.Timestamp()
 	if len(ts) < 8 {
 		return errNoDay
+	}
+	if err := r.CheckJSON(); err != nil {
+		return err // a malformed JSON block: its values cannot be trusted
 	}
 	if r.IsRevisit() {
 		d.stats.Revisits++
@@ -267,10 +282,7 @@ func (d *Daily) AddRecord(r *cdxj.Record) error {
 	}
 	c.Count++
 	c.Size += n
-	st := r.Status()
-	if st == 0 && r.IsCDXJ() && bytes.Contains(r.JSON(), []byte(`"status`)) {
-		st = paddedStatus(r) // "200 ", as Summarizer reads it
-	}
+	st := RecordStatus(r)
 	if st >= 200 && st <= 299 {
 		c.OKCount++
 		c.OKSize += n

@@ -208,6 +208,18 @@ func parseStatus(v []byte) int {
 	return 0
 }
 
+// RecordStatus returns the HTTP status of r as summaries and Daily count
+// it: cdxj.Record.Status, or for a CDXJ record whose status member is a
+// quoted number with blanks ("200 ", as some indexers write it) that
+// number; 0 when unknown.
+func RecordStatus(r *cdxj.Record) int {
+	st := r.Status()
+	if st == 0 && r.IsCDXJ() && bytes.Contains(r.JSON(), []byte(`"status`)) {
+		st = paddedStatus(r)
+	}
+	return st
+}
+
 // paddedStatus finds the status member of a CDXJ block that package cdxj
 // read as unknown and parses it with parseStatus, so that a quoted status
 // with blanks ("200 ") counts whichever path reads the line.

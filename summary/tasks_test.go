@@ -3,6 +3,8 @@ package summary
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"github.com/mementokit/mementokit/cdxj"
@@ -305,6 +307,16 @@ func TestRecordID(t *testing.T) {
 	}
 	if RecordID("http://a/", "20200101000000", "y.warc.gz") == got {
 		t.Error("RecordID ignores the filename")
+	}
+	h := sha1.Sum([]byte("http://a/20200101000000x.warc.gz"))
+	if want := base32.StdEncoding.EncodeToString(h[:]); got != want {
+		t.Errorf("RecordID = %q, want %q", got, want)
+	}
+	for _, dst := range [][]byte{nil, []byte("key="), make([]byte, 2, 200)} {
+		prefix := string(dst)
+		if b := AppendRecordID(dst, "http://a/", "20200101000000", "x.warc.gz"); string(b) != prefix+got {
+			t.Errorf("AppendRecordID(%q) = %q, want %q", prefix, b, prefix+got)
+		}
 	}
 }
 
