@@ -36,6 +36,9 @@
 //     in one pass, look URIs up in the mmapped file, evaluate and merge maps.
 //   - summary: per-host, per-year, per-MIME summaries in the cdx-summarize
 //     format, comparisons, and daily per-collection series.
+//   - columnar: any index, and summaries, as Parquet tables with Common
+//     Crawl's cc-index-table columns and the End of Term fields, for SQL
+//     engines (DuckDB, Spark, Athena).
 //   - memento: link-format TimeMaps and TimeGates, datetimes, and a client.
 //   - cache: the aggregator's cache interface with in-memory, bbolt
 //     (cache/boltcache) and MySQL (cache/mysqlcache) stores.

@@ -20,6 +20,17 @@
 // temporary file beside OUT, renamed to OUT only when complete, with the
 // mode of the file it replaces (else 0644); OUT may not be one of the inputs,
 // and "-o -" is standard output.
+//
+// With -o OUT.parquet (or -format parquet) the records go to a Parquet
+// capture table instead (package columnar: Common Crawl's cc-index-table
+// columns plus organization, MIME category, revisit flag and record key),
+// one file, or with -partition year|crawl a folder of Hive-style partitions
+// (OUT/year=2014/part-00000.parquet). -org-regexp and -org-map set the
+// organization rule as for summarize daily; -row-group sets the rows per
+// row group. The table is written under a temporary name and renamed when
+// complete; bad lines stop the export or, with -skip-bad, are counted.
+//
+//	cdxj -o OUT.parquet [-partition none|year|crawl] [-row-group N] [-org-regexp RE | -org-map FILE] [-skip-bad] [FILE...]
 package main
 
 import (

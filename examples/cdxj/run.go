@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -12,8 +11,8 @@ import (
 	"path/filepath"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/columnar"
 	"github.com/mementokit/mementokit/internal/cdxflag"
-	"github.com/mementokit/mementokit/surt"
 )
 
 // options are the command-line settings.
@@ -26,6 +25,12 @@ type options struct {
 	output  string
 	files   []string
 	server  *cdxj.ServerOptions
+	// Parquet output (see parquet.go).
+	format    string
+	partition string
+	rowGroup  int
+	orgRegexp string
+	orgMap    string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -39,8 +44,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
 	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout (\"-\" is stdout)")
 	server := cdxflag.Add(fs)
+	fs.StringVar(&o.format, "format", "", "output format: cdxj, or parquet (the capture table of package columnar); default parquet when -o ends in .parquet or -partition is set, else cdxj")
+	fs.StringVar(&o.partition, "partition", "none", "parquet: none (one file), year or crawl (OUT is a folder of Hive-style partitions, year=2014/part-00000.parquet)")
+	fs.IntVar(&o.rowGroup, "row-group", columnar.DefaultRowGroupRows, "parquet: rows per row group")
+	fs.StringVar(&o.orgRegexp, "org-regexp", "", "parquet: organization = first capture group of this regular expression on the WARC file name (as summarize daily)")
+	fs.StringVar(&o.orgMap, "org-map", "", `parquet: file of "PREFIX ORGANIZATION" lines for WARC file names (as summarize daily)`)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [-url-prefix URL | -domain HOST] [INDEX...]\n\nConverts CDX, CDXJ and their .gz forms, ZipNum clusters (their .idx, or their folder) and CDX servers (an http(s) URL; -url-prefix or -domain says what to read) to CDXJ on stdout (stdin when no INDEX or \"-\").")
+		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [-url-prefix URL | -domain HOST] [INDEX...]\n       cdxj -o OUT.parquet [-partition none|year|crawl] [-row-group N] [-org-regexp RE | -org-map FILE] [-skip-bad] [INDEX...]\n\nConverts CDX, CDXJ and their .gz forms, ZipNum clusters (their .idx, or their folder) and CDX servers (an http(s) URL; -url-prefix or -domain says what to read) to CDXJ on stdout (stdin when no INDEX or \"-\").")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -63,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err != nil {
 		return o, usageError{err}
 	}
-	return o, nil
+	return o, checkFormat(&o)
 }
 
 // lineSink receives converted CDXJ lines, newline included.
@@ -82,6 +92,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if o.format == "parquet" {
+		return runParquet(ctx, o, stdin, stderr)
 	}
 	var outFile *outputFile
 	if o.output != "" && o.output != "-" {
@@ -145,7 +158,7 @@ func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o
 			}
 		}
 		if err == nil {
-			key, err = surtKey(key[:0], rec)
+			key, err = columnar.SURTKey(key[:0], rec)
 			if err == nil {
 				line, err = cdxj.AppendLine(line[:0], key, rec)
 			}
@@ -166,37 +179,6 @@ func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o
 		}
 	}
 	return bad, ctx.Err()
-}
-
-// surtKey appends to dst the key to write for rec: its own key when that is
-// a SURT, else the SURT of its original URL, else, for a key that is itself
-// a URL ("scheme://..."), the SURT of the key; a record with none of these
-// (a warcinfo line keyed "-", a TimeMap keyed by datetime) keeps its key. A
-// URL member of the JSON block that cannot be decoded (a bad escape) is an
-// error naming the line and column.
-func surtKey(dst []byte, rec *cdxj.Record) ([]byte, error) {
-	if rec.KeyIsSURT() {
-		return append(dst, rec.Key()...), nil
-	}
-	u := rec.URL()
-	if u == nil && rec.IsCDXJ() {
-		for _, name := range []string{"url", "original_uri", "original"} {
-			if _, _, err := rec.Field(name); err != nil {
-				return dst, err
-			}
-		}
-	}
-	if u == nil && bytes.Contains(rec.Key(), []byte("://")) {
-		u = rec.Key()
-	}
-	if u == nil {
-		return append(dst, rec.Key()...), nil
-	}
-	out, err := surt.Default.AppendCanonical(dst, string(u))
-	if err != nil {
-		return dst, fmt.Errorf("computing the SURT of %q: %w", u, err)
-	}
-	return out, nil
 }
 
 // located places err, a problem with rec, at rec's line (a

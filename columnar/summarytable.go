@@ -1,0 +1,139 @@
+package columnar
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/mementokit/mementokit/summary"
+	"github.com/parquet-go/parquet-go"
+)
+
+// SummaryRow is one row of the summary table: the captures and bytes of one
+// MIME category for one key and period of one summary file.
+type SummaryRow struct {
+	// SummaryFile names the summary the row comes from, as given to
+	// AddSummary: comparing archives is a GROUP BY summary_file.
+	SummaryFile string `parquet:"summary_file,dict"`
+	// Key is the summary line's key: a registrable domain, a host, an IP
+	// address or a pseudo-scheme such as "dns:" (see package summary).
+	Key string `parquet:"key,dict"`
+	// Year and Month are the period; Month is NULL (0 here) in a yearly
+	// summary.
+	Year  int32 `parquet:"year"`
+	Month int8  `parquet:"month,optional,int(8)"`
+	// Category is html, image, video, audio, pdf, js, json, font, css or
+	// other (summary.Category).
+	Category string `parquet:"category,dict"`
+	// Captures and Bytes are the n_ and s_ counters of the category: 2xx
+	// captures, and their record lengths in bytes.
+	Captures int64 `parquet:"captures"`
+	Bytes    int64 `parquet:"bytes"`
+}
+
+// SummarySchemaName names the summary table layout in each file's
+// key-value metadata (key "mementokit.schema").
+const SummarySchemaName = "mementokit summary table 1 (one row per summary file, key, period and MIME category)"
+
+// SummaryWriter writes summaries as one Parquet file of SummaryRows, in the
+// order read. Memory: one summary line and one row group (Options.RowGroupRows
+// rows) at a time. Not safe for concurrent use.
+type SummaryWriter struct {
+	pw    *parquet.GenericWriter[SummaryRow]
+	batch []SummaryRow
+	rows  int64
+	err   error
+}
+
+// NewSummaryWriter returns a SummaryWriter to w (nil options mean defaults;
+// only RowGroupRows applies).
+func NewSummaryWriter(w io.Writer, opts *Options) *SummaryWriter {
+	o := opts.withDefaults()
+	return &SummaryWriter{pw: parquet.NewGenericWriter[SummaryRow](w,
+		parquet.Compression(codec),
+		parquet.MaxRowsPerRowGroup(int64(o.RowGroupRows)),
+		parquet.CreatedBy("github.com/mementokit/mementokit/columnar", "", ""),
+		parquet.KeyValueMetadata("mementokit.schema", SummarySchemaName),
+	), batch: make([]SummaryRow, 0, writeBatch)}
+}
+
+// AddSummary reads a whole summary (see summary.NewSummaryReader) and
+// writes its rows with name as summary_file. A malformed line is a
+// *summary.ParseError naming name and the line; the rows of the lines before
+// it have been written.
+func (w *SummaryWriter) AddSummary(r io.Reader, name string) error {
+	sr := summary.NewSummaryReader(r, name)
+	for {
+		l, err := sr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.AddLine(l, name); err != nil {
+			return err
+		}
+	}
+}
+
+// AddLine writes the rows of one summary line: one per period and category
+// whose count or size is not zero.
+func (w *SummaryWriter) AddLine(l *summary.Line, name string) error {
+	for _, p := range l.Periods {
+		year, month := int32(p.Period.Year()), int8(0)
+		if p.Period >= 100000 {
+			month = int8(p.Period % 100)
+		}
+		for c := summary.HTML; c <= summary.Other; c++ {
+			n, s := p.Counters[summary.NHTML+int(c)], p.Counters[summary.SHTML+int(c)]
+			if n == 0 && s == 0 {
+				continue
+			}
+			if err := w.Write(&SummaryRow{SummaryFile: name, Key: l.Key, Year: year, Month: month, Category: c.String(), Captures: n, Bytes: s}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Write adds one row (copied).
+func (w *SummaryWriter) Write(row *SummaryRow) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.batch = append(w.batch, *row)
+	w.rows++
+	if len(w.batch) == cap(w.batch) {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *SummaryWriter) flush() error {
+	if len(w.batch) == 0 || w.err != nil {
+		return w.err
+	}
+	if _, err := w.pw.Write(w.batch); err != nil {
+		w.err = fmt.Errorf("columnar: writing rows: %w", err)
+	}
+	w.batch = w.batch[:0]
+	return w.err
+}
+
+// Rows returns the number of rows written so far.
+func (w *SummaryWriter) Rows() int64 { return w.rows }
+
+// Close writes the buffered rows and the file footer; it does not close the
+// io.Writer.
+func (w *SummaryWriter) Close() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if err := w.pw.Close(); err != nil {
+		w.err = fmt.Errorf("columnar: writing the footer: %w", err)
+		return w.err
+	}
+	w.err = errClosed
+	return nil
+}

@@ -1,0 +1,120 @@
+package columnar
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// DefaultRowGroupRows is the number of rows per row group when
+// Options.RowGroupRows is 0: large enough for good compression and for an
+// engine to skip row groups by their statistics, small enough that a row
+// group being written stays in memory.
+const DefaultRowGroupRows = 1 << 20
+
+// writeBatch is the number of rows handed to parquet-go at a time.
+const writeBatch = 256
+
+// codec compresses every column: Zstandard (RFC 8878), which DuckDB,
+// Spark, Trino/Athena and Arrow read, at its fastest level.
+var codec = &zstd.Codec{Level: zstd.SpeedFastest}
+
+// noBounds lists the columns whose pages get no min/max bounds in the
+// column index: values nobody filters on by range, where bounds cost time
+// and space for nothing.
+var noBounds = []string{
+	"url_host_2nd_last_part", "url_host_3rd_last_part", "url_host_4th_last_part", "url_host_5th_last_part",
+	"url_host_registry_suffix", "url_host_private_suffix", "url_host_name_reversed", "url_port", "url_path", "url_query",
+	"fetch_redirect", "content_digest", "content_charset", "content_languages", "content_truncated",
+	"warc_record_offset", "warc_record_length", "warc_segment", "record_key", "revisit", "fetch_time_digits", "input_line",
+}
+
+// pageSize is the target size of a data page before compression.
+var pageSize = 64 << 10
+
+// Writer writes Rows to one Parquet file on an io.Writer, in row groups of
+// Options.RowGroupRows rows. Call Close to write the footer: without it the
+// output is not a Parquet file.
+//
+// Memory: the row group being written, as encoded and compressed pages
+// (with Options.BufferDir, these go to temporary files there instead), plus
+// one page of values per column (256 KiB at most each). Not safe for
+// concurrent use.
+type Writer struct {
+	pw    *parquet.GenericWriter[Row]
+	batch []Row
+	rows  int64
+	err   error
+}
+
+// NewWriter returns a Writer to w (nil options mean defaults; Partition is
+// ignored: a Writer writes one file).
+func NewWriter(w io.Writer, opts *Options) *Writer {
+	o := opts.withDefaults()
+	wopts := []parquet.WriterOption{
+		parquet.Compression(codec),
+		parquet.MaxRowsPerRowGroup(int64(o.RowGroupRows)),
+		parquet.PageBufferSize(pageSize),
+		parquet.CreatedBy("github.com/mementokit/mementokit/columnar", "", ""),
+		parquet.KeyValueMetadata("mementokit.schema", SchemaName),
+	}
+	for _, c := range noBounds {
+		wopts = append(wopts, parquet.SkipPageBounds(c))
+	}
+	if o.BufferDir != "" {
+		wopts = append(wopts, parquet.ColumnPageBuffers(parquet.NewFileBufferPool(o.BufferDir, ".columnar-buffer-*")))
+	}
+	return &Writer{pw: parquet.NewGenericWriter[Row](w, wopts...), batch: make([]Row, 0, writeBatch)}
+}
+
+// SchemaName names the table layout in each file's key-value metadata
+// (key "mementokit.schema"), so that a reader can tell this table from
+// another that shares column names.
+const SchemaName = "mementokit capture table 1 (cc-index-table columns and End of Term fields)"
+
+// Write adds one row (copied). An error from the underlying writer is
+// returned by this call or a later one, and by Close.
+func (w *Writer) Write(row *Row) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.batch = append(w.batch, *row)
+	w.rows++
+	if len(w.batch) == cap(w.batch) {
+		return w.flushBatch()
+	}
+	return nil
+}
+
+func (w *Writer) flushBatch() error {
+	if len(w.batch) == 0 || w.err != nil {
+		return w.err
+	}
+	if _, err := w.pw.Write(w.batch); err != nil {
+		w.err = fmt.Errorf("columnar: writing rows: %w", err)
+	}
+	clear(w.batch) // drop the strings
+	w.batch = w.batch[:0]
+	return w.err
+}
+
+// Rows returns the number of rows written so far.
+func (w *Writer) Rows() int64 { return w.rows }
+
+// Close writes the buffered rows and the file footer. It does not close the
+// io.Writer.
+func (w *Writer) Close() error {
+	if err := w.flushBatch(); err != nil {
+		return err
+	}
+	if err := w.pw.Close(); err != nil {
+		w.err = fmt.Errorf("columnar: writing the footer: %w", err)
+		return w.err
+	}
+	w.err = errClosed
+	return nil
+}
+
+var errClosed = fmt.Errorf("columnar: writer closed")

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/summary"
+)
+
+// checkFormat settles the output format and rejects flags that do not fit
+// it.
+func checkFormat(o *options) error {
+	if o.format == "" {
+		o.format = "cdxj"
+		if strings.HasSuffix(strings.ToLower(o.output), ".parquet") || (o.partition != "" && o.partition != "none") {
+			o.format = "parquet"
+		}
+	}
+	switch o.format {
+	case "cdxj":
+		if o.partition != "none" || o.orgRegexp != "" || o.orgMap != "" {
+			return usageError{fmt.Errorf("-partition, -org-regexp and -org-map apply to Parquet output (-format parquet)")}
+		}
+		return nil
+	case "parquet":
+	default:
+		return usageError{fmt.Errorf("-format %q: want cdxj or parquet", o.format)}
+	}
+	if o.output == "" || o.output == "-" {
+		return usageError{fmt.Errorf("Parquet output needs -o OUT.parquet (or a folder with -partition)")}
+	}
+	if o.sort {
+		return usageError{fmt.Errorf("-sort applies to CDXJ output; a Parquet table keeps the input order (sort the input first)")}
+	}
+	if _, err := columnar.ParsePartition(o.partition); err != nil {
+		return usageError{err}
+	}
+	if o.rowGroup < 1 {
+		return usageError{fmt.Errorf("-row-group must be positive")}
+	}
+	if o.orgRegexp != "" && o.orgMap != "" {
+		return usageError{fmt.Errorf("-org-regexp and -org-map exclude each other")}
+	}
+	return nil
+}
+
+// orgFunc builds the organization rule of -org-regexp or -org-map (nil:
+// summary.OrgByPrefix).
+func orgFunc(o options) (summary.OrgFunc, error) {
+	switch {
+	case o.orgRegexp != "":
+		re, err := regexp.Compile(o.orgRegexp)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("-org-regexp: %w", err)}
+		}
+		return summary.OrgByRegexp(re), nil
+	case o.orgMap != "":
+		f, err := os.Open(o.orgMap)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return summary.ReadOrgMapping(f, o.orgMap)
+	}
+	return nil, nil
+}
+
+// runParquet exports every input to one capture table.
+func runParquet(ctx context.Context, o options, stdin io.Reader, stderr io.Writer) error {
+	part, _ := columnar.ParsePartition(o.partition)
+	org, err := orgFunc(o)
+	if err != nil {
+		return err
+	}
+	for _, in := range o.files {
+		if in != "-" && sameFile(in, o.output) {
+			return usageError{fmt.Errorf("-o %s is also an input", o.output)}
+		}
+	}
+	t, err := columnar.Create(o.output, &columnar.Options{RowGroupRows: o.rowGroup, Partition: part, Org: org})
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	for _, name := range o.files {
+		if err := exportOne(ctx, t, name, stdin, o); err != nil {
+			return err
+		}
+	}
+	if err := t.Commit(); err != nil {
+		return err
+	}
+	st := t.Stats()
+	fmt.Fprintf(stderr, "cdxj: wrote %d rows to %s (%d Parquet files, %d rows without a valid length); skipped %d bad lines\n",
+		st.Rows, o.output, st.Files, st.NoLength, st.BadLines)
+	return nil
+}
+
+// exportOne adds one input (a file, a ZipNum cluster by its .idx or
+// folder, a CDX server URL, or "-" for stdin; see cdxj.Open) to the table.
+func exportOne(ctx context.Context, t *columnar.Table, name string, stdin io.Reader, o options) error {
+	ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin, MaxLineSize: o.maxLine, Server: o.server})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	label := name
+	if name == "-" {
+		label = "stdin"
+	}
+	return t.ReadIndex(ctx, ix, label, o.skipBad)
+}
+
+// sameFile reports whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}

@@ -1,0 +1,358 @@
+// Command columnar (internal/bench/columnar) measures the Parquet export of
+// package columnar against the MementoMap build on the same index, and the
+// size of the table against the gzip CDXJ:
+//
+//	go run ./internal/bench/columnar                # 16 M CDXJ lines (minutes)
+//	go run ./internal/bench/columnar -n 200000      # a quick run
+//
+// It generates a sorted SURT-keyed CDXJ index with internal/cdxgen (the
+// lines `go run ./examples/cdxgen -n N` writes), gzips it (level 6, as
+// gzip(1) does), then runs each phase in a child process with GOMAXPROCS=1,
+// so that its CPU time and peak resident memory are its own:
+//
+//   - build: mementomap.Build of the baseline map (the reference);
+//   - export: columnar.Create and Table.ReadIndex over cdxj.Open, one Parquet file;
+//   - export-year: the same partitioned by year;
+//   - read: columnar.ReadRows over the exported file (every row decoded).
+//
+// The figure to compare is CPU per line; the target is export within twice
+// build's. Sizes are reported in bytes and per line.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	n          int64
+	seed       uint64
+	dir        string
+	keep       bool
+	rowGroup   int
+	phase      string
+	cpuprofile string
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	fs.Int64Var(&c.n, "n", 16_000_000, "CDXJ lines of the generated index")
+	fs.Uint64Var(&c.seed, "seed", 1, "generator seed")
+	fs.StringVar(&c.dir, "dir", "", "work folder (default: a new temporary folder, removed at the end); an index.cdxj already there is reused")
+	fs.BoolVar(&c.keep, "keep", false, "keep the work folder")
+	fs.IntVar(&c.rowGroup, "rowgroup", 0, "rows per row group (0: columnar.DefaultRowGroupRows)")
+	fs.StringVar(&c.phase, "phase", "", "internal: run one measured phase in this process")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "with -phase: write a CPU profile of the phase to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.phase != "" {
+		return runPhase(ctx, c, stdout)
+	}
+	if c.n <= 0 {
+		return errors.New("-n must be positive")
+	}
+	if c.dir != "" {
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			return err
+		}
+	} else {
+		d, err := os.MkdirTemp("", "columnar-bench-")
+		if err != nil {
+			return err
+		}
+		c.dir = d
+		if !c.keep {
+			defer os.RemoveAll(d)
+		}
+	}
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+	}
+	p := func(name string) string { return filepath.Join(c.dir, name) }
+
+	// 1. Data: the index and its gzip form.
+	if _, err := os.Stat(p("index.cdxj")); err != nil {
+		logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
+		if _, err := writeFile(p("index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) {
+			return cdxgen.New(cdxgen.Config{Lines: c.n, Seed: c.seed}).Write(f)
+		}); err != nil {
+			return err
+		}
+	}
+	if _, err := os.Stat(p("index.cdxj.gz")); err != nil {
+		logf("gzip -6 of the index")
+		if err := gzipFile(p("index.cdxj"), p("index.cdxj.gz")); err != nil {
+			return err
+		}
+	}
+	lines, err := countLines(p("index.cdxj"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "# Parquet export benchmark\n\nindex: %d CDXJ lines (cdxgen seed %d); Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n",
+		lines, c.seed, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+
+	// 2. Measured phases.
+	fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | lines/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
+	cpu := map[string]time.Duration{}
+	for _, ph := range []string{"build", "export", "export-year", "read"} {
+		logf("phase %s", ph)
+		r, err := child(ctx, c, ph)
+		if err != nil {
+			return fmt.Errorf("phase %s: %w", ph, err)
+		}
+		cpu[ph] = r.CPU
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items,
+			r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), perLine(r.CPU, r.Items), rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
+		if r.Note != "" {
+			fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
+		}
+		w.Flush()
+	}
+	if cpu["build"] > 0 {
+		fmt.Fprintf(w, "\nexport CPU / build CPU: %.2f (target: at most 2)\n", float64(cpu["export"])/float64(cpu["build"]))
+	}
+
+	// 3. Sizes.
+	fmt.Fprintf(w, "\n| file | bytes | bytes per line | vs gzip CDXJ |\n|---|---|---|---|\n")
+	gz := size(p("index.cdxj.gz"))
+	yearSize, _ := treeSize(p("year"))
+	for _, f := range []struct {
+		name string
+		n    int64
+	}{{"index.cdxj", size(p("index.cdxj"))}, {"index.cdxj.gz", gz}, {"index.parquet", size(p("index.parquet"))}, {"year/ (partitioned)", yearSize}} {
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.2f |\n", f.name, f.n, float64(f.n)/float64(lines), float64(f.n)/float64(gz))
+	}
+	return nil
+}
+
+func perLine(d time.Duration, n int64) string {
+	if n <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f ns", float64(d.Nanoseconds())/float64(n))
+}
+
+func rate(n int64, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	v := float64(n) / d.Seconds()
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2f M", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f k", v/1e3)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func size(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+func treeSize(dir string) (int64, error) {
+	files, err := columnar.Files(dir)
+	var n int64
+	for _, f := range files {
+		n += size(f)
+	}
+	return n, err
+}
+
+func countLines(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		m, err := f.Read(buf)
+		n += int64(bytes.Count(buf[:m], []byte{'\n'}))
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+func gzipFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	_, err = writeFile(dst, func(w io.Writer) (int64, error) {
+		zw, _ := gzip.NewWriterLevel(w, 6)
+		n, err := io.Copy(zw, in)
+		if cerr := zw.Close(); err == nil {
+			err = cerr
+		}
+		return n, err
+	})
+	return err
+}
+
+func writeFile[T any](path string, fn func(io.Writer) (T, error)) (T, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	v, err := fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return v, err
+}
+
+// result is what a phase child reports (JSON on its stdout); the parent
+// adds the child's rusage.
+type result struct {
+	Items  int64
+	Wall   time.Duration
+	CPU    time.Duration
+	MaxRSS int64
+	Note   string
+}
+
+func child(ctx context.Context, c config, phase string) (result, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return result{}, err
+	}
+	cmd := exec.CommandContext(ctx, exe, "-phase", phase, "-dir", c.dir, "-rowgroup", fmt.Sprint(c.rowGroup))
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return result{}, err
+	}
+	var r result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return result{}, fmt.Errorf("child output %q: %w", out.String(), err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
+		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return r, nil
+}
+
+func runPhase(ctx context.Context, c config, stdout io.Writer) error {
+	if c.cpuprofile != "" {
+		f, err := os.Create(c.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	p := func(name string) string { return filepath.Join(c.dir, name) }
+	var r result
+	t0 := time.Now()
+	switch c.phase {
+	case "build":
+		f, err := cdxj.Open(ctx, p("index.cdxj"), nil)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := writeFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
+			return mementomap.Build(ctx, w, []cdxj.Searcher{f}, mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
+		})
+		if err != nil {
+			return err
+		}
+		r = result{Items: st.Records, Note: fmt.Sprintf("%d HxPx keys", st.Keys)}
+	case "export", "export-year":
+		out, part := p("index.parquet"), columnar.NoPartition
+		if c.phase == "export-year" {
+			out, part = p("year"), columnar.ByYear
+			os.RemoveAll(out)
+		}
+		f, err := cdxj.Open(ctx, p("index.cdxj"), nil)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		t, err := columnar.Create(out, &columnar.Options{RowGroupRows: c.rowGroup, Partition: part})
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		if err := t.ReadIndex(ctx, f, "index.cdxj", false); err != nil {
+			return err
+		}
+		if err := t.Commit(); err != nil {
+			return err
+		}
+		st := t.Stats()
+		r = result{Items: st.Rows, Note: fmt.Sprintf("%d files", st.Files)}
+	case "read":
+		var n int64
+		for _, err := range columnar.ReadRows(p("index.parquet")) {
+			if err != nil {
+				return err
+			}
+			n++
+		}
+		r = result{Items: n}
+	default:
+		return fmt.Errorf("unknown phase %q", c.phase)
+	}
+	r.Wall = time.Since(t0)
+	return json.NewEncoder(stdout).Encode(r)
+}

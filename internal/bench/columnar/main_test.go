@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary play the measured child phases, which the
+// benchmark runs by executing itself with -phase.
+func TestMain(m *testing.M) {
+	for _, a := range os.Args[1:] {
+		if a == "-phase" {
+			if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+				os.Stderr.WriteString(err.Error() + "\n")
+				os.Exit(1)
+			}
+			os.Exit(0)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// TestSmallRun runs the whole benchmark on a tiny index (the 16 M-line run
+// is never part of go test).
+func TestSmallRun(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"-n", "3000", "-dir", filepath.Join(t.TempDir(), "work")}, &out, &errb)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{"| build | 3000 |", "| export | 3000 |", "| export-year | 3000 |", "| read | 3000 |", "| index.parquet |", "export CPU / build CPU"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
