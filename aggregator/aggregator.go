@@ -150,6 +150,9 @@ type Aggregator struct {
 
 	ownClient bool // opts.HTTPClient was made by New: Close closes its idle connections
 
+	allow *AllowList   // the hosts the aggregator may contact
+	fetch *http.Client // opts.HTTPClient behind allow, for MementoMaps
+
 	cacheHealth cacheHealth
 	cacheSlots  chan struct{} // cache calls in flight from requests (MaxCacheCalls)
 }
@@ -198,7 +201,7 @@ type archiveState struct {
 	dorm    dormancy
 	profile atomic.Pointer[loadedMap]
 
-	sent, saved, found, none, failed, dormantSkips atomic.Int64
+	sent, saved, found, none, failed, dormantSkips, refused atomic.Int64
 }
 
 // New checks opts and builds an Aggregator. It does not touch the network;
@@ -291,9 +294,11 @@ func New(opts Options) (*Aggregator, error) {
 		}
 		ag.rules = DefaultRules(ids)
 	}
+	ag.allow = NewAllowList(ag.Archives())
+	ag.fetch = guarded(o.HTTPClient, ag.allow)
 	ag.up = o.Upstream
 	if ag.up == nil {
-		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxPages: o.MaxPages}
+		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxPages: o.MaxPages, Allow: ag.allow}
 	}
 	ag.base, ag.stop = context.WithCancel(context.Background())
 	return ag, nil
@@ -363,6 +368,12 @@ func (ag *Aggregator) Archives() []Archive {
 // Rules returns the rules in use.
 func (ag *Aggregator) Rules() *Rules { return ag.rules }
 
+// AllowList returns the hosts the aggregator may contact (NewAllowList of
+// the registry): its default Upstream and its MementoMap fetches check
+// every request against it. A custom Upstream should be given it (such as
+// HTTPUpstream.Allow).
+func (ag *Aggregator) AllowList() *AllowList { return ag.allow }
+
 // Stats is one archive's counters since New: requests sent, requests saved
 // by its MementoMap, outcomes, skips while dormant, and its dormancy state.
 type Stats struct {
@@ -370,6 +381,11 @@ type Stats struct {
 	Sent, Saved         int64
 	Found, None, Failed int64
 	DormantSkips        int64
+	// Refused counts the requests the archive's answers led to that the
+	// AllowList refused (redirects, page links, Locations, map links
+	// elsewhere): each is an answer failed with ReasonHostNotAllowed, or
+	// a map not loaded.
+	Refused             int64
 	ConsecutiveFailures int
 	DormantUntil        time.Time // zero when awake
 	MapLoaded           time.Time // zero when no map is loaded
@@ -382,7 +398,7 @@ func (ag *Aggregator) Stats() []Stats {
 	for i, st := range ag.archives {
 		s := Stats{Archive: st.ID, Sent: st.sent.Load(), Saved: st.saved.Load(),
 			Found: st.found.Load(), None: st.none.Load(), Failed: st.failed.Load(),
-			DormantSkips: st.dormantSkips.Load(), ConsecutiveFailures: st.dorm.consecutive()}
+			DormantSkips: st.dormantSkips.Load(), Refused: st.refused.Load(), ConsecutiveFailures: st.dorm.consecutive()}
 		if asleep, until := st.dorm.asleep(now); asleep {
 			s.DormantUntil = until
 		}
@@ -599,6 +615,10 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 		return nil, o
 	}
 	o.Status, o.Reason, o.Err = StatusFailed, reason, err
+	if reason == ReasonHostNotAllowed {
+		st.refused.Add(1)
+		ag.log.Warn("archive answer led to a host that may not be contacted; refused", "archive", st.ID, "err", err)
+	}
 	if o.Err == nil {
 		o.Err = errors.New(reason)
 	}

@@ -60,6 +60,13 @@ type Archive struct {
 	// Map tells where the archive's MementoMap comes from; the zero value
 	// means no map (the archive is always asked).
 	Map MapSource
+	// Hosts names more hosts the archive's answers may lead the aggregator
+	// to, besides those of its prefixes and map URL: a TimeGate that
+	// redirects to mementos on another host (archive.today's to
+	// archive.ph), a TimeMap paged on a mirror. "host" allows ports 80
+	// and 443, "host:port" that port (AllowList). Any other host is
+	// refused.
+	Hosts []string
 }
 
 // MapSource says where an archive's MementoMap is loaded from. Exactly one
@@ -124,22 +131,23 @@ func (e *ListError) Unwrap() error { return e.Err }
 // jsonArchive is one entry of a JSON archive list: MemGator's keys plus
 // this package's optional limits.
 type jsonArchive struct {
-	ID                string  `json:"id"`
-	Name              string  `json:"name"`
-	TimeMap           string  `json:"timemap"`
-	TimeGate          string  `json:"timegate"`
-	Ignore            bool    `json:"ignore"`
-	Timeout           string  `json:"timeout"`
-	Rate              float64 `json:"rate"`
-	Burst             int     `json:"burst"`
-	MaxConcurrent     int     `json:"max_concurrent"`
-	MementoMap        string  `json:"mementomap"`
-	MementoMapRefresh string  `json:"mementomap_refresh"`
+	ID                string   `json:"id"`
+	Name              string   `json:"name"`
+	TimeMap           string   `json:"timemap"`
+	TimeGate          string   `json:"timegate"`
+	Ignore            bool     `json:"ignore"`
+	Timeout           string   `json:"timeout"`
+	Rate              float64  `json:"rate"`
+	Burst             int      `json:"burst"`
+	MaxConcurrent     int      `json:"max_concurrent"`
+	MementoMap        string   `json:"mementomap"`
+	MementoMapRefresh string   `json:"mementomap_refresh"`
+	Hosts             []string `json:"hosts"`
 }
 
 func (j *jsonArchive) archive() (Archive, error) {
 	a := Archive{ID: strings.TrimSpace(j.ID), Name: j.Name, TimeMap: j.TimeMap, TimeGate: j.TimeGate, Ignore: j.Ignore,
-		Rate: rate.Limit(j.Rate), Burst: j.Burst, MaxConcurrent: j.MaxConcurrent}
+		Rate: rate.Limit(j.Rate), Burst: j.Burst, MaxConcurrent: j.MaxConcurrent, Hosts: j.Hosts}
 	if j.Rate < 0 || j.Burst < 0 || j.MaxConcurrent < 0 {
 		return a, fmt.Errorf("%w: rate, burst and max_concurrent must not be negative", ErrUnknownValue)
 	}
@@ -174,8 +182,8 @@ func (j *jsonArchive) archive() (Archive, error) {
 // with "ignore": true are dropped; the order of the rest is kept. Optional
 // keys of this package set an archive's limits: "timeout" and
 // "mementomap_refresh" (Go durations, "10s"), "rate" (requests per
-// second), "burst", "max_concurrent", and "mementomap" (a file path, an
-// http(s) URL, or "discover"). It stops at the first bad entry with a
+// second), "burst", "max_concurrent", "mementomap" (a file path, an
+// http(s) URL, or "discover"), and "hosts" (Archive.Hosts). It stops at the first bad entry with a
 // *ListError naming its byte offset. Memory is proportional to the list.
 func ParseArchivesJSON(r io.Reader) ([]Archive, error) {
 	dec := json.NewDecoder(r)
@@ -237,6 +245,16 @@ func validate(a *Archive, seen map[string]bool) error {
 		// MemGator adds a missing trailing slash to a prefix.
 		if !strings.HasSuffix(*p, "/") {
 			*p += "/"
+		}
+	}
+	for _, h := range a.Hosts {
+		host, port, ok := splitAuthority(h)
+		if ok && port != "" {
+			n, err := strconv.Atoi(port)
+			ok = err == nil && n >= 1 && n <= 65535
+		}
+		if _, err := NormalizeHost(host); !ok || err != nil {
+			return fmt.Errorf("%w: hosts entry %q (want host or host:port)", ErrBadHost, h)
 		}
 	}
 	if a.Name == "" {

@@ -20,13 +20,24 @@ import (
 type ClientUpstream struct {
 	// Client asks the archives; nil uses a zero memento.Client.
 	Client *memento.Client
+	// Allow is checked for every request and redirect hop, as
+	// HTTPUpstream.Allow (nil: the hosts of the archive being asked).
+	Allow *AllowList
 }
 
-func (u *ClientUpstream) client() *memento.Client {
+// client is a copy of u.Client whose HTTP transport checks every request
+// against the allow list.
+func (u *ClientUpstream) client(a *Archive) *memento.Client {
+	var c memento.Client
 	if u.Client != nil {
-		return u.Client
+		c = *u.Client
 	}
-	return &memento.Client{}
+	allow := u.Allow
+	if allow == nil {
+		allow = ownAllowList(a)
+	}
+	c.HTTP = guarded(c.HTTP, allow)
+	return &c
 }
 
 // TimeMap implements Upstream with memento.Client.FetchTimeMap. A partial
@@ -38,7 +49,7 @@ func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) (
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
 	}
 	uri := a.TimeMap + urir
-	tm, err := u.client().FetchTimeMap(ctx, uri)
+	tm, err := u.client(a).FetchTimeMap(ctx, uri)
 	requests := 1
 	if tm != nil {
 		requests = max(1, len(tm.Pages)+1)
@@ -65,7 +76,7 @@ func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, 
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timegate", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeGate endpoint")}
 	}
 	uri := a.TimeGate + urir
-	c := u.client()
+	c := u.client(a)
 	res, err := c.TimeGate(ctx, uri, at)
 	if err != nil {
 		return nil, 1, clientError(ctx, a, "timegate", uri, err)
@@ -111,6 +122,8 @@ func clientError(ctx context.Context, a *Archive, op, uri string, err error) err
 		reason = ReasonTooLarge
 	case errors.Is(err, memento.ErrTooManyPages):
 		reason = ReasonTooManyPages
+	case errors.Is(err, ErrHostNotAllowed):
+		reason = ReasonHostNotAllowed
 	case errors.Is(err, memento.ErrTooManyRedirects), errors.Is(err, memento.ErrRedirectLoop):
 		reason = ReasonRedirectLoop
 	case errors.Is(err, memento.ErrNotTimeMap):

@@ -152,4 +152,20 @@
 // search holds the mementos it found (about 150 bytes each). Every upstream
 // request has the archive's timeout, every search its budget, and a
 // search outlives the callers that gave up on it only until that budget.
+// Every cache call of a request has a deadline (Options.CacheTimeout); a
+// cache that fails or hangs is left out and the request answered by
+// searching (Cache-Degraded).
+//
+// # Hosts contacted
+//
+// The aggregator contacts only the hosts its archive list names (AllowList:
+// the TimeMap, TimeGate and MementoMap URLs of every archive, and the hosts
+// an archive's configuration adds with Archive.Hosts). Every request and
+// every redirect hop is checked before a connection is made, so that no
+// archive answer (a redirect, a rel="timemap" page link, a TimeGate's
+// Location and the HEAD of it, a rel="mementomap" link) can make it ask
+// anything else; a refusal fails that answer (ReasonHostNotAllowed) and is
+// counted (Stats.Refused). Hosts are compared in their one spelling
+// (NormalizeHost), as the blacklist compares them. The repository's
+// SECURITY.md lists these promises and the tests that hold them.
 package aggregator

@@ -224,7 +224,7 @@ func (ag *Aggregator) discoverMap(ctx context.Context, st *archiveState) (string
 	rctx, cancel := context.WithTimeout(ctx, st.Timeout)
 	defer cancel()
 	if req, err := http.NewRequestWithContext(rctx, http.MethodHead, wk, nil); err == nil {
-		if resp, err := ag.opts.HTTPClient.Do(req); err == nil {
+		if resp, err := ag.fetch.Do(req); err == nil {
 			drainClose(resp.Body)
 			if resp.StatusCode == http.StatusOK {
 				return wk, nil
@@ -235,20 +235,32 @@ func (ag *Aggregator) discoverMap(ctx context.Context, st *archiveState) (string
 	if err != nil {
 		return "", err
 	}
-	resp, err := ag.opts.HTTPClient.Do(req)
+	resp, err := ag.fetch.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("aggregator: archive %s: discovering map: %w", st.ID, err)
+		return "", ag.mapErr(st, fmt.Errorf("aggregator: archive %s: discovering map: %w", st.ID, err))
 	}
 	drainClose(resp.Body)
 	for _, v := range resp.Header.Values("Link") {
 		links, _ := memento.ParseLinkFormat(v, &memento.ParseOptions{Base: prefix})
 		for _, l := range links {
 			if l.HasRel("mementomap") {
+				if u, err := url.Parse(l.Target); err != nil || !ag.allow.Allows(u) {
+					return "", ag.mapErr(st, fmt.Errorf("aggregator: archive %s: rel=\"mementomap\" %s: %w", st.ID, l.Target, ErrHostNotAllowed))
+				}
 				return l.Target, nil
 			}
 		}
 	}
 	return "", fmt.Errorf("aggregator: archive %s: %w", st.ID, ErrNoMap)
+}
+
+// mapErr counts a map request the AllowList refused on the archive
+// (Stats.Refused) and returns err.
+func (ag *Aggregator) mapErr(st *archiveState, err error) error {
+	if errors.Is(err, ErrHostNotAllowed) {
+		st.refused.Add(1)
+	}
+	return err
 }
 
 // fetchMap downloads src into MapDir/<id>.mementomap through a temporary
@@ -264,9 +276,9 @@ func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string
 	if err != nil {
 		return "", err
 	}
-	resp, err := ag.opts.HTTPClient.Do(req)
+	resp, err := ag.fetch.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("aggregator: archive %s: fetching map: %w", st.ID, err)
+		return "", ag.mapErr(st, fmt.Errorf("aggregator: archive %s: fetching map: %w", st.ID, err))
 	}
 	defer drainClose(resp.Body)
 	if resp.StatusCode != http.StatusOK {

@@ -55,6 +55,13 @@ type HTTPUpstream struct {
 	MaxRedirects int
 	// UserAgent is sent with every request (default "mementokit-aggregator").
 	UserAgent string
+	// Allow is checked for every request and every redirect hop (the
+	// first request, pages, TimeGate redirects, the HEAD of a Location);
+	// a URL it refuses fails the answer with ReasonHostNotAllowed. nil
+	// allows the hosts of the archive being asked only (NewAllowList of
+	// it). The aggregator's own HTTPUpstream gets the AllowList of the
+	// whole registry.
+	Allow *AllowList
 }
 
 var (
@@ -62,11 +69,12 @@ var (
 	errRedirectLoop = errors.New("too many redirects")
 )
 
-func (u *HTTPUpstream) client(follow bool) *http.Client {
-	c := http.Client{}
-	if u.Client != nil {
-		c = *u.Client
+func (u *HTTPUpstream) client(a *Archive, follow bool) *http.Client {
+	allow := u.Allow
+	if allow == nil {
+		allow = ownAllowList(a)
 	}
+	c := *guarded(u.Client, allow)
 	maxR := u.MaxRedirects
 	if maxR <= 0 {
 		maxR = 10
@@ -146,6 +154,8 @@ func classify(ctx context.Context, a *Archive, op, rawURL string, err error) err
 		reason = ReasonTooLarge
 	case errors.Is(err, errRedirectLoop):
 		reason = ReasonRedirectLoop
+	case errors.Is(err, ErrHostNotAllowed):
+		reason = ReasonHostNotAllowed
 	case ctx.Err() != nil:
 		reason = ctxReason(ctx)
 	case errors.As(err, &ne) && ne.Timeout():
@@ -182,7 +192,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	seen := map[string]bool{first: true}
 	var out []Memento
 	requests := 0
-	c := u.client(true)
+	c := u.client(a, true)
 	for len(queue) > 0 {
 		if requests >= maxPages {
 			return out, requests, &UpstreamError{Archive: a.ID, Op: "timemap", URL: queue[0], Reason: ReasonTooManyPages,
@@ -314,7 +324,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 	if maxR <= 0 {
 		maxR = 10
 	}
-	c := u.client(false)
+	c := u.client(a, false)
 	target := a.TimeGate + urir
 	requests := 0
 	for hop := 0; ; hop++ {
@@ -362,7 +372,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 				continue
 			}
 			requests++
-			t, err := u.mementoDatetime(ctx, loc)
+			t, err := u.mementoDatetime(ctx, a, loc)
 			if err != nil {
 				return nil, requests, classify(ctx, a, "timegate", loc, err)
 			}
@@ -373,12 +383,12 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 	}
 }
 
-func (u *HTTPUpstream) mementoDatetime(ctx context.Context, urim string) (time.Time, error) {
+func (u *HTTPUpstream) mementoDatetime(ctx context.Context, a *Archive, urim string) (time.Time, error) {
 	req, err := u.newRequest(ctx, http.MethodHead, urim)
 	if err != nil {
 		return time.Time{}, err
 	}
-	resp, err := u.client(true).Do(req)
+	resp, err := u.client(a, true).Do(req)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -24,6 +24,7 @@ import (
 //	mementokit_http_requests_in_flight                       gauge
 //	mementokit_upstream_requests_total{archive}              counter (requests sent, TimeMap pages count one each)
 //	mementokit_upstream_requests_saved_total{archive}        counter (requests a MementoMap made unnecessary)
+//	mementokit_upstream_refused_total{archive}               counter (requests an archive's answer led to a host not allowed: aggregator.AllowList)
 //	mementokit_upstream_answers_total{archive,outcome}       counter (found, none, failed, dormant_skip)
 //	mementokit_upstream_duration_seconds{archive,op,result}  histogram (one archive's whole answer: ok, not_found, error)
 //	mementokit_archive_dormant{archive}                      gauge (1 while dormant)
@@ -87,6 +88,7 @@ func newMetrics() *metrics {
 
 var (
 	descSent    = prometheus.NewDesc("mementokit_upstream_requests_total", "Requests sent to an archive (TimeMap pages count one each).", []string{"archive"}, nil)
+	descRefused = prometheus.NewDesc("mementokit_upstream_refused_total", "Requests an archive's answers led to (redirects, page links, Locations, map links) that were refused: their host is not in the archive list.", []string{"archive"}, nil)
 	descSaved   = prometheus.NewDesc("mementokit_upstream_requests_saved_total", "Requests not sent to an archive because its MementoMap says it holds nothing.", []string{"archive"}, nil)
 	descAnswers = prometheus.NewDesc("mementokit_upstream_answers_total", "Archive outcomes in searches: found, none, failed, dormant_skip.", []string{"archive", "outcome"}, nil)
 	descDormant = prometheus.NewDesc("mementokit_archive_dormant", "1 while the archive is dormant after consecutive failures.", []string{"archive"}, nil)
@@ -102,6 +104,7 @@ func (m *metrics) watchAggregator(ag *aggregator.Aggregator) {
 		for _, s := range ag.Stats() {
 			ch <- prometheus.MustNewConstMetric(descSent, prometheus.CounterValue, float64(s.Sent), s.Archive)
 			ch <- prometheus.MustNewConstMetric(descSaved, prometheus.CounterValue, float64(s.Saved), s.Archive)
+			ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(s.Refused), s.Archive)
 			for _, o := range []struct {
 				name string
 				v    int64

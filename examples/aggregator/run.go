@@ -172,7 +172,9 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ 
 	mc := &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
 	ag, err := aggregator.New(aggregator.Options{
 		Archives: archives, Rules: rules, Blacklist: bl,
-		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client}, hist: m.upDuration},
+		// Every request, redirect hops included, goes only to the hosts the
+		// archive list names (aggregator.AllowList).
+		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives)}, hist: m.upDuration},
 		HTTPClient: client, Cache: mc, CacheTimeout: time.Duration(c.CacheTimeout),
 		RequestTimeout: time.Duration(c.RequestTimeout), DynamicBudget: time.Duration(c.DynamicBudget), ThoroughBudget: time.Duration(c.ThoroughBudget),
 		Tolerance: c.Tolerance, DormantFor: time.Duration(c.DormantFor),
