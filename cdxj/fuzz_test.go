@@ -3,6 +3,8 @@ package cdxj
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -143,6 +145,58 @@ func FuzzParseLayout(f *testing.F) {
 		l2, err := ParseLayout(l.String())
 		if err != nil || l2.idx != l.idx || l2.keyIsURL != l.keyIsURL || l2.Columns() != l.Columns() {
 			t.Fatalf("ParseLayout(%q).String() = %q does not parse back the same: %v", s, l.String(), err)
+		}
+	})
+}
+
+// FuzzGzipMembers checks the member-end rule: the lines of data, cut into
+// gzip members of every few lines whose last line has no "\n" (as pywb
+// writes ZipNum parts), walk to the same records and errors as the plain
+// text; and arbitrary bytes, read as a stream, never panic and give only
+// errors that name the stream.
+func FuzzGzipMembers(f *testing.F) {
+	f.Add([]byte("com,example)/ 20140101000000 {}\ncom,example)/a 2015 {\"url\": \"http://example.com/a\"}\nb 20x {}\n"), uint8(1))
+	f.Add([]byte("\xef\xbb\xbfa 2014 {}\r\nb 2015 {}\r\n\r\nc 2016 {}"), uint8(2))
+	f.Add(gz(f, "a 2014 {}", "b 2015 {}"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, every uint8) {
+		walk := func(s Searcher) (recs, errs []string) {
+			for rec, err := range s.Records(Query{}) {
+				if err != nil {
+					var pe *ParseError
+					if !errors.As(err, &pe) && !strings.Contains(err.Error(), "cdxj: s: ") {
+						t.Fatalf("error %q names no source", err)
+					}
+					errs = append(errs, err.Error())
+					continue
+				}
+				recs = append(recs, fmt.Sprintf("%d %s", rec.LineNumber(), rec.Line()))
+			}
+			return recs, errs
+		}
+		walk(NewStream("s", bytes.NewReader(data), &OpenOptions{MaxLineSize: 4096}))
+		if isGzip(data) || every == 0 || bytes.IndexByte(data, 0x1f) >= 0 {
+			return
+		}
+		// Empty lines left out: one at a member's end is no line at all
+		// (an empty last line has no end to count), which would shift
+		// the line numbers.
+		var lines []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if l != "" {
+				lines = append(lines, l)
+			}
+		}
+		var members []string
+		for i := 0; i < len(lines); i += int(every) {
+			members = append(members, strings.Join(lines[i:min(i+int(every), len(lines))], "\n"))
+		}
+		plainRecs, plainErrs := walk(NewStream("s", strings.NewReader(strings.Join(lines, "\n")+"\n"), nil))
+		gzRecs, gzErrs := walk(NewStream("s", bytes.NewReader(gz(t, members...)), nil))
+		if diff := cmp.Diff(plainRecs, gzRecs); diff != "" {
+			t.Errorf("records (-plain +gzip members):\n%s", diff)
+		}
+		if diff := cmp.Diff(plainErrs, gzErrs); diff != "" {
+			t.Errorf("errors (-plain +gzip members):\n%s", diff)
 		}
 	})
 }

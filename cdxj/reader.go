@@ -94,24 +94,13 @@ type Reader struct {
 	hdr     *Layout
 	skipped int64
 	rec     Record
-	filter  *compiled       // lines the filter does not match are passed over; vStop ends the input
-	onLine  func(off int64) // called every 1024 lines with the input offset
+	filter  *compiled // lines the filter does not match are passed over; vStop ends the input
 }
 
 // NewReader returns a Reader reading from rd, which holds text: for a gzip
 // stream use NewDecompressor (a gzip member end is then a line end), and
 // for files and clusters Open.
 func NewReader(rd io.Reader) *Reader { return &Reader{rd: rd} }
-
-// newBytesReader returns a Reader over b, a whole input held in memory (a
-// memory-mapped file): lines are found in b itself, never copied to a
-// buffer.
-func newBytesReader(b []byte) *Reader {
-	if b == nil {
-		b = []byte{}
-	}
-	return &Reader{buf: b, w0: len(b), inErr: io.EOF}
-}
 
 func (r *Reader) maxLine() int {
 	if r.MaxLineSize > 0 {
@@ -259,9 +248,6 @@ func (r *Reader) Read() (*Record, error) {
 			}
 			r.err = err
 			return nil, err
-		}
-		if r.onLine != nil && r.lineNo&1023 == 0 {
-			r.onLine(r.off)
 		}
 		if len(line) == 0 {
 			continue

@@ -2,6 +2,7 @@ package summary
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -35,6 +36,8 @@ type CombineOptions struct {
 type Combiner struct {
 	opts    CombineOptions
 	entries map[string]*entry
+	skipped int64    // index lines the inputs' !meta notes say were skipped
+	notes   []string // their examples
 }
 
 // NewCombiner returns an empty Combiner (nil options mean defaults).
@@ -92,6 +95,7 @@ func (c *Combiner) AddLine(l *Line) error {
 // the lines before it.
 func (c *Combiner) AddSummary(r io.Reader, name string) error {
 	sr := NewSummaryReader(r, name)
+	defer func() { c.addNotes(sr.Header()) }()
 	for {
 		l, err := sr.Read()
 		if err == io.EOF {
@@ -106,12 +110,46 @@ func (c *Combiner) AddSummary(r io.Reader, name string) error {
 	}
 }
 
+// addNotes sums the skipped lines the "!meta" notes of an input record
+// (see Summarizer.WriteTo), so that the combined summary records them too.
+func (c *Combiner) addNotes(header []string) {
+	for _, h := range header {
+		js, ok := strings.CutPrefix(h, "!meta ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			Skipped  int64    `json:"skipped_lines"`
+			Examples []string `json:"skipped_examples"`
+		}
+		if json.Unmarshal([]byte(js), &m) != nil || m.Skipped <= 0 {
+			continue
+		}
+		c.skipped += m.Skipped
+		for _, e := range m.Examples {
+			if len(c.notes) < 5 {
+				c.notes = append(c.notes, e)
+			}
+		}
+	}
+}
+
 // WriteTo writes the combined summary: keys in byte-wise order, periods
-// ascending. It implements io.WriterTo.
+// ascending. When an input's note line recorded skipped index lines, the
+// combined summary starts with a note line that sums them (see
+// Summarizer.WriteTo). It implements io.WriterTo.
 func (c *Combiner) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	var n int64
 	var b []byte
+	if c.skipped > 0 {
+		s := Summarizer{stats: Stats{BadLines: c.skipped, BadExamples: c.notes}}
+		m, err := bw.Write(s.appendNote(nil))
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
 	for _, k := range sortedKeys(c.entries) {
 		b = appendLine(b[:0], c.entries[k], c.opts.Compact, true)
 		m, err := bw.Write(b)

@@ -79,3 +79,37 @@ func mustCounter(t *testing.T, name string) int {
 	}
 	return i
 }
+
+// A summary that records skipped index lines passes the record on: its
+// note line is read past, and a combination sums the notes.
+func TestCombineKeepsSkippedNote(t *testing.T) {
+	in := "org,example)/ 20200101000000 {\"url\": \"http://example.org/\", \"status\": \"200\", \"mime\": \"text/html\", \"length\": \"5\"}\norg,example)/x 2020XX {}\n"
+	s := New(nil)
+	if err := s.ReadIndex(context.Background(), cdxj.NewStream("a.cdxj", strings.NewReader(in), nil), true); err != nil {
+		t.Fatal(err)
+	}
+	var one bytes.Buffer
+	if _, err := s.WriteTo(&one); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(one.String(), `!meta {"skipped_lines":1,"skipped_examples":["a.cdxj: line 2`) {
+		t.Fatalf("summary %q", one.String())
+	}
+	lines, err := ReadSummary(strings.NewReader(one.String()), "one")
+	if err != nil || len(lines) != 1 || lines[0].Key != "example.org" {
+		t.Fatalf("ReadSummary = %v, %v", lines, err)
+	}
+	c := NewCombiner(nil)
+	for _, name := range []string{"one", "two"} {
+		if err := c.AddSummary(strings.NewReader(one.String()), name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var both bytes.Buffer
+	if _, err := c.WriteTo(&both); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(both.String(), `!meta {"skipped_lines":2,`) || !strings.Contains(both.String(), "\nexample.org {") {
+		t.Errorf("combined %q", both.String())
+	}
+}
