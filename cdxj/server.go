@@ -719,8 +719,8 @@ func cloneValues(v url.Values) url.Values {
 }
 
 // pageCount asks a pywb server for the page count of base. paged is false
-// when the server has no pages for it (a 400, or an answer that is not a
-// count); the server is then remembered as one without pages.
+// when the server has no pages for it: a 400, or an answer that is not a
+// count (the server is then remembered as one without pages).
 func (s *Server) pageCount(ctx context.Context, base url.Values) (pc PageCount, paged bool, err error) {
 	v := cloneValues(base)
 	v.Set("showNumPages", "true")
@@ -736,7 +736,9 @@ func (s *Server) pageCount(ctx context.Context, base url.Values) (pc PageCount, 
 	})
 	var se *ServerError
 	if errors.As(err, &se) && se.Status == http.StatusBadRequest {
-		s.noPages.Store(true)
+		// No pages for this request: an index without pages, or a
+		// parameter the server refuses, which the unpaged request then
+		// reports. Not remembered: the next request may page.
 		return PageCount{}, false, nil
 	}
 	if err == nil && !paged {

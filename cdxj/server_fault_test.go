@@ -810,3 +810,35 @@ func TestServerOutbackBounds(t *testing.T) {
 		t.Errorf("reverse over a domain: %v", err)
 	}
 }
+
+// A 400 to one request's page count (a parameter the server refuses) is
+// that request's error, and later requests still page.
+func TestServerPageCountRefusedOnce(t *testing.T) {
+	c := smallCluster(t, syntheticLines(60), 5)
+	var pages atomic.Int32
+	h := pywbHandler(t, c)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("page") != "" {
+			pages.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	o := fast()
+	o.Flavor = FlavorPywb
+	s, err := OpenServer(context.Background(), ts.URL+"/cdx?url=*.example.com", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	bad := &Request{URL: "example.com", Match: MatchDomain, Filters: []Filter{{Op: FilterRegexp, Field: "mime", Value: "("}}}
+	_, err = collectLines(t, s.Fetch(context.Background(), bad))
+	var se *ServerError
+	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(se.Message, "missing closing )") {
+		t.Fatalf("bad request: %v", err)
+	}
+	got, err := collectLines(t, s.Lines(Query{}))
+	if err != nil || len(got) != 40 || pages.Load() == 0 {
+		t.Errorf("after a refused request: %d lines, %d paged requests, %v", len(got), pages.Load(), err)
+	}
+}
