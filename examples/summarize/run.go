@@ -58,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return e.chart(args[1:])
 		case "report":
 			return e.report(args[1:])
+		case "export":
+			return e.export(args[1:])
 		}
 	}
 	return e.summarize(args)
@@ -182,6 +184,7 @@ func (e *env) summarize(args []string) error {
        summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] INDEX...
        `+chartUsage+`
        `+reportUsage+`
+       `+exportUsage+`
 (INDEX: a CDX or CDXJ file, plain or .gz, a ZipNum cluster by its .idx or folder, - for stdin, or a
  CDX server's http(s) URL with -url-prefix URL or -domain HOST saying what to read; sub-command -h for its flags)`, e.stderr)
 	fullhost := fs.Bool("fullhost", false, "key by full host instead of registrable domain")
