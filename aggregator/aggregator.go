@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 )
@@ -512,31 +511,92 @@ func (ag *Aggregator) searchShared(ctx context.Context, s Service, urir string, 
 	}
 }
 
+// searchGrace is how long a search waits, after its budget ended, for the
+// archives still being asked to report (an Upstream honouring its context
+// returns at once); archives that have not reported by then are timed out
+// in the Result, and their calls finish on their own (each holds a slot of
+// its archive's concurrency limit until it does).
+const searchGrace = 100 * time.Millisecond
+
+// answer is one archive's report to its search.
+type answer struct {
+	i   int
+	ms  []Memento
+	out Outcome
+}
+
 func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Result {
 	ctx, cancel := context.WithTimeout(ag.base, ag.budget(k))
 	defer cancel()
 	route := ag.Route(s, urir)
 	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route))}
 	found := make([][]Memento, len(route))
-	var g errgroup.Group
-	g.SetLimit(ag.opts.FanOut)
+	reported := make([]bool, len(route))
+	// Each archive is asked in a goroutine of its own (at most FanOut at
+	// once) that reports on a channel: the search stops waiting at its
+	// budget (plus searchGrace) whatever an Upstream does.
+	results := make(chan answer, len(route))
+	fan := make(chan struct{}, ag.opts.FanOut)
+	pending := 0
 	for i, d := range route {
 		st := ag.byID[d.Archive]
 		res.Outcomes[i] = Outcome{Archive: d.Archive, Status: d.Status}
 		switch d.Status {
 		case StatusSkippedByMap:
 			st.saved.Add(1)
+			reported[i] = true
 			continue
 		case StatusDormant:
 			st.dormantSkips.Add(1)
+			reported[i] = true
 			continue
 		}
-		g.Go(func() error {
-			found[i], res.Outcomes[i] = ag.ask(ctx, st, usesTimeGate(s), urir, at)
-			return nil
-		})
+		pending++
+		go func() {
+			select {
+			case fan <- struct{}{}:
+			case <-ctx.Done():
+				results <- answer{i: i, out: Outcome{Archive: st.ID, Status: StatusFailed, Class: ClassDown, Reason: ctxReason(ctx), Err: ctx.Err()}}
+				return
+			}
+			defer func() { <-fan }()
+			ms, o := ag.ask(ctx, st, usesTimeGate(s), urir, at)
+			results <- answer{i: i, ms: ms, out: o}
+		}()
 	}
-	_ = g.Wait()
+	take := func(a answer) {
+		found[a.i], res.Outcomes[a.i], reported[a.i] = a.ms, a.out, true
+		pending--
+	}
+wait:
+	for pending > 0 {
+		select {
+		case a := <-results:
+			take(a)
+		case <-ctx.Done():
+			break wait
+		}
+	}
+	if pending > 0 {
+		grace := time.NewTimer(searchGrace)
+	late:
+		for pending > 0 {
+			select {
+			case a := <-results:
+				take(a)
+			case <-grace.C:
+				break late
+			}
+		}
+		grace.Stop()
+	}
+	for i, ok := range reported {
+		if !ok {
+			res.Outcomes[i] = Outcome{Archive: route[i].Archive, Status: StatusFailed, Class: ClassDown, Reason: ReasonTimeout,
+				Err: fmt.Errorf("no answer from the upstream within the budget of %v", ag.budget(k)), Elapsed: ag.budget(k)}
+			ag.log.Warn("upstream call outlived the search budget", "archive", route[i].Archive, "budget", ag.budget(k))
+		}
+	}
 	var all []Memento
 	for _, ms := range found {
 		all = append(all, ms...)

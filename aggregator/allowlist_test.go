@@ -20,7 +20,7 @@ type canary struct {
 	hits atomic.Int64
 }
 
-func newCanary(t *testing.T) *canary {
+func newCanary(t testing.TB) *canary {
 	c := &canary{}
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.hits.Add(1)

@@ -35,7 +35,8 @@
 //     rule's dynamic list within a short budget (20 s); thorough ones fetch
 //     whole TimeMaps, following rel="timemap" pages, from the cache or batch
 //     lists within a long budget (150 s). Archives are asked in parallel
-//     (errgroup); identical concurrent searches share one fan-out
+//     (at most Options.FanOut at once), and a search stops waiting at its
+//     budget whatever an Upstream does; identical concurrent searches share one fan-out
 //     (singleflight); results are merged, de-duplicated and sorted. Each
 //     Result carries one Outcome per archive: found, none, skipped by map,
 //     dormant, or failed with a reason (timeout, reset, status-503,
