@@ -223,7 +223,7 @@ func OpenFile(path string, opt *OpenOptions) (*File, error) {
 	if !x.gz {
 		x.sorted = NewSorted(f, x.size)
 		x.sorted.MaxLineSize = x.opt.MaxLineSize
-		x.sorted.name = path
+		x.sorted.name, x.sorted.def = path, x.opt.Layout
 	}
 	return x, nil
 }

@@ -27,7 +27,8 @@ type Sorted struct {
 
 	r    io.ReaderAt
 	size int64
-	name string // for errors; "" when unknown
+	name string  // for errors; "" when unknown
+	def  *Layout // the layout of headerless classic CDX lines (OpenOptions.Layout)
 
 	once   sync.Once
 	layout *Layout
@@ -129,7 +130,7 @@ func (s *Sorted) Records(q Query) iter.Seq2[*Record, error] {
 		return func(yield func(*Record, error) bool) { yield(nil, s.lerr) }
 	}
 	var at int64
-	return records(s.lines(q, &at), s.layout, nil, func(pe *ParseError) {
+	return records(s.lines(q, &at), s.layout, s.def, func(pe *ParseError) {
 		pe.Source, pe.Line, pe.Offset = s.name, 0, at
 		if at == 0 {
 			pe.Line = 1
