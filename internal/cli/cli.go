@@ -1,7 +1,17 @@
 // Package cli holds what every binary under examples/ and internal/bench/
 // shares: running its run function under a context that SIGINT and SIGTERM
-// cancel, and turning the error it returns into a message and an exit
-// status. Keeping this in one place lets each main be one line.
+// cancel, turning the error it returns into a message and an exit status,
+// and reading inputs so that a read never holds off a signal. Keeping
+// this in one place lets each main be one line.
+//
+// # Signals
+//
+// The first SIGINT or SIGTERM cancels the run's context with a
+// [*SignalError] as its cause; a run that then stops with an error exits
+// with status 128+N (130 for SIGINT, 143 for SIGTERM), the shells'
+// convention, after "NAME: interrupted by SIGTERM" on standard error. A
+// run that finishes cleanly (a server that drained its requests) exits
+// as it says. A second signal ends the process at once with that status.
 package cli
 
 import (
@@ -28,21 +38,71 @@ type Usage interface {
 	Usage() bool
 }
 
+// SignalError is the cause of the cancellation of the context [Main]
+// gives a run: the signal received. It matches context.Canceled under
+// errors.Is, so code that checks for a canceled context sees it as one.
+type SignalError struct {
+	Signal os.Signal
+}
+
+// Error says which signal interrupted the run ("interrupted by SIGTERM").
+func (e *SignalError) Error() string { return "interrupted by " + signalName(e.Signal) }
+
+// Is reports whether target is context.Canceled.
+func (e *SignalError) Is(target error) bool { return target == context.Canceled }
+
+// ExitCode is 128 plus the signal's number, the shells' status for a
+// process ended by that signal (130 for SIGINT, 143 for SIGTERM).
+func (e *SignalError) ExitCode() int {
+	if s, ok := e.Signal.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
+}
+
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
 // Main runs run with os.Args[1:] and the standard streams, under a context
-// canceled by SIGINT or SIGTERM, then exits with [Status]. name prefixes
-// error messages ("surt: ...").
+// canceled by SIGINT or SIGTERM (see the package documentation), then
+// exits with [Status]. name prefixes error messages ("surt: ...").
 func Main(name string, run RunFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		s := <-sigs
+		cancel(&SignalError{Signal: s})
+		s = <-sigs
+		e := &SignalError{Signal: s}
+		fmt.Fprintf(os.Stderr, "%s: %v again, stopping at once\n", name, e)
+		os.Exit(e.ExitCode())
+	}()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	if err != nil && ctx.Err() != nil {
+		// Whatever the run made of the cancellation, the signal is why.
+		var se *SignalError
+		if cause := context.Cause(ctx); errors.As(cause, &se) && !errors.As(err, new(*SignalError)) {
+			err = fmt.Errorf("%w: %w", se, err)
+		}
+	}
+	signal.Stop(sigs)
 	os.Exit(Status(name, err, os.Stderr))
 }
 
 // Status writes err to stderr as "name: message" (without repeating the
 // prefix when the message starts with it already) and returns the exit
-// status: 0 for nil and for flag.ErrHelp (usage was printed on -h), 2 for
-// an error whose chain holds a [Usage] error that reports true, 1 for any
-// other error.
+// status: 0 for nil and for flag.ErrHelp (usage was printed on -h),
+// 128+N for an error whose chain holds a [*SignalError] (the run was
+// interrupted by signal N), 2 for an error whose chain holds a [Usage]
+// error that reports true, 1 for any other error.
 func Status(name string, err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -52,6 +112,10 @@ func Status(name string, err error, stderr io.Writer) int {
 		msg = name + ": " + msg
 	}
 	fmt.Fprintln(stderr, msg)
+	var se *SignalError
+	if errors.As(err, &se) {
+		return se.ExitCode()
+	}
 	var u Usage
 	if errors.As(err, &u) && u.Usage() {
 		return 2

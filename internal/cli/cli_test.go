@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
 )
 
@@ -26,6 +28,8 @@ func TestStatus(t *testing.T) {
 		{"usage", usageErr{errors.New("no input files")}, 2, "tool: no input files\n"},
 		{"wrapped usage", fmt.Errorf("build: %w", usageErr{errors.New("-o missing")}), 2, "tool: build: -o missing\n"},
 		{"prefix not repeated", errors.New("tool: map is closed"), 1, "tool: map is closed\n"},
+		{"SIGTERM", fmt.Errorf("in.map: %w", &SignalError{Signal: syscall.SIGTERM}), 143, "tool: in.map: interrupted by SIGTERM\n"},
+		{"SIGINT", &SignalError{Signal: os.Interrupt}, 130, "tool: interrupted by SIGINT\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,266 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// modes runs f with unnamed files (where the system has them) and with
+// named ones.
+func modes(t *testing.T, f func(t *testing.T)) {
+	for _, named := range []bool{false, true} {
+		t.Run(fmt.Sprintf("named=%v", named), func(t *testing.T) {
+			forceNamed = named
+			defer func() { forceNamed = false }()
+			f(t)
+		})
+	}
+}
+
+func TestCommit(t *testing.T) {
+	modes(t, func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "out.map")
+		f, err := Create(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(f, "com,example)/ 1\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("target exists before Commit: %v", err)
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Errorf("Close after Commit: %v", err)
+		}
+		if err := f.Commit(); err == nil {
+			t.Error("second Commit succeeded")
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || string(b) != "com,example)/ 1\n" {
+			t.Errorf("target = %q, %v", b, err)
+		}
+		if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+			t.Errorf("mode %v, want 0644", st.Mode().Perm())
+		}
+		if diff := cmp.Diff([]string{"out.map"}, names(t, dir)); diff != "" {
+			t.Errorf("folder (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestAbandon(t *testing.T) {
+	modes(t, func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "out.map")
+		os.WriteFile(path, []byte("old\n"), 0o600)
+		f, err := Create(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(f, "partial")
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "old\n" {
+			t.Errorf("target changed: %q", b)
+		}
+		if diff := cmp.Diff([]string{"out.map"}, names(t, dir)); diff != "" {
+			t.Errorf("folder (-want +got):\n%s", diff)
+		}
+		// A failed write leaves the target as it was and names it.
+		err = Write(path, func(w io.Writer) error {
+			io.WriteString(w, "half")
+			return errors.New("disk on fire")
+		})
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "disk on fire") {
+			t.Errorf("WriteFile error = %v", err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "old\n" {
+			t.Errorf("target changed: %q", b)
+		}
+		// The replaced file's mode is kept.
+		if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v, want the replaced file's 0600", st.Mode().Perm())
+		}
+		if diff := cmp.Diff([]string{"out.map"}, names(t, dir)); diff != "" {
+			t.Errorf("folder (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestCreateErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "missing", "out.map")
+	if _, err := Create(path, nil); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("Create in a missing folder: %v", err)
+	}
+	if _, err := Create(dir+"/", nil); err == nil {
+		t.Error("Create of a folder name succeeded")
+	}
+}
+
+// deadPID returns the PID of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no true command:", err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestCleanStale(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * StaleAge)
+	dead := deadPID(t)
+	files := map[string]time.Time{
+		fmt.Sprintf(".out.map.tmp-%d-123", dead):      {},  // stale: its process is gone
+		".out.map.tmp-1-456":                          {},  // PID 1 runs: kept
+		".out.map.tmp-1-789":                          old, // too old: stale
+		fmt.Sprintf(".out.map.tmp-%d-1", os.Getpid()): {},  // ours: kept
+		".out.map.tmp12345":                           {},  // an earlier version's, young: kept
+		".out.map.tmp-67890":                          old, // an earlier version's, old: stale
+		fmt.Sprintf(".other.map.tmp-%d-123", dead):    {},  // another target's: kept
+		"out.map": {},
+		fmt.Sprintf("x.out.map.tmp-%d-123", dead): {}, // not our naming: kept
+		fmt.Sprintf(".out.map.tmp-%d-12x", dead):  {}, // not our naming, young: kept
+	}
+	for name, mt := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if !mt.IsZero() {
+			os.Chtimes(p, mt, mt)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, fmt.Sprintf(".out.map.tmp-%d-5", dead)), 0o755) // a folder: never removed
+	got := CleanStale(dir, "out.map")
+	slices.Sort(got)
+	want := []string{fmt.Sprintf(".out.map.tmp-%d-123", dead), ".out.map.tmp-1-789", ".out.map.tmp-67890"}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	for _, w := range want {
+		if _, err := os.Stat(filepath.Join(dir, w)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still there", w)
+		}
+	}
+	if n := len(names(t, dir)); n != len(files)+1-len(want) {
+		t.Errorf("%d entries left, want %d", n, len(files)+1-len(want))
+	}
+}
+
+func TestScratch(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Scratch(dir, "run-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n := names(t, dir); len(n) != 0 {
+		t.Errorf("scratch file has a name: %v", n)
+	}
+	io.WriteString(f, "line\n")
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(f); err != nil || string(b) != "line\n" {
+		t.Errorf("read back %q, %v", b, err)
+	}
+}
+
+// TestKilled kills, with SIGKILL, a process that is writing an output and
+// a scratch file: nothing is left in the folder, or what is left (the
+// named fallback) is removed by the next Create.
+func TestKilled(t *testing.T) {
+	if dir := os.Getenv("ATOMICFILE_CHILD_DIR"); dir != "" {
+		forceNamed = os.Getenv("ATOMICFILE_CHILD_NAMED") == "1"
+		f, err := Create(filepath.Join(dir, "out.map"), nil)
+		if err != nil {
+			os.Exit(3)
+		}
+		s, err := Scratch(dir, "run-*")
+		if err != nil {
+			os.Exit(4)
+		}
+		io.WriteString(f, strings.Repeat("x", 1<<20))
+		io.WriteString(s, strings.Repeat("y", 1<<20))
+		os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	for _, named := range []bool{false, true} {
+		t.Run(fmt.Sprintf("named=%v", named), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKilled$")
+			cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD_DIR="+dir, "ATOMICFILE_CHILD_NAMED="+map[bool]string{true: "1", false: "0"}[named])
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatal("child never got ready")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			os.Remove(filepath.Join(dir, "ready"))
+			left := names(t, dir)
+			if !named && len(left) != 0 {
+				t.Errorf("left after SIGKILL: %v", left)
+			}
+			if named && len(left) != 1 {
+				t.Errorf("left after SIGKILL: %v, want the named output only", left)
+			}
+			// The next run cleans up what the killed one left.
+			f, err := Create(filepath.Join(dir, "out.map"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if left := names(t, dir); len(left) != 0 {
+				t.Errorf("left after the next Create: %v", left)
+			}
+		})
+	}
+}
