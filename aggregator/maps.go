@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/surt"
 )
@@ -264,7 +265,8 @@ func (ag *Aggregator) mapErr(st *archiveState, err error) error {
 }
 
 // fetchMap downloads src into MapDir/<id>.mementomap through a temporary
-// file in the same folder, renamed into place on success.
+// file in the same folder (internal/atomicfile), renamed into place on
+// success.
 func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string) (string, error) {
 	dir := ag.opts.MapDir
 	if dir == "" {
@@ -284,26 +286,22 @@ func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("aggregator: archive %s: fetching map %s: HTTP %d: %w", st.ID, src, resp.StatusCode, ErrNoMap)
 	}
-	tmp, err := os.CreateTemp(dir, ".mementomap-*")
+	final := filepath.Join(dir, url.PathEscape(st.ID)+".mementomap")
+	tmp, err := atomicfile.Create(final, nil)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("aggregator: archive %s: %w", st.ID, err)
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename this fails harmlessly
+	defer tmp.Close() // after Commit it does nothing
 	limit := ag.opts.MaxMapBytes
 	n, err := io.Copy(tmp, io.LimitReader(resp.Body, limit+1))
 	if err == nil && n > limit {
 		err = fmt.Errorf("%w: more than %d bytes", errTooLarge, limit)
 	}
 	if err != nil {
-		tmp.Close()
 		return "", fmt.Errorf("aggregator: archive %s: fetching map %s: %w", st.ID, src, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	final := filepath.Join(dir, url.PathEscape(st.ID)+".mementomap")
-	if err := os.Rename(tmp.Name(), final); err != nil {
-		return "", err
+	if err := tmp.Commit(); err != nil {
+		return "", fmt.Errorf("aggregator: archive %s: %w", st.ID, err)
 	}
 	return final, nil
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/mementokit/mementokit/mementomap"
@@ -88,28 +86,17 @@ func (l *mementoMapLookup) Frequency(urir string) (int64, error) {
 	return l.frequencySURT(key)
 }
 
-func (l *mementoMapLookup) frequencySURT(key string) (f int64, err error) {
+func (l *mementoMapLookup) frequencySURT(key string) (int64, error) {
 	if l.damaged.Load() {
 		return 0, fmt.Errorf("mementomap lookup of %q: %w", key, ErrMapDamaged)
 	}
-	// A memory fault on the mapped file (it shrank under us) becomes a
-	// panic in this goroutine instead of killing the process.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			// A fault panic is a runtime.Error with the faulting address.
-			if re, ok := r.(interface {
-				runtime.Error
-				Addr() uintptr
-			}); ok {
-				l.damaged.Store(true)
-				f, err = 0, fmt.Errorf("mementomap lookup of %q: %w: %v", key, ErrMapDamaged, re)
-				return
-			}
-			panic(r)
-		}
-	}()
+	// A memory fault on the mapped file (it shrank under us) is recovered
+	// by the map into an error wrapping mementomap.ErrChanged.
 	match, err := l.m.LookupSURT(key)
+	if errors.Is(err, mementomap.ErrChanged) {
+		l.damaged.Store(true)
+		return 0, fmt.Errorf("mementomap lookup of %q: %w: %w", key, ErrMapDamaged, err)
+	}
 	if err != nil {
 		return 0, err
 	}

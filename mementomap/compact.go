@@ -66,7 +66,9 @@ type CompactOptions struct {
 	MemoryLimit int
 	TempDir     string // "" means os.TempDir()
 
-	// MaxLineLength bounds an input line in bytes; 0 means 1 MiB.
+	// MaxLineLength bounds an input or output line, in bytes without its
+	// end; 0 means [MaxLineLength] (16 MiB), the limit of every reader of
+	// maps in the module.
 	MaxLineLength int
 
 	Logger *slog.Logger // optional; nil logs nothing
@@ -99,19 +101,36 @@ var (
 	ErrBadOptions   = errors.New("mementomap: invalid options")
 )
 
-// LineError reports a problem on one input line.
+// LineError reports a problem on one input line, or in reading it.
 type LineError struct {
+	// File names the input: the Name of a reader that has a Name method
+	// (an *os.File), else "" for [Compact] and "first map" or "second map"
+	// for [Merge].
+	File string
 	Line int64  // 1-based line number
 	Key  string // the key of the line, when known
 	Err  error
 }
 
-// Error formats the line number, the key when known, and the cause.
+// Error formats the file when known, the line number, the key when known,
+// and the cause: `mementomap: in.map: line 3 (key "com,a)/"): duplicate key`.
 func (e *LineError) Error() string {
-	if e.Key != "" {
-		return fmt.Sprintf("mementomap: line %d (key %q): %v", e.Line, e.Key, e.Err)
+	file := ""
+	if e.File != "" {
+		file = e.File + ": "
 	}
-	return fmt.Sprintf("mementomap: line %d: %v", e.Line, e.Err)
+	if e.Key != "" {
+		return fmt.Sprintf("mementomap: %sline %d (key %q): %v", file, e.Line, clipKey(e.Key), e.Err)
+	}
+	return fmt.Sprintf("mementomap: %sline %d: %v", file, e.Line, e.Err)
+}
+
+// clipKey shortens a key for an error message (a key may be megabytes).
+func clipKey(k string) string {
+	if len(k) > 200 {
+		return k[:200] + "..."
+	}
+	return k
 }
 
 // Unwrap returns the cause.
@@ -163,7 +182,7 @@ func (o CompactOptions) withDefaults() CompactOptions {
 		o.MemoryLimit = 64 << 20
 	}
 	if o.MaxLineLength == 0 {
-		o.MaxLineLength = 1 << 20
+		o.MaxLineLength = MaxLineLength
 	}
 	return o
 }
@@ -215,6 +234,7 @@ type compactor struct {
 	sum      runSum          // frequencies of every data line so far
 	sib      [MaxDepth][]int // per path level, closed leaf siblings that may come back (see siblings)
 	dataSeen bool
+	lineNo   int64 // the input line being processed
 }
 
 // Compact reads a sorted MementoMap from src and writes its compaction to
@@ -242,8 +262,13 @@ type compactor struct {
 // in byte-wise order of KEY, ending with LF or CRLF; blank lines are
 // skipped, and so is a UTF-8 byte order mark at the start. A CR inside a
 // line ([ErrLoneCR]) is an error: lookups would not see the line. A line out of order, a
-// header after data, a malformed frequency or a line longer than
-// o.MaxLineLength stops the run with a *[LineError] naming the line.
+// header after data, a malformed frequency, a line longer than
+// o.MaxLineLength (refused once the limit is passed, without reading on:
+// a line that never ends fails at once) or an error reading src stops the
+// run with a *[LineError] naming the line, and the file when src has a
+// Name method (an *os.File); a roll-up line longer than the limit is
+// refused the same way, so that nothing is written that a reader would
+// refuse. An error writing dst names it the same way.
 // Memory: the trails (at most HostDepth+PathDepth nodes), one line, and at
 // most o.MemoryLimit bytes of pending output (more spills to a temporary
 // file). On error dst may hold partial output; write to a temporary file
@@ -260,6 +285,7 @@ func Compact(dst io.Writer, src io.Reader, o CompactOptions) (CompactStats, erro
 		c.isPS = surt.IsPublicSuffix
 	}
 	c.out = newPendingWriter(dst, o.MemoryLimit, o.TempDir)
+	c.out.name = nameOf(dst, "the output")
 	err := c.run(src)
 	if err == nil {
 		err = c.finish()
@@ -268,6 +294,10 @@ func Compact(dst io.Writer, src io.Reader, o CompactOptions) (CompactStats, erro
 		err = c.out.close()
 	} else {
 		c.out.abort()
+	}
+	var le *LineError
+	if errors.As(err, &le) && le.File == "" {
+		le.File = nameOf(src, "")
 	}
 	c.st.MaxPending = c.out.maxPending
 	c.st.OutBytes = c.out.flushed
@@ -290,20 +320,12 @@ func (c *compactor) run(src io.Reader) error {
 	var lineNo int64
 	var long []byte
 	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull {
-				if len(long) > c.o.MaxLineLength {
-					return &LineError{Line: lineNo + 1, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, c.o.MaxLineLength)}
-				}
-				line, err = br.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
+		line, err := readLine(br, &long, c.o.MaxLineLength)
+		if _, ok := err.(errLongLine); ok {
+			return &LineError{Line: lineNo + 1, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, c.o.MaxLineLength)}
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("mementomap: reading line %d: %w", lineNo+1, err)
+			return &LineError{Line: lineNo + 1, Err: fmt.Errorf("reading: %w", err)}
 		}
 		if len(line) == 0 && err == io.EOF {
 			return nil
@@ -312,8 +334,8 @@ func (c *compactor) run(src io.Reader) error {
 		if lineNo == 1 {
 			line = bytes.TrimPrefix(line, []byte(utf8BOM))
 		}
-		if len(line) > c.o.MaxLineLength {
-			return &LineError{Line: lineNo, Err: fmt.Errorf("%w: %d bytes", ErrLineTooLong, len(line))}
+		if n := bodyLen(line); n > c.o.MaxLineLength {
+			return &LineError{Line: lineNo, Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, n, c.o.MaxLineLength)}
 		}
 		c.st.InBytes += int64(len(line))
 		if hasInnerCR(line) {
@@ -400,6 +422,7 @@ func countRSlow(f ukvs.Frequency) ukvs.Frequency {
 }
 
 func (c *compactor) process(line []byte, lineNo int64) error {
+	c.lineNo = lineNo
 	if isBlank(line) {
 		c.st.Blank++
 		return nil
@@ -621,6 +644,10 @@ func (c *compactor) close(dh, dp int) error {
 					c.line = strconv.AppendUint(c.line, freq.URIM.N, 10)
 				} else {
 					c.line = freq.Append(c.line)
+				}
+				if len(c.line) > c.o.MaxLineLength {
+					return &LineError{Line: c.lineNo, Key: string(c.prev[:n.end]),
+						Err: fmt.Errorf("%w: the roll-up line would have %d bytes, more than %d", ErrLineTooLong, len(c.line), c.o.MaxLineLength)}
 				}
 				c.line = append(c.line, '\n')
 				if err := c.out.write(c.line); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/mementokit/mementokit/cdxj"
+	"runtime/debug"
 	"strings"
 
 	"github.com/mementokit/mementokit/surt"
@@ -166,13 +167,17 @@ func (e Eval) Check() error {
 
 // DataLines counts the non-blank data lines of the map (one pass over the
 // file).
-func (m *Map) DataLines() (int64, error) {
+func (m *Map) DataLines() (_ int64, err error) {
 	if m.b == nil {
 		if m.f == nil {
 			return 0, ErrClosed
 		}
 		return 0, nil
 	}
+	if m.damaged.Load() {
+		return 0, m.changedErr()
+	}
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	var n int64
 	p := m.start
 	for p < len(m.b) {
@@ -191,13 +196,17 @@ func (m *Map) DataLines() (int64, error) {
 
 // Totals sums the frequencies of every data line ([ukvs.Frequency.Add]
 // rules over the set of lines): the map's URI-M and URI-R totals.
-func (m *Map) Totals() (ukvs.Frequency, error) {
+func (m *Map) Totals() (_ ukvs.Frequency, err error) {
 	if m.b == nil {
 		if m.f == nil {
 			return ukvs.Frequency{}, ErrClosed
 		}
 		return ukvs.Frequency{}, nil
 	}
+	if m.damaged.Load() {
+		return ukvs.Frequency{}, m.changedErr()
+	}
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	var s, zero runSum
 	p := m.start
 	for p < len(m.b) {
@@ -230,7 +239,7 @@ type MapStats struct {
 
 // Stats reads the whole map once and describes it. A malformed frequency
 // is reported with its byte offset.
-func (m *Map) Stats() (MapStats, error) {
+func (m *Map) Stats() (_ MapStats, err error) {
 	var st MapStats
 	if m.b == nil {
 		if m.f == nil {
@@ -238,6 +247,10 @@ func (m *Map) Stats() (MapStats, error) {
 		}
 		return st, nil
 	}
+	if m.damaged.Load() {
+		return MapStats{}, m.changedErr()
+	}
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	var s, zero runSum
 	var prevHost []byte
 	var ends [maxLevels]int

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/edsrzf/mmap-go"
 	"github.com/mementokit/mementokit/ukvs"
@@ -23,8 +27,20 @@ import (
 // (8 bytes per line plus about 64 per 4 KiB block, at most 256 MiB). A
 // Map is safe for concurrent use by many goroutines; Close must not race
 // with lookups.
+//
+// A file truncated while it is mapped would end the process with SIGBUS at
+// the first read of a page past its new end. A Map turns such a fault into
+// an error instead (runtime/debug.SetPanicOnFault around every read of the
+// mapping, recovered): the lookup, and every later one, returns an error
+// wrapping [ErrChanged], so that an embedder (an aggregator) can drop the
+// map and open the file again. [Map.Changed] tells an in-place change
+// before any fault.
 type Map struct {
 	f       *os.File
+	path    string
+	size    int64     // the file's size when opened
+	mtime   time.Time // its modification time when opened
+	damaged atomic.Bool
 	data    mmap.MMap
 	b       []byte // data, or nil for an empty file
 	start   int    // offset of the first line after the header section
@@ -54,6 +70,16 @@ func (m Match) Present() bool { return m.Distance >= 0 && !m.Frequency.HoldsNoth
 
 // ErrClosed is returned by lookups on a closed Map.
 var ErrClosed = errors.New("mementomap: map is closed")
+
+// ErrChanged is wrapped by the errors of lookups in a Map whose file was
+// truncated while mapped (a read past the new end faulted), and by
+// [Map.Changed] for a file changed in place. The Map stays unusable: close
+// it and open the file again.
+var ErrChanged = errors.New("mementomap: the map file was changed in place while open (truncated or rewritten); open it again")
+
+// ErrNotRegular is wrapped by the error of [Open] for a path that is not a
+// regular file (a directory, a FIFO, a device): a map is read in place.
+var ErrNotRegular = errors.New("not a regular file")
 
 // ErrLoneCR is returned by [Open] (and by lookups in a Map from
 // [FromBytes]) for a map whose first line ends with a lone CR ("\r", the
@@ -160,10 +186,18 @@ func hasLoneCR(b []byte) bool {
 // its path (what [Compact], [Build] and the command do) leaves an open Map
 // reading the old content until it is closed and opened again. Changing
 // the file in place while it is open (writing into it, truncating it) is
-// not supported: lookups see the new bytes mid-search, and reading a page
-// past a truncated end kills the process with SIGBUS unless the caller
-// recovers it (runtime/debug.SetPanicOnFault).
-func Open(path string) (*Map, error) {
+// not supported: lookups may see the new bytes mid-search. A truncation is
+// caught when a lookup reads past the new end: that lookup and every later
+// one return an error wrapping [ErrChanged] (the fault is recovered, the
+// process lives on); [Map.Changed] reports any in-place change.
+//
+// A path that is not a regular file (a directory, a FIFO) is refused with
+// an error wrapping [ErrNotRegular].
+func Open(path string) (_ *Map, err error) {
+	// Stat first: opening a FIFO would wait for a writer.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("mementomap: %w", err)
@@ -173,7 +207,11 @@ func Open(path string) (*Map, error) {
 		f.Close()
 		return nil, fmt.Errorf("mementomap: %w", err)
 	}
-	m := &Map{f: f}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(path, fi)
+	}
+	m := &Map{f: f, path: path, size: fi.Size(), mtime: fi.ModTime()}
 	if fi.Size() > 0 {
 		m.data, err = mmap.Map(f, mmap.RDONLY, 0)
 		if err != nil {
@@ -182,17 +220,94 @@ func Open(path string) (*Map, error) {
 		}
 		m.b = m.data
 	}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	m.start = m.parseHeaders()
 	m.pool.New = func() any { return new(candidates) }
 	if m.err == nil {
 		m.err = checkFirstLine(m.b, m.start, m.headers)
 	}
 	if m.err != nil {
-		m.Close()
 		return nil, fmt.Errorf("%w: %s", m.err, path)
 	}
 	return m, nil
 }
+
+// notRegular is Open's error for a path that is not a regular file.
+func notRegular(path string, fi os.FileInfo) error {
+	what := "a special file"
+	switch t := fi.Mode().Type(); {
+	case t&fs.ModeDir != 0:
+		what = "a directory"
+	case t&fs.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case t&fs.ModeSocket != 0:
+		what = "a socket"
+	case t&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case t&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("mementomap: %s: %w (it is %s); a map is read in place, from a file", path, ErrNotRegular, what)
+}
+
+// endFault, deferred by every method that reads the mapping after
+// debug.SetPanicOnFault(true) (whose previous setting is old), restores
+// the setting and turns a memory fault on the mapping (its file was
+// truncated) into an error wrapping ErrChanged; other panics go on.
+func (m *Map) endFault(old bool, err *error) {
+	debug.SetPanicOnFault(old)
+	r := recover()
+	if r == nil {
+		return
+	}
+	fault, ok := r.(interface {
+		runtime.Error
+		Addr() uintptr
+	})
+	if !ok {
+		panic(r)
+	}
+	m.damaged.Store(true)
+	*err = fmt.Errorf("%w: %s: memory fault reading the mapping (%v)", ErrChanged, m.path, fault)
+}
+
+// changedErr is the error of a Map found damaged.
+func (m *Map) changedErr() error { return fmt.Errorf("%w: %s", ErrChanged, m.path) }
+
+// Changed returns an error wrapping [ErrChanged] when the open file was
+// changed in place since Open (its size or modification time differs, or
+// a read of the mapping faulted), and nil otherwise, also for a Map from
+// [FromBytes]. It costs one fstat. A file replaced by renaming another
+// over its path is not changed: the Map reads the old file, which is
+// intact (compare os.Stat of the path with the file to tell).
+func (m *Map) Changed() error {
+	if m.damaged.Load() {
+		return m.changedErr()
+	}
+	if m.f == nil {
+		return nil
+	}
+	fi, err := m.f.Stat()
+	if err != nil {
+		return fmt.Errorf("mementomap: %s: %w", m.path, err)
+	}
+	if fi.Size() != m.size {
+		return fmt.Errorf("%w: %s: %d bytes when opened, %d now", ErrChanged, m.path, m.size, fi.Size())
+	}
+	if !fi.ModTime().Equal(m.mtime) {
+		return fmt.Errorf("%w: %s: modified at %s, after it was opened", ErrChanged, m.path, fi.ModTime().UTC().Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+// File returns the open file of a Map from [Open] (for os.SameFile with
+// its path), or nil.
+func (m *Map) File() *os.File { return m.f }
 
 // FromBytes returns a Map over b, a MementoMap held in memory, with the
 // same lookups as a file opened by [Open]. b must not change while the Map
@@ -415,10 +530,15 @@ func (m *Map) seek(key []byte, hint int) (int, bool) {
 }
 
 // Get returns the frequency column of the line whose key is exactly key.
+//
+// A Map whose file was truncated while open answers "", false; [Map.Changed]
+// then reports it.
 func (m *Map) Get(key string) (value string, ok bool) {
-	if m.b == nil {
+	if m.b == nil || m.damaged.Load() {
 		return "", false
 	}
+	var err error
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	p, ok := m.search([]byte(key))
 	if !ok {
 		return "", false
@@ -434,7 +554,10 @@ func (m *Map) Get(key string) (value string, ok bool) {
 // search (O(log size) line reads) per key tried; with the index and line
 // tables of a Map in steady use, O(log size) in-memory comparisons and one
 // line read per key found.
-func (m *Map) LookupSURT(surtKey string) (Match, error) {
+//
+// A lookup that faults on the mapping (its file was truncated while open)
+// returns an error wrapping [ErrChanged], as every later lookup does.
+func (m *Map) LookupSURT(surtKey string) (res Match, err error) {
 	if m.b == nil {
 		if m.f == nil {
 			return Match{Distance: -1}, ErrClosed
@@ -447,11 +570,20 @@ func (m *Map) LookupSURT(surtKey string) (Match, error) {
 	if len(m.b) == 0 {
 		return Match{Distance: -1}, nil
 	}
+	if m.damaged.Load() {
+		return Match{Distance: -1}, m.changedErr()
+	}
+	defer func() {
+		if err != nil {
+			res = Match{Distance: -1}
+		}
+	}()
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	c := m.pool.Get().(*candidates)
 	defer m.pool.Put(c)
 	c.src = append(c.src[:0], surtKey...)
 	c.build(c.src)
-	res := m.lookupCandidates(c)
+	res = m.lookupCandidates(c)
 	if res.Distance == 0 {
 		// The key is the query-less input, but for "" and "?..." ("*").
 		if k0 := c.key(0); strings.HasPrefix(surtKey, string(k0)) {
@@ -645,17 +777,18 @@ type BatchStats struct {
 }
 
 // MaxLookupLine is the longest input line [Map.LookupAll] looks up, in
-// bytes (the longest map line [Compact] accepts by default). A longer line
-// is copied to the output in pieces, answered "-" and counted as an error.
-const MaxLookupLine = 1 << 20
+// bytes: [MaxLineLength], the longest map line. A longer line is copied to
+// the output in pieces, answered "-" and counted as an error.
+const MaxLookupLine = MaxLineLength
 
 // LookupAll reads URIs or SURTs from r, one per line (blank lines and lines
 // starting with '#' are copied through as they are), and writes one
 // tab-separated line per input line, in order: the input, the matched key
 // and its frequency; a miss, or an input that cannot be canonicalized or
-// is longer than [MaxLookupLine], prints "-" for both. A closed map or one
-// refused as a whole ([ErrLoneCR]) stops the run with that error. Memory:
-// one line of at most MaxLookupLine bytes.
+// is longer than [MaxLookupLine], prints "-" for both. A closed map, one
+// refused as a whole ([ErrLoneCR]) or one whose file was truncated while
+// open ([ErrChanged]) stops the run with that error, after writing the
+// answers given so far. Memory: one line of at most MaxLookupLine bytes.
 func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 	var st BatchStats
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -719,7 +852,7 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, raw []byte) error {
 	}
 	st.Lookups++
 	res, err := m.Lookup(in)
-	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) || errors.Is(err, ErrNotMap) {
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) || errors.Is(err, ErrNotMap) || errors.Is(err, ErrChanged) {
 		return err
 	}
 	bw.WriteString(in)

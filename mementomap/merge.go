@@ -62,31 +62,43 @@ type mapReader struct {
 	headers [][]byte
 	done    bool
 	buf     []byte
+	long    []byte
+}
+
+func (r *mapReader) errorf(key []byte, err error) error {
+	return &LineError{File: r.name, Line: r.line, Key: string(key), Err: err}
 }
 
 func (r *mapReader) next() error {
 	for {
-		l, err := r.br.ReadBytes('\n')
+		l, err := readLine(r.br, &r.long, MaxLineLength)
+		if _, ok := err.(errLongLine); ok {
+			r.line++
+			return r.errorf(nil, fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, MaxLineLength))
+		}
 		if len(l) == 0 && err == io.EOF {
 			r.done = true
 			return nil
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("mementomap: %s: %w", r.name, err)
+			return &LineError{File: r.name, Line: r.line + 1, Err: fmt.Errorf("reading: %w", err)}
 		}
 		r.line++
 		if r.line == 1 {
 			l = bytes.TrimPrefix(l, []byte(utf8BOM))
 		}
+		if n := bodyLen(l); n > MaxLineLength {
+			return r.errorf(nil, fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, n, MaxLineLength))
+		}
 		if hasInnerCR(l) {
-			return &LineError{Line: r.line, Err: fmt.Errorf("%s: %w", r.name, ErrLoneCR)}
+			return r.errorf(nil, ErrLoneCR)
 		}
 		if isBlank(l) {
 			continue
 		}
 		if l[0] == '!' {
 			if r.key != nil {
-				return &LineError{Line: r.line, Err: fmt.Errorf("%s: %w", r.name, ErrLateHeader)}
+				return r.errorf(nil, ErrLateHeader)
 			}
 			_, _, body := splitLine(l)
 			r.headers = append(r.headers, append([]byte(nil), body...))
@@ -95,9 +107,9 @@ func (r *mapReader) next() error {
 		k, v, body := splitLine(l)
 		if r.key != nil {
 			if c := bytes.Compare(k, r.key); c < 0 {
-				return &LineError{Line: r.line, Key: string(k), Err: fmt.Errorf("%s: %w", r.name, ErrOutOfOrder)}
+				return r.errorf(k, ErrOutOfOrder)
 			} else if c == 0 {
-				return &LineError{Line: r.line, Key: string(k), Err: fmt.Errorf("%s: %w", r.name, ErrDuplicateKey)}
+				return r.errorf(k, ErrDuplicateKey)
 			}
 		}
 		r.buf = append(r.buf[:0], body...)
@@ -120,12 +132,18 @@ func (r *mapReader) next() error {
 // Maps of two archives are not merged: when both have an "!id" header
 // naming an archive and the names differ (the "uri" members of the JSON
 // objects; other values compared as written), Merge returns
-// [ErrDifferentArchives] before writing anything. Memory: one
+// [ErrDifferentArchives] before writing anything. Errors in an input are
+// *[LineError] values naming it (by its Name method, as an *os.File has,
+// else "first map" or "second map") and the line; a line longer than
+// [MaxLineLength] is refused once the limit is passed, without reading on,
+// so that an input that never ends a line (/dev/zero) fails at once, and a
+// merged line past the limit is refused rather than written. Memory: one
 // line of each input.
 func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 	var st MergeStats
-	ra := &mapReader{name: "first map", br: bufio.NewReaderSize(a, 1<<16)}
-	rb := &mapReader{name: "second map", br: bufio.NewReaderSize(b, 1<<16)}
+	ra := &mapReader{name: nameOf(a, "first map"), br: bufio.NewReaderSize(a, 1<<16)}
+	rb := &mapReader{name: nameOf(b, "second map"), br: bufio.NewReaderSize(b, 1<<16)}
+	out := nameOf(dst, "the output")
 	if err := ra.next(); err != nil {
 		return st, err
 	}
@@ -150,7 +168,7 @@ func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 			return f, nil
 		}
 		if err := f.UnmarshalText(r.value); err != nil {
-			return f, &LineError{Line: r.line, Key: string(r.key), Err: fmt.Errorf("%s: %w: %v", r.name, ErrBadFrequency, err)}
+			return f, r.errorf(r.key, fmt.Errorf("%w: %v", ErrBadFrequency, err))
 		}
 		return f, nil
 	}
@@ -197,6 +215,9 @@ func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 			line = append(line[:0], ra.key...)
 			line = append(line, ' ')
 			line = fa.Add(fb).Append(line)
+			if len(line) > MaxLineLength {
+				return st, ra.errorf(ra.key, fmt.Errorf("%w: the merged line would have %d bytes, more than %d", ErrLineTooLong, len(line), MaxLineLength))
+			}
 			line = append(line, '\n')
 			bw.Write(line)
 			st.Lines++
@@ -209,5 +230,8 @@ func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 			return st, err
 		}
 	}
-	return st, bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("mementomap: writing %s: %w", out, err)
+	}
+	return st, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mementokit/mementokit/internal/atomicfile"
 )
 
 // pendingWriter is the output of Compact. Bytes are addressed by their
@@ -17,7 +19,8 @@ import (
 // its output file, without needing a seekable output.
 type pendingWriter struct {
 	w       *bufio.Writer
-	flushed int64 // bytes handed to w
+	name    string // the final writer's name, for errors
+	flushed int64  // bytes handed to w
 
 	// spill holds logical [spillBase, spillBase+spillLen).
 	spill     *os.File
@@ -61,11 +64,10 @@ func (p *pendingWriter) write(b []byte) error {
 // spillMem moves the pending bytes held in memory to the spill file.
 func (p *pendingWriter) spillMem() error {
 	if p.spill == nil {
-		f, err := os.CreateTemp(p.tempDir, "mementomap-compact-*.spill")
+		f, err := atomicfile.Scratch(p.tempDir, "mementomap-compact-*.spill") // no name: gone with the process
 		if err != nil {
 			return fmt.Errorf("mementomap: spill file: %w", err)
 		}
-		_ = os.Remove(f.Name()) // unlinked: the file goes away with its descriptor
 		p.spill = f
 		p.spillBase = p.memBase
 		p.spillLen = 0
@@ -143,8 +145,8 @@ func (p *pendingWriter) flush(upTo int64) error {
 
 func (p *pendingWriter) close() error {
 	err := p.flush(p.end())
-	if ferr := p.w.Flush(); err == nil {
-		err = ferr
+	if ferr := p.w.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("mementomap: writing %s: %w", p.name, ferr)
 	}
 	if p.spill != nil {
 		_ = p.spill.Close()
@@ -158,7 +160,11 @@ type lineCounter struct{ p *pendingWriter }
 
 func (l lineCounter) Write(b []byte) (int, error) {
 	l.p.lines += int64(bytes.Count(b, []byte{'\n'}))
-	return l.p.w.Write(b)
+	n, err := l.p.w.Write(b)
+	if err != nil {
+		err = fmt.Errorf("mementomap: writing %s: %w", l.p.name, err)
+	}
+	return n, err
 }
 
 // abort drops the pending output and releases the spill file.

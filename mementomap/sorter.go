@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/mementokit/mementokit/internal/atomicfile"
 )
 
 // sorter is an external sort of (key, count) pairs with counts summed for
@@ -85,11 +87,10 @@ func (s *sorter) spill() error {
 		return nil
 	}
 	s.sortChunk()
-	f, err := os.CreateTemp(s.tempDir, "mementomap-build-*.run")
+	f, err := atomicfile.Scratch(s.tempDir, "mementomap-build-*.run") // no name: gone with the process
 	if err != nil {
 		return fmt.Errorf("mementomap: sort run: %w", err)
 	}
-	_ = os.Remove(f.Name()) // unlinked: gone when closed
 	bw := bufio.NewWriterSize(f, 1<<20)
 	var hdr [2 * binary.MaxVarintLen64]byte
 	for _, e := range s.ents {

@@ -10,8 +10,13 @@ import (
 	"iter"
 )
 
-// DefaultMaxLineLength is the longest line a [Reader] accepts unless its
-// MaxLineLength says otherwise: 16 MiB.
+// DefaultMaxLineLength is the longest line, in bytes without its
+// terminator, that a [Reader] accepts and a [Writer] writes unless their
+// MaxLineLength says otherwise: 16 MiB. It is the one line limit of every
+// reader and writer of maps and indexes in the module (mementomap's
+// Compact, Merge, Open and LookupAll, the aggregator's map loading, and
+// cdxj.DefaultMaxLineSize has the same value), so that what one of them
+// writes another never refuses.
 const DefaultMaxLineLength = 16 << 20
 
 const readBufferSize = 64 << 10
@@ -137,8 +142,10 @@ func (r *Record) Clone() *Record {
 // as they are and are final.
 type Reader struct {
 	// MaxLineLength is the longest line accepted, in bytes without the line
-	// terminator; 0 means DefaultMaxLineLength. A longer line is skipped
-	// and reported as a *ParseError wrapping ErrLineTooLong.
+	// terminator; 0 means DefaultMaxLineLength. A longer line is reported
+	// as a *ParseError wrapping ErrLineTooLong as soon as the limit is
+	// passed (so that a line that never ends, /dev/zero, fails at once),
+	// and the next Read skips the rest of it.
 	MaxLineLength int
 
 	br      *bufio.Reader
@@ -153,6 +160,7 @@ type Reader struct {
 	pending []byte // first data line, read while collecting headers
 	hasPend bool
 	long    []byte // buffer for lines longer than the bufio buffer
+	skip    bool   // the rest of a line too long is still to be skipped
 	scratch []byte // unescaped quoted columns
 	cols    [][]byte
 	rec     Record
@@ -204,6 +212,11 @@ func (r *Reader) readHeaders() error {
 				if err == io.EOF {
 					return first
 				}
+				return err
+			}
+			if errors.Is(err, ErrLineTooLong) {
+				// Header or data, the line cannot be told: stop here
+				// rather than skip on through what may never end.
 				return err
 			}
 			if first == nil {
@@ -307,35 +320,42 @@ func (r *Reader) All() iter.Seq2[*Record, error] {
 }
 
 // readLine returns the next line without its terminator ("\n" or "\r\n").
-// The slice is valid until the next call.
+// The slice is valid until the next call. A line longer than the limit is
+// reported as soon as the limit is passed, without reading the rest of it
+// (an endless line, such as /dev/zero, ends the read at once); the next
+// call skips the rest.
 func (r *Reader) readLine() ([]byte, error) {
 	max := r.MaxLineLength
 	if max <= 0 {
 		max = DefaultMaxLineLength
 	}
+	for r.skip {
+		chunk, err := r.br.ReadSlice('\n')
+		r.offset += int64(len(chunk))
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		r.skip = false
+		if err != nil {
+			return nil, err
+		}
+	}
 	line, err := r.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], line...)
-		tooLong := false
 		for err == bufio.ErrBufferFull {
 			line, err = r.br.ReadSlice('\n')
-			if !tooLong {
-				r.long = append(r.long, line...)
-				if len(r.long) > max+2 {
-					tooLong = true
-					r.offset += int64(len(r.long))
-					r.long = r.long[:0]
+			r.long = append(r.long, line...)
+			if len(r.long) > max+2 {
+				r.offset += int64(len(r.long))
+				r.long = r.long[:0]
+				r.skip = err == bufio.ErrBufferFull
+				if err != nil && err != io.EOF && !r.skip {
+					return nil, err
 				}
-			} else {
-				r.offset += int64(len(line))
+				r.line++
+				return nil, &ParseError{Line: r.line, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, max)}
 			}
-		}
-		if tooLong {
-			if err != nil && err != io.EOF {
-				return nil, err
-			}
-			r.line++
-			return nil, &ParseError{Line: r.line, Err: fmt.Errorf("%w: more than %d bytes", ErrLineTooLong, max)}
 		}
 		line = r.long
 	}

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+
+	"github.com/mementokit/mementokit/internal/atomicfile"
 )
 
 // Writer writes a UKVS document: "!" header lines first, then data lines
@@ -27,6 +27,13 @@ import (
 // an unknown value. Output is buffered: call [Writer.Flush] at the end and
 // check its error. Memory is bounded by the longest line written.
 type Writer struct {
+	// MaxLineLength is the longest data or header line written, in bytes
+	// without the line terminator; 0 means DefaultMaxLineLength, the
+	// limit of a Reader, so that a Reader reads everything a Writer
+	// writes. A longer line is refused with a *ParseError wrapping
+	// ErrLineTooLong and nothing is written for it.
+	MaxLineLength int
+
 	bw       *bufio.Writer
 	fields   Fields
 	nkeys    int
@@ -122,12 +129,13 @@ func (w *Writer) WriteHeader(name string, value any) error {
 		}
 		h.Value = strict
 	}
+	var fields *Fields
 	if name == HeaderFields {
 		f, err := Headers{h}.Fields()
 		if err != nil {
 			return fmt.Errorf("ukvs: %w", err)
 		}
-		w.setFields(f)
+		fields = &f
 	}
 	w.buf = append(w.buf[:0], '!')
 	w.buf = append(w.buf, name...)
@@ -135,10 +143,31 @@ func (w *Writer) WriteHeader(name string, value any) error {
 		w.buf = append(w.buf, ' ')
 		w.buf = append(w.buf, text...)
 	}
+	if max := w.maxLine(); len(w.buf) > max {
+		return &ParseError{Line: w.lines + 1, Err: fmt.Errorf("%w: header !%s of %d bytes, more than %d", ErrLineTooLong, name, len(w.buf), max)}
+	}
 	w.buf = append(w.buf, '\n')
+	if fields != nil {
+		w.setFields(*fields)
+	}
 	w.lines++
 	_, err := w.bw.Write(w.buf)
 	return err
+}
+
+func (w *Writer) maxLine() int {
+	if w.MaxLineLength > 0 {
+		return w.MaxLineLength
+	}
+	return DefaultMaxLineLength
+}
+
+// clipKey returns the start of a key for an error message.
+func clipKey(k []byte) string {
+	if len(k) > 80 {
+		return string(k[:80]) + "..."
+	}
+	return string(k)
 }
 
 // WriteHeaders writes hs in order, each as its Raw text when set (so that a
@@ -183,7 +212,6 @@ func (w *Writer) Write(keys, values []string, block []byte) error {
 	if err := checkBlock(block); err != nil {
 		return &ParseError{Line: w.lines + 1, Err: err}
 	}
-	w.remember(len(keys), key)
 	b := w.buf[:0]
 	for i, k := range keys {
 		if i > 0 {
@@ -195,7 +223,7 @@ func (w *Writer) Write(keys, values []string, block []byte) error {
 		b = append(b, ' ')
 		b = appendColumn(b, []byte(v), false)
 	}
-	return w.finish(b, block)
+	return w.finish(b, block, len(keys), key)
 }
 
 // WriteRecord writes a record read by a [Reader] (whose layout must match
@@ -215,7 +243,6 @@ func (w *Writer) WriteRecord(rec *Record) error {
 	if err := checkBlock(rec.JSON); err != nil {
 		return &ParseError{Line: w.lines + 1, Err: err}
 	}
-	w.remember(len(rec.Keys), key)
 	b := w.buf[:0]
 	for i, k := range rec.Keys {
 		if i > 0 {
@@ -227,7 +254,7 @@ func (w *Writer) WriteRecord(rec *Record) error {
 		b = append(b, ' ')
 		b = appendColumn(b, v, false)
 	}
-	return w.finish(b, rec.JSON)
+	return w.finish(b, rec.JSON, len(rec.Keys), key)
 }
 
 // WriteFrequency writes `key frequency`, the line of a MementoMap; the
@@ -242,18 +269,24 @@ func (w *Writer) WriteFrequency(key []byte, f Frequency) error {
 	if err := w.checkOrder(1, k); err != nil {
 		return err
 	}
-	w.remember(1, k)
 	b := appendColumn(w.buf[:0], key, true)
 	b = append(b, ' ')
 	b = f.Append(b)
-	return w.finish(b, nil)
+	return w.finish(b, nil, 1, k)
 }
 
-func (w *Writer) finish(b, block []byte) error {
+// finish writes the data line b (and block) unless it is longer than the
+// limit, and then remembers its key.
+func (w *Writer) finish(b, block []byte, n int, key func(int) []byte) error {
 	if block != nil {
 		b = append(b, ' ')
 		b = append(b, block...)
 	}
+	w.buf = b
+	if max := w.maxLine(); len(b) > max {
+		return &ParseError{Line: w.lines + 1, Err: fmt.Errorf("%w: %d bytes, more than %d", ErrLineTooLong, len(b), max), Key: clipKey(key(0))}
+	}
+	w.remember(n, key)
 	b = append(b, '\n')
 	w.buf = b
 	w.data = true
@@ -339,28 +372,24 @@ func appendColumn(b, v []byte, first bool) []byte {
 func (w *Writer) Flush() error { return w.bw.Flush() }
 
 // File is a UKVS file being written: data goes to a temporary file in the
-// target's folder, and [File.Commit] renames it into place, so an
-// interrupted run never leaves a half-written file and never touches an
-// existing one until the new one is complete.
+// target's folder (one without a name where the system allows it, see
+// internal/atomicfile), and [File.Commit] renames it into place, so an
+// interrupted run, even one killed, never leaves a half-written file and
+// never touches an existing one until the new one is complete. The file
+// gets the mode of the one it replaces, else 0644 (a map is meant to be
+// shared).
 type File struct {
 	*Writer
-	f    *os.File
+	f    *atomicfile.File
 	path string
 	done bool
 }
 
 // Create starts writing the UKVS file path (see [File]).
 func Create(path string) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.Create(path, nil)
 	if err != nil {
-		return nil, fmt.Errorf("ukvs: create %s: %w", path, err)
-	}
-	// CreateTemp makes the file private (0600); a map is meant to be
-	// shared, so give it the usual mode of a created file.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, fmt.Errorf("ukvs: create %s: %w", path, err)
+		return nil, fmt.Errorf("ukvs: %w", err)
 	}
 	return &File{Writer: NewWriter(f), f: f, path: path}, nil
 }
@@ -372,19 +401,12 @@ func (f *File) Commit() error {
 		return fmt.Errorf("ukvs: %s: already committed or closed", f.path)
 	}
 	f.done = true
-	err := f.Writer.Flush()
-	if err == nil {
-		err = f.f.Sync()
-	}
-	if cerr := f.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.f.Name(), f.path)
-	}
-	if err != nil {
-		os.Remove(f.f.Name())
+	if err := f.Writer.Flush(); err != nil {
+		f.f.Close()
 		return fmt.Errorf("ukvs: write %s: %w", f.path, err)
+	}
+	if err := f.f.Commit(); err != nil {
+		return fmt.Errorf("ukvs: %w", err)
 	}
 	return nil
 }
@@ -396,6 +418,5 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.done = true
-	f.f.Close()
-	return os.Remove(f.f.Name())
+	return f.f.Close()
 }

@@ -384,8 +384,9 @@ func TestOutputMode(t *testing.T) {
 	}
 }
 
-// TestSortFailedMergeCleansUp: when a merge pass fails (a run file gone, a
-// full disk, an interrupt), cleanup still removes every temporary run.
+// TestSortFailedMergeCleansUp: the run files have no name, and when a merge
+// pass fails (a run unreadable, a full disk, an interrupt), cleanup still
+// releases every run.
 func TestSortFailedMergeCleansUp(t *testing.T) {
 	defer func(n int) { maxFanIn = n }(maxFanIn)
 	maxFanIn = 4
@@ -399,7 +400,10 @@ func TestSortFailedMergeCleansUp(t *testing.T) {
 	if len(s.runs) < 2*maxFanIn {
 		t.Fatalf("%d runs, want more than %d so that merging takes passes", len(s.runs), 2*maxFanIn)
 	}
-	if err := os.Remove(s.runs[1]); err != nil { // the first pass's merge fails
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Errorf("run files have names in %s: %d entries; they must vanish with the process", dir, len(ents))
+	}
+	if err := s.runs[1].Close(); err != nil { // the first pass's merge fails
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

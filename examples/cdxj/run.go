@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/internal/cdxflag"
 )
 
@@ -209,25 +209,20 @@ func fileLine(err error) error {
 	return fmt.Errorf("%s:%d: %w", src, pe.Line, pe.Err)
 }
 
-// outputFile is a temporary file beside the output path, renamed onto it by
-// commit, so that an interrupted run never leaves a half-written output.
+// outputFile is a temporary file beside the output path (internal/atomicfile:
+// without a name where the system allows it, so that even a killed run
+// leaves nothing), renamed onto it by commit, so that an interrupted run
+// never leaves a half-written output.
 type outputFile struct {
-	*os.File
-	path string
-	done bool
+	*atomicfile.File
 }
 
 // createOutput creates the temporary file for path, refusing a path that is
-// one of the inputs (inputs are never replaced).
+// one of the inputs (inputs are never replaced). The output gets the mode
+// of the file it replaces, else rw-r--r--, not the owner-only mode of a
+// temporary file: other users (an archive's replay server) read indexes.
 func createOutput(path string, inputs []string) (*outputFile, error) {
-	// The output gets the mode of the file it replaces, else rw-r--r--, not
-	// the owner-only mode of a temporary file: other users (an archive's
-	// replay server) read indexes.
-	mode := os.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
-		if st.Mode().IsRegular() {
-			mode = st.Mode().Perm()
-		}
 		for _, in := range inputs {
 			if in == "-" {
 				continue
@@ -237,38 +232,14 @@ func createOutput(path string, inputs []string) (*outputFile, error) {
 			}
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.Create(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &outputFile{File: f, path: path}, nil
+	return &outputFile{File: f}, nil
 }
 
-func (o *outputFile) commit() error {
-	err := o.Sync()
-	if cerr := o.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(o.Name(), o.path)
-	}
-	if err != nil {
-		os.Remove(o.Name())
-		return fmt.Errorf("writing %s: %w", o.path, err)
-	}
-	o.done = true
-	return nil
-}
+func (o *outputFile) commit() error { return o.Commit() }
 
 // abort removes the temporary file unless commit succeeded.
-func (o *outputFile) abort() {
-	if !o.done {
-		o.Close()
-		os.Remove(o.Name())
-	}
-}
+func (o *outputFile) abort() { o.Close() }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/mementokit/mementokit/internal/atomicfile"
 )
 
 // maxFanIn is the most runs merged at once; more runs are merged in several
@@ -19,15 +21,16 @@ var maxFanIn = 64
 // externalSorter sorts lines byte-wise (as LC_ALL=C sort, comparing lines
 // without their newline) in bounded memory: it keeps about mem bytes of
 // lines, sorts them and spills them to a temporary run file, then merges
-// the runs. Memory: mem bytes of lines (the buffer may hold up to twice
+// the runs. The run files have no name (internal/atomicfile.Scratch), so
+// they vanish with the process however it ends. Memory: mem bytes of lines (the buffer may hold up to twice
 // that while it grows), 16 bytes per buffered line, and 64 KiB per run
 // being merged (at most maxFanIn at a time).
 type externalSorter struct {
 	mem    int64
 	tmpdir string
 	buf    []byte
-	lines  [][2]int // start and end (newline excluded) in buf
-	runs   []string
+	lines  [][2]int   // start and end (newline excluded) in buf
+	runs   []*os.File // sorted runs, files without a name (atomicfile.Scratch)
 }
 
 func newExternalSorter(mem int64, tmpdir string) *externalSorter {
@@ -66,21 +69,18 @@ func (s *externalSorter) writeBuffered(w *bufio.Writer) error {
 // spill writes the buffered lines, sorted, to a new run file.
 func (s *externalSorter) spill() error {
 	s.sortBuffered()
-	f, err := os.CreateTemp(s.tmpdir, "cdxj-sort-*.run")
+	f, err := atomicfile.Scratch(s.tmpdir, "cdxj-sort-*.run")
 	if err != nil {
 		return fmt.Errorf("sort: %w", err)
 	}
-	s.runs = append(s.runs, f.Name())
+	s.runs = append(s.runs, f)
 	w := bufio.NewWriterSize(f, 256<<10)
 	err = s.writeBuffered(w)
 	if err == nil {
 		err = w.Flush()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return fmt.Errorf("sort: writing run %s: %w", f.Name(), err)
+		return fmt.Errorf("sort: writing a run in %s: %w", s.tmpdir, err)
 	}
 	s.buf, s.lines = s.buf[:0], s.lines[:0]
 	return nil
@@ -102,7 +102,7 @@ func (s *externalSorter) finish(ctx context.Context, out *bufio.Writer) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		f, err := os.CreateTemp(s.tmpdir, "cdxj-sort-*.run")
+		f, err := atomicfile.Scratch(s.tmpdir, "cdxj-sort-*.run")
 		if err != nil {
 			return fmt.Errorf("sort: %w", err)
 		}
@@ -112,14 +112,11 @@ func (s *externalSorter) finish(ctx context.Context, out *bufio.Writer) error {
 		if err == nil {
 			err = w.Flush()
 		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		s.runs = append(s.runs[maxFanIn:], f.Name())
-		// The merged runs are no longer in s.runs: remove them now, even
-		// when the merge failed, or cleanup would leave them behind.
-		for _, name := range group {
-			os.Remove(name)
+		s.runs = append(s.runs[maxFanIn:], f)
+		// The merged runs are no longer in s.runs: close them now, even
+		// when the merge failed, or cleanup would leave them open.
+		for _, r := range group {
+			r.Close()
 		}
 		if err != nil {
 			return fmt.Errorf("sort: merging runs: %w", err)
@@ -128,10 +125,10 @@ func (s *externalSorter) finish(ctx context.Context, out *bufio.Writer) error {
 	return mergeRuns(ctx, s.runs, out)
 }
 
-// cleanup removes the run files.
+// cleanup closes the run files, which frees their space.
 func (s *externalSorter) cleanup() {
-	for _, name := range s.runs {
-		os.Remove(name)
+	for _, f := range s.runs {
+		f.Close()
 	}
 	s.runs = nil
 }
@@ -139,7 +136,6 @@ func (s *externalSorter) cleanup() {
 // cursor is the current line of one run being merged.
 type cursor struct {
 	r    *bufio.Reader
-	f    *os.File
 	line []byte
 	idx  int // the run's position, so that equal lines keep run order
 }
@@ -182,29 +178,22 @@ func (h *cursorHeap) Pop() any {
 	return c
 }
 
-// mergeRuns k-way merges the sorted run files into w.
-func mergeRuns(ctx context.Context, runs []string, w *bufio.Writer) (err error) {
+// mergeRuns k-way merges the sorted run files into w, reading each from
+// its start.
+func mergeRuns(ctx context.Context, runs []*os.File, w *bufio.Writer) (err error) {
 	var h cursorHeap
-	defer func() {
-		for _, c := range h {
-			c.f.Close()
+	for i, f := range runs {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
 		}
-	}()
-	for i, name := range runs {
-		f, err := os.Open(name)
+		c := &cursor{r: bufio.NewReaderSize(f, 64<<10), idx: i}
+		ok, err := c.next()
 		if err != nil {
 			return err
 		}
-		c := &cursor{r: bufio.NewReaderSize(f, 64<<10), f: f, idx: i}
-		ok, err := c.next()
-		if err != nil || !ok {
-			f.Close()
-			if err != nil {
-				return err
-			}
-			continue
+		if ok {
+			h = append(h, c)
 		}
-		h = append(h, c)
 	}
 	heap.Init(&h)
 	for n := 0; len(h) > 0; n++ {
@@ -225,7 +214,6 @@ func mergeRuns(ctx context.Context, runs []string, w *bufio.Writer) (err error) 
 		if ok {
 			heap.Fix(&h, 0)
 		} else {
-			c.f.Close()
 			heap.Pop(&h)
 		}
 	}

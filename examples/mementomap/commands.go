@@ -11,6 +11,7 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/ukvs"
 )
@@ -207,7 +208,7 @@ func (e *env) lookup(args []string) error {
 		return err
 	}
 	defer m.Close()
-	var in io.Reader = e.stdin
+	in := cli.Reader(e.ctx, e.stdin)
 	if fs.NArg() > 1 {
 		in = strings.NewReader(strings.Join(fs.Args()[1:], "\n") + "\n")
 	}

@@ -7,12 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/atomicfile"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -97,16 +98,18 @@ func (c *counting) Read(p []byte) (int, error) {
 
 // openInput opens the map file path ("-" is stdin) for one sequential
 // pass, decompressing gzip (cdxj.NewDecompressor), with the progress bar
-// counting the bytes read.
+// counting the bytes read. Reads end with the run's context
+// (internal/cli.Open: a signal stops a read that waits on a FIFO or a
+// pipe), and the reader has the file's name, for errors.
 func (e *env) openInput(path string, bar *progressbar.ProgressBar) (io.ReadCloser, error) {
 	if path == "-" {
-		rc, err := cdxj.NewDecompressor(&counting{r: e.stdin, bar: bar})
+		rc, err := cdxj.NewDecompressor(&counting{r: cli.Reader(e.ctx, e.stdin), bar: bar})
 		if err != nil {
 			return nil, fmt.Errorf("standard input: %w", err)
 		}
-		return rc, nil
+		return &readCloser{Reader: rc, close: rc.Close, name: "standard input"}, nil
 	}
-	f, err := os.Open(path)
+	f, err := cli.Open(e.ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -115,15 +118,19 @@ func (e *env) openInput(path string, bar *progressbar.ProgressBar) (io.ReadClose
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &readCloser{Reader: rc, close: f.Close}, nil
+	return &readCloser{Reader: rc, close: f.Close, name: path}, nil
 }
 
 type readCloser struct {
 	io.Reader
 	close func() error
+	name  string
 }
 
 func (r *readCloser) Close() error { return r.close() }
+
+// Name returns the input's name, which errors of package mementomap use.
+func (r *readCloser) Name() string { return r.name }
 
 // totalSize sums the sizes of the files, the bytes the progress bar
 // counts; stdin, folders and secondary indexes (ZipNum clusters, whose
@@ -144,35 +151,27 @@ func totalSize(paths []string) int64 {
 }
 
 // writeOutput writes through fn to path: "-" or "" is stdout; a file is
-// written to a temporary file in its folder, synced and renamed into place
-// only when fn succeeds, so an interrupted run never leaves a partial map.
+// written to a temporary file in its folder (internal/atomicfile: without
+// a name where the system allows it, so that even a killed run leaves
+// nothing), synced and renamed into place only when fn succeeds, so an
+// interrupted run never leaves a partial map.
 func (e *env) writeOutput(path string, fn func(w io.Writer) error) error {
 	if path == "" || path == "-" {
 		return fn(e.stdout)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := atomicfile.Create(path, nil)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	err = fn(f)
-	if err == nil {
-		err = f.Chmod(0o644) // CreateTemp makes 0600; a map is meant to be shared
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	defer f.Close()
+	if err := fn(f); err != nil {
 		return err
 	}
-	return nil
+	if e.ctx.Err() != nil {
+		// Interrupted after the last read: leave no output.
+		return fmt.Errorf("%s not written: %w", path, context.Cause(e.ctx))
+	}
+	return f.Commit()
 }
 
 // intList parses "2,3" into [2 3].
@@ -212,7 +211,7 @@ func checkOutput(cmd, out string, ins ...string) error {
 	}
 	fo, err := os.Stat(out)
 	if err != nil {
-		return nil // a new file: CreateTemp and Rename report real errors
+		return nil // a new file: creating and committing it report real errors
 	}
 	for _, in := range ins {
 		if in == "-" {
