@@ -8,6 +8,9 @@
 // Endpoints: /timemap/link/{URI-R}, /timegate/{URI-R},
 // /{YYYYMMDDhhmmss}/{URI-R}, /.well-known/mementomap, and the pywb CDX
 // server API at /cdx and /{id}/cdx over the same indexes (see README.md).
+// Slow and idle clients are cut off: -read-header-timeout (10s),
+// -read-timeout (30s), -write-timeout (60s plus the injected delays) and
+// -idle-timeout (2m) for a keep-alive connection between requests.
 package main
 
 import (

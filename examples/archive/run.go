@@ -17,7 +17,9 @@ import (
 )
 
 // run parses args, loads the indexes, and serves until ctx ends, then shuts
-// the server down gracefully (at most 5 s for requests in flight). It
+// the server down gracefully (at most 5 s for requests in flight). The
+// server cuts off slow and idle clients (archiveserver.HTTPServer:
+// -read-header-timeout, -read-timeout, -write-timeout, -idle-timeout). It
 // writes one line "serving ... on http://ADDR" to stdout once listening.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("archive", flag.ContinueOnError)
@@ -43,6 +45,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cdxMode := fs.String("cdx", "auto", "serve the pywb CDX server API at /cdx and /{id}/cdx: on, off, or auto (on when every index can be searched: ZipNum clusters, sorted files)")
 	cdxPageSize := fs.Int("cdx-page-size", cdxj.DefaultPageSize, "CDX API: ZipNum blocks per page when a request gives no pageSize")
 	cdxMaxBuffered := fs.Int("cdx-max-buffered", cdxj.DefaultMaxBuffered, "CDX API: most lines held for sort=reverse, sort=closest or a negative limit (more is a 400)")
+	d := archiveserver.DefaultTimeouts
+	readHeaderTimeout := fs.Duration("read-header-timeout", d.ReadHeader, "longest wait for a request's headers")
+	readTimeout := fs.Duration("read-timeout", d.Read, "longest wait for a whole request")
+	writeTimeout := fs.Duration("write-timeout", 0, "longest time to answer a request (0: 60s plus -latency and -slow-body)")
+	idleTimeout := fs.Duration("idle-timeout", d.Idle, "longest wait for the next request on a keep-alive connection")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -110,7 +117,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs := archiveserver.HTTPServer(handler, &archiveserver.Timeouts{ReadHeader: *readHeaderTimeout, Read: *readTimeout, Write: *writeTimeout, Idle: *idleTimeout},
+		&archiveserver.Options{Latency: *latency, SlowBody: *slowBody}, log)
 	fmt.Fprintf(stdout, "serving %d URI-Rs, %d mementos on http://%s\n", st.URIRs, st.Captures, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

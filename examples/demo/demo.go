@@ -150,7 +150,7 @@ func serve(h http.Handler, conns *atomic.Int64) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := archiveserver.HTTPServer(h, nil, nil, nil)
 	if conns != nil {
 		hs.ConnState = func(_ net.Conn, s http.ConnState) {
 			if s == http.StateNew {
