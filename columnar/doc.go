@@ -100,9 +100,11 @@
 //
 // # SQL
 //
-// The folder sql/ beside this file holds ready DuckDB queries, each run by
-// the tests over an export of the shipped sample indexes and compared with
-// this module's own figures:
+// The folder sql/ beside this file holds ready DuckDB queries. The tests of
+// columnar/duckdbtest (a module of its own, so that DuckDB's cgo bindings
+// never reach importers) run each file as written, with DuckDB, over exports
+// of the shipped sample indexes (one file, and partitioned by year and by
+// crawl), and compare every value with this module's own figures:
 //
 //   - daily.sql: the EOTCD daily series, per organization per day: captures,
 //     bytes, 2xx captures and 2xx bytes, revisits apart; a record key seen

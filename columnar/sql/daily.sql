@@ -23,9 +23,9 @@ counted AS (
 series AS (
   SELECT day, organization,
          count(*) AS captures,
-         sum(bytes) AS bytes,
+         sum(bytes)::BIGINT AS bytes,
          count(*) FILTER (WHERE ok) AS ok_captures,
-         coalesce(sum(bytes) FILTER (WHERE ok), 0) AS ok_bytes
+         coalesce(sum(bytes) FILTER (WHERE ok), 0)::BIGINT AS ok_bytes
   FROM counted
   GROUP BY day, organization
 ),

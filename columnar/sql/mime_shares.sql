@@ -6,7 +6,7 @@ SET TimeZone = 'UTC';
 SELECT year(fetch_time) AS year,
        content_mime_category AS category,
        count(*) AS captures,
-       sum(greatest(warc_record_length, 0)) AS bytes,
+       sum(greatest(warc_record_length, 0))::BIGINT AS bytes,
        round(count(*) / sum(count(*)) OVER (PARTITION BY year(fetch_time)), 4) AS capture_share,
        round(sum(greatest(warc_record_length, 0)) / nullif(sum(sum(greatest(warc_record_length, 0))) OVER (PARTITION BY year(fetch_time)), 0), 4) AS byte_share
 FROM captures

@@ -3,8 +3,8 @@
 -- Reads the view summaries:
 --   CREATE VIEW summaries AS SELECT * FROM read_parquet('summaries.parquet');
 SELECT summary_file, year, category,
-       sum(captures) AS captures,
-       sum(bytes) AS bytes,
+       sum(captures)::BIGINT AS captures,
+       sum(bytes)::BIGINT AS bytes,
        round(sum(captures) / sum(sum(captures)) OVER (PARTITION BY summary_file, year), 4) AS capture_share,
        round(sum(bytes) / nullif(sum(sum(bytes)) OVER (PARTITION BY summary_file, year), 0), 4) AS byte_share
 FROM summaries

@@ -3,7 +3,7 @@
 -- Reads the view captures (see daily.sql).
 SELECT url_host_name AS host,
        count(*) AS captures,
-       sum(greatest(warc_record_length, 0)) AS bytes,
+       sum(greatest(warc_record_length, 0))::BIGINT AS bytes,
        count(DISTINCT url) AS urls,
        min(year(fetch_time)) AS first_year,
        max(year(fetch_time)) AS last_year
