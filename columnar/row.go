@@ -12,9 +12,10 @@ import "time"
 // for unknown, as its tables do. A Row read back from a file has exactly the
 // values that were written.
 type Row struct {
-	// URLSurtKey is the index key as the index wrote it: the SURT
-	// ("com,example)/path") for every SURT-keyed index; "-" for
-	// cdxj-indexer's warcinfo lines (see cdxj.Record.Key).
+	// URLSurtKey is the record's SURT key (see SURTKey): the index key
+	// when it is a SURT ("com,example)/path"), else the SURT of the
+	// original URL (wget's CDX is keyed by URL); "-" for cdxj-indexer's
+	// warcinfo lines.
 	URLSurtKey string `parquet:"url_surtkey,delta"`
 	// URL is the original URL (URI-R), as indexed.
 	URL string `parquet:"url,optional,delta"`
