@@ -40,7 +40,8 @@ type Kind string
 
 // The kinds of chart.
 const (
-	// Line draws each series as a line through its Points (X ascending),
+	// Line draws each series as a line through its Points (X ascending, on
+	// a linear, log or time X axis),
 	// broken where consecutive points are more than Chart.Gap apart; a point
 	// with no neighbour within the gap is drawn as a dot.
 	Line Kind = "line"
@@ -180,8 +181,8 @@ func (c *Chart) Finish() error {
 	}
 	switch c.Kind {
 	case Line:
-		if c.X.Type == Category || c.X.Type == Log {
-			return fmt.Errorf("chart %s: a line chart needs a linear or time X axis, not %s", c.ID, c.X.Type)
+		if c.X.Type == Category {
+			return fmt.Errorf("chart %s: a line chart needs a linear, log or time X axis, not %s", c.ID, c.X.Type)
 		}
 	case Bar, StackedBar, Treemap:
 		c.X.Type = Category
@@ -203,6 +204,9 @@ func (c *Chart) Finish() error {
 			for i, p := range s.Points {
 				if bad(p.X) || bad(p.Y) {
 					return fmt.Errorf("chart %s: series %q point %d is not a finite number", c.ID, s.Name, i)
+				}
+				if c.X.Type == Log && p.X <= 0 {
+					return fmt.Errorf("chart %s: series %q point %d: X %g on a log axis", c.ID, s.Name, i, p.X)
 				}
 				if i > 0 && p.X <= s.Points[i-1].X {
 					return fmt.Errorf("chart %s: series %q points are not in ascending X order at %d", c.ID, s.Name, i)
@@ -258,7 +262,11 @@ func (c *Chart) setRanges() {
 				see(p.Y)
 			}
 		}
-		if xmin == xmax { // one point: a day, or a unit, either side
+		switch {
+		case c.X.Type == Log:
+			xmin = math.Pow(10, math.Floor(math.Log10(xmin)))
+			xmax = math.Max(math.Pow(10, math.Ceil(math.Log10(xmax))), xmin*10)
+		case xmin == xmax: // one point: a day, or a unit, either side
 			w := 1.0
 			if c.X.Type == Time {
 				w = 86400

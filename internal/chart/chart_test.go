@@ -418,3 +418,43 @@ func TestJSONRoundTrip(t *testing.T) {
 		t.Errorf("JSON round trip (-want +got):\n%s", d)
 	}
 }
+
+// The archive profile's figures (the MementoMap paper's Figures 5 to 9)
+// fit the same model: a Lorenz curve on share axes, bars per path depth on
+// a log axis, a reduction curve over cutoffs.
+func TestProfileFigures(t *testing.T) {
+	lorenz := &Chart{ID: "lorenz", Title: "Mementos per URI-R: Lorenz curve", Kind: Line,
+		X: Axis{Label: "share of URI-Rs", Unit: Percent}, Y: Axis{Label: "share of mementos", Unit: Percent},
+		Series: []Series{
+			{Name: "archive", Points: []Point{{0, 0}, {0.5, 0.1}, {0.9, 0.4}, {1, 1}}},
+			{Name: "equality", Points: []Point{{0, 0}, {1, 1}}},
+		}}
+	depth := &Chart{ID: "depth", Title: "URI-Rs per path depth", Kind: Bar, Categories: []string{"0", "1", "2", "3"},
+		X: Axis{Label: "path depth"}, Y: Axis{Label: "URI-Rs", Unit: Count, Type: Log},
+		Series: []Series{{Name: "URI-Rs", Values: []float64{12, 3400, 56000, 780000}}}}
+	reduction := &Chart{ID: "reduction", Title: "Map size by cutoff", Kind: Line,
+		X: Axis{Label: "host cutoff", Unit: Plain, Type: Log}, Y: Axis{Label: "lines kept", Unit: Percent},
+		Series: []Series{{Name: "lines", Points: []Point{{1, 1}, {2, 0.6}, {4, 0.35}, {8, 0.2}, {16, 0.12}}}}}
+	want := map[string][2][]string{
+		"lorenz":    {{"0%", "20%", "40%", "60%", "80%", "100%"}, {"0%", "20%", "40%", "60%", "80%", "100%"}},
+		"depth":     {{"0", "1", "2", "3"}, {"10", "100", "1k", "10k", "100k", "1M"}},
+		"reduction": {{"1", "10", "100"}, {"0%", "20%", "40%", "60%", "80%", "100%"}},
+	}
+	for _, c := range []*Chart{lorenz, depth, reduction} {
+		if err := c.Finish(); err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		got := [2][]string{labels(c.X.Ticks), labels(c.Y.Ticks)}
+		if d := cmp.Diff(want[c.ID], got); d != "" {
+			t.Errorf("%s ticks (-want +got):\n%s", c.ID, d)
+		}
+		if err := Render(&bytes.Buffer{}, c, "png"); err != nil {
+			t.Errorf("%s: %v", c.ID, err)
+		}
+		if dir := os.Getenv("MEMENTOKIT_CHARTS"); dir != "" {
+			if err := Save(filepath.Join(dir, c.ID+".png"), c); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}

@@ -158,7 +158,8 @@
     if (c.kind === 'line') {
       var time = c.x.type === 'time';
       opt.xAxis = Object.assign(axisName(c.x.label), {
-        type: time ? 'time' : 'value', nameGap: 28, min: time ? c.x.min * 1000 : c.x.min, max: time ? c.x.max * 1000 : c.x.max,
+        type: time ? 'time' : c.x.type === 'log' ? 'log' : 'value', logBase: 10, nameGap: 28,
+        min: time ? c.x.min * 1000 : c.x.min, max: time ? c.x.max * 1000 : c.x.max,
         minInterval: c.x.unit === 'year' ? 1 : undefined,
         axisLabel: { hideOverlap: true, formatter: time ? dateTick : function (v) { return c.x.unit === 'year' ? String(v) : human(v, c.x.unit); } },
         splitLine: { show: false }

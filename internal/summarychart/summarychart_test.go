@@ -19,10 +19,11 @@ import (
 	"github.com/mementokit/mementokit/summary"
 )
 
-var (
-	update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-	imgDir = flag.String("chart-dir", "", "also draw every golden chart as PNG into this folder, to look at")
-)
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// chartsEnv names a folder that, when set, receives every golden chart as
+// PNG, to look at.
+const chartsEnv = "MEMENTOKIT_CHARTS"
 
 // index returns a shipped real index file.
 func index(t *testing.T, name string) []byte {
@@ -122,8 +123,8 @@ func golden(t *testing.T, name string, c *chart.Chart) {
 			t.Fatal(err)
 		}
 	}
-	if *imgDir != "" {
-		if err := chart.Save(filepath.Join(*imgDir, name+".png"), c); err != nil {
+	if dir := os.Getenv(chartsEnv); dir != "" {
+		if err := chart.Save(filepath.Join(dir, name+".png"), c); err != nil {
 			t.Fatal(err)
 		}
 	}
