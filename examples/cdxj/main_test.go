@@ -172,6 +172,9 @@ func TestBadLines(t *testing.T) {
 		if !strings.Contains(stderr, "skipped 6 bad lines") {
 			t.Errorf("stderr %q, want the count of 6 skipped lines (1 + 5)", stderr)
 		}
+		if !strings.Contains(stderr, "cdxj: skipped "+p+":3:10: invalid timestamp") || !strings.Contains(stderr, "cdxj: skipped "+timemap+":7:") {
+			t.Errorf("stderr %q, want each skipped line named by file and line", stderr)
+		}
 		keys := checkCDXJ(t, out)
 		// The key of line 2 is a URL: it is replaced by its SURT, whose
 		// space is written %20.

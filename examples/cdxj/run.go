@@ -25,6 +25,7 @@ type options struct {
 	output  string
 	files   []string
 	server  *cdxj.ServerOptions
+	skips   *skipLog // names the first lines -skip-bad leaves out
 	// Parquet output (see parquet.go).
 	format    string
 	partition string
@@ -113,6 +114,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		sink = sorter
 	}
 	var skipped int64
+	o.skips = &skipLog{w: stderr}
 	for _, name := range o.files {
 		n, err := convert(ctx, name, stdin, sink, o)
 		skipped += n
@@ -170,6 +172,7 @@ func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o
 			var pe *cdxj.ParseError
 			if o.skipBad && errors.As(err, &pe) {
 				bad++
+				o.skips.note(err)
 				continue
 			}
 			return bad, fileLine(err)
@@ -179,6 +182,27 @@ func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o
 		}
 	}
 	return bad, ctx.Err()
+}
+
+// skipLog writes the first skipped lines to w, each as FILE:LINE: cause,
+// so that -skip-bad says which lines it left out.
+type skipLog struct {
+	w io.Writer
+	n int
+}
+
+// skipShown is how many skipped lines a run names; the count covers all.
+const skipShown = 10
+
+func (s *skipLog) note(err error) {
+	if s == nil || s.w == nil {
+		return
+	}
+	if s.n++; s.n <= skipShown {
+		fmt.Fprintf(s.w, "cdxj: skipped %v\n", fileLine(err))
+	} else if s.n == skipShown+1 {
+		fmt.Fprintf(s.w, "cdxj: skipped more bad lines (the count follows)\n")
+	}
 }
 
 // located places err, a problem with rec, at rec's line (a
