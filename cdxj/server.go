@@ -10,6 +10,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -1240,8 +1241,13 @@ func (s *Server) attempt(ctx context.Context, u string, page int, read func(*htt
 	resp, err := s.client.Do(req)
 	hdr.Stop()
 	if err != nil {
+		var ne net.Error
 		if c := context.Cause(actx); c != nil && ctx.Err() == nil {
 			err = c
+		} else if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+			// The transport's ResponseHeaderTimeout, which ends the same
+			// wait as the timer above and may fire first.
+			err = fmt.Errorf("%w (%v)", errStalled, err)
 		}
 		return 0, &ServerError{URL: u, Page: page, Err: err}
 	}
