@@ -48,6 +48,9 @@ const (
 	// DefaultMaxMapBytes caps a fetched MementoMap: 1 GiB, well above the
 	// compacted maps of large archives (internal/spec/MEMENTOMAP.md).
 	DefaultMaxMapBytes = 1 << 30
+	// DefaultMapCheckEvery is how often the loaded MementoMaps' files are
+	// checked for changes (Options.MapCheckEvery).
+	DefaultMapCheckEvery = 10 * time.Second
 )
 
 // Options configure an Aggregator. Only Archives is required.
@@ -115,6 +118,12 @@ type Options struct {
 	MaxMapBytes int64
 	// OpenMap opens a MementoMap file; nil uses OpenMementoMap.
 	OpenMap func(path string) (MapLookup, io.Closer, error)
+	// MapCheckEvery is how often StartMapRefresh checks the loaded maps'
+	// files (one stat each): a map changed in place is dropped and loaded
+	// again, a file source replaced by a new file is loaded again (see
+	// CheckMaps). 0 means DefaultMapCheckEvery; a negative value turns the
+	// checks off.
+	MapCheckEvery time.Duration
 	// BaseURL is the public URL of the HTTP API, without a trailing slash,
 	// used in self, timegate and timemap links (default "http://localhost:1208").
 	BaseURL string
@@ -154,6 +163,9 @@ type Aggregator struct {
 
 	cacheHealth cacheHealth
 	cacheSlots  chan struct{} // cache calls in flight from requests (MaxCacheCalls)
+
+	mapPoke chan struct{} // asks the map watch for a check now (a lookup saw a damaged map)
+	checkMu sync.Mutex    // one CheckMaps at a time
 }
 
 // Errors of Search, Lookup and Refresh.
@@ -201,6 +213,8 @@ type archiveState struct {
 	profile atomic.Pointer[loadedMap]
 
 	sent, saved, found, none, failed, dormantSkips, refused atomic.Int64
+
+	mapWatch // the state of CheckMaps for this archive's map
 }
 
 // New checks opts and builds an Aggregator. It does not touch the network;
@@ -222,6 +236,9 @@ func New(opts Options) (*Aggregator, error) {
 	def(&o.DormantFor, DefaultDormantFor)
 	def(&o.MapMaxAge, DefaultMapMaxAge)
 	def(&o.CacheTimeout, DefaultCacheTimeout)
+	if o.MapCheckEvery == 0 {
+		o.MapCheckEvery = DefaultMapCheckEvery
+	}
 	if o.Tolerance == 0 {
 		o.Tolerance = DefaultTolerance
 	}
@@ -252,7 +269,7 @@ func New(opts Options) (*Aggregator, error) {
 		o.OpenMap = OpenMementoMap
 	}
 	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient,
-		cacheSlots: make(chan struct{}, MaxCacheCalls)}
+		cacheSlots: make(chan struct{}, MaxCacheCalls), mapPoke: make(chan struct{}, 1)}
 	if ag.log == nil {
 		ag.log = slog.New(slog.DiscardHandler)
 	}
@@ -388,6 +405,14 @@ type Stats struct {
 	ConsecutiveFailures int
 	DormantUntil        time.Time // zero when awake
 	MapLoaded           time.Time // zero when no map is loaded
+	// MapChanged counts the times the archive's map was found changed in
+	// place (its file truncated or rewritten while open) and dropped;
+	// MapDropped is true from then until it is loaded again; MapReloads
+	// counts the loads after the first (after a change, or a file source
+	// replaced by a new file). See CheckMaps.
+	MapChanged int64
+	MapDropped bool
+	MapReloads int64
 }
 
 // Stats returns per-archive counters in rank order.
@@ -404,6 +429,7 @@ func (ag *Aggregator) Stats() []Stats {
 		if lm := st.profile.Load(); lm != nil {
 			s.MapLoaded = lm.loaded
 		}
+		s.MapChanged, s.MapReloads, s.MapDropped = st.mapChanged.Load(), st.mapReloads.Load(), st.mapDropped.Load()
 		out[i] = s
 	}
 	return out

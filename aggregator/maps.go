@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mementokit/mementokit/internal/atomicfile"
@@ -38,9 +39,26 @@ type loadedMap struct {
 	lookup MapLookup
 	closer io.Closer
 	loaded time.Time
+	path   string      // the file it was opened from, "" for SetMap's maps
+	file   os.FileInfo // that file when it was opened, nil when unknown
+	poke   chan<- struct{}
 
 	mu     sync.RWMutex
 	closed bool
+}
+
+// changed returns the lookup's report of a change of its file in place
+// (mementoMapLookup.Changed), or nil.
+func (lm *loadedMap) changed() error {
+	lm.mu.RLock()
+	defer lm.mu.RUnlock()
+	if lm.closed {
+		return nil
+	}
+	if c, ok := lm.lookup.(interface{ Changed() error }); ok {
+		return c.Changed()
+	}
+	return nil
 }
 
 func (lm *loadedMap) close() error {
@@ -98,6 +116,12 @@ func (lm *loadedMap) frequency(q *query) (int64, bool) {
 		f, err = lm.lookup.Frequency(q.urir)
 	}
 	if err != nil {
+		if errors.Is(err, ErrMapDamaged) && lm.poke != nil {
+			select { // ask the map watch to drop and reload it now
+			case lm.poke <- struct{}{}:
+			default:
+			}
+		}
 		return 0, false
 	}
 	return f, true
@@ -125,8 +149,12 @@ func (ag *Aggregator) SetMap(id string, m MapLookup, closer io.Closer, loaded ti
 	}
 	var lm *loadedMap
 	if m != nil {
-		lm = &loadedMap{lookup: m, closer: closer, loaded: loaded}
+		lm = &loadedMap{lookup: m, closer: closer, loaded: loaded, poke: ag.mapPoke}
 	}
+	return ag.setMap(st, lm)
+}
+
+func (ag *Aggregator) setMap(st *archiveState, lm *loadedMap) error {
 	if old := st.profile.Swap(lm); old != nil {
 		return old.close()
 	}
@@ -157,8 +185,28 @@ func (ag *Aggregator) LoadMaps(ctx context.Context) error {
 }
 
 // StartMapRefresh re-fetches, every Archive.Map.Refresh, the maps that come
-// from a URL or discovery, until ctx ends or the aggregator closes.
+// from a URL or discovery, and runs CheckMaps every Options.MapCheckEvery
+// (and at once when a lookup finds a map damaged), until ctx ends or the
+// aggregator closes.
 func (ag *Aggregator) StartMapRefresh(ctx context.Context) {
+	if ag.opts.MapCheckEvery > 0 && ag.track() {
+		go func() {
+			defer ag.bg.Done()
+			t := time.NewTicker(ag.opts.MapCheckEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-ag.base.Done():
+					return
+				case <-t.C:
+				case <-ag.mapPoke:
+				}
+				_ = ag.CheckMaps(ctx) // each problem is logged
+			}
+		}()
+	}
 	for _, st := range ag.archives {
 		if st.Map.Refresh <= 0 || st.Map.File != "" || !st.Map.Configured() {
 			continue
@@ -202,11 +250,125 @@ func (ag *Aggregator) loadMap(ctx context.Context, st *archiveState) error {
 			return err
 		}
 	}
+	fi, _ := os.Stat(path) // before the open: a change after it is then seen
 	m, closer, err := ag.opts.OpenMap(path)
 	if err != nil {
 		return fmt.Errorf("aggregator: archive %s: opening map %s: %w", st.ID, path, err)
 	}
-	return ag.SetMap(st.ID, m, closer, time.Now())
+	return ag.setMap(st, &loadedMap{lookup: m, closer: closer, loaded: time.Now(), path: path, file: fi, poke: ag.mapPoke})
+}
+
+// mapWatch is what CheckMaps keeps per archive.
+type mapWatch struct {
+	mapChanged, mapReloads atomic.Int64
+	mapDropped             atomic.Bool
+
+	// Guarded by Aggregator.checkMu.
+	seen      os.FileInfo // a dropped map's file at the last check, to reload it once stable
+	lastFetch time.Time   // the last fetch of a dropped URL map
+}
+
+// CheckMaps checks every loaded MementoMap once, with one stat of its
+// file, and returns the problems joined (each is also logged):
+//
+//   - A map changed in place (its file truncated or written into while
+//     open, which mementomap.Map.Changed tells, or a lookup that faulted
+//     on the truncated mapping, ErrMapDamaged) is dropped at once, so that
+//     its archive is always asked; this is logged at Warn and counted
+//     (Stats.MapChanged; Stats.MapDropped until it is back). A file source
+//     is loaded again once its size and modification time have held still
+//     from one check to the next (a file being rewritten is not read
+//     half-way); a URL or discovered map is fetched again, at most once a
+//     minute.
+//   - A file source whose path names another file (a new map renamed
+//     over it) is loaded again; the old map serves until the new one is
+//     in. A new file that does not load leaves the old map in place.
+//
+// Loads after the first are counted in Stats.MapReloads. StartMapRefresh
+// runs it every Options.MapCheckEvery.
+func (ag *Aggregator) CheckMaps(ctx context.Context) error {
+	ag.checkMu.Lock()
+	defer ag.checkMu.Unlock()
+	var errs []error
+	for _, st := range ag.archives {
+		if !st.Map.Configured() {
+			continue
+		}
+		if err := ag.checkMap(ctx, st); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (ag *Aggregator) checkMap(ctx context.Context, st *archiveState) error {
+	if lm := st.profile.Load(); lm != nil {
+		if err := lm.changed(); err != nil {
+			st.mapChanged.Add(1)
+			st.mapDropped.Store(true)
+			ag.log.Warn("mementomap changed in place: dropped, the archive is asked until the map is loaded again",
+				"archive", st.ID, "path", lm.path, "err", err)
+			if st.profile.CompareAndSwap(lm, nil) {
+				lm.close()
+			}
+			st.seen = nil
+			if st.Map.File != "" {
+				if fi, err := os.Stat(st.Map.File); err == nil {
+					st.seen = fi
+				}
+				return fmt.Errorf("aggregator: archive %s: %w", st.ID, err)
+			}
+			return errors.Join(fmt.Errorf("aggregator: archive %s: %w", st.ID, err), ag.refetch(ctx, st))
+		}
+		if st.Map.File == "" || lm.file == nil {
+			return nil
+		}
+		fi, err := os.Stat(st.Map.File)
+		if err != nil || os.SameFile(fi, lm.file) {
+			return nil
+		}
+		ag.log.Info("mementomap file replaced; loading the new one", "archive", st.ID, "path", st.Map.File)
+		return ag.reload(ctx, st)
+	}
+	if !st.mapDropped.Load() {
+		return nil
+	}
+	if st.Map.File == "" {
+		return ag.refetch(ctx, st)
+	}
+	fi, err := os.Stat(st.Map.File)
+	if err != nil {
+		st.seen = nil
+		return nil
+	}
+	if prev := st.seen; prev != nil && os.SameFile(prev, fi) && prev.Size() == fi.Size() && prev.ModTime().Equal(fi.ModTime()) {
+		return ag.reload(ctx, st)
+	}
+	st.seen = fi // not yet still: wait for the next check
+	return nil
+}
+
+// refetch fetches a dropped URL or discovered map again, at most once a
+// minute.
+func (ag *Aggregator) refetch(ctx context.Context, st *archiveState) error {
+	if time.Since(st.lastFetch) < time.Minute {
+		return nil
+	}
+	st.lastFetch = time.Now()
+	return ag.reload(ctx, st)
+}
+
+// reload loads the archive's map again and counts it.
+func (ag *Aggregator) reload(ctx context.Context, st *archiveState) error {
+	if err := ag.loadMap(ctx, st); err != nil {
+		ag.log.Warn("mementomap not loaded again", "archive", st.ID, "err", err)
+		return err
+	}
+	st.mapReloads.Add(1)
+	st.mapDropped.Store(false)
+	st.seen = nil
+	ag.log.Info("mementomap loaded again", "archive", st.ID)
+	return nil
 }
 
 // discoverMap looks for the archive's map at /.well-known/mementomap on the

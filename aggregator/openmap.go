@@ -28,9 +28,12 @@ import (
 // The file must not be changed in place while it is open: write a new map
 // to a temporary file and rename it over the old one (the open map keeps
 // reading the old file). A file truncated or rewritten in place is caught
-// when a lookup touches a page that no longer exists (SIGBUS, which would
-// otherwise end the process): that lookup and every later one return an
-// error wrapping ErrMapDamaged, so that the archive is asked.
+// when a lookup touches a page that no longer exists (the map turns the
+// fault, SIGBUS, into an error: mementomap.ErrChanged): that lookup and
+// every later one return an error wrapping ErrMapDamaged, so that the
+// archive is asked. The lookup also has a Changed method, which tells a
+// change in place before any lookup faults; Aggregator.CheckMaps uses it
+// to drop and reload the map.
 func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 	if err := checkMapFile(path); err != nil {
 		return nil, nil, err
@@ -75,6 +78,20 @@ var ErrMapDamaged = errors.New("mementomap file changed in place while open (tru
 type mementoMapLookup struct {
 	m       *mementomap.Map
 	damaged atomic.Bool
+}
+
+// Changed reports a change of the map file in place since it was opened
+// (mementomap.Map.Changed) or a lookup that found it truncated, as an
+// error wrapping ErrMapDamaged; nil when the file is as it was.
+func (l *mementoMapLookup) Changed() error {
+	if l.damaged.Load() {
+		return ErrMapDamaged
+	}
+	if err := l.m.Changed(); err != nil {
+		l.damaged.Store(true)
+		return fmt.Errorf("%w: %w", ErrMapDamaged, err)
+	}
+	return nil
 }
 
 // Frequency implements MapLookup.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 // defaultArchives is MemGator's public archive list (2026-04) without its
@@ -56,6 +58,7 @@ type config struct {
 	DiscoverMaps bool       `json:"discover_mementomaps"`
 	MapRefresh   duration   `json:"mementomap_refresh"`
 	MapMaxAge    duration   `json:"mementomap_max_age"`
+	MapCheck     duration   `json:"mementomap_check_every"`
 
 	ScanEvery  duration `json:"scan_every"`
 	StaleAfter duration `json:"stale_after"`
@@ -80,6 +83,7 @@ func defaults() config {
 		Tolerance:       aggregator.DefaultTolerance,
 		DormantFor:      duration(aggregator.DefaultDormantFor),
 		MapMaxAge:       duration(aggregator.DefaultMapMaxAge),
+		MapCheck:        duration(aggregator.DefaultMapCheckEvery),
 		ScanEvery:       duration(time.Hour),
 		StaleAfter:      duration(14 * 24 * time.Hour),
 		LogFormat:       "json",
@@ -120,6 +124,7 @@ func flagSet(c *config, out io.Writer) *flag.FlagSet {
 	fs.BoolVar(&c.DiscoverMaps, "discover-mementomaps", c.DiscoverMaps, "look for every archive's MementoMap at /.well-known/mementomap or a rel=\"mementomap\" link")
 	fs.DurationVar((*time.Duration)(&c.MapRefresh), "mementomap-refresh", time.Duration(c.MapRefresh), "how often fetched MementoMaps are fetched again (0: once)")
 	fs.DurationVar((*time.Duration)(&c.MapMaxAge), "mementomap-max-age", time.Duration(c.MapMaxAge), "a MementoMap loaded longer ago is not trusted to skip an archive")
+	fs.DurationVar((*time.Duration)(&c.MapCheck), "mementomap-check-every", time.Duration(c.MapCheck), "how often loaded MementoMap files are checked: one changed in place is dropped and loaded again, a file source replaced by a new file is loaded (0: never)")
 	fs.DurationVar((*time.Duration)(&c.ScanEvery), "scan-every", time.Duration(c.ScanEvery), "how often the cache is cleaned and entries older than -stale-after are queued for refresh (0: never)")
 	fs.DurationVar((*time.Duration)(&c.StaleAfter), "stale-after", time.Duration(c.StaleAfter), "age at which the scanner queues an entry for refresh")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on standard error: json or text")
@@ -209,7 +214,7 @@ func checkConfig(c config) error {
 	for _, d := range []struct {
 		name string
 		v    duration
-	}{{"mementomap-refresh", c.MapRefresh}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}} {
+	}{{"mementomap-refresh", c.MapRefresh}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", d.name, time.Duration(d.v)))
 		}
@@ -333,12 +338,17 @@ func mapSource(src string, refresh time.Duration) aggregator.MapSource {
 // applies the MementoMap sources of the configuration: -mementomap entries
 // win over the list's own "mementomap" keys, and -discover-mementomaps
 // gives discovery to every archive left without a source.
-func loadArchives(c config) ([]aggregator.Archive, string, error) {
+func loadArchives(ctx context.Context, c config) ([]aggregator.Archive, string, error) {
 	data, name := defaultArchives, "embedded public list"
 	if c.Archives != "" {
-		b, err := os.ReadFile(c.Archives)
+		f, err := cli.Open(ctx, c.Archives)
 		if err != nil {
 			return nil, "", err
+		}
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", c.Archives, err)
 		}
 		data, name = b, c.Archives
 	}

@@ -117,7 +117,7 @@ func TestConfigErrors(t *testing.T) {
 // TestEmbeddedArchives checks the default list: MemGator's public list
 // without its ignored entries (README.md).
 func TestEmbeddedArchives(t *testing.T) {
-	as, name, err := loadArchives(defaults())
+	as, name, err := loadArchives(t.Context(), defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestLoadArchives(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := defaults()
 			tc.c(&c)
-			as, _, err := loadArchives(c)
+			as, _, err := loadArchives(t.Context(), c)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)

@@ -93,6 +93,9 @@ var (
 	descAnswers = prometheus.NewDesc("mementokit_upstream_answers_total", "Archive outcomes in searches: found, none, failed, dormant_skip.", []string{"archive", "outcome"}, nil)
 	descDormant = prometheus.NewDesc("mementokit_archive_dormant", "1 while the archive is dormant after consecutive failures.", []string{"archive"}, nil)
 	descMap     = prometheus.NewDesc("mementokit_mementomap_loaded_timestamp_seconds", "When the archive's MementoMap was loaded (Unix time); 0 when none is.", []string{"archive"}, nil)
+	descMapChg  = prometheus.NewDesc("mementokit_mementomap_changed_total", "Times the archive's MementoMap file was found changed in place (truncated or rewritten while open) and the map dropped.", []string{"archive"}, nil)
+	descMapDrop = prometheus.NewDesc("mementokit_mementomap_dropped", "1 while the archive's MementoMap is dropped after a change in place and not yet loaded again (the archive is always asked).", []string{"archive"}, nil)
+	descMapRel  = prometheus.NewDesc("mementokit_mementomap_reloads_total", "Loads of the archive's MementoMap after the first: after a change in place, or a new file renamed over a file source.", []string{"archive"}, nil)
 	descCacheF  = prometheus.NewDesc("mementokit_cache_failures_total", "Cache calls that failed or did not answer in time, by operation and reason (timeout, busy, closed, invalid, error).", []string{"op", "reason"}, nil)
 	descCacheD  = prometheus.NewDesc("mementokit_cache_degraded_requests_total", "Requests answered with Cache-Degraded: a cache call failed or timed out, and the request was answered by searching or its result not stored.", nil, nil)
 )
@@ -121,6 +124,13 @@ func (m *metrics) watchAggregator(ag *aggregator.Aggregator) {
 				loaded = float64(s.MapLoaded.UnixNano()) / 1e9
 			}
 			ch <- prometheus.MustNewConstMetric(descMap, prometheus.GaugeValue, loaded, s.Archive)
+			dropped := 0.0
+			if s.MapDropped {
+				dropped = 1
+			}
+			ch <- prometheus.MustNewConstMetric(descMapChg, prometheus.CounterValue, float64(s.MapChanged), s.Archive)
+			ch <- prometheus.MustNewConstMetric(descMapDrop, prometheus.GaugeValue, dropped, s.Archive)
+			ch <- prometheus.MustNewConstMetric(descMapRel, prometheus.CounterValue, float64(s.MapReloads), s.Archive)
 		}
 		for _, f := range ag.CacheFailures() {
 			ch <- prometheus.MustNewConstMetric(descCacheF, prometheus.CounterValue, float64(f.Count), f.Op, f.Reason)

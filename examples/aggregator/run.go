@@ -23,6 +23,7 @@ import (
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/boltcache"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/webui"
 )
 
@@ -91,7 +92,10 @@ type server struct {
 // and builds the aggregator; addr is the listening address, used for the
 // default base URL.
 func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ *server, err error) {
-	archives, listName, err := loadArchives(c)
+	// Every file is read under ctx (internal/cli.Open): a signal during
+	// start-up (a blacklist of millions of hosts, a FIFO that sends
+	// nothing) stops it at once.
+	archives, listName, err := loadArchives(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +105,7 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ 
 	}
 	var rules *aggregator.Rules
 	if c.Rules != "" {
-		f, err := os.Open(c.Rules)
+		f, err := cli.Open(ctx, c.Rules)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +120,7 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ 
 	}
 	var bl *aggregator.Blacklist
 	if c.Blacklist != "" {
-		f, err := os.Open(c.Blacklist)
+		f, err := cli.Open(ctx, c.Blacklist)
 		if err != nil {
 			return nil, err
 		}
@@ -125,6 +129,9 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Blacklist, err)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
 	}
 	dataDir := c.dataDir()
 	mapDir := filepath.Join(dataDir, "mementomaps")
@@ -179,7 +186,7 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ 
 		RequestTimeout: time.Duration(c.RequestTimeout), DynamicBudget: time.Duration(c.DynamicBudget), ThoroughBudget: time.Duration(c.ThoroughBudget),
 		Tolerance: c.Tolerance, DormantFor: time.Duration(c.DormantFor),
 		MaxConcurrent: c.MaxConcurrent, FanOut: c.FanOut,
-		MapMaxAge: time.Duration(c.MapMaxAge), MapDir: mapDir,
+		MapMaxAge: time.Duration(c.MapMaxAge), MapDir: mapDir, MapCheckEvery: mapCheckEvery(c.MapCheck),
 		BaseURL: base, Logger: log.With("component", "aggregator"),
 	})
 	if err != nil {
@@ -197,6 +204,15 @@ func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ 
 		"blacklisted_hosts", bl.Len(), "cache", storeName, "data_dir", dataDir, "base_url", base, "workers", c.Workers)
 	return &server{c: c, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir,
 		metrics: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})}, nil
+}
+
+// mapCheckEvery is Options.MapCheckEvery for -mementomap-check-every,
+// whose 0 means never (the option's 0 means the default).
+func mapCheckEvery(d duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return time.Duration(d)
 }
 
 // openCache opens the store named by spec: "memory", "bolt:PATH" ("" or
@@ -468,6 +484,9 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 		Total      int `json:"total"`
 		Dormant    int `json:"dormant"`
 		MapsLoaded int `json:"mementomaps_loaded"`
+		// MapsDropped: maps dropped after their file changed in place,
+		// not yet loaded again (their archives are always asked).
+		MapsDropped int `json:"mementomaps_dropped"`
 	}
 	doc := struct {
 		Status      string   `json:"status"`
@@ -482,6 +501,9 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 		}
 		if !st.MapLoaded.IsZero() {
 			doc.Archives.MapsLoaded++
+		}
+		if st.MapDropped {
+			doc.Archives.MapsDropped++
 		}
 	}
 	code := http.StatusOK
