@@ -123,8 +123,12 @@
 // A Table reads its input once and holds one row group per open partition:
 // per column, the page of values being filled (64 KiB before encoding)
 // and the dictionary of the row group, while finished pages wait in
-// temporary files beside the output. A partitioned export keeps at most
-// Options.MaxOpenPartitions files open (about 10 MiB each); past it, the
-// least recently written one is finished and its next row starts a new
-// part file. Nothing is visible at the output path until Commit.
+// temporary files beside the output. The dictionaries grow with the row
+// group: one file at the default row group size peaked at 112 MiB resident
+// on 16 M generated lines, 23 year partitions at 835 MiB (about 35 MiB per
+// open partition; internal/bench/columnar). A partitioned export keeps at
+// most Options.MaxOpenPartitions files open; past it, the least recently
+// written one is finished and its next row starts a new part file; a
+// smaller Options.RowGroupRows lowers the memory per partition. Nothing is
+// visible at the output path until Commit.
 package columnar

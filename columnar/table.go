@@ -115,9 +115,10 @@ type Stats struct {
 // export never leaves a partial table; Close without Commit removes it.
 //
 // Memory: per open partition (at most Options.MaxOpenPartitions), one page
-// of values per column being filled (at most 256 KiB each, much less for
-// dictionary-encoded columns); compressed pages of unfinished row groups go
-// to temporary files in the temporary folder. Not safe for concurrent use.
+// of values per column being filled (64 KiB each) and the dictionaries of
+// the row group being written (tens of MiB at the default row group size);
+// compressed pages of unfinished row groups go to temporary files in the
+// temporary folder. Not safe for concurrent use.
 type Table struct {
 	path     string
 	tmp      string // temporary file (NoPartition) or folder
