@@ -40,7 +40,7 @@ var pageSize = 64 << 10
 //
 // Memory: the row group being written, as encoded and compressed pages
 // (with Options.BufferDir, these go to temporary files there instead), plus
-// one page of values per column (256 KiB at most each). Not safe for
+// one page of values per column (64 KiB each). Not safe for
 // concurrent use.
 type Writer struct {
 	pw    *parquet.GenericWriter[Row]
