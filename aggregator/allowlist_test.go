@@ -112,6 +112,19 @@ func TestMapDiscoveryCannotSteerRequests(t *testing.T) {
 	if n := can.hits.Load(); n != 0 {
 		t.Errorf("the canary was contacted %d times", n)
 	}
+	// A configured map URL is allowed; a redirect from it to elsewhere is not.
+	b := newAnsweringArchive(t, func(w http.ResponseWriter, r *http.Request, urir string) {
+		http.Redirect(w, r, can.URL+"/map", http.StatusFound)
+	})
+	e = b.entry("b")
+	e.Map.URL = b.URL + "/map.mementomap"
+	ag = newAggregator(t, Options{Archives: []Archive{e}, MapDir: t.TempDir()})
+	if err := ag.LoadMaps(t.Context()); !errors.Is(err, ErrHostNotAllowed) {
+		t.Errorf("LoadMaps with a map URL redirecting elsewhere: %v, want ErrHostNotAllowed", err)
+	}
+	if n := can.hits.Load(); n != 0 || ag.Stats()[0].Refused != 1 {
+		t.Errorf("the canary was contacted %d times; %d refused", n, ag.Stats()[0].Refused)
+	}
 }
 
 // Refusals are counted on the archive whose answer led there; a host the

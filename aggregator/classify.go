@@ -31,12 +31,14 @@ const (
 	// ClassNone: the archive said it holds nothing (404 or 410).
 	ClassNone
 	// ClassDown: no answer, or an answer that says the archive is unwell:
-	// a network error, reset, timeout, 5xx, 408 or 429.
+	// a network error, reset, a timeout before any response, 5xx, 408 or
+	// 429.
 	ClassDown
-	// ClassPerURI: an answer over a cap for this URI-R (body size, pages:
-	// ReasonTooLarge, ReasonTooManyPages) or a 4xx other than 404, 408, 410
-	// and 429 (robots exclusion, a refused URI). Mementos read before a
-	// cap was reached are kept, and the result is not complete.
+	// ClassPerURI: an answer over a cap for this URI-R (body size, pages,
+	// time once the archive had begun answering: ReasonTooLarge,
+	// ReasonTooManyPages, ReasonSlowAnswer) or a 4xx other than 404, 408,
+	// 410 and 429 (robots exclusion, a refused URI). Mementos read before
+	// a cap was reached are kept, and the result is not complete.
 	ClassPerURI
 	// ClassMalformed: a 200 (or other status) that is not a usable answer:
 	// empty, unparseable, an HTML page, a TimeGate answer without a
@@ -69,7 +71,7 @@ func ClassOf(reason string) Class {
 	switch reason {
 	case ReasonTimeout, ReasonReset, ReasonNetwork, ReasonCanceled:
 		return ClassDown
-	case ReasonTooLarge, ReasonTooManyPages:
+	case ReasonTooLarge, ReasonTooManyPages, ReasonSlowAnswer:
 		return ClassPerURI
 	case ReasonWrongType, ReasonBadBody, ReasonUnexpectedReply, ReasonRedirectLoop,
 		ReasonEmptyAnswer, ReasonBadURIM, ReasonHostNotAllowed:

@@ -87,9 +87,12 @@ func TestOverCapAnswersDoNotPutTheArchiveToSleep(t *testing.T) {
 	ag := newAggregator(t, Options{Archives: []Archive{a.entry("a")}, MaxBodyBytes: 64 << 10, Tolerance: 3, DormantFor: time.Hour})
 	h := ag.Handler()
 	for i := range 6 {
+		// The mementos read before the cap are served, with the failure
+		// named: the answer is partial, never cached as complete.
 		resp, body := do(t, h, http.MethodGet, fmt.Sprintf("/timemap/link/http://huge.example/%d", i))
-		if resp.StatusCode != http.StatusBadGateway || resp.Header.Get("Archive-Failures") != "a="+ReasonTooLarge {
-			t.Errorf("over-cap request %d: %d, Archive-Failures %q, want 502 and a=%s\n%s", i, resp.StatusCode, resp.Header.Get("Archive-Failures"), ReasonTooLarge, body)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Archive-Failures") != "a="+ReasonTooLarge || resp.Header.Get("X-Memento-Count") == "0" {
+			t.Errorf("over-cap request %d: %d, Archive-Failures %q, %s mementos; want 200 with the mementos read and a=%s\n%.300s",
+				i, resp.StatusCode, resp.Header.Get("Archive-Failures"), resp.Header.Get("X-Memento-Count"), ReasonTooLarge, body)
 		}
 	}
 	for _, target := range []string{"/timemap/link/http://other.example/", "/timegate/http://other.example/"} {
@@ -244,5 +247,60 @@ func TestTooManyPagesKeepsWhatWasRead(t *testing.T) {
 	}
 	if st := ag.Stats()[0]; !st.DormantUntil.IsZero() {
 		t.Errorf("too many pages put the archive to sleep (tolerance 1): %+v", st)
+	}
+}
+
+// An answer that has begun (headers sent) but streams too slowly to end
+// within the archive's timeout, as the TimeMap of a much-captured URI-R
+// does, is this URI-R's: the mementos read are kept, and however many such
+// requests come the archive stays awake. An archive that sends no
+// response at all still goes to sleep.
+func TestSlowAnswersDoNotPutTheArchiveToSleep(t *testing.T) {
+	a := newAnsweringArchive(t, func(w http.ResponseWriter, r *http.Request, urir string) {
+		if strings.Contains(urir, "silent.example") {
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "application/link-format")
+		w.WriteHeader(http.StatusOK)
+		fl := w.(http.Flusher)
+		for i := 0; ; i++ {
+			if _, err := fmt.Fprintf(w, "<http://m.example/%d/%s>; rel=\"memento\"; datetime=\"%s\",\n", i, urir,
+				time.Unix(1e9+int64(i)*3600, 0).UTC().Format(http.TimeFormat)); err != nil {
+				return
+			}
+			fl.Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+	ag := newAggregator(t, Options{Archives: []Archive{a.entry("a")}, RequestTimeout: 300 * time.Millisecond, Tolerance: 2, DormantFor: time.Hour})
+	for i := range 4 {
+		res, err := ag.Search(t.Context(), TimeMapDynamic, fmt.Sprintf("http://big%d.example/", i), time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := res.Outcomes[0]
+		if o.Reason != ReasonSlowAnswer || o.Class != ClassPerURI || len(res.Mementos) == 0 {
+			t.Errorf("slow answer %d: %+v with %d mementos; want slow-answer, per-URI-R, the mementos read kept", i, o, len(res.Mementos))
+		}
+	}
+	if st := ag.Stats()[0]; !st.DormantUntil.IsZero() {
+		t.Fatalf("slow answers put the archive to sleep: %+v", st)
+	}
+	for i := range 2 {
+		res, err := ag.Search(t.Context(), TimeMapDynamic, fmt.Sprintf("http://silent%d.silent.example/", i), time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := res.Outcomes[0]; o.Reason != ReasonTimeout || o.Class != ClassDown {
+			t.Errorf("no response: %+v, want timeout, down", o)
+		}
+	}
+	if st := ag.Stats()[0]; st.DormantUntil.IsZero() {
+		t.Errorf("an archive that sends no response did not go to sleep: %+v", st)
 	}
 }

@@ -52,6 +52,14 @@ func TestBlacklistEverySpelling(t *testing.T) {
 		"http://bücher.example/",
 		"http://b%C3%BCcher.example/",
 		"http://BÜCHER.example./",
+		"http://archive．org/",
+		"http://ARCHIVE.ORG%2e/",
+		"http://archive.org:0080/",
+		"http://archive.org:/",
+		"http://archive.org#@other.example/",
+		"http://archive.org?@other.example/",
+		"http://[0:0:0:0:0:ffff:127.0.0.1]/",
+		"http://127.000.000.001/",
 	}
 	for _, s := range spellings {
 		for _, prefix := range []string{"/timemap/link/", "/timemap/json/", "/timegate/", "/memento/2005/", "/api/json/2005/", "/list/2005/"} {

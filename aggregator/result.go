@@ -144,8 +144,8 @@ func (r *Result) AllFailed() bool {
 	return down > 0 && len(r.Mementos) == 0
 }
 
-// TimedOut reports whether every failure was a timeout and no archive was
-// dormant (the HTTP API answers 504 rather than 502 when all archives
+// TimedOut reports whether every failure was a timeout (ReasonTimeout or
+// ReasonSlowAnswer) and no archive was dormant (the HTTP API answers 504 rather than 502 when all archives
 // timed out).
 func (r *Result) TimedOut() bool {
 	n := 0
@@ -153,7 +153,7 @@ func (r *Result) TimedOut() bool {
 		switch {
 		case o.Status == StatusDormant:
 			return false
-		case o.Status == StatusFailed && o.Reason != ReasonTimeout:
+		case o.Status == StatusFailed && o.Reason != ReasonTimeout && o.Reason != ReasonSlowAnswer:
 			return false
 		case o.Status == StatusFailed:
 			n++
@@ -322,6 +322,12 @@ const (
 	ReasonUnexpectedReply = "unexpected-reply"
 	// ReasonTooManyPages: a paged TimeMap has more pages than MaxPages.
 	ReasonTooManyPages = "too-many-pages"
+	// ReasonSlowAnswer: the archive began answering (response headers,
+	// earlier pages, the TimeGate's redirect) but the whole answer (the
+	// body, later pages, the HEAD of the Location) did not come within
+	// the archive's timeout: this URI-R's answer is too big or too slow,
+	// the archive is up (ClassPerURI).
+	ReasonSlowAnswer = "slow-answer"
 	// ReasonEmptyAnswer: a 200 that names no memento (an empty body, a
 	// TimeMap of only original, self and timemap links).
 	ReasonEmptyAnswer = "empty-answer"

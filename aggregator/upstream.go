@@ -166,6 +166,18 @@ func classify(ctx context.Context, a *Archive, op, rawURL string, err error) err
 	return &UpstreamError{Archive: a.ID, Op: op, URL: rawURL, Reason: reason, Err: err}
 }
 
+// slowAnswer turns the timeout of an answer that had begun (response
+// headers received, earlier pages read, the TimeGate answered before the
+// HEAD of its Location) into ReasonSlowAnswer: the archive is up, this
+// URI-R's answer is too slow or too big (ClassPerURI).
+func slowAnswer(err error) error {
+	var ue *UpstreamError
+	if errors.As(err, &ue) && ue.Reason == ReasonTimeout {
+		ue.Reason = ReasonSlowAnswer
+	}
+	return err
+}
+
 func statusError(a *Archive, op, rawURL string, code int) error {
 	return &UpstreamError{Archive: a.ID, Op: op, URL: rawURL, Reason: "status-" + strconv.Itoa(code), Err: fmt.Errorf("HTTP status %d", code)}
 }
@@ -205,6 +217,12 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 		if err != nil {
 			if errors.Is(err, ErrNotFound) && page != first {
 				continue // a dangling page link: the other pages still count
+			}
+			if page != first {
+				err = slowAnswer(err) // the archive has been answering this search
+			}
+			if ClassOf(reasonOf(err)) == ClassPerURI {
+				return append(out, ms...), requests, err
 			}
 			return nil, requests, err
 		}
@@ -276,7 +294,9 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 			if errors.As(err, &pe) {
 				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonBadBody, Err: err}
 			}
-			return nil, nil, classify(ctx, a, "timemap", page, err)
+			// The headers came: a timeout now is this answer's size or
+			// slowness, and what was read is kept with a cap's error.
+			return ms, nil, slowAnswer(classify(ctx, a, "timemap", page, err))
 		}
 		if l.HasRel("original") || l.IsMemento() || l.HasRel("timemap") || l.HasRel("timegate") || l.HasRel("self") {
 			links++
@@ -374,7 +394,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 			requests++
 			t, err := u.mementoDatetime(ctx, a, loc)
 			if err != nil {
-				return nil, requests, classify(ctx, a, "timegate", loc, err)
+				return nil, requests, slowAnswer(classify(ctx, a, "timegate", loc, err))
 			}
 			return []Memento{{URIM: loc, Datetime: t}}, requests, nil
 		default:

@@ -143,7 +143,7 @@ func Open(path string, opts *Options) (*Cache, error) {
 	deadline := start.Add(o.CheckTimeout)
 	fail := func(err error) (*Cache, error) {
 		if errors.Is(err, errCheckTime) {
-			err = fmt.Errorf("%s: %w after %v (Options.CheckTimeout): raise it, or set it negative to open the file unchecked", path, err, o.CheckTimeout)
+			err = fmt.Errorf("%s: %w within %v (Options.CheckTimeout): raise it, or set it negative to open the file unchecked", path, err, o.CheckTimeout)
 		}
 		return nil, &cache.Error{Store: "bolt", Op: "open", Err: err}
 	}

@@ -300,3 +300,34 @@ func FuzzOpenDamagedFile(f *testing.F) {
 		_, _ = c.Cleanup(ctx, cache.DefaultCleanupPolicy(time.Now()))
 	})
 }
+
+// A check that does not finish within Options.CheckTimeout refuses the
+// file with an error that says what to do, and leaves it free to be
+// opened again.
+func TestOpenCheckTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	c, err := Open(path, &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := c.Put(t.Context(), "http://e.example/", cache.Result{Status: cache.StatusNone, Updated: t0}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	_, err = Open(path, &Options{CheckTimeout: time.Nanosecond})
+	var se *cache.Error
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "CheckTimeout") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Open with a 1 ns check: %v, want a *cache.Error naming the file and CheckTimeout", err)
+	}
+	c, err = Open(path, &Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("Open after a check that timed out: %v", err)
+	}
+	c.Close()
+	c, err = Open(path, &Options{CheckTimeout: -1})
+	if err != nil {
+		t.Fatalf("Open unchecked: %v", err)
+	}
+	c.Close()
+}

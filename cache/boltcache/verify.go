@@ -22,7 +22,7 @@ var ErrDamaged = errors.New("damaged cache file")
 
 // errCheckTime reports a check that did not finish within
 // Options.CheckTimeout.
-var errCheckTime = errors.New("consistency check did not finish in time")
+var errCheckTime = errors.New("the consistency check did not finish")
 
 // damaged builds Open's error for a damaged file.
 func damaged(path string, err error) error {
@@ -97,6 +97,9 @@ func readMeta(f *os.File) (m boltMeta, ok bool) {
 // 64 levels; and the freelist page. It stops with an error naming the
 // first damage found, or errCheckTime past deadline.
 func verifyPages(f *os.File, size int64, m boltMeta, deadline time.Time) error {
+	if time.Now().After(deadline) {
+		return errCheckTime
+	}
 	v := &verifier{f: f, ps: uint64(m.pageSize), hwm: m.pgid, deadline: deadline,
 		seen: make([]uint64, m.pgid/64+1)}
 	if v.ps < 512 || v.ps > 1<<20 || v.ps&(v.ps-1) != 0 {
