@@ -149,6 +149,9 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOp
 		line = strconv.AppendUint(line, m, 10)
 		line = append(line, '/')
 		line = strconv.AppendUint(line, r, 10)
+		if len(line) > MaxLineLength {
+			return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, cur, len(line), MaxLineLength)
+		}
 		line = append(line, '\n')
 		b.st.Keys++
 		_, err := bw.Write(line)
@@ -326,8 +329,15 @@ func (b *builder) record(rec *cdxj.Record) error {
 	if bytes.IndexByte(k, 0) >= 0 {
 		return rec.ParseError(fmt.Errorf("key %q holds a NUL byte", k))
 	}
+	hx := len(k)
 	if i := bytes.IndexByte(k, '?'); i >= 0 {
 		k[i] = 0
+		hx = i
+	}
+	// The map line "KEY M/R" must stay within the line limit of every
+	// map reader (emit checks the line with its real counts).
+	if hx+len(" 1/1") > MaxLineLength {
+		return rec.ParseError(fmt.Errorf("%w: its key of %d bytes (%.60q...) would make a map line longer than %d bytes", ErrLineTooLong, hx, k[:hx], MaxLineLength))
 	}
 	if b.o.ExcludeRobots {
 		h := k

@@ -231,3 +231,39 @@ func TestBuildBadLine(t *testing.T) {
 		t.Errorf("SkipBad: bad %d used %d, want 1 and 1", st.Bad, st.Used)
 	}
 }
+
+// TestBuildRefusesKeyTooLong: an index key too long for a map line (read
+// from an index opened with a larger line limit) is refused with the input
+// and line, not written into a map that every reader would refuse; a key
+// that fits is written.
+func TestBuildRefusesKeyTooLong(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int // key length
+		ok   bool
+	}{{"too long", MaxLineLength - 3, false}, {"just fits", MaxLineLength - 4, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "com,b)/" + strings.Repeat("x", tc.n-len("com,b)/"))
+			in := "com,a)/ 20200101000000 {}\n" + key + " 2020 {}\n"
+			var out bytes.Buffer
+			_, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream("long.cdxj", strings.NewReader(in), &cdxj.OpenOptions{MaxLineSize: 2 * MaxLineLength})}, BuildOptions{CheckEvery: -1})
+			if !tc.ok {
+				if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), "long.cdxj") || !strings.Contains(err.Error(), "line 2") {
+					t.Fatalf("err = %v, want ErrLineTooLong naming long.cdxj line 2", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range bytes.SplitAfter(out.Bytes(), []byte("\n")) {
+				if bodyLen(l) > MaxLineLength {
+					t.Errorf("a map line of %d bytes was written", bodyLen(l))
+				}
+			}
+			if !bytes.Contains(out.Bytes(), []byte("xxx 1/1\n")) {
+				t.Error("the key that fits is not in the map")
+			}
+		})
+	}
+}
