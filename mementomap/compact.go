@@ -312,6 +312,12 @@ func Compact(dst io.Writer, src io.Reader, o CompactOptions) (CompactStats, erro
 	return c.st, nil
 }
 
+// ErrLayout reports a map whose !fields header declares other columns
+// than one "surt" key and a "frequency" value (a time key column, say):
+// Compact reads its second column as the frequency, so it refuses such a
+// map rather than roll up datetimes.
+var ErrLayout = errors.New("compaction reads maps of \"KEY FREQUENCY\" lines only, and this !fields header declares other columns")
+
 // ErrDuplicateKey reports a key that occurs twice in a map given to Compact.
 var ErrDuplicateKey = errors.New("duplicate key")
 
@@ -433,6 +439,9 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 		}
 		c.st.Headers++
 		_, _, body := splitLine(line)
+		if l := layoutOf(ukvs.Headers{parseRawHeader(body)}); !l.plain() {
+			return &LineError{Line: lineNo, Err: fmt.Errorf("%w: %s", ErrLayout, body)}
+		}
 		if err := c.out.write(body); err != nil {
 			return err
 		}

@@ -57,6 +57,13 @@
 // unknown origin first (ukvs.Check, the command's check). A byte order
 // mark is skipped; lone CR line ends are refused ([ErrLoneCR]).
 //
+// A map may declare a time key column in !fields ([TimeKeyDatetime]):
+// [Map.LookupAt] then answers for a URI at a datetime, and lookups without
+// one take each key's all-time line. An observed map ([TimeKeyObserved])
+// records what an archive answered an aggregator, with when; [Map.LookupObserved] trusts its negatives for a limited time only.
+// [Map.Totals] counts a wildcard line once, not on top of the lines it
+// covers.
+//
 // Zero false negatives is the contract: a map may say "maybe" wrongly,
 // never "absent" wrongly. Compaction only adds wildcards that the lookup
 // order tries, drops (never rolls up) subtrees that hold nothing, and

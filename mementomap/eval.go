@@ -194,34 +194,25 @@ func (m *Map) DataLines() (_ int64, err error) {
 	return n, nil
 }
 
-// Totals sums the frequencies of every data line ([ukvs.Frequency.Add]
-// rules over the set of lines): the map's URI-M and URI-R totals.
-func (m *Map) Totals() (_ ukvs.Frequency, err error) {
-	if m.b == nil {
-		if m.f == nil {
-			return ukvs.Frequency{}, ErrClosed
-		}
-		return ukvs.Frequency{}, nil
-	}
-	if m.damaged.Load() {
-		return ukvs.Frequency{}, m.changedErr()
-	}
-	defer m.endFault(debug.SetPanicOnFault(true), &err)
+// Totals returns the map's URI-M and URI-R totals: the sum
+// ([ukvs.Frequency.Add] rules, over a set) of the frequencies of its keys
+// that no wildcard line of the map covers. A wildcard's frequency stands
+// for its whole subtree, the lines under it included ("org,arxiv)/* 2500"
+// covers "org,arxiv)/ 100"), so those are not added again: the paper's
+// Figure 2 map totals 54321/20000, its "*" line. In a map with a time key
+// the frequency of a key is that of a lookup without a time (see
+// [Map.LookupSURT]). One pass over the file; a malformed frequency is an
+// error naming its byte offset.
+func (m *Map) Totals() (ukvs.Frequency, error) {
 	var s, zero runSum
-	p := m.start
-	for p < len(m.b) {
-		end := m.lineEnd(p)
-		if !isBlank(m.b[p:end]) {
-			_, v, _ := splitLine(m.b[p:end])
-			var f ukvs.Frequency
-			if len(v) > 0 {
-				if err := f.UnmarshalText(v); err != nil {
-					return ukvs.Frequency{}, fmt.Errorf("mementomap: at byte %d: %w", p, err)
-				}
-			}
-			s.add(f)
+	err := m.eachKey(func(g keyGroup) error {
+		if !g.covered {
+			s.add(g.f)
 		}
-		p = end + 1
+		return nil
+	})
+	if err != nil {
+		return ukvs.Frequency{}, err
 	}
 	return s.since(&zero), nil
 }
@@ -229,70 +220,220 @@ func (m *Map) Totals() (_ ukvs.Frequency, err error) {
 // MapStats describes a map's content ([Map.Stats]).
 type MapStats struct {
 	Lines         int64          // data lines
+	Keys          int64          // distinct keys (Lines, unless a time key column splits keys into several lines)
+	TimeKey       string         // the time key column, TimeKeyDatetime or TimeKeyObserved, or ""
 	Hosts         int64          // distinct host parts (the key before ')' or the wildcard)
-	HostWildcards int64          // lines "H,*" (and the bare "*")
-	PathWildcards int64          // lines "P/*"
-	Exclusions    int64          // lines whose frequency holds nothing
-	Total         ukvs.Frequency // the sum of all frequencies
-	PathDepths    []int64        // lines per path depth (0 for the host root)
+	HostWildcards int64          // keys "H,*" (and the bare "*")
+	PathWildcards int64          // keys "P/*"
+	Exclusions    int64          // keys whose frequency holds nothing
+	Covered       int64          // keys under a wildcard key of the map (not added to Total)
+	Total         ukvs.Frequency // Map.Totals: the frequencies of the keys no wildcard covers
+	PathDepths    []int64        // keys per path depth (0 for the host root)
 }
 
 // Stats reads the whole map once and describes it. A malformed frequency
 // is reported with its byte offset.
-func (m *Map) Stats() (_ MapStats, err error) {
-	var st MapStats
-	if m.b == nil {
-		if m.f == nil {
-			return st, ErrClosed
-		}
-		return st, nil
-	}
-	if m.damaged.Load() {
-		return MapStats{}, m.changedErr()
-	}
-	defer m.endFault(debug.SetPanicOnFault(true), &err)
+func (m *Map) Stats() (MapStats, error) {
+	st := MapStats{TimeKey: m.lay.timeKey}
 	var s, zero runSum
 	var prevHost []byte
 	var ends [maxLevels]int
+	err := m.eachKey(func(g keyGroup) error {
+		k := g.key
+		st.Lines += int64(g.lines)
+		st.Keys++
+		if g.covered {
+			st.Covered++
+		} else {
+			s.add(g.f)
+		}
+		if g.f.HoldsNothing() {
+			st.Exclusions++
+		}
+		host := k
+		if i := bytes.IndexByte(k, ')'); i >= 0 {
+			host = k[:i]
+		}
+		if !bytes.Equal(host, prevHost) {
+			st.Hosts++
+			prevHost = append(prevHost[:0], host...)
+		}
+		switch {
+		case bytes.HasSuffix(k, []byte("/*")):
+			st.PathWildcards++
+		case bytes.HasSuffix(k, []byte(",*")) || string(k) == "*":
+			st.HostWildcards++
+		}
+		d := max(0, pathEnds(k, ends[:], maxLevels)-1)
+		for len(st.PathDepths) <= d {
+			st.PathDepths = append(st.PathDepths, 0)
+		}
+		st.PathDepths[d]++
+		return nil
+	})
+	if err != nil {
+		return MapStats{}, err
+	}
+	st.Total = s.since(&zero)
+	return st, nil
+}
+
+// keyGroup is one key of a map with its lines.
+type keyGroup struct {
+	key     []byte
+	lines   int
+	f       ukvs.Frequency // the key's frequency (anyTime for a map with a time key)
+	covered bool           // a wildcard line of the map covers the key
+}
+
+// eachKey calls fn for every key of the map in order, telling whether a
+// wildcard key of the map covers it (see wildcardTracker). The key is valid
+// during the call.
+func (m *Map) eachKey(fn func(keyGroup) error) (err error) {
+	if m.b == nil {
+		if m.f == nil {
+			return ErrClosed
+		}
+		return nil
+	}
+	if m.damaged.Load() {
+		return m.changedErr()
+	}
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
+	var ls []keyLine
+	var cur keyGroup
+	var curKey []byte
+	have := false
+	wt := wildcardTracker{m: m}
+	flush := func(nextKey []byte, nextPos int) error {
+		if !have {
+			return nil
+		}
+		cur.key = curKey
+		if m.lay.timeKey != "" {
+			_, _, cur.f = anyTime(m.lay.timeKey, ls)
+		}
+		cur.covered = wt.covered(curKey, nextKey, nextPos)
+		return fn(cur)
+	}
 	p := m.start
 	for p < len(m.b) {
 		end := m.lineEnd(p)
 		line := m.b[p:end]
-		if !isBlank(line) {
-			k, v, _ := splitLine(line)
-			var f ukvs.Frequency
-			if len(v) > 0 {
-				if err := f.UnmarshalText(v); err != nil {
-					return st, fmt.Errorf("mementomap: at byte %d: %w", p, err)
-				}
-			}
-			s.add(f)
-			st.Lines++
-			if f.HoldsNothing() {
-				st.Exclusions++
-			}
-			host := k
-			if i := bytes.IndexByte(k, ')'); i >= 0 {
-				host = k[:i]
-			}
-			if !bytes.Equal(host, prevHost) {
-				st.Hosts++
-				prevHost = append(prevHost[:0], host...)
-			}
-			switch {
-			case bytes.HasSuffix(k, []byte("/*")):
-				st.PathWildcards++
-			case bytes.HasSuffix(k, []byte(",*")) || string(k) == "*":
-				st.HostWildcards++
-			}
-			d := max(0, pathEnds(k, ends[:], maxLevels)-1)
-			for len(st.PathDepths) <= d {
-				st.PathDepths = append(st.PathDepths, 0)
-			}
-			st.PathDepths[d]++
+		if isBlank(line) {
+			p = end + 1
+			continue
 		}
+		k := keyOf(line)
+		v := m.valueAt(line)
+		var f ukvs.Frequency
+		if len(v) > 0 {
+			if err := f.UnmarshalText(v); err != nil {
+				return fmt.Errorf("mementomap: at byte %d: %w", p, err)
+			}
+		}
+		if f.HoldsNothing() && !f.URIR.Known {
+			f.URIR = ukvs.Exactly(0) // an exclusion holds no URI-R either
+		}
+		if have && bytes.Equal(k, curKey) {
+			cur.lines++
+			ls = append(ls, keyLine{time: timeColumn(line), value: v, f: f})
+			p = end + 1
+			continue
+		}
+		if err := flush(k, p); err != nil {
+			return err
+		}
+		cur, have = keyGroup{lines: 1, f: f}, true
+		curKey = append(curKey[:0], k...)
+		ls = append(ls[:0], keyLine{time: timeColumn(line), value: v, f: f})
 		p = end + 1
 	}
-	st.Total = s.since(&zero)
-	return st, nil
+	return flush(nil, len(m.b))
+}
+
+// wildcardTracker tells, key by key in map order, whether a wildcard line
+// of the map covers a key: "X/*" covers X and every key below "X/",
+// "H,*" covers the host H, its paths ("H)...") and its subdomains
+// ("H,..."), and "*" covers everything (the lookup order of
+// internal/spec/MEMENTOMAP.md, "Keys"). A covering wildcard that sorts
+// before the key was seen: it stays on a stack while the keys are in the
+// block it covers after itself ("X/" or "H,"), which is contiguous. One
+// that sorts after the key is searched in the map, but only when the next
+// key shares with this one the prefix the wildcard shares (else the
+// wildcard cannot sit between them and the map's end of that block), and
+// the answers for the last few hundred wildcards are kept, since the keys
+// of one host ask for the same host wildcards. Cost: one pass, plus a
+// search per host and per key whose next key extends it.
+type wildcardTracker struct {
+	m     *Map
+	open  [][]byte // wildcards seen whose covered block after them holds the current key; base prefixes
+	c     candidates
+	cache map[string]bool
+}
+
+func (w *wildcardTracker) covered(k, next []byte, nextPos int) bool {
+	// Close the wildcards seen whose block the key has left.
+	for len(w.open) > 0 && !bytes.HasPrefix(k, w.open[len(w.open)-1]) {
+		w.open = w.open[:len(w.open)-1]
+	}
+	covered := len(w.open) > 0 || w.later(k, next, nextPos)
+	if b, ok := wildcardBlock(k); ok {
+		w.open = append(w.open, b)
+	}
+	return covered
+}
+
+// wildcardBlock returns, for a wildcard key, the prefix of the keys after
+// it that it covers: "X/" for "X/*", "H," for "H,*", "" for "*".
+func wildcardBlock(k []byte) ([]byte, bool) {
+	n := len(k)
+	switch {
+	case n == 1 && k[0] == '*':
+		return []byte{}, true
+	case n >= 2 && k[n-1] == '*' && (k[n-2] == '/' || k[n-2] == ','):
+		return append([]byte(nil), k[:n-1]...), true
+	}
+	return nil, false
+}
+
+// later reports whether a wildcard that sorts after k covers it.
+func (w *wildcardTracker) later(k, next []byte, nextPos int) bool {
+	base := k
+	if b, ok := wildcardBlock(k); ok {
+		if len(b) == 0 {
+			return false // "*": nothing covers it
+		}
+		base = b[:len(b)-1] // "X" of "X/*", "H" of "H,*"
+	}
+	w.c.build(base)
+	shared := commonPrefix(k, next)
+	for i := range w.c.n {
+		cand := w.c.key(i)
+		if bytes.Equal(cand, k) || cand[len(cand)-1] != '*' {
+			continue // the key itself, or the other root form
+		}
+		if bytes.Compare(cand, k) <= 0 {
+			continue // sorts before: on the stack if present
+		}
+		if commonPrefix(cand, k) > shared {
+			continue // it would sit between k and next, which share less
+		}
+		if w.present(cand, nextPos) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *wildcardTracker) present(k []byte, hint int) bool {
+	if v, ok := w.cache[string(k)]; ok {
+		return v
+	}
+	if w.cache == nil || len(w.cache) > 512 {
+		w.cache = make(map[string]bool)
+	}
+	_, ok := w.m.seek(k, hint)
+	w.cache[string(k)] = ok
+	return ok
 }

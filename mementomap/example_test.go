@@ -106,3 +106,32 @@ func ExampleMerge() {
 	// com,b)/* 10+/3
 	// com,c)/ 1/1
 }
+
+// A map with a datetime key column says when the mementos are.
+func ExampleMap_LookupAt() {
+	m := mementomap.FromBytes([]byte(`!fields {"keys": ["surt", "datetime"], "values": ["frequency"]}
+com,twitter)/* 2014 20~/10
+com,twitter)/* 2015 60+/30+
+com,twitter)/* : 100/35
+`))
+	for _, at := range []string{"2014", "20150601", "2019"} {
+		res, _ := m.LookupAt("https://twitter.com/jack", at)
+		fmt.Println(at, res.Key, res.Time, res.Value)
+	}
+	res, _ := m.Lookup("https://twitter.com/jack")
+	fmt.Println("any time:", res.Value)
+	// Output:
+	// 2014 com,twitter)/* 2014 20~/10
+	// 20150601 com,twitter)/* 2015 60+/30+
+	// 2019 com,twitter)/* : 100/35
+	// any time: 100/35
+}
+
+// A wildcard line counts once in a map's total, not on top of the lines
+// under it.
+func ExampleMap_Totals() {
+	m := mementomap.FromBytes([]byte("com,example)/ 3/1\ncom,example)/* 10/4\ncom,example)/a 7/3\norg,example)/ 1/1\n"))
+	total, _ := m.Totals()
+	fmt.Println(total)
+	// Output: 11/5
+}

@@ -45,6 +45,7 @@ type Map struct {
 	b       []byte // data, or nil for an empty file
 	start   int    // offset of the first line after the header section
 	headers ukvs.Headers
+	lay     mapLayout // its columns, from !fields
 	err     error     // why the map cannot be searched (ErrLoneCR), returned by lookups
 	pool    sync.Pool // *candidates
 
@@ -61,6 +62,14 @@ type Match struct {
 	Value     string         // its frequency column as written
 	Frequency ukvs.Frequency // Value parsed (zero when Value is malformed or missing)
 	Distance  int            // index of Key among the lookup keys tried (0 = exact), -1 when none matched
+	// Time is the time key of the line that decided, in a map with a time
+	// key column ([Map.TimeKey]): its datetime, or its observation time;
+	// "" in other maps, and when the frequency sums several lines.
+	Time string
+	// Stale, from [Map.LookupObserved], says that the URI-R's latest
+	// observation is a negative too old to be trusted: the archive may
+	// hold it now.
+	Stale bool
 }
 
 // Present reports whether the map says the archive may hold the URI: a key
@@ -227,6 +236,7 @@ func Open(path string) (_ *Map, err error) {
 	}()
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	m.start = m.parseHeaders()
+	m.lay = layoutOf(m.headers)
 	m.pool.New = func() any { return new(candidates) }
 	if m.err == nil {
 		m.err = checkFirstLine(m.b, m.start, m.headers)
@@ -319,6 +329,7 @@ func FromBytes(b []byte) *Map {
 		m.b = []byte{}
 	}
 	m.start = m.parseHeaders()
+	m.lay = layoutOf(m.headers)
 	m.pool.New = func() any { return new(candidates) }
 	if m.err == nil {
 		m.err = checkFirstLine(m.b, m.start, m.headers)
@@ -529,7 +540,8 @@ func (m *Map) seek(key []byte, hint int) (int, bool) {
 	}
 }
 
-// Get returns the frequency column of the line whose key is exactly key.
+// Get returns the frequency column of the (first) line whose key is
+// exactly key.
 //
 // A Map whose file was truncated while open answers "", false; [Map.Changed]
 // then reports it.
@@ -543,8 +555,7 @@ func (m *Map) Get(key string) (value string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	_, v, _ := splitLine(m.b[p:m.lineEnd(p)])
-	return string(v), true
+	return string(m.valueAt(m.b[p:m.lineEnd(p)])), true
 }
 
 // LookupSURT looks up a SURT or HxPx key (the query, if any, is cut): it
@@ -555,9 +566,17 @@ func (m *Map) Get(key string) (value string, ok bool) {
 // tables of a Map in steady use, O(log size) in-memory comparisons and one
 // line read per key found.
 //
+// In a map with a "datetime" key column the first key present decides
+// with the frequency of all its lines (see [Map.LookupAt] for a lookup at
+// a datetime); in an observed map the answer is [Map.LookupObserved]'s at
+// the present time.
+//
 // A lookup that faults on the mapping (its file was truncated while open)
 // returns an error wrapping [ErrChanged], as every later lookup does.
 func (m *Map) LookupSURT(surtKey string) (res Match, err error) {
+	if m.lay.timeKey == TimeKeyObserved {
+		return m.LookupObserved(surtKey, time.Now(), 0)
+	}
 	if m.b == nil {
 		if m.f == nil {
 			return Match{Distance: -1}, ErrClosed
@@ -693,14 +712,27 @@ func (m *Map) prevKey(p int) []byte {
 }
 
 func (m *Map) matchAt(p int, k []byte, i int) Match {
-	_, v, _ := splitLine(m.b[p:m.lineEnd(p)])
-	var f ukvs.Frequency
-	_ = f.UnmarshalText(v)
 	key := "" // set by LookupSURT for the exact key (i == 0), without a copy
 	if i > 0 {
 		key = string(k)
 	}
+	if m.lay.timeKey != "" {
+		v, t, f := anyTime(m.lay.timeKey, m.keyLines(nil, p, k))
+		return Match{Key: key, Value: v, Frequency: f, Distance: i, Time: t}
+	}
+	v := m.valueAt(m.b[p:m.lineEnd(p)])
+	var f ukvs.Frequency
+	_ = f.UnmarshalText(v)
 	return Match{Key: key, Value: string(v), Frequency: f, Distance: i}
+}
+
+// valueAt returns the frequency column of a data line.
+func (m *Map) valueAt(line []byte) []byte {
+	if m.lay.plain() {
+		_, v, _ := splitLine(line)
+		return v
+	}
+	return column(line, m.lay.freq)
 }
 
 // seekFrom searches key through the index when there is one, else by
@@ -784,7 +816,10 @@ const MaxLookupLine = MaxLineLength
 // LookupAll reads URIs or SURTs from r, one per line (blank lines and lines
 // starting with '#' are copied through as they are), and writes one
 // tab-separated line per input line, in order: the input, the matched key
-// and its frequency; a miss, or an input that cannot be canonicalized or
+// and its frequency; in a map with a time key column ([Map.TimeKey]) the
+// matched line's time key comes between them ("-" for none), and in a
+// datetime map an input line "URI DATETIME" is looked up at DATETIME
+// ([Map.LookupAt]). A miss, or an input that cannot be canonicalized or
 // is longer than [MaxLookupLine], prints "-" for both. A closed map, one
 // refused as a whole ([ErrLoneCR]) or one whose file was truncated while
 // open ([ErrChanged]) stops the run with that error, after writing the
@@ -851,16 +886,33 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, raw []byte) error {
 		return nil
 	}
 	st.Lookups++
-	res, err := m.Lookup(in)
+	var res Match
+	var err error
+	at := ""
+	if m.lay.timeKey == TimeKeyDatetime {
+		if i := strings.IndexAny(in, " \t"); i >= 0 {
+			in, at = in[:i], strings.TrimSpace(in[i+1:])
+		}
+	}
+	if at != "" {
+		res, err = m.LookupAt(in, at)
+		in += " " + at
+	} else {
+		res, err = m.Lookup(in)
+	}
 	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) || errors.Is(err, ErrNotMap) || errors.Is(err, ErrChanged) {
 		return err
 	}
 	bw.WriteString(in)
+	timed := m.lay.timeKey != ""
 	if err != nil || res.Distance < 0 {
 		if err != nil {
 			st.Errors++
 		} else {
 			st.Absent++
+		}
+		if timed {
+			bw.WriteString("\t-")
 		}
 		bw.WriteString("\t-\t-\n")
 		return nil
@@ -872,6 +924,14 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, raw []byte) error {
 	}
 	bw.WriteByte('\t')
 	bw.WriteString(res.Key)
+	if timed {
+		bw.WriteByte('\t')
+		if res.Time == "" {
+			bw.WriteByte('-')
+		} else {
+			bw.WriteString(res.Time)
+		}
+	}
 	bw.WriteByte('\t')
 	bw.WriteString(res.Value)
 	bw.WriteByte('\n')

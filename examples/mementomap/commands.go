@@ -196,6 +196,7 @@ func (e *env) compact(args []string) error {
 
 func (e *env) lookup(args []string) error {
 	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
+	at := fs.String("at", "", "look the URIs given as arguments up at this datetime (2015, 20150314, a 14-digit datetime, 2010:2012), in a map with a datetime key column; stdin lines may carry their own: \"URI DATETIME\"")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -209,8 +210,24 @@ func (e *env) lookup(args []string) error {
 	}
 	defer m.Close()
 	in := cli.Reader(e.ctx, e.stdin)
+	if *at != "" {
+		if m.TimeKey() != mementomap.TimeKeyDatetime {
+			return fmt.Errorf("lookup: -at: %s has no datetime key column", fs.Arg(0))
+		}
+		if _, err := ukvs.ParsePeriod(*at); err != nil {
+			return fmt.Errorf("lookup: -at: %w", err)
+		}
+	}
 	if fs.NArg() > 1 {
-		in = strings.NewReader(strings.Join(fs.Args()[1:], "\n") + "\n")
+		var b strings.Builder
+		for _, a := range fs.Args()[1:] {
+			b.WriteString(a)
+			if *at != "" {
+				b.WriteString(" " + *at)
+			}
+			b.WriteByte('\n')
+		}
+		in = strings.NewReader(b.String())
 	}
 	st, err := m.LookupAll(e.stdout, in)
 	if err != nil {
@@ -358,8 +375,12 @@ func (e *env) stats(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "file\t%s\nbytes\t%d\nheaders\t%d\ndata lines\t%d\nhosts\t%d\nhost wildcards\t%d\npath wildcards\t%d\nexclusions\t%d\ntotal\t%s\n",
-		fs.Arg(0), m.Size(), len(m.Headers()), st.Lines, st.Hosts, st.HostWildcards, st.PathWildcards, st.Exclusions, st.Total)
+	fmt.Fprintf(e.stdout, "file\t%s\nbytes\t%d\nheaders\t%d\ndata lines\t%d\n", fs.Arg(0), m.Size(), len(m.Headers()), st.Lines)
+	if st.TimeKey != "" {
+		fmt.Fprintf(e.stdout, "time key\t%s\nkeys\t%d\n", st.TimeKey, st.Keys)
+	}
+	fmt.Fprintf(e.stdout, "hosts\t%d\nhost wildcards\t%d\npath wildcards\t%d\nexclusions\t%d\nunder a wildcard\t%d\ntotal\t%s\n",
+		st.Hosts, st.HostWildcards, st.PathWildcards, st.Exclusions, st.Covered, st.Total)
 	for d, n := range st.PathDepths {
 		if n > 0 {
 			fmt.Fprintf(e.stdout, "path depth %d\t%d\n", d, n)

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestStatsAndLookupTimeKeys runs stats on the paper's Figure 2 map (its
+// total is its "*" line, not the sum 67221~ of every line) and stats and
+// lookup on a map with a datetime key column.
+func TestStatsAndLookupTimeKeys(t *testing.T) {
+	dir := t.TempDir()
+	fig2 := filepath.Join(dir, "figure2.ukvs")
+	os.WriteFile(fig2, []byte(`!context ["http://oduwsdl.github.io/contexts/ukvs"]
+!id {uri: "http://archive.example.org/"}
+!fields {keys: ["surt"], values: ["frequency"]}
+!meta {type: "MementoMap", name: "A Test Web Archive", year: 1996}
+!meta {updated_at: "2018-09-03T13:27:52Z"}
+* 54321/20000
+com,* 10000+
+org,arxiv)/ 100
+org,arxiv)/* 2500~/900
+org,arxiv)/pdf/* 0
+uk,co,bbc)/images/* 300+/20-
+`), 0o644)
+	out, _, err := runCmd(t, "", "stats", fig2)
+	if err != nil || !strings.Contains(out, "\ntotal\t54321/20000\n") || !strings.Contains(out, "under a wildcard\t5\n") {
+		t.Errorf("stats of Figure 2 = %q, %v", out, err)
+	}
+	dt := filepath.Join(dir, "datetime.ukvs")
+	os.WriteFile(dt, []byte(`!fields {keys: ["surt", "datetime"], values: ["frequency"]}
+com,twitter)/* 2014 20~/10
+com,twitter)/* 2015 60+/30+
+com,twitter)/* : 100/35
+`), 0o644)
+	out, _, err = runCmd(t, "", "stats", dt)
+	if err != nil || !strings.Contains(out, "data lines\t3\ntime key\tdatetime\nkeys\t1\n") || !strings.Contains(out, "\ntotal\t100/35\n") {
+		t.Errorf("stats of a datetime map = %q, %v", out, err)
+	}
+	out, _, err = runCmd(t, "", "lookup", "-at", "2014", dt, "http://twitter.com/a")
+	if want := "http://twitter.com/a 2014\tcom,twitter)/*\t2014\t20~/10\n"; err != nil || out != want {
+		t.Errorf("lookup -at = %q, %v; want %q", out, err, want)
+	}
+	out, _, err = runCmd(t, "http://twitter.com/a\nhttp://twitter.com/b 20150601\n", "lookup", dt)
+	if want := "http://twitter.com/a\tcom,twitter)/*\t:\t100/35\nhttp://twitter.com/b 20150601\tcom,twitter)/*\t2015\t60+/30+\n"; err != nil || out != want {
+		t.Errorf("lookup from stdin = %q, %v; want %q", out, err, want)
+	}
+	if _, _, err := runCmd(t, "", "lookup", "-at", "2014", fig2, "http://arxiv.org/"); err == nil {
+		t.Error("lookup -at accepted a map without a datetime key column")
+	}
+}

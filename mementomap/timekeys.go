@@ -1,0 +1,395 @@
+package mementomap
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/ukvs"
+)
+
+// The time key columns a map may declare as its second key column in its
+// !fields header (internal/spec/MEMENTOMAP.md, "Time keys"; ORS draft
+// ukvs.md, "The datetime Field"):
+//
+//	!fields {"keys": ["surt", "datetime"], "values": ["frequency"]}
+//	com,apple)/* :         300
+//	com,apple)/* 2010:2012 100
+//	com,apple)/* 2016      120
+//
+// A "datetime" column holds a [ukvs.Period] (a prefix of a 14-digit
+// Memento-Datetime, or a range of two, ":" for all time): the line's
+// frequency counts the mementos of the key whose Memento-Datetime falls in
+// it. An "observed" column holds the 14-digit UTC time at which the line's
+// frequency was observed (an observed map): "0" then means
+// the archive answered that it held nothing at that time, which is trusted
+// for a limited time only ([Map.LookupObserved]). "-" in either column is
+// the UKVS placeholder: no time known. The lines of one key are adjacent,
+// ordered by the time column byte-wise (ukvs.Check).
+const (
+	TimeKeyDatetime = "datetime"
+	TimeKeyObserved = "observed"
+)
+
+// mapLayout is where a map's columns are, from its !fields header.
+type mapLayout struct {
+	keys    int    // key columns
+	freq    int    // the column of the frequency
+	timeKey string // TimeKeyDatetime or TimeKeyObserved when the second key column is one
+}
+
+var defaultLayout = mapLayout{keys: 1, freq: 1}
+
+// plain reports whether lines are "KEY FREQUENCY [...]".
+func (l mapLayout) plain() bool { return l.keys == 1 && l.freq == 1 }
+
+// layoutOf reads the last !fields header leniently: a header that is not
+// valid (relaxed) JSON, or declares no key, leaves the default layout, one
+// "surt" key and one "frequency" value (what Open assumes without one).
+func layoutOf(hs ukvs.Headers) mapLayout {
+	raw := ""
+	for _, h := range hs {
+		if h.Name == ukvs.HeaderFields {
+			raw = h.Raw
+		}
+	}
+	if raw == "" {
+		return defaultLayout
+	}
+	v, err := ukvs.RelaxedJSON([]byte(raw))
+	if err != nil {
+		return defaultLayout
+	}
+	var f ukvs.Fields
+	if json.Unmarshal(v, &f) != nil || len(f.Keys) == 0 {
+		return defaultLayout
+	}
+	l := mapLayout{keys: len(f.Keys), freq: len(f.Keys)}
+	if i := f.Index("frequency"); i >= 0 {
+		l.freq += i
+	}
+	if len(f.Keys) >= 2 && (f.Keys[1] == TimeKeyDatetime || f.Keys[1] == TimeKeyObserved) {
+		l.timeKey = f.Keys[1]
+	}
+	return l
+}
+
+// parseRawHeader splits a header line ("!name value") leniently.
+func parseRawHeader(line []byte) ukvs.Header {
+	name, raw, _ := strings.Cut(strings.TrimRight(string(bytes.TrimPrefix(line, []byte("!"))), "\r\n"), " ")
+	return ukvs.Header{Name: name, Raw: strings.TrimSpace(raw)}
+}
+
+// TimeKey returns the map's time key column, TimeKeyDatetime or
+// TimeKeyObserved, or "" for a map keyed by SURT alone.
+func (m *Map) TimeKey() string { return m.lay.timeKey }
+
+// column returns column i of a data line (columns are separated by runs of
+// spaces or tabs), or nil when the line has fewer.
+func column(line []byte, i int) []byte {
+	for len(line) > 0 && (line[len(line)-1] == '\n' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
+	for c := 0; ; c++ {
+		for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+			line = line[1:]
+		}
+		if len(line) == 0 {
+			return nil
+		}
+		j := bytes.IndexAny(line, " \t")
+		if j < 0 {
+			j = len(line)
+		}
+		if c == i {
+			return line[:j]
+		}
+		line = line[j:]
+	}
+}
+
+// timeColumn returns the time key of a line, nil for the placeholder "-".
+func timeColumn(line []byte) []byte {
+	t := column(line, 1)
+	if ukvs.IsUnknown(t) {
+		return nil
+	}
+	return t
+}
+
+// keyLine is one line of a key in a map with a time key.
+type keyLine struct {
+	time  []byte
+	value []byte
+	f     ukvs.Frequency
+}
+
+// keyLines returns the lines of key k starting at p (the first of them),
+// appended to dst.
+func (m *Map) keyLines(dst []keyLine, p int, k []byte) []keyLine {
+	for p < len(m.b) {
+		end := m.lineEnd(p)
+		line := m.b[p:end]
+		if !isBlank(line) {
+			if !bytes.Equal(keyOf(line), k) {
+				break
+			}
+			l := keyLine{time: timeColumn(line), value: column(line, m.lay.freq)}
+			_ = l.f.UnmarshalText(l.value)
+			dst = append(dst, l)
+		}
+		p = end + 1
+	}
+	return dst
+}
+
+// anyTime is the answer of a key's lines for a lookup without a time: in a
+// datetime map, its all-time line (":"), else the sum of its lines (the
+// URI-M count exact when their periods do not overlap, else an upper bound;
+// the URI-R count an upper bound when there are several lines, since one
+// URI-R may be captured in several periods); in an observed map, its
+// latest observation. time is the deciding line's time key, "" for a sum.
+func anyTime(timeKey string, ls []keyLine) (value, tkey string, f ukvs.Frequency) {
+	if len(ls) == 1 || timeKey == TimeKeyObserved {
+		l := ls[len(ls)-1]
+		return string(l.value), string(l.time), l.f
+	}
+	for _, l := range ls {
+		if string(l.time) == ":" {
+			return string(l.value), ":", l.f
+		}
+	}
+	overlap := false
+	var prev ukvs.Period
+	for i, l := range ls {
+		p, err := ukvs.ParsePeriod(string(l.time))
+		if err != nil || (i > 0 && !before(prev, p)) {
+			overlap = true
+		}
+		prev = p
+		if i == 0 {
+			f = l.f
+		} else {
+			f = f.Add(l.f)
+		}
+	}
+	if overlap {
+		f.URIM = upperBound(f.URIM)
+	}
+	f.URIR = upperBound(f.URIR)
+	return f.String(), "", f
+}
+
+// before reports whether period a ends before period b starts.
+func before(a, b ukvs.Period) bool {
+	hi, lo := a.Upper(), b.Lower()
+	return hi != "" && lo != "" && hi < lo
+}
+
+// upperBound marks an exact count as an upper bound; other bounds are
+// kept but a lower bound, which a sum of overlapping sets no longer is,
+// becomes approximate.
+func upperBound(c ukvs.Count) ukvs.Count {
+	switch {
+	case !c.Known:
+	case c.Bound == ukvs.Exact:
+		c.Bound = ukvs.AtMost
+	case c.Bound == ukvs.AtLeast:
+		c.Bound = ukvs.About
+	}
+	return c
+}
+
+// ErrNoTimeKey is wrapped by the error of [Map.LookupAt] for a datetime
+// that is not a UKVS datetime value.
+var ErrNoTimeKey = errors.New("mementomap: not a datetime")
+
+// LookupAt looks up a URI or SURT (as [Map.Lookup]) at a datetime: a UKVS
+// datetime value ([ukvs.ParsePeriod]: "2015", "20150314", a 14-digit
+// Memento-Datetime, or a range such as "2014:2016"). In a map with a
+// "datetime" key column, the lookup keys are tried most specific first, and
+// the first that has a line whose period contains the whole of datetime
+// decides, through the narrowest such line; a key whose lines are all
+// about other times does not decide, so that a more general key (a
+// wildcard, "*") answers. Match.Time is the deciding line's datetime. In
+// any other map the datetime does not matter: the answer is Lookup's.
+func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
+	q, err := ukvs.ParsePeriod(datetime)
+	if err != nil {
+		return Match{Distance: -1}, fmt.Errorf("%w: %w", ErrNoTimeKey, err)
+	}
+	if m.lay.timeKey != TimeKeyDatetime {
+		return m.Lookup(uriOrSURT)
+	}
+	k, err := lookupKey(uriOrSURT)
+	if err != nil {
+		return Match{Distance: -1}, fmt.Errorf("mementomap: %w", err)
+	}
+	return m.guarded(func() Match {
+		c := m.pool.Get().(*candidates)
+		defer m.pool.Put(c)
+		c.src = append(c.src[:0], k...)
+		c.build(c.src)
+		var ls []keyLine
+		x := m.indexed()
+		for i := range c.n {
+			key := c.key(i)
+			var p int
+			var ok bool
+			if x != nil {
+				p, ok = m.find(x, key)
+			} else {
+				p, ok = m.search(key)
+			}
+			if !ok {
+				continue
+			}
+			ls = m.keyLines(ls[:0], p, key)
+			best, width := -1, time.Duration(0)
+			for j, l := range ls {
+				p, err := ukvs.ParsePeriod(string(l.time))
+				if err != nil || !within(q, p) {
+					continue
+				}
+				if w := span(p); best < 0 || w < width {
+					best, width = j, w
+				}
+			}
+			if best >= 0 {
+				l := ls[best]
+				return Match{Key: string(key), Value: string(l.value), Frequency: l.f, Distance: i, Time: string(l.time)}
+			}
+		}
+		return Match{Distance: -1}
+	})
+}
+
+// within reports whether period q lies inside period p (open ends are
+// unbounded).
+func within(q, p ukvs.Period) bool {
+	if lo := p.Lower(); lo != "" && (q.Lower() == "" || q.Lower() < lo) {
+		return false
+	}
+	if hi := p.Upper(); hi != "" && (q.Upper() == "" || q.Upper() > hi) {
+		return false
+	}
+	return true
+}
+
+// span is the length of a period, open periods the longest.
+func span(p ukvs.Period) time.Duration {
+	lo, hi := p.Lower(), p.Upper()
+	if lo == "" || hi == "" {
+		return 1<<63 - 1
+	}
+	a, _ := time.Parse(ts14, lo)
+	b, _ := time.Parse(ts14, hi)
+	return b.Sub(a)
+}
+
+const ts14 = "20060102150405"
+
+// DefaultObservedMaxAge is how long a negative observation ("0", the
+// archive answered that it held nothing) is trusted when neither the
+// caller nor the map's !meta ("negatives_max_age") says otherwise: 7 days.
+const DefaultObservedMaxAge = 7 * 24 * time.Hour
+
+// ObservedMaxAge returns how long the map's negative observations are
+// trusted: the Go duration in its !meta "negatives_max_age", else
+// DefaultObservedMaxAge.
+func (m *Map) ObservedMaxAge() time.Duration {
+	meta := map[string]any{}
+	for _, h := range m.headers {
+		if h.Name != ukvs.HeaderMeta {
+			continue
+		}
+		v, err := ukvs.RelaxedJSON([]byte(h.Raw))
+		if err == nil {
+			_ = json.Unmarshal(v, &meta)
+		}
+	}
+	if s, ok := meta["negatives_max_age"].(string); ok {
+		if d, err := time.ParseDuration(s); err == nil && d > 0 {
+			return d
+		}
+	}
+	return DefaultObservedMaxAge
+}
+
+// LookupObserved answers for a URI-R from an observed map (a map whose
+// second key column is "observed") at time now, by the
+// staleness rule of internal/spec/MEMENTOMAP.md, "Observed maps": the
+// lines of the URI-R's full SURT (query included: an observation is of
+// one URI-R) are looked up, and the latest decides. A negative ("0")
+// observed no longer than maxAge before now says absent; an older one is
+// stale and says nothing: the URI-R may hold mementos added since, so the
+// archive must be asked (Present, an unknown frequency, Time the stale
+// observation's). A positive observation says present. A URI-R never
+// observed is present, with the frequency of the map's "*" line (unknown
+// when there is none): the map knows nothing of it. maxAge <= 0 means
+// [Map.ObservedMaxAge]. In any other map LookupObserved is
+// [Map.LookupSURT].
+func (m *Map) LookupObserved(surtKey string, now time.Time, maxAge time.Duration) (Match, error) {
+	if m.lay.timeKey != TimeKeyObserved {
+		return m.LookupSURT(surtKey)
+	}
+	if maxAge <= 0 {
+		maxAge = m.ObservedMaxAge()
+	}
+	surtKey = strings.TrimSpace(surtKey)
+	if surtKey == "" {
+		surtKey = "*"
+	}
+	return m.guarded(func() Match {
+		var ls []keyLine
+		if p, ok := m.search([]byte(surtKey)); ok {
+			ls = m.keyLines(ls, p, []byte(surtKey))
+			l := ls[len(ls)-1]
+			res := Match{Key: surtKey, Value: string(l.value), Frequency: l.f, Time: string(l.time)}
+			if !l.f.HoldsNothing() {
+				return res
+			}
+			t, err := time.Parse(ts14, string(l.time))
+			if err == nil && !now.Before(t) && now.Sub(t) <= maxAge {
+				return res
+			}
+			res.Value, res.Frequency, res.Stale = "/", ukvs.Frequency{Slash: true}, true
+			return res
+		}
+		res := Match{Key: "*", Value: "/", Frequency: ukvs.Frequency{Slash: true}, Distance: 1}
+		if p, ok := m.search([]byte("*")); ok {
+			ls = m.keyLines(ls[:0], p, []byte("*"))
+			l := ls[len(ls)-1]
+			if !l.f.HoldsNothing() {
+				res.Value, res.Frequency, res.Time = string(l.value), l.f, string(l.time)
+			}
+		}
+		return res
+	})
+}
+
+// guarded runs a lookup under the checks and the fault guard of
+// LookupSURT.
+func (m *Map) guarded(fn func() Match) (res Match, err error) {
+	switch {
+	case m.b == nil && m.f == nil:
+		return Match{Distance: -1}, ErrClosed
+	case m.b == nil || len(m.b) == 0:
+		return Match{Distance: -1}, nil
+	case m.err != nil:
+		return Match{Distance: -1}, m.err
+	case m.damaged.Load():
+		return Match{Distance: -1}, m.changedErr()
+	}
+	defer func() {
+		if err != nil {
+			res = Match{Distance: -1}
+		}
+	}()
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
+	return fn(), nil
+}

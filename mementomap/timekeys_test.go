@@ -1,0 +1,307 @@
+package mementomap
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/ukvs"
+)
+
+// figure2Map is the MementoMap of the paper's Figure 2.
+const figure2Map = `!context ["http://oduwsdl.github.io/contexts/ukvs"]
+!id {uri: "http://archive.example.org/"}
+!fields {keys: ["surt"], values: ["frequency"]}
+!meta {type: "MementoMap", name: "A Test Web Archive", year: 1996}
+* 54321/20000
+com,* 10000+
+org,arxiv)/ 100
+org,arxiv)/* 2500~/900
+org,arxiv)/pdf/* 0
+uk,co,bbc)/images/* 300+/20-
+`
+
+func TestTotalsWildcardOnce(t *testing.T) {
+	tests := []struct {
+		name, m string
+		want    string
+		covered int64
+	}{
+		// "*" covers every other line: the total is its own.
+		{"Figure 2", figure2Map, "54321/20000", 5},
+		// Hand-made: 3+2+10+7+1 = 23 URI-Ms, 1+1+4+3+1 = 10 URI-Rs from
+		// the uncovered keys; "b" and "b/%41" (before "b/*": '%' < '*'),
+		// "b/c" (after it) and "www)/x" (before "www,*": ')' < ',') are
+		// covered, and so is the exclusion "b/d".
+		{"before and after their wildcard", `com,example)/ 3/1
+com,example)/a 2/1
+com,example)/b 5/2
+com,example)/b/%41 1/1
+com,example)/b/* 10/4
+com,example)/b/c 1/1
+com,example)/b/d 0
+com,example,www)/x 1/1
+com,example,www,* 7/3
+com,other)/ 1/1
+`, "23/10", 5},
+		// The reference tool's root form is covered by "X/*" too.
+		{"root forms", "com,a) 1/1\ncom,a)/* 4/2\ncom,b)/ 2/1\n", "6/3", 1},
+		// No wildcard: every line counts.
+		{"baseline", "com,a)/ 1/1\ncom,a)/b 2/1\n", "3/2", 0},
+		// A TLD wildcard covers its hosts' lines, which sort before it.
+		{"tld wildcard", "com)/ 1/1\ncom,* 5/3\ncom,a)/ 1/1\nnet,b)/ 2/1\n", "7/4", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := FromBytes([]byte(tt.m))
+			got, err := m.Totals()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != tt.want {
+				t.Errorf("Totals = %s, want %s", got, tt.want)
+			}
+			st, err := m.Stats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Total.String() != tt.want || st.Covered != tt.covered {
+				t.Errorf("Stats: total %s covered %d, want %s and %d", st.Total, st.Covered, tt.want, tt.covered)
+			}
+		})
+	}
+}
+
+// TestCoveredBruteForce checks the one-pass coverage rule against the
+// definition on random maps: a key is covered when one of its lookup keys
+// other than itself (a wildcard above it) is a line of the map.
+func TestCoveredBruteForce(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	hosts := []string{"com", "com,a", "com,a,b", "com,a-b", "com,ab", "net,x", "net,x,y"}
+	segs := []string{"", "%41", "!x", "a", "a-b", "a.b", "b", "c"}
+	for iter := range 300 {
+		set := map[string]bool{}
+		for range 1 + r.IntN(25) {
+			h := hosts[r.IntN(len(hosts))]
+			switch r.IntN(6) {
+			case 0:
+				set[h+",*"] = true
+			case 1:
+				if r.IntN(8) == 0 {
+					set["*"] = true
+				}
+			default:
+				k := h + ")"
+				for range r.IntN(4) {
+					k += "/" + segs[r.IntN(len(segs))]
+				}
+				if k == h+")" && r.IntN(2) == 0 {
+					k += "/"
+				}
+				if r.IntN(4) == 0 {
+					k += "/*"
+				}
+				set[k] = true
+			}
+		}
+		keys := make([]string, 0, len(set))
+		for k := range set {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, "%s 1/1\n", k)
+		}
+		m := FromBytes([]byte(b.String()))
+		var got []string
+		if err := m.eachKey(func(g keyGroup) error {
+			if g.covered {
+				got = append(got, string(g.key))
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, k := range keys {
+			base := k
+			if bl, ok := wildcardBlock([]byte(k)); ok {
+				if len(bl) == 0 {
+					continue
+				}
+				base = string(bl[:len(bl)-1])
+			}
+			for _, c := range AppendLookupKeys(nil, base) {
+				if c != k && strings.HasSuffix(c, "*") && set[c] {
+					want = append(want, k)
+					break
+				}
+			}
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("map %d:\n%s\ncovered keys (-want +got):\n%s", iter, b.String(), d)
+		}
+	}
+}
+
+const datetimeMap = `!fields {"keys": ["surt", "datetime"], "values": ["frequency"]}
+com,apple)/ 20160213052637 1
+com,apple)/* 2010:2012 100/40
+com,apple)/* 2016 120/50
+com,apple)/* : 300/90
+com,cnn)/ 2014 20~/10
+com,cnn)/ 2015 60/30
+org,*  :2009 0
+`
+
+func TestDatetimeMap(t *testing.T) {
+	m := FromBytes([]byte(datetimeMap))
+	if m.TimeKey() != TimeKeyDatetime {
+		t.Fatalf("TimeKey = %q", m.TimeKey())
+	}
+	tests := []struct {
+		name, in, at string
+		want         Match
+	}{
+		// Without a datetime, the first key present decides with its
+		// all-time line, or the sum of its lines: 2014 and 2015 do not
+		// overlap, so 20~+60 = 80~ URI-Ms; URI-Rs 10+30 = 40 at most.
+		{"any time, all-time line", "http://apple.com/x", "", Match{Key: "com,apple)/*", Value: "300/90", Distance: 2, Time: ":"}},
+		{"any time, exact key", "http://apple.com/", "", Match{Key: "com,apple)/", Value: "1", Distance: 0, Time: "20160213052637"}},
+		{"any time, sum", "http://cnn.com/", "", Match{Key: "com,cnn)/", Value: "80~/40-", Distance: 0}},
+		// At a datetime, the narrowest line whose period holds it decides.
+		{"at 2011", "http://apple.com/x", "2011", Match{Key: "com,apple)/*", Value: "100/40", Distance: 2, Time: "2010:2012"}},
+		{"at 2016-03", "http://apple.com/x", "201603", Match{Key: "com,apple)/*", Value: "120/50", Distance: 2, Time: "2016"}},
+		{"at 2014, all-time line", "http://apple.com/x", "2014", Match{Key: "com,apple)/*", Value: "300/90", Distance: 2, Time: ":"}},
+		// The root key's one line is about 2016-02-13 only: in 2011 the
+		// wildcard above it answers.
+		{"exact key about another time", "http://apple.com/", "2011", Match{Key: "com,apple)/*", Value: "100/40", Distance: 2, Time: "2010:2012"}},
+		{"exact second", "http://apple.com/", "20160213052637", Match{Key: "com,apple)/", Value: "1", Distance: 0, Time: "20160213052637"}},
+		{"cnn 2015", "http://cnn.com/", "20150601", Match{Key: "com,cnn)/", Value: "60/30", Distance: 0, Time: "2015"}},
+		// No line of cnn holds 2019, and nothing above it does.
+		{"no period holds it", "http://cnn.com/", "2019", Match{Distance: -1}},
+		// A range must lie inside a line's period.
+		{"range inside", "http://apple.com/x", "2010:2011", Match{Key: "com,apple)/*", Value: "100/40", Distance: 2, Time: "2010:2012"}},
+		{"range across", "http://apple.com/x", "2012:2016", Match{Key: "com,apple)/*", Value: "300/90", Distance: 2, Time: ":"}},
+		{"exclusion up to 2009", "http://arxiv.org/a", "2005", Match{Key: "org,*", Value: "0", Distance: 4, Time: ":2009"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got Match
+			var err error
+			if tt.at == "" {
+				got, err = m.Lookup(tt.in)
+			} else {
+				got, err = m.LookupAt(tt.in, tt.at)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Key == "" && got.Distance == 0 {
+				t.Fatalf("no key")
+			}
+			got.Frequency = ukvs.Frequency{}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+	if _, err := m.LookupAt("http://apple.com/", "2016-03"); err == nil {
+		t.Error("LookupAt accepted a datetime that is not one")
+	}
+	if v, ok := m.Get("com,cnn)/"); !ok || v != "20~/10" {
+		t.Errorf("Get = %q, %v; want the first line's frequency", v, ok)
+	}
+	// Stats reads the frequency column, not the datetime: 7 lines of 4
+	// keys; the apple root is covered by "com,apple)/*", so the total is
+	// 300/90 + 80~/40- + 0 (org,*, no URI-R) = 380~ URI-Ms;
+	// URI-Rs 90 + 40- + 0 = 130-.
+	st, err := m.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Lines != 7 || st.Keys != 4 || st.TimeKey != TimeKeyDatetime || st.Covered != 1 || st.Exclusions != 1 || st.Total.String() != "380~/130-" {
+		t.Errorf("Stats = %+v", st)
+	}
+	var out bytes.Buffer
+	if _, err := m.LookupAll(&out, strings.NewReader("http://apple.com/x 2011\nhttp://cnn.com/\nhttp://cnn.com/ 2019\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := "http://apple.com/x 2011\tcom,apple)/*\t2010:2012\t100/40\nhttp://cnn.com/\tcom,cnn)/\t-\t80~/40-\nhttp://cnn.com/ 2019\t-\t-\t-\n"
+	if out.String() != want {
+		t.Errorf("LookupAll:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestLookupObserved(t *testing.T) {
+	const om = `!fields {"keys": ["surt", "observed"], "values": ["frequency"]}
+!meta {"type": "MementoMap", "negatives_max_age": "48h"}
+* - /
+com,example)/a 20240101000000 3/1
+com,example)/b 20231201000000 2/1
+com,example)/b 20240101000000 0
+com,example)/c?x=1 20240101000000 0
+com,example)/d 20240101000000 0
+com,example)/d 20240105000000 1/1
+`
+	m := FromBytes([]byte(om))
+	if m.TimeKey() != TimeKeyObserved || m.ObservedMaxAge() != 48*time.Hour {
+		t.Fatalf("TimeKey %q, max age %v", m.TimeKey(), m.ObservedMaxAge())
+	}
+	at := func(s string) time.Time { t, _ := time.Parse(ts14, s); return t }
+	tests := []struct {
+		name, key   string
+		now         string
+		present     bool
+		stale       bool
+		time, value string
+	}{
+		{"positive", "com,example)/a", "20250101000000", true, false, "20240101000000", "3/1"},
+		// The latest observation of b is a negative: trusted for 48 h.
+		{"fresh negative", "com,example)/b", "20240102000000", false, false, "20240101000000", "0"},
+		{"negative at its age", "com,example)/b", "20240103000000", false, false, "20240101000000", "0"},
+		{"stale negative", "com,example)/b", "20240103000001", true, true, "20240101000000", "/"},
+		// A negative is about one URI-R: the same path with another
+		// query, or without it, was never observed.
+		{"query negative", "com,example)/c?x=1", "20240101120000", false, false, "20240101000000", "0"},
+		{"other query", "com,example)/c?x=2", "20240101120000", true, false, "", "/"},
+		{"no query", "com,example)/c", "20240101120000", true, false, "", "/"},
+		{"later positive wins", "com,example)/d", "20240105000001", true, false, "20240105000000", "1/1"},
+		{"never observed", "org,example)/", "20240101000000", true, false, "", "/"},
+		// An observation "in the future" (clocks apart) is not trusted.
+		{"negative after now", "com,example)/b", "20231231000000", true, true, "20240101000000", "/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := m.LookupObserved(tt.key, at(tt.now), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Present() != tt.present || got.Stale != tt.stale || got.Time != tt.time || got.Value != tt.value {
+				t.Errorf("got %+v; want present %v stale %v time %q value %q", got, tt.present, tt.stale, tt.time, tt.value)
+			}
+		})
+	}
+	// A shorter max age given by the caller wins.
+	if got, _ := m.LookupObserved("com,example)/b", at("20240101120000"), time.Hour); !got.Present() {
+		t.Error("a negative 12 h old was trusted with a 1 h max age")
+	}
+}
+
+func TestCompactRefusesTimeKeys(t *testing.T) {
+	var out bytes.Buffer
+	_, err := Compact(&out, strings.NewReader(datetimeMap), DefaultCompactOptions())
+	if !errors.Is(err, ErrLayout) {
+		t.Errorf("Compact of a datetime map: %v, want ErrLayout", err)
+	}
+	if _, err := Compact(&out, strings.NewReader(figure2Map), DefaultCompactOptions()); err != nil {
+		t.Errorf("Compact of Figure 2 (a !fields of the default layout): %v", err)
+	}
+}
