@@ -30,6 +30,7 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(" CDX a b a m s k r M V g u\nhttp://example.com/ 20240101120000 http://example.com/ text/plain; charset=utf-8 200 XYZ - - 0 x.warc.gz u\n"))
 	f.Add([]byte("x 201018122054100 {\"a\": [1, {\"b\": \"\\u00e9\\\"\"}], \"c\": null}\r\ny 20230426095158263 {}"))
 	f.Add([]byte("com,example)/  20170306040206  {\"url\": \"http://example.com/\", \"mime\": \"text/html\", \"status\": \"200\"}\na b   2017 {}\n"))
+	f.Add([]byte(" CDX A b e a m s c k r V v D d g M n u Q\ncom,example)/ 20240101120000 1.2.3.4 http://example.com/ text/html 200 OLD NEW - 10 20 30 40 f.arc - 99 <urn:uuid:1> \"q\\\"\n"))
 	f.Add([]byte(" CDX N b a m s k r M S V g\ncom,example)/c 20170306040208 {\"url\": \"http://example.com/c\", \"mime\": \"text/html\", \"status\": \"200\", \"length\": \"5\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		read := func(r *Reader) ([]summary, []string, []badLine) {
@@ -71,6 +72,13 @@ func FuzzReader(f *testing.F) {
 				if err := back.CheckJSON(); err != nil {
 					t.Fatalf("written line %q: %v", out, err)
 				}
+				// No column is lost: each other column is a member.
+				rec.OtherColumns(func(name string, v []byte) bool {
+					if got, ok, err := back.Field(name); err != nil || !ok || got != string(v) {
+						t.Fatalf("line %q written as %q: column %s = %q became %q, %v, %v", rec.Line(), out, name, v, got, ok, err)
+					}
+					return true
+				})
 				b := summarize(back)
 				want := s
 				want.Line, want.CDXJ, b.KeySURT, want.KeySURT = 0, true, false, false

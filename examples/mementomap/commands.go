@@ -181,7 +181,7 @@ func (e *env) compact(args []string) error {
 	err = e.writeOutput(out, func(w io.Writer) error {
 		var err error
 		st, err = mementomap.Compact(w, rc, o)
-		return err
+		return checkUnchanged(err, rc)
 	})
 	if bar != nil {
 		bar.Finish()
@@ -318,7 +318,7 @@ func (e *env) merge(args []string) error {
 	err = e.writeOutput(*out, func(w io.Writer) error {
 		var err error
 		st, err = mementomap.Merge(w, a, b)
-		return err
+		return checkUnchanged(err, a, b)
 	})
 	if err != nil {
 		return err

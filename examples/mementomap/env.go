@@ -113,21 +113,59 @@ func (e *env) openInput(path string, bar *progressbar.ProgressBar) (io.ReadClose
 	if err != nil {
 		return nil, err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	rc, err := cdxj.NewDecompressor(&counting{r: f, bar: bar})
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &readCloser{Reader: rc, close: f.Close, name: path}, nil
+	r := &readCloser{Reader: rc, close: f.Close, name: path}
+	if fi.Mode().IsRegular() {
+		r.unchanged = func() error {
+			now, err := f.Stat()
+			if err != nil {
+				return err
+			}
+			if now.Size() != fi.Size() || !now.ModTime().Equal(fi.ModTime()) {
+				return fmt.Errorf("%s changed while it was read (%d bytes, modified %s, when opened; %d bytes, modified %s, now): its output is not written",
+					path, fi.Size(), fi.ModTime().UTC().Format(time.RFC3339Nano), now.Size(), now.ModTime().UTC().Format(time.RFC3339Nano))
+			}
+			return nil
+		}
+	}
+	return r, nil
 }
 
 type readCloser struct {
 	io.Reader
-	close func() error
-	name  string
+	close     func() error
+	name      string
+	unchanged func() error // nil, or reports a change of the file since it was opened
 }
 
 func (r *readCloser) Close() error { return r.close() }
+
+// checkUnchanged returns err, or an error saying so when an input is a
+// file that changed (its size or modification time) since it was opened:
+// a map made from a file cut or rewritten under the reader could miss
+// keys, and the change explains an error it caused (a cut line).
+func checkUnchanged(err error, rs ...io.Reader) error {
+	for _, r := range rs {
+		if rc, ok := r.(*readCloser); ok && rc.unchanged != nil {
+			if cerr := rc.unchanged(); cerr != nil {
+				if err != nil {
+					return fmt.Errorf("%w (and then: %v)", cerr, err)
+				}
+				return cerr
+			}
+		}
+	}
+	return err
+}
 
 // Name returns the input's name, which errors of package mementomap use.
 func (r *readCloser) Name() string { return r.name }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mementokit/mementokit/mementomap"
 )
@@ -165,5 +167,46 @@ func TestLookupMapTruncated(t *testing.T) {
 	}
 	if want := "com,h000001)/\tcom,h000001)/\t1\ncom,h100000)/\tcom,h100000)/\t1\n"; !strings.HasPrefix(out.String(), want) {
 		t.Errorf("output %q, want the answers before the truncation", out.String())
+	}
+}
+
+// TestInputCutWhileRead: an input file truncated while compact reads it
+// (the reader sees an early end: a shorter map, valid but missing keys) is
+// noticed, and no output is written.
+func TestInputCutWhileRead(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ukvs")
+	write := func() {
+		f, err := os.Create(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw := bufio.NewWriterSize(f, 1<<20)
+		for i := range 1_000_000 {
+			fmt.Fprintf(bw, "com,example,h%07d)/some/path/of/a/page %d/1\n", i, 1+i%7)
+		}
+		bw.Flush()
+		f.Close()
+	}
+	const lineLen = int64(len("com,example,h0000000)/some/path/of/a/page 1/1\n"))
+	for _, tc := range []struct {
+		name string
+		at   int64
+	}{{"at a line end", 20000 * lineLen}, {"inside a line", 20000*lineLen + 7}} {
+		t.Run(tc.name, func(t *testing.T) {
+			write()
+			out := filepath.Join(dir, "out.ukvs")
+			go func() {
+				time.Sleep(20 * time.Millisecond)
+				os.Truncate(in, tc.at)
+			}()
+			_, _, err := runCmd(t, "", "compact", "-q", in, out)
+			if err == nil || !strings.Contains(err.Error(), "changed while it was read") || !strings.Contains(err.Error(), in) {
+				t.Fatalf("compact of a file cut under it: %v, want the change reported", err)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("an output was written: %v", err)
+			}
+		})
 	}
 }
