@@ -29,6 +29,9 @@
 //
 //   - surt: URL to SURT canonicalization compatible with the Internet
 //     Archive's, HxPx keys, wildcard lookup keys, public-suffix checks.
+//   - timestamp: the 4 to 17 digit timestamps of CDX, CDXJ and Wayback
+//     URI-Ms (YYYYMMDDhhmmss), one rule for parsing, formatting and the
+//     padding of from/to bounds, used by every other package.
 //   - ukvs: the UKVS text format of MementoMaps: headers, keys, frequencies.
 //   - cdxj: streaming readers and writers for CDXJ, classic CDX and ZipNum
 //     clusters, and key-range queries over sorted files.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // DefaultPageSize is the number of mementos per paged TimeMap
@@ -555,7 +556,7 @@ func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []Memento) {
 	line("!meta ", map[string]string{"timegate_uri": h.base() + "/timegate/" + urir})
 	line("!meta ", map[string]tmURIs{"timemap_uri": h.uris(urir, true)})
 	for i, m := range ms {
-		line(memento.FormatTimestamp(m.Datetime)+" ", struct {
+		line(timestamp.Format(m.Datetime)+" ", struct {
 			URI      string `json:"uri"`
 			Rel      string `json:"rel"`
 			Datetime string `json:"datetime"`
@@ -693,29 +694,17 @@ func (h handler) dated(w http.ResponseWriter, r *http.Request, raw, rest string,
 	serve(w, r, urir, t)
 }
 
-// ParsePathDatetime parses the {datetime} of a request path: a timestamp
-// YYYY, YYYYMM, YYYYMMDD, YYYYMMDDhh, YYYYMMDDhhmm or YYYYMMDDhhmmss
-// (missing parts are the start of the period, UTC; out-of-range fields
-// such as month 13 are errors), or an HTTP date in a form
-// memento.ParseHTTPDateLenient reads.
+// ParsePathDatetime parses the {datetime} of a request path as Time Travel
+// reads it: a timestamp YYYY, YYYYMM, YYYYMMDD, YYYYMMDDhh, YYYYMMDDhhmm or
+// YYYYMMDDhhmmss (missing parts are the start of the period, UTC; out-of-range
+// fields such as month 13 are errors wrapping timestamp.ErrInvalid), or an
+// HTTP date in a form memento.ParseHTTPDateLenient reads. It is
+// memento.ParseDatetime restricted to the timestamp lengths Time Travel lists.
 func ParsePathDatetime(s string) (time.Time, error) {
-	if allDigits(s) {
-		layouts := map[int]string{4: "2006", 6: "200601", 8: "20060102", 10: "2006010215", 12: "200601021504", 14: "20060102150405"}
-		l, ok := layouts[len(s)]
-		if !ok {
-			return time.Time{}, fmt.Errorf("timestamp %q: want 4, 6, 8, 10, 12 or 14 digits", s)
-		}
-		t, err := time.Parse(l, s)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("timestamp %q: %v", s, err)
-		}
-		return t, nil
+	if allDigits(s) && (len(s)%2 != 0 || len(s) > 14) {
+		return time.Time{}, fmt.Errorf("timestamp %q: want 4, 6, 8, 10, 12 or 14 digits: %w", s, timestamp.ErrInvalid)
 	}
-	t, err := memento.ParseHTTPDateLenient(s)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return t.UTC(), nil
+	return memento.ParseDatetime(s)
 }
 
 func (h handler) memento(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // reportSpeed reports lines per wall-clock second and, where the process's
@@ -127,7 +128,7 @@ func BenchmarkWriteCDXJ(b *testing.B) {
 // BenchmarkInRange tests one 14-digit timestamp against from/to bounds, as
 // a query does for each candidate line.
 func BenchmarkInRange(b *testing.B) {
-	lo, hi, err := TimestampBounds("2014", "201406")
+	lo, hi, err := timestamp.Bounds("2014", "201406")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func BenchmarkInRange(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		if InRange(ts, lo, hi) {
+		if timestamp.InRange(ts, lo, hi) {
 			n++
 		}
 	}

@@ -82,7 +82,7 @@
 // *Record per call, All is the iterator form. A Record locates its values
 // without copying them and decodes its JSON block lazily: asking for the
 // MIME type scans the block only as far as "mime". A bad line gives a
-// *ParseError with the source, the line number and a cause (ErrTimestamp,
+// *ParseError with the source, the line number and a cause (timestamp.ErrInvalid,
 // ErrJSON, ...); the reader goes on with the next line if asked again, so
 // the caller decides whether to stop, or to skip and count (SkipBad does
 // the latter). NewDecompressor turns a gzip stream into text for it.
@@ -93,10 +93,12 @@
 //
 // # Timestamps
 //
-// ParseTimestamp and FormatTimestamp convert between the digits and
-// time.Time; TimestampBounds pads the from and to of a CDX server query to
-// inclusive bounds (from=2014 to=2014 is 20140101000000..20141231235959) and
-// InRange tests a record against them at millisecond precision.
+// A record's timestamp is 4 to 17 digits (Record.Timestamp gives them,
+// Record.Time the instant they stand for). Package timestamp owns the rule:
+// timestamp.Parse and timestamp.Format convert between digits and
+// time.Time, and timestamp.Bounds pads the from and to of a CDX server query
+// to inclusive bounds (from=2014 to=2014 is 20140101000000..20141231235959)
+// that timestamp.InRange tests a record against at millisecond precision.
 //
 // # Writing
 //

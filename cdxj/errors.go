@@ -5,7 +5,9 @@ import (
 	"fmt"
 )
 
-// The causes a *ParseError wraps. Test for them with errors.Is.
+// The causes a *ParseError wraps, besides timestamp.ErrInvalid for a
+// timestamp field that is not 4 to 17 digits forming a valid date and time
+// (see package timestamp). Test for them with errors.Is.
 var (
 	// ErrLineTooLong: a line is longer than Reader.MaxLineSize bytes. The
 	// reader discards the rest of that line and can go on with the next one.
@@ -13,10 +15,6 @@ var (
 	// ErrFieldCount: a line has too few fields, or a headerless classic CDX
 	// line has a field count that matches no known layout (see Layout).
 	ErrFieldCount = errors.New("wrong number of fields")
-	// ErrTimestamp: the timestamp field is not 4 to 17 ASCII digits forming
-	// a valid date and time (month 01-12, day within the month, hour 00-23,
-	// minute and second 00-59).
-	ErrTimestamp = errors.New("invalid timestamp")
 	// ErrJSON: the JSON block of a CDXJ line is malformed where it was read.
 	// Reading the record does not check the block; asking for a field does.
 	ErrJSON = errors.New("invalid JSON block")
@@ -31,7 +29,7 @@ var (
 // ParseError reports a bad line: where it is (its source, its 1-based
 // line number, its byte offset), the 1-based byte column where the problem
 // was found (0 when it concerns the whole line) and the cause, which wraps
-// one of the Err* sentinels above.
+// one of the Err* sentinels above or timestamp.ErrInvalid.
 //
 // Its message reads "cdxj: index.cdxj: line 12, column 40: invalid JSON
 // block: expected ':' after key \"datetime\"". ParseLine knows neither
@@ -79,10 +77,18 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s%v", b, e.Err)
 }
 
-// Unwrap returns the cause, so errors.Is(err, cdxj.ErrTimestamp) works.
+// Unwrap returns the cause, so errors.Is(err, timestamp.ErrInvalid) works.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // causef returns an error that wraps sentinel with a detail message.
 func causef(sentinel error, format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
+}
+
+// clip shortens b for an error message.
+func clip(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "..."
+	}
+	return string(b)
 }

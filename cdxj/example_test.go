@@ -6,11 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 func ExampleReader() {
@@ -55,7 +58,7 @@ func ExampleParseError() {
 	r := cdxj.NewReader(strings.NewReader("com,example)/ 201018122054100 {}\n"))
 	_, err := r.Read()
 	var pe *cdxj.ParseError
-	fmt.Println(errors.As(err, &pe), pe.Line, errors.Is(err, cdxj.ErrTimestamp))
+	fmt.Println(errors.As(err, &pe), pe.Line, errors.Is(err, timestamp.ErrInvalid))
 	fmt.Println(err)
 	// Output:
 	// true 1 true
@@ -115,29 +118,29 @@ func ExampleWriter() {
 	// org,archive)/ 20120103092542 {"url": "http://archive.org/", "mime": "text/html", "status": "302", "digest": "KON6", "length": "488", "offset": "24136753", "filename": "WIDE.warc.gz", "redirect": "http://www.archive.org/"}
 }
 
-func ExampleTimestampBounds() {
-	lo, hi, err := cdxj.TimestampBounds("2014", "2014")
-	fmt.Println(lo, hi, err)
-	for _, ts := range []string{"20131231235959", "201406", "20141231235959500", "20150101000000"} {
-		fmt.Println(ts, cdxj.InRange([]byte(ts), lo, hi))
+func ExampleRecord_Time() {
+	// Timestamps of 12, 14 and 17 digits, and one with month 18.
+	in := "com,example)/ 200101011200 {}\n" +
+		"com,example)/ 20010101120000 {}\n" +
+		"com,example)/ 20230426095158263 {}\n" +
+		"com,example)/ 201018122054100 {}\n"
+	r := cdxj.NewReader(strings.NewReader(in))
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Println(errors.Is(err, timestamp.ErrInvalid), err)
+			continue
+		}
+		fmt.Println(string(rec.Timestamp()), rec.Time().Format(time.RFC3339Nano), rec.Year())
 	}
 	// Output:
-	// 20140101000000 20141231235959 <nil>
-	// 20131231235959 false
-	// 201406 true
-	// 20141231235959500 true
-	// 20150101000000 false
-}
-
-func ExampleParseTimestamp() {
-	for _, ts := range []string{"200101011200", "20230426095158263", "201018122054100"} {
-		t, err := cdxj.ParseTimestamp([]byte(ts))
-		fmt.Println(t.Format("2006-01-02T15:04:05.000Z"), err)
-	}
-	// Output:
-	// 2001-01-01T12:00:00.000Z <nil>
-	// 2023-04-26T09:51:58.263Z <nil>
-	// 0001-01-01T00:00:00.000Z invalid timestamp: "201018122054100": month 18 out of range 01-12
+	// 200101011200 2001-01-01T12:00:00Z 2001
+	// 20010101120000 2001-01-01T12:00:00Z 2001
+	// 20230426095158263 2023-04-26T09:51:58.263Z 2023
+	// true cdxj: line 4, column 15: invalid timestamp: "201018122054100": month 18 out of range 01-12
 }
 
 func ExampleParseLayout() {

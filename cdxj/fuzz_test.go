@@ -100,42 +100,6 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
-// FuzzTimestamp checks ParseTimestamp, TimestampBounds and InRange against
-// each other: a valid timestamp lies within its own bounds, its earliest
-// instant formats back to a prefix-compatible value, and nothing panics.
-func FuzzTimestamp(f *testing.F) {
-	for _, s := range []string{"2014", "20141", "200101011200", "20230426095158263", "201018122054100", "20240229", "2023022", "9999123123595999"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if s == "" {
-			return // an empty bound is open, not an error
-		}
-		tm, err := ParseTimestamp([]byte(s))
-		lo, hi, berr := TimestampBounds(s, s)
-		if (err == nil) != (berr == nil) {
-			t.Fatalf("ParseTimestamp(%q) error %v but TimestampBounds error %v", s, err, berr)
-		}
-		if err != nil {
-			if !errors.Is(err, ErrTimestamp) || InRange([]byte(s), "", "") {
-				t.Fatalf("invalid %q: error %v, InRange %v", s, err, InRange([]byte(s), "", ""))
-			}
-			return
-		}
-		if !InRange([]byte(s), lo, hi) || lo > hi {
-			t.Fatalf("%q not within its own bounds %q..%q", s, lo, hi)
-		}
-		f := FormatTimestamp(tm)
-		back, err := ParseTimestamp([]byte(f))
-		if err != nil || !back.Equal(tm) {
-			t.Fatalf("%q -> %v -> %q -> %v, %v", s, tm, f, back, err)
-		}
-		if hiT, err := ParseTimestamp([]byte(hi)); err != nil || hiT.Before(tm) {
-			t.Fatalf("upper bound %q (%v) before %v: %v", hi, hiT, tm, err)
-		}
-	})
-}
-
 // FuzzParseLayout: any header either fails with ErrHeader or gives a layout
 // whose String parses to the same layout.
 func FuzzParseLayout(f *testing.F) {

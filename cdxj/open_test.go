@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // gz returns the gzip members holding parts, one member each.
@@ -328,7 +329,7 @@ func TestWalkNamesBadLines(t *testing.T) {
 				t.Fatalf("records %q, errors %v; want 5 and 1", got, errs)
 			}
 			var pe *ParseError
-			if !errors.As(errs[0], &pe) || !errors.Is(errs[0], ErrTimestamp) || !strings.Contains(errs[0].Error(), tt.where) {
+			if !errors.As(errs[0], &pe) || !errors.Is(errs[0], timestamp.ErrInvalid) || !strings.Contains(errs[0].Error(), tt.where) {
 				t.Errorf("error %q, want a *ParseError naming %q", errs[0], tt.where)
 			}
 			if tt.name == "cluster" && pe.Line != 1 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mementokit/mementokit/surt"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // MatchType says which keys a [Query] selects, as the match types of the
@@ -85,7 +86,7 @@ type Query struct {
 	// or "" for no bound; From is padded to the earliest instant it names
 	// and To to the latest, so From "2014" To "2014" selects
 	// 20140101000000 to 20141231235959 (public case CDX-04b; see
-	// TimestampBounds). A line whose timestamp is invalid never matches a
+	// timestamp.Bounds). A line whose timestamp is invalid never matches a
 	// bounded query.
 	From, To string
 	// Limit stops the iteration after this many lines; 0 means no limit.
@@ -123,7 +124,7 @@ type compiled struct {
 	start   []byte // the first line that can match is >= start
 	end     []byte // every line >= end is past the matches; nil = no end
 	host    []byte // MatchHost/MatchDomain: the host part of the key
-	lo, hi  string // timestamp bounds (TimestampBounds)
+	lo, hi  string // timestamp bounds (timestamp.Bounds)
 	bounded bool   // lo or hi set
 	all     bool   // every key: the whole-index query
 }
@@ -141,7 +142,7 @@ func (q Query) compile() (*compiled, error) {
 	if q.Limit < 0 {
 		return nil, fmt.Errorf("%w: negative limit %d", ErrQuery, q.Limit)
 	}
-	lo, hi, err := TimestampBounds(q.From, q.To)
+	lo, hi, err := timestamp.Bounds(q.From, q.To)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrQuery, err)
 	}
@@ -224,7 +225,7 @@ func (c *compiled) test(line []byte) verdict {
 		}
 		_, rest, _ := bytes.Cut(line, []byte(" "))
 		ts, _, _ := bytes.Cut(rest, []byte(" "))
-		if !InRange(ts, c.lo, c.hi) {
+		if !timestamp.InRange(ts, c.lo, c.hi) {
 			return vSkip
 		}
 		return vMatch
@@ -248,11 +249,11 @@ func (c *compiled) test(line []byte) verdict {
 	}
 	if c.bounded {
 		ts, _, _ := bytes.Cut(rest, []byte(" "))
-		if !InRange(ts, c.lo, c.hi) {
+		if !timestamp.InRange(ts, c.lo, c.hi) {
 			// Within one key, timestamps sort by time (a shorter one
 			// standing for its earliest instant), so past To nothing of
 			// this key matches; for an exact match that is the end.
-			if c.q.Match == MatchExact && c.hi != "" && InRange(ts, "", "") && !InRange(ts, "", c.hi) {
+			if c.q.Match == MatchExact && c.hi != "" && timestamp.InRange(ts, "", "") && !timestamp.InRange(ts, "", c.hi) {
 				return vStop
 			}
 			return vSkip

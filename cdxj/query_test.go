@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // corpus returns the data lines of every shipped index file, sorted
@@ -46,7 +47,7 @@ func corpus(t testing.TB) []string {
 // code: the oracle the searches are compared with.
 func reference(t testing.TB, lines []string, q Query) []string {
 	t.Helper()
-	lo, hi, err := TimestampBounds(q.From, q.To)
+	lo, hi, err := timestamp.Bounds(q.From, q.To)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func reference(t testing.TB, lines []string, q Query) []string {
 			ok = strings.HasPrefix(key, host+")") || strings.HasPrefix(key, host+",")
 		}
 		if ok && (lo != "" || hi != "") {
-			ok = InRange([]byte(ts), lo, hi)
+			ok = timestamp.InRange([]byte(ts), lo, hi)
 		}
 		if ok {
 			out = append(out, l)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // summary is what a test compares of a Record.
@@ -55,7 +56,7 @@ type badLine struct {
 }
 
 func causeOf(err error) error {
-	for _, s := range []error{ErrLineTooLong, ErrFieldCount, ErrTimestamp, ErrJSON, ErrHeader} {
+	for _, s := range []error{ErrLineTooLong, ErrFieldCount, timestamp.ErrInvalid, ErrJSON, ErrHeader} {
 		if errors.Is(err, s) {
 			return s
 		}
@@ -217,7 +218,7 @@ func TestReader(t *testing.T) {
 				{Line: 5, Key: "org,example)/", TS: "20140401000000", Time: ts("2014-04-01T00:00:00Z"), URL: "http://example.org/", MIME: "text/html", Status: 200, Digest: "AAAA", Length: 67, Offset: 134, Filename: "a.warc.gz", KeySURT: true},
 				{Line: 6, Key: "x", TS: "2014", Time: ts("2014-01-01T00:00:00Z"), Length: -1, Offset: -1, CDXJ: true},
 			},
-			bad: []badLine{{1, ErrFieldCount}, {2, ErrTimestamp}, {3, ErrFieldCount}, {4, ErrHeader}, {7, ErrTimestamp}},
+			bad: []badLine{{1, ErrFieldCount}, {2, timestamp.ErrInvalid}, {3, ErrFieldCount}, {4, ErrHeader}, {7, timestamp.ErrInvalid}},
 		},
 		{
 			name:  "SkipBad counts instead",
@@ -244,7 +245,7 @@ func TestReader(t *testing.T) {
 				{Line: 2, Key: "file:///ABCD-1234/source/Signal VIP.jpg", TS: "20150302104602", Time: ts("2015-03-02T10:46:02Z"), URL: "file:///ABCD-1234/source/Signal VIP.jpg", MIME: "image/jpeg", Digest: "N3OHGGHEBEJUMNUQRQXGGVCAS5IGPZ2D", Length: 3352, Offset: 2997372, Filename: "rec-example.warc.gz", CDXJ: true},
 				{Line: 4, Key: "org,example)/b", TS: "20150302104603", Time: ts("2015-03-02T10:46:03Z"), URL: "http://example.org/b", MIME: "text/html", Status: 200, Digest: "BBBB", Length: 11, Offset: 10, Filename: "rec-example.warc.gz", KeySURT: true, CDXJ: true},
 			},
-			bad: []badLine{{3, ErrTimestamp}},
+			bad: []badLine{{3, timestamp.ErrInvalid}},
 		},
 		{
 			name:  "CDX-03a revisit with status =",
@@ -271,13 +272,13 @@ func TestReader(t *testing.T) {
 				{Line: 1, Key: "com,example)/", TS: "200101011200", Time: ts("2001-01-01T12:00:00Z"), Length: -1, Offset: -1, KeySURT: true, CDXJ: true},
 				{Line: 2, Key: "com,example)/", TS: "20230426095158263", Time: ts("2023-04-26T09:51:58.263Z"), Length: -1, Offset: -1, KeySURT: true, CDXJ: true},
 			},
-			bad: []badLine{{3, ErrTimestamp}},
+			bad: []badLine{{3, timestamp.ErrInvalid}},
 		},
 		{
 			name:  "ORS TimeMap line needs a datetime key",
 			input: "20130202100000 {\"uri\": \"u\"}\ncom,example)/ {\"uri\": \"u\"}\n",
 			want:  []summary{{Line: 1, Key: "20130202100000", TS: "20130202100000", Time: ts("2013-02-02T10:00:00Z"), Length: -1, Offset: -1, CDXJ: true}},
-			bad:   []badLine{{2, ErrTimestamp}},
+			bad:   []badLine{{2, timestamp.ErrInvalid}},
 		},
 		{
 			name:  "IA full SURT key",
@@ -542,10 +543,10 @@ func TestPublicCasesCovered(t *testing.T) {
 		"CDX-03a": "TestReader",
 		"CDX-03b": "TestReader",
 		"CDX-03c": "TestReader",
-		"CDX-04a": "TestReader, TestParseTimestamp, TestTimestampOrder",
-		"CDX-04b": "TestTimestampBounds, TestInRange",
-		"CDX-04c": "TestReader, TestParseTimestamp, TestInRange, TestTimestampOrder",
-		"CDX-04d": "TestReader, TestParseTimestamp",
+		"CDX-04a": "TestReader, timestamp TestParse, timestamp TestOrder",
+		"CDX-04b": "timestamp TestBounds, timestamp TestInRange",
+		"CDX-04c": "TestReader, timestamp TestParse, timestamp TestInRange, timestamp TestOrder",
+		"CDX-04d": "TestReader, timestamp TestParse",
 	}
 	b, err := sampledata.ReadFile("cases/public_cases.tsv")
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // Record is one capture read from a CDXJ or classic CDX line.
@@ -28,7 +30,7 @@ type Record struct {
 	src     string  // the source's name, for errors
 	layout  *Layout // nil for a CDXJ line
 	key, ts []byte
-	tsPad   [17]byte // ts padded to 17 digits (its earliest instant)
+	tsPad   timestamp.Digits // ts padded to its earliest instant
 	cols    [numFields][]byte
 	json    []byte // the JSON block of a CDXJ line, nil for CDX
 	jx      jsonIndex
@@ -50,7 +52,7 @@ func (r *Record) reset(line []byte) {
 // new Record that aliases line. layout is the column order of a classic CDX
 // line, or nil to infer it from the field count (see Reader). Header lines
 // ("!..." and " CDX ...") are not records: they give an error wrapping
-// ErrFieldCount or ErrTimestamp. An error is a *ParseError whose Line is 0.
+// ErrFieldCount or timestamp.ErrInvalid. An error is a *ParseError whose Line is 0.
 func ParseLine(line []byte, layout *Layout) (*Record, error) {
 	r := new(Record)
 	if err := r.parse(line, layout, nil); err != nil {
@@ -123,7 +125,8 @@ func trimSpaces(b []byte) []byte {
 // setCDXJ records the parts of a CDXJ line; tsOff is where ts starts.
 func (r *Record) setCDXJ(key, ts, json []byte, tsOff int) error {
 	r.key, r.ts, r.json = key, ts, json
-	if err := padTimestamp(&r.tsPad, ts, false); err != nil {
+	var err error
+	if r.tsPad, err = timestamp.Earliest(ts); err != nil {
 		return perr(tsOff+1, err)
 	}
 	return nil
@@ -190,7 +193,8 @@ func (r *Record) parseCDX(line []byte, hdr, def *Layout) error {
 		}
 	}
 	r.key, r.ts = r.cols[fKey], r.cols[fTimestamp]
-	if err := padTimestamp(&r.tsPad, r.ts, false); err != nil {
+	var err error
+	if r.tsPad, err = timestamp.Earliest(r.ts); err != nil {
 		return perr(int(r.spans[layout.idx[fTimestamp]][0])+1, err)
 	}
 	return nil
@@ -223,13 +227,10 @@ func (r *Record) Timestamp() []byte { return r.ts }
 // Time returns the timestamp as a UTC time: the earliest instant the digits
 // cover (200101011200 is 2001-01-01T12:00:00Z; 17 digits keep the
 // milliseconds).
-func (r *Record) Time() time.Time { return timeOf(&r.tsPad) }
+func (r *Record) Time() time.Time { return r.tsPad.Time() }
 
 // Year returns the timestamp's year without building a time.Time.
-func (r *Record) Year() int {
-	p := &r.tsPad
-	return int(p[0]-'0')*1000 + int(p[1]-'0')*100 + int(p[2]-'0')*10 + int(p[3]-'0')
-}
+func (r *Record) Year() int { return r.tsPad.Year() }
 
 // jsonNames lists the JSON member names of each well-known value, in order
 // of preference.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mementokit/mementokit/surt"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // Request is one request of the CDX server API as a value: the parameters
@@ -33,7 +34,7 @@ type Request struct {
 	// From and To are from= and to=: inclusive timestamp bounds of 4 to 17
 	// digits, padded to the earliest and the latest instant they name
 	// (from=2014&to=2014 is 20140101000000 to 20141231235959; see
-	// TimestampBounds); "" is no bound.
+	// timestamp.Bounds); "" is no bound.
 	From, To string
 	// Limit is limit=: at most this many lines; 0 is no limit; a negative
 	// value asks for the last -Limit lines (the Internet Archive's form,
@@ -427,7 +428,7 @@ func ParseRequest(v url.Values) (*Request, error) {
 		return nil, bad("url", v.Get("url"), "nothing left to look up")
 	}
 	r.From, r.To = v.Get("from"), v.Get("to")
-	if _, _, err := TimestampBounds(r.From, r.To); err != nil {
+	if _, _, err := timestamp.Bounds(r.From, r.To); err != nil {
 		return nil, fmt.Errorf("%w: from=%s, to=%s: %v", ErrQuery, r.From, r.To, err)
 	}
 	if s := v.Get("limit"); s != "" {
@@ -438,7 +439,7 @@ func ParseRequest(v url.Values) (*Request, error) {
 		r.Limit = n
 	}
 	if c := v.Get("closest"); c != "" {
-		if _, err := ParseTimestamp([]byte(c)); err != nil {
+		if _, err := timestamp.Parse(c); err != nil {
 			return nil, bad("closest", c, err.Error())
 		}
 		r.Closest, r.Sort = c, SortClosest

@@ -7,6 +7,8 @@ import (
 	"iter"
 	"strconv"
 	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // DefaultMaxBuffered is the number of lines Run holds, when
@@ -241,7 +243,7 @@ func (r *Request) Run(s Searcher, o *RunOptions) iter.Seq2[*Record, error] {
 				return
 			}
 			src = p.PageRecords(tq, r.Page, ps)
-			if lo, hi, err = TimestampBounds(q.From, q.To); err != nil {
+			if lo, hi, err = timestamp.Bounds(q.From, q.To); err != nil {
 				yield(nil, fmt.Errorf("%w: %v", ErrQuery, err))
 				return
 			}
@@ -255,7 +257,7 @@ func (r *Request) Run(s Searcher, o *RunOptions) iter.Seq2[*Record, error] {
 		collapseLast := make([]string, len(r.Collapse))
 		collapseSeen := false
 		pass := func(rec *Record) bool {
-			if bounded && !InRange(rec.Timestamp(), lo, hi) {
+			if bounded && !timestamp.InRange(rec.Timestamp(), lo, hi) {
 				return false
 			}
 			for i := range r.Filters {
@@ -333,7 +335,7 @@ type closeRec struct {
 func newRunSink(r *Request, max int, exact bool) *runSink {
 	s := &runSink{r: r, max: max, exact: exact}
 	if r.Sort == SortClosest {
-		t, _ := ParseTimestamp([]byte(r.Closest))
+		t, _ := timestamp.Parse(r.Closest)
 		s.target = t
 		s.keep = abs(r.Limit)
 		if s.keep == 0 {

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mementokit/mementokit/timestamp"
 	"golang.org/x/time/rate"
 )
 
@@ -827,7 +828,7 @@ func (s *Server) fetchOutback(ctx context.Context, r *Request, emit emitFunc) er
 			return fmt.Errorf("%w: OutbackCDX sorts the captures of an exact match only (sort=%s with matchType=%s)", ErrQuery, r.Sort, r.Match)
 		}
 		if r.From != "" || r.To != "" {
-			lo, hi, err := TimestampBounds(r.From, r.To)
+			lo, hi, err := timestamp.Bounds(r.From, r.To)
 			if err != nil {
 				return fmt.Errorf("%w: %v", ErrQuery, err)
 			}
@@ -844,7 +845,7 @@ func (s *Server) fetchOutback(ctx context.Context, r *Request, emit emitFunc) er
 			inner := emit
 			emit = func(line []byte, l *Layout, where func() string) bool {
 				rec, err := ParseLine(line, l)
-				if err == nil && !InRange(rec.Timestamp(), lo, hi) {
+				if err == nil && !timestamp.InRange(rec.Timestamp(), lo, hi) {
 					return true
 				}
 				return inner(line, l, where)

@@ -19,6 +19,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/summary"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // badSampleLines is the number of lines of the shipped index files that are
@@ -144,7 +145,7 @@ func TestRoundTripSampleData(t *testing.T) {
 			t.Errorf("%s line %d (-record +row):\n%s", inputs[i], rec.LineNumber(), diff)
 		}
 		// The timestamp as written is the first digits of fetch_time.
-		if ts := cdxj.FormatTimestamp(got.FetchTime.Add(0)); !strings.HasPrefix(ts+"000", string(rec.Timestamp())) {
+		if ts := timestamp.Format(got.FetchTime.Add(0)); !strings.HasPrefix(ts+"000", string(rec.Timestamp())) {
 			t.Errorf("%s line %d: timestamp %s does not come back from %v", inputs[i], rec.LineNumber(), rec.Timestamp(), got.FetchTime)
 		}
 		// Every column, as the Converter filled it.

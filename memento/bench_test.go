@@ -6,6 +6,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // bigTimeMap returns an application/link-format TimeMap of n mementos laid
@@ -28,7 +30,7 @@ func bigTimeMap(n int) []byte {
 		case n - 1:
 			rel = "last memento"
 		}
-		fmt.Fprintf(&b, "<http://127.0.0.1:%d/web/%s/%s>; rel=%q; datetime=%q,\n", 19002+i%2, FormatTimestamp(t), r, rel, FormatHTTPDate(t))
+		fmt.Fprintf(&b, "<http://127.0.0.1:%d/web/%s/%s>; rel=%q; datetime=%q,\n", 19002+i%2, timestamp.Format(t), r, rel, FormatHTTPDate(t))
 	}
 	fmt.Fprintf(&b, "<%stimemap/link/%s>; rel=\"timemap\"; type=\"application/link-format\",\n", agg, r)
 	fmt.Fprintf(&b, "<%stimegate/%s>; rel=\"timegate\"\n", agg, r)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // archive is a fake Memento archive on 127.0.0.1: routes map a path to a
@@ -85,7 +86,7 @@ func stall(w http.ResponseWriter, r *http.Request) {
 func mementoLines(base string, ts ...string) string {
 	var b strings.Builder
 	for _, s := range ts {
-		t, _ := ParseTimestamp(s)
+		t, _ := timestamp.Parse(s)
 		fmt.Fprintf(&b, "<%s/web/%s/http://example.com/>; rel=\"memento\"; datetime=\"%s\",\n", base, s, FormatHTTPDate(t))
 	}
 	return b.String()
@@ -94,7 +95,7 @@ func mementoLines(base string, ts ...string) string {
 func timestamps(tm *TimeMap) []string {
 	var out []string
 	for _, m := range tm.Mementos {
-		out = append(out, FormatTimestamp(m.Datetime))
+		out = append(out, timestamp.Format(m.Datetime))
 	}
 	return out
 }

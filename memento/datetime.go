@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // Datetime errors.
@@ -13,8 +15,6 @@ var (
 	// ErrHTTPDate: a value is not an RFC 7089 §2.1.1 rfc1123-date
 	// ("Sun, 06 Nov 1994 08:49:37 GMT").
 	ErrHTTPDate = errors.New("not an rfc1123-date (want e.g. \"Sun, 06 Nov 1994 08:49:37 GMT\")")
-	// ErrTimestamp: a value is not a YYYY[MM[DD[hh[mm[ss]]]]] timestamp.
-	ErrTimestamp = errors.New("not a YYYY[MM[DD[hh[mm[ss]]]]] timestamp")
 )
 
 var monthNames = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -183,74 +183,28 @@ func normalizeDateCase(s string) string {
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-// ParseTimestamp parses a Wayback-style timestamp YYYY[MM[DD[hh[mm[ss]]]]]
-// (4, 6, 8, 10, 12 or 14 ASCII digits) into the start of the period it
-// names, in UTC: "2005" is 2005-01-01T00:00:00Z, "20050301" is
-// 2005-03-01T00:00:00Z. Fields out of range (month 13, 31 April, hour 24)
-// are errors wrapping ErrTimestamp, as are odd lengths ("20051") and
-// "0001" (the zero time.Time, which means "absent" here).
-func ParseTimestamp(s string) (time.Time, error) {
-	n := len(s)
-	if n < 4 || n > 14 || n%2 != 0 {
-		return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrTimestamp)
+// parseTimestamp parses a timestamp by the one rule of package timestamp
+// and refuses the zero time.Time ("0001"), which means "absent" here.
+func parseTimestamp(s string) (time.Time, error) {
+	t, err := timestamp.Parse(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("memento: %w", err)
 	}
-	for i := 0; i < n; i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrTimestamp)
-		}
-	}
-	f := [6]int{0, 1, 1, 0, 0, 0}
-	f[0], _ = num(s, 0, 4)
-	for k := 1; 4+2*k <= n; k++ {
-		f[k], _ = num(s, 2+2*k, 2)
-	}
-	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > daysIn(f[1], f[0]) || f[3] > 23 || f[4] > 59 || f[5] > 59 {
-		return time.Time{}, fmt.Errorf("memento: %q: field out of range: %w", s, ErrTimestamp)
-	}
-	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], 0, time.UTC)
 	if t.IsZero() {
-		return time.Time{}, fmt.Errorf("memento: %q: the zero time means \"absent\": %w", s, ErrTimestamp)
+		return time.Time{}, fmt.Errorf("memento: %w: %q is the zero time, which means \"absent\"", timestamp.ErrInvalid, s)
 	}
 	return t, nil
 }
 
-// FormatTimestamp writes t in UTC as a 14-digit timestamp YYYYMMDDhhmmss,
-// the key of CDXJ TimeMaps and of Wayback URI-Ms.
-func FormatTimestamp(t time.Time) string {
-	return string(appendTimestamp(make([]byte, 0, 14), t))
-}
-
-func appendTimestamp(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	b = appendInt(b, y, 4)
-	b = appendInt(b, int(mo), 2)
-	b = appendInt(b, d, 2)
-	b = appendInt(b, h, 2)
-	b = appendInt(b, mi, 2)
-	return appendInt(b, s, 2)
-}
-
-func appendInt(b []byte, v, width int) []byte {
-	var tmp [8]byte
-	i := len(tmp)
-	for v > 0 || width > 0 {
-		i--
-		tmp[i] = byte('0' + v%10)
-		v /= 10
-		width--
-	}
-	return append(b, tmp[i:]...)
-}
-
 // ParseDatetime parses a datetime given by a person or in a URL path: a
-// timestamp prefix (see ParseTimestamp) or an HTTP date in one of the
-// forms ParseHTTPDateLenient reads. The result is in UTC.
+// timestamp of 4 to 17 digits (the earliest instant it covers, by the rule of
+// package timestamp; an error wraps timestamp.ErrInvalid) or an HTTP date in
+// one of the forms ParseHTTPDateLenient reads. The result is in UTC. The zero
+// time.Time ("0001") is refused: this package uses it for "absent".
 func ParseDatetime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if s != "" && s[0] >= '0' && s[0] <= '9' && !strings.ContainsAny(s, "-: ") {
-		return ParseTimestamp(s)
+		return parseTimestamp(s)
 	}
 	return ParseHTTPDateLenient(s)
 }

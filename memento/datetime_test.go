@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 func TestParseHTTPDateLenient(t *testing.T) {
@@ -51,40 +53,33 @@ func TestParseHTTPDateLenient(t *testing.T) {
 
 func TestParseDatetime(t *testing.T) {
 	for _, tc := range []struct {
-		in   string
-		want time.Time
-		ok   bool
+		name, in string
+		want     time.Time
+		ok       bool
 	}{
-		{"2005", time.Date(2005, 1, 1, 0, 0, 0, 0, time.UTC), true},
-		{"201206", time.Date(2012, 6, 1, 0, 0, 0, 0, time.UTC), true},
-		{"20120615080910", time.Date(2012, 6, 15, 8, 9, 10, 0, time.UTC), true},
-		{"Fri, 15 Jun 2012 08:09:10 GMT", time.Date(2012, 6, 15, 8, 9, 10, 0, time.UTC), true},
-		{"2012-06-15T08:09:10Z", time.Date(2012, 6, 15, 8, 9, 10, 0, time.UTC), true},
-		{"20051", time.Time{}, false},
-		{"20051301", time.Time{}, false},
-		{"20050230", time.Time{}, false},
-		{"2005030124", time.Time{}, false},
-		{"200503011260", time.Time{}, false},
-		{"2005x3", time.Time{}, false},
+		{"year", "2005", time.Date(2005, 1, 1, 0, 0, 0, 0, time.UTC), true},
+		{"month", "201206", time.Date(2012, 6, 1, 0, 0, 0, 0, time.UTC), true},
+		{"seconds", "20120615080910", time.Date(2012, 6, 15, 8, 9, 10, 0, time.UTC), true},
+		{"HTTP date", "Fri, 15 Jun 2012 08:09:10 GMT", time.Date(2012, 6, 15, 8, 9, 10, 0, time.UTC), true},
+		{"RFC 3339", "2012-06-15T08:09:10Z", time.Date(2012, 6, 15, 8, 9, 10, 0, time.UTC), true},
+		{"odd length narrows as in a CDX query", "20051", time.Date(2005, 10, 1, 0, 0, 0, 0, time.UTC), true},
+		{"milliseconds", "20230426095158263", time.Date(2023, 4, 26, 9, 51, 58, 263e6, time.UTC), true},
+		{"the zero time means absent", "0001", time.Time{}, false},
+		{"18 digits", "202304260951582630", time.Time{}, false},
+		{"month 13", "20051301", time.Time{}, false},
+		{"30 February", "20050230", time.Time{}, false},
+		{"hour 24", "2005030124", time.Time{}, false},
+		{"minute 60", "200503011260", time.Time{}, false},
+		{"a letter", "2005x3", time.Time{}, false},
 	} {
-		got, err := ParseDatetime(tc.in)
-		if (err == nil) != tc.ok || !got.Equal(tc.want) {
-			t.Errorf("ParseDatetime(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
-
-func TestFormatTimestamp(t *testing.T) {
-	for _, tc := range []struct {
-		in   time.Time
-		want string
-	}{
-		{time.Date(1996, 12, 21, 3, 12, 31, 0, time.UTC), "19961221031231"},
-		{time.Date(2010, 5, 15, 1, 18, 57, 999, time.FixedZone("CEST", 7200)), "20100514231857"},
-		{time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), "00010101000000"},
-	} {
-		if got := FormatTimestamp(tc.in); got != tc.want {
-			t.Errorf("FormatTimestamp(%v) = %q, want %q", tc.in, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseDatetime(tc.in)
+			if (err == nil) != tc.ok || !got.Equal(tc.want) {
+				t.Errorf("ParseDatetime(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
+			}
+			if err != nil && tc.in[0] >= '0' && tc.in[0] <= '9' && !errors.Is(err, timestamp.ErrInvalid) {
+				t.Errorf("ParseDatetime(%q) error %v does not wrap timestamp.ErrInvalid", tc.in, err)
+			}
+		})
 	}
 }

@@ -46,8 +46,9 @@
 //
 // ParseHTTPDate accepts only the RFC 7089 §2.1.1 form (http.TimeFormat; note
 // that time.RFC1123 silently accepts other zones); ParseHTTPDateLenient reads
-// the variants archives send; ParseTimestamp reads 4 to 14 digit
-// YYYY[MM[DD[hh[mm[ss]]]]] prefixes and FormatTimestamp writes 14 digits.
+// the variants archives send; ParseDatetime reads either an HTTP date or a
+// timestamp (package timestamp owns the digits: timestamp.Parse reads 4 to 17
+// digits YYYY[MM[DD[hh[mm[ss[SSS]]]]]], timestamp.Format writes 14, or 17 with milliseconds).
 // AcceptDatetime tells a TimeGate server an absent header (answer with the
 // latest memento) from a malformed one (answer 400).
 //

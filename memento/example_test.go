@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // An Internet Archive TimeGate answer: every datetime has a comma, which
@@ -87,7 +88,7 @@ func ExampleReadTimeMap() {
 	}
 	fmt.Println(tm.Original, tm.Len())
 	for _, m := range tm.Mementos {
-		fmt.Println(memento.FormatTimestamp(m.Datetime), m.URIM)
+		fmt.Println(timestamp.Format(m.Datetime), m.URIM)
 	}
 	// Output:
 	// http://example.com/ 4
@@ -100,14 +101,14 @@ func ExampleReadTimeMap() {
 // Exactly half-way between two mementos, the later one is closest.
 func ExampleTimeMap_Closest() {
 	tm, _ := memento.ReadTimeMap(strings.NewReader(exampleTimeMap), nil)
-	a, _ := memento.ParseTimestamp("20100511201151")
-	b, _ := memento.ParseTimestamp("20100513224108")
+	a, _ := timestamp.Parse("20100511201151")
+	b, _ := timestamp.Parse("20100513224108")
 	mid := a.Add(b.Sub(a) / 2)
 	m, _ := tm.Closest(mid)
-	fmt.Println(memento.FormatTimestamp(m.Datetime))
+	fmt.Println(timestamp.Format(m.Datetime))
 	prev, _ := tm.Prev(mid)
 	next, _ := tm.Next(mid)
-	fmt.Println(memento.FormatTimestamp(prev.Datetime), memento.FormatTimestamp(next.Datetime))
+	fmt.Println(timestamp.Format(prev.Datetime), timestamp.Format(next.Datetime))
 	fmt.Println(len(tm.SameSecond(tm.NextIndex(tm.ClosestIndex(mid)))), "URI-Ms in the next second")
 	// Output:
 	// 20100513224108
@@ -193,7 +194,7 @@ func ExampleWriteCDXJ() {
 // The Time Travel /api/json answer lists every URI-M of the closest second.
 func ExampleWriteTimeTravelJSON() {
 	tm, _ := memento.ReadTimeMap(strings.NewReader(exampleTimeMap), nil)
-	at, _ := memento.ParseTimestamp("20100514")
+	at, _ := timestamp.Parse("20100514")
 	memento.WriteTimeTravelJSON(os.Stdout, memento.NewTimeTravelResult(tm, at))
 	// Output:
 	// {
@@ -206,20 +207,20 @@ func ExampleWriteTimeTravelJSON() {
 	// }
 }
 
-func ExampleParseTimestamp() {
-	for _, s := range []string{"2005", "20050301", "20050301120000", "20051", "20051301"} {
-		t, err := memento.ParseTimestamp(s)
+func ExampleParseDatetime() {
+	for _, s := range []string{"2005", "20050301120000", "Tue, 01 Mar 2005 12:00:00 GMT", "2005-03-01T12:00:00Z", "20051301"} {
+		t, err := memento.ParseDatetime(s)
 		if err != nil {
-			fmt.Println(s, "error:", errors.Is(err, memento.ErrTimestamp))
+			fmt.Println(s, "error:", errors.Is(err, timestamp.ErrInvalid))
 			continue
 		}
-		fmt.Println(s, memento.FormatHTTPDate(t), memento.FormatTimestamp(t))
+		fmt.Println(s, "=", memento.FormatHTTPDate(t), timestamp.Format(t))
 	}
 	// Output:
-	// 2005 Sat, 01 Jan 2005 00:00:00 GMT 20050101000000
-	// 20050301 Tue, 01 Mar 2005 00:00:00 GMT 20050301000000
-	// 20050301120000 Tue, 01 Mar 2005 12:00:00 GMT 20050301120000
-	// 20051 error: true
+	// 2005 = Sat, 01 Jan 2005 00:00:00 GMT 20050101000000
+	// 20050301120000 = Tue, 01 Mar 2005 12:00:00 GMT 20050301120000
+	// Tue, 01 Mar 2005 12:00:00 GMT = Tue, 01 Mar 2005 12:00:00 GMT 20050301120000
+	// 2005-03-01T12:00:00Z = Tue, 01 Mar 2005 12:00:00 GMT 20050301120000
 	// 20051301 error: true
 }
 
@@ -249,7 +250,7 @@ func ExampleClient_TimeGate() {
 		}
 		w.Header().Set("Vary", "accept-datetime")
 		w.Header().Set("Link", `<http://example.com/>; rel="original"`)
-		w.Header().Set("Location", "/web/"+memento.FormatTimestamp(t)+"/http://example.com/")
+		w.Header().Set("Location", "/web/"+timestamp.Format(t)+"/http://example.com/")
 		w.WriteHeader(http.StatusFound)
 	}))
 	defer srv.Close()
@@ -306,7 +307,7 @@ func ExampleClient_FetchTimeMap() {
 func ExampleNavigationLinks() {
 	tm, _ := memento.ReadTimeMap(strings.NewReader(exampleTimeMap), nil)
 	tm.TimeGate = "http://localhost:1208/timegate/http://example.com/"
-	at, _ := memento.ParseTimestamp("20100513")
+	at, _ := timestamp.Parse("20100513")
 	for _, l := range memento.NavigationLinks(tm, tm.ClosestIndex(at)) {
 		fmt.Println(memento.FormatLinks([]memento.Link{l}))
 	}

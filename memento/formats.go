@@ -163,7 +163,7 @@ func ReadCDXJ(r io.Reader) (*TimeMap, error) {
 		if v.Datetime != "" {
 			t, err = ParseHTTPDate(v.Datetime)
 		} else {
-			t, err = ParseTimestamp(string(key))
+			t, err = parseTimestamp(string(key))
 		}
 		if err != nil {
 			return tm, bad("%v", err)

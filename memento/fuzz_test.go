@@ -154,29 +154,6 @@ func FuzzParseHTTPDate(f *testing.F) {
 	})
 }
 
-// FuzzParseTimestamp checks that ParseTimestamp never panics and that a
-// parsed timestamp is a prefix of its 14-digit form, which parses back to
-// the same instant.
-func FuzzParseTimestamp(f *testing.F) {
-	for _, s := range []string{"2005", "200503", "20050301", "2005030112", "200503011200", "20050301120000", "20051", "20051301", "20000229", "20010229", "99991231235959"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		v, err := ParseTimestamp(s)
-		if err != nil {
-			return
-		}
-		out := FormatTimestamp(v)
-		if len(out) != 14 || !strings.HasPrefix(out, s) {
-			t.Fatalf("%q formats as %q", s, out)
-		}
-		back, err := ParseTimestamp(out)
-		if err != nil || !back.Equal(v) {
-			t.Fatalf("%q: %v, back %v %v", s, v, back, err)
-		}
-	})
-}
-
 // FuzzReadCDXJ and FuzzReadJSON check that the readers never panic and
 // return sorted mementos.
 func FuzzReadCDXJ(f *testing.F) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // lfCase is one testdata/linkformat case (format in its README.md).
@@ -90,7 +91,7 @@ var caseChecks = map[string]map[string]func(t *testing.T, links []Link, tm *Time
 		"note": func(t *testing.T, _ []Link, tm *TimeMap) {
 			var got []string
 			for _, m := range tm.Mementos {
-				got = append(got, FormatTimestamp(m.Datetime))
+				got = append(got, timestamp.Format(m.Datetime))
 			}
 			want := []string{"20000620180259", "20000621011731", "20000621044156", "20091027204954"}
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -141,9 +142,9 @@ var caseChecks = map[string]map[string]func(t *testing.T, links []Link, tm *Time
 			for _, p := range tm.Pages {
 				until := "open"
 				if !p.Until.IsZero() {
-					until = FormatTimestamp(p.Until)
+					until = timestamp.Format(p.Until)
 				}
-				got = append(got, "["+FormatTimestamp(p.From)+".."+until+"]")
+				got = append(got, "["+timestamp.Format(p.From)+".."+until+"]")
 			}
 			want := []string{"[20000620180259..20000805071233]", "[20000805071310..20001002114002]", "[20001002114100..open]"}
 			if diff := cmp.Diff(want, got); diff != "" {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 func TestErrorMessages(t *testing.T) {
@@ -121,7 +123,7 @@ func TestReadFormatErrors(t *testing.T) {
 	}
 	// A CDXJ line without a datetime takes the key's.
 	tm, err := ReadCDXJ(strings.NewReader("20010203040506 {\"uri\": \"u\"}\n"))
-	if err != nil || FormatTimestamp(tm.Mementos[0].Datetime) != "20010203040506" {
+	if err != nil || timestamp.Format(tm.Mementos[0].Datetime) != "20010203040506" {
 		t.Errorf("%v %v", tm, err)
 	}
 	_, err = ReadTimeTravelJSON(strings.NewReader(`{"mementos": {"closest": {"datetime": "2001-01-01T00:00:00Z", "uri": 5}}}`))

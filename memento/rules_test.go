@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // rules holds one test per numbered rule of testdata/rfc7089_rules.md
@@ -187,7 +188,7 @@ func rule03NotRFC1123Layout(t *testing.T) {
 func rule04OutOfRange(t *testing.T) {
 	tm := &TimeMap{}
 	for _, ts := range []string{"2001", "2005", "2010"} {
-		d, _ := ParseTimestamp(ts)
+		d, _ := timestamp.Parse(ts)
 		tm.Mementos = append(tm.Mementos, Memento{URIM: "http://a/" + ts, Datetime: d})
 	}
 	if m, _ := tm.Closest(time.Date(1990, 1, 1, 0, 0, 0, 0, time.UTC)); m.URIM != "http://a/2001" {
@@ -579,7 +580,7 @@ func rule24Duplicates(t *testing.T) {
 	type md struct{ URIM, TS string }
 	var got []md
 	for _, m := range tm.Mementos {
-		got = append(got, md{m.URIM, FormatTimestamp(m.Datetime)})
+		got = append(got, md{m.URIM, timestamp.Format(m.Datetime)})
 	}
 	want := []md{{"http://a/1", "20010101000000"}, {"http://b/1", "20010101000000"}, {"http://a/1", "20020101000000"}}
 	if diff := cmp.Diff(want, got); diff != "" || tm.Duplicates != 1 {
@@ -604,7 +605,7 @@ func rule25Lenient(t *testing.T) {
 	type md struct{ URIM, TS string }
 	var got []md
 	for _, m := range tm.Mementos {
-		got = append(got, md{m.URIM, FormatTimestamp(m.Datetime)})
+		got = append(got, md{m.URIM, timestamp.Format(m.Datetime)})
 	}
 	want := []md{{"http://m/a>b", "19941106084937"}, {"http://m/2", "19941106084938"}, {"http://m/3", "19941106084939"}}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // Media types of the TimeMap serialisations.
@@ -576,7 +578,7 @@ func WriteCDXJ(w io.Writer, tm *TimeMap) error {
 	}
 	for i := range tm.Mementos {
 		m := &tm.Mementos[i]
-		b = appendTimestamp(b, m.Datetime)
+		b = timestamp.Append(b, m.Datetime)
 		b = append(b, ` {"uri": `...)
 		b = appendJSONString(b, m.URIM)
 		b = append(b, `, "rel": `...)

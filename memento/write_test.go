@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // transcriptBody returns the response body of the first exchange under the
@@ -172,7 +173,7 @@ func sortedLines(s string) []string {
 // three media types and an extra page with a title, and two URI-Ms in one
 // second.
 func roundTripTimeMap() *TimeMap {
-	d := func(s string) time.Time { t, _ := ParseTimestamp(s); return t }
+	d := func(s string) time.Time { t, _ := timestamp.Parse(s); return t }
 	tm := &TimeMap{
 		Original: "http://example.com/a,b;c=d?x=\"y\"",
 		TimeGate: "http://agg.example/timegate/http://example.com/",
@@ -296,7 +297,7 @@ func TestRoundTrip(t *testing.T) {
 // (testdata/timetravel_api.json, provenance in testdata/README.md): the
 // closest second holds two URI-Ms, "uri" is an array.
 func TestTimeTravelJSON(t *testing.T) {
-	d := func(s string) time.Time { t, _ := ParseTimestamp(s); return t }
+	d := func(s string) time.Time { t, _ := timestamp.Parse(s); return t }
 	tm := &TimeMap{
 		Original: "http://example.com/",
 		TimeGate: "http://timetravel.mementoweb.org/timegate/http://example.com/",
@@ -432,7 +433,7 @@ func TestNavigationMatchesMemGator(t *testing.T) {
 	}
 	t.Run("memento description, link format", func(t *testing.T) {
 		_, _, body := transcriptExchange(t, "Memento description, link format, 14-digit datetime")
-		at, _ := ParseTimestamp("20120615080910")
+		at, _ := timestamp.Parse("20120615080910")
 		var b bytes.Buffer
 		if err := WriteLinks(&b, NavigationLinks(tm, tm.ClosestIndex(at))); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mementokit/mementokit/timestamp"
 	"github.com/mementokit/mementokit/ukvs"
 )
 
@@ -286,12 +287,10 @@ func span(p ukvs.Period) time.Duration {
 	if lo == "" || hi == "" {
 		return 1<<63 - 1
 	}
-	a, _ := time.Parse(ts14, lo)
-	b, _ := time.Parse(ts14, hi)
+	a, _ := timestamp.Parse(lo)
+	b, _ := timestamp.Parse(hi)
 	return b.Sub(a)
 }
-
-const ts14 = "20060102150405"
 
 // DefaultObservedMaxAge is how long a negative observation ("0", the
 // archive answered that it held nothing) is trusted when neither the
@@ -353,7 +352,7 @@ func (m *Map) LookupObserved(surtKey string, now time.Time, maxAge time.Duration
 			if !l.f.HoldsNothing() {
 				return res
 			}
-			t, err := time.Parse(ts14, string(l.time))
+			t, err := timestamp.Parse(l.time)
 			if err == nil && !now.Before(t) && now.Sub(t) <= maxAge {
 				return res
 			}

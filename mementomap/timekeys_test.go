@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/timestamp"
 	"github.com/mementokit/mementokit/ukvs"
 )
 
@@ -255,7 +256,7 @@ com,example)/d 20240105000000 1/1
 	if m.TimeKey() != TimeKeyObserved || m.ObservedMaxAge() != 48*time.Hour {
 		t.Fatalf("TimeKey %q, max age %v", m.TimeKey(), m.ObservedMaxAge())
 	}
-	at := func(s string) time.Time { t, _ := time.Parse(ts14, s); return t }
+	at := func(s string) time.Time { t, _ := timestamp.Parse(s); return t }
 	tests := []struct {
 		name, key   string
 		now         string

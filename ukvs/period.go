@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // ErrPeriod is wrapped by every error of [ParsePeriod].
@@ -76,7 +77,11 @@ func (p Period) Lower() string {
 	if p.From == "" {
 		return ""
 	}
-	return p.From + "00000101000000"[len(p.From):]
+	d, err := timestamp.Earliest(p.From)
+	if err != nil {
+		return "" // unreachable for a Period from ParsePeriod
+	}
+	return string(d[:14])
 }
 
 // Upper returns the last second p covers as a 14-digit datetime
@@ -86,61 +91,30 @@ func (p Period) Upper() string {
 	if p.To == "" {
 		return ""
 	}
-	t, err := time.Parse("20060102150405", p.To+"00000101000000"[len(p.To):])
+	d, err := timestamp.Latest(p.To)
 	if err != nil {
 		return "" // unreachable for a Period from ParsePeriod
 	}
-	switch len(p.To) {
-	case 4:
-		t = t.AddDate(1, 0, 0)
-	case 6:
-		t = t.AddDate(0, 1, 0)
-	case 8:
-		t = t.AddDate(0, 0, 1)
-	case 10:
-		t = t.Add(time.Hour)
-	case 12:
-		t = t.Add(time.Minute)
-	default:
-		t = t.Add(time.Second)
-	}
-	return t.Add(-time.Second).Format("20060102150405")
+	return string(d[:14])
 }
 
-// Contains reports whether the 14-digit datetime ts (as in a CDX timestamp
-// field) falls within p, bounds included. A shorter ts is compared as the
-// first second it names.
+// Contains reports whether the timestamp ts (4 to 17 digits, as in a CDX
+// timestamp field; a shorter one stands for the first instant it names)
+// falls within p, bounds included. An invalid ts is in no Period.
 func (p Period) Contains(ts string) bool {
-	if len(ts) < 14 {
-		ts += "00000101000000"[len(ts):]
-	} else if len(ts) > 14 {
-		ts = ts[:14]
-	}
-	if lo := p.Lower(); lo != "" && ts < lo {
-		return false
-	}
-	if hi := p.Upper(); hi != "" && ts > hi {
-		return false
-	}
-	return true
+	return timestamp.InRange(ts, p.Lower(), p.Upper())
 }
 
-// checkPrefix validates a 4–14 digit datetime prefix of even length.
+// checkPrefix validates a datetime prefix: 4 to 14 digits of even length
+// naming a real date (by the rule of package timestamp).
 func checkPrefix(s string) error {
 	switch len(s) {
 	case 4, 6, 8, 10, 12, 14:
 	default:
 		return fmt.Errorf("%d digits (want 4, 6, 8, 10, 12 or 14)", len(s))
 	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return fmt.Errorf("non-digit at byte %d", i)
-		}
-	}
-	// Parse the prefix padded to the first second it names; time.Parse
-	// rejects month 13, day 31 of a 30-day month, hour 24 and so on.
-	if _, err := time.Parse("20060102150405", s+"00000101000000"[len(s):]); err != nil {
-		return fmt.Errorf("not a valid date")
+	if _, err := timestamp.Earliest(s); err != nil {
+		return err
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/surt"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // sample writes a shipped index file into dir and returns its path.
@@ -156,8 +157,8 @@ func TestBadLines(t *testing.T) {
 
 	t.Run("stops with file and line", func(t *testing.T) {
 		_, _, err := runCmd(t, "", p)
-		if err == nil || !strings.Contains(err.Error(), p+":3:") || !errors.Is(err, cdxj.ErrTimestamp) {
-			t.Fatalf("run = %v, want an error at %s:3 wrapping ErrTimestamp", err, p)
+		if err == nil || !strings.Contains(err.Error(), p+":3:") || !errors.Is(err, timestamp.ErrInvalid) {
+			t.Fatalf("run = %v, want an error at %s:3 wrapping timestamp.ErrInvalid", err, p)
 		}
 		_, _, err = runCmd(t, "", timemap)
 		if err == nil || !strings.Contains(err.Error(), timemap+":7:") || !errors.Is(err, cdxj.ErrJSON) {

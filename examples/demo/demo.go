@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/timestamp"
 
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/internal/archiveserver"
@@ -438,7 +440,7 @@ func plan(ctx context.Context, cfg config, archives []*archive) ([]*lookup, erro
 				return nil, err
 			}
 			for _, c := range caps {
-				urims[archives[i].base+"/"+c.Time.Format("20060102150405")+"/"+c.URL] = true
+				urims[archives[i].base+"/"+timestamp.Format(c.Time)+"/"+c.URL] = true
 			}
 		}
 		l.truth = len(urims)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/surt"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // LoadOptions sets up LoadIndex. The zero value stops at the first bad line.
@@ -378,7 +379,7 @@ func (x *Index) WriteCDXJ(w io.Writer) error {
 		for _, c := range g.caps {
 			buf = append(buf[:0], k...)
 			buf = append(buf, ' ')
-			buf = time.Unix(c.sec, 0).UTC().AppendFormat(buf, "20060102150405")
+			buf = timestamp.Append(buf, time.Unix(c.sec, 0))
 			buf = append(buf, ` {"url": `...)
 			q, err := json.Marshal(g.urls[c.url])
 			if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/mementomap"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // The paths the Server answers; a URI-R follows each prefix.
@@ -425,7 +426,7 @@ func escapeURI(s string) string {
 }
 
 func uriM(base string, c Capture) string {
-	return base + "/" + c.Time.Format("20060102150405") + "/" + c.URL
+	return base + "/" + timestamp.Format(c.Time) + "/" + c.URL
 }
 
 func (s *Server) serveTimeMap(w http.ResponseWriter, r *http.Request, rawURIR string) {
@@ -624,7 +625,7 @@ func (s *Server) serveTimeGate(w http.ResponseWriter, r *http.Request, rawURIR s
 }
 
 func (s *Server) serveMemento(w http.ResponseWriter, r *http.Request, digits, rawURIR string) {
-	t, err := time.Parse("20060102150405", digits)
+	t, err := timestamp.Parse(digits)
 	if err != nil {
 		s.badRequest.Add(1)
 		writeText(w, http.StatusBadRequest, "bad memento datetime "+digits+"\n")

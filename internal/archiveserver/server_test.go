@@ -19,6 +19,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // testIndex is a small index with a tie, a duplicate line, two URLs of one
@@ -270,7 +271,7 @@ func TestTimeMapRoundTrip(t *testing.T) {
 	}
 	var got []string
 	for _, m := range tm.Mementos {
-		got = append(got, m.URIM+" "+memento.FormatTimestamp(m.Datetime))
+		got = append(got, m.URIM+" "+timestamp.Format(m.Datetime))
 	}
 	want := []string{
 		ts.URL + "/20100101000000/http://example.com/ 20100101000000",

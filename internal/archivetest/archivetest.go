@@ -32,6 +32,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // Fault is a misbehaviour an Archive can show on its TimeMap and TimeGate
@@ -187,7 +189,7 @@ func (a *Archive) TimeGatePrefix() string { return a.URL + "/timegate/" }
 
 // URIM is the URI-M this archive gives the capture of urir at t.
 func (a *Archive) URIM(urir string, t time.Time) string {
-	return a.URL + "/web/" + t.UTC().Format("20060102150405") + "/" + urir
+	return a.URL + "/web/" + timestamp.Format(t) + "/" + urir
 }
 
 // Requests returns a copy of the request log, in arrival order.
@@ -481,7 +483,7 @@ func (a *Archive) serveTimeGate(w http.ResponseWriter, r *http.Request, cfg Conf
 
 func (a *Archive) serveMemento(w http.ResponseWriter, r *http.Request, cfg Config, rest string) {
 	stamp, urir, ok := strings.Cut(rest, "/")
-	t, err := time.Parse("20060102150405", stamp)
+	t, err := timestamp.Parse(stamp)
 	if !ok || err != nil {
 		http.NotFound(w, r)
 		return

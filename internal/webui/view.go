@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // View is the result of one lookup as the /list page shows it.
@@ -53,7 +54,7 @@ type Links struct {
 }
 
 func (u *UI) links(urir string, at time.Time) Links {
-	b, ts := u.o.BaseURL, at.UTC().Format("20060102150405")
+	b, ts := u.o.BaseURL, timestamp.Format(at)
 	return Links{
 		TimeMapLink: b + "/timemap/link/" + urir,
 		TimeMapJSON: b + "/timemap/json/" + urir,

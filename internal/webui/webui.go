@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 //go:embed templates/*.html static/style.css
@@ -194,7 +195,7 @@ func (u *UI) search(w http.ResponseWriter, r *http.Request) {
 		bad(err.Error())
 		return
 	}
-	loc := "/list/" + at.Format("20060102150405") + "/" + urir
+	loc := "/list/" + timestamp.Format(at) + "/" + urir
 	w.Header().Set("Location", loc)
 	write(w, http.StatusSeeOther, "text/html; charset=utf-8",
 		[]byte(`<a href="`+template.HTMLEscapeString(loc)+`">See the mementos</a>.`+"\n"))

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/mementokit/mementokit/aggregator"
-	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"net"
 	"net/http"
@@ -22,6 +20,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/timestamp"
 
 	"github.com/mementokit/mementokit/internal/archiveserver"
 	"github.com/mementokit/mementokit/surt"
@@ -224,7 +226,7 @@ func startArchives(ctx context.Context, cfg config, uris []string, large bool) (
 			}
 			for m := 0; m < n; m++ {
 				ts := t0.Add(time.Duration(m)*6*time.Hour + time.Duration(a)*time.Minute)
-				fmt.Fprintf(&idx, "%s %s {\"url\": %q}\n", key, ts.Format("20060102150405"), u)
+				fmt.Fprintf(&idx, "%s %s {\"url\": %q}\n", key, timestamp.Format(ts), u)
 			}
 		}
 		x, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("bench", &idx, nil)}, archiveserver.LoadOptions{})
