@@ -34,9 +34,12 @@
 // ReadTimeMap turns a body into a TimeMap: original, timegate, self, pages
 // (rel="timemap") and mementos sorted by datetime then URI-M, identical
 // (URI-M, datetime) pairs once, distinct URI-Ms of the same second all kept.
-// First, Last, Closest, Prev and Next select; when a datetime is exactly
-// half-way between two mementos the later one is closest, as in the Time
-// Travel service and MemGator. WriteLinkFormat, WriteJSON and WriteCDXJ write
+// First and Last select the ends; Closest (ClosestIndex) the memento a
+// TimeGate answers for a datetime: when a datetime is exactly half-way between
+// two mementos the later one is closest, as in the Time Travel service and
+// MemGator. Prev and Next (PrevIndex and NextIndex) take a memento's index and
+// select its rel="prev" and rel="next" neighbours, which RFC 7089 defines
+// relative to a memento, not to a datetime. WriteLinkFormat, WriteJSON and WriteCDXJ write
 // the three forms MemGator serves; WriteTimeTravelJSON the Time Travel
 // /api/json answer, whose "uri" is an array of every URI-M of the second.
 // NavigationLinks gives the first/prev/memento/next/last Link header a

@@ -106,10 +106,12 @@ func ExampleTimeMap_Closest() {
 	mid := a.Add(b.Sub(a) / 2)
 	m, _ := tm.Closest(mid)
 	fmt.Println(timestamp.Format(m.Datetime))
-	prev, _ := tm.Prev(mid)
-	next, _ := tm.Next(mid)
+	// rel="prev" and rel="next" are relative to the memento selected.
+	c := tm.ClosestIndex(mid)
+	prev, _ := tm.Prev(c)
+	next, _ := tm.Next(c)
 	fmt.Println(timestamp.Format(prev.Datetime), timestamp.Format(next.Datetime))
-	fmt.Println(len(tm.SameSecond(tm.NextIndex(tm.ClosestIndex(mid)))), "URI-Ms in the next second")
+	fmt.Println(len(tm.SameSecond(tm.NextIndex(c))), "URI-Ms in the next second")
 	// Output:
 	// 20100513224108
 	// 20100511201151 20100514231857

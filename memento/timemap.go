@@ -388,9 +388,11 @@ func (tm *TimeMap) groupStart(i int) int {
 	return i
 }
 
-// PrevIndex returns the index of the latest memento with a datetime
-// strictly before that of memento i (the last of the previous second, the
-// list neighbour of i's second), or -1.
+// PrevIndex returns the index of the memento that RFC 7089 §2.2.1 calls
+// rel="prev" relative to memento i: the latest memento whose datetime is
+// strictly before that of memento i (with several URI-Ms in that second, the
+// byte-wise last, the list neighbour of i's second). It returns -1 when i is
+// in the first second or out of range.
 func (tm *TimeMap) PrevIndex(i int) int {
 	if i < 0 || i >= len(tm.Mementos) {
 		return -1
@@ -398,8 +400,11 @@ func (tm *TimeMap) PrevIndex(i int) int {
 	return tm.groupStart(i) - 1
 }
 
-// NextIndex returns the first index of the earliest second strictly after
-// the datetime of memento i, or -1.
+// NextIndex returns the index of the memento that RFC 7089 §2.2.1 calls
+// rel="next" relative to memento i: the earliest memento whose datetime is
+// strictly after that of memento i (with several URI-Ms in that second, the
+// byte-wise first). It returns -1 when i is in the last second or out of
+// range.
 func (tm *TimeMap) NextIndex(i int) int {
 	if i < 0 || i >= len(tm.Mementos) {
 		return -1
@@ -438,22 +443,20 @@ func (tm *TimeMap) Closest(t time.Time) (Memento, bool) {
 	return tm.Mementos[i], true
 }
 
-// Prev returns the memento before the second closest to t (the latest with
-// a strictly earlier datetime) and false when there is none.
-func (tm *TimeMap) Prev(t time.Time) (Memento, bool) {
-	i := tm.PrevIndex(tm.ClosestIndex(t))
-	if i < 0 {
-		return Memento{}, false
+// Prev returns the memento PrevIndex(i) selects, the rel="prev" of memento
+// i, and false when there is none. A TimeGate's prev is Prev(ClosestIndex(t)).
+func (tm *TimeMap) Prev(i int) (Memento, bool) {
+	if p := tm.PrevIndex(i); p >= 0 {
+		return tm.Mementos[p], true
 	}
-	return tm.Mementos[i], true
+	return Memento{}, false
 }
 
-// Next returns the memento after the one closest to t (the earliest with a
-// strictly later datetime) and false when there is none.
-func (tm *TimeMap) Next(t time.Time) (Memento, bool) {
-	i := tm.NextIndex(tm.ClosestIndex(t))
-	if i < 0 {
-		return Memento{}, false
+// Next returns the memento NextIndex(i) selects, the rel="next" of memento
+// i, and false when there is none. A TimeGate's next is Next(ClosestIndex(t)).
+func (tm *TimeMap) Next(i int) (Memento, bool) {
+	if n := tm.NextIndex(i); n >= 0 {
+		return tm.Mementos[n], true
 	}
-	return tm.Mementos[i], true
+	return Memento{}, false
 }
