@@ -15,8 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mementokit/mementokit/aggregator"
-	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/aggregator/server"
 	"github.com/mementokit/mementokit/cache/boltcache"
 )
 
@@ -33,21 +32,21 @@ func TestParseConfig(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		edit func(c *config) // applied to defaults() to make the expected config
+		edit func(c *server.Config) // applied to defaults() to make the expected config
 	}{
-		{"defaults", nil, func(c *config) {}},
+		{"defaults", nil, func(c *server.Config) {}},
 		{"flags", []string{"-addr", ":1", "-workers", "2", "-dynamic-budget", "5s", "-mementomap", "a=x.map", "-mementomap", "b=https://b.example/map"},
-			func(c *config) {
-				c.Addr, c.Workers, c.DynamicBudget = ":1", 2, duration(5*time.Second)
-				c.MementoMaps = mapSources{"a": "x.map", "b": "https://b.example/map"}
+			func(c *server.Config) {
+				c.Addr, c.Workers, c.DynamicBudget = ":1", 2, server.Duration(5*time.Second)
+				c.MementoMaps = server.MapSources{"a": "x.map", "b": "https://b.example/map"}
 			}},
-		{"file", []string{"-config", file}, func(c *config) {
-			c.ConfigFile, c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat = file, "127.0.0.1:9999", "memory", 7, duration(3*time.Second), "text"
-			c.MementoMaps = mapSources{"ia": "/maps/ia.ukvs", "ukwa": "discover"}
+		{"file", []string{"-config", file}, func(c *server.Config) {
+			c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat, c.DataDir = "127.0.0.1:9999", "memory", 7, server.Duration(3*time.Second), "text", ""
+			c.MementoMaps = server.MapSources{"ia": "/maps/ia.ukvs", "ukwa": "discover"}
 		}},
-		{"flags win over the file, wherever they are", []string{"-workers", "1", "-config", file, "-mementomap", "ia=other.map", "-access-log=false"}, func(c *config) {
-			c.ConfigFile, c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat = file, "127.0.0.1:9999", "memory", 1, duration(3*time.Second), "text"
-			c.MementoMaps = mapSources{"ia": "other.map", "ukwa": "discover"}
+		{"flags win over the file, wherever they are", []string{"-workers", "1", "-config", file, "-mementomap", "ia=other.map", "-access-log=false"}, func(c *server.Config) {
+			c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat, c.DataDir = "127.0.0.1:9999", "memory", 1, server.Duration(3*time.Second), "text", ""
+			c.MementoMaps = server.MapSources{"ia": "other.map", "ukwa": "discover"}
 			c.AccessLog = false
 		}},
 	}
@@ -57,7 +56,8 @@ func TestParseConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := defaults()
+			want := server.DefaultConfig()
+			want.DataDir = defaultDataDir()
 			tc.edit(&want)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("config (-want +got):\n%s", d)
@@ -111,148 +111,6 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"-h"}, strings.NewReader(""), io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("-h: %v, want flag.ErrHelp", err)
-	}
-}
-
-// TestEmbeddedArchives checks the default list: MemGator's public list
-// without its ignored entries (README.md).
-func TestEmbeddedArchives(t *testing.T) {
-	as, name, err := loadArchives(t.Context(), defaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if name != "embedded public list" {
-		t.Errorf("list name %q", name)
-	}
-	var ids []string
-	for _, a := range as {
-		ids = append(ids, a.ID)
-		if !strings.HasPrefix(a.TimeMap, "http") || !strings.HasPrefix(a.TimeGate, "http") || a.Name == "" || a.Name == a.ID && a.ID != "archive.today" {
-			t.Errorf("entry %+v lacks a prefix or a display name", a)
-		}
-	}
-	want := []string{"archive.today", "arquivo.pt", "perma.cc", "waext.banq.qc.ca", "warp.da.ndl.go.jp",
-		"wayback.archive-it.org", "wayback.vefsafn.is", "web.archive.org", "web.archive.org.au",
-		"webarchiveweb.bac-lac.canada.ca", "webarchive.nrscotland.gov.uk", "webarchive.org.uk", "webarchive.parliament.uk"}
-	if d := cmp.Diff(want, ids); d != "" {
-		t.Errorf("embedded archive ids (-want +got):\n%s", d)
-	}
-}
-
-func TestLoadArchives(t *testing.T) {
-	dir := t.TempDir()
-	xml := writeFile(t, dir, "archivelist.xml", []byte(`<?xml version="1.0"?>
-<links>
-  <link id="ia" longname="Internet Archive">
-    <timegate uri="https://web.archive.org/web/" redirect="no"/>
-    <timemap uri="https://web.archive.org/web/timemap/link/" paging-status="2"/>
-    <archive type="snapshot" memento-status="yes"/>
-  </link>
-  <link id="ukwa" longname="UK Web Archive">
-    <timegate uri="https://www.webarchive.org.uk/wayback/archive/"/>
-    <timemap uri="https://www.webarchive.org.uk/wayback/archive/timemap/link/"/>
-  </link>
-</links>
-`))
-	json := writeFile(t, dir, "list.json", []byte(` [{"id": "ia", "timemap": "https://web.archive.org/web/timemap/link/", "mementomap": "https://maps.example/ia"},
-		{"id": "pp", "timemap": "http://pp.example/tm/", "ignore": true}]`))
-	bad := writeFile(t, dir, "bad.json", []byte(`[{"id": "x"}]`))
-	type got struct {
-		IDs  []string
-		Maps []aggregator.MapSource
-	}
-	tests := []struct {
-		name    string
-		c       func(c *config)
-		want    got
-		wantErr string
-	}{
-		{"xml", func(c *config) { c.Archives = xml }, got{[]string{"ia", "ukwa"}, []aggregator.MapSource{{}, {}}}, ""},
-		{"xml with a map file and discovery for the rest", func(c *config) {
-			c.Archives, c.DiscoverMaps, c.MapRefresh = xml, true, duration(time.Hour)
-			c.MementoMaps = mapSources{"ia": "ia.map"}
-		}, got{[]string{"ia", "ukwa"}, []aggregator.MapSource{{File: "ia.map"}, {Discover: true, Refresh: time.Hour}}}, ""},
-		{"json keeps its own map source, gets the refresh", func(c *config) { c.Archives, c.MapRefresh = json, duration(time.Minute) },
-			got{[]string{"ia"}, []aggregator.MapSource{{URL: "https://maps.example/ia", Refresh: time.Minute}}}, ""},
-		{"flag wins over the list", func(c *config) { c.Archives, c.MementoMaps = json, mapSources{"ia": "discover"} },
-			got{[]string{"ia"}, []aggregator.MapSource{{Discover: true}}}, ""},
-		{"unknown id in -mementomap", func(c *config) { c.Archives, c.MementoMaps = xml, mapSources{"nope": "x"} }, got{}, "no archive with id nope"},
-		{"bad entry", func(c *config) { c.Archives = bad }, got{}, "bad.json: archive list: byte 1, entry 0"},
-		{"missing file", func(c *config) { c.Archives = filepath.Join(dir, "absent") }, got{}, "no such file"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := defaults()
-			tc.c(&c)
-			as, _, err := loadArchives(t.Context(), c)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var g got
-			for _, a := range as {
-				g.IDs = append(g.IDs, a.ID)
-				g.Maps = append(g.Maps, a.Map)
-			}
-			if d := cmp.Diff(tc.want, g); d != "" {
-				t.Errorf("archives (-want +got):\n%s", d)
-			}
-		})
-	}
-}
-
-func TestOpenCache(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct {
-		spec     string
-		wantName string
-		wantFile string // a file that must exist afterwards
-		wantErr  string
-	}{
-		{"memory", "memory", "", ""},
-		{"", "bolt:" + filepath.Join(dir, "data", "cache.db"), filepath.Join(dir, "data", "cache.db"), ""},
-		{"bolt", "bolt:" + filepath.Join(dir, "data", "cache.db"), filepath.Join(dir, "data", "cache.db"), ""},
-		{"bolt:" + filepath.Join(dir, "sub", "c.db"), "bolt:" + filepath.Join(dir, "sub", "c.db"), filepath.Join(dir, "sub", "c.db"), ""},
-		{"nonsense", "", "", "want memory, bolt:PATH or a MySQL DSN"},
-		{"mysql:user:secret@tcp(127.0.0.1:1)/db?timeout=200ms", "", "", "cache: mysql open"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.spec, func(t *testing.T) {
-			c, name, err := openCache(t.Context(), tc.spec, filepath.Join(dir, "data"), nil)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
-				}
-				if strings.Contains(err.Error(), "secret") {
-					t.Errorf("the error shows the DSN's password: %v", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			if name != tc.wantName {
-				t.Errorf("name %q, want %q", name, tc.wantName)
-			}
-			if tc.wantFile != "" {
-				if _, err := os.Stat(tc.wantFile); err != nil {
-					t.Error(err)
-				}
-			}
-			// The store works.
-			if err := c.Put(t.Context(), held, cache.Result{Status: cache.StatusNone, Updated: time.Now()}); err != nil {
-				t.Fatal(err)
-			}
-			if e, err := c.Get(t.Context(), cache.KeyOf(held)); err != nil || e.Status != cache.StatusNone {
-				t.Errorf("Get after Put: %v, %v", e.Status, err)
-			}
-		})
 	}
 }
 
@@ -359,7 +217,7 @@ func TestExampleConfig(t *testing.T) {
 	if err := json.Unmarshal(b, &keys); err != nil {
 		t.Fatal(err)
 	}
-	typ := reflect.TypeOf(config{})
+	typ := reflect.TypeOf(server.Config{})
 	for i := range typ.NumField() {
 		tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 		if tag == "-" {

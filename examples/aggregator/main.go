@@ -1,7 +1,9 @@
 // Command aggregator serves a Memento aggregator (package aggregator) over
 // HTTP: it asks many web archives at once for the captures (mementos) of a
 // URL and merges their answers, skipping the archives whose MementoMap says
-// they hold nothing.
+// they hold nothing. It is wiring: flags and the -config file become a
+// server.Config, and package aggregator/server assembles and runs the
+// deployment.
 //
 //	go run ./examples/aggregator                       # the public archives, bolt cache, localhost:1208
 //	go run ./examples/aggregator -config aggregator.json -addr :8080
@@ -23,7 +25,8 @@
 // -config (its keys are the flag names with underscores, durations written
 // "10s"), then the flags given, each overriding the one before; -h lists
 // them. With no archive list the embedded public list is used: MemGator's
-// archives.json without the entries it marks "ignore" (README.md). The
+// archives.json without the entries it marks "ignore"
+// (aggregator/server/README.md). The
 // cache is a bbolt file in the data folder unless -cache says "memory" or
 // gives a MySQL DSN.
 //

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"github.com/mementokit/mementokit/internal/mysqltest"
 	"testing"
+
+	"github.com/mementokit/mementokit/internal/mysqltest"
 )
 
 // privateDatabase returns a private database on the test MySQL server

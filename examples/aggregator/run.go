@@ -2,29 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/mementokit/mementokit/aggregator"
-	"github.com/mementokit/mementokit/cache"
-	"github.com/mementokit/mementokit/cache/boltcache"
-	"github.com/mementokit/mementokit/cache/mysqlcache"
-	"github.com/mementokit/mementokit/internal/cli"
-	"github.com/mementokit/mementokit/internal/webui"
+	"github.com/mementokit/mementokit/aggregator/server"
 )
 
 // usageError is a bad flag or configuration value: the exit status is 2.
@@ -35,11 +22,9 @@ func (usageError) Usage() bool { return true }
 
 func (u usageError) Unwrap() error { return u.error }
 
-// run configures the aggregator from args (and the -config file), listens,
-// and serves until ctx ends; then it shuts down gracefully: no new
-// connections, requests in flight and refresh jobs running get up to
-// -shutdown-timeout to finish, then searches still running are canceled
-// and the cache is closed. Once listening it writes one line
+// run configures the server (aggregator/server) from args and the -config
+// file, listens, and serves until ctx ends; then the server shuts down
+// gracefully (server.Server.Serve). Once listening it writes one line
 // "aggregator: listening on http://ADDR" to stdout; logs go to stderr.
 // stdin is not read.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -50,472 +35,116 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return usageError{err}
 	}
-	level, _ := logLevel(c.LogLevel) // checked by parseConfig
-	hopts := &slog.HandlerOptions{Level: level}
-	var log *slog.Logger
-	if c.LogFormat == "text" {
-		log = slog.New(slog.NewTextHandler(stderr, hopts))
-	} else {
-		log = slog.New(slog.NewJSONHandler(stderr, hopts))
+	log, err := c.NewLogger(stderr)
+	if err != nil {
+		return usageError{err} // checked by parseConfig
 	}
+	c.Logger = log
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return err
 	}
-	s, err := newServer(ctx, c, ln.Addr().String(), log)
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + ln.Addr().String()
+	}
+	s, err := server.New(ctx, &c)
 	if err != nil {
 		ln.Close()
+		if errors.Is(err, server.ErrConfig) {
+			return usageError{err}
+		}
 		return err
 	}
-	return s.serve(ctx, ln, stdout)
-}
-
-// server is one running aggregator with its web page, metrics and workers.
-type server struct {
-	c       config
-	log     *slog.Logger
-	store   cache.Cache
-	ag      *aggregator.Aggregator
-	ui      *webui.UI
-	api     http.Handler
-	m       *metrics
-	metrics http.Handler
-
-	tempDir string // removed by close; set when nothing may stay on disk
-
-	draining             atomic.Bool
-	mapsLoading          atomic.Bool
-	jobsDone, jobsFailed atomic.Int64
-}
-
-// newServer loads the archive list, rules and blacklist, opens the cache
-// and builds the aggregator; addr is the listening address, used for the
-// default base URL.
-func newServer(ctx context.Context, c config, addr string, log *slog.Logger) (_ *server, err error) {
-	// Every file is read under ctx (internal/cli.Open): a signal during
-	// start-up (a blacklist of millions of hosts, a FIFO that sends
-	// nothing) stops it at once.
-	archives, listName, err := loadArchives(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	known := map[string]bool{}
-	for _, a := range archives {
-		known[a.ID] = true
-	}
-	var rules *aggregator.Rules
-	if c.Rules != "" {
-		f, err := cli.Open(ctx, c.Rules)
-		if err != nil {
-			return nil, err
-		}
-		rules, err = aggregator.ParseRules(f, func(id string) bool { return known[id] })
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Rules, err)
-		}
-		if u := rules.Unknown(); len(u) > 0 {
-			log.Warn("rules name archives that are not in the list; they are dropped", "rules", c.Rules, "unknown", u)
-		}
-	}
-	var bl *aggregator.Blacklist
-	if c.Blacklist != "" {
-		f, err := cli.Open(ctx, c.Blacklist)
-		if err != nil {
-			return nil, err
-		}
-		bl, err = aggregator.ParseBlacklist(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Blacklist, err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, context.Cause(ctx)
-	}
-	dataDir := c.dataDir()
-	mapDir := filepath.Join(dataDir, "mementomaps")
-	tempDir := ""
-	if c.Cache == "memory" && c.DataDir == "" {
-		// A memory cache leaves nothing on disk: fetched MementoMaps go to a
-		// temporary folder that close removes.
-		d, err := os.MkdirTemp("", "mementokit-aggregator-*")
-		if err != nil {
-			return nil, err
-		}
-		tempDir, dataDir, mapDir = d, d, filepath.Join(d, "mementomaps")
-		defer func() {
-			if err != nil {
-				os.RemoveAll(tempDir)
-			}
-		}()
-	}
-	if err := os.MkdirAll(mapDir, 0o755); err != nil {
-		return nil, err
-	}
-	store, storeName, err := openCache(ctx, c.Cache, dataDir, log)
-	if err != nil {
-		return nil, err
-	}
-	base := c.BaseURL
-	if base == "" {
-		base = "http://" + addr
-	}
-	m := newMetrics()
-	idle := c.MaxIdlePer
-	if idle == 0 {
-		idle = c.MaxConcurrent // every connection a busy archive needs is kept for reuse
-	}
-	client := &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          max(1024, idle*len(archives)),
-		MaxIdleConnsPerHost:   idle,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}}
-	mc := &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
-	ag, err := aggregator.New(aggregator.Options{
-		Archives: archives, Rules: rules, Blacklist: bl,
-		// Every request, redirect hops included, goes only to the hosts the
-		// archive list names (aggregator.AllowList).
-		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives)}, hist: m.upDuration},
-		HTTPClient: client, Cache: mc, CacheTimeout: time.Duration(c.CacheTimeout),
-		RequestTimeout: time.Duration(c.RequestTimeout), DynamicBudget: time.Duration(c.DynamicBudget), ThoroughBudget: time.Duration(c.ThoroughBudget),
-		Tolerance: c.Tolerance, DormantFor: time.Duration(c.DormantFor),
-		MaxConcurrent: c.MaxConcurrent, FanOut: c.FanOut,
-		MapMaxAge: time.Duration(c.MapMaxAge), MapDir: mapDir, MapCheckEvery: mapCheckEvery(c.MapCheck),
-		BaseURL: base, Logger: log.With("component", "aggregator"),
-	})
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	m.watchAggregator(ag)
-	ui, err := webui.New(webui.Options{Aggregator: ag, Blacklist: bl, Logger: log})
-	if err != nil {
-		ag.Close()
-		store.Close()
-		return nil, err
-	}
-	log.Info("aggregator configured", "archives", len(archives), "list", listName, "rules", c.Rules != "",
-		"blacklisted_hosts", bl.Len(), "cache", storeName, "data_dir", dataDir, "base_url", base, "workers", c.Workers)
-	return &server{c: c, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir,
-		metrics: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})}, nil
-}
-
-// mapCheckEvery is Options.MapCheckEvery for -mementomap-check-every,
-// whose 0 means never (the option's 0 means the default).
-func mapCheckEvery(d duration) time.Duration {
-	if d == 0 {
-		return -1
-	}
-	return time.Duration(d)
-}
-
-// openCache opens the store named by spec: "memory", "bolt:PATH" ("" or
-// "bolt" alone: DATA-DIR/cache.db), or a MySQL DSN, with or without a
-// "mysql:" prefix. The DSN is never written in errors or logs.
-func openCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cache.Cache, string, error) {
-	switch {
-	case spec == "memory":
-		m, err := cache.NewMemory(nil)
-		return m, "memory", err
-	case spec == "", spec == "bolt", strings.HasPrefix(spec, "bolt:"):
-		path := strings.TrimPrefix(strings.TrimPrefix(spec, "bolt"), ":")
-		if path == "" {
-			path = filepath.Join(dataDir, "cache.db")
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, "", err
-		}
-		b, err := boltcache.Open(path, &boltcache.Options{Logger: log})
-		return b, "bolt:" + path, err
-	}
-	dsn := strings.TrimPrefix(spec, "mysql:")
-	if !strings.Contains(dsn, "/") {
-		return nil, "", usageError{errors.New("cache: want memory, bolt:PATH or a MySQL DSN such as user:pass@tcp(host:3306)/db")}
-	}
-	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	my, err := mysqlcache.Open(octx, dsn, &mysqlcache.Options{Logger: log})
-	return my, "mysql", err
-}
-
-// serve runs the HTTP server, the MementoMap loader, the refresh workers
-// and the stale scanner until ctx ends, then shuts them down in order.
-func (s *server) serve(ctx context.Context, ln net.Listener, stdout io.Writer) error {
-	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// A live search ends within its budget; the answer then needs
-		// little time.
-		WriteTimeout: time.Duration(s.c.DynamicBudget) + 30*time.Second,
-		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(stdout, "aggregator: listening on http://%s\n", ln.Addr())
-	s.log.Info("listening", "addr", ln.Addr().String())
-
-	var bg sync.WaitGroup
-	bgCtx, stopBG := context.WithCancel(ctx)
-	defer stopBG()
-	s.mapsLoading.Store(true)
-	bg.Go(func() {
-		defer s.mapsLoading.Store(false)
-		start := time.Now()
-		if err := s.ag.LoadMaps(bgCtx); err != nil {
-			s.log.Warn("some MementoMaps were not loaded; those archives are always asked", "err", err)
-		}
-		s.log.Info("mementomaps loaded", "loaded", s.mapsLoaded(), "elapsed", time.Since(start))
-		s.ag.StartMapRefresh(bgCtx)
-	})
-	if s.c.ScanEvery > 0 {
-		bg.Go(func() { s.maintain(bgCtx) })
-	}
-	stopClaiming := make(chan struct{})
-	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelJobs()
-	workers := s.startWorkers(jobCtx, stopClaiming)
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-served:
-	}
-	s.draining.Store(true)
-	s.log.Info("shutting down", "timeout", time.Duration(s.c.ShutdownTimeout))
-	start := time.Now()
-	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.c.ShutdownTimeout))
-	defer cancel()
-	close(stopClaiming)
-	stopBG()
-	var errs []error
-	if serveErr == nil {
-		if err := hs.Shutdown(sctx); err != nil {
-			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
-			hs.Close()
-		}
-		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errs = append(errs, err)
-		}
-	} else if !errors.Is(serveErr, http.ErrServerClosed) {
-		errs = append(errs, serveErr)
-	}
-	done := make(chan struct{})
-	go func() { workers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-sctx.Done():
-		s.log.Warn("refresh jobs still running at the shutdown timeout; canceling them")
-		cancelJobs()
-		<-done
-	}
-	bg.Wait()
-	if err := s.ag.Close(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := s.store.Close(); err != nil {
-		errs = append(errs, err)
-	}
-	if s.tempDir != "" {
-		if err := os.RemoveAll(s.tempDir); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	s.log.Info("stopped", "elapsed", time.Since(start), "refresh_jobs_done", s.jobsDone.Load(), "refresh_jobs_failed", s.jobsFailed.Load())
-	return errors.Join(errs...)
+	return s.Serve(ctx, ln)
 }
 
-// startWorkers runs c.Workers refresh workers. Each claims the next job
-// until stopClaiming is closed; a job already running then finishes (the
-// drain), unless jobCtx is canceled first. aggregator.RunWorkers stops its
-// running jobs as soon as its context ends, so the loop is written here
-// over aggregator.RunOneJob.
-func (s *server) startWorkers(jobCtx context.Context, stopClaiming <-chan struct{}) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	for i := range s.c.Workers {
-		name := fmt.Sprintf("aggregator-%d/%d", os.Getpid(), i)
-		wg.Go(func() {
-			idle := time.NewTimer(0)
-			defer idle.Stop()
-			for {
-				select {
-				case <-stopClaiming:
-					return
-				default:
-				}
-				did, err := s.ag.RunOneJob(jobCtx, name)
-				switch {
-				case err != nil:
-					s.jobsFailed.Add(1)
-					s.m.jobs.WithLabelValues("error").Inc()
-					if jobCtx.Err() == nil && !errors.Is(err, aggregator.ErrClosed) {
-						s.log.Warn("refresh job", "worker", name, "err", err)
-					}
-				case did:
-					s.jobsDone.Add(1)
-					s.m.jobs.WithLabelValues("done").Inc()
-				}
-				if did && err == nil {
-					continue
-				}
-				idle.Reset(time.Duration(s.c.WorkerIdle))
-				select {
-				case <-stopClaiming:
-					return
-				case <-idle.C:
-				}
-			}
-		})
+// flagSet binds c's fields to flags named as the JSON keys, with dashes.
+func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("aggregator", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprint(out, usage)
+		fs.PrintDefaults()
 	}
-	return &wg
+	dur := func(d *server.Duration, name, help string) {
+		fs.DurationVar((*time.Duration)(d), name, time.Duration(*d), help)
+	}
+	fs.StringVar(configFile, "config", "", "JSON configuration `file` (keys as the flags, with underscores); flags override it")
+	fs.StringVar(&c.Addr, "addr", c.Addr, "`host:port` to listen on (port 0 picks a free one)")
+	fs.StringVar(&c.BaseURL, "base-url", c.BaseURL, "public `URL` of this server for links in TimeMaps (default http:// + the listening address)")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "`folder` for the bolt cache and fetched MementoMaps (default the user cache folder + /mementokit-aggregator; with -cache memory a temporary folder)")
+	fs.StringVar(&c.Archives, "archives", c.Archives, "archive list `file`: MemGator JSON or Time Travel archivelist.xml (default the embedded public list)")
+	fs.StringVar(&c.Rules, "rules", c.Rules, "Time Travel rules.json `file` (default every archive for every service)")
+	fs.StringVar(&c.Blacklist, "blacklist", c.Blacklist, "`file` of blocked hosts, one a line (403)")
+	fs.StringVar(&c.Cache, "cache", c.Cache, "cache `store`: memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (default bolt:DATA-DIR/cache.db)")
+	dur(&c.CacheTimeout, "cache-timeout", "how long a request waits for the cache (its reads, then its writes) before it is answered by searching; /healthz waits as long")
+	dur(&c.RequestTimeout, "request-timeout", "default timeout of one archive's answer")
+	dur(&c.DynamicBudget, "dynamic-budget", "time budget of a live (dynamic) search")
+	dur(&c.ThoroughBudget, "thorough-budget", "time budget of a background (thorough) search")
+	dur(&c.ShutdownTimeout, "shutdown-timeout", "on SIGINT or SIGTERM, how long requests in flight and refresh jobs may still run")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "refresh workers draining the cache's job queue (0: none)")
+	dur(&c.WorkerIdle, "worker-idle", "a worker's wait after finding the queue empty")
+	fs.IntVar(&c.FanOut, "fan-out", c.FanOut, "archives one search asks at once")
+	fs.IntVar(&c.MaxConcurrent, "max-concurrent", c.MaxConcurrent, "requests in flight per archive (an archive list entry may set its own)")
+	fs.IntVar(&c.MaxIdlePer, "max-idle-conns-per-host", c.MaxIdlePer, "idle upstream connections kept per archive host for reuse (0: as many as -max-concurrent)")
+	fs.IntVar(&c.Tolerance, "tolerance", c.Tolerance, "consecutive failures that make an archive dormant (negative: never)")
+	dur(&c.DormantFor, "dormant-for", "how long a dormant archive is not asked")
+	fs.Var(&c.MementoMaps, "mementomap", "`id=SOURCE`: the MementoMap of archive id from a file, an http(s) URL, or \"discover\" (repeatable)")
+	fs.BoolVar(&c.DiscoverMaps, "discover-mementomaps", c.DiscoverMaps, "look for every archive's MementoMap at /.well-known/mementomap or a rel=\"mementomap\" link")
+	dur(&c.MapRefresh, "mementomap-refresh", "how often fetched MementoMaps are fetched again (0: once)")
+	dur(&c.MapMaxAge, "mementomap-max-age", "a MementoMap loaded longer ago is not trusted to skip an archive")
+	dur(&c.MapCheck, "mementomap-check-every", "how often loaded MementoMap files are checked: one changed in place is dropped and loaded again, a file source replaced by a new file is loaded (0: never)")
+	dur(&c.ScanEvery, "scan-every", "how often the cache is cleaned and entries older than -stale-after are queued for refresh (0: never)")
+	dur(&c.StaleAfter, "stale-after", "age at which the scanner queues an entry for refresh")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on standard error: json or text")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `level`: debug, info, warn or error")
+	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request (info level)")
+	return fs
 }
 
-// maintain keeps the cache in shape until ctx ends: at start and then
-// every -scan-every it cleans the store (cache.DefaultCleanupPolicy: claims
-// of workers that died are released after an hour, completed jobs deleted
-// after 90 days, entries not requested for 182 days deleted) and, when
-// this process runs workers, queues up to 1,000 entries older than
-// -stale-after for refresh (aggregator.ScanStale; the Time Travel
-// refresher's two weeks by default).
-func (s *server) maintain(ctx context.Context) {
-	t := time.NewTicker(time.Duration(s.c.ScanEvery))
-	defer t.Stop()
-	for {
-		st, err := s.store.Cleanup(ctx, cache.DefaultCleanupPolicy(time.Now()))
-		switch {
-		case err != nil && ctx.Err() == nil:
-			s.log.Warn("cache cleanup", "err", err)
-		case st != (cache.CleanupStats{}):
-			s.log.Info("cache cleanup", "jobs_released", st.JobsReleased, "jobs_deleted", st.JobsDeleted, "entries_deleted", st.EntriesDeleted)
-		}
-		if s.c.Workers > 0 && s.c.StaleAfter > 0 {
-			n, err := s.ag.ScanStale(ctx, time.Duration(s.c.StaleAfter), 1000)
-			if err != nil && ctx.Err() == nil {
-				s.log.Warn("stale scan", "err", err)
-			} else if n > 0 {
-				s.log.Info("stale entries queued for refresh", "entries", n)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+const usage = `usage: aggregator [flags]
+
+Serves the Memento aggregator: TimeMaps, TimeGate and the Time Travel API
+over the archives of the archive list, a web page at /, Prometheus metrics at
+/metrics and a health check at /healthz.
+
+`
+
+// parseConfig reads the flags, then, when -config names a file, reads it
+// and applies the flags again over it, so that a flag given on the command
+// line wins over the file, which wins over the defaults. An empty data
+// folder becomes the default one (defaultDataDir) unless the cache is
+// "memory", which keeps its MementoMaps in a temporary folder.
+func parseConfig(args []string, stderr io.Writer) (server.Config, error) {
+	c := server.DefaultConfig()
+	var file string
+	if err := flagSet(&c, &file, stderr).Parse(args); err != nil {
+		return c, err
 	}
+	if file != "" {
+		f := server.DefaultConfig()
+		if err := server.LoadConfigFile(file, &f); err != nil {
+			return f, err
+		}
+		// The same arguments parsed a second time, over the file's values.
+		if err := flagSet(&f, &file, io.Discard).Parse(args); err != nil {
+			return f, err
+		}
+		c = f
+	}
+	if c.DataDir == "" && c.Cache != "memory" {
+		c.DataDir = defaultDataDir()
+	}
+	return c, c.Check()
 }
 
-func (s *server) mapsLoaded() int {
-	n := 0
-	for _, st := range s.ag.Stats() {
-		if !st.MapLoaded.IsZero() {
-			n++
-		}
+// defaultDataDir is the user's cache folder (os.UserCacheDir, such as
+// $XDG_CACHE_HOME or ~/.cache) + /mementokit-aggregator, else
+// ./mementokit-aggregator.
+func defaultDataDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "mementokit-aggregator")
 	}
-	return n
-}
-
-// ServeHTTP routes a request by its raw target (never a cleaned path: a
-// URI-R keeps its "//") and writes the access log line and the metrics.
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	raw := r.RequestURI
-	if !strings.HasPrefix(raw, "/") {
-		raw = r.URL.RequestURI()
-	}
-	ep := endpoint(raw)
-	sw := &statusWriter{ResponseWriter: w}
-	s.m.inFlight.Inc()
-	defer func() {
-		s.m.inFlight.Dec()
-		d := time.Since(start)
-		code := sw.status
-		if code == 0 {
-			code = http.StatusOK
-		}
-		s.m.requests.WithLabelValues(ep, codeLabel(code)).Inc()
-		s.m.reqDuration.WithLabelValues(ep).Observe(d.Seconds())
-		if s.c.AccessLog {
-			target := raw
-			if len(target) > 2048 {
-				target = target[:2048] + "..."
-			}
-			attrs := []slog.Attr{
-				slog.String("method", r.Method), slog.String("target", target), slog.String("endpoint", ep),
-				slog.Int("status", code), slog.Int64("bytes", sw.bytes), slog.Duration("duration", d),
-				slog.String("remote", r.RemoteAddr), slog.String("user_agent", r.UserAgent()),
-			}
-			if f := w.Header().Get("Archive-Failures"); f != "" {
-				attrs = append(attrs, slog.String("archive_failures", f))
-			}
-			s.log.LogAttrs(r.Context(), slog.LevelInfo, "access", attrs...)
-		}
-	}()
-	switch ep {
-	case "metrics", "healthz":
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			sw.Header().Set("Allow", "GET, HEAD")
-			http.Error(sw, "Method not allowed: "+r.Method, http.StatusMethodNotAllowed)
-			return
-		}
-		if ep == "metrics" {
-			s.metrics.ServeHTTP(sw, r)
-		} else {
-			s.health(sw, r)
-		}
-	case "home", "search", "list", "static":
-		s.ui.ServeHTTP(sw, r)
-	default:
-		s.api.ServeHTTP(sw, r)
-	}
-}
-
-// health answers /healthz: 200 with a JSON summary while the server works,
-// 503 while it shuts down or when the cache does not answer within
-// -cache-timeout (aggregator.CheckCache: never longer, whatever the store
-// does).
-func (s *server) health(w http.ResponseWriter, r *http.Request) {
-	type archives struct {
-		Total      int `json:"total"`
-		Dormant    int `json:"dormant"`
-		MapsLoaded int `json:"mementomaps_loaded"`
-		// MapsDropped: maps dropped after their file changed in place,
-		// not yet loaded again (their archives are always asked).
-		MapsDropped int `json:"mementomaps_dropped"`
-	}
-	doc := struct {
-		Status      string   `json:"status"`
-		Cache       string   `json:"cache"`
-		Archives    archives `json:"archives"`
-		MapsLoading bool     `json:"mementomaps_loading"`
-	}{Status: "ok", Cache: "ok", MapsLoading: s.mapsLoading.Load()}
-	for _, st := range s.ag.Stats() {
-		doc.Archives.Total++
-		if !st.DormantUntil.IsZero() {
-			doc.Archives.Dormant++
-		}
-		if !st.MapLoaded.IsZero() {
-			doc.Archives.MapsLoaded++
-		}
-		if st.MapDropped {
-			doc.Archives.MapsDropped++
-		}
-	}
-	code := http.StatusOK
-	if err := s.ag.CheckCache(r.Context()); err != nil {
-		doc.Status, doc.Cache, code = "unavailable", "error: "+err.Error(), http.StatusServiceUnavailable
-	}
-	if s.draining.Load() {
-		doc.Status, code = "draining", http.StatusServiceUnavailable
-	}
-	b, _ := json.MarshalIndent(doc, "", "  ") // plain struct: cannot fail
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(code)
-	_, _ = w.Write(append(b, '\n'))
+	return "mementokit-aggregator"
 }

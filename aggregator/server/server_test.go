@@ -1,10 +1,11 @@
-package main
+package server
 
 import (
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // newTestServer builds the server (without listening) over one fake
 // archive holding held, with a memory cache.
-func newTestServer(tb testing.TB, extra ...string) *server {
+func newTestServer(tb testing.TB, edit func(*Config)) *Server {
 	tb.Helper()
 	a := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{held: {
 		time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC), time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}}})
@@ -22,28 +23,27 @@ func newTestServer(tb testing.TB, extra ...string) *server {
 	dir := tb.TempDir()
 	list := `[{"id": "a", "timemap": "` + a.TimeMapPrefix() + `", "timegate": "` + a.TimeGatePrefix() + `"}]`
 	path := dir + "/archives.json"
-	if err := writeBytes(path, list); err != nil {
+	if err := os.WriteFile(path, []byte(list), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	c, err := parseConfig(append([]string{"-archives", path, "-cache", "memory", "-data-dir", dir}, extra...), io.Discard)
+	c := DefaultConfig()
+	c.Archives, c.Cache, c.DataDir, c.Addr = path, "memory", dir, "127.0.0.1:1208"
+	c.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if edit != nil {
+		edit(&c)
+	}
+	s, err := New(tb.Context(), &c)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := newServer(tb.Context(), c, "127.0.0.1:1208", slog.New(slog.NewJSONHandler(io.Discard, nil)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		s.ag.Close()
-		s.store.Close()
-	})
+	tb.Cleanup(func() { s.Close() })
 	return s
 }
 
 // TestHealth checks /healthz's 503 answers: while draining, and when the
 // cache does not answer.
 func TestHealth(t *testing.T) {
-	s := newTestServer(t)
+	s := newTestServer(t, nil)
 	get := func() (int, string) {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
@@ -82,10 +82,10 @@ func TestEndpointLabel(t *testing.T) {
 func BenchmarkCachedTimeMap(b *testing.B) {
 	for _, tc := range []struct {
 		name string
-		args []string
-	}{{"access-log", nil}, {"no-access-log", []string{"-access-log=false"}}} {
+		edit func(*Config)
+	}{{"access-log", nil}, {"no-access-log", func(c *Config) { c.AccessLog = false }}} {
 		b.Run(tc.name, func(b *testing.B) {
-			s := newTestServer(b, tc.args...)
+			s := newTestServer(b, tc.edit)
 			req := httptest.NewRequest("GET", "/timemap/link/"+held, nil)
 			rec := httptest.NewRecorder()
 			s.ServeHTTP(rec, req)

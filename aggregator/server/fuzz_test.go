@@ -1,11 +1,11 @@
-package main
+package server
 
 import (
 	"testing"
 )
 
 // FuzzDecodeConfig feeds arbitrary bytes to the configuration file reader:
-// it never panics, and a configuration it accepts either passes checkConfig
+// it never panics, and a configuration it accepts either passes Config.Check
 // or fails it with an error, never a panic.
 func FuzzDecodeConfig(f *testing.F) {
 	for _, s := range []string{
@@ -22,14 +22,14 @@ func FuzzDecodeConfig(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c := defaults()
-		if err := decodeConfig(b, &c); err != nil {
+		c := DefaultConfig()
+		if err := DecodeConfig(b, &c); err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error message")
 			}
 			return
 		}
-		_ = checkConfig(c)
+		_ = c.Check()
 	})
 }
 
@@ -40,7 +40,7 @@ func FuzzMapSourcesSet(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		var m mapSources
+		var m MapSources
 		if err := m.Set(v); err != nil {
 			return
 		}

@@ -1,0 +1,365 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/internal/cli"
+)
+
+// defaultArchives is MemGator's public archive list (2026-04) without its
+// entries marked "ignore"; README.md in this folder gives its provenance.
+//
+//go:embed archives.json
+var defaultArchives []byte
+
+// DefaultArchives returns the embedded default archive list (MemGator
+// JSON): MemGator's public list of 2026-04 without the entries it marks
+// "ignore" (README.md of this package gives its provenance).
+func DefaultArchives() []byte { return bytes.Clone(defaultArchives) }
+
+// Config is a whole deployment's configuration: what a JSON configuration
+// file holds (keys as the JSON tags; durations as Go duration strings,
+// "10s"), and what New assembles a Server from. DefaultConfig gives the
+// defaults; DecodeConfig and LoadConfigFile read a file over them.
+type Config struct {
+	// Addr is the host:port the deployment listens on; New uses it only
+	// for the default BaseURL ("http://" + Addr). The Server serves the
+	// listener given to Serve.
+	Addr string `json:"addr"`
+	// BaseURL is the public URL of the server, written in TimeMap, TimeGate
+	// and page links (default "http://" + Addr).
+	BaseURL string `json:"base_url"`
+	// DataDir holds the bolt cache (when Cache names no path) and fetched
+	// MementoMaps. Empty: a temporary folder removed by Close, which a
+	// bolt cache without a path refuses (its file would not survive).
+	DataDir string `json:"data_dir"`
+
+	// Archives is the archive list: a file (MemGator JSON or Time Travel
+	// archivelist.xml, told apart by the first non-blank byte); "" is the
+	// embedded public list (DefaultArchives).
+	Archives string `json:"archives"`
+	// Rules is a Time Travel rules.json file ("": every archive for every
+	// service); Blacklist a file of blocked hosts, one a line ("": none).
+	Rules     string `json:"rules"`
+	Blacklist string `json:"blacklist"`
+	// Cache names the store: "memory", "bolt" or "" (DataDir/cache.db),
+	// "bolt:PATH", or a MySQL DSN with or without a "mysql:" prefix
+	// (user:pass@tcp(host:3306)/db).
+	Cache string `json:"cache"`
+
+	CacheTimeout    Duration `json:"cache_timeout"`
+	RequestTimeout  Duration `json:"request_timeout"`
+	DynamicBudget   Duration `json:"dynamic_budget"`
+	ThoroughBudget  Duration `json:"thorough_budget"`
+	ShutdownTimeout Duration `json:"shutdown_timeout"`
+
+	Workers       int      `json:"workers"`
+	WorkerIdle    Duration `json:"worker_idle"`
+	FanOut        int      `json:"fan_out"`
+	MaxConcurrent int      `json:"max_concurrent"`
+	MaxIdlePer    int      `json:"max_idle_conns_per_host"`
+	Tolerance     int      `json:"tolerance"`
+	DormantFor    Duration `json:"dormant_for"`
+
+	MementoMaps  MapSources `json:"mementomaps"`
+	DiscoverMaps bool       `json:"discover_mementomaps"`
+	MapRefresh   Duration   `json:"mementomap_refresh"`
+	MapMaxAge    Duration   `json:"mementomap_max_age"`
+	MapCheck     Duration   `json:"mementomap_check_every"`
+
+	ScanEvery  Duration `json:"scan_every"`
+	StaleAfter Duration `json:"stale_after"`
+
+	// LogFormat ("json" or "text") and LogLevel ("debug", "info", "warn",
+	// "error") describe the deployment's log for NewLogger; New logs to
+	// Logger whatever these say.
+	LogFormat string `json:"log_format"`
+	LogLevel  string `json:"log_level"`
+	// AccessLog writes one "access" record per HTTP request (info level).
+	AccessLog bool `json:"access_log"`
+
+	// Logger receives the server's records; nil discards them. Not part of
+	// a configuration file.
+	Logger *slog.Logger `json:"-"`
+}
+
+// DefaultConfig returns the defaults: localhost:1208, the embedded archive
+// list, a bolt cache in DataDir, the aggregator's default budgets and
+// limits (aggregator.Default*), four refresh workers, an hourly cache scan
+// that queues entries older than two weeks (the Time Travel refresher's
+// age), JSON logs at info level with an access log.
+func DefaultConfig() Config {
+	return Config{
+		Addr:            "localhost:1208",
+		CacheTimeout:    Duration(aggregator.DefaultCacheTimeout),
+		RequestTimeout:  Duration(aggregator.DefaultRequestTimeout),
+		DynamicBudget:   Duration(aggregator.DefaultDynamicBudget),
+		ThoroughBudget:  Duration(aggregator.DefaultThoroughBudget),
+		ShutdownTimeout: Duration(30 * time.Second),
+		Workers:         4,
+		WorkerIdle:      Duration(5 * time.Second),
+		FanOut:          aggregator.DefaultFanOut,
+		MaxConcurrent:   aggregator.DefaultMaxConcurrent,
+		Tolerance:       aggregator.DefaultTolerance,
+		DormantFor:      Duration(aggregator.DefaultDormantFor),
+		MapMaxAge:       Duration(aggregator.DefaultMapMaxAge),
+		MapCheck:        Duration(aggregator.DefaultMapCheckEvery),
+		ScanEvery:       Duration(time.Hour),
+		StaleAfter:      Duration(14 * 24 * time.Hour),
+		LogFormat:       "json",
+		LogLevel:        "info",
+		AccessLog:       true,
+	}
+}
+
+// LoadConfigFile decodes the JSON object in the file at path over c
+// (DecodeConfig); the error names the file.
+func LoadConfigFile(path string, c *Config) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := DecodeConfig(b, c); err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
+}
+
+// DecodeConfig decodes one JSON object over c: keys it holds replace c's
+// values, the others are kept. Unknown keys and data after the object are
+// errors; a syntax or type error names its byte offset (and the key).
+// It does not Check the result.
+func DecodeConfig(b []byte, c *Config) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return fmt.Errorf("byte %d: %v", se.Offset, err)
+		case errors.As(err, &te):
+			return fmt.Errorf("byte %d: key %q: want a %s, got %s", te.Offset, te.Field, te.Type, te.Value)
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("byte %d: data after the JSON object", dec.InputOffset())
+	}
+	return nil
+}
+
+// Check rejects values no server can run with; the error lists each
+// problem, naming the key with dashes as the example binary's flags do
+// ("fan-out must be positive, got 0").
+func (c *Config) Check() error {
+	var errs []error
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"cache-timeout", c.CacheTimeout}, {"request-timeout", c.RequestTimeout}, {"dynamic-budget", c.DynamicBudget}, {"thorough-budget", c.ThoroughBudget},
+		{"shutdown-timeout", c.ShutdownTimeout}, {"worker-idle", c.WorkerIdle}, {"dormant-for", c.DormantFor}, {"mementomap-max-age", c.MapMaxAge}} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %v", d.name, time.Duration(d.v)))
+		}
+	}
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"mementomap-refresh", c.MapRefresh}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", d.name, time.Duration(d.v)))
+		}
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"workers", c.Workers}, {"max-idle-conns-per-host", c.MaxIdlePer}} {
+		if n.v < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %d", n.name, n.v))
+		}
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"fan-out", c.FanOut}, {"max-concurrent", c.MaxConcurrent}} {
+		if n.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %d", n.name, n.v))
+		}
+	}
+	if c.Tolerance == 0 {
+		errs = append(errs, errors.New("tolerance must not be 0 (negative disables dormancy)"))
+	}
+	if _, err := logLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		errs = append(errs, fmt.Errorf("log-format %q: want json or text", c.LogFormat))
+	}
+	if c.Addr == "" && c.BaseURL == "" {
+		errs = append(errs, errors.New("addr is empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// NewLogger returns a logger writing to w in c.LogFormat at c.LogLevel;
+// it fails on values Check refuses.
+func (c *Config) NewLogger(w io.Writer) (*slog.Logger, error) {
+	level, err := logLevel(c.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	switch c.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, hopts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, hopts)), nil
+	}
+	return nil, fmt.Errorf("log-format %q: want json or text", c.LogFormat)
+}
+
+func logLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("log-level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("10s", "1h30m").
+type Duration time.Duration
+
+// UnmarshalJSON reads a duration string such as "10s".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("want a duration string such as \"10s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration string such as \"10s\": %w", err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration as a string such as "10s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// MapSources maps an archive id to its MementoMap source: a file path, an
+// http(s) URL, or "discover". It is a flag.Value set once per id=SOURCE.
+type MapSources map[string]string
+
+// String lists the pairs as "id=SOURCE id=SOURCE", sorted by id.
+func (m *MapSources) String() string {
+	if m == nil {
+		return ""
+	}
+	ids := make([]string, 0, len(*m))
+	for id := range *m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = id + "=" + (*m)[id]
+	}
+	return strings.Join(parts, " ")
+}
+
+// Set adds one id=SOURCE pair (spaces around either part are trimmed).
+func (m *MapSources) Set(v string) error {
+	id, src, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(id) == "" || strings.TrimSpace(src) == "" {
+		return fmt.Errorf("want id=SOURCE, got %q", v)
+	}
+	if *m == nil {
+		*m = MapSources{}
+	}
+	(*m)[strings.TrimSpace(id)] = strings.TrimSpace(src)
+	return nil
+}
+
+// mapSource turns a source string into an aggregator.MapSource.
+func mapSource(src string, refresh time.Duration) aggregator.MapSource {
+	switch {
+	case src == "discover":
+		return aggregator.MapSource{Discover: true, Refresh: refresh}
+	case strings.HasPrefix(src, "http://"), strings.HasPrefix(src, "https://"):
+		return aggregator.MapSource{URL: src, Refresh: refresh}
+	}
+	return aggregator.MapSource{File: src}
+}
+
+// LoadArchives reads the archive list c names (LoadArchiveList) and
+// applies the MementoMap sources of the configuration: MementoMaps
+// entries win over the list's own "mementomap" keys, and DiscoverMaps
+// gives discovery to every archive left without a source. It returns the
+// archives and the list's name for logs ("embedded public list" or the
+// file). An id in MementoMaps that the list lacks is an error.
+func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string, error) {
+	data, name := defaultArchives, "embedded public list"
+	if c.Archives != "" {
+		f, err := cli.Open(ctx, c.Archives)
+		if err != nil {
+			return nil, "", err
+		}
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", c.Archives, err)
+		}
+		data, name = b, c.Archives
+	}
+	as, err := ParseArchiveList(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", name, err)
+	}
+	known := map[string]bool{}
+	for i := range as {
+		known[as[i].ID] = true
+		if src, ok := c.MementoMaps[as[i].ID]; ok {
+			as[i].Map = mapSource(src, time.Duration(c.MapRefresh))
+		} else if c.DiscoverMaps && !as[i].Map.Configured() {
+			as[i].Map = aggregator.MapSource{Discover: true, Refresh: time.Duration(c.MapRefresh)}
+		} else if as[i].Map.Configured() && as[i].Map.Refresh == 0 && as[i].Map.File == "" {
+			as[i].Map.Refresh = time.Duration(c.MapRefresh)
+		}
+	}
+	var unknown []string
+	for id := range c.MementoMaps {
+		if !known[id] {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, "", fmt.Errorf("mementomap: no archive with id %s in %s", strings.Join(unknown, ", "), name)
+	}
+	return as, name, nil
+}
+
+// ParseArchiveList reads an archive list in either format, told apart by
+// its first non-blank byte: '<' for the Time Travel archivelist.xml
+// (aggregator.ParseArchivesXML), anything else MemGator's JSON
+// (aggregator.ParseArchivesJSON).
+func ParseArchiveList(data []byte) ([]aggregator.Archive, error) {
+	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '<' {
+		return aggregator.ParseArchivesXML(bytes.NewReader(data))
+	}
+	return aggregator.ParseArchivesJSON(bytes.NewReader(data))
+}

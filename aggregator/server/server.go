@@ -1,0 +1,534 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/boltcache"
+	"github.com/mementokit/mementokit/cache/mysqlcache"
+	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/webui"
+)
+
+// ErrConfig wraps the errors of a configuration value no server can run
+// with (Config.Check, an unknown cache spelling): a command line reports
+// them as usage errors.
+var ErrConfig = errors.New("configuration")
+
+// Server is one assembled aggregator deployment: the aggregator with its
+// archive list, rules, blacklist and cache, the web page, the Prometheus
+// metrics, the health check, and (while Serve runs) the MementoMap loader,
+// the refresh workers and the cache scanner. It is an http.Handler; all
+// methods are safe for concurrent use.
+type Server struct {
+	c       Config
+	log     *slog.Logger
+	store   cache.Cache
+	ag      *aggregator.Aggregator
+	ui      *webui.UI
+	api     http.Handler
+	m       *metrics
+	metrics http.Handler
+
+	tempDir string // removed by Close; set when nothing may stay on disk
+
+	draining             atomic.Bool
+	mapsLoading          atomic.Bool
+	jobsDone, jobsFailed atomic.Int64
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New loads the archive list, rules and blacklist c names, opens the
+// cache and builds the aggregator, its web page and metrics; nil c means
+// DefaultConfig(). Every file is read under ctx: a canceled ctx (a signal
+// during the start-up of a blacklist of millions of hosts) stops it at
+// once. New does not listen or start background work (Serve does). The
+// error wraps ErrConfig for values c.Check refuses, and names the file for
+// a bad list, rules or blacklist.
+func New(ctx context.Context, c *Config) (_ *Server, err error) {
+	cfg := DefaultConfig()
+	if c != nil {
+		cfg = *c
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	archives, listName, err := LoadArchives(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, a := range archives {
+		known[a.ID] = true
+	}
+	var rules *aggregator.Rules
+	if cfg.Rules != "" {
+		f, err := cli.Open(ctx, cfg.Rules)
+		if err != nil {
+			return nil, err
+		}
+		rules, err = aggregator.ParseRules(f, func(id string) bool { return known[id] })
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Rules, err)
+		}
+		if u := rules.Unknown(); len(u) > 0 {
+			log.Warn("rules name archives that are not in the list; they are dropped", "rules", cfg.Rules, "unknown", u)
+		}
+	}
+	var bl *aggregator.Blacklist
+	if cfg.Blacklist != "" {
+		f, err := cli.Open(ctx, cfg.Blacklist)
+		if err != nil {
+			return nil, err
+		}
+		bl, err = aggregator.ParseBlacklist(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Blacklist, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	dataDir := cfg.DataDir
+	tempDir := ""
+	if dataDir == "" {
+		if spec := cfg.Cache; spec == "" || spec == "bolt" {
+			return nil, fmt.Errorf("%w: cache %q keeps its file in data_dir, which is not set (give data_dir or bolt:PATH)", ErrConfig, spec)
+		}
+		// Nothing is to stay on disk: fetched MementoMaps go to a
+		// temporary folder that Close removes.
+		d, err := os.MkdirTemp("", "mementokit-aggregator-*")
+		if err != nil {
+			return nil, err
+		}
+		tempDir, dataDir = d, d
+		defer func() {
+			if err != nil {
+				os.RemoveAll(tempDir)
+			}
+		}()
+	}
+	mapDir := filepath.Join(dataDir, "mementomaps")
+	if err := os.MkdirAll(mapDir, 0o755); err != nil {
+		return nil, err
+	}
+	store, storeName, err := OpenCache(ctx, cfg.Cache, dataDir, log)
+	if err != nil {
+		return nil, err
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = "http://" + cfg.Addr
+	}
+	m := newMetrics()
+	idle := cfg.MaxIdlePer
+	if idle == 0 {
+		idle = cfg.MaxConcurrent // every connection a busy archive needs is kept for reuse
+	}
+	client := &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          max(1024, idle*len(archives)),
+		MaxIdleConnsPerHost:   idle,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}}
+	mc := &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
+	ag, err := aggregator.New(aggregator.Options{
+		Archives: archives, Rules: rules, Blacklist: bl,
+		// Every request, redirect hops included, goes only to the hosts the
+		// archive list names (aggregator.AllowList).
+		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives)}, hist: m.upDuration},
+		HTTPClient: client, Cache: mc, CacheTimeout: time.Duration(cfg.CacheTimeout),
+		RequestTimeout: time.Duration(cfg.RequestTimeout), DynamicBudget: time.Duration(cfg.DynamicBudget), ThoroughBudget: time.Duration(cfg.ThoroughBudget),
+		Tolerance: cfg.Tolerance, DormantFor: time.Duration(cfg.DormantFor),
+		MaxConcurrent: cfg.MaxConcurrent, FanOut: cfg.FanOut,
+		MapMaxAge: time.Duration(cfg.MapMaxAge), MapDir: mapDir, MapCheckEvery: mapCheckEvery(cfg.MapCheck),
+		BaseURL: base, Logger: log.With("component", "aggregator"),
+	})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	m.watchAggregator(ag)
+	ui, err := webui.New(webui.Options{Aggregator: ag, Blacklist: bl, Logger: log})
+	if err != nil {
+		ag.Close()
+		store.Close()
+		return nil, err
+	}
+	log.Info("aggregator configured", "archives", len(archives), "list", listName, "rules", cfg.Rules != "",
+		"blacklisted_hosts", bl.Len(), "cache", storeName, "data_dir", dataDir, "base_url", base, "workers", cfg.Workers)
+	return &Server{c: cfg, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir,
+		metrics: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})}, nil
+}
+
+// Aggregator returns the server's aggregator (for an embedder's own
+// endpoints or checks).
+func (s *Server) Aggregator() *aggregator.Aggregator { return s.ag }
+
+// Cache returns the server's store, as the aggregator sees it.
+func (s *Server) Cache() cache.Cache { return s.store }
+
+// mapCheckEvery is aggregator.Options.MapCheckEvery for
+// mementomap_check_every, whose 0 means never (the option's 0 means the
+// default).
+func mapCheckEvery(d Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return time.Duration(d)
+}
+
+// OpenCache opens the store named by spec: "memory", "bolt:PATH" (""
+// or "bolt" alone: dataDir/cache.db), or a MySQL DSN, with or without a
+// "mysql:" prefix. It returns the store and a name for logs ("memory",
+// "bolt:PATH", "mysql"); the DSN is never written in errors or logs. A
+// spec that is none of these is an error wrapping ErrConfig.
+func OpenCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cache.Cache, string, error) {
+	switch {
+	case spec == "memory":
+		m, err := cache.NewMemory(nil)
+		return m, "memory", err
+	case spec == "", spec == "bolt", strings.HasPrefix(spec, "bolt:"):
+		path := strings.TrimPrefix(strings.TrimPrefix(spec, "bolt"), ":")
+		if path == "" {
+			path = filepath.Join(dataDir, "cache.db")
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, "", err
+		}
+		b, err := boltcache.Open(path, &boltcache.Options{Logger: log})
+		return b, "bolt:" + path, err
+	}
+	dsn := strings.TrimPrefix(spec, "mysql:")
+	if !strings.Contains(dsn, "/") {
+		return nil, "", fmt.Errorf("%w: cache: want memory, bolt:PATH or a MySQL DSN such as user:pass@tcp(host:3306)/db", ErrConfig)
+	}
+	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	my, err := mysqlcache.Open(octx, dsn, &mysqlcache.Options{Logger: log})
+	return my, "mysql", err
+}
+
+// Serve answers HTTP on ln and runs the MementoMap loader, the refresh
+// workers and the cache scanner until ctx ends (or ln fails); then it
+// shuts down gracefully: no new connections, requests in flight and
+// refresh jobs running get Config.ShutdownTimeout to finish, then
+// searches still running are canceled, and the Server is closed (Close).
+// It returns nil after a clean shutdown.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		// A live search ends within its budget; the answer then needs
+		// little time.
+		WriteTimeout: time.Duration(s.c.DynamicBudget) + 30*time.Second,
+		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	s.log.Info("listening", "addr", ln.Addr().String())
+
+	var bg sync.WaitGroup
+	bgCtx, stopBG := context.WithCancel(ctx)
+	defer stopBG()
+	s.mapsLoading.Store(true)
+	bg.Go(func() {
+		defer s.mapsLoading.Store(false)
+		start := time.Now()
+		if err := s.ag.LoadMaps(bgCtx); err != nil {
+			s.log.Warn("some MementoMaps were not loaded; those archives are always asked", "err", err)
+		}
+		s.log.Info("mementomaps loaded", "loaded", s.mapsLoaded(), "elapsed", time.Since(start))
+		s.ag.StartMapRefresh(bgCtx)
+	})
+	if s.c.ScanEvery > 0 {
+		bg.Go(func() { s.maintain(bgCtx) })
+	}
+	stopClaiming := make(chan struct{})
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelJobs()
+	workers := s.startWorkers(jobCtx, stopClaiming)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	s.draining.Store(true)
+	s.log.Info("shutting down", "timeout", time.Duration(s.c.ShutdownTimeout))
+	start := time.Now()
+	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(s.c.ShutdownTimeout))
+	defer cancel()
+	close(stopClaiming)
+	stopBG()
+	var errs []error
+	if serveErr == nil {
+		if err := hs.Shutdown(sctx); err != nil {
+			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+			hs.Close()
+		}
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errs = append(errs, err)
+		}
+	} else if !errors.Is(serveErr, http.ErrServerClosed) {
+		errs = append(errs, serveErr)
+	}
+	done := make(chan struct{})
+	go func() { workers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-sctx.Done():
+		s.log.Warn("refresh jobs still running at the shutdown timeout; canceling them")
+		cancelJobs()
+		<-done
+	}
+	bg.Wait()
+	if err := s.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	s.log.Info("stopped", "elapsed", time.Since(start), "refresh_jobs_done", s.jobsDone.Load(), "refresh_jobs_failed", s.jobsFailed.Load())
+	return errors.Join(errs...)
+}
+
+// Close closes the aggregator (canceling searches still running) and the
+// cache, and removes the temporary data folder, if any. Serve calls it
+// on its way out; a Server that was never served must be closed by its
+// caller. Later calls return the first call's error.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if err := s.ag.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		if err := s.store.Close(); err != nil {
+			errs = append(errs, err)
+		}
+		if s.tempDir != "" {
+			if err := os.RemoveAll(s.tempDir); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// startWorkers runs c.Workers refresh workers. Each claims the next job
+// until stopClaiming is closed; a job already running then finishes (the
+// drain), unless jobCtx is canceled first. aggregator.RunWorkers stops its
+// running jobs as soon as its context ends, so the loop is written here
+// over aggregator.RunOneJob.
+func (s *Server) startWorkers(jobCtx context.Context, stopClaiming <-chan struct{}) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for i := range s.c.Workers {
+		name := fmt.Sprintf("aggregator-%d/%d", os.Getpid(), i)
+		wg.Go(func() {
+			idle := time.NewTimer(0)
+			defer idle.Stop()
+			for {
+				select {
+				case <-stopClaiming:
+					return
+				default:
+				}
+				did, err := s.ag.RunOneJob(jobCtx, name)
+				switch {
+				case err != nil:
+					s.jobsFailed.Add(1)
+					s.m.jobs.WithLabelValues("error").Inc()
+					if jobCtx.Err() == nil && !errors.Is(err, aggregator.ErrClosed) {
+						s.log.Warn("refresh job", "worker", name, "err", err)
+					}
+				case did:
+					s.jobsDone.Add(1)
+					s.m.jobs.WithLabelValues("done").Inc()
+				}
+				if did && err == nil {
+					continue
+				}
+				idle.Reset(time.Duration(s.c.WorkerIdle))
+				select {
+				case <-stopClaiming:
+					return
+				case <-idle.C:
+				}
+			}
+		})
+	}
+	return &wg
+}
+
+// maintain keeps the cache in shape until ctx ends: at start and then
+// every ScanEvery it cleans the store (cache.DefaultCleanupPolicy: claims
+// of workers that died are released after an hour, completed jobs deleted
+// after 90 days, entries not requested for 182 days deleted) and, when
+// this process runs workers, queues up to 1,000 entries older than
+// StaleAfter for refresh (aggregator.ScanStale; the Time Travel
+// refresher's two weeks by default).
+func (s *Server) maintain(ctx context.Context) {
+	t := time.NewTicker(time.Duration(s.c.ScanEvery))
+	defer t.Stop()
+	for {
+		st, err := s.store.Cleanup(ctx, cache.DefaultCleanupPolicy(time.Now()))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("cache cleanup", "err", err)
+		case st != (cache.CleanupStats{}):
+			s.log.Info("cache cleanup", "jobs_released", st.JobsReleased, "jobs_deleted", st.JobsDeleted, "entries_deleted", st.EntriesDeleted)
+		}
+		if s.c.Workers > 0 && s.c.StaleAfter > 0 {
+			n, err := s.ag.ScanStale(ctx, time.Duration(s.c.StaleAfter), 1000)
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("stale scan", "err", err)
+			} else if n > 0 {
+				s.log.Info("stale entries queued for refresh", "entries", n)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) mapsLoaded() int {
+	n := 0
+	for _, st := range s.ag.Stats() {
+		if !st.MapLoaded.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
+// ServeHTTP routes a request by its raw target (never a cleaned path: a
+// URI-R keeps its "//"): / and /search, /list and /static to the web page
+// (internal/webui), /metrics, /healthz, and everything else to the
+// aggregator's API (aggregator.Handler). It writes the access log record
+// and the metrics.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	raw := r.RequestURI
+	if !strings.HasPrefix(raw, "/") {
+		raw = r.URL.RequestURI()
+	}
+	ep := endpoint(raw)
+	sw := &statusWriter{ResponseWriter: w}
+	s.m.inFlight.Inc()
+	defer func() {
+		s.m.inFlight.Dec()
+		d := time.Since(start)
+		code := sw.status
+		if code == 0 {
+			code = http.StatusOK
+		}
+		s.m.requests.WithLabelValues(ep, codeLabel(code)).Inc()
+		s.m.reqDuration.WithLabelValues(ep).Observe(d.Seconds())
+		if s.c.AccessLog {
+			target := raw
+			if len(target) > 2048 {
+				target = target[:2048] + "..."
+			}
+			attrs := []slog.Attr{
+				slog.String("method", r.Method), slog.String("target", target), slog.String("endpoint", ep),
+				slog.Int("status", code), slog.Int64("bytes", sw.bytes), slog.Duration("duration", d),
+				slog.String("remote", r.RemoteAddr), slog.String("user_agent", r.UserAgent()),
+			}
+			if f := w.Header().Get("Archive-Failures"); f != "" {
+				attrs = append(attrs, slog.String("archive_failures", f))
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelInfo, "access", attrs...)
+		}
+	}()
+	switch ep {
+	case "metrics", "healthz":
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			sw.Header().Set("Allow", "GET, HEAD")
+			http.Error(sw, "Method not allowed: "+r.Method, http.StatusMethodNotAllowed)
+			return
+		}
+		if ep == "metrics" {
+			s.metrics.ServeHTTP(sw, r)
+		} else {
+			s.health(sw, r)
+		}
+	case "home", "search", "list", "static":
+		s.ui.ServeHTTP(sw, r)
+	default:
+		s.api.ServeHTTP(sw, r)
+	}
+}
+
+// health answers /healthz: 200 with a JSON summary while the server works,
+// 503 while it shuts down or when the cache does not answer within
+// CacheTimeout (aggregator.CheckCache: never longer, whatever the store
+// does).
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	type archives struct {
+		Total      int `json:"total"`
+		Dormant    int `json:"dormant"`
+		MapsLoaded int `json:"mementomaps_loaded"`
+		// MapsDropped: maps dropped after their file changed in place,
+		// not yet loaded again (their archives are always asked).
+		MapsDropped int `json:"mementomaps_dropped"`
+	}
+	doc := struct {
+		Status      string   `json:"status"`
+		Cache       string   `json:"cache"`
+		Archives    archives `json:"archives"`
+		MapsLoading bool     `json:"mementomaps_loading"`
+	}{Status: "ok", Cache: "ok", MapsLoading: s.mapsLoading.Load()}
+	for _, st := range s.ag.Stats() {
+		doc.Archives.Total++
+		if !st.DormantUntil.IsZero() {
+			doc.Archives.Dormant++
+		}
+		if !st.MapLoaded.IsZero() {
+			doc.Archives.MapsLoaded++
+		}
+		if st.MapDropped {
+			doc.Archives.MapsDropped++
+		}
+	}
+	code := http.StatusOK
+	if err := s.ag.CheckCache(r.Context()); err != nil {
+		doc.Status, doc.Cache, code = "unavailable", "error: "+err.Error(), http.StatusServiceUnavailable
+	}
+	if s.draining.Load() {
+		doc.Status, code = "draining", http.StatusServiceUnavailable
+	}
+	b, _ := json.MarshalIndent(doc, "", "  ") // plain struct: cannot fail
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = w.Write(append(b, '\n'))
+}
