@@ -443,9 +443,9 @@ type Decision struct {
 }
 
 // Route returns, for service s and URI-R urir, the rule's archives in rule
-// order with a verdict each: skipped when dormant, or when its MementoMap
-// (loaded, not older than MapMaxAge, readable) says it holds nothing (no
-// matching key, or a matched frequency of 0). An archive with a missing,
+// order with a verdict each: skipped when its MementoMap (loaded, not
+// older than MapMaxAge, readable) says it holds nothing (no matching key,
+// or a matched frequency of 0), else when dormant. An archive with a missing,
 // stale or unreadable map is always asked. Route does not count requests;
 // Search does.
 func (ag *Aggregator) Route(s Service, urir string) []Decision {
@@ -459,10 +459,12 @@ func (ag *Aggregator) Route(s Service, urir string) []Decision {
 			continue
 		}
 		d := Decision{Archive: id}
-		if asleep, _ := st.dorm.asleep(now); asleep {
-			d.Status = StatusDormant
-		} else if !ag.mayHold(st, q, now) {
+		// The map's "absent" comes first: such an archive would not be
+		// asked awake either, and is reported as skipped by its map.
+		if !ag.mayHold(st, q, now) {
 			d.Status = StatusSkippedByMap
+		} else if asleep, _ := st.dorm.asleep(now); asleep {
+			d.Status = StatusDormant
 		}
 		out = append(out, d)
 	}
@@ -555,7 +557,7 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 	ctx, cancel := context.WithTimeout(ag.base, ag.budget(k))
 	defer cancel()
 	route := ag.Route(s, urir)
-	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route))}
+	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route)), SkippedByRule: max(len(ag.archives)-len(route), 0)}
 	found := make([][]Memento, len(route))
 	reported := make([]bool, len(route))
 	// Each archive is asked in a goroutine of its own (at most FanOut at

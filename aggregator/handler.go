@@ -59,8 +59,11 @@ const (
 // Statuses: 400 for a bad URI-R, datetime or Accept-Datetime (RFC 7089
 // §4.5.3: Accept-Datetime must be an rfc1123-date in GMT); 403 for a
 // blacklisted host, before any archive is asked; 404 when no memento is
-// found; 502 when every archive failed or is dormant; 504 for an
-// only-if-cached miss or when every asked archive timed out. Every
+// found (also when some archives failed, if any answered "none" or was
+// skipped by its MementoMap: the text and Archive-Failures say which);
+// 502 when every asked archive failed (or all are dormant) and none was
+// skipped by its map; 504 for an only-if-cached miss or when every asked
+// archive timed out. The text of an answer without mementos is Headline. Every
 // aggregated response carries Archive-Failures: id=reason, ... when some
 // archive failed or was not asked because it is dormant (id=dormant), and
 // Cache-Degraded: op=reason, ... when a cache call failed or did not answer
@@ -299,24 +302,51 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 	if ans.Status == http.StatusOK {
 		return ans, true
 	}
-	var msg string
+	w.Header().Set("Link", "<"+urir+`>; rel="original"`)
+	writeBody(w, ans.Status, ctText, []byte(Headline(ans)+"\n"))
+	return nil, false
+}
+
+// Headline is the one-line text of an answer without mementos, naming
+// what each archive did: "No mementos found for URI-R" with, after a
+// search, the outcome counts (Counts.String) and the Archive-Failures
+// value, so that a 404 where some archives failed says so; "Every asked
+// archive failed for URI-R" (502); "Every asked archive timed out"
+// (504); "Not cached" for an only-if-cached miss (504). A cached "none"
+// says it comes from the cache and when it was searched.
+func Headline(ans *Answer) string {
+	urir := ans.URIR
+	detail := ""
+	if ans.Result != nil {
+		detail = " (" + ans.Result.Counts().String()
+		if ans.Failures != "" {
+			detail += ": " + ans.Failures
+		}
+		detail += ")"
+	} else if ans.Source == FromCache && !ans.Updated.IsZero() {
+		detail = " (cached answer of " + isoDate(ans.Updated) + ")"
+	}
 	switch ans.Status {
+	case http.StatusOK:
+		return strconv.Itoa(len(ans.Mementos)) + " mementos of " + urir + detail
 	case http.StatusNotFound:
-		msg = "No mementos found for " + urir
+		return "No mementos found for " + urir + detail
 	case http.StatusBadGateway:
-		msg = "Every archive failed for " + urir + " (" + ans.Failures + ")"
+		if c := ans.Result; c != nil && c.Counts().Failed == 0 {
+			return "No archive could be asked for " + urir + ": every one is dormant" + detail
+		}
+		return "Every asked archive failed for " + urir + detail
 	case http.StatusGatewayTimeout:
 		if ans.Scenario == "only-if-cached" {
-			msg = "Not cached: " + urir
-		} else {
-			msg = "Every archive timed out for " + urir
+			return "Not cached: " + urir
 		}
-	default:
-		msg = http.StatusText(ans.Status)
+		return "Every asked archive timed out for " + urir + detail
+	case http.StatusForbidden:
+		return "Blocked host: " + urir
+	case http.StatusBadRequest:
+		return "Bad URI-R: " + urir
 	}
-	w.Header().Set("Link", "<"+urir+`>; rel="original"`)
-	writeBody(w, ans.Status, ctText, []byte(msg+"\n"))
-	return nil, false
+	return http.StatusText(ans.Status) + ": " + urir + detail
 }
 
 // ---- TimeMaps ----

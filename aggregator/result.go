@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -101,6 +102,9 @@ type Result struct {
 	Outcomes []Outcome
 	// At is when the search finished.
 	At time.Time
+	// SkippedByRule is the number of registry archives the service's
+	// rule left out (not in Outcomes).
+	SkippedByRule int
 }
 
 // Failures returns the outcomes with StatusFailed.
@@ -128,20 +132,83 @@ func (r *Result) Complete() bool {
 	return true
 }
 
-// AllFailed reports whether the search found nothing and every archive
-// that could hold mementos failed or was dormant (at least one), none
-// answering. The HTTP API answers 502 then.
+// AllFailed reports whether the search found nothing, every archive that
+// was asked failed or every archive of the route was dormant (at least one
+// failed or dormant), none answered, and none was skipped by its
+// MementoMap: a map's "absent" is an answer, so that a search where maps
+// ruled out some archives and the others failed is a 404 naming the
+// failures, not a 502. The HTTP API answers 502 then.
 func (r *Result) AllFailed() bool {
 	down := 0
 	for _, o := range r.Outcomes {
 		switch o.Status {
-		case StatusFound, StatusNone:
+		case StatusFound, StatusNone, StatusSkippedByMap:
 			return false
 		case StatusFailed, StatusDormant:
 			down++
 		}
 	}
 	return down > 0 && len(r.Mementos) == 0
+}
+
+// Counts is what the archives of one search did, one count per kind of
+// outcome: answered with mementos, answered none, failed (TimedOut of
+// them by a timeout, ReasonTimeout or ReasonSlowAnswer), not asked as
+// dormant, not asked as their MementoMap says they hold nothing, and left
+// out by the rules (in the registry, not in the service's rule list).
+type Counts struct {
+	Found, None, Failed, TimedOut, Dormant, SkippedByMap, SkippedByRule int
+}
+
+// Counts tallies the outcomes (SkippedByRule from Result.SkippedByRule).
+func (r *Result) Counts() Counts {
+	c := Counts{SkippedByRule: r.SkippedByRule}
+	for _, o := range r.Outcomes {
+		switch o.Status {
+		case StatusFound:
+			c.Found++
+		case StatusNone:
+			c.None++
+		case StatusFailed:
+			c.Failed++
+			if o.Reason == ReasonTimeout || o.Reason == ReasonSlowAnswer {
+				c.TimedOut++
+			}
+		case StatusDormant:
+			c.Dormant++
+		case StatusSkippedByMap:
+			c.SkippedByMap++
+		}
+	}
+	return c
+}
+
+// String lists the non-zero counts, such as "1 found, 2 none, 1 failed (1
+// timed out), 3 skipped by MementoMap, 1 dormant, 2 skipped by rule";
+// "no archive" when all are zero.
+func (c Counts) String() string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+what)
+		}
+	}
+	add(c.Found, "found")
+	add(c.None, "none")
+	if c.Failed > 0 {
+		f := strconv.Itoa(c.Failed) + " failed"
+		if c.TimedOut > 0 {
+			f += " (" + strconv.Itoa(c.TimedOut) + " timed out)"
+		}
+		parts = append(parts, f)
+	}
+	add(c.SkippedByMap, "skipped by MementoMap")
+	add(c.Dormant, "dormant")
+	add(c.SkippedByRule, "skipped by rule")
+	if len(parts) == 0 {
+		return "no archive"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // TimedOut reports whether every failure was a timeout (ReasonTimeout or

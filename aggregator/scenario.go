@@ -77,8 +77,10 @@ const (
 type Answer struct {
 	URIR     string
 	Mementos []Memento
-	// Status is 200 when there are mementos, else 404 (none found), 502
-	// (every asked archive failed), 504 (only-if-cached miss, or every
+	// Status is 200 when there are mementos, else 404 (none found, or
+	// some archive answered none or was skipped by its MementoMap while
+	// others failed), 502 (Result.AllFailed: every asked archive failed,
+	// or every one is dormant, none skipped by its map), 504 (only-if-cached miss, or every
 	// asked archive timed out), 400 (a URI-R NormalizeURIR refuses) or 403
 	// (a blacklisted host); the last two ask neither cache nor archive.
 	Status int

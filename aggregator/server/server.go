@@ -488,14 +488,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// health answers /healthz: 200 with a JSON summary while the server works,
-// 503 while it shuts down or when the cache does not answer within
-// CacheTimeout (aggregator.CheckCache: never longer, whatever the store
-// does).
+// health answers /healthz: 200 with a JSON summary while the server works;
+// 503 with "status": "degraded" when every archive is dormant or failing
+// (its last answer a failure), with the counts; 503 "unavailable" when the
+// cache does not answer within CacheTimeout (aggregator.CheckCache: never
+// longer, whatever the store does); 503 "draining" while it shuts down.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	type archives struct {
-		Total      int `json:"total"`
-		Dormant    int `json:"dormant"`
+		Total   int `json:"total"`
+		Dormant int `json:"dormant"`
+		// Failing: awake archives whose last answer was a failure
+		// (consecutive failures > 0, not yet dormant).
+		Failing    int `json:"failing"`
 		MapsLoaded int `json:"mementomaps_loaded"`
 		// MapsDropped: maps dropped after their file changed in place,
 		// not yet loaded again (their archives are always asked).
@@ -511,6 +515,8 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		doc.Archives.Total++
 		if !st.DormantUntil.IsZero() {
 			doc.Archives.Dormant++
+		} else if st.ConsecutiveFailures > 0 {
+			doc.Archives.Failing++
 		}
 		if !st.MapLoaded.IsZero() {
 			doc.Archives.MapsLoaded++
@@ -520,6 +526,11 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	code := http.StatusOK
+	if a := doc.Archives; a.Total > 0 && a.Dormant+a.Failing == a.Total {
+		// No archive is answering: the server runs, its answers cannot be
+		// trusted.
+		doc.Status, code = "degraded", http.StatusServiceUnavailable
+	}
 	if err := s.ag.CheckCache(r.Context()); err != nil {
 		doc.Status, doc.Cache, code = "unavailable", "error: "+err.Error(), http.StatusServiceUnavailable
 	}

@@ -104,3 +104,37 @@ func BenchmarkCachedTimeMap(b *testing.B) {
 		})
 	}
 }
+
+// TestHealthDegraded: with its only archive failing, then dormant,
+// /healthz answers 503 "degraded" with the counts.
+func TestHealthDegraded(t *testing.T) {
+	a := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{held: {time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC)}}})
+	t.Cleanup(a.Close)
+	dir := t.TempDir()
+	list := writeFile(t, dir, "archives.json", []byte(`[{"id": "a", "timemap": "`+a.TimeMapPrefix()+`", "timegate": "`+a.TimeGatePrefix()+`"}]`))
+	c := DefaultConfig()
+	c.Archives, c.Cache, c.DataDir, c.Addr, c.Tolerance, c.DormantFor = list, "memory", dir, "127.0.0.1:1208", 2, Duration(time.Hour)
+	c.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	s, err := New(t.Context(), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	get := func(target string) (int, string) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get("/healthz"); code != http.StatusOK || !strings.Contains(body, `"failing": 0`) {
+		t.Fatalf("before failures: %d %s", code, body)
+	}
+	a.SetFault(archivetest.FaultReset)
+	get("/timemap/link/http://one.example/")
+	if code, body := get("/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, `"status": "degraded"`) || !strings.Contains(body, `"failing": 1`) {
+		t.Errorf("one failure of the only archive: %d %s, want 503 degraded, failing 1", code, body)
+	}
+	get("/timemap/link/http://two.example/")
+	if code, body := get("/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, `"status": "degraded"`) || !strings.Contains(body, `"dormant": 1`) {
+		t.Errorf("only archive dormant: %d %s, want 503 degraded, dormant 1", code, body)
+	}
+}

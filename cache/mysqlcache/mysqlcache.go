@@ -148,7 +148,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
 	db.SetMaxIdleConns(o.MaxOpenConns)
 	db.SetConnMaxLifetime(o.ConnMaxLifetime)
 	c := &Cache{db: db, log: o.Logger, archives: map[string]int64{}}
-	if err := c.init(ctx, o, cfg.Timeout); err != nil {
+	if err := c.init(ctx, o, cfg.DBName, cfg.Timeout); err != nil {
 		db.Close()
 		return fail(err)
 	}
@@ -158,15 +158,24 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
 	return c, nil
 }
 
-func (c *Cache) init(ctx context.Context, o Options, connectTimeout time.Duration) error {
+func (c *Cache) init(ctx context.Context, o Options, dbName string, connectTimeout time.Duration) error {
 	// The DSN's timeout bounds only the TCP dial: a server that accepts and
 	// never speaks (a DSN naming some other service's port) would hold the
 	// handshake forever under a context without deadline.
 	pctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	err := c.db.PingContext(pctx)
+	expired := pctx.Err() != nil // read before cancel, which sets it
 	cancel()
 	if err != nil {
-		if ctx.Err() == nil && pctx.Err() != nil {
+		var me *mysql.MySQLError
+		switch {
+		case errors.As(err, &me) && me.Number == 1049:
+			return fmt.Errorf("the server has no database %s (create it: CREATE DATABASE %s CHARACTER SET utf8mb4): %w", dbName, dbName, err)
+		case errors.As(err, &me) && (me.Number == 1045 || me.Number == 1044):
+			return fmt.Errorf("access denied (check the DSN's user and password, and the user's grants): %w", err)
+		case errors.As(err, &me):
+			return fmt.Errorf("the server refused the connection: %w", err)
+		case ctx.Err() == nil && expired:
 			return fmt.Errorf("no MySQL handshake from the server within %v: %w", connectTimeout, err)
 		}
 		return err

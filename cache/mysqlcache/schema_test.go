@@ -266,3 +266,22 @@ func TestIndexesUsed(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenNamesTheCause: a DSN naming a database the server lacks, or a
+// user it refuses, gets an error that says so (the server's answer comes
+// at once: it is no missing handshake).
+func TestOpenNamesTheCause(t *testing.T) {
+	cfg := serverDSN(t)
+	c := cfg.Clone()
+	c.DBName = "mkcache_no_such_database_x"
+	_, err := mysqlcache.Open(t.Context(), c.FormatDSN(), nil)
+	if err == nil || !strings.Contains(err.Error(), "no database mkcache_no_such_database_x") || strings.Contains(err.Error(), "handshake") {
+		t.Errorf("unknown database: err = %v, want one naming the missing database", err)
+	}
+	c = cfg.Clone()
+	c.User, c.Passwd = "mkcache_no_such_user", "wrong"
+	_, err = mysqlcache.Open(t.Context(), c.FormatDSN(), nil)
+	if err == nil || !strings.Contains(err.Error(), "access denied") || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("unknown user: err = %v, want access denied without the password", err)
+	}
+}
