@@ -54,8 +54,8 @@ type Config struct {
 	// service); Blacklist a file of blocked hosts, one a line ("": none).
 	Rules     string `json:"rules"`
 	Blacklist string `json:"blacklist"`
-	// Cache names the store: "memory", "bolt" or "" (DataDir/cache.db),
-	// "bolt:PATH", or a MySQL DSN with or without a "mysql:" prefix
+	// Cache names the store: "none" (every request searches), "memory",
+	// "bolt" or "" (DataDir/cache.db), "bolt:PATH", or a MySQL DSN with or without a "mysql:" prefix
 	// (user:pass@tcp(host:3306)/db).
 	Cache string `json:"cache"`
 

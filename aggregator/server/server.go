@@ -158,13 +158,16 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}}
-	mc := &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
+	var agCache aggregator.Cache // nil: no cache, every request searches
+	if store != nil {
+		agCache = &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
+	}
 	ag, err := aggregator.New(aggregator.Options{
 		Archives: archives, Rules: rules, Blacklist: bl,
 		// Every request, redirect hops included, goes only to the hosts the
 		// archive list names (aggregator.AllowList).
 		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives)}, hist: m.upDuration},
-		HTTPClient: client, Cache: mc, CacheTimeout: time.Duration(cfg.CacheTimeout),
+		HTTPClient: client, Cache: agCache, CacheTimeout: time.Duration(cfg.CacheTimeout),
 		RequestTimeout: time.Duration(cfg.RequestTimeout), DynamicBudget: time.Duration(cfg.DynamicBudget), ThoroughBudget: time.Duration(cfg.ThoroughBudget),
 		Tolerance: cfg.Tolerance, DormantFor: time.Duration(cfg.DormantFor),
 		MaxConcurrent: cfg.MaxConcurrent, FanOut: cfg.FanOut,
@@ -172,14 +175,14 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		BaseURL: base, Logger: log.With("component", "aggregator"),
 	})
 	if err != nil {
-		store.Close()
+		closeStore(store)
 		return nil, err
 	}
 	m.watchAggregator(ag)
 	ui, err := webui.New(webui.Options{Aggregator: ag, Blacklist: bl, Logger: log})
 	if err != nil {
 		ag.Close()
-		store.Close()
+		closeStore(store)
 		return nil, err
 	}
 	log.Info("aggregator configured", "archives", len(archives), "list", listName, "rules", cfg.Rules != "",
@@ -192,8 +195,16 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 // endpoints or checks).
 func (s *Server) Aggregator() *aggregator.Aggregator { return s.ag }
 
-// Cache returns the server's store, as the aggregator sees it.
+// Cache returns the server's store, as the aggregator sees it; nil for
+// the cache spelled "none".
 func (s *Server) Cache() cache.Cache { return s.store }
+
+func closeStore(c cache.Cache) error {
+	if c == nil {
+		return nil
+	}
+	return c.Close()
+}
 
 // mapCheckEvery is aggregator.Options.MapCheckEvery for
 // mementomap_check_every, whose 0 means never (the option's 0 means the
@@ -205,13 +216,16 @@ func mapCheckEvery(d Duration) time.Duration {
 	return time.Duration(d)
 }
 
-// OpenCache opens the store named by spec: "memory", "bolt:PATH" (""
-// or "bolt" alone: dataDir/cache.db), or a MySQL DSN, with or without a
-// "mysql:" prefix. It returns the store and a name for logs ("memory",
-// "bolt:PATH", "mysql"); the DSN is never written in errors or logs. A
-// spec that is none of these is an error wrapping ErrConfig.
+// OpenCache opens the store named by spec: "none" (no store: a nil
+// cache.Cache, every request searches), "memory", "bolt:PATH" ("" or
+// "bolt" alone: dataDir/cache.db), or a MySQL DSN, with or without a
+// "mysql:" prefix. It returns the store and a name for logs ("none",
+// "memory", "bolt:PATH", "mysql"); the DSN is never written in errors or
+// logs. A spec that is none of these is an error wrapping ErrConfig.
 func OpenCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cache.Cache, string, error) {
 	switch {
+	case spec == "none":
+		return nil, "none", nil
 	case spec == "memory":
 		m, err := cache.NewMemory(nil)
 		return m, "memory", err
@@ -269,13 +283,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.log.Info("mementomaps loaded", "loaded", s.mapsLoaded(), "elapsed", time.Since(start))
 		s.ag.StartMapRefresh(bgCtx)
 	})
-	if s.c.ScanEvery > 0 {
+	if s.c.ScanEvery > 0 && s.store != nil {
 		bg.Go(func() { s.maintain(bgCtx) })
 	}
 	stopClaiming := make(chan struct{})
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	workers := s.startWorkers(jobCtx, stopClaiming)
+	nWorkers := s.c.Workers
+	if s.store == nil {
+		nWorkers = 0 // refresh jobs live in the cache
+	}
+	workers := s.startWorkers(jobCtx, stopClaiming, nWorkers)
 
 	var serveErr error
 	select {
@@ -328,7 +346,7 @@ func (s *Server) Close() error {
 		if err := s.ag.Close(); err != nil {
 			errs = append(errs, err)
 		}
-		if err := s.store.Close(); err != nil {
+		if err := closeStore(s.store); err != nil {
 			errs = append(errs, err)
 		}
 		if s.tempDir != "" {
@@ -341,14 +359,14 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
-// startWorkers runs c.Workers refresh workers. Each claims the next job
+// startWorkers runs n refresh workers. Each claims the next job
 // until stopClaiming is closed; a job already running then finishes (the
 // drain), unless jobCtx is canceled first. aggregator.RunWorkers stops its
 // running jobs as soon as its context ends, so the loop is written here
 // over aggregator.RunOneJob.
-func (s *Server) startWorkers(jobCtx context.Context, stopClaiming <-chan struct{}) *sync.WaitGroup {
+func (s *Server) startWorkers(jobCtx context.Context, stopClaiming <-chan struct{}, n int) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	for i := range s.c.Workers {
+	for i := range n {
 		name := fmt.Sprintf("aggregator-%d/%d", os.Getpid(), i)
 		wg.Go(func() {
 			idle := time.NewTimer(0)
@@ -531,7 +549,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		// trusted.
 		doc.Status, code = "degraded", http.StatusServiceUnavailable
 	}
-	if err := s.ag.CheckCache(r.Context()); err != nil {
+	if s.store == nil {
+		doc.Cache = "none"
+	} else if err := s.ag.CheckCache(r.Context()); err != nil {
 		doc.Status, doc.Cache, code = "unavailable", "error: "+err.Error(), http.StatusServiceUnavailable
 	}
 	if s.draining.Load() {

@@ -138,3 +138,38 @@ func TestHealthDegraded(t *testing.T) {
 		t.Errorf("only archive dormant: %d %s, want 503 degraded, dormant 1", code, body)
 	}
 }
+
+// TestNoCache: with the cache "none" every TimeMap request is a search
+// of its own (the archive is asked each time), /healthz reports the
+// cache as "none" and stays 200.
+func TestNoCache(t *testing.T) {
+	a := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{held: {time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC)}}})
+	defer a.Close()
+	dir := t.TempDir()
+	list := writeFile(t, dir, "archives.json", []byte(`[{"id": "a", "timemap": "`+a.TimeMapPrefix()+`", "timegate": "`+a.TimeGatePrefix()+`"}]`))
+	c := DefaultConfig()
+	c.Archives, c.Cache, c.Addr = list, "none", "127.0.0.1:1208"
+	s, err := New(t.Context(), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Cache() != nil {
+		t.Errorf("Cache() = %v, want nil", s.Cache())
+	}
+	for i := range 3 {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", "/timemap/link/"+held, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	if n := a.Count("timemap"); n != 3 {
+		t.Errorf("archive asked %d times for 3 uncached requests, want 3", n)
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"cache": "none"`) {
+		t.Errorf("healthz without a cache: %d %s", rec.Code, rec.Body)
+	}
+}

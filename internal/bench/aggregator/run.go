@@ -35,13 +35,43 @@ type config struct {
 	conns            []int
 	latency          time.Duration
 	uris, mementos   int
+	largeURIs        int
 	largeMementos    int
 	skipLarge        bool
 	skipDefaults     bool
 	empty404         bool
 	profileDir       string
 	loader           string // "raw" (persistent connections, pre-built requests) or "client" (net/http.Client)
-	only             string // run only the small-archive scenarios whose name contains this
+	only             string // run only the scenarios whose name contains this
+	memgator         string // a MemGator binary to measure in the same run
+}
+
+// scenario is one configuration of the mementokit server.
+type scenario struct {
+	name           string
+	routing, cache bool
+	defaults       bool // the server's default concurrency and idle connections
+}
+
+func (sc scenario) args(archives string) []string {
+	a := []string{"-serve", "-archives", archives, "-cache", "none"}
+	if sc.cache {
+		a[len(a)-1] = "memory"
+	}
+	if sc.routing {
+		a = append(a, "-routing")
+	}
+	if sc.defaults {
+		a = append(a, "-defaults")
+	}
+	return a
+}
+
+// row is one printed result, kept for the ratio table.
+type row struct {
+	scenario string
+	conns    int
+	r        result
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -53,17 +83,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var cfg config
 	conns := fs.String("conns", "10,50,200", "comma-separated client connection counts")
 	fs.DurationVar(&cfg.duration, "duration", 3*time.Second, "measured load per run")
-	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured load before each run (fills the cache, opens connections)")
+	fs.DurationVar(&cfg.warmup, "warmup", time.Second, "unmeasured load before each run (opens connections)")
 	fs.DurationVar(&cfg.latency, "latency", 20*time.Millisecond, "latency each archive adds to TimeMap and TimeGate answers")
-	fs.IntVar(&cfg.uris, "uris", 100, "URI-Rs the load rotates over")
+	fs.IntVar(&cfg.uris, "uris", 1000, "URI-Rs the load rotates over (more than -conns: every request is a fan-out of its own)")
 	fs.IntVar(&cfg.mementos, "mementos", 10, "mementos per URI-R (each held by one archive)")
-	fs.IntVar(&cfg.largeMementos, "large-mementos", 1000, "mementos per URI-R in each archive for the large-TimeMap run")
+	fs.IntVar(&cfg.largeURIs, "large-uris", 250, "URI-Rs of the large-TimeMap runs")
+	fs.IntVar(&cfg.largeMementos, "large-mementos", 1000, "mementos per URI-R in each archive for the large-TimeMap runs")
 	fs.BoolVar(&cfg.skipLarge, "skip-large", false, "leave out the large-TimeMap runs")
-	fs.BoolVar(&cfg.skipDefaults, "skip-defaults", false, "leave out the run with the aggregator's default client and limits")
+	fs.BoolVar(&cfg.skipDefaults, "skip-defaults", false, "leave out the run with the server's default per-archive limits")
 	fs.BoolVar(&cfg.empty404, "empty-404", false, "archives answer 404 with an empty body (isolates the cost of an upstream client that closes unread bodies)")
-	fs.StringVar(&cfg.profileDir, "cpuprofile-dir", "", "write a CPU profile and a mutex contention profile of the aggregator per run into this folder (run-N.pprof, run-N.mutex.pprof)")
+	fs.StringVar(&cfg.profileDir, "cpuprofile-dir", "", "write a CPU, an allocation and a mutex contention profile of the mementokit server per run into this folder (run-N.pprof, run-N.allocs.pprof, run-N.mutex.pprof; N as printed)")
 	fs.StringVar(&cfg.only, "only", "", "run only the scenarios whose name contains this text (e.g. \"cached, routing on\"); \"large\" selects the large-TimeMap runs")
 	fs.StringVar(&cfg.loader, "loader", "raw", "load generator: \"raw\" (one persistent connection per client, pre-built requests, responses read with http.ReadResponse: little CPU of its own) or \"client\" (net/http.Client)")
+	fs.StringVar(&cfg.memgator, "memgator", "", "path of a MemGator binary: measure it against the same archives in the same run and print the ratios")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,107 +109,204 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		cfg.conns = append(cfg.conns, n)
 	}
-	if cfg.uris < 3 || cfg.mementos < 1 || cfg.duration <= 0 {
-		return fmt.Errorf("need -uris >= 3, -mementos >= 1, -duration > 0")
+	if cfg.uris < 3 || cfg.largeURIs < 1 || cfg.mementos < 1 || cfg.duration <= 0 {
+		return fmt.Errorf("need -uris >= 3, -large-uris >= 1, -mementos >= 1, -duration > 0")
+	}
+	if _, err := procCPU(os.Getpid()); err != nil {
+		return fmt.Errorf("the servers' CPU time is read from /proc: %w", err)
+	}
+	if cfg.memgator != "" {
+		if _, err := os.Stat(cfg.memgator); err != nil {
+			return fmt.Errorf("-memgator: %w", err)
+		}
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
+	work, err := os.MkdirTemp("", "bench-aggregator-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
 
 	// distinct registered domains over a few TLDs, so that compaction keeps
 	// each archive's hosts apart (it never rolls a TLD up)
 	tlds := []string{"com", "org", "net", "de", "fr"}
 	uris := make([]string, cfg.uris)
 	for i := range uris {
-		uris[i] = fmt.Sprintf("http://www.site%03d.%s/page/%d.html", i, tlds[i%len(tlds)], i)
+		uris[i] = fmt.Sprintf("http://www.site%04d.%s/page/%d.html", i, tlds[i%len(tlds)], i)
 	}
-	small, err := startArchives(ctx, cfg, uris, false)
-	if err != nil {
-		return err
+	maxConns := slices.Max(cfg.conns)
+	fmt.Fprintf(stdout, "aggregator benchmark: %d CPUs (GOMAXPROCS %d), %s, load average %s; archives add %v; measured %v after %v warm-up per run\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), loadAverage(), cfg.latency, cfg.duration, cfg.warmup)
+	fmt.Fprintf(stdout, "small: %d URI-Rs of %d mementos, each held by one of 3 archives; large: %d URI-Rs of %d mementos in each of 3 archives\n",
+		cfg.uris, cfg.mementos, cfg.largeURIs, cfg.largeMementos)
+	if cfg.memgator != "" {
+		fmt.Fprintf(stdout, "peer: MemGator %s (no cache, no routing: every request asks the 3 archives)\n", cfg.memgator)
 	}
-	defer stopAll(small)
-	maybe := 0
-	for i, u := range uris {
-		for a, ar := range small {
-			if m, err := ar.srv.Map().Lookup(u); err == nil && m.Present() && a != i%3 {
-				maybe++
-			}
-		}
-	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, rowFormat, "scenario", "server", "conns", "req/s", "p50", "p99", "CPU/req", "bench CPU/req", "upstream/req", "fan-outs/req", "req/fan-out", "new up conns/req", "non-200")
 
-	fmt.Fprintf(stdout, "aggregator benchmark: %d CPUs (GOMAXPROCS %d), %s, archives add %v; %d URI-Rs, measured %v after %v warm-up per run\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), cfg.latency, cfg.uris, cfg.duration, cfg.warmup)
-	fmt.Fprintf(stdout, "small: %d mementos per URI-R, each URI-R held by one of 3 archives (the MementoMaps say \"maybe\" for %d of the %d non-holders); large: %d mementos per URI-R in each of 3 archives\n\n",
-		cfg.mementos, maybe, 2*len(uris), cfg.largeMementos)
-	tw := stdout
-	fmt.Fprintf(tw, rowFormat, "scenario", "conns", "req/s", "p50", "p99", "agg CPU/req", "bench CPU/req", "upstream/req", "new up conns/req", "non-200")
-	flush := func() {}
-
-	type scenario struct {
-		name                      string
-		routing, cached, defaults bool
-	}
-	scenarios := []scenario{
-		{"uncached, routing off", false, false, false},
-		{"uncached, routing on", true, false, false},
-		{"cached, routing off", false, true, false},
-		{"cached, routing on", true, true, false},
-	}
-	for _, sc := range scenarios {
-		if !strings.Contains(sc.name, cfg.only) {
-			continue
+	var rows []row
+	memgatorRows := map[[2]int]result{} // {archive set, conns}
+	measureSet := func(set int, name string, as []*benchArchive, us []string, holders int, scs []scenario) error {
+		if len(scs) == 0 {
+			return nil
 		}
-		for _, c := range cfg.conns {
-			args := []string{"-serve", "-archives", bases(small)}
-			if sc.routing {
-				args = append(args, "-routing")
-			}
-			if sc.cached {
-				args = append(args, "-cached")
-			}
-			r, err := measure(ctx, exe, args, small, uris, c, cfg, stderr)
-			if err != nil {
-				return fmt.Errorf("%s, %d conns: %w", sc.name, c, err)
-			}
-			r.print(tw, sc.name, c)
-			flush()
-		}
-	}
-	if !cfg.skipDefaults && strings.Contains("uncached, routing off, aggregator defaults", cfg.only) {
-		c := cfg.conns[len(cfg.conns)-1]
-		r, err := measure(ctx, exe, []string{"-serve", "-archives", bases(small), "-defaults"}, small, uris, c, cfg, stderr)
-		if err != nil {
-			return fmt.Errorf("defaults: %w", err)
-		}
-		r.print(tw, "uncached, routing off, aggregator defaults*", c)
-		flush()
-	}
-	stopAll(small)
-	if !cfg.skipLarge && strings.Contains(fmt.Sprintf("large (3 x %d mementos), uncached", cfg.largeMementos), cfg.only) {
-		large, err := startArchives(ctx, cfg, uris, true)
+		list, err := writeArchiveList(work, fmt.Sprintf("archives-%d.json", set), as)
 		if err != nil {
 			return err
 		}
-		defer stopAll(large)
+		if cfg.uris <= maxConns || len(us) <= maxConns {
+			fmt.Fprintf(stdout, "(%s: %d URI-Rs for up to %d connections: concurrent requests for one URI-R share a fan-out)\n", name, len(us), maxConns)
+		}
 		for _, c := range cfg.conns {
-			r, err := measure(ctx, exe, []string{"-serve", "-archives", bases(large), "-routing"}, large, uris, c, cfg, stderr)
-			if err != nil {
-				return fmt.Errorf("large: %w", err)
+			if cfg.memgator != "" {
+				r, err := measure(ctx, startMemGator(cfg.memgator, list, work), as, us, holders, c, cfg, false)
+				if err != nil {
+					return fmt.Errorf("MemGator, %s, %d conns: %w", name, c, err)
+				}
+				memgatorRows[[2]int{set, c}] = r
+				r.print(stdout, name, "MemGator", c)
 			}
-			r.print(tw, fmt.Sprintf("large (3 x %d mementos), uncached", cfg.largeMementos), c)
-			flush()
+			for _, sc := range scs {
+				if sc.defaults && c != maxConns {
+					continue
+				}
+				label := name + ", " + sc.name
+				args := sc.args(list)
+				args = append(args, "-log", filepath.Join(work, "access.log"))
+				if cfg.profileDir != "" {
+					runNo++
+					fmt.Fprintf(stdout, "(run-%d: %s, %d conns)\n", runNo, label, c)
+					args = append(args, "-cpuprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.pprof", runNo)),
+						"-memprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.allocs.pprof", runNo)),
+						"-mutexprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.mutex.pprof", runNo)))
+				}
+				r, err := measure(ctx, startChild(exe, args, stderr), as, us, holders, c, cfg, sc.cache)
+				os.Remove(filepath.Join(work, "access.log"))
+				if err != nil {
+					return fmt.Errorf("%s, %d conns: %w", label, c, err)
+				}
+				r.print(stdout, label, "mementokit", c)
+				if m, ok := memgatorRows[[2]int{set, c}]; ok {
+					r.peer = &m
+				}
+				rows = append(rows, row{label, c, r})
+			}
+		}
+		return nil
+	}
+
+	var small []scenario
+	for _, sc := range []scenario{
+		{name: "uncached, routing off"},
+		{name: "uncached, routing on", routing: true},
+		{name: "cached, routing off", cache: true},
+		{name: "cached, routing on", routing: true, cache: true},
+		{name: "uncached, routing off, server defaults*", defaults: true},
+	} {
+		if sc.defaults && cfg.skipDefaults {
+			continue
+		}
+		if strings.Contains("small, "+sc.name, cfg.only) {
+			small = append(small, sc)
 		}
 	}
-	fmt.Fprintln(stdout, "\nagg CPU/req: the aggregator process's user+system time (getrusage) over the measured requests;")
-	fmt.Fprintln(stdout, "bench CPU/req: this process's (load generator and the three archives, which keep rendered TimeMaps).")
-	fmt.Fprintln(stdout, "upstream/req and new upstream conns/req: requests the archives served and TCP connections they accepted, per client request;")
-	fmt.Fprintln(stdout, "identical concurrent searches share one fan-out (singleflight), so with more connections than URI-Rs upstream/req falls below 3 (or 1).")
-	if !cfg.skipDefaults {
-		fmt.Fprintln(stdout, fmt.Sprintf("* aggregator defaults: Options.HTTPClient nil (the aggregator's own transport: %d idle connections per archive) and MaxConcurrent %d per archive;", aggregator.DefaultMaxIdleConnsPerHost, aggregator.DefaultMaxConcurrent))
-		fmt.Fprintln(stdout, "  the other runs pass an HTTPClient whose Transport keeps 1,024 idle connections per archive and MaxConcurrent 1,024.")
+	if len(small) > 0 {
+		as, err := startArchives(ctx, cfg, uris, false)
+		if err != nil {
+			return err
+		}
+		err = measureSet(0, "small", as, uris, 1, small)
+		stopAll(as)
+		if err != nil {
+			return err
+		}
 	}
+	largeName := fmt.Sprintf("large (3 x %d)", cfg.largeMementos)
+	if lsc := (scenario{name: "uncached, routing off"}); !cfg.skipLarge && strings.Contains(largeName+", "+lsc.name, cfg.only) {
+		as, err := startArchives(ctx, cfg, uris[:min(cfg.largeURIs, len(uris))], true)
+		if err != nil {
+			return err
+		}
+		err = measureSet(1, largeName, as, uris[:min(cfg.largeURIs, len(uris))], 3, []scenario{lsc})
+		stopAll(as)
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stdout, "\nCPU/req: the server process's user+system time (/proc/PID/stat) over the measured requests; mementokit with its access log on")
+	fmt.Fprintln(stdout, "(JSON, info level, to a file), MemGator with its default logging (none written).")
+	fmt.Fprintln(stdout, "bench CPU/req: this process's (load generator and the three archives, which keep rendered TimeMaps).")
+	fmt.Fprintln(stdout, "upstream/req and new up conns/req: requests the archives served and TCP connections they accepted, per client request;")
+	fmt.Fprintln(stdout, "fan-outs/req: searches over the archives per client request, counted at the archives (TimeMaps found, over the archives")
+	fmt.Fprintln(stdout, "holding each URI-R); req/fan-out is its inverse: above 1 when concurrent requests share a search or the cache answers.")
+	if len(small) > 0 && !cfg.skipDefaults {
+		fmt.Fprintf(stdout, "* server defaults: max_concurrent %d per archive (idle connections as many); the other runs 1,024.\n", aggregator.DefaultMaxConcurrent)
+	}
+	if cfg.memgator != "" {
+		fmt.Fprintf(stdout, "\nmementokit against MemGator, same archives, same run (above 1: mementokit better):\n")
+		fmt.Fprintf(stdout, ratioFormat, "scenario", "conns", "CPU/req MG/mk", "req/s mk/MG", "p50 MG/mk", "p99 MG/mk")
+		for _, rw := range rows {
+			if rw.r.peer == nil {
+				continue
+			}
+			m, o := *rw.r.peer, rw.r
+			fmt.Fprintf(stdout, ratioFormat, rw.scenario, rw.conns, ratio(m.cpuPerReq(), o.cpuPerReq()), ratio(o.rate(), m.rate()),
+				ratio(float64(m.p50), float64(o.p50)), ratio(float64(m.p99), float64(o.p99)))
+		}
+		fmt.Fprintln(stdout, "(MemGator has no cache: against the cached scenarios it still searches for every request)")
+	}
+	fmt.Fprintf(stdout, "\nload average at the end: %s\n", loadAverage())
 	return nil
+}
+
+const ratioFormat = "%-50s %5v %14v %12v %10v %10v\n"
+
+func ratio(a, b float64) string {
+	if b <= 0 || a <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+// loadAverage is the first three fields of /proc/loadavg ("?" elsewhere).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// writeArchiveList writes the archives as a MemGator JSON archive list,
+// which both servers read.
+func writeArchiveList(dir, name string, as []*benchArchive) (string, error) {
+	type entry struct {
+		ID          string  `json:"id"`
+		Name        string  `json:"name"`
+		TimeMap     string  `json:"timemap"`
+		TimeGate    string  `json:"timegate"`
+		Probability float64 `json:"probability"`
+	}
+	var l []entry
+	for i, a := range as {
+		id := fmt.Sprintf("a%d", i+1)
+		l = append(l, entry{ID: id, Name: "Bench archive " + id, TimeMap: a.base + archiveserver.TimeMapPrefix,
+			TimeGate: a.base + archiveserver.TimeGatePrefix, Probability: 1})
+	}
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, name)
+	return p, os.WriteFile(p, b, 0o644)
 }
 
 // benchArchive is one local archive with a connection counter.
@@ -294,33 +423,22 @@ func (w *no404Body) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
-// counters is a snapshot of everything a run is measured by.
+// counters is a snapshot of what the archives counted.
 type counters struct {
-	server   serverStats
 	upstream int64 // lookup requests the archives served
+	found    int64 // of them, answered with mementos
 	newConns int64 // connections the archives accepted
 }
 
-func snapshot(ctx context.Context, client *http.Client, addr string, as []*benchArchive) (counters, error) {
+func snapshot(as []*benchArchive) counters {
 	var c counters
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr+"/_bench/stats", nil)
-	if err != nil {
-		return c, err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return c, err
-	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&c.server); err != nil {
-		return c, err
-	}
 	for _, a := range as {
 		st := a.srv.Stats()
 		c.upstream += st.TimeMap + st.TimeGate
+		c.found += st.TimeMap + st.TimeGate - st.NotFound
 		c.newConns += a.conns.Load()
 	}
-	return c, nil
+	return c
 }
 
 // result is one measured run.
@@ -328,95 +446,235 @@ type result struct {
 	requests, errors int64
 	elapsed          time.Duration
 	p50, p99         time.Duration
-	cpu              time.Duration // the aggregator child's CPU time
+	cpu              time.Duration // the server process's CPU time
 	benchCPU         time.Duration // this process's: load generator and archives
 	upstream         int64
+	fanOuts          float64
 	newConns         int64
+	peer             *result // MemGator's run at the same connections, if any
 }
 
-const rowFormat = "%-46s %5v %7v %9v %9v %11v %13v %12v %16v %7v\n"
+func (r result) cpuPerReq() float64 { return float64(r.cpu) / float64(max(r.requests, 1)) }
+func (r result) rate() float64      { return float64(r.requests) / r.elapsed.Seconds() }
 
-func (r result) print(w io.Writer, name string, conns int) {
+const rowFormat = "%-50s %-10s %5v %7v %9v %9v %9v %13v %12v %12v %11v %16v %7v\n"
+
+func (r result) print(w io.Writer, name, server string, conns int) {
 	n := float64(max(r.requests, 1))
-	fmt.Fprintf(w, rowFormat, name, conns,
-		fmt.Sprintf("%.0f", float64(r.requests)/r.elapsed.Seconds()), r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond),
+	perFan := "-"
+	if r.fanOuts > 0 {
+		perFan = fmt.Sprintf("%.2f", n/r.fanOuts)
+	}
+	fmt.Fprintf(w, rowFormat, name, server, conns,
+		fmt.Sprintf("%.0f", r.rate()), r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond),
 		fmt.Sprintf("%.3f ms", float64(r.cpu)/n/1e6), fmt.Sprintf("%.3f ms", float64(r.benchCPU)/n/1e6),
-		fmt.Sprintf("%.2f", float64(r.upstream)/n), fmt.Sprintf("%.3f", float64(r.newConns)/n), r.errors)
+		fmt.Sprintf("%.2f", float64(r.upstream)/n), fmt.Sprintf("%.2f", r.fanOuts/n), perFan,
+		fmt.Sprintf("%.3f", float64(r.newConns)/n), r.errors)
 }
 
-// runNo numbers the runs for profile file names.
+// runNo numbers the profiled runs for profile file names.
 var runNo int
 
-// measure starts the aggregator child with args, warms it up, measures one
-// run of cfg.duration at conns connections, and stops the child.
-func measure(ctx context.Context, exe string, args []string, as []*benchArchive, uris []string, conns int, cfg config, stderr io.Writer) (result, error) {
-	var r result
-	if cfg.profileDir != "" {
-		runNo++
-		args = append(args, "-cpuprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.pprof", runNo)),
-			"-mutexprofile", filepath.Join(cfg.profileDir, fmt.Sprintf("run-%d.mutex.pprof", runNo)))
+// proc is a started server: its base URL and process id; stop ends it
+// and waits for it.
+type proc struct {
+	addr string
+	pid  int
+	stop func()
+}
+
+// starter starts a server.
+type starter func(ctx context.Context) (*proc, error)
+
+// startChild starts this program with args (-serve ...): the mementokit
+// server, whose first stdout line is its address; it stops when its
+// stdin closes.
+func startChild(exe string, args []string, stderr io.Writer) starter {
+	return func(ctx context.Context) (*proc, error) {
+		cmd := exec.CommandContext(ctx, exe, args...)
+		cmd.Stderr = stderr
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		stop := func() {
+			in.Close()
+			_ = cmd.Wait()
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("server child did not start: %w", err)
+		}
+		return &proc{addr: strings.TrimSpace(line), pid: cmd.Process.Pid, stop: stop}, nil
 	}
+}
+
+// startMemGator starts MemGator in server mode over the archive list at
+// list, on a free port, with its User-Agent contact set and its logs
+// left at their default (none written); it is ready when /about answers.
+// MemGator has no listen-address flag: it listens on every interface.
+func startMemGator(bin, list, dir string) starter {
+	return func(ctx context.Context) (*proc, error) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		addr := fmt.Sprintf("http://127.0.0.1:%d", port)
+		cmd := exec.CommandContext(ctx, bin, "-a", list, "-p", strconv.Itoa(port), "-H", "127.0.0.1", "-P", addr,
+			"-c", "mementokit internal/bench/aggregator", "server")
+		cmd.Dir = dir
+		var errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &errOut
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		stop := func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			resp, err := http.Get(addr + "/about")
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				stop()
+				return nil, fmt.Errorf("MemGator did not answer on %s: %v; stderr: %s", addr, err, errOut.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return &proc{addr: addr, pid: cmd.Process.Pid, stop: stop}, nil
+	}
+}
+
+// procCPU is a process's user+system CPU time from /proc/PID/stat
+// (utime and stime, fields 14 and 15, in clock ticks of 1/100 s, the
+// USER_HZ of Linux).
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// the command name (field 2) is in parentheses and may hold spaces
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: bad utime or stime", pid)
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, nil
+}
+
+// measure starts a server, checks one answer of each URI-R set against
+// what the archives hold, fills the cache (cached) with one pass over the
+// URI-Rs, warms up, measures one run of cfg.duration at conns
+// connections, and stops the server. holders is the number of archives
+// holding each URI-R (fan-outs are the found answers over it).
+func measure(ctx context.Context, start starter, as []*benchArchive, uris []string, holders, conns int, cfg config, cached bool) (result, error) {
+	var r result
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, exe, args...)
-	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
+	p, err := start(cctx)
 	if err != nil {
 		return r, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return r, err
-	}
-	if err := cmd.Start(); err != nil {
-		return r, err
-	}
-	defer func() {
-		in.Close()
-		_ = cmd.Wait()
-	}()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		return r, fmt.Errorf("aggregator child did not start: %w", err)
-	}
-	addr := strings.TrimSpace(line)
+	defer p.stop()
+	addr := p.addr
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns + 1, MaxConnsPerHost: conns + 1,
-		DisableCompression: true}, Timeout: 30 * time.Second}
+		DisableCompression: true}, Timeout: 60 * time.Second}
 	defer client.CloseIdleConnections()
-	// one pass over every URI-R (fills the cache of the cached scenarios),
-	// then the timed warm-up
-	if err := prime(ctx, client, addr, uris, conns); err != nil {
+	want := cfg.mementos
+	if holders > 1 {
+		want = holders * cfg.largeMementos
+	}
+	if err := checkAnswer(ctx, client, addr, uris[len(uris)-1], want); err != nil {
 		return r, err
+	}
+	if cached {
+		if err := prime(ctx, client, addr, uris, conns); err != nil {
+			return r, err
+		}
 	}
 	if cfg.warmup > 0 {
 		load(ctx, client, addr, uris, conns, cfg.warmup)
 	}
-	before, err := snapshot(ctx, client, addr, as)
+	before := snapshot(as)
+	cpu0 := cpuTime()
+	pcpu0, err := procCPU(p.pid)
 	if err != nil {
 		return r, err
 	}
-	cpu0 := cpuTime()
 	var lr result
 	if cfg.loader == "raw" {
 		lr = loadRaw(ctx, addr, uris, conns, cfg.duration)
 	} else {
 		lr = load(ctx, client, addr, uris, conns, cfg.duration)
 	}
-	benchCPU := cpuTime() - cpu0
-	after, err := snapshot(ctx, client, addr, as)
+	pcpu1, err := procCPU(p.pid)
 	if err != nil {
 		return r, err
 	}
+	benchCPU := cpuTime() - cpu0
+	after := snapshot(as)
 	if err := ctx.Err(); err != nil {
 		return r, err
 	}
 	r = lr
-	r.cpu = after.server.CPU - before.server.CPU
+	r.cpu = pcpu1 - pcpu0
 	r.benchCPU = benchCPU
 	r.upstream = after.upstream - before.upstream
+	r.fanOuts = float64(after.found-before.found) / float64(holders)
 	r.newConns = after.newConns - before.newConns
 	return r, nil
+}
+
+// checkAnswer asks for the TimeMap of urir and checks that it lists want
+// mementos (lines with a datetime attribute), so that both servers are
+// measured doing the same work.
+func checkAnswer(ctx context.Context, client *http.Client, addr, urir string, want int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr+"/timemap/link/"+urir, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("check %s: HTTP %d", urir, resp.StatusCode)
+	}
+	if n := bytes.Count(b, []byte("; datetime=\"")); n != want {
+		return fmt.Errorf("check %s: %d mementos in the TimeMap, want %d", urir, n, want)
+	}
+	return nil
 }
 
 // prime asks for every URI-R once, conns at a time; a non-200 answer is an
