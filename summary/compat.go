@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -23,6 +22,13 @@ import (
 // the package documentation ("Compatibility mode") for what it reproduces
 // and the few documented limits.
 //
+// Lines are matched in one pass without regular expressions, following
+// the path Python's backtracking matcher tries first through the original's
+// expressions; the rare line on which that path fails goes to the
+// expressions themselves (translated to RE2), so the groups are the same.
+// Flat CDXJ blocks are checked and read in the same pass; any other block
+// goes to a JSON decoder with Python's semantics.
+//
 // Memory: one entry per distinct key, as Summarizer. Not safe for concurrent use.
 type Compat struct {
 	monthly  bool
@@ -30,7 +36,9 @@ type Compat struct {
 	log      *slog.Logger
 	entries  map[string]*entry
 	stats    CompatStats
-	flat     map[string]any // reused by flatJSON
+	last     *entry     // the entry summarize added to last
+	aggBuf   []byte     // the key aggFromSURT builds
+	json     jsonFields // the CDXJ block scanFlatJSON read
 }
 
 // CompatStats counts what a Compat run did, as the original would have
@@ -137,11 +145,13 @@ func determineFormat(line string) compatFormat {
 
 // compatRecord is what the original's parse_line returns for a counted line.
 type compatRecord struct {
-	date   int
-	agg    string
-	scheme Scheme
-	mime   any // a string, or any other JSON value taken from a CDXJ line
-	length int64
+	date       int
+	agg        string
+	scheme     Scheme
+	mime       string
+	mimeNotStr bool // the media type is mimeOther, a JSON value that is not a string
+	mimeOther  any
+	length     int64
 }
 
 // errPy stands for a Python exception raised while handling a line.
@@ -220,72 +230,45 @@ func (c *Compat) fail(name string, err error) error {
 }
 
 // parseLine is CdxParser.parse_line. ok is false for lines that do not
-// match or are filtered out; err stands for a Python exception.
+// match or are filtered out; err stands for a Python exception. rec.agg may
+// alias line or c.aggBuf: summarize copies it when it keeps it.
 func (c *Compat) parseLine(f compatFormat, line string) (compatRecord, bool, error) {
-	var re *regexp.Regexp
-	switch f {
-	case fmtCDX7:
-		re = reCDX7
-	case fmtCDXJ:
-		re = reCDXJ
-	case fmtCDXNbams:
-		re = reCDXNbams
-	default:
-		re = reCDXNbamskrMSVg
-	}
-	m := re.FindStringSubmatchIndex(line)
-	if m == nil {
-		return compatRecord{}, false, nil
-	}
-	group := func(name string) (string, bool) {
-		i := re.SubexpIndex(name)
-		if i < 0 || m[2*i] < 0 {
-			return "", false
+	g, sure := matchFast(f, line)
+	if !sure {
+		var ok bool
+		if g, ok = matchRegexp(f, line); !ok {
+			return compatRecord{}, false, nil
 		}
-		return line[m[2*i]:m[2*i+1]], true
 	}
-	if st, ok := group("status"); ok && !strings.HasPrefix(st, "2") {
-		return compatRecord{}, false, nil
+	if f != fmtCDXJ {
+		// The expressions with a status group always match it.
+		if !strings.HasPrefix(g.status, "2") {
+			return compatRecord{}, false, nil
+		}
+		if g.mime == "application/warc-fields" {
+			return compatRecord{}, false, nil
+		}
 	}
-	if mi, ok := group("mime"); ok && mi == "application/warc-fields" {
-		return compatRecord{}, false, nil
-	}
-	year, _ := group("year")
-	month, _ := group("month")
 	var rec compatRecord
+	rec.date = int(g.year[0]-'0')*1000 + int(g.year[1]-'0')*100 + int(g.year[2]-'0')*10 + int(g.year[3]-'0')
 	if c.monthly {
-		rec.date, _ = strconv.Atoi(year + month)
-	} else {
-		rec.date, _ = strconv.Atoi(year)
+		rec.date = rec.date*100 + int(g.month[0]-'0')*10 + int(g.month[1]-'0')
 	}
 	if f == fmtCDXNbams {
-		host, _ := group("host")
 		if c.fullhost {
-			rec.agg = host
+			rec.agg = g.key
 		} else {
-			rec.agg = pyLvl2FromHost(host)
+			rec.agg = pyLvl2FromHost(g.key)
 		}
 	} else {
-		surt, _ := group("surt")
-		parts := strings.Split(surt, ",")
-		switch {
-		case c.fullhost:
-			for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-				parts[i], parts[j] = parts[j], parts[i]
-			}
-			rec.agg = strings.Join(parts, ".")
-		case len(parts) > 1:
-			rec.agg = parts[1] + "." + parts[0]
-		default:
-			rec.agg = ""
-		}
+		rec.agg = c.aggFromSURT(g.key)
 	}
 	if f == fmtCDXJ {
-		data := strings.TrimSuffix(line[m[1]:], "\n")
+		data := strings.TrimSuffix(line[g.end:], "\n")
 		return c.parseJSON(rec, data)
 	}
-	if l, ok := group("length"); ok {
-		v, num, err := pyIsNumericInt(l)
+	if f != fmtCDXNbams {
+		v, num, err := pyIsNumericInt(g.length)
 		if err != nil {
 			return compatRecord{}, false, err
 		}
@@ -293,14 +276,48 @@ func (c *Compat) parseLine(f compatFormat, line string) (compatRecord, bool, err
 			rec.length = v
 		}
 	}
-	switch sch, _ := group("scheme"); sch {
+	switch g.scheme {
 	case "http":
 		rec.scheme = SchemeHTTP
 	case "https":
 		rec.scheme = SchemeHTTPS
 	}
-	rec.mime, _ = group("mime")
+	rec.mime = g.mime
 	return rec, true, nil
+}
+
+// aggFromSURT is CdxParser.agg_from_surt: the first two labels swapped and
+// joined by "." (with fullhost, all of them reversed); "" for a SURT of one
+// label. The result aliases c.aggBuf.
+func (c *Compat) aggFromSURT(surt string) string {
+	b := c.aggBuf[:0]
+	if c.fullhost {
+		end := len(surt)
+		for i := len(surt) - 1; i >= 0; i-- {
+			if surt[i] == ',' {
+				b = append(b, surt[i+1:end]...)
+				b = append(b, '.')
+				end = i
+			}
+		}
+		b = append(b, surt[:end]...)
+	} else {
+		c1 := strings.IndexByte(surt, ',')
+		if c1 < 0 {
+			return ""
+		}
+		c2 := strings.IndexByte(surt[c1+1:], ',')
+		if c2 < 0 {
+			c2 = len(surt)
+		} else {
+			c2 += c1 + 1
+		}
+		b = append(b, surt[c1+1:c2]...)
+		b = append(b, '.')
+		b = append(b, surt[:c1]...)
+	}
+	c.aggBuf = b
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // pyLvl2FromHost is the original's lvl2_from_host, Python slice rules included.
@@ -323,17 +340,12 @@ func pyLvl2FromHost(host string) string {
 // parseJSON is the CDXJ branch of parse_line, with Python's semantics for
 // every JSON type the fields may have.
 func (c *Compat) parseJSON(rec compatRecord, data string) (compatRecord, bool, error) {
-	var d any
-	if c.flat == nil {
-		c.flat = make(map[string]any, 4)
+	if scanFlatJSON(data, &c.json) {
+		return c.parseFlatJSON(rec)
 	}
-	if flatJSON(data, c.flat) {
-		d = c.flat
-	} else {
-		var err error
-		if d, err = pyJSONLoads(data); err != nil {
-			return compatRecord{}, false, err
-		}
+	d, err := pyJSONLoads(data)
+	if err != nil {
+		return compatRecord{}, false, err
 	}
 	has := func(k string) (bool, error) { return pyIn(k, d) }
 	get := func(k string) (any, error) {
@@ -418,83 +430,48 @@ func (c *Compat) parseJSON(rec compatRecord, data string) (compatRecord, bool, e
 	}
 	rec.mime = "unknown"
 	if ok, _ := has("mime"); ok {
-		rec.mime, _ = get("mime")
+		mi, _ := get("mime")
+		if s, isStr := mi.(string); isStr {
+			rec.mime = s
+		} else {
+			rec.mime, rec.mimeNotStr, rec.mimeOther = "", true, mi
+		}
 	}
 	return rec, true, nil
 }
 
-// flatJSON decodes the common CDXJ block, a valid JSON object whose values
-// are strings without escapes, numbers, true, false or null, into m, keeping
-// only the four members parse_line looks at (later duplicates win, as in
-// Python). It returns false, for pyJSONLoads to decide, on anything else.
-func flatJSON(s string, m map[string]any) bool {
-	clear(m)
-	if !json.Valid(unsafe.Slice(unsafe.StringData(s), len(s))) {
-		return false
+// parseFlatJSON is parseJSON for a block scanFlatJSON read into c.json:
+// every member it looks at is a string.
+func (c *Compat) parseFlatJSON(rec compatRecord) (compatRecord, bool, error) {
+	j := &c.json
+	if j.hasStatus && !strings.HasPrefix(j.status, "2") {
+		return compatRecord{}, false, nil
 	}
-	i := skipSpaceStr(s, 0)
-	if i >= len(s) || s[i] != '{' {
-		return false
+	if j.hasMime && j.mime == "application/warc-fields" {
+		return compatRecord{}, false, nil
 	}
-	i = skipSpaceStr(s, i+1)
-	if i < len(s) && s[i] == '}' {
-		return true
-	}
-	for i < len(s) {
-		// s is valid JSON: a key string, ':', a value, then ',' or '}'.
-		j := strings.IndexByte(s[i+1:], '"') + i + 1
-		key := s[i+1 : j]
-		if strings.IndexByte(key, '\\') >= 0 {
-			return false
+	if j.hasLength {
+		v, num, err := pyIsNumericInt(j.length)
+		if err != nil {
+			return compatRecord{}, false, err
 		}
-		i = skipSpaceStr(s, j+1) + 1 // past ':'
-		i = skipSpaceStr(s, i)
-		var v any
-		switch s[i] {
-		case '"':
-			e := strings.IndexByte(s[i+1:], '"') + i + 1
-			if strings.IndexByte(s[i+1:e], '\\') >= 0 {
-				return false
-			}
-			v = s[i+1 : e]
-			i = e + 1
-		case '{', '[':
-			return false
-		default:
-			e := i
-			for e < len(s) && s[e] != ',' && s[e] != '}' && s[e] != ' ' && s[e] != '\t' && s[e] != '\n' && s[e] != '\r' {
-				e++
-			}
-			switch lit := s[i:e]; lit {
-			case "true":
-				v = true
-			case "false":
-				v = false
-			case "null":
-				v = nil
-			default:
-				v = json.Number(lit)
-			}
-			i = e
+		if num {
+			rec.length = v
 		}
-		switch key {
-		case "status", "mime", "length", "url":
-			m[key] = v
-		}
-		i = skipSpaceStr(s, i)
-		if s[i] == '}' {
-			return true
-		}
-		i = skipSpaceStr(s, i+1) // past ','
 	}
-	return false
-}
-
-func skipSpaceStr(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
+	if j.hasURL {
+		// len(url) >= 8, then url[0:7] == 'http://' or url[0:8] == 'https://'
+		if strings.HasPrefix(j.url, "https://") {
+			rec.scheme = SchemeHTTPS
+		} else if len(j.url) > 7 && strings.HasPrefix(j.url, "http://") {
+			rec.scheme = SchemeHTTP // more than 7 bytes of valid UTF-8 after 7 ASCII: at least 8 characters
+		}
 	}
-	return i
+	rec.mime = "unknown"
+	if j.hasMime {
+		rec.mime = j.mime
+	}
+	return rec, true, nil
 }
 
 // pyJSONLoads decodes like Python's json.loads, as far as encoding/json can:
@@ -557,6 +534,20 @@ func pyIsNumericInt(s string) (v int64, num bool, err error) {
 	if s == "" {
 		return 0, false, nil
 	}
+	if len(s) <= 18 {
+		ascii := true
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				ascii = false
+				break
+			}
+			v = v*10 + int64(s[i]-'0')
+		}
+		if ascii {
+			return v, true, nil
+		}
+		v = 0
+	}
 	for _, r := range s {
 		if !unicode.In(r, unicode.Nd, unicode.Nl, unicode.No) {
 			return 0, false, nil
@@ -597,19 +588,23 @@ func digitValue(r rune) (int, bool) {
 // add_scheme, including add_mime's partial update when the media type is not
 // a string (n_total and s_total are counted, then the exception).
 func (c *Compat) summarize(rec compatRecord) error {
-	e := c.entries[rec.agg]
-	if e == nil {
-		e = &entry{key: rec.agg}
-		c.entries[rec.agg] = e
+	e := c.last
+	if e == nil || e.key != rec.agg {
+		e = c.entries[rec.agg]
+		if e == nil {
+			key := strings.Clone(rec.agg)
+			e = &entry{key: key}
+			c.entries[key] = e
+		}
+		c.last = e
 	}
 	ctr := e.counters(Period(rec.date))
-	mime, isStr := rec.mime.(string)
-	if !isStr {
+	if rec.mimeNotStr {
 		ctr[NTotal]++
 		ctr[STotal] += rec.length
-		return pyErr("AttributeError: '%s' object has no attribute 'find'", pyTypeName(rec.mime))
+		return pyErr("AttributeError: '%s' object has no attribute 'find'", pyTypeName(rec.mimeOther))
 	}
-	ctr.Add(compatCategory(mime), rec.scheme, rec.length)
+	ctr.Add(compatCategory(rec.mime), rec.scheme, rec.length)
 	return nil
 }
 

@@ -129,7 +129,7 @@ func TestPyLineReader(t *testing.T) {
 					if err != nil {
 						break
 					}
-					got = append(got, l)
+					got = append(got, strings.Clone(l)) // l is valid until the next readLine
 				}
 				want := tc.want
 				if tc.name == "bad byte in second chunk loses that chunk" {

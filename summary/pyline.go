@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // pyChunk is the size of the reads of Python's io.TextIOWrapper (its
@@ -31,6 +32,7 @@ type pyLineReader struct {
 	zeroReads int
 	err       error
 	buf       []byte
+	joined    []byte // the carry and the chunk after it
 }
 
 // errDecode is the cause of a pyLineReader failure on bad UTF-8.
@@ -41,7 +43,8 @@ func newPyLineReader(r io.Reader) *pyLineReader {
 }
 
 // readLine returns the next line including its "\n" (aliasing an internal
-// buffer, valid until the next call), or io.EOF, or a decoding error.
+// buffer, valid until the next call: copy what is kept), or io.EOF, or a
+// decoding error.
 func (p *pyLineReader) readLine() (string, error) {
 	for {
 		// p.text[p.start:p.scan] is known to hold no newline: scan only the
@@ -53,7 +56,7 @@ func (p *pyLineReader) readLine() (string, error) {
 			end := p.scan + i + 1
 			line := p.text[p.start:end]
 			p.start, p.scan = end, end
-			return string(line), nil
+			return unsafe.String(unsafe.SliceData(line), len(line)), nil
 		}
 		p.scan = len(p.text)
 		if p.err != nil {
@@ -63,7 +66,7 @@ func (p *pyLineReader) readLine() (string, error) {
 			if p.start < len(p.text) {
 				line := p.text[p.start:]
 				p.start = len(p.text)
-				return string(line), nil
+				return unsafe.String(unsafe.SliceData(line), len(line)), nil
 			}
 			return "", io.EOF
 		}
@@ -136,10 +139,17 @@ func (p *pyLineReader) fill() {
 		p.err = err
 		return
 	}
-	data := append(p.raw, p.buf[:n]...)
+	data := p.buf[:n]
+	if len(p.raw) > 0 {
+		p.joined = append(append(p.joined[:0], p.raw...), data...)
+		data = p.joined
+	}
 	// Validate the whole chunk before using any of it.
 	i := 0
 	valid := len(data)
+	if utf8.Valid(data) {
+		i = len(data)
+	}
 	for i < len(data) {
 		if data[i] < utf8.RuneSelf {
 			i++
@@ -156,8 +166,12 @@ func (p *pyLineReader) fill() {
 		}
 		i += size
 	}
-	p.raw = append(p.raw[:0:0], data[valid:]...)
+	p.raw = append(p.raw[:0], data[valid:]...)
 	// Universal newlines.
+	if !p.pending && bytes.IndexByte(data[:valid], '\r') < 0 {
+		p.text = append(p.text, data[:valid]...)
+		return
+	}
 	for _, c := range data[:valid] {
 		if p.pending {
 			p.pending = false
