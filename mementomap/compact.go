@@ -72,6 +72,12 @@ type CompactOptions struct {
 	MaxLineLength int
 
 	Logger *slog.Logger // optional; nil logs nothing
+
+	// Progress, when set, is called after each data line with the data
+	// lines read so far and the output's size in bytes (headers and the
+	// pending output that a roll-up may still replace included), which
+	// drops at every roll-up: the paper's Figure 9.
+	Progress func(inLines, outBytes int64)
 }
 
 // DefaultCompactOptions returns the paper's and the reference tool's
@@ -347,8 +353,12 @@ func (c *compactor) run(src io.Reader) error {
 		if hasInnerCR(line) {
 			return &LineError{Line: lineNo, Err: ErrLoneCR}
 		}
+		in := c.st.InLines
 		if perr := c.process(line, lineNo); perr != nil {
 			return perr
+		}
+		if c.o.Progress != nil && c.st.InLines > in {
+			c.o.Progress(c.st.InLines, c.out.end())
 		}
 		if err == io.EOF {
 			return nil

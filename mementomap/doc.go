@@ -76,6 +76,14 @@
 // accuracy, precision and recall. Recall below 1 is a bug, and
 // [Eval.Check] says so.
 //
+// # Profiling an archive
+//
+// [Profile] computes the paper's analysis of an archive's holdings
+// ([ArchiveProfile]: Tables 1, 2 and 4 to 8, Figures 5 to 9) from the same
+// inputs and filters as [Build], in one external sort and one streaming
+// pass; [FitCutoffs] fits the compaction power laws a·(i+1)^(−k) to its
+// mean children per depth, and [CompactOptions.WithFit] compacts with them.
+//
 // # The reference tool's bugs, and what this package does instead
 //
 // The paper's tool (oduwsdl/MementoMap 0.1.0b2) cannot find the first line

@@ -153,6 +153,7 @@ func (e *env) compact(args []string) error {
 	ref := fs.Bool("reference", false, "behave as the reference tool (oduwsdl/MementoMap 0.1.0b2): its key normalization, plain counts, no public-suffix guard")
 	mem := fs.Int("mem", 64, "pending output kept in memory, MiB, before spilling to disk")
 	tmp := fs.String("tmp", "", "folder for the spill file")
+	fit := fs.String("fit", "", "take the power laws' a and k fitted to this profile (JSON of mementomap profile) instead of Arquivo.pt's")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -163,6 +164,20 @@ func (e *env) compact(args []string) error {
 	o := mementomap.CompactOptions{HostFactor: *hcf, PathFactor: *pcf, HostAlpha: *ha, HostK: *hk,
 		PathAlpha: *pa, PathK: *pk, HostDepth: *hdepth, PathDepth: *pdepth, Reference: *ref,
 		MemoryLimit: *mem << 20, TempDir: *tmp, Logger: e.log}
+	if *fit != "" {
+		for _, n := range []string{"ha", "hk", "pa", "pk"} {
+			if explicit(fs, n) {
+				return fmt.Errorf("compact: -fit and -%s both set a and k: give one", n)
+			}
+		}
+		f, err := readFit(*fit)
+		if err != nil {
+			return fmt.Errorf("compact: -fit: %w", err)
+		}
+		o = o.WithFit(f)
+		e.log.Info("cutoffs fitted to the profile", "profile", *fit, "host_a", f.Host.A, "host_k", f.Host.K,
+			"host_r2", f.Host.R2, "path_a", f.Path.A, "path_k", f.Path.K, "path_r2", f.Path.R2)
+	}
 	in, out := fs.Arg(0), fs.Arg(1)
 	if in != "-" && in == out {
 		return errors.New("compact: IN and OUT are the same file")

@@ -3,12 +3,13 @@
 //
 //	mementomap build [-o OUT] [-id URI] [-status 2] [-mime text/html] INDEX...
 //	mementomap build -domain example.org https://index.example.org/coll/cdx
-//	mementomap compact [-hcf W] [-pcf W] IN OUT
+//	mementomap compact [-hcf W] [-pcf W] [-fit PROFILE.json] IN OUT
 //	mementomap lookup MAP [URI|SURT...]      (stdin when none)
 //	mementomap eval [-lookups FILE] MAP INDEX...
 //	mementomap merge [-o OUT] MAP1 MAP2
 //	mementomap check MAP
 //	mementomap stats MAP
+//	mementomap profile [-o OUT.json] [filters] INDEX...
 //
 // Outputs are written to a temporary file in the target's folder and
 // renamed into place; "-" means standard input or output. A progress bar is
@@ -36,6 +37,8 @@ commands:
   merge    [-o OUT] MAP1 MAP2            union of two maps of one archive
   check    MAP                           validate order, headers and frequencies
   stats    MAP                           lines, totals, wildcards, depths
+  profile  [-o OUT.json] INDEX...        the paper's analysis of an archive (Tables 1, 2, 4-8, Figures 5-9)
+                                         and the cutoffs fitted to it (for compact -fit)
 "mementomap COMMAND -h" lists the flags of a command.
 `
 
@@ -61,6 +64,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return env.check(rest)
 	case "stats":
 		return env.stats(rest)
+	case "profile":
+		return env.profile(rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+// profile writes the paper's analysis of an archive (mementomap.Profile)
+// as JSON, and with -html as a self-contained report.
+func (e *env) profile(args []string) error {
+	fs, parse := e.flags("profile", "INDEX...")
+	out := fs.String("o", "-", "output JSON file ('-' for standard output)")
+	top := fs.Int("top", 25, "most archived URI-Rs listed (Table 5)")
+	noCompact := fs.Bool("no-compaction", false, "leave out Figure 9 (the compaction run of the baseline map)")
+	hcf := fs.Float64("hcf", 1, "host compaction factor W_h of the Figure 9 run")
+	pcf := fs.Float64("pcf", 1, "path compaction factor W_p of the Figure 9 run")
+	opts := buildFlags(fs)
+	server := cdxflag.Add(fs)
+	if err := parse(args); err != nil {
+		return err
+	}
+	var err error
+	if e.server, err = server(); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("profile: no index given")
+	}
+	bo, err := opts()
+	if err != nil {
+		return err
+	}
+	if err := checkOutput("profile", *out, fs.Args()...); err != nil {
+		return err
+	}
+	bo.Logger = e.log
+	co := mementomap.DefaultCompactOptions()
+	co.HostFactor, co.PathFactor = *hcf, *pcf
+	o := mementomap.ProfileOptions{BuildOptions: bo, Top: *top, Compaction: &co, NoCompaction: *noCompact}
+	ins, closeAll, err := e.openIndexes(fs.Args(), "profile")
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	start := time.Now()
+	p, err := mementomap.Profile(e.ctx, ins, o)
+	if err != nil {
+		return err
+	}
+	err = e.writeOutput(*out, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	})
+	if err != nil {
+		return err
+	}
+	ix := p.Index
+	e.log.Info("profile done", "records", ix.Lines, "urims", ix.URIMs, "urirs", ix.URIRs, "hxpx_keys", ix.HxPxKeys,
+		"hosts", ix.Hosts, "bad", ix.Bad, "seconds", time.Since(start).Seconds())
+	if ix.Bad > 0 {
+		e.log.Warn("bad index lines skipped (-skip-bad)", "skipped_lines", ix.Bad, "examples", ix.BadExamples)
+	}
+	if p.Fit != nil {
+		e.log.Info("fitted cutoffs", "host_a", p.Fit.Host.A, "host_k", p.Fit.Host.K, "host_r2", p.Fit.Host.R2,
+			"path_a", p.Fit.Path.A, "path_k", p.Fit.Path.K, "path_r2", p.Fit.Path.R2)
+	} else {
+		e.log.Warn("no cutoff fit", "err", p.FitError)
+	}
+	return nil
+}
+
+// readFit reads a profile written by "mementomap profile" and fits the
+// cutoffs to it.
+func readFit(path string) (mementomap.CutoffFit, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return mementomap.CutoffFit{}, err
+	}
+	var p mementomap.ArchiveProfile
+	if err := json.Unmarshal(b, &p); err != nil {
+		return mementomap.CutoffFit{}, fmt.Errorf("%s: not a profile of mementomap profile: %w", path, err)
+	}
+	if len(p.HostDepth) == 0 && len(p.PathDepth) == 0 {
+		return mementomap.CutoffFit{}, fmt.Errorf("%s: no host_depth or path_depth rows: not a profile of mementomap profile", path)
+	}
+	f, err := mementomap.FitCutoffs(&p, 0)
+	if err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// explicit reports whether the flag name was given on the command line.
+func explicit(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}

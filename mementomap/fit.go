@@ -1,0 +1,137 @@
+package mementomap
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// PowerLawFit is a power law a·(i+1)^(−k) fitted to the mean children per
+// depth of one layer (the paper's Table 8 and its cutoffs; see
+// [FitCutoffs]).
+type PowerLawFit struct {
+	A float64 `json:"a"`
+	K float64 `json:"k"`
+	// R2 is the coefficient of determination of the fit in log space
+	// (1 is a perfect fit; 0 no better than a constant), RMSE the root mean
+	// square of its residuals ln(observed) − ln(fitted): 0.1 means the
+	// points lie about 10 % off the curve.
+	R2   float64 `json:"r2"`
+	RMSE float64 `json:"rmse"`
+	// Points are the depths fitted.
+	Points []FitPoint `json:"points"`
+}
+
+// FitPoint is one depth of a fit.
+type FitPoint struct {
+	Depth int `json:"depth"` // the children's depth (H3, P1, …)
+	// Level is the compaction level i of their parents (host: Depth−2,
+	// path: Depth−1), whose cutoff is a·(Level+1)^(−k).
+	Level        int     `json:"level"`
+	MeanChildren float64 `json:"mean_children"`
+	Parents      int64   `json:"parents"`
+	Fitted       float64 `json:"fitted"`
+}
+
+// CutoffFit is the fit of both layers.
+type CutoffFit struct {
+	Host PowerLawFit `json:"host"`
+	Path PowerLawFit `json:"path"`
+}
+
+// ErrFit reports a profile with too few depths to fit a power law: two
+// are needed with mean children above zero.
+var ErrFit = errors.New("mementomap: too few depths to fit a power law")
+
+// FitCutoffs fits the compaction cutoffs to an archive's tree
+// (internal/spec/MEMENTOMAP.md, "Fitting the cutoffs"): for each layer, the
+// power law a·(i+1)^(−k) by least squares in log space (ln m = ln a −
+// k·ln(i+1), each depth weighing the same) to the mean children per
+// parent, where i is the compaction level of the parents. Host depths H3
+// to H(DefaultHostDepth+1) are fitted (H1 has the root for parent; rolling
+// up under a TLD, H2, needs knowledge of each TLD), path depths P1 to
+// P(DefaultPathDepth) (P0 has nothing to roll into); depths with fewer
+// than minParents parents are left out (0 means 1). The reference tool's
+// constants (host 16.329, 0.714; path 24.546, 1.429) are a fit on
+// Arquivo.pt; its path constants are the least-squares fit in linear
+// space of the paper's P1–P9 row, and its log-space fit is a = 18.8,
+// k = 1.09; its host constants are near the log-space fit of H3–H8
+// (16.40, 0.682). It returns ErrFit (wrapped, naming the layer) when a
+// layer has fewer than two depths to fit.
+func FitCutoffs(p *ArchiveProfile, minParents int64) (CutoffFit, error) {
+	if minParents <= 0 {
+		minParents = 1
+	}
+	var f CutoffFit
+	var err error
+	f.Host, err = fitLayer(p.HostDepth, 3, DefaultHostDepth+1, 2, minParents)
+	if err != nil {
+		return f, fmt.Errorf("%w: hosts (%v)", ErrFit, err)
+	}
+	f.Path, err = fitLayer(p.PathDepth, 1, DefaultPathDepth, 1, minParents)
+	if err != nil {
+		return f, fmt.Errorf("%w: paths (%v)", ErrFit, err)
+	}
+	return f, nil
+}
+
+func fitLayer(rows []DepthStats, lo, hi, levelOff int, minParents int64) (PowerLawFit, error) {
+	var pl PowerLawFit
+	for _, r := range rows {
+		if r.Depth < lo || r.Depth > hi || r.Parents < minParents || r.MeanChildren <= 0 {
+			continue
+		}
+		pl.Points = append(pl.Points, FitPoint{Depth: r.Depth, Level: r.Depth - levelOff, MeanChildren: r.MeanChildren, Parents: r.Parents})
+	}
+	if len(pl.Points) < 2 {
+		return pl, fmt.Errorf("%d depths between %d and %d with %d or more parents", len(pl.Points), lo, hi, minParents)
+	}
+	n := float64(len(pl.Points))
+	var mx, my float64
+	for _, q := range pl.Points {
+		mx += math.Log(float64(q.Level + 1))
+		my += math.Log(q.MeanChildren)
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx, syy float64
+	for _, q := range pl.Points {
+		x, y := math.Log(float64(q.Level+1))-mx, math.Log(q.MeanChildren)-my
+		sxy += x * y
+		sxx += x * x
+		syy += y * y
+	}
+	slope := sxy / sxx
+	pl.K = -slope
+	pl.A = math.Exp(my - slope*mx)
+	var sse float64
+	for i := range pl.Points {
+		q := &pl.Points[i]
+		q.Fitted = pl.A * math.Pow(float64(q.Level+1), -pl.K)
+		r := math.Log(q.MeanChildren) - math.Log(q.Fitted)
+		sse += r * r
+	}
+	pl.RMSE = math.Sqrt(sse / n)
+	pl.R2 = 1
+	if syy > 0 {
+		pl.R2 = 1 - sse/syy
+	}
+	return pl, nil
+}
+
+// WithFit returns o with the host and path power laws of f (its a and k;
+// the factors W_h and W_p and everything else as in o).
+func (o CompactOptions) WithFit(f CutoffFit) CompactOptions {
+	o.HostAlpha, o.HostK = f.Host.A, nonzero(f.Host.K)
+	o.PathAlpha, o.PathK = f.Path.A, nonzero(f.Path.K)
+	return o
+}
+
+// nonzero keeps a fitted k of exactly 0 (flat mean children) from being
+// read as "the default" by CompactOptions.
+func nonzero(k float64) float64 {
+	if k == 0 {
+		return math.SmallestNonzeroFloat64
+	}
+	return k
+}

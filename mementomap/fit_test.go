@@ -1,0 +1,106 @@
+package mementomap
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// paperProfile holds the mean children per depth of the paper's Table 8
+// (Arquivo.pt; internal/spec/MEMENTOMAP.md), with the parents its counts give.
+func paperProfile() *ArchiveProfile {
+	p := &ArchiveProfile{}
+	host := map[int]float64{2: 2287.98, 3: 8.53, 4: 8.95, 5: 7.77, 6: 6.28, 7: 3.42, 8: 4.55}
+	for d := 1; d <= 8; d++ {
+		p.HostDepth = append(p.HostDepth, DepthStats{Depth: d, Parents: 1000, MeanChildren: host[d]})
+	}
+	path := []float64{25.00, 7.25, 4.96, 3.26, 3.29, 2.70, 2.48, 2.09, 2.01}
+	p.PathDepth = append(p.PathDepth, DepthStats{Depth: 0})
+	for i, m := range path {
+		p.PathDepth = append(p.PathDepth, DepthStats{Depth: i + 1, Parents: 1000, MeanChildren: m})
+	}
+	return p
+}
+
+func TestFitCutoffsExactPowerLaw(t *testing.T) {
+	// Mean children exactly 20·(i+1)^−1.2 at host levels 1..6 (H3..H8)
+	// and 30·(i+1)^−1.5 at path levels 0..8 (P1..P9): the fit is exact.
+	p := &ArchiveProfile{}
+	for d := 1; d <= 9; d++ {
+		m := 0.0
+		if d >= 2 {
+			m = 20 * math.Pow(float64(d-1), -1.2)
+		}
+		p.HostDepth = append(p.HostDepth, DepthStats{Depth: d, Parents: 5, MeanChildren: m})
+	}
+	for d := 0; d <= 9; d++ {
+		m := 0.0
+		if d >= 1 {
+			m = 30 * math.Pow(float64(d), -1.5)
+		}
+		p.PathDepth = append(p.PathDepth, DepthStats{Depth: d, Parents: 5, MeanChildren: m})
+	}
+	// H2 carries a wild value: it is not fitted.
+	p.HostDepth[1].MeanChildren = 5000
+	f, err := FitCutoffs(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		got    PowerLawFit
+		a, k   float64
+		points int
+	}{{"host", f.Host, 20, 1.2, 7}, {"path", f.Path, 30, 1.5, 9}} {
+		if math.Abs(c.got.A-c.a) > 1e-9 || math.Abs(c.got.K-c.k) > 1e-9 || math.Abs(c.got.R2-1) > 1e-9 || c.got.RMSE > 1e-9 {
+			t.Errorf("%s: fit %+v, want a %v k %v, R² 1, RMSE 0", c.name, c.got, c.a, c.k)
+		}
+		if len(c.got.Points) != c.points {
+			t.Errorf("%s: %d points, want %d", c.name, len(c.got.Points), c.points)
+		}
+	}
+	if f.Host.Points[0].Depth != 3 || f.Host.Points[0].Level != 1 || f.Path.Points[0].Depth != 1 || f.Path.Points[0].Level != 0 {
+		t.Errorf("first points %+v %+v, want H3 at level 1 and P1 at level 0", f.Host.Points[0], f.Path.Points[0])
+	}
+	o := DefaultCompactOptions().WithFit(f)
+	h, pc := o.Cutoffs()
+	if math.Abs(h[1]-20*math.Pow(2, -1.2)) > 1e-9 || math.Abs(pc[0]-30) > 1e-9 {
+		t.Errorf("cutoffs %v %v", h, pc)
+	}
+}
+
+func TestFitCutoffsPaperTable8(t *testing.T) {
+	// The log-space least squares of the paper's own rows, worked out
+	// apart (x = level+1, y = mean children):
+	// hosts, x 2..7, y 8.53 8.95 7.77 6.28 3.42 4.55: a = 16.3966, k = 0.68207;
+	// paths, x 1..9, y 25.00 7.25 4.96 3.26 3.29 2.70 2.48 2.09 2.01:
+	// a = 18.8163, k = 1.08592.
+	// The reference's host constants (16.329, 0.714) are within 0.5 % and
+	// 0.032 of the first; its path constants (24.546, 1.429) are the
+	// linear-space least squares of the same row, not a log-space fit.
+	f, err := FitCutoffs(paperProfile(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(f.Host.A-16.39660) > 1e-4 || math.Abs(f.Host.K-0.682074) > 1e-5 {
+		t.Errorf("host fit %v %v, want 16.3966 0.682074", f.Host.A, f.Host.K)
+	}
+	if math.Abs(f.Path.A-18.81626) > 1e-4 || math.Abs(f.Path.K-1.085922) > 1e-5 {
+		t.Errorf("path fit %v %v, want 18.8163 1.085922", f.Path.A, f.Path.K)
+	}
+	if f.Host.R2 <= 0 || f.Host.R2 >= 1 || f.Path.R2 < 0.9 {
+		t.Errorf("R² host %v path %v", f.Host.R2, f.Path.R2)
+	}
+}
+
+func TestFitCutoffsTooFew(t *testing.T) {
+	p := paperProfile()
+	p.PathDepth = p.PathDepth[:2] // P0, P1
+	if _, err := FitCutoffs(p, 0); !errors.Is(err, ErrFit) {
+		t.Errorf("err %v, want ErrFit", err)
+	}
+	// Depths with too few parents are left out.
+	if _, err := FitCutoffs(paperProfile(), 5000); !errors.Is(err, ErrFit) {
+		t.Errorf("minParents 5000: err %v, want ErrFit", err)
+	}
+}
