@@ -131,6 +131,13 @@ type Options struct {
 	// caps the TimeMap pages followed per archive (default 100).
 	MaxBodyBytes int64
 	MaxPages     int
+	// MaxHeaderBytes caps the response headers of one upstream answer (a
+	// TimeGate's Link header above all), default DefaultMaxHeaderBytes:
+	// the aggregator's own transport stops reading there, and an answer
+	// past it is a failure of that URI-R (ReasonTooLarge). With a
+	// HTTPClient of your own, its Transport's MaxResponseHeaderBytes
+	// bounds what is read (net/http's default is 10 MB).
+	MaxHeaderBytes int64
 	// PageSize is the number of mementos per paged TimeMap
 	// (/timemap/link/{N}/{URI-R}); 0 means DefaultPageSize (500).
 	PageSize int
@@ -163,6 +170,7 @@ type Aggregator struct {
 
 	cacheHealth cacheHealth
 	cacheSlots  chan struct{} // cache calls in flight from requests (MaxCacheCalls)
+	bgSlots     chan struct{} // cache calls in flight from workers and the scan (MaxBackgroundCacheCalls)
 
 	mapPoke chan struct{} // asks the map watch for a check now (a lookup saw a damaged map)
 	checkMu sync.Mutex    // one CheckMaps at a time
@@ -254,6 +262,9 @@ func New(opts Options) (*Aggregator, error) {
 	if o.MaxPages <= 0 {
 		o.MaxPages = 100
 	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
 	if o.MaxMapBytes <= 0 {
 		o.MaxMapBytes = DefaultMaxMapBytes
 	}
@@ -263,13 +274,15 @@ func New(opts Options) (*Aggregator, error) {
 	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
 	ownClient := o.HTTPClient == nil
 	if ownClient {
-		o.HTTPClient = &http.Client{Transport: defaultTransport()}
+		tr := defaultTransport()
+		tr.MaxResponseHeaderBytes = o.MaxHeaderBytes
+		o.HTTPClient = &http.Client{Transport: tr}
 	}
 	if o.OpenMap == nil {
 		o.OpenMap = OpenMementoMap
 	}
 	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient,
-		cacheSlots: make(chan struct{}, MaxCacheCalls), mapPoke: make(chan struct{}, 1)}
+		cacheSlots: make(chan struct{}, MaxCacheCalls), bgSlots: make(chan struct{}, MaxBackgroundCacheCalls), mapPoke: make(chan struct{}, 1)}
 	if ag.log == nil {
 		ag.log = slog.New(slog.DiscardHandler)
 	}
@@ -314,14 +327,15 @@ func New(opts Options) (*Aggregator, error) {
 	ag.fetch = guarded(o.HTTPClient, ag.allow)
 	ag.up = o.Upstream
 	if ag.up == nil {
-		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxPages: o.MaxPages, Allow: ag.allow}
+		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxHeaderBytes: o.MaxHeaderBytes, MaxPages: o.MaxPages, Allow: ag.allow}
 	}
 	ag.base, ag.stop = context.WithCancel(context.Background())
 	return ag, nil
 }
 
 // defaultTransport is http.DefaultTransport with an idle pool sized for
-// fan-out: DefaultMaxIdleConnsPerHost per host and no global cap.
+// fan-out: DefaultMaxIdleConnsPerHost per host and no global cap, and
+// response headers capped at DefaultMaxHeaderBytes.
 func defaultTransport() *http.Transport {
 	var tr *http.Transport
 	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
@@ -332,6 +346,7 @@ func defaultTransport() *http.Transport {
 	tr.MaxIdleConns = 0
 	tr.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
 	tr.IdleConnTimeout = 90 * time.Second
+	tr.MaxResponseHeaderBytes = DefaultMaxHeaderBytes
 	return tr
 }
 
@@ -661,6 +676,7 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	}
 	rctx, cancel := context.WithTimeout(ctx, st.Timeout)
 	defer cancel()
+	rctx, prog := withProgress(rctx)
 	var (
 		ms  []Memento
 		n   int
@@ -689,6 +705,9 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	if class == ClassMalformed && reason == ReasonEmptyAnswer && raw > 0 {
 		reason = ReasonBadURIM // mementos came, none with an http(s) URI-M
 	}
+	if r := prog.slow(reason); r != reason {
+		reason, class = r, ClassOf(r) // the archive had begun answering
+	}
 	o.Class = class
 	switch class {
 	case ClassAnswered:
@@ -711,8 +730,16 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 		o.Err = errors.New(reason)
 	}
 	st.failed.Add(1)
-	if class.Dormancy() && ag.base.Err() == nil && st.dorm.failure(time.Now()) {
-		ag.log.Warn("archive dormant", "archive", st.ID, "failures", st.dorm.tolerance, "for", st.dorm.sleep)
+	if class.Dormancy() && ag.base.Err() == nil {
+		// The dormancy rule (Class): a failure before the request reached
+		// the archive counts every time, any other once per URI-R.
+		key := ""
+		if prog.reached(reason) {
+			key = urir
+		}
+		if st.dorm.failure(time.Now(), key) {
+			ag.log.Warn("archive dormant", "archive", st.ID, "failures", st.dorm.tolerance, "for", st.dorm.sleep)
+		}
 	}
 	if class == ClassPerURI && len(ms) > 0 {
 		// Mementos read before a cap was reached are real: kept, and the

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ErrHostNotAllowed is returned (wrapped, with the URL) for a request to a
@@ -139,9 +140,25 @@ func guarded(c *http.Client, l *AllowList) *http.Client {
 	if c != nil {
 		g = *c
 	}
+	if g.Transport == nil {
+		g.Transport = cappedDefaultTransport()
+	}
 	g.Transport = l.Transport(g.Transport)
 	return &g
 }
+
+// cappedDefaultTransport is the transport of a nil client or transport:
+// http.DefaultTransport's settings with response headers capped at
+// DefaultMaxHeaderBytes, one for the process.
+var cappedDefaultTransport = sync.OnceValue(func() http.RoundTripper {
+	dt, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultTransport
+	}
+	tr := dt.Clone()
+	tr.MaxResponseHeaderBytes = DefaultMaxHeaderBytes
+	return tr
+})
 
 // ownAllowList is the AllowList of archive a alone, for an Upstream given
 // no list.

@@ -184,9 +184,16 @@ func callCache[T any](cc *cacheCalls, op string, f func(ctx context.Context) (T,
 // guardedCall runs f(ctx) in a goroutine (a slot of ag.cacheSlots) and
 // waits for it until ctx ends.
 func guardedCall[T any](ag *Aggregator, ctx context.Context, f func(ctx context.Context) (T, error)) (T, error) {
+	return slotCall(ag.cacheSlots, ctx, f)
+}
+
+// slotCall runs f(ctx) in a goroutine holding a slot of slots (none free:
+// errCacheBusy, and f is not called) and waits for it until ctx ends; the
+// slot is given back when f returns, however late.
+func slotCall[T any](slots chan struct{}, ctx context.Context, f func(ctx context.Context) (T, error)) (T, error) {
 	var zero T
 	select {
-	case ag.cacheSlots <- struct{}{}:
+	case slots <- struct{}{}:
 	default:
 		return zero, errCacheBusy
 	}
@@ -196,7 +203,7 @@ func guardedCall[T any](ag *Aggregator, ctx context.Context, f func(ctx context.
 	}
 	ch := make(chan result, 1)
 	go func() {
-		defer func() { <-ag.cacheSlots }()
+		defer func() { <-slots }()
 		defer func() {
 			if r := recover(); r != nil {
 				ch <- result{err: fmt.Errorf("aggregator: the cache panicked: %v", r)}
@@ -241,12 +248,24 @@ func (ag *Aggregator) CheckCache(ctx context.Context) error {
 // header is the Cache-Degraded value: "op=reason, ..." in call order.
 func (cc *cacheCalls) header() string { return strings.Join(cc.notes, ", ") }
 
+// MaxBackgroundCacheCalls caps the cache calls in flight from refresh
+// workers and the stale scan, apart from MaxCacheCalls: a store that
+// hangs holds at most this many of their goroutines, and a worker whose
+// call finds no free slot is told "busy" at once (it then waits its
+// Idle period), so background work cannot take the requests' slots.
+const MaxBackgroundCacheCalls = 64
+
 // bgCache runs one background cache call with BackgroundCacheTimeout (or
-// CacheTimeout when longer) and counts its failure.
+// CacheTimeout when longer) and counts its failure. Like a request's
+// calls it runs in a goroutine of its own (a slot of ag.bgSlots) that the
+// worker stops waiting for at the deadline, so a store that ignores its
+// deadline (bbolt waiting for its writer lock, a frozen database whose
+// driver does not notice) cannot hang a worker: the call fails with
+// reason "timeout" and the worker goes on.
 func bgCache[T any](ag *Aggregator, ctx context.Context, op string, f func(ctx context.Context) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(BackgroundCacheTimeout, ag.opts.CacheTimeout))
 	defer cancel()
-	v, err := f(ctx) // no user waits: a store that overruns delays only this worker
+	v, err := slotCall(ag.bgSlots, ctx, f)
 	if r := cacheReason(err); r != "" && ctx.Err() != context.Canceled {
 		ag.cacheHealth.failed(op, r)
 	}

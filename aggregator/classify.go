@@ -18,10 +18,29 @@ import (
 //	per-URI-R   StatusFailed    never              no
 //	malformed   StatusFailed    never              no
 //
-// Only "down" says that the archive is unwell (unreachable, slow, 5xx): a
-// failure of the other classes belongs to the URI-R or to the answer, and
-// a user who asks for URI-Rs with huge TimeMaps, or that an archive answers
-// with a broken page, must not put the archive to sleep for everyone else.
+// Only "down" says that the archive may be unwell (unreachable, silent,
+// 5xx): a failure of the other classes belongs to the URI-R or to the
+// answer, and a user who asks for URI-Rs with huge TimeMaps, or that an
+// archive answers with a broken page, must not put the archive to sleep
+// for everyone else. A timeout after the archive began answering (a first
+// response byte of any of the answer's requests, seen through net/http's
+// client trace whichever Upstream sends them) is ReasonSlowAnswer,
+// per-URI-R, for HTTPUpstream and ClientUpstream alike.
+//
+// The dormancy rule: Options.Tolerance down failures in a row (no answered
+// or none answer in between) put the archive to sleep, counted so that the
+// choice of URI-R cannot do it:
+//
+//   - a failure before the request reached the archive (no connection:
+//     refused, DNS, unreachable, TLS, a connect that timed out; nothing
+//     was written) counts every time: it says nothing about any URI-R;
+//   - a failure after the request reached it (5xx, 408, 429, a reset, no
+//     response before the timeout) counts once per URI-R in the run: a
+//     run reaches Tolerance only across Tolerance different URI-Rs, so
+//     that one URI-R the archive answers with 500 (or a gateway's 504
+//     for a TimeMap too big to build in time), asked for again and again,
+//     cannot put the archive to sleep, while an archive that fails for
+//     every URI-R still goes to sleep as soon as Tolerance users ask.
 type Class int
 
 // The answer classes.
@@ -59,7 +78,8 @@ func (c Class) String() string {
 }
 
 // Dormancy reports whether a failure of class c counts toward the
-// archive's run of consecutive failures (Options.Tolerance).
+// archive's run of consecutive failures (Options.Tolerance), by the
+// dormancy rule above.
 func (c Class) Dormancy() bool { return c == ClassDown }
 
 // ClassOf classifies a failure reason (an Outcome.Reason, UpstreamError

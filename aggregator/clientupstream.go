@@ -49,13 +49,14 @@ func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) (
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
 	}
 	uri := a.TimeMap + urir
+	ctx, prog := withProgress(ctx)
 	tm, err := u.client(a).FetchTimeMap(ctx, uri)
 	requests := 1
 	if tm != nil {
 		requests = max(1, len(tm.Pages)+1)
 	}
 	if err != nil {
-		err = clientError(ctx, a, "timemap", uri, err)
+		err = prog.mark(clientError(ctx, a, "timemap", uri, err))
 		if tm == nil || ClassOf(reasonOf(err)) != ClassPerURI {
 			return nil, requests, err
 		}
@@ -77,9 +78,10 @@ func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, 
 	}
 	uri := a.TimeGate + urir
 	c := u.client(a)
+	ctx, prog := withProgress(ctx)
 	res, err := c.TimeGate(ctx, uri, at)
 	if err != nil {
-		return nil, 1, clientError(ctx, a, "timegate", uri, err)
+		return nil, 1, prog.mark(clientError(ctx, a, "timegate", uri, err))
 	}
 	var out []Memento
 	for _, l := range res.Links {
@@ -102,7 +104,7 @@ func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, 
 		requests++
 		info, err := c.Memento(ctx, res.URIM)
 		if err != nil {
-			return nil, requests, clientError(ctx, a, "timegate", res.URIM, err)
+			return nil, requests, slowAnswer(clientError(ctx, a, "timegate", res.URIM, err)) // the TimeGate answered
 		}
 		out = append(out, Memento{URIM: info.URIM, Datetime: info.Datetime.UTC()})
 	}
@@ -118,7 +120,7 @@ func clientError(ctx context.Context, a *Archive, op, uri string, err error) err
 	reason := ReasonNetwork
 	var me *memento.Error
 	switch {
-	case errors.Is(err, memento.ErrBodyTooLarge):
+	case errors.Is(err, memento.ErrBodyTooLarge), isHeaderTooLarge(err):
 		reason = ReasonTooLarge
 	case errors.Is(err, memento.ErrTooManyPages):
 		reason = ReasonTooManyPages

@@ -129,7 +129,8 @@
 //   - TimeMaps are followed across pages (MemGator#33);
 //   - every answer is judged by one rule, the same for TimeMaps and
 //     TimeGates (Class): only failures that say the archive is unwell
-//     (network errors, timeouts, 5xx, 408, 429) count towards dormancy; an
+//     (network errors, timeouts, 5xx, 408, 429) count towards dormancy,
+//     once per URI-R unless the request never reached the archive; an
 //     answer over a cap for one URI-R (body size, pages) or a URI-R's own
 //     4xx does not, and neither does a malformed answer (an empty or
 //     unparsable 200, an HTML page), which is a failure, never cached as

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -10,12 +11,19 @@ import (
 // a row the archive is not asked for sleep, then it is asked again; one
 // success resets the run. Time comes from time.Now, so testing/synctest
 // controls it. tolerance <= 0 disables dormancy.
+//
+// Which failures lengthen the run is the dormancy rule (see Class): a
+// failure before the request reached the archive counts every time; any
+// other counts once per URI-R in the run (failure's urir), so that the
+// run reaches tolerance only across tolerance different URI-Rs. The run
+// keeps at most tolerance URI-Rs.
 type dormancy struct {
 	tolerance int
 	sleep     time.Duration
 
 	mu       sync.Mutex
 	failures int
+	run      []string // URI-Rs whose failures the run counts
 	until    time.Time
 }
 
@@ -32,22 +40,39 @@ func (d *dormancy) asleep(now time.Time) (bool, time.Time) {
 	// Awake: one more failure puts it back to sleep at once.
 	d.until = time.Time{}
 	d.failures = d.tolerance - 1
+	d.clearRun()
 	return false, time.Time{}
+}
+
+func (d *dormancy) clearRun() {
+	clear(d.run)
+	d.run = d.run[:0]
 }
 
 // success ends a run of failures.
 func (d *dormancy) success() {
 	d.mu.Lock()
 	d.failures = 0
+	d.clearRun()
 	d.until = time.Time{}
 	d.mu.Unlock()
 }
 
 // failure counts one failure at now and reports whether the archive has
-// just gone to sleep.
-func (d *dormancy) failure(now time.Time) bool {
+// just gone to sleep. urir is "" for a failure that counts every time (the
+// request never reached the archive); otherwise a failure for a URI-R the
+// run already counts does not lengthen it.
+func (d *dormancy) failure(now time.Time, urir string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if urir != "" {
+		if slices.Contains(d.run, urir) {
+			return false
+		}
+		if len(d.run) < max(d.tolerance, 1) {
+			d.run = append(d.run, urir)
+		}
+	}
 	d.failures++
 	if d.tolerance > 0 && d.failures >= d.tolerance && d.until.IsZero() {
 		d.until = now.Add(d.sleep)

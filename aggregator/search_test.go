@@ -181,8 +181,10 @@ func TestAGG03Timeouts(t *testing.T) {
 	if got := resp.Header.Get("Archive-Failures"); got != "B=timeout, C=status-500" {
 		t.Errorf("Archive-Failures = %q", got)
 	}
-	// Second failure in a row: B and C reach the tolerance and sleep.
-	do(t, h, "GET", "/timemap/link/"+urir)
+	// Second failure in a row, for another URI-R (the dormancy rule counts
+	// a failure once per URI-R once the request reached the archive): B
+	// and C reach the tolerance and sleep.
+	do(t, h, "GET", "/timemap/link/http://example.com/other")
 	before := b.Count("timemap")
 	resp, _ = do(t, h, "GET", "/timemap/link/"+urir)
 	if b.Count("timemap") != before {

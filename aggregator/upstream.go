@@ -49,6 +49,14 @@ type HTTPUpstream struct {
 	// MaxBodyBytes caps a response body (default 32 MiB); past it the
 	// request fails with reason "too-large".
 	MaxBodyBytes int64
+	// MaxHeaderBytes caps a response's headers (default
+	// DefaultMaxHeaderBytes): a TimeGate answer whose headers (its Link
+	// header above all) are larger fails with reason "too-large", a
+	// failure of that URI-R, as a body over MaxBodyBytes does. What is
+	// read is bounded by the Transport's MaxResponseHeaderBytes: the
+	// transports the aggregator makes (and the one used for a nil Client)
+	// set it to DefaultMaxHeaderBytes; net/http's default is 10 MB.
+	MaxHeaderBytes int64
 	// MaxPages caps the TimeMap pages followed per archive (default 100);
 	// MaxRedirects the redirects followed per request (default 10).
 	MaxPages     int
@@ -89,6 +97,50 @@ func (u *HTTPUpstream) client(a *Archive, follow bool) *http.Client {
 		return nil
 	}
 	return &c
+}
+
+// DefaultMaxHeaderBytes caps the response headers of one upstream answer
+// (HTTPUpstream.MaxHeaderBytes, Options.MaxHeaderBytes): 1 MiB, some
+// thousand memento links in a TimeGate's Link header, where the TimeGates
+// of RFC 7089 name five (first, last, prev, next and the selected one).
+const DefaultMaxHeaderBytes = 1 << 20
+
+func (u *HTTPUpstream) maxHeader() int64 {
+	if u.MaxHeaderBytes > 0 {
+		return u.MaxHeaderBytes
+	}
+	return DefaultMaxHeaderBytes
+}
+
+// headerBytes is the size of h as sent: "Name: value\r\n" per value.
+func headerBytes(h http.Header) int64 {
+	var n int64
+	for k, vs := range h {
+		for _, v := range vs {
+			n += int64(len(k) + len(v) + 4)
+		}
+	}
+	return n
+}
+
+// headersTooLarge fails an answer whose headers are over the cap.
+func (u *HTTPUpstream) headersTooLarge(a *Archive, op, rawURL string, h http.Header) error {
+	if n := headerBytes(h); n > u.maxHeader() {
+		return &UpstreamError{Archive: a.ID, Op: op, URL: rawURL, Reason: ReasonTooLarge,
+			Err: fmt.Errorf("response headers of %d bytes, over the limit of %d", n, u.maxHeader())}
+	}
+	return nil
+}
+
+// isHeaderTooLarge reports whether err is net/http's refusal of response
+// headers over the Transport's MaxResponseHeaderBytes (HTTP/1 and
+// HTTP/2 say so only in words).
+func isHeaderTooLarge(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, "server response headers exceeded") || strings.Contains(s, "response header list larger than")
 }
 
 func (u *HTTPUpstream) maxBody() int64 {
@@ -150,7 +202,7 @@ func classify(ctx context.Context, a *Archive, op, rawURL string, err error) err
 	reason := ReasonNetwork
 	var ne net.Error
 	switch {
-	case errors.Is(err, errTooLarge):
+	case errors.Is(err, errTooLarge), isHeaderTooLarge(err):
 		reason = ReasonTooLarge
 	case errors.Is(err, errRedirectLoop):
 		reason = ReasonRedirectLoop
@@ -247,6 +299,9 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		return nil, nil, classify(ctx, a, "timemap", page, err)
 	}
 	defer drainClose(resp.Body)
+	if err := u.headersTooLarge(a, "timemap", page, resp.Header); err != nil {
+		return nil, nil, err
+	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return nil, nil, fmt.Errorf("%s timemap %s: %w", a.ID, page, ErrNotFound)
@@ -364,6 +419,9 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 			return nil, requests, classify(ctx, a, "timegate", target, err)
 		}
 		drainClose(resp.Body)
+		if err := u.headersTooLarge(a, "timegate", target, resp.Header); err != nil {
+			return nil, requests, err
+		}
 		ms := linkMementos(resp.Header.Values("Link"), target)
 		switch code := resp.StatusCode; {
 		case code == http.StatusNotFound || code == http.StatusGone:

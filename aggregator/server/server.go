@@ -149,14 +149,15 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		idle = cfg.MaxConcurrent // every connection a busy archive needs is kept for reuse
 	}
 	client := &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          max(1024, idle*len(archives)),
-		MaxIdleConnsPerHost:   idle,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
+		Proxy:                  http.ProxyFromEnvironment,
+		DialContext:            (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           max(1024, idle*len(archives)),
+		MaxIdleConnsPerHost:    idle,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: aggregator.DefaultMaxHeaderBytes, // a TimeGate's Link header is bounded as bodies are
 	}}
 	var agCache aggregator.Cache // nil: no cache, every request searches
 	if store != nil {
