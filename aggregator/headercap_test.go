@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
 // hugeLink is a Link header of n memento links, about 100 bytes each.
@@ -29,9 +31,14 @@ func hugeLink(base string, n int) string {
 func TestTimeGateHeadersAreCapped(t *testing.T) {
 	a := newAnsweringArchive(t, nil)
 	ok := wellBehaved(a.URL)
-	link := hugeLink(a.URL, 3*DefaultMaxHeaderBytes/100) // about 3 MiB
+	huge := hugeLink(a.URL, DefaultMaxHeaderBytes/100+2000) // past 1 MiB
+	big := hugeLink(a.URL, 2000)                            // about 200 KiB
 	a.set(func(w http.ResponseWriter, r *http.Request, urir string) {
-		if !strings.Contains(urir, "huge.example") {
+		link := huge
+		switch {
+		case strings.Contains(urir, "big.example"):
+			link = big
+		case !strings.Contains(urir, "huge.example"):
 			ok(w, r, urir)
 			return
 		}
@@ -45,27 +52,32 @@ func TestTimeGateHeadersAreCapped(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusFound)
 	})
-	cases := map[string]Options{
-		"default":        {},
-		"ClientUpstream": {Upstream: &ClientUpstream{}},
+	const small = 64 << 10
+	cases := []struct {
+		name, host string
+		o          Options
+	}{
+		{"default", "huge.example", Options{}},
+		{"Options.MaxHeaderBytes", "big.example", Options{MaxHeaderBytes: small}},
+		{"ClientUpstream", "big.example", Options{Upstream: &ClientUpstream{Client: &memento.Client{
+			HTTP: &http.Client{Transport: &http.Transport{MaxResponseHeaderBytes: small}}}}}},
 		// A caller's client whose transport reads up to net/http's 10 MB:
 		// the cap is checked on what it read.
-		"own client": {Upstream: &HTTPUpstream{Client: &http.Client{Transport: &http.Transport{}}, MaxHeaderBytes: 64 << 10}},
+		{"own client", "big.example", Options{Upstream: &HTTPUpstream{Client: &http.Client{Transport: &http.Transport{}}, MaxHeaderBytes: small}}},
 	}
-	for name, o := range cases {
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
 			o.Archives = []Archive{a.entry("a")}
-			o.Tolerance, o.DormantFor = 2, time.Hour
+			o.Tolerance, o.DormantFor, o.RequestTimeout = 1, time.Hour, time.Minute
 			ag := newAggregator(t, o)
-			for i := range 3 {
-				for _, svc := range []Service{TimeGateDynamic, TimeMapDynamic} {
-					res, err := ag.Search(t.Context(), svc, fmt.Sprintf("http://huge.example/%d", i), time.Time{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if o := res.Outcomes[0]; o.Status != StatusFailed || o.Reason != ReasonTooLarge || o.Class != ClassPerURI {
-						t.Errorf("%s %d: %+v; want a too-large failure of that URI-R", svc, i, o)
-					}
+			for _, svc := range []Service{TimeGateDynamic, TimeMapDynamic} {
+				res, err := ag.Search(t.Context(), svc, "http://"+tc.host+"/"+string(svc), time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o := res.Outcomes[0]; o.Status != StatusFailed || o.Reason != ReasonTooLarge || o.Class != ClassPerURI {
+					t.Errorf("%s: %+v; want a too-large failure of that URI-R", svc, o)
 				}
 			}
 			res, err := ag.Search(t.Context(), TimeGateDynamic, "http://fine.example/", time.Time{})
@@ -73,7 +85,7 @@ func TestTimeGateHeadersAreCapped(t *testing.T) {
 				t.Fatal(err)
 			}
 			if o := res.Outcomes[0]; o.Status != StatusFound {
-				t.Errorf("after the huge headers, a usual URI-R: %+v", o)
+				t.Errorf("after the huge headers, a usual URI-R (the archive asleep?): %+v", o)
 			}
 		})
 	}
