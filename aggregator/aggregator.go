@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
+
+	"github.com/mementokit/mementokit/cache"
 )
 
 // Defaults used when an Options field is zero (internal/spec/TIMETRAVEL.md, "our
@@ -83,6 +85,8 @@ type Options struct {
 	// no more cache calls, so that a request takes at most its search
 	// budget plus two CacheTimeouts. Refresh workers and the stale scan
 	// give each call BackgroundCacheTimeout. 0 means DefaultCacheTimeout.
+	// A cache.Nonblocking store (cache.Memory) is called in the request's
+	// goroutine under the request's context: it cannot hang.
 	CacheTimeout time.Duration
 
 	// RequestTimeout bounds one archive's answer (see Archive.Timeout) when
@@ -171,6 +175,7 @@ type Aggregator struct {
 	cacheHealth cacheHealth
 	cacheSlots  chan struct{} // cache calls in flight from requests (MaxCacheCalls)
 	bgSlots     chan struct{} // cache calls in flight from workers and the scan (MaxBackgroundCacheCalls)
+	inlineCache bool          // opts.Cache is cache.Nonblocking: its request calls need no guard
 
 	mapPoke chan struct{} // asks the map watch for a check now (a lookup saw a damaged map)
 	checkMu sync.Mutex    // one CheckMaps at a time
@@ -285,6 +290,9 @@ func New(opts Options) (*Aggregator, error) {
 		cacheSlots: make(chan struct{}, MaxCacheCalls), bgSlots: make(chan struct{}, MaxBackgroundCacheCalls), mapPoke: make(chan struct{}, 1)}
 	if ag.log == nil {
 		ag.log = slog.New(slog.DiscardHandler)
+	}
+	if nb, ok := o.Cache.(cache.Nonblocking); ok && nb.Nonblocking() {
+		ag.inlineCache = true
 	}
 	for _, a := range o.Archives {
 		if a.Ignore {

@@ -242,3 +242,51 @@ func BenchmarkHandlerLargeTimeMapUncached(b *testing.B) {
 		b.SetBytes(int64(rec.Body.Len()))
 	}
 }
+
+// statusTransport answers each host with its own status and body.
+type statusTransport map[string]struct {
+	status int
+	body   []byte
+}
+
+func (s statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	a := s[req.URL.Host]
+	return &http.Response{StatusCode: a.status, Header: http.Header{"Content-Type": {"application/link-format"}},
+		Body: io.NopCloser(bytes.NewReader(a.body)), ContentLength: int64(len(a.body)), Request: req}, nil
+}
+
+// BenchmarkHandlerTimeMapUncached: one uncached link-format TimeMap
+// request over 3 archives, one holding the URI-R with 10 mementos, two
+// answering 404 (canned responses, no network): the bench program's small
+// uncached fan-out, the aggregator's own work per fan-out.
+func BenchmarkHandlerTimeMapUncached(b *testing.B) {
+	urir := "http://www.site042.com/page/42.html"
+	tr := statusTransport{}
+	var archives []Archive
+	for i := range 3 {
+		arc := fmt.Sprintf("arc%d", i)
+		if i == 0 {
+			tr[arc] = struct {
+				status int
+				body   []byte
+			}{200, cannedTimeMap(arc, urir, 10, 0)}
+		} else {
+			tr[arc] = struct {
+				status int
+				body   []byte
+			}{404, []byte("Not found\n")}
+		}
+		archives = append(archives, Archive{ID: arc, TimeMap: "http://" + arc + "/timemap/link/"})
+	}
+	ag := newAggregator(b, Options{Archives: archives, HTTPClient: &http.Client{Transport: tr}})
+	h := ag.Handler()
+	req := httptest.NewRequest("GET", "/timemap/link/"+urir, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatalf("status %d", rec.Code)
+		}
+	}
+}

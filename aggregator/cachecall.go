@@ -127,8 +127,13 @@ func (ag *Aggregator) newCacheCalls(ctx context.Context) *cacheCalls {
 	return cc
 }
 
-// phase starts a new deadline (the writes after the search).
+// phase starts a new deadline (the writes after the search); a
+// cache.Nonblocking store needs none: its calls get the request's context.
 func (cc *cacheCalls) phase() {
+	if cc.ag.inlineCache {
+		cc.ctx = cc.parent
+		return
+	}
 	if cc.cancel != nil {
 		cc.cancel()
 	}
@@ -164,7 +169,8 @@ func (cc *cacheCalls) note(op string, err error) bool {
 	return true
 }
 
-// callCache makes one cache call of a request: in a goroutine of its own
+// callCache makes one cache call of a request: for a cache.Nonblocking
+// store in the request's goroutine; for any other in a goroutine of its own
 // (at most MaxCacheCalls at once), waited for until the phase's deadline,
 // so that a store that ignores the deadline (bbolt waiting for its writer
 // lock, a driver that does not notice) cannot hold the request either. The
@@ -176,9 +182,30 @@ func callCache[T any](cc *cacheCalls, op string, f func(ctx context.Context) (T,
 	if !cc.usable() {
 		return zero, errCacheBusy
 	}
-	v, err := guardedCall(cc.ag, cc.ctx, f)
+	var (
+		v   T
+		err error
+	)
+	if cc.ag.inlineCache {
+		v, err = inlineCall(cc.ctx, f)
+	} else {
+		v, err = guardedCall(cc.ag, cc.ctx, f)
+	}
 	cc.note(op, err)
 	return v, err
+}
+
+// inlineCall runs f(ctx) in the caller's goroutine, for a
+// cache.Nonblocking store; a panic in the store is an error, as in
+// guardedCall.
+func inlineCall[T any](ctx context.Context, f func(ctx context.Context) (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, fmt.Errorf("aggregator: the cache panicked: %v", r)
+		}
+	}()
+	return f(ctx)
 }
 
 // guardedCall runs f(ctx) in a goroutine (a slot of ag.cacheSlots) and

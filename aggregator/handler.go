@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"bytes"
+	"log/slog"
 
 	"encoding/json"
 	"fmt"
@@ -68,12 +69,32 @@ const (
 // archive failed or was not asked because it is dormant (id=dormant), and
 // Cache-Degraded: op=reason, ... when a cache call failed or did not answer
 // within Options.CacheTimeout (the request was then answered by searching).
-func (ag *Aggregator) Handler() http.Handler { return handler{ag} }
+//
+// Each request that reaches a lookup is logged once: the Handler writes
+// a "request" record (info level, to Options.Logger) unless the
+// ResponseWriter is an AnswerLogger that takes the answer into its own
+// access record.
+func (ag *Aggregator) Handler() http.Handler { return handler{ag: ag} }
 
-type handler struct{ ag *Aggregator }
+// AnswerLogger is implemented by an http.ResponseWriter whose server
+// writes one access record per request and wants the aggregator's answer
+// in it (URI-R, scenario, source, status, memento count, Archive-Failures,
+// Accept-Datetime): the Handler calls LogAnswer once per lookup, before
+// writing the response, and writes no "request" record of its own when
+// LogAnswer returns true. ans must not be modified or kept past the
+// request.
+type AnswerLogger interface {
+	LogAnswer(r *http.Request, ans *Answer) bool
+}
+
+type handler struct {
+	ag *Aggregator
+	al AnswerLogger // the ResponseWriter's, if it is one
+}
 
 // ServeHTTP routes a request to its endpoint (see Aggregator.Handler).
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.al, _ = w.(AnswerLogger)
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", "*")
 	hd.Set("Access-Control-Expose-Headers", "Link, Location, X-Memento-Count, Archive-Failures, Cache-Degraded, Memento-Datetime")
@@ -286,10 +307,9 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 		writeBody(w, http.StatusServiceUnavailable, ctText, []byte("Request ended: "+err.Error()+"\n"))
 		return nil, false
 	}
-	// The Time Travel "stats" line, as a structured record.
-	h.ag.log.Info("request", "urir", urir, "path", r.URL.Path, "scenario", ans.Scenario,
-		"from_cache", ans.Source == FromCache, "status", ans.Status, "mementos", len(ans.Mementos),
-		"accept_datetime", r.Header.Get("Accept-Datetime"), "failures", ans.Failures)
+	if h.al == nil || !h.al.LogAnswer(r, ans) {
+		h.ag.logAnswer(r, urir, ans)
+	}
 	if ans.Failures != "" {
 		w.Header().Set("Archive-Failures", ans.Failures)
 	}
@@ -305,6 +325,20 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 	w.Header().Set("Link", "<"+urir+`>; rel="original"`)
 	writeBody(w, ans.Status, ctText, []byte(Headline(ans)+"\n"))
 	return nil, false
+}
+
+// logAnswer writes the "request" record of one answer (the Time Travel
+// "stats" line, as a structured record) when the logger takes info
+// records: the attributes are built only then, in place.
+func (ag *Aggregator) logAnswer(r *http.Request, urir string, ans *Answer) {
+	ctx := r.Context()
+	if !ag.log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	ag.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("urir", urir), slog.String("path", r.URL.Path),
+		slog.String("scenario", ans.Scenario), slog.Bool("from_cache", ans.Source == FromCache), slog.Int("status", ans.Status),
+		slog.Int("mementos", len(ans.Mementos)), slog.String("accept_datetime", r.Header.Get("Accept-Datetime")),
+		slog.String("failures", ans.Failures))
 }
 
 // Headline is the one-line text of an answer without mementos, naming

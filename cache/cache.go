@@ -339,3 +339,12 @@ type Cache interface {
 	// ErrClosed; Close is safe to call twice.
 	Close() error
 }
+
+// Nonblocking is implemented by a store whose calls never wait on I/O or
+// on a lock held across I/O (an in-process structure such as [Memory]):
+// a caller may make them in its own goroutine, without the guard (a
+// goroutine and a deadline per call) that a store which may hang needs.
+// Nonblocking reports whether that holds for this store.
+type Nonblocking interface {
+	Nonblocking() bool
+}

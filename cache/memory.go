@@ -416,3 +416,7 @@ func (h *jobHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return j
 }
+
+// Nonblocking reports true: every call takes the store's mutex for an
+// in-memory operation only ([Nonblocking]).
+func (m *Memory) Nonblocking() bool { return true }

@@ -169,11 +169,25 @@ func endpoint(raw string) string {
 	return "other"
 }
 
-// statusWriter records the status and body size of an answer.
+// statusWriter records the status and body size of an answer, and, as
+// an aggregator.AnswerLogger, the aggregator's answer for the access
+// record when logs is set (the access log is on).
 type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	logs   bool
+	ans    *aggregator.Answer
+}
+
+// LogAnswer keeps ans for the request's access record; false (the
+// aggregator writes its own record) when the access log is off.
+func (s *statusWriter) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
+	if !s.logs {
+		return false
+	}
+	s.ans = ans
+	return true
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -239,6 +253,13 @@ type meteredCache struct {
 }
 
 var _ cache.Cache = (*meteredCache)(nil)
+
+// Nonblocking is the store's (cache.Nonblocking), so that the aggregator
+// calls a memory store inline through the meter too.
+func (c *meteredCache) Nonblocking() bool {
+	nb, ok := c.Cache.(cache.Nonblocking)
+	return ok && nb.Nonblocking()
+}
 
 // Get reads the entry and counts what it found.
 func (c *meteredCache) Get(ctx context.Context, key cache.Key) (cache.Entry, error) {

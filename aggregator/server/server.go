@@ -197,7 +197,9 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 func (s *Server) Aggregator() *aggregator.Aggregator { return s.ag }
 
 // Cache returns the server's store, as the aggregator sees it; nil for
-// the cache spelled "none".
+// the cache spelled "none". The "memory" store shares its Mementos slices
+// (cache.MemoryOptions.ShareMementos): what its Get returns must not be
+// modified.
 func (s *Server) Cache() cache.Cache { return s.store }
 
 func closeStore(c cache.Cache) error {
@@ -228,7 +230,9 @@ func OpenCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cac
 	case spec == "none":
 		return nil, "none", nil
 	case spec == "memory":
-		m, err := cache.NewMemory(nil)
+		// The aggregator never writes a cached Mementos slice: Get may
+		// hand out the store's own.
+		m, err := cache.NewMemory(&cache.MemoryOptions{ShareMementos: true})
 		return m, "memory", err
 	case spec == "", spec == "bolt", strings.HasPrefix(spec, "bolt:"):
 		path := strings.TrimPrefix(strings.TrimPrefix(spec, "bolt"), ":")
@@ -461,33 +465,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		raw = r.URL.RequestURI()
 	}
 	ep := endpoint(raw)
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &statusWriter{ResponseWriter: w, logs: s.c.AccessLog && s.log.Enabled(r.Context(), slog.LevelInfo)}
 	s.m.inFlight.Inc()
-	defer func() {
-		s.m.inFlight.Dec()
-		d := time.Since(start)
-		code := sw.status
-		if code == 0 {
-			code = http.StatusOK
-		}
-		s.m.requests.WithLabelValues(ep, codeLabel(code)).Inc()
-		s.m.reqDuration.WithLabelValues(ep).Observe(d.Seconds())
-		if s.c.AccessLog {
-			target := raw
-			if len(target) > 2048 {
-				target = target[:2048] + "..."
-			}
-			attrs := []slog.Attr{
-				slog.String("method", r.Method), slog.String("target", target), slog.String("endpoint", ep),
-				slog.Int("status", code), slog.Int64("bytes", sw.bytes), slog.Duration("duration", d),
-				slog.String("remote", r.RemoteAddr), slog.String("user_agent", r.UserAgent()),
-			}
-			if f := w.Header().Get("Archive-Failures"); f != "" {
-				attrs = append(attrs, slog.String("archive_failures", f))
-			}
-			s.log.LogAttrs(r.Context(), slog.LevelInfo, "access", attrs...)
-		}
-	}()
+	defer s.finish(sw, r, raw, ep, start)
 	switch ep {
 	case "metrics", "healthz":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -505,6 +485,44 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.api.ServeHTTP(sw, r)
 	}
+}
+
+// finish counts an answered request in the metrics and writes its access
+// record: one record per request, with the aggregator's answer in it
+// when the request reached a lookup (statusWriter.LogAnswer), built only
+// when the access log is on and takes info records.
+func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start time.Time) {
+	s.m.inFlight.Dec()
+	d := time.Since(start)
+	code := sw.status
+	if code == 0 {
+		code = http.StatusOK
+	}
+	s.m.requests.WithLabelValues(ep, codeLabel(code)).Inc()
+	s.m.reqDuration.WithLabelValues(ep).Observe(d.Seconds())
+	if !sw.logs {
+		return
+	}
+	target := raw
+	if len(target) > 2048 {
+		target = target[:2048] + "..."
+	}
+	var buf [15]slog.Attr
+	attrs := append(buf[:0],
+		slog.String("method", r.Method), slog.String("target", target), slog.String("endpoint", ep),
+		slog.Int("status", code), slog.Int64("bytes", sw.bytes), slog.Duration("duration", d),
+		slog.String("remote", r.RemoteAddr), slog.String("user_agent", r.UserAgent()))
+	if f := sw.Header().Get("Archive-Failures"); f != "" {
+		attrs = append(attrs, slog.String("archive_failures", f))
+	}
+	if a := sw.ans; a != nil {
+		attrs = append(attrs, slog.String("urir", a.URIR), slog.String("scenario", a.Scenario),
+			slog.Bool("from_cache", a.Source == aggregator.FromCache), slog.Int("mementos", len(a.Mementos)))
+		if ad := r.Header.Get("Accept-Datetime"); ad != "" {
+			attrs = append(attrs, slog.String("accept_datetime", ad))
+		}
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "access", attrs...)
 }
 
 // health answers /healthz: 200 with a JSON summary while the server works;

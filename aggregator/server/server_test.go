@@ -1,11 +1,14 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +174,74 @@ func TestNoCache(t *testing.T) {
 	s.ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"cache": "none"`) {
 		t.Errorf("healthz without a cache: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestOneRecordPerRequest: with the access log on, a TimeMap request
+// writes one record, "access", holding the aggregator's answer (URI-R,
+// scenario, source, memento count, Accept-Datetime) next to the HTTP
+// fields; with it off, the aggregator's own "request" record is the one;
+// at level warn, none.
+func TestOneRecordPerRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		accessLog bool
+		level     slog.Level
+		want      []string // messages of the records, in order
+	}{
+		{"access log on", true, slog.LevelInfo, []string{"access", "access"}},
+		{"access log off", false, slog.LevelInfo, []string{"request", "request"}},
+		{"level warn", true, slog.LevelWarn, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			s := newTestServer(t, func(c *Config) {
+				c.AccessLog = tc.accessLog
+				c.Logger = slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: tc.level}))
+			})
+			out.Reset() // the start-up records
+			for _, h := range []string{"", "Sun, 01 Jan 2006 00:00:00 GMT"} {
+				req := httptest.NewRequest("GET", "/timemap/link/"+held, nil)
+				if h != "" {
+					req.Header.Set("Accept-Datetime", h)
+				}
+				rec := httptest.NewRecorder()
+				s.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					t.Fatalf("status %d", rec.Code)
+				}
+			}
+			var msgs []string
+			var recs []map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				if line == "" {
+					continue
+				}
+				var m map[string]any
+				if err := json.Unmarshal([]byte(line), &m); err != nil {
+					t.Fatalf("log line %q: %v", line, err)
+				}
+				msgs = append(msgs, m["msg"].(string))
+				recs = append(recs, m)
+			}
+			if !slices.Equal(msgs, tc.want) {
+				t.Fatalf("records %q, want %q:\n%s", msgs, tc.want, out.String())
+			}
+			if len(recs) != 2 {
+				return
+			}
+			// the first request searched, the second came from the cache
+			for i, want := range []map[string]any{
+				{"urir": held, "scenario": "unknown", "from_cache": false, "mementos": float64(3), "status": float64(200)},
+				{"urir": held, "scenario": "fresh", "from_cache": true, "mementos": float64(3), "status": float64(200),
+					"accept_datetime": "Sun, 01 Jan 2006 00:00:00 GMT"},
+			} {
+				for k, v := range want {
+					if recs[i][k] != v {
+						t.Errorf("record %d: %s = %v, want %v (%v)", i, k, recs[i][k], v, recs[i])
+					}
+				}
+			}
+		})
 	}
 }
