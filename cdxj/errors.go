@@ -18,6 +18,13 @@ var (
 	// ErrJSON: the JSON block of a CDXJ line is malformed where it was read.
 	// Reading the record does not check the block; asking for a field does.
 	ErrJSON = errors.New("invalid JSON block")
+	// ErrNotCapture: a line in the "datetime {json}" form (an ipwb
+	// TimeMap) whose JSON block names no URL: no top-level "uri", "url"
+	// or "original_uri" string member. Such a line (a date-keyed series,
+	// as summarize daily writes) describes no capture; a record is a
+	// capture only when a URL or SURT key, or a URL in its block, says
+	// what was captured.
+	ErrNotCapture = errors.New("not a capture: no URL")
 	// ErrHeader: a " CDX" header line names no fields or a field twice in a
 	// way that cannot be read.
 	ErrHeader = errors.New("invalid CDX header")

@@ -303,3 +303,48 @@ func hex4(b []byte) (rune, int) {
 	}
 	return r, 4
 }
+
+// namesURL reports whether the JSON object b has, at its top level, a
+// "uri", "url" or "original_uri" member whose value is a string: what a
+// "datetime {json}" line needs to describe a capture (ErrNotCapture). It
+// reads members up to the first such one and stops at the first fault
+// (ipwb's TimeMaps write "datetime"="..." after "uri"), without
+// validating the rest.
+func namesURL(b []byte) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		i = skipSpace(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		e := stringEnd(b, i)
+		if e < 0 {
+			return false
+		}
+		name := b[i+1 : e]
+		i = skipSpace(b, e+1)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '"' {
+			switch string(name) {
+			case "uri", "url", "original_uri":
+				return true
+			}
+		}
+		end, _ := valueEnd(b, i)
+		if end < 0 {
+			return false
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ',' {
+			return false
+		}
+		i++
+	}
+}

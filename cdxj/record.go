@@ -85,7 +85,11 @@ func (r *Record) parse(line []byte, hdr, def *Layout) error {
 	rest := trimSpaces(line[sp+1:])
 	if hdr == nil && len(rest) > 0 && rest[0] == '{' {
 		// The ORS TimeMap form "datetime {json}" (ipwb): the key is the
-		// timestamp.
+		// timestamp, and the block must say what was captured.
+		if !namesURL(rest) {
+			return perr(len(line)-len(rest)+1, causef(ErrNotCapture,
+				"key %q is a datetime and the JSON block has no \"uri\", \"url\" or \"original_uri\" string: a date-keyed series (such as summarize daily's output), not an index", clip(line[:sp])))
+		}
 		return r.setCDXJ(line[:sp], line[:sp], rest, 0)
 	}
 	if sp2 := bytes.IndexByte(rest, ' '); sp2 >= 0 {

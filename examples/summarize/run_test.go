@@ -252,3 +252,65 @@ func TestDailyChartOrgRegexp(t *testing.T) {
 		}
 	}
 }
+
+// A daily series (summarize daily's output, lines "20120101 {json}") is not
+// an index: daily, chart -kind daily-* and summarizing refuse it with an
+// error that names the file and says why, instead of reading its dates
+// as ipwb TimeMap keys; an index with such lines among its captures skips
+// and counts them.
+func TestDailySeriesIsNotAnIndex(t *testing.T) {
+	var ia string
+	for _, f := range sampleFiles(t) {
+		if strings.HasSuffix(f, "openwayback_archive-org.cdx") {
+			ia = f
+		}
+	}
+	series, stderr, err := runCmd(t, "daily", ia)
+	if err != nil {
+		t.Fatalf("daily: %v\n%s", err, stderr)
+	}
+	dir := t.TempDir()
+	dailyFile := filepath.Join(dir, "ia.daily")
+	if err := os.WriteFile(dailyFile, []byte(series), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"daily", dailyFile},
+		{"chart", "-kind", "daily-captures", "-o", filepath.Join(dir, "c.png"), dailyFile},
+		{"chart", "-kind", "daily-bytes", "-o", filepath.Join(dir, "b.svg"), dailyFile},
+		{"chart", "-kind", "daily-2xx", "-o", filepath.Join(dir, "o.svg"), dailyFile},
+		{dailyFile},
+	} {
+		out, stderr, err := runCmd(t, args...)
+		if err == nil {
+			t.Errorf("%q: no error; out:\n%.300s", args, out)
+			continue
+		}
+		msg := err.Error() + "\n" + stderr
+		for _, want := range []string{dailyFile, "not a capture", "is it an index?"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%q: message lacks %q:\n%s", args, want, msg)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.png")); err == nil {
+		t.Error("chart wrote a chart of a daily series")
+	}
+	// Captures with series lines among them: the captures count, the
+	// series lines are skipped and counted.
+	mixed := filepath.Join(dir, "mixed.cdxj")
+	lines := strings.SplitAfter(series, "\n")
+	if err := os.WriteFile(mixed, []byte(sampleCDXJ+lines[0]+lines[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCmd(t, "daily", mixed)
+	if err != nil {
+		t.Fatalf("daily of captures and series lines: %v\n%s", err, stderr)
+	}
+	if n := strings.Count(out, "\n"); n != 2 || !strings.Contains(out, "20200101 ") || !strings.Contains(out, "20210101 ") {
+		t.Errorf("daily of two captures and two series lines:\n%s", out)
+	}
+	if !strings.Contains(stderr, "2 bad lines") || !strings.Contains(stderr, "not a capture") {
+		t.Errorf("the two series lines were not reported as skipped:\n%s", stderr)
+	}
+}
