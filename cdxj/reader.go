@@ -86,6 +86,9 @@ type Reader struct {
 	err     error // sticky error returned by Read
 	lineNo  int64
 	lineOff int64 // input offset of the last line returned
+	// lineless: the input starts inside a file (a Part), so line numbers
+	// are unknown; errors and records give byte offsets (off) instead.
+	lineless bool
 
 	discarding bool  // dropping the rest of a line longer than the maximum
 	dropped    int64 // bytes of that line dropped so far
@@ -169,7 +172,7 @@ func (r *Reader) trim(line []byte) []byte {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
-	if r.lineNo == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+	if r.lineNo == 1 && r.lineOff == 0 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
 		line = line[3:]
 	}
 	return line
@@ -182,6 +185,9 @@ func (r *Reader) tooLong(n int64) error {
 // located fills in what pe does not know of where its line is.
 func (r *Reader) located(pe *ParseError) *ParseError {
 	pe.Line, pe.Offset, pe.Source = r.lineNo, r.lineOff, r.Source
+	if r.lineless {
+		pe.Line = 0
+	}
 	return pe
 }
 
@@ -291,6 +297,9 @@ func (r *Reader) Read() (*Record, error) {
 			return nil, pe
 		}
 		rec.lineNo, rec.inOff, rec.src = r.lineNo, r.lineOff, r.Source
+		if r.lineless {
+			rec.lineNo = 0
+		}
 		return rec, nil
 	}
 }

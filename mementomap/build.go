@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -62,6 +63,12 @@ type BuildOptions struct {
 	// chunk while it grows, the garbage collector's headroom, buffers).
 	MemoryLimit int
 	TempDir     string // "" means os.TempDir()
+
+	// Workers bounds the parts of the inputs built at once, each on its
+	// own goroutine (see Build); 0 means runtime.GOMAXPROCS(0), 1 reads
+	// the inputs one after the other in the calling goroutine. The map is
+	// the same whatever the number.
+	Workers int
 
 	Now    func() time.Time // for !meta updated_at; nil means time.Now
 	Logger *slog.Logger     // optional
@@ -125,21 +132,47 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOp
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}
+	var st BuildStats
+	var err error
+	if w := o.workers(); w > 1 {
+		st, err = buildParallel(ctx, dst, inputs, o, w)
+		if !errors.Is(err, errSequential) {
+			return st, err
+		}
+	}
 	b := newBuilder(o)
 	b.s = newSorter(o.MemoryLimit, o.TempDir)
 	b.sink = func(k []byte) error { return b.s.add(k, 1) }
 	for _, in := range inputs {
-		if err := b.read(ctx, in); err != nil {
+		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
 			b.s.close()
 			return b.st, err
 		}
 	}
 	b.st.Runs = len(b.s.runs)
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, b.st.Bad); err != nil {
+	if err := writeBuildHeaders(bw, o, b.st.Bad, nil); err != nil {
 		b.s.close()
 		return b.st, err
 	}
+	if err := writeMapLines(ctx, bw, &b.st, []*sorter{b.s}); err != nil {
+		return b.st, err
+	}
+	b.logDone()
+	return b.st, nil
+}
+
+func (b *builder) logDone() {
+	if b.o.Logger != nil {
+		b.o.Logger.Info("built MementoMap", "records", b.st.Records, "used", b.st.Used,
+			"keys", b.st.Keys, "urirs", b.st.URIRs, "runs", b.st.Runs,
+			"checked", b.st.Checked, "mismatched", b.st.Mismatched)
+	}
+}
+
+// writeMapLines writes the data lines "HXPX M/R" of the sort keys of ss
+// (see eachOf) to bw and flushes it, counting Keys and URIRs in st.
+func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*sorter) error {
 	var cur []byte
 	var m, r uint64
 	var line []byte
@@ -153,12 +186,12 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOp
 			return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, cur, len(line), MaxLineLength)
 		}
 		line = append(line, '\n')
-		b.st.Keys++
+		st.Keys++
 		_, err := bw.Write(line)
 		return err
 	}
 	n := 0
-	err := b.s.each(func(key []byte, count uint64) error {
+	err := eachOf(ss, func(key []byte, count uint64) error {
 		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -168,7 +201,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOp
 		if i := bytes.IndexByte(key, 0); i >= 0 {
 			h = key[:i]
 		}
-		b.st.URIRs++
+		st.URIRs++
 		if len(cur) > 0 && bytes.Equal(h, cur) {
 			m += count
 			r++
@@ -189,32 +222,25 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOp
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err != nil {
-		return b.st, err
-	}
-	if o.Logger != nil {
-		o.Logger.Info("built MementoMap", "records", b.st.Records, "used", b.st.Used,
-			"keys", b.st.Keys, "urirs", b.st.URIRs, "runs", b.st.Runs,
-			"checked", b.st.Checked, "mismatched", b.st.Mismatched)
-	}
-	return b.st, nil
+	return err
 }
 
 // UKVSContext is the JSON-LD context a MementoMap's !context header names.
 const UKVSContext = "https://oduwsdl.github.io/contexts/ukvs"
 
-func writeBuildHeaders(w io.Writer, o BuildOptions, skipped int64) error {
+func writeBuildHeaders(w io.Writer, o BuildOptions, skipped int64, part *cdxj.Part) error {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
 	id, _ := json.Marshal(map[string]string{"uri": o.ArchiveID})
 	meta, _ := json.Marshal(struct {
-		Name      string `json:"name"`
-		Type      string `json:"type"`
-		UpdatedAt string `json:"updated_at"`
-		Skipped   int64  `json:"skipped_lines,omitempty"`
-	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped})
+		Name      string     `json:"name"`
+		Type      string     `json:"type"`
+		UpdatedAt string     `json:"updated_at"`
+		Skipped   int64      `json:"skipped_lines,omitempty"`
+		Part      *cdxj.Part `json:"part,omitempty"`
+	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, part})
 	_, err := fmt.Fprintf(w, "!context [%q]\n!id %s\n!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n!meta %s\n",
 		UKVSContext, id, meta)
 	return err
@@ -240,9 +266,9 @@ type builder struct {
 	key   []byte
 }
 
-func (b *builder) read(ctx context.Context, src cdxj.Searcher) error {
+func (b *builder) read(ctx context.Context, recs iter.Seq2[*cdxj.Record, error]) error {
 	n := 0
-	for rec, err := range src.Records(cdxj.Query{}) {
+	for rec, err := range recs {
 		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -74,7 +74,7 @@ func LoadTruth(ctx context.Context, inputs []cdxj.Searcher, lookups []string, o 
 	}
 	defer b.s.close()
 	for _, in := range inputs {
-		if err := b.read(ctx, in); err != nil {
+		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
 			return nil, err
 		}
 	}

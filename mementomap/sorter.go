@@ -28,6 +28,10 @@ type sorter struct {
 	runs    []*os.File
 	sorted  bool // the chunk is in order so far
 	spilled int64
+	// lo and hi are the least and the greatest key spilled so far (have
+	// says whether there is one), for bounds.
+	lo, hi []byte
+	have   bool
 }
 
 type sortEntry struct {
@@ -82,11 +86,35 @@ func (s *sorter) sortChunk() {
 	s.sorted = true
 }
 
+// noteBounds widens lo and hi to the keys of the sorted chunk.
+func (s *sorter) noteBounds() {
+	if len(s.ents) == 0 {
+		return
+	}
+	first, last := s.key(s.ents[0]), s.key(s.ents[len(s.ents)-1])
+	if !s.have || bytes.Compare(first, s.lo) < 0 {
+		s.lo = append(s.lo[:0], first...)
+	}
+	if !s.have || bytes.Compare(last, s.hi) > 0 {
+		s.hi = append(s.hi[:0], last...)
+	}
+	s.have = true
+}
+
+// bounds sorts the chunk and returns the least and the greatest key added,
+// ok false when none was.
+func (s *sorter) bounds() (lo, hi []byte, ok bool) {
+	s.sortChunk()
+	s.noteBounds()
+	return s.lo, s.hi, s.have
+}
+
 func (s *sorter) spill() error {
 	if len(s.ents) == 0 {
 		return nil
 	}
 	s.sortChunk()
+	s.noteBounds()
 	f, err := atomicfile.Scratch(s.tempDir, "mementomap-build-*.run") // no name: gone with the process
 	if err != nil {
 		return fmt.Errorf("mementomap: sort run: %w", err)
@@ -113,11 +141,22 @@ func (s *sorter) spill() error {
 // runReader reads one spilled run.
 type runReader struct {
 	br    *bufio.Reader
+	mem   *sorter // when not nil, the run is mem's sorted chunk, from ents[i]
+	i     int
 	key   []byte
 	count uint64
 }
 
 func (r *runReader) next() (bool, error) {
+	if r.mem != nil {
+		if r.i >= len(r.mem.ents) {
+			return false, nil
+		}
+		e := r.mem.ents[r.i]
+		r.i++
+		r.key, r.count = r.mem.key(e), e.count
+		return true, nil
+	}
 	n, err := binary.ReadUvarint(r.br)
 	if err == io.EOF {
 		return false, nil
@@ -170,18 +209,65 @@ func (s *sorter) each(fn func(key []byte, count uint64) error) error {
 		return err
 	}
 	s.arena, s.ents = nil, nil // the chunk memory is not needed while merging
-	h := make(runHeap, 0, len(s.runs))
-	for _, f := range s.runs {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
+	return mergeRuns([]*sorter{s}, fn)
+}
+
+// eachOf calls fn for every distinct key of the sorters ss together, in
+// order, with its count summed over all of them: the sorters one after
+// the other when each one's keys all sort before the next one's (the parts
+// of a sorted input), else a k-way merge of all their runs and chunks.
+func eachOf(ss []*sorter, fn func(key []byte, count uint64) error) error {
+	defer func() {
+		for _, s := range ss {
+			s.close()
 		}
-		r := &runReader{br: bufio.NewReaderSize(f, 256<<10)}
-		ok, err := r.next()
-		if err != nil {
-			return fmt.Errorf("mementomap: sort run: %w", err)
+	}()
+	var live []*sorter
+	for _, s := range ss {
+		if _, _, ok := s.bounds(); ok {
+			live = append(live, s)
 		}
-		if ok {
+	}
+	ordered := true
+	for i := 1; i < len(live); i++ {
+		if bytes.Compare(live[i-1].hi, live[i].lo) >= 0 {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		for _, s := range live {
+			if err := s.each(fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return mergeRuns(live, fn)
+}
+
+// mergeRuns merges the spilled runs and the sorted chunks of ss.
+func mergeRuns(ss []*sorter, fn func(key []byte, count uint64) error) error {
+	var h runHeap
+	for _, s := range ss {
+		s.sortChunk()
+		if len(s.ents) > 0 {
+			r := &runReader{mem: s}
+			r.next()
 			h = append(h, r)
+		}
+		for _, f := range s.runs {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			r := &runReader{br: bufio.NewReaderSize(f, 256<<10)}
+			ok, err := r.next()
+			if err != nil {
+				return fmt.Errorf("mementomap: sort run: %w", err)
+			}
+			if ok {
+				h = append(h, r)
+			}
 		}
 	}
 	heap.Init(&h)

@@ -1,0 +1,245 @@
+package cdxj
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// hxpx is a key's HxPx key: the key up to its first '?'.
+func hxpx(key string) string {
+	if i := strings.IndexByte(key, '?'); i >= 0 {
+		return key[:i]
+	}
+	return key
+}
+
+// randomSURT makes a SURT key of a real shape from a small alphabet, so
+// that hosts, paths and queries share prefixes often: hosts with ports
+// and hyphens, paths with '/', '.', '-', ',' and queries.
+func randomSURT(r *rand.Rand) string {
+	labels := []string{"com", "pt", "a", "ab", "a-b", "b", "x", "www", "x1"}
+	var b strings.Builder
+	n := 1 + r.IntN(3)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(labels[r.IntN(len(labels))])
+	}
+	if r.IntN(8) == 0 {
+		b.WriteString(":8080")
+	}
+	b.WriteByte(')')
+	segs := []string{"", "a", "a.b", "a-b", "b", "a,b", "%20", "index.html"}
+	for range r.IntN(4) {
+		b.WriteByte('/')
+		b.WriteString(segs[r.IntN(len(segs))])
+	}
+	if r.IntN(3) == 0 {
+		b.WriteString([]string{"?", "?q", "?q=1", "?a&b", "?/x"}[r.IntN(5)])
+	}
+	return b.String()
+}
+
+func writeLines(t *testing.T, lines []string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "index.cdxj")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPlanKeepsHxPxKeys is the property of Plan's cut rule (Authority): on
+// byte-wise sorted SURT indexes of random shape, cut into random numbers
+// of parts, every line is in exactly one part, in order, and every HxPx
+// key of a part sorts before every HxPx key of the next part (so no key
+// is on both sides). The same indexes as ZipNum clusters of small blocks
+// keep the property too.
+func TestPlanKeepsHxPxKeys(t *testing.T) {
+	cuts := 0
+	for seed := range uint64(60) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		var lines []string
+		for range 50 + r.IntN(400) {
+			k := randomSURT(r)
+			for range 1 + r.IntN(3) {
+				lines = append(lines, fmt.Sprintf("%s 2020%02d01000000 {\"url\": \"http://x/\", \"status\": \"200\"}", k, 1+r.IntN(12)))
+			}
+		}
+		slices.Sort(lines)
+		path := writeLines(t, lines)
+		ixs := []Index{}
+		f, err := OpenFile(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ixs = append(ixs, f)
+		if seed%4 == 0 {
+			dir := t.TempDir()
+			w, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 1 + int(seed%7)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				w.WriteLine([]byte(l))
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			c, err := OpenCluster(filepath.Join(dir, "c.idx"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			ixs = append(ixs, c)
+		}
+		for _, ix := range ixs {
+			n := 2 + r.IntN(30)
+			parts, err := Plan(context.Background(), []Index{ix}, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(parts) > n {
+				t.Fatalf("seed %d: %d parts for n %d", seed, len(parts), n)
+			}
+			cuts += len(parts) - 1
+			var got []string
+			prevMax := ""
+			for i, p := range parts {
+				if p.Seq != i || p.Of != len(parts) {
+					t.Fatalf("seed %d: part %d is %+v", seed, i, p)
+				}
+				lo, hi := "", ""
+				for rec, err := range PartRecords(ix, p) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, string(rec.Line()))
+					h := hxpx(string(rec.Key()))
+					if lo == "" || h < lo {
+						lo = h
+					}
+					if h > hi {
+						hi = h
+					}
+				}
+				if i > 0 && lo != "" && lo <= prevMax {
+					t.Fatalf("seed %d, %s: part %d has HxPx key %q, part before it %q", seed, SourceName(ix), i, lo, prevMax)
+				}
+				if hi != "" {
+					prevMax = hi
+				}
+			}
+			if !slices.Equal(got, lines) {
+				t.Fatalf("seed %d, %s: the parts hold %d lines, the index %d", seed, SourceName(ix), len(got), len(lines))
+			}
+		}
+	}
+	if cuts < 100 {
+		t.Errorf("only %d cuts over all indexes: the property was hardly tested", cuts)
+	}
+}
+
+// TestPlanOneAuthority: the keys of one host are never cut, however many
+// parts are asked for ("com,x)/a", "com,x)/a/b", "com,x)/a?q": a, a/b, a).
+func TestPlanOneAuthority(t *testing.T) {
+	var lines []string
+	for i := range 300 {
+		for _, k := range []string{"com,x)/a", "com,x)/a/b", "com,x)/a?q"} {
+			lines = append(lines, fmt.Sprintf("%s 2020%04d {}", k, i))
+		}
+	}
+	slices.Sort(lines)
+	f, err := OpenFile(writeLines(t, lines), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parts, err := Plan(context.Background(), []Index{f}, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 1 || parts[0].Kind != PartBytes || parts[0].End != f.Size() {
+		t.Errorf("parts %+v, want one of the whole file", parts)
+	}
+}
+
+// TestPartRecordsErrors: a part's bad line names the file and its byte
+// offset; a part that does not fit its index is refused.
+func TestPartRecordsErrors(t *testing.T) {
+	var lines []string
+	for i := range 400 {
+		lines = append(lines, fmt.Sprintf("com,h%03d)/ 20200101000000 {}", i))
+	}
+	lines[300] = "junk"
+	path := writeLines(t, lines)
+	f, err := OpenFile(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parts, err := Plan(context.Background(), []Index{f}, 4)
+	if err != nil || len(parts) != 4 {
+		t.Fatalf("%d parts, %v", len(parts), err)
+	}
+	at := int64(len(strings.Join(lines[:300], "\n")) + 1)
+	var found *ParseError
+	for _, p := range parts {
+		for _, err := range PartRecords(f, p) {
+			if err != nil && !errors.As(err, &found) {
+				t.Fatal(err)
+			}
+		}
+	}
+	if found == nil || found.Offset != at || found.Line != 0 || !strings.Contains(found.Error(), fmt.Sprintf("%s: line at byte %d", path, at)) {
+		t.Errorf("error %v, want one naming byte %d", found, at)
+	}
+	for _, p := range []Part{
+		{Kind: PartBytes, Start: 0, End: f.Size() + 1},
+		{Kind: PartBlocks, Start: 0, End: 1},
+		{Kind: "lines"},
+	} {
+		for _, err := range PartRecords(f, p) {
+			if !errors.Is(err, ErrPart) {
+				t.Errorf("part %+v: %v", p, err)
+			}
+			break
+		}
+	}
+	// A gzip file is one part, read whole.
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(strings.Join(lines, "\n")))
+	zw.Close()
+	gz := filepath.Join(t.TempDir(), "x.cdxj.gz")
+	os.WriteFile(gz, b.Bytes(), 0o644)
+	g, err := OpenFile(gz, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	parts, err = Plan(context.Background(), []Index{g}, 4)
+	if err != nil || len(parts) != 1 || parts[0].Kind != PartWhole {
+		t.Fatalf("gzip file: parts %+v, %v", parts, err)
+	}
+	n := 0
+	for _, err := range PartRecords(g, parts[0]) {
+		if err == nil {
+			n++
+		}
+	}
+	if n != 399 {
+		t.Errorf("gzip part: %d records, want 399", n)
+	}
+}

@@ -1,0 +1,366 @@
+package mementomap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/ukvs"
+)
+
+func (o BuildOptions) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// minPartBytes is the least size of a part of a plain file that Build
+// cuts off for a worker of its own (tests lower it).
+var minPartBytes int64 = 4 << 20
+
+// errSequential makes Build fall back to reading the inputs one after the
+// other (a legend line inside a part, see cdxj.ErrPartLayout).
+var errSequential = errors.New("mementomap: build the inputs one after the other")
+
+// buildItem is one unit of a parallel build: a part of an input.
+type buildItem struct {
+	src  cdxj.Searcher
+	part cdxj.Part
+}
+
+// planBuild cuts the inputs into parts for w workers: a plain file into at
+// most w parts of at least minPartBytes, a cluster into at most w runs of
+// blocks, anything else whole.
+func planBuild(ctx context.Context, inputs []cdxj.Searcher, w int) ([]buildItem, error) {
+	var items []buildItem
+	for i, in := range inputs {
+		ix, ok := in.(cdxj.Index)
+		if !ok {
+			items = append(items, buildItem{src: in, part: cdxj.Part{Input: i, Source: cdxj.SourceName(in), Kind: cdxj.PartWhole}})
+			continue
+		}
+		n := w
+		if f, ok := ix.(*cdxj.File); ok {
+			n = int(min(int64(w), max(1, f.Size()/minPartBytes)))
+		}
+		parts, err := cdxj.Plan(ctx, []cdxj.Index{ix}, n)
+		if err != nil {
+			return nil, fmt.Errorf("mementomap: %w", err)
+		}
+		for _, p := range parts {
+			p.Input = i
+			items = append(items, buildItem{src: in, part: p})
+		}
+	}
+	return items, nil
+}
+
+// records returns the records of the item.
+func (it buildItem) records() func(func(*cdxj.Record, error) bool) {
+	if it.part.Kind == cdxj.PartWhole {
+		return it.src.Records(cdxj.Query{})
+	}
+	return cdxj.PartRecords(it.src.(cdxj.Index), it.part)
+}
+
+// buildParallel is Build on w workers: the inputs cut into parts
+// (planBuild), each part read into a sorter of its own by one of at most
+// w goroutines, the sorters then read together in key order (eachOf):
+// one after the other for the parts of a sorted input, merged otherwise.
+// The first error in part order is returned, as a sequential build would
+// meet it (a part after a failed one is stopped, one before it runs on).
+func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOptions, w int) (BuildStats, error) {
+	items, err := planBuild(ctx, inputs, w)
+	if err != nil {
+		return BuildStats{}, err
+	}
+	if len(items) <= 1 {
+		return BuildStats{}, errSequential
+	}
+	limit := max(o.MemoryLimit/w, 1<<20)
+	bs := make([]*builder, len(items))
+	errs := make([]error, len(items))
+	ctxs := make([]context.Context, len(items))
+	cancels := make([]context.CancelFunc, len(items))
+	for i := range items {
+		b := newBuilder(o)
+		b.s = newSorter(limit, o.TempDir)
+		b.sink = func(k []byte) error { return b.s.add(k, 1) }
+		bs[i] = b
+		ctxs[i], cancels[i] = context.WithCancel(ctx)
+	}
+	closeAll := func() {
+		for _, b := range bs {
+			b.s.close()
+		}
+	}
+	var mu sync.Mutex
+	failed := len(items) // the first part that failed
+	sem := make(chan struct{}, w)
+	var wg sync.WaitGroup
+	for i, it := range items {
+		sem <- struct{}{}
+		mu.Lock()
+		stop := i > failed
+		mu.Unlock()
+		if stop {
+			<-sem
+			cancels[i]()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			b := bs[i]
+			err := b.read(ctxs[i], it.records())
+			if err == nil && len(items) > w && len(b.s.ents) > 1<<12 {
+				// More parts than workers: a finished part keeps no chunk.
+				err = b.s.spill()
+			}
+			if err != nil {
+				errs[i] = err
+				mu.Lock()
+				if i < failed {
+					failed = i
+				}
+				mu.Unlock()
+				for j := i + 1; j < len(items); j++ {
+					cancels[j]()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range cancels {
+		c()
+	}
+	var st BuildStats
+	for _, b := range bs {
+		st.add(b.st)
+		st.Runs += len(b.s.runs)
+	}
+	if failed < len(items) {
+		closeAll()
+		if errors.Is(errs[failed], cdxj.ErrPartLayout) {
+			return st, errSequential
+		}
+		return st, errs[failed]
+	}
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	if err := writeBuildHeaders(bw, o, st.Bad, nil); err != nil {
+		closeAll()
+		return st, err
+	}
+	ss := make([]*sorter, len(bs))
+	for i, b := range bs {
+		ss[i] = b.s
+	}
+	if err := writeMapLines(ctx, bw, &st, ss); err != nil {
+		return st, err
+	}
+	(&builder{o: o, st: st}).logDone()
+	return st, nil
+}
+
+// add adds the counts of a part's build to s (Keys and URIRs are counted
+// when the map is written).
+func (s *BuildStats) add(p BuildStats) {
+	s.Records += p.Records
+	s.Used += p.Used
+	s.Filtered += p.Filtered
+	s.NonHTTP += p.NonHTTP
+	s.Bad += p.Bad
+	s.Checked += p.Checked
+	s.Mismatched += p.Mismatched
+	for _, e := range p.BadExamples {
+		if len(s.BadExamples) < 5 {
+			s.BadExamples = append(s.BadExamples, e)
+		}
+	}
+	for _, e := range p.MismatchExamples {
+		if len(s.MismatchExamples) < 5 {
+			s.MismatchExamples = append(s.MismatchExamples, e)
+		}
+	}
+}
+
+// BuildPart builds the records of one part of an index (a unit of
+// distributed work, see cdxj.Plan; ix is the index p.Source names) into a
+// partial map written to dst, with the record-to-key function and the
+// filters of [Build] under the same o. A partial map is a valid sorted
+// MementoMap: Build's header lines, whose !meta also holds "part" (p as
+// JSON) and "skipped_lines" (the part's bad lines skipped under
+// o.SkipBad), then one "HXPX M/R" line per HxPx key of the part's records.
+// [Concat] joins the partial maps of a plan into the map Build writes.
+// Errors are Build's: a bad line (a *cdxj.ParseError naming the source and
+// the line or its byte offset) stops it unless o.SkipBad. Stats count this
+// part alone. Memory: o.MemoryLimit, as Build.
+func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o BuildOptions) (BuildStats, error) {
+	if o.MemoryLimit <= 0 {
+		o.MemoryLimit = DefaultSortMemory
+	}
+	b := newBuilder(o)
+	b.s = newSorter(o.MemoryLimit, o.TempDir)
+	b.sink = func(k []byte) error { return b.s.add(k, 1) }
+	if err := b.read(ctx, cdxj.PartRecords(ix, p)); err != nil {
+		b.s.close()
+		return b.st, err
+	}
+	b.st.Runs = len(b.s.runs)
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	if err := writeBuildHeaders(bw, o, b.st.Bad, &p); err != nil {
+		b.s.close()
+		return b.st, err
+	}
+	err := writeMapLines(ctx, bw, &b.st, []*sorter{b.s})
+	return b.st, err
+}
+
+// ErrPartsOverlap is wrapped by the error of [Concat] for partial maps
+// whose keys do not follow one another: a key of a part sorts at or
+// before a key of the part before it.
+var ErrPartsOverlap = errors.New("mementomap: the partial maps' keys overlap")
+
+// ErrParts is wrapped by the errors of [Concat] for partial maps that are
+// not the parts of one plan: a part missing, repeated or out of order, or
+// a map that is not a partial map.
+var ErrParts = errors.New("mementomap: not the partial maps of one plan")
+
+// partMeta is the part of a partial map's !meta that Concat reads.
+type partMeta struct {
+	Type    string     `json:"type"`
+	Skipped int64      `json:"skipped_lines"`
+	Part    *cdxj.Part `json:"part"`
+}
+
+// Concat writes to dst the map of a whole plan from its partial maps (see
+// [BuildPart]), given in plan order: parts[i] must be the partial map of
+// the part whose Seq is i, and there must be Of of them. It writes the
+// header lines Build writes under o (o.Now and o.Name and o.ArchiveID as
+// given to Concat; skipped_lines summed over the parts), then the data
+// lines of the parts one after the other, checking that every key of a
+// part sorts after every key of the part before it. When that holds, no
+// HxPx key (and so no URI-R) is in two parts, and the output is
+// byte-identical to Build over the whole inputs with the same o, its URI-R
+// counts exact. When it does not (two inputs sharing keys, an unsorted
+// input, keys made from the URLs under Rekey) Concat stops with an error
+// wrapping [ErrPartsOverlap] that names the two keys, and what it wrote
+// must be discarded (the tools write through a temporary file): merge such
+// maps with [Merge], whose URI-R counts are then upper bounds. Stats count
+// the parts' bad lines (Bad), the data lines (Keys) and the sums of their
+// frequencies (Used, URIRs). Memory: one line of each part.
+func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, o BuildOptions) (BuildStats, error) {
+	var st BuildStats
+	rs := make([]*mapReader, len(parts))
+	for i, p := range parts {
+		r := &mapReader{name: nameOf(p, fmt.Sprintf("partial map %d", i)), br: bufio.NewReaderSize(p, 1<<16)}
+		if err := r.next(); err != nil {
+			return st, err
+		}
+		var pm partMeta
+		if m := headerValue(r.headers, "meta"); m == nil || json.Unmarshal(m, &pm) != nil || pm.Part == nil {
+			return st, fmt.Errorf("%w: %s has no !meta \"part\"", ErrParts, r.name)
+		} else if pm.Part.Seq != i || pm.Part.Of != len(parts) {
+			return st, fmt.Errorf("%w: %s is part %d of %d, given as part %d of %d", ErrParts, r.name, pm.Part.Seq, pm.Part.Of, i, len(parts))
+		}
+		st.Bad += pm.Skipped
+		rs[i] = r
+	}
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	if err := writeBuildHeaders(bw, o, st.Bad, nil); err != nil {
+		return st, err
+	}
+	var last []byte
+	lastPart := -1
+	for i, r := range rs {
+		for n := 0; !r.done; n++ {
+			if n&0xffff == 0 {
+				if err := ctx.Err(); err != nil {
+					return st, err
+				}
+			}
+			if n == 0 && lastPart >= 0 && bytes.Compare(r.key, last) <= 0 {
+				return st, fmt.Errorf("%w: %s begins with key %q, which does not sort after %q, the last key of %s", ErrPartsOverlap, r.name, r.key, last, rs[lastPart].name)
+			}
+			var f ukvs.Frequency
+			if err := f.UnmarshalText(r.value); err != nil {
+				return st, r.errorf(r.key, fmt.Errorf("%w: %v", ErrBadFrequency, err))
+			}
+			st.Used += int64(f.URIM.N)
+			st.URIRs += int64(f.URIR.N)
+			st.Keys++
+			bw.Write(r.body)
+			if err := bw.WriteByte('\n'); err != nil {
+				return st, fmt.Errorf("mementomap: writing: %w", err)
+			}
+			last = append(last[:0], r.key...)
+			lastPart = i
+			if err := r.next(); err != nil {
+				return st, err
+			}
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("mementomap: writing: %w", err)
+	}
+	return st, nil
+}
+
+// Keyer is the record-to-key function of [Build] with its filters, for an
+// engine that groups records by key itself (inputs that cdxj.Plan cannot
+// cut into parts of disjoint keys: several indexes of one archive, an
+// unsorted index). A map line "HXPX M/R" has M, the number of records of
+// that HxPx key, and R, the number of distinct URI-Rs among them. A Keyer
+// is not safe for concurrent use; make one per worker.
+type Keyer struct {
+	b   *builder
+	key []byte
+	uri []byte
+}
+
+// NewKeyer returns the Keyer of Build under o.
+func NewKeyer(o BuildOptions) *Keyer {
+	k := &Keyer{b: newBuilder(o)}
+	k.b.sink = func(sk []byte) error {
+		k.key = sk
+		return nil
+	}
+	return k
+}
+
+// Key returns the HxPx key (the SURT up to its first '?') and the URI-R
+// (the full SURT) of rec, or nil and nil when the filters leave the record
+// out (or it is not of an HTTP(S) URI-R). A bad record (a URL that does not
+// canonicalize, a key too long for a map line) is a *cdxj.ParseError
+// naming its line; under SkipBad it is a bad line for Build. The slices
+// are valid until the next call.
+func (k *Keyer) Key(rec *cdxj.Record) (hxpx, urir []byte, err error) {
+	k.key = nil
+	k.b.st.Records++
+	if err := k.b.record(rec); err != nil {
+		return nil, nil, err
+	}
+	if k.key == nil {
+		return nil, nil, nil
+	}
+	hx := k.key
+	k.uri = append(k.uri[:0], k.key...)
+	if i := bytes.IndexByte(hx, 0); i >= 0 {
+		hx = hx[:i]
+		k.uri[i] = '?'
+	}
+	return hx, k.uri, nil
+}
+
+// Stats returns what the Keyer has counted (Records, Used, Filtered,
+// NonHTTP, Checked, Mismatched and their examples).
+func (k *Keyer) Stats() BuildStats { return k.b.st }

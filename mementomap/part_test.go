@@ -1,0 +1,335 @@
+package mementomap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/clustertest"
+)
+
+// lowPartBytes lets Build cut small test files into parts.
+func lowPartBytes(t *testing.T, n int64) {
+	old := minPartBytes
+	minPartBytes = n
+	t.Cleanup(func() { minPartBytes = old })
+}
+
+func openAll(t *testing.T, paths ...string) []cdxj.Searcher {
+	t.Helper()
+	var ins []cdxj.Searcher
+	for _, p := range paths {
+		ix, err := cdxj.Open(context.Background(), p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		ins = append(ins, ix)
+	}
+	return ins
+}
+
+func buildWith(t *testing.T, workers int, o BuildOptions, paths ...string) (string, BuildStats) {
+	t.Helper()
+	o.Workers, o.Now, o.TempDir = workers, fixedNow, t.TempDir()
+	var out bytes.Buffer
+	st, err := Build(context.Background(), &out, openAll(t, paths...), o)
+	if err != nil {
+		t.Fatalf("%d workers: %v", workers, err)
+	}
+	return out.String(), st
+}
+
+// writeGenerated writes n cdxgen lines to a file and returns its path.
+func writeGenerated(t *testing.T, n int64, seed uint64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gen.cdxj")
+	if err := os.WriteFile(p, []byte(strings.Join(genLines(t, n, seed), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func genLines(t *testing.T, n int64, seed uint64) []string {
+	t.Helper()
+	var idx bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: n, Seed: seed}).Write(&idx); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(idx.String(), "\n"), "\n")
+}
+
+// shapes writes real index lines (few hosts) and generated ones (many) in
+// every shape: flat, pywb cluster, Common Crawl cluster.
+func shapes(t *testing.T) (real, gen clustertest.Shapes) {
+	return clustertest.Write(t, t.TempDir(), clustertest.SampleLines(t, 2195)),
+		clustertest.Write(t, t.TempDir(), genLines(t, 20000, 3))
+}
+
+// TestBuildWorkersIdentical: Build on 1, 2, 3 and 8 workers writes the
+// same bytes and the same counts, on generated and real inputs (a flat
+// file, both cluster shapes, several inputs with shared keys), with and
+// without filters and under a memory limit that spills runs.
+func TestBuildWorkersIdentical(t *testing.T) {
+	lowPartBytes(t, 4<<10)
+	s, g := shapes(t)
+	cases := []struct {
+		name  string
+		o     BuildOptions
+		paths []string
+	}{
+		{"generated", BuildOptions{}, []string{g.Flat}},
+		{"generated, baseline filters, spilling", BuildOptions{StatusClasses: []int{2}, MIMETypes: []string{"text/html"}, MemoryLimit: 64 << 10}, []string{g.Flat}},
+		{"generated pywb cluster", BuildOptions{}, []string{g.PywbIdx}},
+		{"generated Common Crawl cluster", BuildOptions{ExcludeRobots: true}, []string{g.CCDir}},
+		{"real flat", BuildOptions{}, []string{s.Flat}},
+		{"real pywb cluster", BuildOptions{}, []string{s.PywbIdx}},
+		{"real Common Crawl cluster", BuildOptions{ExcludeRobots: true}, []string{s.CCDir}},
+		{"several inputs sharing keys", BuildOptions{}, []string{s.Flat, s.PywbPart, g.Flat, g.CCIdx, g.PywbDir}},
+		{"rekeyed", BuildOptions{Rekey: true}, []string{g.Flat}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, wst := buildWith(t, 1, c.o, c.paths...)
+			if wst.Keys < 10 {
+				t.Fatalf("only %d keys: the test input is too small", wst.Keys)
+			}
+			for _, w := range []int{2, 3, 8} {
+				got, gst := buildWith(t, w, c.o, c.paths...)
+				if got != want {
+					t.Errorf("%d workers: map differs from 1 worker's (%d vs %d bytes)", w, len(got), len(want))
+				}
+				if gst.Records != wst.Records || gst.Used != wst.Used || gst.Keys != wst.Keys || gst.URIRs != wst.URIRs || gst.Filtered != wst.Filtered {
+					t.Errorf("%d workers: stats %+v, 1 worker %+v", w, gst, wst)
+				}
+			}
+		})
+	}
+}
+
+// TestPlanCutsParts: Plan really cuts the test inputs (else the test
+// above would prove nothing), and its parts hold every line once.
+func TestPlanCutsParts(t *testing.T) {
+	_, g := shapes(t)
+	for _, p := range []string{g.Flat, g.PywbIdx, g.CCIdx} {
+		ix := openAll(t, p)[0].(cdxj.Index)
+		parts, err := cdxj.Plan(context.Background(), []cdxj.Index{ix}, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(parts) < 3 {
+			t.Errorf("%s: %d parts, want at least 3 of 8", p, len(parts))
+		}
+		var whole, cut []string
+		for rec, err := range ix.Records(cdxj.Query{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole = append(whole, string(rec.Line()))
+		}
+		for _, part := range parts {
+			for rec, err := range cdxj.PartRecords(ix, part) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				cut = append(cut, string(rec.Line()))
+			}
+		}
+		if strings.Join(whole, "\n") != strings.Join(cut, "\n") {
+			t.Errorf("%s: the parts hold %d lines, the index %d (or in another order)", p, len(cut), len(whole))
+		}
+	}
+}
+
+// TestBuildPartConcat: the partial maps of a plan, built one by one as an
+// engine would (each part on a freshly opened index), concatenate into
+// the bytes Build writes; a missing, repeated or overlapping part is an
+// error, not a map.
+func TestBuildPartConcat(t *testing.T) {
+	s, g := shapes(t)
+	o := BuildOptions{ArchiveID: "https://example.org/", Name: "test", Now: fixedNow, SkipBad: true}
+	for _, p := range []string{g.Flat, s.Flat, g.PywbDir, g.CCIdx, g.PywbPart} {
+		ix := openAll(t, p)[0].(cdxj.Index)
+		want, _ := buildWith(t, 1, o, p)
+		parts, err := cdxj.Plan(context.Background(), []cdxj.Index{ix}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var partials []io.Reader
+		var raw []string
+		for _, part := range parts {
+			wix := openAll(t, part.Source)[0].(cdxj.Index)
+			var b bytes.Buffer
+			if _, err := BuildPart(context.Background(), &b, wix, part, o); err != nil {
+				t.Fatal(err)
+			}
+			partials = append(partials, bytes.NewReader(b.Bytes()))
+			raw = append(raw, b.String())
+		}
+		var out bytes.Buffer
+		st, err := Concat(context.Background(), &out, partials, o)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if out.String() != want {
+			t.Errorf("%s: Concat of %d parts differs from Build", p, len(parts))
+		}
+		if st.Keys != int64(strings.Count(want, "\n")-4) {
+			t.Errorf("%s: Concat counted %d keys", p, st.Keys)
+		}
+		if len(raw) < 2 {
+			if !strings.HasSuffix(p, ".gz") && p != s.Flat {
+				t.Errorf("%s: not cut", p)
+			}
+			continue
+		}
+		readers := func(ss ...string) []io.Reader {
+			var rs []io.Reader
+			for _, s := range ss {
+				rs = append(rs, strings.NewReader(s))
+			}
+			return rs
+		}
+		if _, err := Concat(context.Background(), io.Discard, readers(raw[1:]...), o); !errors.Is(err, ErrParts) {
+			t.Errorf("%s: a plan without its first part: %v", p, err)
+		}
+		if _, err := Concat(context.Background(), io.Discard, readers(raw[0], raw[0]), o); !errors.Is(err, ErrParts) {
+			t.Errorf("%s: a part twice: %v", p, err)
+		}
+	}
+}
+
+// TestConcatOverlap: partial maps of two inputs with shared keys are
+// refused by Concat, with both keys named.
+func TestConcatOverlap(t *testing.T) {
+	s := clustertest.Write(t, t.TempDir(), clustertest.SampleLines(t, 300))
+	ins := openAll(t, s.Flat, s.CCIdx)
+	parts, err := cdxj.Plan(context.Background(), []cdxj.Index{ins[0].(cdxj.Index), ins[1].(cdxj.Index)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 2 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	var rs []io.Reader
+	for _, p := range parts {
+		var b bytes.Buffer
+		if _, err := BuildPart(context.Background(), &b, ins[p.Input].(cdxj.Index), p, BuildOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, &b)
+	}
+	_, err = Concat(context.Background(), io.Discard, rs, BuildOptions{})
+	if !errors.Is(err, ErrPartsOverlap) || !strings.Contains(err.Error(), "does not sort after") {
+		t.Fatalf("Concat of overlapping parts: %v", err)
+	}
+}
+
+// TestBuildWorkersFirstError: a bad line in a later part and one in an
+// earlier part: the parallel build reports the earlier one, as one worker
+// does, and under SkipBad both count.
+func TestBuildWorkersFirstError(t *testing.T) {
+	lowPartBytes(t, 4<<10)
+	var idx bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 5000, Seed: 2}).Write(&idx); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(idx.String(), "\n"), "\n")
+	lines[len(lines)/5] = "garbage-early"
+	lines[4*len(lines)/5] = "garbage"
+	p := filepath.Join(t.TempDir(), "bad.cdxj")
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	for _, w := range []int{1, 2, 8} {
+		o := BuildOptions{Workers: w, Now: fixedNow}
+		_, err := Build(context.Background(), io.Discard, openAll(t, p), o)
+		var pe *cdxj.ParseError
+		if !errors.As(err, &pe) || pe.Offset != int64(len(strings.Join(lines[:len(lines)/5], "\n"))+1) {
+			t.Errorf("%d workers: %v, want the error of the first bad line", w, err)
+		}
+		o.SkipBad = true
+		out, st := buildWith(t, w, o, p)
+		if st.Bad != 2 || !strings.Contains(out, `"skipped_lines":2`) {
+			t.Errorf("%d workers: Bad %d, map %q", w, st.Bad, out[:200])
+		}
+	}
+}
+
+// TestBuildPartLegendChange: a file whose legend changes midway is built
+// right whatever the number of workers (the parts after the change would
+// be read with the old layout: Build reads the file whole).
+func TestBuildPartLegendChange(t *testing.T) {
+	lowPartBytes(t, 1<<10)
+	var b strings.Builder
+	b.WriteString(" CDX N b a m s k r M S V g\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "com,a%03d)/ 20200101000000 http://a%03d.com/ text/html 200 X - - 100 1 f.warc.gz\n", i, i)
+	}
+	b.WriteString(" CDX N b a s m k r M S V g\n") // status and MIME swapped
+	for i := range 200 {
+		fmt.Fprintf(&b, "com,b%03d)/ 20200101000000 http://b%03d.com/ %d text/html X - - 100 1 f.warc.gz\n", i, i, 200+i%2*204)
+	}
+	p := filepath.Join(t.TempDir(), "legends.cdx")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	o := BuildOptions{StatusClasses: []int{2}}
+	want, wst := buildWith(t, 1, o, p)
+	if wst.Used != 300 {
+		t.Fatalf("1 worker used %d records, want 300", wst.Used)
+	}
+	for _, w := range []int{2, 3, 8} {
+		if got, _ := buildWith(t, w, o, p); got != want {
+			t.Errorf("%d workers: map differs", w)
+		}
+	}
+}
+
+// TestKeyer: the Keyer's keys, grouped, give Build's map lines.
+func TestKeyer(t *testing.T) {
+	_, s := shapes(t)
+	o := BuildOptions{ExcludeRevisits: true}
+	want, _ := buildWith(t, 1, o, s.Flat)
+	k := NewKeyer(o)
+	m := map[string]int{}
+	r := map[string]map[string]bool{}
+	for rec, err := range openAll(t, s.Flat)[0].Records(cdxj.Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		hx, u, err := k.Key(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hx == nil {
+			continue
+		}
+		m[string(hx)]++
+		if r[string(hx)] == nil {
+			r[string(hx)] = map[string]bool{}
+		}
+		r[string(hx)][string(u)] = true
+	}
+	n := 0
+	for _, l := range strings.Split(want, "\n") {
+		if l == "" || l[0] == '!' {
+			continue
+		}
+		n++
+		key, v, _ := strings.Cut(l, " ")
+		if got := fmt.Sprintf("%d/%d", m[key], len(r[key])); got != v {
+			t.Errorf("%s: Keyer gives %s, Build %s", key, got, v)
+		}
+	}
+	if n != len(m) || n < 100 {
+		t.Errorf("Build wrote %d keys, the Keyer found %d", n, len(m))
+	}
+	if st := k.Stats(); st.Filtered == 0 {
+		t.Errorf("no revisit filtered: %+v", st)
+	}
+}
