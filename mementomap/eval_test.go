@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/mementokit/mementokit/cdxj"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestMerge(t *testing.T) {
 			name: "union with sums and bounds",
 			a:    lines("!meta {\"name\": \"a\"}", "com,a)/ 5/1", "com,b)/* 10+/3", "com,c)/x 1/1"),
 			b:    lines("!meta {\"name\": \"b\"}", "com,a)/ 2/1", "com,b)/* 4~/1", "com,d)/ 1/1"),
-			want: lines("!meta {\"name\": \"a\"}", "com,a)/ 7/2", "com,b)/* 14~/4", "com,c)/x 1/1", "com,d)/ 1/1"),
+			want: lines("!meta {\"name\": \"a\"}", "com,a)/ 7/2-", "com,b)/* 14~/4-", "com,c)/x 1/1", "com,d)/ 1/1"),
 		},
 		{
 			name: "lone exclusion dropped, agreed exclusion kept",
@@ -241,5 +242,55 @@ func TestMergeLoneCR(t *testing.T) {
 	_, err := Merge(&bytes.Buffer{}, strings.NewReader("com,a)/ 1\rcom,b)/ 1\n"), strings.NewReader(""))
 	if !errors.Is(err, ErrLoneCR) {
 		t.Errorf("err = %v, want ErrLoneCR", err)
+	}
+}
+
+// TestMergeMany: a k-way merge of maps with disjoint keys is exact (the
+// same bytes as one Build of all their inputs); where keys are shared, the
+// summed URI-R count is written as an upper bound; an exclusion is kept
+// only when every map agrees.
+func TestMergeMany(t *testing.T) {
+	lowPartBytes(t, 4<<10)
+	_, g := shapes(t)
+	ix := openAll(t, g.Flat)[0].(cdxj.Index)
+	parts, err := cdxj.Plan(context.Background(), []cdxj.Index{ix}, 4)
+	if err != nil || len(parts) < 3 {
+		t.Fatalf("%d parts, %v", len(parts), err)
+	}
+	o := BuildOptions{Now: fixedNow}
+	var maps []io.Reader
+	for _, p := range parts {
+		var b bytes.Buffer
+		if _, err := BuildPart(context.Background(), &b, ix, p, o); err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, &b)
+	}
+	var out bytes.Buffer
+	if _, err := Merge(&out, maps...); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := buildWith(t, 1, o, g.Flat)
+	data := func(m string) string { // the data lines
+		i := strings.Index(m, "\n!meta ")
+		return m[i+1+strings.IndexByte(m[i+1:], '\n')+1:]
+	}
+	if data(out.String()) != data(want) {
+		t.Errorf("Merge of %d disjoint partial maps differs from Build", len(parts))
+	}
+
+	a := lines("com,a)/ 5/1", "com,b)/ 1/1", "com,x)/ 0", "com,y)/ 0")
+	b := lines("com,a)/ 2/1", "com,x)/ 0", "com,y)/ 0")
+	c := lines("com,a)/ 3+/2+", "com,b)/ 4/2", "com,y)/ 0", "com,z)/ 1/1")
+	out.Reset()
+	st, err := Merge(&out, strings.NewReader(a), strings.NewReader(b), strings.NewReader(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(lines("com,a)/ 10+/4~", "com,b)/ 5/3-", "com,y)/ 0", "com,z)/ 1/1"), out.String()); d != "" {
+		t.Errorf("Merge of three maps (-want +got):\n%s", d)
+	}
+	if st.Both != 3 || st.Exclusions != 2 || st.Lines != 4 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -102,7 +102,7 @@ func ExampleMerge() {
 		fmt.Println(err)
 	}
 	// Output:
-	// com,a)/ 7/2
+	// com,a)/ 7/2-
 	// com,b)/* 10+/3
 	// com,c)/ 1/1
 }

@@ -47,8 +47,8 @@ func sameArchive(a, b []byte) bool {
 // MergeStats counts a [Merge] run.
 type MergeStats struct {
 	Lines      int64 // data lines written
-	Both       int64 // keys in both maps (frequencies summed)
-	Exclusions int64 // "holds nothing" lines dropped because the other map did not agree
+	Both       int64 // keys in more than one map (frequencies summed, URI-R count an upper bound)
+	Exclusions int64 // "holds nothing" lines dropped because another map did not agree
 }
 
 // mapReader reads the data lines of a sorted map, checking order.
@@ -121,46 +121,65 @@ func (r *mapReader) next() error {
 	}
 }
 
-// Merge writes the union of two sorted maps of the same archive (for
-// example maps of two index shards, or of two crawl periods) to dst: every
-// key of either, the frequencies of keys in both summed with
-// [ukvs.Frequency.Add] (bounds kept, so approximate markers survive), and
-// the header lines of a (or of b when a has none). A line that says "holds
-// nothing" ("0") is kept only when the other map says so too: a lone
-// exclusion could hide what a wildcard of the other map holds, a false
-// negative. Both inputs must be sorted (see [Compact] for the errors).
-// Maps of two archives are not merged: when both have an "!id" header
-// naming an archive and the names differ (the "uri" members of the JSON
-// objects; other values compared as written), Merge returns
+// Merge writes the union of sorted maps of one archive (for example the
+// maps of index shards, of crawl periods, or the partial maps of a plan
+// that [Concat] refuses) to dst: every key of any of them, in order, with
+// the header lines of the first map that has any. A key in one map keeps
+// its line as it is. The frequencies of a key in several maps are summed
+// with [ukvs.Frequency.Add] (bounds kept, so approximate markers survive),
+// except the URI-R count: two maps may count the same URI-R under one key,
+// so the sum is only an upper bound, and an exact or upper-bound sum is
+// written as one (ukvs.AtMost, "7/2-"), a lower-bound or approximate one
+// as approximate ("14~/4~"). Merge is exact for maps whose keys are
+// disjoint. A line that says "holds nothing" ("0") is kept only when every
+// map has that key and says so too: a lone exclusion could hide what a
+// wildcard of another map holds, a false negative; beside a map that holds
+// something under the key, it adds nothing. All inputs must be sorted (see
+// [Compact] for the errors). Maps of two archives are not merged: when two
+// "!id" headers name archives and the names differ (the "uri" members of
+// the JSON objects; other values compared as written), Merge returns
 // [ErrDifferentArchives] before writing anything. Errors in an input are
 // *[LineError] values naming it (by its Name method, as an *os.File has,
-// else "first map" or "second map") and the line; a line longer than
-// [MaxLineLength] is refused once the limit is passed, without reading on,
-// so that an input that never ends a line (/dev/zero) fails at once, and a
-// merged line past the limit is refused rather than written. Memory: one
-// line of each input.
-func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
+// else "first map", "second map", "map 3", ...) and the line; a line
+// longer than [MaxLineLength] is refused once the limit is passed, without
+// reading on, so that an input that never ends a line (/dev/zero) fails
+// at once, and a merged line past the limit is refused rather than
+// written. Memory: one line of each input; time: O(lines × maps).
+func Merge(dst io.Writer, maps ...io.Reader) (MergeStats, error) {
 	var st MergeStats
-	ra := &mapReader{name: nameOf(a, "first map"), br: bufio.NewReaderSize(a, 1<<16)}
-	rb := &mapReader{name: nameOf(b, "second map"), br: bufio.NewReaderSize(b, 1<<16)}
+	rs := make([]*mapReader, len(maps))
+	for i, m := range maps {
+		def := fmt.Sprintf("map %d", i+1)
+		switch i {
+		case 0:
+			def = "first map"
+		case 1:
+			def = "second map"
+		}
+		rs[i] = &mapReader{name: nameOf(m, def), br: bufio.NewReaderSize(m, 1<<16)}
+	}
 	out := nameOf(dst, "the output")
-	if err := ra.next(); err != nil {
-		return st, err
+	for _, r := range rs {
+		if err := r.next(); err != nil {
+			return st, err
+		}
 	}
-	if err := rb.next(); err != nil {
-		return st, err
-	}
-	if ida, idb := headerValue(ra.headers, "id"), headerValue(rb.headers, "id"); !sameArchive(ida, idb) {
-		return st, fmt.Errorf("%w: %q and %q", ErrDifferentArchives, ida, idb)
+	for i := range rs {
+		for j := i + 1; j < len(rs); j++ {
+			if ida, idb := headerValue(rs[i].headers, "id"), headerValue(rs[j].headers, "id"); !sameArchive(ida, idb) {
+				return st, fmt.Errorf("%w: %q and %q", ErrDifferentArchives, ida, idb)
+			}
+		}
 	}
 	bw := bufio.NewWriterSize(dst, 1<<16)
-	hs := ra.headers
-	if len(hs) == 0 {
-		hs = rb.headers
-	}
-	for _, h := range hs {
-		bw.Write(h)
-		bw.WriteByte('\n')
+	for _, r := range rs {
+		if len(r.headers) > 0 {
+			for _, h := range r.headers {
+				bw.Write(h)
+				bw.WriteByte('\n')
+			}
+			break
+		}
 	}
 	freq := func(r *mapReader) (ukvs.Frequency, error) {
 		var f ukvs.Frequency
@@ -172,66 +191,95 @@ func Merge(dst io.Writer, a, b io.Reader) (MergeStats, error) {
 		}
 		return f, nil
 	}
-	one := func(r *mapReader) error {
-		f, err := freq(r)
-		if err != nil {
-			return err
+	var line []byte
+	var at []*mapReader // the readers at the least key
+	for {
+		at = at[:0]
+		for _, r := range rs {
+			if r.done {
+				continue
+			}
+			if len(at) > 0 {
+				c := bytes.Compare(r.key, at[0].key)
+				if c > 0 {
+					continue
+				}
+				if c < 0 {
+					at = at[:0]
+				}
+			}
+			at = append(at, r)
 		}
-		if f.HoldsNothing() {
-			st.Exclusions++
-		} else {
-			bw.Write(r.body)
+		if len(at) == 0 {
+			break
+		}
+		var sum ukvs.Frequency
+		holding, nothing := 0, 0
+		for _, r := range at {
+			f, err := freq(r)
+			if err != nil {
+				return st, err
+			}
+			if f.HoldsNothing() {
+				nothing++
+				if holding == 0 && nothing == 1 {
+					sum = f
+				}
+				continue
+			}
+			if holding == 0 {
+				sum = f
+			} else {
+				sum = sum.Add(f)
+			}
+			holding++
+		}
+		switch {
+		case holding == 0 && nothing < len(rs):
+			st.Exclusions += int64(nothing)
+		case len(at) == 1:
+			bw.Write(at[0].body)
 			bw.WriteByte('\n')
 			st.Lines++
-		}
-		return r.next()
-	}
-	var line []byte
-	for !ra.done || !rb.done {
-		var c int
-		switch {
-		case ra.done:
-			c = 1
-		case rb.done:
-			c = -1
 		default:
-			c = bytes.Compare(ra.key, rb.key)
-		}
-		var err error
-		switch {
-		case c < 0:
-			err = one(ra)
-		case c > 0:
-			err = one(rb)
-		default:
-			fa, err1 := freq(ra)
-			fb, err2 := freq(rb)
-			if err1 != nil {
-				return st, err1
+			if holding > 1 {
+				sum.URIR = overlapped(sum.URIR)
 			}
-			if err2 != nil {
-				return st, err2
-			}
-			line = append(line[:0], ra.key...)
+			line = append(line[:0], at[0].key...)
 			line = append(line, ' ')
-			line = fa.Add(fb).Append(line)
+			line = sum.Append(line)
 			if len(line) > MaxLineLength {
-				return st, ra.errorf(ra.key, fmt.Errorf("%w: the merged line would have %d bytes, more than %d", ErrLineTooLong, len(line), MaxLineLength))
+				return st, at[0].errorf(at[0].key, fmt.Errorf("%w: the merged line would have %d bytes, more than %d", ErrLineTooLong, len(line), MaxLineLength))
 			}
 			line = append(line, '\n')
 			bw.Write(line)
 			st.Lines++
 			st.Both++
-			if err = ra.next(); err == nil {
-				err = rb.next()
-			}
 		}
-		if err != nil {
-			return st, err
+		for _, r := range at {
+			if err := r.next(); err != nil {
+				return st, err
+			}
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("mementomap: writing %s: %w", out, err)
 	}
 	return st, nil
+}
+
+// overlapped is the URI-R count c, summed over maps that may share URI-Rs,
+// as the bound it still is: an exact or upper-bound sum is an upper bound,
+// a lower-bound or approximate one approximate, an unknown one unknown.
+func overlapped(c ukvs.Count) ukvs.Count {
+	if !c.Known {
+		return c
+	}
+	switch c.Bound {
+	case ukvs.Exact, ukvs.AtMost:
+		c.Bound = ukvs.AtMost
+	default:
+		c.Bound = ukvs.About
+	}
+	return c
 }
