@@ -92,11 +92,16 @@
 // SummaryWriter turns summaries (the cdx-summarize format; see package
 // summary) into one row per summary file, key, period and MIME category:
 // summary_file, key, year, month (NULL for yearly summaries), category,
-// captures (the n_ counter) and bytes (the s_ counter). Zero counters are
-// left out. The n_http, n_https and n_total counters (and their s_ pairs)
-// count the same captures again by scheme and in total, so they are not
-// rows: the total is the sum over categories; the scheme split stays in
-// the summary file (and in `summarize csv`).
+// captures (the n_ counter) and bytes (the s_ counter); zero categories are
+// left out. The summary's scheme and total counters, which count the same
+// captures again and are not split by category, are columns of the
+// period: n_http, s_http, n_https, s_https, n_total and s_total, the same
+// on every category row of a period. Aggregate them per period, not per
+// row:
+//
+//	SELECT summary_file, year, sum(n_https) AS n_https, sum(n_total) AS n_total
+//	FROM (SELECT DISTINCT summary_file, key, year, month, n_https, n_total FROM summaries)
+//	GROUP BY summary_file, year;
 //
 // # SQL
 //

@@ -28,11 +28,24 @@ type SummaryRow struct {
 	// captures, and their record lengths in bytes.
 	Captures int64 `parquet:"captures"`
 	Bytes    int64 `parquet:"bytes"`
+	// NHTTP … STotal are the period's scheme and total counters of the
+	// summary format (n_http, s_http, n_https, s_https, n_total, s_total:
+	// captures and bytes of http:// and https:// URLs, and of all), the
+	// same on every category row of the period, since the summary does
+	// not split them by category. Sum them over periods, not over rows:
+	// SELECT DISTINCT summary_file, key, year, month, n_https, n_total
+	// first, then aggregate.
+	NHTTP  int64 `parquet:"n_http"`
+	SHTTP  int64 `parquet:"s_http"`
+	NHTTPS int64 `parquet:"n_https"`
+	SHTTPS int64 `parquet:"s_https"`
+	NTotal int64 `parquet:"n_total"`
+	STotal int64 `parquet:"s_total"`
 }
 
 // SummarySchemaName names the summary table layout in each file's
 // key-value metadata (key "mementokit.schema").
-const SummarySchemaName = "mementokit summary table 1 (one row per summary file, key, period and MIME category)"
+const SummarySchemaName = "mementokit summary table 2 (one row per summary file, key, period and MIME category, with the period's scheme and total counters)"
 
 // SummaryWriter writes summaries as one Parquet file of SummaryRows, in the
 // order read. Memory: one summary line and one row group (Options.RowGroupRows
@@ -77,19 +90,35 @@ func (w *SummaryWriter) AddSummary(r io.Reader, name string) error {
 }
 
 // AddLine writes the rows of one summary line: one per period and category
-// whose count or size is not zero.
+// whose count or size is not zero, each with the period's scheme and total
+// counters. A period whose category counters are all zero but some other
+// counter is not (a summary edited by hand, or the original tool's count
+// of a capture whose MIME type is not a string) is one row of category ""
+// with captures and bytes 0, so that its totals are not lost.
 func (w *SummaryWriter) AddLine(l *summary.Line, name string) error {
 	for _, p := range l.Periods {
-		year, month := int32(p.Period.Year()), int8(0)
+		row := SummaryRow{SummaryFile: name, Key: l.Key, Year: int32(p.Period.Year()),
+			NHTTP: p.Counters[summary.NHTTP], SHTTP: p.Counters[summary.SHTTP],
+			NHTTPS: p.Counters[summary.NHTTPS], SHTTPS: p.Counters[summary.SHTTPS],
+			NTotal: p.Counters[summary.NTotal], STotal: p.Counters[summary.STotal]}
 		if p.Period >= 100000 {
-			month = int8(p.Period % 100)
+			row.Month = int8(p.Period % 100)
 		}
+		wrote := false
 		for c := summary.HTML; c <= summary.Other; c++ {
 			n, s := p.Counters[summary.NHTML+int(c)], p.Counters[summary.SHTML+int(c)]
 			if n == 0 && s == 0 {
 				continue
 			}
-			if err := w.Write(&SummaryRow{SummaryFile: name, Key: l.Key, Year: year, Month: month, Category: c.String(), Captures: n, Bytes: s}); err != nil {
+			row.Category, row.Captures, row.Bytes = c.String(), n, s
+			if err := w.Write(&row); err != nil {
+				return err
+			}
+			wrote = true
+		}
+		if !wrote && (row.NHTTP|row.SHTTP|row.NHTTPS|row.SHTTPS|row.NTotal|row.STotal) != 0 {
+			row.Category, row.Captures, row.Bytes = "", 0, 0
+			if err := w.Write(&row); err != nil {
 				return err
 			}
 		}

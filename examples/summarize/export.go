@@ -15,7 +15,7 @@ const exportUsage = "summarize export -o OUT.parquet [-row-group N] SUMMARY..."
 // one row per summary file, key, period and MIME category. The table goes
 // to a temporary file beside OUT, renamed onto it when complete.
 func (e *env) export(args []string) error {
-	fs := newFlags("export", exportUsage+"\n\nOne row per summary file, key, year (and month), MIME category: captures and bytes.", e.stderr)
+	fs := newFlags("export", exportUsage+"\n\nOne row per summary file, key, year (and month), MIME category: captures and bytes, with the period's n_http, s_http, n_https, s_https, n_total and s_total.", e.stderr)
 	out := fs.String("o", "", "the Parquet file to write")
 	rowGroup := fs.Int("row-group", columnar.DefaultRowGroupRows, "rows per row group")
 	files, err := parse(fs, args)

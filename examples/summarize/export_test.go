@@ -32,8 +32,8 @@ func TestExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []columnar.SummaryRow{
-		{SummaryFile: in, Key: "news.bbc.co.uk", Year: 2020, Category: "html", Captures: 1, Bytes: 100},
-		{SummaryFile: in, Key: "www.bbc.co.uk", Year: 2021, Category: "image", Captures: 1, Bytes: 10},
+		{SummaryFile: in, Key: "news.bbc.co.uk", Year: 2020, Category: "html", Captures: 1, Bytes: 100, NHTTPS: 1, SHTTPS: 100, NTotal: 1, STotal: 100},
+		{SummaryFile: in, Key: "www.bbc.co.uk", Year: 2021, Category: "image", Captures: 1, Bytes: 10, NHTTP: 1, SHTTP: 10, NTotal: 1, STotal: 10},
 	}
 	if len(rows) != 2 || rows[0] != want[0] || rows[1] != want[1] {
 		t.Errorf("rows = %+v, want %+v", rows, want)
