@@ -99,64 +99,122 @@ func AppendLookupKeys(dst []string, k string) []string {
 	return dst
 }
 
-// candidates holds the lookup keys of one HxPx key in a single buffer, so
-// that a lookup allocates nothing once the buffer has grown.
+// candidates holds the lookup keys of one HxPx key as prefixes of the key
+// with a suffix ("/*", ",*", "/" or none), written out only when a lookup
+// reads one, so that building them copies nothing and a lookup allocates
+// nothing once the buffers have grown.
 type candidates struct {
 	src  []byte // a copy of the key looked up
-	buf  []byte
-	offs []int // offs[i]..offs[i+1] is candidate i
+	k    []byte // the key the candidates are prefixes of (query cut)
+	cand []candidate
+	buf  []byte // the last candidate key written out
 	n    int
 	ends [maxLevels]int
 }
 
-func (c *candidates) key(i int) []byte { return c.buf[c.offs[i]:c.offs[i+1]] }
+// candidate is k[:end] followed by suffixes[suf].
+type candidate struct {
+	end int
+	suf uint8
+}
 
-func (c *candidates) add(parts ...[]byte) {
-	start := len(c.buf)
-	for _, p := range parts {
-		c.buf = append(c.buf, p...)
+// Candidate suffixes; sufStar stands for the key "*" alone (end 0).
+const (
+	sufNone = iota
+	sufSlashStar
+	sufCommaStar
+	sufSlash
+	sufStar
+)
+
+var suffixes = [...][]byte{sufNone: nil, sufSlashStar: []byte("/*"), sufCommaStar: []byte(",*"), sufSlash: []byte("/"), sufStar: []byte("*")}
+
+// key returns candidate i. A key with a suffix is written into c.buf and
+// valid until the next call of key; key(0) (the key itself, or "*") never
+// is, so it stays valid while the others are read.
+func (c *candidates) key(i int) []byte {
+	d := c.cand[i]
+	if d.suf == sufNone {
+		return c.k[:d.end:d.end]
 	}
-	if c.n > 0 && bytes.Equal(c.buf[start:], c.key(c.n-1)) {
-		c.buf = c.buf[:start] // the same key twice in a row (wildcard input)
-		return
+	if d.suf == sufStar {
+		return suffixes[sufStar][:1:1]
 	}
-	c.offs = append(c.offs, len(c.buf))
+	c.buf = append(append(c.buf[:0], c.k[:d.end]...), suffixes[d.suf]...)
+	return c.buf
+}
+
+// prefixWith returns commonPrefix(c.key(i), c.key(0)) without writing the
+// key out.
+func (c *candidates) prefixWith0(i int) int {
+	d, d0 := c.cand[i], c.cand[0]
+	if d0.suf == sufStar || d.suf == sufStar {
+		return commonPrefix(c.key(i), c.key(0))
+	}
+	if d.end > d0.end {
+		return commonPrefix(c.key(i), c.key(0))
+	}
+	return d.end + commonPrefix(suffixes[d.suf], c.k[d.end:d0.end])
+}
+
+// candLen is the length of candidate d.
+func candLen(d candidate) int { return d.end + len(suffixes[d.suf]) }
+
+// candEqual reports whether candidates a and b are the same key.
+func (c *candidates) candEqual(a, b candidate) bool {
+	if candLen(a) != candLen(b) {
+		return false
+	}
+	for j := range candLen(a) {
+		if c.byteAt(a, j) != c.byteAt(b, j) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *candidates) byteAt(d candidate, j int) byte {
+	if j < d.end {
+		return c.k[j]
+	}
+	return suffixes[d.suf][j-d.end]
+}
+
+func (c *candidates) add(end int, suf uint8) {
+	d := candidate{end, suf}
+	if c.n > 0 && c.candEqual(d, c.cand[c.n-1]) {
+		return // the same key twice in a row (wildcard input)
+	}
+	c.cand = append(c.cand, d)
 	c.n++
 }
 
-var (
-	slashStar = []byte("/*")
-	commaStar = []byte(",*")
-	star      = []byte("*")
-	slash     = []byte("/")
-)
-
 func (c *candidates) build(k []byte) {
-	c.buf = c.buf[:0]
-	c.offs = append(c.offs[:0], 0)
+	c.cand = c.cand[:0]
 	c.n = 0
 	if i := bytes.IndexByte(k, '?'); i >= 0 {
 		k = k[:i]
 	}
+	c.k = k
 	if len(k) == 0 || (len(k) == 1 && k[0] == '*') {
-		c.add(star)
+		c.add(0, sufStar)
 		return
 	}
-	c.add(k)
+	c.add(len(k), sufNone)
 	pn := pathEnds(k, c.ends[:], maxLevels)
 	if pn == 1 {
 		if len(k) == c.ends[0]+1 && k[len(k)-1] == '/' {
-			c.add(k[:len(k)-1])
+			c.add(len(k)-1, sufNone)
 		} else if len(k) == c.ends[0] {
-			c.add(k, slash)
+			c.add(len(k), sufSlash)
 		}
 	}
 	for j := pn - 1; j >= 0; j-- {
-		c.add(k[:c.ends[j]], slashStar)
+		c.add(c.ends[j], sufSlashStar)
 	}
 	hn := hostEnds(k, c.ends[:], maxLevels)
 	for j := hn - 1; j >= 0; j-- {
-		c.add(k[:c.ends[j]], commaStar)
+		c.add(c.ends[j], sufCommaStar)
 	}
-	c.add(star)
+	c.add(0, sufStar)
 }

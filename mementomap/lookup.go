@@ -648,10 +648,10 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 		shared = max(shared, commonPrefix(pk, k0))
 	}
 	for i := 1; i < c.n; i++ {
-		k := c.key(i)
-		if commonPrefix(k, k0) > shared {
+		if c.prefixWith0(i) > shared {
 			continue
 		}
+		k := c.key(i)
 		var p int
 		if isTopKey(k) {
 			p, ok = m.cachedSearch(x, k)
@@ -674,10 +674,10 @@ func (m *Map) lookupTables(x *blockIndex, c *candidates, h tableHit) Match {
 		return m.matchAt(h.p, k0, 0)
 	}
 	for i := 1; i < c.n; i++ {
-		k := c.key(i)
-		if commonPrefix(k, k0) > h.shared {
+		if c.prefixWith0(i) > h.shared {
 			continue
 		}
+		k := c.key(i)
 		var p int
 		var ok bool
 		if isTopKey(k) {

@@ -139,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	// 2. Measured phases.
 	fmt.Fprintf(w, "| phase | items | wall | CPU | items/s (wall) | items/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
-	for _, ph := range []string{"build", "compact", "lookup-surt", "lookup-url", "open"} {
+	for _, ph := range []string{"build", "compact", "lookup-surt", "lookup-url", "lookup-compact", "open"} {
 		logf("phase %s", ph)
 		r, err := child(ctx, c, ph)
 		if err != nil {
@@ -297,16 +297,19 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		}
 		r = result{Items: st.InLines, Unit: "map lines", Wall: time.Since(t0),
 			Note: fmt.Sprintf("W=(1,1): %d lines out, %d roll-ups", st.OutLines, st.Rollups)}
-	case "lookup-surt", "lookup-url":
-		file := "lookups.surt"
-		if c.phase == "lookup-url" {
+	case "lookup-surt", "lookup-url", "lookup-compact":
+		file, mapFile := "lookups.surt", "base.ukvs"
+		switch c.phase {
+		case "lookup-url":
 			file = "eval.urls"
+		case "lookup-compact":
+			mapFile = "c11.ukvs" // the compact phase's map
 		}
 		qs, err := readLines(p(file))
 		if err != nil {
 			return err
 		}
-		m, err := mementomap.Open(p("base.ukvs"))
+		m, err := mementomap.Open(p(mapFile))
 		if err != nil {
 			return err
 		}
@@ -331,7 +334,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 			}
 		}
 		r = result{Items: int64(len(qs)), Unit: "lookups", Wall: time.Since(t0), CPU: threadCPU() - c0,
-			Note: fmt.Sprintf("map of %d lines, %d found present", n, present)}
+			Note: fmt.Sprintf("%s: map of %d lines, %d found present", mapFile, n, present)}
 	case "open":
 		const runs = 2000
 		t0, c0 := time.Now(), threadCPU()
