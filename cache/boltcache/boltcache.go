@@ -121,7 +121,8 @@ var (
 const layoutVersion = 1
 
 // Open opens the cache file at path, creating it (mode 0600) and its buckets
-// if needed. It fails with a [*cache.Error] if the file is locked by another
+// if needed. It fails with a [*cache.Error] if path is not a regular file
+// (a folder, a FIFO, a device), the file is locked by another
 // process past Options.Timeout, is not a bbolt file, has another layout, is
 // shorter than its meta page says (cut short by an interrupted copy or a full
 // disk), or does not pass the consistency check (Options.CheckTimeout): a
@@ -147,12 +148,22 @@ func Open(path string, opts *Options) (*Cache, error) {
 		}
 		return nil, &cache.Error{Store: "bolt", Op: "open", Err: err}
 	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		// A FIFO would block the open itself, for ever and past signals;
+		// a device or a folder is no cache file either.
+		return fail(fmt.Errorf("%s: not a regular file (%v): give the path of a cache file, or of one to create", path, st.Mode().Type()))
+	}
 	checked, err := checkFile(path, o.CheckTimeout >= 0, deadline)
 	if err != nil {
 		return fail(err)
 	}
 	db, err := openBolt(path, &bolt.Options{Timeout: o.Timeout, NoSync: o.NoSync})
-	if err != nil {
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return fail(fmt.Errorf("%s: %w: the file stayed locked by another process (another aggregator using this cache?) for %v (Options.Timeout)", path, err, o.Timeout))
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrVersionMismatch):
+		return fail(fmt.Errorf("%s: %w: not a bbolt cache file; give the path of a cache file, or of one to create", path, err))
+	case err != nil:
 		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if checked {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,26 +133,52 @@ func TestOpenErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cases := []struct{ name, path string }{
-		{"freelist_page_zeroed", noFreelist},
-		{"new_store_truncated_to_half", emptyHalf},
-		{"truncated_to_half", truncated("half", len(whole)/2)},
-		{"truncated_to_two_pages", truncated("two", 2*os.Getpagesize())},
-		{"truncated_in_first_meta", truncated("meta", 100)},
-		{"not_a_bolt_file", notBolt},
-		{"locked_by_another_handle", locked},
-		{"missing_folder", filepath.Join(dir, "no", "such", "c.db")},
+	// A FIFO (opening it for reading waits for a writer, for ever and past
+	// signals) and a folder are no cache files.
+	fifo := filepath.Join(dir, "fifo.db")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "folder.db")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, path, want string }{
+		{"freelist_page_zeroed", noFreelist, "delete it"},
+		{"new_store_truncated_to_half", emptyHalf, ""},
+		{"truncated_to_half", truncated("half", len(whole)/2), "truncated"},
+		{"truncated_to_two_pages", truncated("two", 2*os.Getpagesize()), "truncated"},
+		{"truncated_in_first_meta", truncated("meta", 100), ""},
+		{"not_a_bolt_file", notBolt, "not a bbolt cache file"},
+		{"locked_by_another_handle", locked, "locked by another process"},
+		{"missing_folder", filepath.Join(dir, "no", "such", "c.db"), ""},
+		{"fifo", fifo, "not a regular file"},
+		{"folder", folder, "not a regular file"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Open(tc.path, &Options{Timeout: 100 * time.Millisecond})
-			var se *cache.Error
-			if !errors.As(err, &se) {
-				c.Close()
-				t.Fatalf("Open(%s) err = %v, want a *cache.Error", tc.path, err)
+			type opened struct {
+				c   *Cache
+				err error
 			}
-			if !strings.Contains(err.Error(), tc.path) {
-				t.Errorf("error %q does not name the file", err)
+			ch := make(chan opened, 1)
+			go func() {
+				c, err := Open(tc.path, &Options{Timeout: 100 * time.Millisecond})
+				ch <- opened{c, err}
+			}()
+			var o opened
+			select {
+			case o = <-ch:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("Open(%s) did not return", tc.path)
+			}
+			var se *cache.Error
+			if !errors.As(o.err, &se) {
+				o.c.Close()
+				t.Fatalf("Open(%s) err = %v, want a *cache.Error", tc.path, o.err)
+			}
+			if !strings.Contains(o.err.Error(), tc.path) || !strings.Contains(o.err.Error(), tc.want) {
+				t.Errorf("error %q does not name the file or lacks %q", o.err, tc.want)
 			}
 		})
 	}
