@@ -1,12 +1,14 @@
 package aggregator
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,6 +149,20 @@ type Options struct {
 	PageSize int
 	// Logger receives debug and warning records; nil discards them.
 	Logger *slog.Logger
+	// UserAgent is sent to the archives by the default Upstream and shown
+	// by /about ("" is HTTPUpstream's default).
+	UserAgent string
+	// TopK, when positive, asks only the K archives of highest
+	// Archive.Probability (ties in rank order) among those a search would
+	// ask (MemGator's --topk); the others count as skipped by rule.
+	TopK int
+	// MissToList makes /memento and /api/json answer a miss (404) to a
+	// browser (Accept: text/html) with a 302 to the /list page of the same
+	// datetime and URI-R, as Time Travel does.
+	MissToList bool
+	// About is added to the configuration section of /about (such as the
+	// archive list's location).
+	About []ConfigLine
 }
 
 // Aggregator federates archives: it routes, fans out, merges, caches and
@@ -176,6 +192,8 @@ type Aggregator struct {
 	cacheSlots  chan struct{} // cache calls in flight from requests (MaxCacheCalls)
 	bgSlots     chan struct{} // cache calls in flight from workers and the scan (MaxBackgroundCacheCalls)
 	inlineCache bool          // opts.Cache is cache.Nonblocking: its request calls need no guard
+
+	hasCMS bool // some archive is of type "cms" (navigateAt)
 
 	mapPoke chan struct{} // asks the map watch for a check now (a lookup saw a damaged map)
 	checkMu sync.Mutex    // one CheckMaps at a time
@@ -319,6 +337,7 @@ func New(opts Options) (*Aggregator, error) {
 		}
 		ag.archives = append(ag.archives, st)
 		ag.byID[a.ID] = st
+		ag.hasCMS = ag.hasCMS || strings.EqualFold(a.Type, "cms")
 	}
 	if len(ag.archives) == 0 {
 		return nil, errors.New("aggregator: no archives")
@@ -335,7 +354,7 @@ func New(opts Options) (*Aggregator, error) {
 	ag.fetch = guarded(o.HTTPClient, ag.allow)
 	ag.up = o.Upstream
 	if ag.up == nil {
-		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxHeaderBytes: o.MaxHeaderBytes, MaxPages: o.MaxPages, Allow: ag.allow}
+		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxHeaderBytes: o.MaxHeaderBytes, MaxPages: o.MaxPages, Allow: ag.allow, UserAgent: o.UserAgent}
 	}
 	ag.base, ag.stop = context.WithCancel(context.Background())
 	return ag, nil
@@ -490,6 +509,42 @@ func (ag *Aggregator) Route(s Service, urir string) []Decision {
 			d.Status = StatusDormant
 		}
 		out = append(out, d)
+	}
+	if ag.opts.TopK > 0 {
+		out = ag.topK(out)
+	}
+	return out
+}
+
+// topK keeps, of the archives route would ask, the Options.TopK of
+// highest Probability (ties in rank order), and the archives not asked;
+// the others are dropped (counted as skipped by rule).
+func (ag *Aggregator) topK(route []Decision) []Decision {
+	var asked []int
+	for i, d := range route {
+		if d.Status == 0 {
+			asked = append(asked, i)
+		}
+	}
+	if len(asked) <= ag.opts.TopK {
+		return route
+	}
+	slices.SortStableFunc(asked, func(a, b int) int {
+		x, y := ag.byID[route[a].Archive], ag.byID[route[b].Archive]
+		if c := cmp.Compare(y.Probability, x.Probability); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.rank, y.rank)
+	})
+	drop := map[int]bool{}
+	for _, i := range asked[ag.opts.TopK:] {
+		drop[i] = true
+	}
+	out := route[:0:0]
+	for i, d := range route {
+		if !drop[i] {
+			out = append(out, d)
+		}
 	}
 	return out
 }

@@ -43,8 +43,13 @@ type Archive struct {
 	Redirect string
 	// MementoCompliant is archive@memento-status="yes".
 	MementoCompliant bool
-	// Type is archive@type, such as "snapshot" or "cms".
+	// Type is archive@type, such as "snapshot" or "cms" (a content
+	// management system: its memento at t is the latest not after t,
+	// Aggregator.navigateAt).
 	Type string
+	// Probability is MemGator's "probability" key: the share of URI-Rs the
+	// archive holds, 0 to 1, used by Options.TopK (0 when not given).
+	Probability float64
 
 	// Timeout bounds one archive's answer to a search (its TimeGate
 	// request, or its whole TimeMap with all pages); 0 means the
@@ -143,13 +148,20 @@ type jsonArchive struct {
 	MementoMap        string   `json:"mementomap"`
 	MementoMapRefresh string   `json:"mementomap_refresh"`
 	Hosts             []string `json:"hosts"`
+	Probability       float64  `json:"probability"`
+	Type              string   `json:"type"`
+	MementoCompliant  bool     `json:"memento_compliant"`
 }
 
 func (j *jsonArchive) archive() (Archive, error) {
 	a := Archive{ID: strings.TrimSpace(j.ID), Name: j.Name, TimeMap: j.TimeMap, TimeGate: j.TimeGate, Ignore: j.Ignore,
-		Rate: rate.Limit(j.Rate), Burst: j.Burst, MaxConcurrent: j.MaxConcurrent, Hosts: j.Hosts}
+		Rate: rate.Limit(j.Rate), Burst: j.Burst, MaxConcurrent: j.MaxConcurrent, Hosts: j.Hosts,
+		Probability: j.Probability, Type: j.Type, MementoCompliant: j.MementoCompliant}
 	if j.Rate < 0 || j.Burst < 0 || j.MaxConcurrent < 0 {
 		return a, fmt.Errorf("%w: rate, burst and max_concurrent must not be negative", ErrUnknownValue)
+	}
+	if j.Probability < 0 || j.Probability > 1 {
+		return a, fmt.Errorf("%w: probability %v is not in 0..1", ErrUnknownValue, j.Probability)
 	}
 	for _, d := range []struct {
 		name, v string
@@ -177,8 +189,10 @@ func (j *jsonArchive) archive() (Archive, error) {
 }
 
 // ParseArchivesJSON reads MemGator's archive list: a JSON array of objects
-// with "id", "name", "timemap", "timegate" and an optional "ignore" (other
-// keys, such as MemGator's "probability", are accepted and unused). Entries
+// with "id", "name", "timemap", "timegate", an optional "ignore" and
+// MemGator's optional "probability" (0 to 1, Archive.Probability; other
+// keys are accepted and unused). "type" ("cms", ...) and
+// "memento_compliant" set Archive.Type and MementoCompliant. Entries
 // with "ignore": true are dropped; the order of the rest is kept. Optional
 // keys of this package set an archive's limits: "timeout" and
 // "mementomap_refresh" (Go durations, "10s"), "rate" (requests per

@@ -46,7 +46,7 @@ func TestParseArchivesJSON(t *testing.T) {
 		{"memgator transcript list", `[
   {"id": "arc3.local", "name": "Fake Archive Three", "timemap": "http://127.0.0.1:19003/timemap/link", "timegate": "http://127.0.0.1:19003/timegate", "probability": 0.2},
   {"id": "ignored.local", "name": "Ignored", "timemap": "http://127.0.0.1:19009/timemap/link/", "timegate": "http://127.0.0.1:19009/timegate/", "ignore": true}
-]`, []Archive{{ID: "arc3.local", Name: "Fake Archive Three", TimeMap: "http://127.0.0.1:19003/timemap/link/", TimeGate: "http://127.0.0.1:19003/timegate/"}}, nil, 0},
+]`, []Archive{{ID: "arc3.local", Name: "Fake Archive Three", TimeMap: "http://127.0.0.1:19003/timemap/link/", TimeGate: "http://127.0.0.1:19003/timegate/", Probability: 0.2}}, nil, 0},
 		{"empty array", `[]`, nil, nil, 0},
 		{"limits", `[{"id":"a","timemap":"http://a/","timeout":"2.5s","rate":4,"burst":2,"max_concurrent":3,"mementomap":"https://a/map.ukvs","mementomap_refresh":"24h"},
 		  {"id":"b","timegate":"http://b/","mementomap":"discover"},{"id":"c","timegate":"http://c/","mementomap":"maps/c.ukvs"}]`, []Archive{

@@ -37,15 +37,25 @@ const (
 	ctText = "text/plain; charset=utf-8"
 )
 
-// Handler returns the aggregator's HTTP API (GET and HEAD; any other method
-// gets 405 with Allow: GET, HEAD):
+// Handler returns the aggregator's HTTP API (GET and HEAD; OPTIONS, a
+// browser's CORS preflight, gets 204 allowing Accept-Datetime and
+// Cache-Control from any origin; any other method gets 405 with Allow:
+// GET, HEAD, OPTIONS):
 //
-//	/timemap/{link|json|cdxj}/{URI-R}   the whole TimeMap (MemGator layouts)
-//	/timemap/link/{N}/{URI-R}           page N (1-based) of at most 500 mementos
-//	/timegate/{URI-R}                   302 to the memento closest to Accept-Datetime
-//	/memento/{datetime}/{URI-R}         302 to the memento closest to datetime
-//	/api/json/{datetime}/{URI-R}        the Time Travel JSON description
-//	/list/{datetime}/{URI-R}            an HTML list of the mementos around datetime
+//	/timemap/{link|json|cdxj}/{URI-R}     the whole TimeMap (MemGator layouts)
+//	/timemap/{link|json}/{N}/{URI-R}      page N (1-based) of at most 500 mementos
+//	/timemap/index/{URI-R}                Time Travel's "DIY" index: one rel="timemap" per archive (no archive asked)
+//	/timegate/{URI-R}                     302 to the memento closest to Accept-Datetime
+//	/memento/{datetime}/{URI-R}           302 to the memento closest to datetime
+//	/memento/{link|json|cdxj}/{datetime}/{URI-R}  MemGator's description: first, prev, closest, next, last
+//	/api/json/{datetime}/{URI-R}          the Time Travel JSON description
+//	/list/{datetime}/{URI-R}              an HTML list of the mementos around datetime
+//	/about                                endpoints, archives with their state, configuration (text; JSON on Accept: application/json)
+//	/archives[/{json|xml}]                the registry as MemGator JSON or Time Travel archivelist.xml
+//
+// Archives of type "cms" give, at a datetime, their latest memento not
+// after it (navigateAt). With Options.MissToList a miss of /memento or
+// /api/json asked by a browser is a 302 to /list.
 //
 // The URI-R is the rest of the raw request target (path and query, never
 // decoded, so "%26" reaches the archives as "%26"); a URI-R percent-encoded
@@ -98,8 +108,12 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Access-Control-Allow-Origin", "*")
 	hd.Set("Access-Control-Expose-Headers", "Link, Location, X-Memento-Count, Archive-Failures, Cache-Degraded, Memento-Datetime")
+	if r.Method == http.MethodOptions {
+		preflight(w)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		hd.Set("Allow", "GET, HEAD")
+		hd.Set("Allow", "GET, HEAD, OPTIONS")
 		writeBody(w, http.StatusMethodNotAllowed, ctText, []byte("Method not allowed: "+r.Method+"\n"))
 		return
 	}
@@ -111,16 +125,35 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		raw = r.URL.RequestURI() // absolute-form request target
 	}
 	switch {
+	case strings.HasPrefix(raw, "/timemap/index/"):
+		h.diyIndex(w, raw[len("/timemap/index/"):])
 	case strings.HasPrefix(raw, "/timemap/"):
 		h.timeMap(w, r, raw[len("/timemap/"):])
 	case strings.HasPrefix(raw, "/timegate/"):
 		h.timeGate(w, r, raw[len("/timegate/"):])
 	case strings.HasPrefix(raw, "/memento/"):
-		h.dated(w, r, raw, raw[len("/memento/"):], h.memento)
+		rest := raw[len("/memento/"):]
+		if f, tail, ok := strings.Cut(rest, "/"); ok && (f == "link" || f == "json" || f == "cdxj") {
+			h.dated(w, r, raw, tail, func(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
+				h.description(w, r, f, urir, t)
+			})
+			return
+		}
+		if strings.HasPrefix(rest, "proxy/") {
+			writeBody(w, http.StatusNotImplemented, ctText, []byte("Not implemented: /memento/proxy/ (this aggregator redirects to mementos, it does not stream them): use /memento/{DATETIME}/{URI-R}\n"))
+			return
+		}
+		h.dated(w, r, raw, rest, h.memento)
 	case strings.HasPrefix(raw, "/api/json/"):
 		h.dated(w, r, raw, raw[len("/api/json/"):], h.apiJSON)
 	case strings.HasPrefix(raw, "/list/"):
 		h.dated(w, r, raw, raw[len("/list/"):], h.list)
+	case raw == "/about" || strings.HasPrefix(raw, "/about?"):
+		h.about(w, r)
+	case raw == "/archives" || strings.HasPrefix(raw, "/archives/") || strings.HasPrefix(raw, "/archives?"):
+		rest := strings.TrimPrefix(raw, "/archives")
+		rest, _, _ = strings.Cut(rest, "?")
+		h.registry(w, r, rest)
 	default:
 		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+raw+"\n"))
 	}
@@ -394,7 +427,7 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		return
 	}
 	page := 0
-	if format == "link" {
+	if format == "link" || format == "json" {
 		if n, tail, ok := strings.Cut(rawR, "/"); ok && tail != "" && n != "" && allDigits(n) {
 			p, err := strconv.Atoi(n)
 			if err != nil || p < 1 {
@@ -423,6 +456,11 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		pages := (len(ms) + size - 1) / size
 		if page > pages {
 			writeBody(w, http.StatusNotFound, ctText, []byte(fmt.Sprintf("No page %d: %d mementos make %d pages of %d\n", page, len(ms), pages, size)))
+			return
+		}
+		if format == "json" {
+			h.writeJSONPage(buf, urir, ms, page, size)
+			writeBody(w, http.StatusOK, ctJSON, buf.Bytes())
 			return
 		}
 		h.writeLinkPage(buf, urir, ms, page, size)
@@ -607,24 +645,15 @@ func (h handler) writeJSON(b *bytes.Buffer, urir string, ms []Memento) {
 	encodeJSON(b, doc, true)
 }
 
-// writeCDXJ writes MemGator's CDXJ TimeMap (application/cdxj+ors).
+// writeCDXJ writes MemGator's CDXJ TimeMap (application/cdxj+ors), its
+// JSON in MemGator's layout byte for byte (writeMGJSON).
 func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []Memento) {
-	line := func(prefix string, v any) {
-		b.WriteString(prefix)
-		encodeJSON(b, v, false)
-	}
-	b.WriteString("!context [\"https://oduwsdl.github.io/contexts/memento\"]\n")
-	line("!id ", map[string]string{"uri": h.base() + "/timemap/cdxj/" + urir})
-	b.WriteString("!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
-	line("!meta ", map[string]string{"original_uri": urir})
-	line("!meta ", map[string]string{"timegate_uri": h.base() + "/timegate/" + urir})
-	line("!meta ", map[string]tmURIs{"timemap_uri": h.uris(urir, true)})
+	b.WriteString("!context [\"https://oduwsdl.github.io/contexts/memento\"]\n!id ")
+	writeMGJSON(b, []mgField{{key: "uri", val: h.base() + "/timemap/cdxj/" + urir}})
+	b.WriteString("\n!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
+	h.cdxjMeta(b, urir)
 	for i, m := range ms {
-		line(timestamp.Format(m.Datetime)+" ", struct {
-			URI      string `json:"uri"`
-			Rel      string `json:"rel"`
-			Datetime string `json:"datetime"`
-		}{m.URIM, timemapRel(i, len(ms)), httpDate(m.Datetime)})
+		writeCDXJMemento(b, m, timemapRel(i, len(ms)))
 	}
 }
 
@@ -772,11 +801,11 @@ func ParsePathDatetime(s string) (time.Time, error) {
 }
 
 func (h handler) memento(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
-	ans, ok := h.lookup(w, r, FamilyTimeTravel, urir, t)
+	ans, ok := h.lookupOrList(w, r, urir, t)
 	if !ok {
 		return
 	}
-	n := navigate(ans.Mementos, t)
+	n := h.ag.navigateAt(ans.Mementos, t)
 	loc := ans.Mementos[n.closest].URIM
 	w.Header().Set("Link", "<"+urir+`>; rel="original"`)
 	w.Header().Set("Location", loc)
@@ -789,12 +818,12 @@ type ttMemento struct {
 }
 
 func (h handler) apiJSON(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
-	ans, ok := h.lookup(w, r, FamilyTimeTravel, urir, t)
+	ans, ok := h.lookupOrList(w, r, urir, t)
 	if !ok {
 		return
 	}
 	ms := ans.Mementos
-	n := navigate(ms, t)
+	n := h.ag.navigateAt(ms, t)
 	at := func(i int) *ttMemento {
 		if i < 0 {
 			return nil
@@ -834,7 +863,7 @@ func (h handler) list(w http.ResponseWriter, r *http.Request, urir string, t tim
 		return
 	}
 	ms := ans.Mementos
-	n := navigate(ms, t)
+	n := h.ag.navigateAt(ms, t)
 	var b bytes.Buffer
 	esc := html.EscapeString
 	fmt.Fprintf(&b, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>Mementos of %s</title></head><body>\n", esc(urir))
@@ -859,9 +888,51 @@ func (h handler) list(w http.ResponseWriter, r *http.Request, urir string, t tim
 	}
 	for _, id := range order {
 		am := byArchive[id]
-		c := am[closestIndex(am, t)]
+		c := am[h.ag.closestOf(id, am, t)]
 		fmt.Fprintf(&b, "<li>%s (%d): <a href=\"%s\">%s</a></li>\n", esc(id), len(am), esc(c.URIM), esc(isoDate(c.Datetime)))
 	}
 	b.WriteString("</ul>\n</body></html>\n")
 	writeBody(w, http.StatusOK, ctHTML, b.Bytes())
+}
+
+// lookupOrList is lookup for /memento and /api/json: with
+// Options.MissToList, a 404 asked by a browser (Accept: text/html) is a
+// 302 to the /list page of the same datetime, as Time Travel answers.
+func (h handler) lookupOrList(w http.ResponseWriter, r *http.Request, urir string, t time.Time) (*Answer, bool) {
+	if !h.ag.opts.MissToList || !wantsHTML(r) {
+		return h.lookup(w, r, FamilyTimeTravel, urir, t)
+	}
+	rec := &missWriter{ResponseWriter: w}
+	ans, ok := h.lookup(rec, r, FamilyTimeTravel, urir, t)
+	if rec.status == http.StatusNotFound {
+		loc := h.listURL(timestamp.Format(t), urir)
+		w.Header().Set("Location", loc)
+		writeBody(w, http.StatusFound, ctHTML, foundBody(loc))
+		return nil, false
+	}
+	rec.flush()
+	return ans, ok
+}
+
+// missWriter holds back an error answer of lookup until lookupOrList
+// knows whether it becomes a redirect.
+type missWriter struct {
+	http.ResponseWriter
+	status int
+	body   []byte
+}
+
+func (m *missWriter) WriteHeader(code int) { m.status = code }
+
+func (m *missWriter) Write(p []byte) (int, error) {
+	m.body = append(m.body, p...)
+	return len(p), nil
+}
+
+func (m *missWriter) flush() {
+	if m.status == 0 {
+		return
+	}
+	m.ResponseWriter.WriteHeader(m.status)
+	_, _ = m.ResponseWriter.Write(m.body)
 }

@@ -89,7 +89,7 @@ func TestHandlerStatuses(t *testing.T) {
 			if tc.location != "" && resp.Header.Get("Location") != tc.location {
 				t.Errorf("Location = %q, want %q", resp.Header.Get("Location"), tc.location)
 			}
-			if tc.want == 405 && resp.Header.Get("Allow") != "GET, HEAD" {
+			if tc.want == 405 && resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
 				t.Errorf("Allow = %q", resp.Header.Get("Allow"))
 			}
 			if tc.method == "HEAD" && body != "" {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -46,9 +47,12 @@ type Config struct {
 	// bolt cache without a path refuses (its file would not survive).
 	DataDir string `json:"data_dir"`
 
-	// Archives is the archive list: a file (MemGator JSON or Time Travel
-	// archivelist.xml, told apart by the first non-blank byte); "" is the
-	// embedded public list (DefaultArchives).
+	// Archives is the archive list: a file or an http(s) URL (fetched
+	// within ListFetchTimeout and MaxListBytes at start-up; a failure
+	// stops New), MemGator JSON or Time Travel archivelist.xml, told apart
+	// by the first non-blank byte; "" is the embedded public list
+	// (DefaultArchives). Archives are ranked by "probability", highest
+	// first, as MemGator does; those without keep their order.
 	Archives string `json:"archives"`
 	// Rules is a Time Travel rules.json file ("": every archive for every
 	// service); Blacklist a file of blocked hosts, one a line ("": none).
@@ -82,6 +86,25 @@ type Config struct {
 	ScanEvery  Duration `json:"scan_every"`
 	StaleAfter Duration `json:"stale_after"`
 
+	// Root is the path prefix the server answers under, such as "/mg"
+	// (MemGator's --root): every path is Root + the endpoint's path, and
+	// requests outside it get 404. "" or "/" is none. The default BaseURL
+	// ends with it.
+	Root string `json:"root"`
+	// UserAgent is sent to the archives (default DefaultUserAgent);
+	// Contact, when set, is appended as " <Contact>" (MemGator's --agent
+	// and --contact), so that archive operators can reach the deployment.
+	UserAgent string `json:"user_agent"`
+	Contact   string `json:"contact"`
+	// TopK, when positive, asks only the K archives of highest
+	// "probability" in the archive list (aggregator.Options.TopK;
+	// MemGator's --topk).
+	TopK int `json:"topk"`
+	// MissToList answers a miss of /memento and /api/json asked by a
+	// browser with a 302 to /list, as Time Travel does
+	// (aggregator.Options.MissToList).
+	MissToList bool `json:"miss_to_list"`
+
 	// LogFormat ("json" or "text") and LogLevel ("debug", "info", "warn",
 	// "error") describe the deployment's log for NewLogger; New logs to
 	// Logger whatever these say.
@@ -93,6 +116,36 @@ type Config struct {
 	// Logger receives the server's records; nil discards them. Not part of
 	// a configuration file.
 	Logger *slog.Logger `json:"-"`
+}
+
+// DefaultUserAgent is the User-Agent sent to archives when
+// Config.UserAgent is empty.
+const DefaultUserAgent = "mementokit-aggregator"
+
+// DefaultContact is appended to the User-Agent when Config.Contact is
+// empty.
+const DefaultContact = "https://github.com/mementokit/mementokit"
+
+// userAgent is the User-Agent c sends: UserAgent (or DefaultUserAgent)
+// followed by " <Contact>" (or DefaultContact).
+func (c *Config) userAgent() string {
+	ua, contact := c.UserAgent, c.Contact
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	if contact == "" {
+		contact = DefaultContact
+	}
+	return ua + " <" + contact + ">"
+}
+
+// RootPrefix is Config.Root as a prefix: "" or "/x/y" without a trailing slash.
+func (c *Config) RootPrefix() string {
+	r := strings.TrimRight(c.Root, "/")
+	if r != "" && !strings.HasPrefix(r, "/") {
+		r = "/" + r
+	}
+	return r
 }
 
 // DefaultConfig returns the defaults: localhost:1208, the embedded archive
@@ -208,6 +261,12 @@ func (c *Config) Check() error {
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("log-format %q: want json or text", c.LogFormat))
 	}
+	if c.TopK < 0 {
+		errs = append(errs, fmt.Errorf("topk must not be negative, got %d", c.TopK))
+	}
+	if strings.ContainsAny(c.Root, "?#% ") {
+		errs = append(errs, fmt.Errorf("root %q: want a path such as /mg", c.Root))
+	}
 	if c.Addr == "" && c.BaseURL == "" {
 		errs = append(errs, errors.New("addr is empty"))
 	}
@@ -305,6 +364,46 @@ func mapSource(src string, refresh time.Duration) aggregator.MapSource {
 	return aggregator.MapSource{File: src}
 }
 
+// MaxListBytes caps an archive list fetched from a URL (16 MiB: the
+// public lists are a few KiB); ListFetchTimeout bounds the fetch.
+const (
+	MaxListBytes     = 16 << 20
+	ListFetchTimeout = 30 * time.Second
+)
+
+// fetchList GETs an archive list from url within ListFetchTimeout and
+// MaxListBytes; the error names the URL and the cause (status, timeout,
+// size).
+func fetchList(ctx context.Context, url string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, ListFetchTimeout)
+	defer cancel()
+	fail := func(err error) ([]byte, error) { return nil, fmt.Errorf("archive list %s: %w", url, err) }
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fail(err)
+	}
+	req.Header.Set("Accept", "application/json, application/xml;q=0.9, */*;q=0.1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return fail(fmt.Errorf("no answer within %v: %w", ListFetchTimeout, err))
+		}
+		return fail(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fail(fmt.Errorf("status %s", resp.Status))
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxListBytes+1))
+	if err != nil {
+		return fail(err)
+	}
+	if len(b) > MaxListBytes {
+		return fail(fmt.Errorf("larger than %d bytes", MaxListBytes))
+	}
+	return b, nil
+}
+
 // LoadArchives reads the archive list c names (LoadArchiveList) and
 // applies the MementoMap sources of the configuration: MementoMaps
 // entries win over the list's own "mementomap" keys, and DiscoverMaps
@@ -313,7 +412,13 @@ func mapSource(src string, refresh time.Duration) aggregator.MapSource {
 // file). An id in MementoMaps that the list lacks is an error.
 func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string, error) {
 	data, name := defaultArchives, "embedded public list"
-	if c.Archives != "" {
+	if strings.HasPrefix(c.Archives, "http://") || strings.HasPrefix(c.Archives, "https://") {
+		b, err := fetchList(ctx, c.Archives)
+		if err != nil {
+			return nil, "", err
+		}
+		data, name = b, c.Archives
+	} else if c.Archives != "" {
 		f, err := cli.Open(ctx, c.Archives)
 		if err != nil {
 			return nil, "", err
@@ -329,6 +434,9 @@ func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string,
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", name, err)
 	}
+	// MemGator ranks its archives by probability at start-up; entries
+	// without one keep their order after those with one.
+	sort.SliceStable(as, func(i, j int) bool { return as[i].Probability > as[j].Probability })
 	known := map[string]bool{}
 	for i := range as {
 		known[as[i].ID] = true

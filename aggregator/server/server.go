@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,7 +142,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 	}
 	base := cfg.BaseURL
 	if base == "" {
-		base = "http://" + cfg.Addr
+		base = "http://" + cfg.Addr + cfg.RootPrefix()
 	}
 	m := newMetrics()
 	idle := cfg.MaxIdlePer
@@ -167,13 +168,16 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		Archives: archives, Rules: rules, Blacklist: bl,
 		// Every request, redirect hops included, goes only to the hosts the
 		// archive list names (aggregator.AllowList).
-		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives)}, hist: m.upDuration},
+		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives), UserAgent: cfg.userAgent()}, hist: m.upDuration},
 		HTTPClient: client, Cache: agCache, CacheTimeout: time.Duration(cfg.CacheTimeout),
 		RequestTimeout: time.Duration(cfg.RequestTimeout), DynamicBudget: time.Duration(cfg.DynamicBudget), ThoroughBudget: time.Duration(cfg.ThoroughBudget),
 		Tolerance: cfg.Tolerance, DormantFor: time.Duration(cfg.DormantFor),
 		MaxConcurrent: cfg.MaxConcurrent, FanOut: cfg.FanOut,
 		MapMaxAge: time.Duration(cfg.MapMaxAge), MapDir: mapDir, MapCheckEvery: mapCheckEvery(cfg.MapCheck),
 		BaseURL: base, Logger: log.With("component", "aggregator"),
+		UserAgent: cfg.userAgent(), TopK: cfg.TopK, MissToList: cfg.MissToList,
+		About: []aggregator.ConfigLine{{Name: "Archive list", Value: listName}, {Name: "Service path prefix", Value: cfg.RootPrefix() + "/"},
+			{Name: "Cache store", Value: storeName}, {Name: "Refresh workers", Value: strconv.Itoa(cfg.Workers)}},
 	})
 	if err != nil {
 		closeStore(store)
@@ -464,10 +468,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(raw, "/") {
 		raw = r.URL.RequestURI()
 	}
+	if root := s.c.RootPrefix(); root != "" {
+		rest, ok := strings.CutPrefix(raw, root)
+		if !ok || rest != "" && rest[0] != '/' && rest[0] != '?' {
+			http.Error(w, "Not found: "+raw+" (this server answers under "+root+"/)", http.StatusNotFound)
+			return
+		}
+		if rest == "" || rest[0] == '?' {
+			rest = "/" + rest
+		}
+		r = stripRoot(r, root, rest)
+		raw = rest
+	}
 	ep := endpoint(raw)
 	sw := &statusWriter{ResponseWriter: w, logs: s.c.AccessLog && s.log.Enabled(r.Context(), slog.LevelInfo)}
 	s.m.inFlight.Inc()
 	defer s.finish(sw, r, raw, ep, start)
+	if r.Method == http.MethodOptions && ep != "metrics" && ep != "healthz" {
+		s.api.ServeHTTP(sw, r) // the CORS preflight, for every page
+		return
+	}
 	switch ep {
 	case "metrics", "healthz":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -581,4 +601,22 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// stripRoot returns a shallow copy of r whose request target is rest
+// (raw) and whose URL path lacks the root prefix.
+func stripRoot(r *http.Request, root, rest string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	u := *r.URL
+	u.Path = strings.TrimPrefix(u.Path, root)
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimPrefix(u.RawPath, root)
+	}
+	r2.URL = &u
+	r2.RequestURI = rest
+	return r2
 }

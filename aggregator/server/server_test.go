@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,5 +244,67 @@ func TestOneRecordPerRequest(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRootListURLUserAgent: with -root the server answers under the
+// prefix only and its links carry it; the archive list comes from a URL
+// (a 404 there is a start-up error naming it); archives get the
+// configured User-Agent with the contact.
+func TestRootListURLUserAgent(t *testing.T) {
+	var mu sync.Mutex
+	var agents []string
+	arc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.UserAgent())
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(arc.Close)
+	list := `[{"id": "a", "timemap": "` + arc.URL + `/timemap/link/", "timegate": "` + arc.URL + `/timegate/"}]`
+	lists := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/archives.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(list))
+	}))
+	t.Cleanup(lists.Close)
+	c := DefaultConfig()
+	c.Archives, c.Cache, c.DataDir, c.Addr = lists.URL+"/archives.json", "none", "", "127.0.0.1:1208"
+	c.Root, c.UserAgent, c.Contact = "/mg/", "ops-agent", "ops@example.org"
+	c.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	s, err := New(t.Context(), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	get := func(target string) (int, string) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := get("/mg/timemap/link/http://example.com/"); code != 404 || !strings.Contains(body, "No mementos found for http://example.com/") {
+		t.Errorf("under the root: %d %q", code, body)
+	}
+	if code, body := get("/timemap/link/http://example.com/"); code != 404 || !strings.Contains(body, "answers under /mg/") {
+		t.Errorf("outside the root: %d %q", code, body)
+	}
+	if code, body := get("/mg/about"); code != 200 || !strings.Contains(body, "http://127.0.0.1:1208/mg/timemap/") || !strings.Contains(body, "Service path prefix:    /mg/") ||
+		!strings.Contains(body, "Archive list:           "+lists.URL+"/archives.json") {
+		t.Errorf("/mg/about: %d\n%s", code, body)
+	}
+	if code, _ := get("/mg/healthz"); code != 200 {
+		t.Errorf("/mg/healthz: %d", code)
+	}
+	mu.Lock()
+	if len(agents) == 0 || agents[0] != "ops-agent <ops@example.org>" {
+		t.Errorf("User-Agent seen by the archive: %q", agents)
+	}
+	mu.Unlock()
+
+	c.Archives = lists.URL + "/missing.json"
+	if _, err := New(t.Context(), &c); err == nil || !strings.Contains(err.Error(), lists.URL+"/missing.json") || !strings.Contains(err.Error(), "404") {
+		t.Errorf("archive list URL answering 404: err = %v", err)
 	}
 }

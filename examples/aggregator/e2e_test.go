@@ -121,7 +121,7 @@ func TestEndpoints(t *testing.T) {
 		{name: "memento bad datetime", path: "/memento/20x0/" + held, status: 400},
 		{name: "api json", path: "/api/json/2005/" + held, status: 200, ctype: "application/json", contains: []string{`"closest"`}},
 		{name: "api json none", path: "/api/json/2005/http://nothing.example.net/", status: 404},
-		{name: "post timemap", method: "POST", path: "/timemap/link/" + held, status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
+		{name: "post timemap", method: "POST", path: "/timemap/link/" + held, status: 405, header: map[string]string{"Allow": "GET, HEAD, OPTIONS"}},
 		{name: "put page", method: "PUT", path: "/", status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
 		{name: "delete metrics", method: "DELETE", path: "/metrics", status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
 		{name: "head timemap", method: "HEAD", path: "/timemap/link/" + held, status: 200, header: map[string]string{"X-Memento-Count": "5"}},

@@ -45,7 +45,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if c.BaseURL == "" {
-		c.BaseURL = "http://" + ln.Addr().String()
+		c.BaseURL = "http://" + ln.Addr().String() + c.RootPrefix()
 	}
 	s, err := server.New(ctx, &c)
 	if err != nil {
@@ -74,10 +74,10 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.Addr, "addr", c.Addr, "`host:port` to listen on (port 0 picks a free one)")
 	fs.StringVar(&c.BaseURL, "base-url", c.BaseURL, "public `URL` of this server for links in TimeMaps (default http:// + the listening address)")
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "`folder` for the bolt cache and fetched MementoMaps (default the user cache folder + /mementokit-aggregator; with -cache memory a temporary folder)")
-	fs.StringVar(&c.Archives, "archives", c.Archives, "archive list `file`: MemGator JSON or Time Travel archivelist.xml (default the embedded public list)")
+	fs.StringVar(&c.Archives, "archives", c.Archives, "archive list `file or URL`: MemGator JSON or Time Travel archivelist.xml (default the embedded public list)")
 	fs.StringVar(&c.Rules, "rules", c.Rules, "Time Travel rules.json `file` (default every archive for every service)")
 	fs.StringVar(&c.Blacklist, "blacklist", c.Blacklist, "`file` of blocked hosts, one a line (403)")
-	fs.StringVar(&c.Cache, "cache", c.Cache, "cache `store`: memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (default bolt:DATA-DIR/cache.db)")
+	fs.StringVar(&c.Cache, "cache", c.Cache, "cache `store`: none (every request searches), memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (default bolt:DATA-DIR/cache.db)")
 	dur(&c.CacheTimeout, "cache-timeout", "how long a request waits for the cache (its reads, then its writes) before it is answered by searching; /healthz waits as long")
 	dur(&c.RequestTimeout, "request-timeout", "default timeout of one archive's answer")
 	dur(&c.DynamicBudget, "dynamic-budget", "time budget of a live (dynamic) search")
@@ -97,6 +97,11 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	dur(&c.MapCheck, "mementomap-check-every", "how often loaded MementoMap files are checked: one changed in place is dropped and loaded again, a file source replaced by a new file is loaded (0: never)")
 	dur(&c.ScanEvery, "scan-every", "how often the cache is cleaned and entries older than -stale-after are queued for refresh (0: never)")
 	dur(&c.StaleAfter, "stale-after", "age at which the scanner queues an entry for refresh")
+	fs.StringVar(&c.Root, "root", c.Root, "path `prefix` the server answers under, such as /mg (MemGator's --root)")
+	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "User-Agent `name` sent to the archives (default "+server.DefaultUserAgent+")")
+	fs.StringVar(&c.Contact, "contact", c.Contact, "contact (`URL or e-mail`) appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
+	fs.IntVar(&c.TopK, "topk", c.TopK, "ask only the `K` archives of highest \"probability\" in the archive list (0: all)")
+	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on standard error: json or text")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `level`: debug, info, warn or error")
 	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request (info level)")
@@ -115,7 +120,7 @@ over the archives of the archive list, a web page at /, Prometheus metrics at
 // and applies the flags again over it, so that a flag given on the command
 // line wins over the file, which wins over the defaults. An empty data
 // folder becomes the default one (defaultDataDir) unless the cache is
-// "memory", which keeps its MementoMaps in a temporary folder.
+// "memory" or "none", which keep their MementoMaps in a temporary folder.
 func parseConfig(args []string, stderr io.Writer) (server.Config, error) {
 	c := server.DefaultConfig()
 	var file string
@@ -133,7 +138,7 @@ func parseConfig(args []string, stderr io.Writer) (server.Config, error) {
 		}
 		c = f
 	}
-	if c.DataDir == "" && c.Cache != "memory" {
+	if c.DataDir == "" && c.Cache != "memory" && c.Cache != "none" {
 		c.DataDir = defaultDataDir()
 	}
 	return c, c.Check()

@@ -1,0 +1,533 @@
+package aggregator
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
+)
+
+// ConfigLine is one "name: value" line of the configuration section of
+// /about (Options.About).
+type ConfigLine struct {
+	Name, Value string
+}
+
+// ---- MemGator's JSON layout for CDXJ lines ----
+
+// mgField is one key of a flat JSON object written in MemGator's CDXJ
+// layout; a nested object is given in obj.
+type mgField struct {
+	key, val string
+	obj      []mgField
+}
+
+// writeMGJSON writes fields as one JSON object in MemGator's layout:
+// `{"key": "value", "key": {...}}`, a space after each ':' and ',', no
+// HTML escaping (internal/sampledata/cases/memgator_transcripts.md, "TimeMap,
+// CDXJ format").
+func writeMGJSON(b *bytes.Buffer, fields []mgField) {
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeJSONString(b, f.key)
+		b.WriteString(": ")
+		if f.obj != nil {
+			writeMGJSON(b, f.obj)
+		} else {
+			writeJSONString(b, f.val)
+		}
+	}
+	b.WriteByte('}')
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping.
+func writeJSONString(b *bytes.Buffer, s string) {
+	var tmp bytes.Buffer
+	enc := json.NewEncoder(&tmp)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string cannot fail
+	b.Write(bytes.TrimSuffix(tmp.Bytes(), []byte("\n")))
+}
+
+func (h handler) mgTimeMapURIs(urir string) []mgField {
+	return []mgField{
+		{key: "link_format", val: h.base() + "/timemap/link/" + urir},
+		{key: "json_format", val: h.base() + "/timemap/json/" + urir},
+		{key: "cdxj_format", val: h.base() + "/timemap/cdxj/" + urir},
+	}
+}
+
+func writeCDXJMemento(b *bytes.Buffer, m Memento, rel string) {
+	b.Write(timestamp.Append(b.AvailableBuffer(), m.Datetime))
+	b.WriteByte(' ')
+	writeMGJSON(b, []mgField{{key: "uri", val: m.URIM}, {key: "rel", val: rel}, {key: "datetime", val: httpDate(m.Datetime)}})
+	b.WriteByte('\n')
+}
+
+// ---- /memento/{link|json|cdxj}/{datetime}/{URI-R} ----
+
+// descriptionRels gives, for the navigation n, the mementos a MemGator
+// memento description lists (first, prev, closest, next, last), in
+// TimeMap order, each once with its rels merged: rel of the closest is
+// closestRel ("memento" in link format, "closest memento" in CDXJ).
+func descriptionRels(n nav, closestRel string) (idx []int, rels []string) {
+	add := func(i int, r string) {
+		if i < 0 {
+			return
+		}
+		for k := range idx {
+			if idx[k] == i {
+				rels[k] = r + " " + rels[k]
+				return
+			}
+		}
+		idx, rels = append(idx, i), append(rels, r)
+	}
+	add(n.closest, closestRel)
+	add(n.next, "next")
+	add(n.prev, "prev")
+	add(n.last, "last")
+	add(n.first, "first")
+	// rels read "first prev memento": first/last, then prev/next, then the
+	// memento rel; "next"/"prev" before "closest memento" come from add's
+	// prepending, so fix the memento rel's place here.
+	for k, r := range rels {
+		parts := strings.Fields(r)
+		var nav, pos []string
+		mem := ""
+		for _, p := range parts {
+			switch p {
+			case "first", "last":
+				pos = append(pos, p)
+			case "prev", "next":
+				nav = append(nav, p)
+			default:
+				mem += " " + p
+			}
+		}
+		if !strings.HasSuffix(mem, "memento") {
+			mem += " memento"
+		}
+		rels[k] = strings.TrimSpace(strings.Join(append(pos, nav...), " ") + mem)
+	}
+	// TimeMap order.
+	for a := 1; a < len(idx); a++ {
+		for c := a; c > 0 && idx[c] < idx[c-1]; c-- {
+			idx[c], idx[c-1] = idx[c-1], idx[c]
+			rels[c], rels[c-1] = rels[c-1], rels[c]
+		}
+	}
+	return idx, rels
+}
+
+// description answers MemGator's /memento/{format}/{datetime}/{URI-R}:
+// the first, prev, closest, next and last mementos around t, in link
+// format, JSON or CDXJ, in MemGator's layouts.
+func (h handler) description(w http.ResponseWriter, r *http.Request, format, urir string, t time.Time) {
+	ans, ok := h.lookup(w, r, FamilyTimeTravel, urir, t)
+	if !ok {
+		return
+	}
+	ms := ans.Mementos
+	n := h.ag.navigateAt(ms, t)
+	var b bytes.Buffer
+	switch format {
+	case "link":
+		fmt.Fprintf(&b, "<%s>; rel=\"original\",\n", urir)
+		idx, rels := descriptionRels(n, "memento")
+		for k, i := range idx {
+			writeMementoLink(&b, ms[i], rels[k])
+		}
+		h.formats(&b, urir)
+		writeBody(w, http.StatusOK, ctLink, b.Bytes())
+	case "cdxj":
+		b.WriteString("!context [\"https://oduwsdl.github.io/contexts/memento\"]\n")
+		b.WriteString("!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
+		h.cdxjMeta(&b, urir)
+		idx, rels := descriptionRels(n, "closest memento")
+		for k, i := range idx {
+			writeCDXJMemento(&b, ms[i], rels[k])
+		}
+		writeBody(w, http.StatusOK, ctCDXJ, b.Bytes())
+	default:
+		one := func(i int) *tmJSONMemento {
+			if i < 0 {
+				return nil
+			}
+			return &tmJSONMemento{Datetime: isoDate(ms[i].Datetime), URI: ms[i].URIM}
+		}
+		doc := struct {
+			OriginalURI string `json:"original_uri"`
+			Mementos    struct {
+				First   *tmJSONMemento `json:"first"`
+				Prev    *tmJSONMemento `json:"prev,omitempty"`
+				Closest *tmJSONMemento `json:"closest"`
+				Next    *tmJSONMemento `json:"next,omitempty"`
+				Last    *tmJSONMemento `json:"last"`
+			} `json:"mementos"`
+			TimeMapURI  tmURIs `json:"timemap_uri"`
+			TimeGateURI string `json:"timegate_uri"`
+		}{OriginalURI: urir, TimeMapURI: h.uris(urir, true), TimeGateURI: h.base() + "/timegate/" + urir}
+		doc.Mementos.First, doc.Mementos.Prev, doc.Mementos.Closest = one(n.first), one(n.prev), one(n.closest)
+		doc.Mementos.Next, doc.Mementos.Last = one(n.next), one(n.last)
+		encodeJSON(&b, doc, true)
+		writeBody(w, http.StatusOK, ctJSON, b.Bytes())
+	}
+}
+
+func (h handler) cdxjMeta(b *bytes.Buffer, urir string) {
+	b.WriteString("!meta ")
+	writeMGJSON(b, []mgField{{key: "original_uri", val: urir}})
+	b.WriteString("\n!meta ")
+	writeMGJSON(b, []mgField{{key: "timegate_uri", val: h.base() + "/timegate/" + urir}})
+	b.WriteString("\n!meta ")
+	writeMGJSON(b, []mgField{{key: "timemap_uri", obj: h.mgTimeMapURIs(urir)}})
+	b.WriteByte('\n')
+}
+
+// ---- cms archives ----
+
+// navigateAt is navigate with the Time Travel rule for archives of type
+// "cms" (internal/spec/TIMETRAVEL.md §1.2, §3.1): a content management
+// system's memento is the version in force at t, so one of theirs may be
+// the closest only if it is not after t (the floor); other archives'
+// mementos follow closestIndex's rule. Without cms archives it is
+// navigate.
+func (ag *Aggregator) navigateAt(ms []Memento, t time.Time) nav {
+	n := navigate(ms, t)
+	if !ag.hasCMS || len(ms) == 0 {
+		return n
+	}
+	best := -1
+	var bestD time.Duration
+	for i, m := range ms {
+		if ag.isCMS(m.Archive) && m.Datetime.After(t) {
+			continue
+		}
+		d := m.Datetime.Sub(t)
+		if d < 0 {
+			d = -d
+		}
+		// Tie: the later wins; within a second the first listed.
+		if best < 0 || d < bestD || d == bestD && m.Datetime.After(ms[best].Datetime) {
+			best, bestD = i, d
+		}
+	}
+	if best < 0 || best == n.closest {
+		return n
+	}
+	n.closest, n.prev, n.next = best, -1, -1
+	if g := groupStart(ms, best); g > 0 {
+		n.prev = groupStart(ms, g-1)
+	}
+	j := best
+	for j < len(ms) && ms[j].Datetime.Equal(ms[best].Datetime) {
+		j++
+	}
+	if j < len(ms) {
+		n.next = j
+	}
+	return n
+}
+
+// isCMS reports whether archive id is of type "cms".
+func (ag *Aggregator) isCMS(id string) bool {
+	st, ok := ag.byID[id]
+	return ok && strings.EqualFold(st.Type, "cms")
+}
+
+// closestOf is closestIndex for the mementos of one archive: the floor
+// for a cms archive (its first memento when none is at or before t).
+func (ag *Aggregator) closestOf(id string, ms []Memento, t time.Time) int {
+	if !ag.isCMS(id) {
+		return closestIndex(ms, t)
+	}
+	i := 0
+	for k, m := range ms {
+		if !m.Datetime.After(t) {
+			i = groupStart(ms, k)
+		}
+	}
+	return i
+}
+
+// ---- DIY TimeMap index ----
+
+// diyIndex answers /timemap/index/{URI-R}: Time Travel's "DIY" TimeMap
+// index (internal/spec/TIMETRAVEL.md §1.3): the original, the TimeGate,
+// one rel="timemap" per archive the TimeMap rule selects for urir (with
+// title="memento_compliant:yes|no|archive_id:ID"), and self. No archive is
+// asked.
+func (h handler) diyIndex(w http.ResponseWriter, rawR string) {
+	urir, ok := h.prelude(w, rawR)
+	if !ok {
+		return
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<%s>; rel=\"original\",\n", urir)
+	fmt.Fprintf(&b, "<%s/timegate/%s>; rel=\"timegate\",\n", h.base(), urir)
+	for _, id := range h.ag.rules.Archives(TimeMapCache, urir) {
+		a, ok := h.ag.byID[id]
+		if !ok || a.TimeMap == "" {
+			continue
+		}
+		mc := "no"
+		if a.MementoCompliant {
+			mc = "yes"
+		}
+		fmt.Fprintf(&b, "<%s%s>; rel=\"timemap\"; type=\"application/link-format\"; title=\"memento_compliant:%s|archive_id:%s\",\n", a.TimeMap, urir, mc, id)
+	}
+	fmt.Fprintf(&b, "<%s/timemap/index/%s>; rel=\"self\"; type=\"application/link-format\"\n", h.base(), urir)
+	writeBody(w, http.StatusOK, ctLink, b.Bytes())
+}
+
+// ---- /timemap/json/{N}/{URI-R} ----
+
+// writeJSONPage writes page p of size mementos in the JSON layout of the
+// whole TimeMap, with "self" the page's URL and "pages" (the page count)
+// and "timemap_index" (the whole TimeMap's JSON URL).
+func (h handler) writeJSONPage(b *bytes.Buffer, urir string, ms []Memento, p, size int) {
+	lo, hi := (p-1)*size, min(p*size, len(ms))
+	list := make([]tmJSONMemento, 0, hi-lo)
+	for _, m := range ms[lo:hi] {
+		list = append(list, tmJSONMemento{Datetime: isoDate(m.Datetime), URI: m.URIM})
+	}
+	doc := struct {
+		OriginalURI string `json:"original_uri"`
+		Self        string `json:"self"`
+		Page        int    `json:"page"`
+		Pages       int    `json:"pages"`
+		Mementos    struct {
+			List []tmJSONMemento `json:"list"`
+		} `json:"mementos"`
+		TimeMapIndex string `json:"timemap_index"`
+		TimeMapURI   tmURIs `json:"timemap_uri"`
+		TimeGateURI  string `json:"timegate_uri"`
+	}{OriginalURI: urir, Self: h.base() + "/timemap/json/" + strconv.Itoa(p) + "/" + urir, Page: p, Pages: (len(ms) + size - 1) / size,
+		TimeMapIndex: h.base() + "/timemap/json/" + urir, TimeMapURI: h.uris(urir, true), TimeGateURI: h.base() + "/timegate/" + urir}
+	doc.Mementos.List = list
+	encodeJSON(b, doc, true)
+}
+
+// ---- CORS preflight ----
+
+// preflight answers an OPTIONS request (a browser's CORS preflight, sent
+// before a script's GET with Accept-Datetime): 204, GET, HEAD and OPTIONS
+// allowed from any origin with the request headers the API reads.
+func preflight(w http.ResponseWriter) {
+	hd := w.Header()
+	hd.Set("Allow", "GET, HEAD, OPTIONS")
+	hd.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+	hd.Set("Access-Control-Allow-Headers", "Accept-Datetime, Cache-Control, Accept, Prefer")
+	hd.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// ---- miss → /list ----
+
+// wantsHTML reports whether the request comes from a browser: its Accept
+// header names text/html.
+func wantsHTML(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/html")
+}
+
+// ---- /about ----
+
+// archiveState names what an archive is doing now: "dormant until T",
+// "consecutive failures: N", or "" when it answers.
+func (ag *Aggregator) stateLine(s Stats) string {
+	switch {
+	case !s.DormantUntil.IsZero():
+		return "DORMANT until " + isoDate(s.DormantUntil)
+	case s.ConsecutiveFailures > 0:
+		return "Consecutive failures: " + strconv.Itoa(s.ConsecutiveFailures)
+	}
+	return ""
+}
+
+// about answers /about: the endpoints, the archives in rank order with
+// their state (as MemGator's /about marks them: "(Consecutive failures:
+// N)", "(DORMANT ...)") and the configuration; JSON when the request
+// accepts application/json and not text/plain, else plain text.
+func (h handler) about(w http.ResponseWriter, r *http.Request) {
+	ag, base := h.ag, h.base()
+	stats := ag.Stats()
+	type archiveDoc struct {
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		TimeMap   string `json:"timemap,omitempty"`
+		TimeGate  string `json:"timegate,omitempty"`
+		Type      string `json:"type,omitempty"`
+		State     string `json:"state"`
+		Failures  int    `json:"consecutive_failures"`
+		MapLoaded bool   `json:"mementomap_loaded"`
+	}
+	archives := make([]archiveDoc, len(stats))
+	for i, s := range stats {
+		a := ag.archives[i].Archive
+		st := "ok"
+		if l := ag.stateLine(s); l != "" {
+			st = l
+		}
+		archives[i] = archiveDoc{ID: a.ID, Name: a.Name, TimeMap: a.TimeMap, TimeGate: a.TimeGate, Type: a.Type, State: st,
+			Failures: s.ConsecutiveFailures, MapLoaded: !s.MapLoaded.IsZero()}
+	}
+	endpoints := [][2]string{
+		{"TimeMap", base + "/timemap/{link|json|cdxj}/{URI-R}"},
+		{"TimeMap page", base + "/timemap/{link|json}/{N}/{URI-R}"},
+		{"TimeMap index", base + "/timemap/index/{URI-R}"},
+		{"TimeGate", base + "/timegate/{URI-R} [Accept-Datetime]"},
+		{"Memento", base + "/memento[/{link|json|cdxj}]/{DATETIME}/{URI-R}"},
+		{"Time Travel JSON", base + "/api/json/{DATETIME}/{URI-R}"},
+		{"List", base + "/list/{DATETIME}/{URI-R}"},
+		{"Archives", base + "/archives[/{json|xml}]"},
+		{"About", base + "/about"},
+	}
+	config := append([]ConfigLine{
+		{"Base URL", base},
+		{"User-agent", ag.opts.UserAgent},
+		{"Request timeout", ag.opts.RequestTimeout.String()},
+		{"Dynamic budget", ag.opts.DynamicBudget.String()},
+		{"Thorough budget", ag.opts.ThoroughBudget.String()},
+		{"Tolerance", strconv.Itoa(ag.opts.Tolerance)},
+		{"Dormant for", ag.opts.DormantFor.String()},
+		{"Top-k", topkText(ag.opts.TopK)},
+		{"Cache", cacheText(ag.opts.Cache != nil)},
+	}, ag.opts.About...)
+	accept := r.Header.Get("Accept")
+	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/plain") {
+		cfg := map[string]string{}
+		for _, c := range config {
+			cfg[c.Name] = c.Value
+		}
+		eps := map[string]string{}
+		for _, e := range endpoints {
+			eps[e[0]] = e[1]
+		}
+		var b bytes.Buffer
+		encodeJSON(&b, struct {
+			Endpoints map[string]string `json:"endpoints"`
+			Archives  []archiveDoc      `json:"archives"`
+			Config    map[string]string `json:"config"`
+		}{eps, archives, cfg}, true)
+		writeBody(w, http.StatusOK, ctJSON, b.Bytes())
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString("# mementokit aggregator\n\nA Memento aggregator (RFC 7089) over the archives below.\n\n\n## API Endpoints\n\n")
+	for _, e := range endpoints {
+		fmt.Fprintf(&b, "%-17s %s\n", e[0]+":", e[1])
+	}
+	b.WriteString("\n  {DATETIME}        => YYYY[MM[DD[hh[mm[ss]]]]] or an RFC 1123 date\n  [Accept-Datetime] => Header in RFC1123 format\n\n\n## Upstream Archives\n\n")
+	for i, a := range archives {
+		name := a.Name
+		if name == "" {
+			name = a.ID
+		}
+		fmt.Fprintf(&b, "%d. [%s](%s)", i+1, name, a.ID)
+		if a.State != "ok" {
+			fmt.Fprintf(&b, " - (%s)", a.State)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("\n\n## Configs\n\n")
+	for _, c := range config {
+		fmt.Fprintf(&b, "%-24s%s\n", c.Name+":", c.Value)
+	}
+	writeBody(w, http.StatusOK, ctText, b.Bytes())
+}
+
+func topkText(k int) string {
+	if k <= 0 {
+		return "all archives"
+	}
+	return strconv.Itoa(k) + " by probability"
+}
+
+func cacheText(on bool) string {
+	if on {
+		return "on"
+	}
+	return "none (every request searches)"
+}
+
+// ---- /archives ----
+
+// registry answers /archives (JSON, MemGator's archives.json keys),
+// /archives/json, and /archives/xml (the Time Travel archivelist.xml):
+// the registry in rank order, as loaded (ignored entries are not in it).
+func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
+	format := strings.Trim(rest, "/")
+	if format == "" {
+		format = "json"
+		if a := r.Header.Get("Accept"); strings.Contains(a, "xml") && !strings.Contains(a, "json") {
+			format = "xml"
+		}
+	}
+	as := h.ag.Archives()
+	var b bytes.Buffer
+	switch format {
+	case "json":
+		type entry struct {
+			ID          string  `json:"id"`
+			Name        string  `json:"name"`
+			TimeMap     string  `json:"timemap,omitempty"`
+			TimeGate    string  `json:"timegate,omitempty"`
+			Probability float64 `json:"probability,omitempty"`
+			Type        string  `json:"type,omitempty"`
+			Compliant   bool    `json:"memento_compliant,omitempty"`
+		}
+		list := make([]entry, len(as))
+		for i, a := range as {
+			list[i] = entry{a.ID, a.Name, a.TimeMap, a.TimeGate, a.Probability, a.Type, a.MementoCompliant}
+		}
+		encodeJSON(&b, list, true)
+		writeBody(w, http.StatusOK, ctJSON, b.Bytes())
+	case "xml":
+		b.WriteString(xml.Header + "<links>\n")
+		esc := func(s string) string {
+			var e bytes.Buffer
+			_ = xml.EscapeText(&e, []byte(s))
+			return e.String()
+		}
+		for _, a := range as {
+			fmt.Fprintf(&b, "  <link id=\"%s\" longname=\"%s\">\n", esc(a.ID), esc(a.Name))
+			if a.TimeGate != "" {
+				redirect := a.Redirect
+				if redirect == "" {
+					redirect = "no"
+				}
+				fmt.Fprintf(&b, "    <timegate uri=\"%s\" redirect=\"%s\"/>\n", esc(a.TimeGate), esc(redirect))
+			}
+			if a.TimeMap != "" {
+				fmt.Fprintf(&b, "    <timemap uri=\"%s\" paging-status=\"%d\"/>\n", esc(a.TimeMap), a.PagingStatus)
+			}
+			typ, ms := a.Type, "no"
+			if a.MementoCompliant {
+				ms = "yes"
+			}
+			fmt.Fprintf(&b, "    <archive type=\"%s\" memento-status=\"%s\"/>\n", esc(typ), ms)
+			b.WriteString("  </link>\n")
+		}
+		b.WriteString("</links>\n")
+		writeBody(w, http.StatusOK, "application/xml; charset=utf-8", b.Bytes())
+	default:
+		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: /archives/"+format+"\nExpected: /archives[/{json|xml}]\n"))
+	}
+}
+
+// listURL is the /list page of urir at the path datetime dt (as the
+// request gave it, escaped for a path).
+func (h handler) listURL(dt, urir string) string {
+	return h.base() + "/list/" + url.PathEscape(dt) + "/" + urir
+}

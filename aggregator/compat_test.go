@@ -1,0 +1,254 @@
+package aggregator
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/internal/archivetest"
+	"github.com/mementokit/mementokit/internal/sampledata"
+)
+
+// transcriptBody returns the response body of the first exchange under
+// the heading "### title" of the MemGator transcripts
+// (internal/sampledata/cases/memgator_transcripts.md): the lines after the
+// headers' blank line up to the closing fence, with the fake archives'
+// addresses 127.0.0.1:1900N replaced by the given URLs.
+func transcriptBody(t *testing.T, title string, archiveURLs ...string) string {
+	t.Helper()
+	b, err := sampledata.ReadFile("cases/memgator_transcripts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "### "+title+"\n")
+	if i < 0 {
+		t.Fatalf("no section %q in the transcripts", title)
+	}
+	s = s[i:]
+	start := strings.Index(s, "```\n") + 4
+	s = s[start:]
+	s = s[:strings.Index(s, "```\n")]
+	if j := strings.Index(s, "\n\n"); strings.HasPrefix(s, "$ curl") && j >= 0 {
+		s = s[j+2:]
+	}
+	for k, u := range archiveURLs {
+		s = strings.ReplaceAll(s, "http://127.0.0.1:1900"+string(rune('1'+k)), u)
+	}
+	return s
+}
+
+func memgatorAggregator(t *testing.T, o Options) (*Aggregator, [3]*archivetest.Archive) {
+	arc1, arc2, arc3 := memgatorArchives(t)
+	o.Archives = []Archive{entry("arc1.local", arc1), entry("arc2.local", arc2), entry("arc3.local", arc3)}
+	o.BaseURL = "http://localhost:19208"
+	return newAggregator(t, o), [3]*archivetest.Archive{arc1, arc2, arc3}
+}
+
+// TestCDXJMatchesMemGatorBytes: the CDXJ TimeMap and a CDXJ memento
+// description are MemGator's bytes (its JSON spacing included).
+func TestCDXJMatchesMemGatorBytes(t *testing.T) {
+	ag, arcs := memgatorAggregator(t, Options{})
+	for _, tc := range []struct{ title, target string }{
+		{"TimeMap, CDXJ format", "/timemap/cdxj/http://example.com/"},
+		{"Memento description, CDXJ", "/memento/cdxj/2016/http://example.com/"},
+	} {
+		resp, body := do(t, ag.Handler(), "GET", tc.target)
+		want := transcriptBody(t, tc.title, arcs[0].URL, arcs[1].URL, arcs[2].URL)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/cdxj+ors" {
+			t.Errorf("%s: %d %s", tc.target, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		if d := cmp.Diff(lines(want), lines(body)); d != "" || body != want {
+			t.Errorf("%s differs from MemGator's answer (-memgator +ours):\n%s", tc.target, d)
+		}
+	}
+}
+
+// TestMementoDescriptions: /memento/{link|json}/{datetime}/{URI-R} give
+// MemGator's description shapes.
+func TestMementoDescriptions(t *testing.T) {
+	ag, arcs := memgatorAggregator(t, Options{})
+	arc1, arc2, arc3 := arcs[0].URL, arcs[1].URL, arcs[2].URL
+	resp, body := do(t, ag.Handler(), "GET", "/memento/link/20160229235959/http://example.com/")
+	want := []string{
+		`<http://example.com/>; rel="original",`,
+		`<` + arc1 + `/web/19990125093000/http://example.com/>; rel="first memento"; datetime="Mon, 25 Jan 1999 09:30:00 GMT",`,
+		`<` + arc1 + `/web/20120615080910/http://example.com/>; rel="prev memento"; datetime="Fri, 15 Jun 2012 08:09:10 GMT",`,
+		`<` + arc2 + `/web/20160229235959/http://example.com/>; rel="memento"; datetime="Mon, 29 Feb 2016 23:59:59 GMT",`,
+		`<` + arc1 + `/web/20200101000000/http://example.com/>; rel="next memento"; datetime="Wed, 01 Jan 2020 00:00:00 GMT",`,
+		`<` + arc3 + `/web/20230808080808/http://example.com/>; rel="last memento"; datetime="Tue, 08 Aug 2023 08:08:08 GMT",`,
+		`<http://localhost:19208/timemap/link/http://example.com/>; rel="timemap"; type="application/link-format",`,
+		`<http://localhost:19208/timemap/json/http://example.com/>; rel="timemap"; type="application/json",`,
+		`<http://localhost:19208/timemap/cdxj/http://example.com/>; rel="timemap"; type="application/cdxj+ors",`,
+		`<http://localhost:19208/timegate/http://example.com/>; rel="timegate"`,
+	}
+	if d := cmp.Diff(want, lines(body)); resp.StatusCode != 200 || d != "" {
+		t.Errorf("link description: %d (-want +got):\n%s", resp.StatusCode, d)
+	}
+	// The /api alias in MemGator's JSON layout: byte for byte.
+	resp, body = do(t, ag.Handler(), "GET", "/memento/json/2016/http://example.com/")
+	if want := transcriptBody(t, "/api alias (Time Travel API compatibility)", arc1, arc2, arc3); body != want {
+		t.Errorf("JSON description %d (-memgator +ours):\n%s", resp.StatusCode, cmp.Diff(want, body))
+	}
+	// A single memento: first, closest and last are the same; no prev, no next.
+	_, body = do(t, ag.Handler(), "GET", "/memento/cdxj/2013/http://example.com/search?q=a%20b&lang=en")
+	if got := lines(body); len(got) != 6 || !strings.Contains(got[5], `"rel": "first last closest memento"`) {
+		t.Errorf("single-memento CDXJ description:\n%s", body)
+	}
+	// A miss: 404; an unknown format is read as a datetime: 400.
+	if resp, _ := do(t, ag.Handler(), "GET", "/memento/json/2005/http://nothing.example/"); resp.StatusCode != 404 {
+		t.Errorf("miss: %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := do(t, ag.Handler(), "GET", "/memento/xml/2005/http://example.com/"); resp.StatusCode != 400 {
+		t.Errorf("/memento/xml/: %d, want 400", resp.StatusCode)
+	}
+	if resp, _ := do(t, ag.Handler(), "GET", "/memento/proxy/2005/http://example.com/"); resp.StatusCode != 501 {
+		t.Errorf("/memento/proxy/: %d, want 501", resp.StatusCode)
+	}
+}
+
+// TestPreflight: a browser's CORS preflight for a GET with
+// Accept-Datetime gets 204 allowing it.
+func TestPreflight(t *testing.T) {
+	ag, _ := memgatorAggregator(t, Options{})
+	resp, _ := do(t, ag.Handler(), "OPTIONS", "/timegate/http://example.com/",
+		"Origin", "https://page.example", "Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "accept-datetime")
+	if resp.StatusCode != http.StatusNoContent || !strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "Accept-Datetime") ||
+		resp.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "GET") {
+		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	if resp, _ := do(t, ag.Handler(), "POST", "/timegate/http://example.com/"); resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
+		t.Errorf("POST: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
+
+// TestJSONTimeMapPages: /timemap/json/{N}/{URI-R} is page N, not the URI-R
+// "http://N/...".
+func TestJSONTimeMapPages(t *testing.T) {
+	ag, arcs := memgatorAggregator(t, Options{PageSize: 3})
+	resp, body := do(t, ag.Handler(), "GET", "/timemap/json/3/http://example.com/")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"page": 3`) || !strings.Contains(body, `"pages": 3`) ||
+		!strings.Contains(body, arcs[0].URL+"/web/20200101000000/") || !strings.Contains(body, arcs[2].URL+"/web/20230808080808/") ||
+		strings.Contains(body, "2016") {
+		t.Errorf("page 3 of 3: %d\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := do(t, ag.Handler(), "GET", "/timemap/json/4/http://example.com/"); resp.StatusCode != 404 {
+		t.Errorf("page 4 of 3: %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestAboutAndArchives: /about lists the archives with their state and the
+// configuration; /archives gives the registry as JSON and as an
+// archivelist.xml that reads back to the same registry.
+func TestAboutAndArchives(t *testing.T) {
+	good := newArchive(t, archivetest.Config{})
+	bad := newArchive(t, archivetest.Config{Fault: archivetest.FaultReset})
+	cms := Archive{ID: "wiki", Name: "A Wiki", TimeMap: good.TimeMapPrefix(), TimeGate: good.TimeGatePrefix(), Type: "cms", Redirect: "yes", PagingStatus: 1}
+	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), entry("bad", bad), cms}, Tolerance: 5, UserAgent: "test-agent <ops@example.org>",
+		About: []ConfigLine{{"Archive list", "list.json"}}})
+	do(t, ag.Handler(), "GET", "/timemap/link/http://example.com/")
+	resp, body := do(t, ag.Handler(), "GET", "/about")
+	for _, want := range []string{"1. [Fake good](good)\n", "2. [Fake bad](bad) - (Consecutive failures: 1)\n", "3. [A Wiki](wiki)\n",
+		"User-agent:             test-agent <ops@example.org>\n", "Archive list:           list.json\n", "/timemap/index/{URI-R}"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/about lacks %q:\n%s", want, body)
+		}
+	}
+	if resp.Header.Get("Content-Type") != ctText {
+		t.Errorf("/about Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+	resp, body = do(t, ag.Handler(), "GET", "/about", "Accept", "application/json")
+	if resp.Header.Get("Content-Type") != ctJSON || !strings.Contains(body, `"state": "Consecutive failures: 1"`) {
+		t.Errorf("/about JSON: %s", body)
+	}
+	_, body = do(t, ag.Handler(), "GET", "/archives")
+	got, err := ParseArchivesJSON(strings.NewReader(body))
+	if err != nil || len(got) != 3 || got[2].Type != "cms" || got[0].TimeGate != good.TimeGatePrefix() {
+		t.Errorf("/archives JSON read back: %v %+v\n%s", err, got, body)
+	}
+	resp, body = do(t, ag.Handler(), "GET", "/archives/xml")
+	gotX, err := ParseArchivesXML(strings.NewReader(body))
+	if err != nil || len(gotX) != 3 || gotX[2].Type != "cms" || gotX[2].Redirect != "yes" || gotX[2].PagingStatus != 1 || gotX[1].TimeMap != bad.TimeMapPrefix() {
+		t.Errorf("/archives/xml read back: %v %+v\n%s", err, gotX, body)
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/xml") {
+		t.Errorf("/archives/xml Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+	// The DIY index: one rel="timemap" per archive with a TimeMap.
+	_, body = do(t, ag.Handler(), "GET", "/timemap/index/http://example.com/")
+	if !strings.Contains(body, "<"+bad.TimeMapPrefix()+`http://example.com/>; rel="timemap"; type="application/link-format"; title="memento_compliant:no|archive_id:bad"`) ||
+		strings.Count(body, `rel="timemap"`) != 3 || !strings.Contains(body, `<http://localhost:1208/timemap/index/http://example.com/>; rel="self"`) {
+		t.Errorf("DIY index:\n%s", body)
+	}
+}
+
+// TestCMSFloor: an archive of type "cms" gives the version in force at
+// the datetime (latest not after it), even when a later one is closer.
+func TestCMSFloor(t *testing.T) {
+	urir := "http://wiki.example/Page"
+	w := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000", "20100301000000")}})
+	for _, typ := range []string{"cms", "snapshot"} {
+		a := entry("w", w)
+		a.Type = typ
+		ag := newAggregator(t, Options{Archives: []Archive{a}})
+		// 2010-02-25 is nearer 2010-03-01 than 2010-01-01.
+		resp, _ := do(t, ag.Handler(), "GET", "/memento/20100225/"+urir)
+		want := w.URIM(urir, ts(t, "20100101000000"))
+		if typ != "cms" {
+			want = w.URIM(urir, ts(t, "20100301000000"))
+		}
+		if got := resp.Header.Get("Location"); resp.StatusCode != 302 || got != want {
+			t.Errorf("type %s: %d Location %q, want %q", typ, resp.StatusCode, got, want)
+		}
+	}
+}
+
+// TestTopK: only the K archives of highest probability are asked; the
+// others count as skipped by rule.
+func TestTopK(t *testing.T) {
+	arc1, arc2, arc3 := memgatorArchives(t)
+	p := func(a Archive, v float64) Archive { a.Probability = v; return a }
+	ag := newAggregator(t, Options{TopK: 1, Archives: []Archive{p(entry("arc3", arc3), 0.2), p(entry("arc1", arc1), 0.9), p(entry("arc2", arc2), 0.5)}})
+	resp, body := do(t, ag.Handler(), "GET", "/timemap/link/http://example.com/")
+	if resp.StatusCode != 200 || resp.Header.Get("X-Memento-Count") != "4" || arc2.Count("timemap")+arc3.Count("timemap") != 0 || arc1.Count("timemap") != 1 {
+		t.Errorf("topk 1: %d count %s, asked arc1 %d arc2 %d arc3 %d\n%s", resp.StatusCode, resp.Header.Get("X-Memento-Count"),
+			arc1.Count("timemap"), arc2.Count("timemap"), arc3.Count("timemap"), body)
+	}
+	res, err := ag.Search(t.Context(), TimeMapDynamic, "http://example.com/", time.Time{})
+	if err != nil || res.Counts() != (Counts{Found: 1, SkippedByRule: 2}) {
+		t.Errorf("topk counts: %v %+v", err, res.Counts())
+	}
+}
+
+// TestMissToList: with MissToList a browser's miss of /memento or
+// /api/json is a 302 to /list; a script's stays a 404.
+func TestMissToList(t *testing.T) {
+	ag, _ := memgatorAggregator(t, Options{MissToList: true})
+	for _, p := range []string{"/memento/2005/http://nothing.example/", "/api/json/2005/http://nothing.example/"} {
+		resp, _ := do(t, ag.Handler(), "GET", p, "Accept", "text/html,application/xhtml+xml")
+		if want := "http://localhost:19208/list/20050101000000/http://nothing.example/"; resp.StatusCode != 302 || resp.Header.Get("Location") != want {
+			t.Errorf("browser %s: %d Location %q, want 302 %s", p, resp.StatusCode, resp.Header.Get("Location"), want)
+		}
+		resp, body := do(t, ag.Handler(), "GET", p)
+		if resp.StatusCode != 404 || !strings.Contains(body, "No mementos found") {
+			t.Errorf("script %s: %d %q", p, resp.StatusCode, body)
+		}
+	}
+	// A hit is not redirected.
+	if resp, _ := do(t, ag.Handler(), "GET", "/memento/2005/http://example.com/", "Accept", "text/html"); resp.StatusCode != 302 ||
+		strings.Contains(resp.Header.Get("Location"), "/list/") {
+		t.Errorf("hit: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+func TestWriteMGJSON(t *testing.T) {
+	var b bytes.Buffer
+	writeMGJSON(&b, []mgField{{key: "a", val: `x"<y>&`}, {key: "n", obj: []mgField{{key: "b", val: "é"}}}})
+	if got, want := b.String(), `{"a": "x\"<y>&", "n": {"b": "é"}}`; got != want {
+		t.Errorf("writeMGJSON = %s, want %s", got, want)
+	}
+}
