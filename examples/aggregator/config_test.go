@@ -52,7 +52,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseConfig(tc.args, io.Discard)
+			got, _, err := parseConfig(tc.args, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestConfigErrors(t *testing.T) {
 			if tc.file != "" {
 				args = append([]string{"-config", writeFile(t, dir, strings.Repeat("c", i+1)+".json", []byte(tc.file))}, args...)
 			}
-			_, err := parseConfig(args, io.Discard)
+			_, _, err := parseConfig(args, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -202,7 +202,7 @@ func TestRunFailsCleanly(t *testing.T) {
 // TestExampleConfig keeps example-config.json valid: every key known,
 // every value accepted, and every key of the configuration present.
 func TestExampleConfig(t *testing.T) {
-	c, err := parseConfig([]string{"-config", "example-config.json"}, io.Discard)
+	c, _, err := parseConfig([]string{"-config", "example-config.json"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,29 @@
 //	go run ./examples/aggregator                       # the public archives, bolt cache, localhost:1208
 //	go run ./examples/aggregator -config aggregator.json -addr :8080
 //	go run ./examples/aggregator -archives archivelist.xml -rules rules.json -cache memory
+//	go run ./examples/aggregator http://example.com/             # print the TimeMap (MemGator's CLI)
+//	go run ./examples/aggregator -format json http://example.com/ 2005
 //
-// Endpoints (GET and HEAD):
+// Endpoints (GET and HEAD; OPTIONS answers a browser's CORS preflight):
 //
 //	/                                  a form: a URL and an optional date (package internal/webui)
 //	/list/{datetime}/{URI-R}           the result page, per archive: found, skipped by MementoMap, failed
 //	/timemap/{link|json|cdxj}/{URI-R}  the merged TimeMap (RFC 7089 §5)
-//	/timemap/link/{N}/{URI-R}          page N of it
+//	/timemap/{link|json}/{N}/{URI-R}   page N of it
+//	/timemap/index/{URI-R}             Time Travel's DIY index: one rel="timemap" per archive
 //	/timegate/{URI-R}                  302 to the memento closest to Accept-Datetime (RFC 7089 §4)
 //	/memento/{datetime}/{URI-R}        302 to the memento closest to datetime
+//	/memento/{link|json|cdxj}/{datetime}/{URI-R}  MemGator's description (first, prev, closest, next, last)
 //	/api/json/{datetime}/{URI-R}       the Time Travel JSON description
+//	/about                             endpoints, archives with their state, configuration
+//	/archives[/{json|xml}]             the archive registry (MemGator JSON, archivelist.xml)
 //	/metrics                           Prometheus metrics
-//	/healthz                           200 with a JSON summary; 503 while draining or without cache
+//	/healthz                           200 with a JSON summary; 503 while draining, when the cache
+//	                                   fails, or degraded when every archive is dormant or failing
+//
+// With -root PREFIX every path is under PREFIX. Given a URI-R (and a
+// datetime) on the command line, it searches once and prints the answer
+// instead of serving: exit status 0 found, 1 not found, 2 usage.
 //
 // Configuration comes from the defaults, then the JSON file named by
 // -config (its keys are the flag names with underscores, durations written
@@ -37,7 +48,8 @@
 // with the cache scenario. SIGINT or SIGTERM starts a graceful shutdown: the listener
 // closes, requests in flight and refresh jobs running get -shutdown-timeout
 // to finish, and the cache is closed. Exit status: 0 after a clean
-// shutdown, 2 for a usage error, 1 otherwise.
+// shutdown (command-line mode: a memento found), 2 for a usage error, 1
+// otherwise (command-line mode: none found).
 package main
 
 import (

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator/server"
@@ -28,12 +29,15 @@ func (u usageError) Unwrap() error { return u.error }
 // "aggregator: listening on http://ADDR" to stdout; logs go to stderr.
 // stdin is not read.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	c, err := parseConfig(args, stderr)
+	c, rest, err := parseConfig(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return usageError{err}
+	}
+	if len(rest) > 0 {
+		return runCLI(ctx, c, rest, stdout, stderr)
 	}
 	log, err := c.NewLogger(stderr)
 	if err != nil {
@@ -102,17 +106,32 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.Contact, "contact", c.Contact, "contact (`URL or e-mail`) appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
 	fs.IntVar(&c.TopK, "topk", c.TopK, "ask only the `K` archives of highest \"probability\" in the archive list (0: all)")
 	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
+	fs.Func("format", "command-line mode: `link`, json or cdxj (case-insensitive; default link)", func(v string) error {
+		switch f := strings.ToLower(v); f {
+		case "link", "json", "cdxj":
+			cliFormat = f
+			return nil
+		}
+		return fmt.Errorf("want link, json or cdxj, got %q", v)
+	})
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on standard error: json or text")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `level`: debug, info, warn or error")
 	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request (info level)")
 	return fs
 }
 
-const usage = `usage: aggregator [flags]
+const usage = `usage: aggregator [flags]                     serve HTTP
+       aggregator [flags] URI-R [DATETIME]    one search, printed (MemGator's CLI)
 
 Serves the Memento aggregator: TimeMaps, TimeGate and the Time Travel API
 over the archives of the archive list, a web page at /, Prometheus metrics at
 /metrics and a health check at /healthz.
+
+Given a URI-R it searches once and prints its TimeMap on standard output,
+or, with a DATETIME (YYYY[MM[DD[hh[mm[ss]]]]]), the first, prev, closest,
+next and last mementos, in -format link, json or cdxj (MemGator's
+layouts). Exit status: 0 found, 1 not found or every archive failed
+(the reason on standard error), 2 usage.
 
 `
 
@@ -121,27 +140,45 @@ over the archives of the archive list, a web page at /, Prometheus metrics at
 // line wins over the file, which wins over the defaults. An empty data
 // folder becomes the default one (defaultDataDir) unless the cache is
 // "memory" or "none", which keep their MementoMaps in a temporary folder.
-func parseConfig(args []string, stderr io.Writer) (server.Config, error) {
+func parseConfig(args []string, stderr io.Writer) (server.Config, []string, error) {
 	c := server.DefaultConfig()
 	var file string
-	if err := flagSet(&c, &file, stderr).Parse(args); err != nil {
-		return c, err
+	fs := flagSet(&c, &file, stderr)
+	if err := fs.Parse(args); err != nil {
+		return c, nil, err
 	}
+	rest := fs.Args()
 	if file != "" {
 		f := server.DefaultConfig()
 		if err := server.LoadConfigFile(file, &f); err != nil {
-			return f, err
+			return f, nil, err
 		}
 		// The same arguments parsed a second time, over the file's values.
 		if err := flagSet(&f, &file, io.Discard).Parse(args); err != nil {
-			return f, err
+			return f, nil, err
 		}
 		c = f
+	}
+	if len(rest) > 0 {
+		// Command-line mode: one search, no state kept unless -cache or
+		// the file names a store.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["cache"] && (file == "" || c.Cache == "" || c.Cache == "bolt") {
+			c.Cache = "none"
+		}
+		c.Workers, c.AccessLog = 0, false
+		if !set["log-level"] {
+			c.LogLevel = "warn"
+		}
+		if !set["log-format"] {
+			c.LogFormat = "text"
+		}
 	}
 	if c.DataDir == "" && c.Cache != "memory" && c.Cache != "none" {
 		c.DataDir = defaultDataDir()
 	}
-	return c, c.Check()
+	return c, rest, c.Check()
 }
 
 // defaultDataDir is the user's cache folder (os.UserCacheDir, such as

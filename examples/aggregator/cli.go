@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/aggregator/server"
+)
+
+// cliFormat is the -format of the command-line mode.
+var cliFormat = "link"
+
+// errNotFound is the command-line mode's "no memento": exit status 1.
+type notFound struct{ msg string }
+
+func (e notFound) Error() string { return e.msg }
+
+// runCLI is the command-line mode, MemGator's shapes: args is URI-R
+// [DATETIME]; it searches once (the archives' MementoMaps loaded first)
+// and writes to stdout the TimeMap, or with a datetime the memento
+// description (/memento/{format}/{datetime}/{URI-R}), as the HTTP API
+// would answer it. Errors: a bad URI-R or datetime, or more arguments, are
+// usage errors (exit 2); no memento, or every archive failed, is exit 1
+// with the answer's headline (what each archive did) on stderr.
+func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 2 {
+		return usageError{fmt.Errorf("want URI-R [DATETIME], got %d arguments", len(args))}
+	}
+	target := "/timemap/" + cliFormat + "/" + args[0]
+	if len(args) == 2 {
+		if _, err := aggregator.ParsePathDatetime(args[1]); err != nil {
+			return usageError{fmt.Errorf("malformed datetime (YYYY[MM[DD[hh[mm[ss]]]]]): %s", args[1])}
+		}
+		target = "/memento/" + cliFormat + "/" + args[1] + "/" + args[0]
+	}
+	log, err := c.NewLogger(stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	c.Logger = log
+	s, err := server.New(ctx, &c)
+	if err != nil {
+		if errors.Is(err, server.ErrConfig) {
+			return usageError{err}
+		}
+		return err
+	}
+	defer s.Close()
+	ag := s.Aggregator()
+	if err := ag.LoadMaps(ctx); err != nil {
+		log.Warn("some MementoMaps were not loaded; those archives are always asked", "err", err)
+	}
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	req.RequestURI = target // the raw target, as a server would see it
+	rec := httptest.NewRecorder()
+	ag.Handler().ServeHTTP(rec, req)
+	body := rec.Body.String()
+	switch {
+	case rec.Code == http.StatusOK:
+		_, err := io.WriteString(stdout, body)
+		return err
+	case rec.Code == http.StatusBadRequest:
+		return usageError{errors.New(strings.TrimSpace(body))}
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	}
+	return notFound{strings.TrimSpace(body)}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mementokit/mementokit/internal/archivetest"
+	"github.com/mementokit/mementokit/internal/cli"
+)
+
+// TestCLIMode runs the command-line mode over two fake archives holding
+// the MemGator transcripts' dup.example.net (internal/sampledata/cases/
+// memgator_transcripts.md, "CLI mode"): the TimeMap on stdout in each
+// format, the description at a datetime, and exit statuses 0 found, 1 not
+// found, 2 usage.
+func TestCLIMode(t *testing.T) {
+	day := func(s string) time.Time { v, _ := time.Parse("20060102150405", s); return v }
+	arc1 := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://dup.example.net/": {day("20100101000000"), day("20110101000000")}}})
+	t.Cleanup(arc1.Close)
+	arc2 := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://dup.example.net/": {day("20100101000000")}}})
+	t.Cleanup(arc2.Close)
+	list := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(list, []byte(`[
+  {"id": "arc2.local", "name": "Fake Archive Two", "timemap": "`+arc2.TimeMapPrefix()+`", "timegate": "`+arc2.TimeGatePrefix()+`", "probability": 0.5},
+  {"id": "arc1.local", "name": "Fake Archive One", "timemap": "`+arc1.TimeMapPrefix()+`", "timegate": "`+arc1.TimeGatePrefix()+`", "probability": 0.9}
+]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runIt := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		cliFormat = "link"
+		err := run(context.Background(), append([]string{"-archives", list}, args...), nil, &out, &errb)
+		code := cli.Status("aggregator", err, &errb)
+		return code, out.String(), errb.String()
+	}
+	code, out, _ := runIt("http://dup.example.net/")
+	want := strings.Join([]string{
+		`<http://dup.example.net/>; rel="original"`,
+		`<http://localhost:1208/timemap/link/http://dup.example.net/>; rel="self"; type="application/link-format"; from="Fri, 01 Jan 2010 00:00:00 GMT"; until="Sat, 01 Jan 2011 00:00:00 GMT"`,
+		`<` + arc1.URL + `/web/20100101000000/http://dup.example.net/>; rel="first memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"`,
+		`<` + arc2.URL + `/web/20100101000000/http://dup.example.net/>; rel="memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"`,
+		`<` + arc1.URL + `/web/20110101000000/http://dup.example.net/>; rel="last memento"; datetime="Sat, 01 Jan 2011 00:00:00 GMT"`,
+		`<http://localhost:1208/timemap/link/http://dup.example.net/>; rel="timemap"; type="application/link-format"`,
+		`<http://localhost:1208/timemap/json/http://dup.example.net/>; rel="timemap"; type="application/json"`,
+		`<http://localhost:1208/timemap/cdxj/http://dup.example.net/>; rel="timemap"; type="application/cdxj+ors"`,
+		`<http://localhost:1208/timegate/http://dup.example.net/>; rel="timegate"`,
+	}, ",\n") + "\n"
+	if code != 0 || out != want {
+		t.Errorf("TimeMap: exit %d, stdout:\n%s\nwant:\n%s", code, out, want)
+	}
+	// -format is case-insensitive (as MemGator's -f); a datetime gives the
+	// description: arc1 (probability 0.9) ranks first.
+	code, out, _ = runIt("-format", "CDXJ", "http://dup.example.net/", "2010")
+	if code != 0 || !strings.HasPrefix(out, "!context [\"https://oduwsdl.github.io/contexts/memento\"]\n!keys") ||
+		!strings.Contains(out, `20100101000000 {"uri": "`+arc1.URL+`/web/20100101000000/http://dup.example.net/", "rel": "first closest memento", "datetime": "Fri, 01 Jan 2010 00:00:00 GMT"}`) ||
+		!strings.Contains(out, `"rel": "last next memento"`) {
+		t.Errorf("CDXJ description: exit %d\n%s", code, out)
+	}
+	code, out, _ = runIt("-format", "json", "http://dup.example.net/", "2011")
+	if code != 0 || !strings.Contains(out, `"closest": {`) || !strings.Contains(out, `"datetime": "2011-01-01T00:00:00Z"`) {
+		t.Errorf("JSON description: exit %d\n%s", code, out)
+	}
+	code, out, errs := runIt("http://nothing.example/")
+	if code != 1 || out != "" || !strings.Contains(errs, "No mementos found for http://nothing.example/ (2 none)") {
+		t.Errorf("not found: exit %d, stdout %q, stderr %q; want 1, nothing, the headline", code, out, errs)
+	}
+	for _, args := range [][]string{{"http://dup.example.net/", "20051"}, {"http://dup.example.net/", "2010", "extra"}, {"-format", "xml", "http://dup.example.net/"}} {
+		if code, out, errs := runIt(args...); code != 2 || out != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2", args, code, out, errs)
+		}
+	}
+	cliFormat = "link"
+}
