@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path"
 	"slices"
 	"strconv"
@@ -75,7 +76,7 @@ func stripComments(s string) string {
 // migrate brings the database's schema to the latest version, on one
 // connection holding a named lock so that nodes starting together migrate
 // once. Applied versions are recorded in mementokit_schema.
-func migrate(ctx context.Context, db *sql.DB, lockWait time.Duration) error {
+func migrate(ctx context.Context, db *sql.DB, lockWait time.Duration, log *slog.Logger, lanlStopAfter string) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -94,6 +95,11 @@ func migrate(ctx context.Context, db *sql.DB, lockWait time.Duration) error {
 		return fmt.Errorf("lock for migration: not granted within %v (another node migrating?)", lockWait)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT RELEASE_LOCK(CONCAT(?, DATABASE()))", lock)
+	// Tables of the Time Travel aggregator's own schema are migrated
+	// first (lanl.go), keeping their rows.
+	if err := migrateLANL(ctx, conn, log, lanlStopAfter); err != nil {
+		return err
+	}
 	_, err = conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS mementokit_schema (
   version INT NOT NULL PRIMARY KEY,
   name    VARCHAR(255) NOT NULL,
@@ -157,7 +163,7 @@ WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('linkmaster', 'links', 'jobs'
 	for _, t := range []string{"linkmaster", "links", "jobs", "archive_register"} {
 		for _, c := range want[t] {
 			if !have[t+"."+c] {
-				return fmt.Errorf("table %s has no column %s: tables from an older schema; migrate them to schema/0001_init.sql", t, c)
+				return fmt.Errorf("table %s has no column %s: tables of neither this schema nor the Time Travel aggregator's (conf/agg_tables.sql, migrated automatically); migrate them to schema/0001_init.sql", t, c)
 			}
 		}
 	}

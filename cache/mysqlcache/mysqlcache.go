@@ -80,6 +80,8 @@ type Options struct {
 	// Logger receives a line on open and on retried transactions; nil means
 	// none.
 	Logger *slog.Logger
+
+	lanlStopAfter string // tests: end the LANL migration after this step
 }
 
 // Cache is the MySQL-backed store. It is safe for concurrent use, and many
@@ -94,6 +96,9 @@ type Cache struct {
 
 	mu       sync.Mutex
 	archives map[string]int64 // archive id → archive_register.id, never changes once made
+
+	opts         Options
+	addr, dbName string
 }
 
 var _ cache.Cache = (*Cache)(nil)
@@ -105,12 +110,34 @@ const (
 )
 
 // Open connects to the database named in dsn, creates or migrates the
-// schema, and prepares the statements. It fails with a [*cache.Error] if the
-// server cannot be reached within ctx or the DSN's timeout (5 s by default;
-// it bounds both the dial and the server's handshake), the DSN names
-// no database, or the schema cannot be brought up to date. The DSN itself is
+// schema, and prepares the statements. A database made by the Time Travel
+// aggregator's own schema (conf/agg_tables.sql of
+// lanl/TimeStitch-Memento-Aggregator) is migrated in place keeping every
+// row, resuming a migration cut off earlier (lanl.go; MigrationPlan shows
+// the steps without running them). It fails with a [*cache.Error] if the
+// server cannot be reached within ctx or the DSN's timeout (5 s by
+// default; it bounds both the dial and the server's handshake), the
+// server has no such database or refuses the user, the DSN names no
+// database, or the schema cannot be brought up to date. The DSN itself is
 // never included in errors or logs (it may hold a password).
 func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
+	c, err := connect(ctx, dsn, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.init(ctx, c.opts); err != nil {
+		c.db.Close()
+		return nil, &cache.Error{Store: "mysql", Op: "open", Err: err}
+	}
+	if c.log != nil {
+		c.log.Info("mysql cache open", "addr", c.addr, "database", c.dbName)
+	}
+	return c, nil
+}
+
+// connect opens the pool and checks that the server answers (Open's
+// first half: nothing is created or changed).
+func connect(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -147,18 +174,17 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Cache, error) {
 	db.SetMaxOpenConns(o.MaxOpenConns)
 	db.SetMaxIdleConns(o.MaxOpenConns)
 	db.SetConnMaxLifetime(o.ConnMaxLifetime)
-	c := &Cache{db: db, log: o.Logger, archives: map[string]int64{}}
-	if err := c.init(ctx, o, cfg.DBName, cfg.Timeout); err != nil {
+	c := &Cache{db: db, log: o.Logger, archives: map[string]int64{}, opts: o, addr: cfg.Addr, dbName: cfg.DBName}
+	if err := c.ping(ctx, cfg.DBName, cfg.Timeout); err != nil {
 		db.Close()
 		return fail(err)
-	}
-	if c.log != nil {
-		c.log.Info("mysql cache open", "addr", cfg.Addr, "database", cfg.DBName)
 	}
 	return c, nil
 }
 
-func (c *Cache) init(ctx context.Context, o Options, dbName string, connectTimeout time.Duration) error {
+// ping checks that the server answers within connectTimeout and names the
+// cause when it refuses.
+func (c *Cache) ping(ctx context.Context, dbName string, connectTimeout time.Duration) error {
 	// The DSN's timeout bounds only the TCP dial: a server that accepts and
 	// never speaks (a DSN naming some other service's port) would hold the
 	// handshake forever under a context without deadline.
@@ -180,7 +206,11 @@ func (c *Cache) init(ctx context.Context, o Options, dbName string, connectTimeo
 		}
 		return err
 	}
-	if err := migrate(ctx, c.db, o.MigrateLockWait); err != nil {
+	return nil
+}
+
+func (c *Cache) init(ctx context.Context, o Options) error {
+	if err := migrate(ctx, c.db, o.MigrateLockWait, c.log, o.lanlStopAfter); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
 	for _, p := range []struct {

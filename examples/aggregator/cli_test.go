@@ -76,3 +76,30 @@ func TestCLIMode(t *testing.T) {
 	}
 	cliFormat = "link"
 }
+
+// TestMigrateDryRun: -migrate-dry-run prints the schema steps Open would
+// run on an empty database, changes nothing (a second run prints the
+// same), and refuses a cache that is not MySQL.
+func TestMigrateDryRun(t *testing.T) {
+	dsn := privateDatabase(t)
+	plan := func() (int, string) {
+		var out, errb bytes.Buffer
+		migrateDryRun = false
+		err := run(context.Background(), []string{"-migrate-dry-run", "-cache", dsn}, nil, &out, &errb)
+		migrateDryRun = false
+		return cli.Status("aggregator", err, &errb), out.String()
+	}
+	code, out := plan()
+	if code != 0 || out != "schema 0001_init.sql (version 1)\n" {
+		t.Errorf("plan of an empty database: exit %d %q", code, out)
+	}
+	if code2, out2 := plan(); code2 != code || out2 != out {
+		t.Errorf("second dry run: exit %d %q, want the same", code2, out2)
+	}
+	var stdout, errb bytes.Buffer
+	err := run(context.Background(), []string{"-migrate-dry-run", "-cache", "memory"}, nil, &stdout, &errb)
+	migrateDryRun = false
+	if code := cli.Status("aggregator", err, &errb); code != 2 {
+		t.Errorf("dry run on memory: exit %d %s", code, errb.String())
+	}
+}

@@ -36,6 +36,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return usageError{err}
 	}
+	if migrateDryRun {
+		return printMigrationPlan(ctx, c.Cache, stdout)
+	}
 	if len(rest) > 0 {
 		return runCLI(ctx, c, rest, stdout, stderr)
 	}
@@ -106,6 +109,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.Contact, "contact", c.Contact, "contact (`URL or e-mail`) appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
 	fs.IntVar(&c.TopK, "topk", c.TopK, "ask only the `K` archives of highest \"probability\" in the archive list (0: all)")
 	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
+	fs.BoolVar(&migrateDryRun, "migrate-dry-run", false, "print the steps that opening the MySQL -cache would run on its schema (a Time Travel database's migration included), change nothing, and exit")
 	fs.Func("format", "command-line mode: `link`, json or cdxj (case-insensitive; default link)", func(v string) error {
 		switch f := strings.ToLower(v); f {
 		case "link", "json", "cdxj":

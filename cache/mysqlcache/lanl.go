@@ -1,0 +1,319 @@
+package mysqlcache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// The migration of a database made by the Time Travel aggregator's own
+// schema (conf/agg_tables.sql of github.com/lanl/TimeStitch-Memento-Aggregator:
+// MyISAM tables linkmaster, links partitioned by the first character of
+// its id, jobs and archive_register, without the columns this package
+// needs) to schema/0001_init.sql, keeping every row:
+//
+//  1. the new tables are created beside the old ones (linkmaster_mk, ...);
+//  2. each old table is copied into its new one by one INSERT IGNORE ...
+//     SELECT (one statement each: atomic on the InnoDB target, and
+//     idempotent, so a copy cut off is run again from the start);
+//     linkmaster gets status 'N' where it was searched and holds no link,
+//     links get parts 0, 1, ... per (id, mdate, archive), jobs get their
+//     hash key, a claim time for those a worker held, and the refresh
+//     priority; links whose archive is not registered go to an archive
+//     "lanl-unknown-archive"; of several jobs for one URI-R (the old table
+//     had no unique key) the open, then the oldest, one is kept as the
+//     job and the others are kept in jobs_lanl_duplicates;
+//  3. the row counts are compared: a copy that lost a row stops the
+//     migration before anything is replaced;
+//  4. one RENAME TABLE (atomic) puts the new tables in place and keeps
+//     the old ones as linkmaster_lanl, links_lanl, jobs_lanl and
+//     archive_register_lanl, for the operator to check and drop.
+//
+// MySQL commits DDL implicitly, so the whole is not one transaction; each
+// step done is recorded in mementokit_lanl_migration, and a migration cut
+// off (a crash, a killed process, a lost connection) resumes at the first
+// step not recorded when the database is opened again.
+
+// lanlUnknownArchive is the archive_register.hostname given to links whose
+// archive_id names no registered archive.
+const lanlUnknownArchive = "lanl-unknown-archive"
+
+// lanlTables are the tables of the LANL schema, in copy order.
+var lanlTables = []string{"archive_register", "linkmaster", "links", "jobs"}
+
+// lanlStep is one step of the migration: its name (recorded when done),
+// what it does, and its statements.
+type lanlStep struct {
+	name, what string
+	stmts      []string
+	run        func(ctx context.Context, conn *sql.Conn) error // instead of stmts
+}
+
+func lanlSteps() ([]lanlStep, error) {
+	ms, err := migrations()
+	if err != nil {
+		return nil, err
+	}
+	var create []string
+	for _, s := range ms[0].stmts {
+		for _, t := range lanlTables {
+			s = strings.Replace(s, "CREATE TABLE IF NOT EXISTS "+t+" (", "CREATE TABLE IF NOT EXISTS "+t+"_mk (", 1)
+		}
+		create = append(create, s)
+	}
+	return []lanlStep{
+		{name: "create", what: "create linkmaster_mk, links_mk, jobs_mk, archive_register_mk with schema/0001_init.sql", stmts: create},
+		{name: "copy-archive_register", what: "copy archive_register (hostname kept as the archive id; " + lanlUnknownArchive + " added for links of unregistered archives)", stmts: []string{
+			`INSERT IGNORE INTO archive_register_mk (id, hostname, timegate, timemap)
+SELECT id, COALESCE(NULLIF(hostname, ''), CONCAT('lanl-archive-', id)), timegate, timemap FROM archive_register`,
+			`INSERT IGNORE INTO archive_register_mk (hostname)
+SELECT '` + lanlUnknownArchive + `' FROM DUAL WHERE EXISTS (SELECT 1 FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE a.id IS NULL)`,
+		}},
+		{name: "copy-linkmaster", what: "copy linkmaster (status N where searched and no link is held)", stmts: []string{
+			`INSERT IGNORE INTO linkmaster_mk (url, id, reqtime, numreq, updtime, status)
+SELECT COALESCE(m.url, ''), LOWER(m.id), m.reqtime, COALESCE(m.numreq, 0), m.updtime,
+  CASE WHEN m.updtime IS NOT NULL AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = m.id) THEN 'N' END
+FROM linkmaster m`,
+		}},
+		{name: "copy-links", what: "copy links (part renumbered 0, 1, ... per id, mdate and archive)", stmts: []string{
+			`INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
+SELECT LOWER(l.id), l.mdate, COALESCE(a.id, (SELECT id FROM archive_register_mk WHERE hostname = '` + lanlUnknownArchive + `')),
+  COALESCE(l.href, ''), l.type, l.rel,
+  ROW_NUMBER() OVER (PARTITION BY l.id, l.mdate, a.id ORDER BY l.part, l.href) - 1
+FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id`,
+		}},
+		{name: "copy-jobs", what: "copy jobs (hash key, claim time of claimed jobs, refresh priority; one job per URI-R, the others to jobs_lanl_duplicates)", stmts: []string{
+			`INSERT IGNORE INTO jobs_mk (id, url, reqtime, process_id, claimtime, compltime, priority, hashkey)
+SELECT j.id, COALESCE(j.url, ''), COALESCE(j.reqtime, j.compltime, UTC_TIMESTAMP()), CAST(j.process_id AS CHAR),
+  CASE WHEN j.process_id IS NOT NULL AND j.compltime IS NULL THEN COALESCE(j.reqtime, UTC_TIMESTAMP()) END,
+  j.compltime, '2', MD5(REGEXP_REPLACE(COALESCE(j.url, ''), '^([A-Za-z][A-Za-z0-9+.-]*:)?//', ''))
+FROM jobs j ORDER BY j.compltime IS NOT NULL, j.id`,
+			`CREATE TABLE IF NOT EXISTS jobs_lanl_duplicates LIKE jobs`,
+			`INSERT IGNORE INTO jobs_lanl_duplicates SELECT j.* FROM jobs j WHERE j.id NOT IN (SELECT id FROM jobs_mk)`,
+		}},
+		{name: "check", what: "compare row counts: every old row is in a new table", run: lanlCheckCounts},
+		{name: "swap", what: "RENAME TABLE: the new tables in place, the old ones kept as *_lanl", stmts: []string{
+			`RENAME TABLE linkmaster TO linkmaster_lanl, linkmaster_mk TO linkmaster, links TO links_lanl, links_mk TO links,
+  jobs TO jobs_lanl, jobs_mk TO jobs, archive_register TO archive_register_lanl, archive_register_mk TO archive_register`,
+		}},
+	}, nil
+}
+
+// lanlCheckCounts fails when a new table holds fewer rows than its old one
+// (jobs: with jobs_lanl_duplicates).
+func lanlCheckCounts(ctx context.Context, conn *sql.Conn) error {
+	count := func(q string) (int64, error) {
+		var n int64
+		err := conn.QueryRowContext(ctx, q).Scan(&n)
+		return n, err
+	}
+	for _, c := range []struct{ table, old, new string }{
+		{"archive_register", "SELECT COUNT(*) FROM archive_register", "SELECT COUNT(*) FROM archive_register_mk WHERE hostname <> '" + lanlUnknownArchive + "'"},
+		{"linkmaster", "SELECT COUNT(*) FROM linkmaster", "SELECT COUNT(*) FROM linkmaster_mk"},
+		{"links", "SELECT COUNT(*) FROM links", "SELECT COUNT(*) FROM links_mk"},
+		{"jobs", "SELECT COUNT(*) FROM jobs", "SELECT (SELECT COUNT(*) FROM jobs_mk) + (SELECT COUNT(*) FROM jobs_lanl_duplicates)"},
+	} {
+		o, err := count(c.old)
+		if err != nil {
+			return fmt.Errorf("count %s: %w", c.table, err)
+		}
+		n, err := count(c.new)
+		if err != nil {
+			return fmt.Errorf("count new %s: %w", c.table, err)
+		}
+		if n != o {
+			return fmt.Errorf("table %s: %d rows, %d copied (rows with the same key?): nothing replaced; the old tables are untouched", c.table, o, n)
+		}
+	}
+	return nil
+}
+
+// tableColumns returns the columns of each table of the current database
+// ("table.column", lower case).
+func tableColumns(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}) (map[string]bool, map[string]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()`)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	cols, tables := map[string]bool{}, map[string]bool{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			return nil, nil, err
+		}
+		t = strings.ToLower(t)
+		tables[t] = true
+		cols[t+"."+strings.ToLower(c)] = true
+	}
+	return cols, tables, rows.Err()
+}
+
+// lanlNeeded reports whether the database holds LANL tables still to
+// migrate: a linkmaster without the status column, or a migration
+// recorded as started and not swapped.
+func lanlNeeded(ctx context.Context, conn *sql.Conn) (bool, map[string]bool, error) {
+	cols, tables, err := tableColumns(ctx, conn)
+	if err != nil {
+		return false, nil, err
+	}
+	done, err := lanlDone(ctx, conn, tables)
+	if err != nil {
+		return false, nil, err
+	}
+	switch {
+	case done["swap"]:
+		return false, done, nil
+	case tables["linkmaster"] && !cols["linkmaster.status"]:
+		return true, done, nil
+	case tables["linkmaster_lanl"] && tables["linkmaster"] && cols["linkmaster.status"] && !tables["linkmaster_mk"]:
+		// Swapped, not recorded (cut off between the rename and the record).
+		done["swap"] = true
+		return true, done, nil
+	}
+	return false, done, nil
+}
+
+func lanlDone(ctx context.Context, conn *sql.Conn, tables map[string]bool) (map[string]bool, error) {
+	done := map[string]bool{}
+	if !tables["mementokit_lanl_migration"] {
+		return done, nil
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT step FROM mementokit_lanl_migration")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		done[s] = true
+	}
+	return done, rows.Err()
+}
+
+// migrateLANL runs the steps of the LANL migration not yet done, on conn
+// (which holds the migration lock), recording each. stopAfter, for tests,
+// ends the run with errLANLStopped after the named step, as a crash would.
+func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfter string) error {
+	need, done, err := lanlNeeded(ctx, conn)
+	if err != nil || !need {
+		return err
+	}
+	steps, err := lanlSteps()
+	if err != nil {
+		return err
+	}
+	if done["swap"] {
+		// The rename happened, its record did not: record it.
+		_, err := conn.ExecContext(ctx, "INSERT IGNORE INTO mementokit_lanl_migration (step, done) VALUES ('swap', ?)", time.Now().UTC().Truncate(time.Second))
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS mementokit_lanl_migration (
+  step VARCHAR(64) NOT NULL PRIMARY KEY,
+  done DATETIME NOT NULL
+) ENGINE=InnoDB`); err != nil {
+		return fmt.Errorf("lanl migration: %w", err)
+	}
+	for _, st := range steps {
+		if done[st.name] {
+			continue
+		}
+		start := time.Now()
+		if st.run != nil {
+			err = st.run(ctx, conn)
+		}
+		for i := 0; err == nil && i < len(st.stmts); i++ {
+			_, err = conn.ExecContext(ctx, st.stmts[i])
+			if err != nil {
+				err = fmt.Errorf("statement %d: %w", i+1, err)
+			}
+		}
+		if err == nil {
+			_, err = conn.ExecContext(ctx, "INSERT IGNORE INTO mementokit_lanl_migration (step, done) VALUES (?, ?)", st.name, time.Now().UTC().Truncate(time.Second))
+		}
+		if err != nil {
+			return fmt.Errorf("lanl migration, step %s (%s): %w; run again to resume", st.name, st.what, err)
+		}
+		if log != nil {
+			log.Info("mysql cache: LANL table migration step done", "step", st.name, "elapsed", time.Since(start))
+		}
+		if st.name == stopAfter {
+			return errLANLStopped
+		}
+	}
+	return nil
+}
+
+var errLANLStopped = errors.New("lanl migration stopped after the step asked")
+
+// MigrationPlan connects to the database dsn names and returns the steps
+// Open would run on it, one line each, without changing anything: the
+// steps of the migration from the Time Travel aggregator's tables
+// (conf/agg_tables.sql) not yet done, with the row counts of the tables
+// they copy, and the schema versions not yet applied. An empty plan means
+// the database is up to date. Errors are Open's (*cache.Error for an
+// unreachable server, an unknown database, a refused user).
+func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
+	c, err := connect(ctx, dsn, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer c.db.Close()
+	conn, err := c.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	var plan []string
+	need, done, err := lanlNeeded(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if need {
+		steps, err := lanlSteps()
+		if err != nil {
+			return nil, err
+		}
+		counts := map[string]int64{}
+		for _, t := range lanlTables {
+			var n int64
+			if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t).Scan(&n); err == nil {
+				counts[t] = n
+			}
+		}
+		for _, st := range steps {
+			if done[st.name] {
+				plan = append(plan, "done: "+st.name)
+				continue
+			}
+			line := "lanl " + st.name + ": " + st.what
+			if t, ok := strings.CutPrefix(st.name, "copy-"); ok {
+				line += fmt.Sprintf(" [%d rows]", counts[t])
+			}
+			plan = append(plan, line)
+		}
+	}
+	ms, err := migrations()
+	if err != nil {
+		return nil, err
+	}
+	var current int
+	if err := conn.QueryRowContext(ctx, "SELECT COALESCE(MAX(version), 0) FROM mementokit_schema").Scan(&current); err != nil {
+		current = 0 // no table yet
+	}
+	for _, m := range ms {
+		if m.version > current {
+			plan = append(plan, fmt.Sprintf("schema %s (version %d)", m.name, m.version))
+		}
+	}
+	return plan, nil
+}

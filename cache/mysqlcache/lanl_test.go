@@ -1,0 +1,242 @@
+package mysqlcache_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/mysqlcache"
+)
+
+// loadLANL creates a database with the Time Travel aggregator's own schema
+// (testdata/lanl_agg_tables.sql) and rows shaped like theirs
+// (testdata/lanl_rows.sql), and returns its DSN.
+func loadLANL(t *testing.T) string {
+	t.Helper()
+	dsn := testDB(t)
+	db := rawDB(t, dsn)
+	for _, f := range []string{"testdata/lanl_agg_tables.sql", "testdata/lanl_rows.sql"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, stmt := range strings.Split(string(b), "\n;\n") {
+			var lines []string
+			for _, l := range strings.Split(stmt, "\n") {
+				if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+					lines = append(lines, l)
+				}
+			}
+			if s := strings.TrimSpace(strings.Join(lines, "\n")); s != "" && s != ";" {
+				if _, err := db.Exec(s); err != nil {
+					t.Fatalf("%s statement %d: %v\n%s", f, i+1, err, s)
+				}
+			}
+		}
+	}
+	return dsn
+}
+
+// lanlRows is every row of the four tables, as comparable strings:
+// linkmaster (url, id, reqtime, numreq, updtime), links (id, mdate, the
+// archive's hostname, href, type, rel), jobs (id, url, reqtime, claimed
+// by, compltime). suffix names the tables ("" or "_lanl"); jobsToo adds
+// jobs_lanl_duplicates.
+func lanlRows(t *testing.T, db *sql.DB, suffix string, dups bool) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	q := func(table, query string) {
+		rows, err := db.Query(query)
+		if err != nil {
+			t.Fatalf("%s: %v", table, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			var parts []string
+			for _, v := range vals {
+				if v.Valid {
+					parts = append(parts, v.String)
+				} else {
+					parts = append(parts, "NULL")
+				}
+			}
+			out[table] = append(out[table], strings.Join(parts, " | "))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q("linkmaster", "SELECT url, id, reqtime, numreq, updtime FROM linkmaster"+suffix+" ORDER BY id")
+	q("links", "SELECT l.id, l.mdate, COALESCE(a.hostname, 'lanl-unknown-archive'), l.href, l.type, l.rel FROM links"+suffix+" l LEFT JOIN archive_register"+suffix+" a ON a.id = l.archive_id ORDER BY l.id, l.mdate, l.href")
+	jobs := "SELECT id, url, reqtime, process_id, compltime FROM jobs" + suffix
+	if dups {
+		jobs += " UNION ALL SELECT id, url, reqtime, process_id, compltime FROM jobs_lanl_duplicates"
+	}
+	q("jobs", jobs+" ORDER BY id")
+	q("archive_register", "SELECT id, hostname, timegate, timemap FROM archive_register"+suffix+" WHERE hostname <> 'lanl-unknown-archive' ORDER BY id")
+	return out
+}
+
+// checkMigrated checks that the migrated tables hold every row of the
+// LANL tables (kept as *_lanl) and that the store reads them.
+func checkMigrated(t *testing.T, dsn string, before map[string][]string) {
+	t.Helper()
+	c, err := mysqlcache.Open(t.Context(), dsn, nil)
+	if err != nil {
+		t.Fatalf("Open after migration: %v", err)
+	}
+	defer c.Close()
+	db := rawDB(t, dsn)
+	if d := cmp.Diff(before, lanlRows(t, db, "_lanl", false)); d != "" {
+		t.Errorf("the old tables changed (-before +kept):\n%s", d)
+	}
+	if d := cmp.Diff(before, lanlRows(t, db, "", true)); d != "" {
+		t.Errorf("rows in != rows out (-LANL +migrated):\n%s", d)
+	}
+	ctx := t.Context()
+	e, err := c.Get(ctx, cache.KeyOf("http://example.com/"))
+	if err != nil || e.Status != cache.StatusFound || len(e.Mementos) != 4 || !e.Updated.Equal(time.Date(2016, 3, 1, 8, 30, 0, 0, time.UTC)) || e.Requests != 12 {
+		t.Errorf("Get example.com: %v %+v", err, e)
+	} else if m := e.Mementos[2]; m.Archive != "arquivo.pt" && e.Mementos[1].Archive != "arquivo.pt" {
+		t.Errorf("Get example.com: archive ids %+v", e.Mementos)
+	}
+	if e, err := c.Get(ctx, cache.KeyOf("https://nothing.example/")); err != nil || e.Status != cache.StatusNone {
+		t.Errorf("Get nothing.example: %v %+v, want none (searched, no link)", err, e)
+	}
+	if e, err := c.Get(ctx, cache.KeyOf("http://pending.example/")); err != nil || e.Status != cache.StatusPending {
+		t.Errorf("Get pending.example: %v %+v, want pending", err, e)
+	}
+	e, err = c.Get(ctx, cache.KeyOf("http://example.org/page?q=1&x=%20"))
+	if err != nil || len(e.Mementos) != 2 || e.Mementos[1].Archive != "lanl-unknown-archive" {
+		t.Errorf("Get example.org: %v %+v, want the unregistered archive's link kept", err, e)
+	}
+}
+
+// claimMigrated checks that the open job of pending.example (the older of
+// its two) is the one to claim.
+func claimMigrated(t *testing.T, dsn string) {
+	c, err := mysqlcache.Open(t.Context(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	j, err := c.Claim(t.Context(), "w1", time.Date(2016, 3, 7, 0, 0, 0, 0, time.UTC))
+	if err != nil || j.URIR != "http://pending.example/" || j.ID != 2 {
+		t.Errorf("Claim: %v %+v, want job 2 of http://pending.example/", err, j)
+	}
+}
+
+// TestLANLMigration: a database made by LANL's agg_tables.sql, with rows
+// shaped like theirs, is migrated in place by Open: rows in, same rows
+// out; a second Open changes nothing; MigrationPlan says what Open would
+// do, and nothing once done.
+func TestLANLMigration(t *testing.T) {
+	dsn := loadLANL(t)
+	before := lanlRows(t, rawDB(t, dsn), "", false)
+	if n := len(before["links"]); n != 6 {
+		t.Fatalf("fixture: %d links", n)
+	}
+	plan, err := mysqlcache.MigrationPlan(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"lanl create", "lanl copy-archive_register", "lanl copy-linkmaster", "lanl copy-links", "lanl copy-jobs", "lanl check", "lanl swap", "schema 0001_init.sql"}
+	if len(plan) != len(want) {
+		t.Fatalf("plan:\n%s", strings.Join(plan, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(plan[i], w) {
+			t.Errorf("plan line %d = %q, want %s...", i, plan[i], w)
+		}
+	}
+	if !strings.Contains(plan[3], "[6 rows]") || !strings.Contains(plan[4], "[4 rows]") {
+		t.Errorf("plan row counts:\n%s", strings.Join(plan, "\n"))
+	}
+	if after := lanlRows(t, rawDB(t, dsn), "", false); !cmp.Equal(before, after) {
+		t.Errorf("MigrationPlan changed the database")
+	}
+	c, err := mysqlcache.Open(t.Context(), dsn, nil)
+	if err != nil {
+		t.Fatalf("Open of a LANL database: %v", err)
+	}
+	c.Close()
+	checkMigrated(t, dsn, before)
+	// Twice: the second Open (inside checkMigrated) and a third change
+	// nothing, and the plan is empty.
+	c, err = mysqlcache.Open(t.Context(), dsn, nil)
+	if err != nil {
+		t.Fatalf("third Open: %v", err)
+	}
+	c.Close()
+	if d := cmp.Diff(before, lanlRows(t, rawDB(t, dsn), "", true)); d != "" {
+		t.Errorf("after a third Open (-LANL +now):\n%s", d)
+	}
+	if plan, err := mysqlcache.MigrationPlan(t.Context(), dsn); err != nil || len(plan) != 0 {
+		t.Errorf("plan after migration: %v %q, want none", err, plan)
+	}
+	claimMigrated(t, dsn)
+}
+
+// TestLANLMigrationResumes: a migration cut off after each step resumes
+// where it stopped when the database is opened again, and ends with the
+// same rows.
+func TestLANLMigrationResumes(t *testing.T) {
+	for _, step := range []string{"create", "copy-linkmaster", "copy-jobs", "check", "swap"} {
+		t.Run(step, func(t *testing.T) {
+			dsn := loadLANL(t)
+			before := lanlRows(t, rawDB(t, dsn), "", false)
+			_, err := mysqlcache.OpenStoppingLANL(context.Background(), dsn, step)
+			if !errors.Is(err, mysqlcache.ErrLANLStopped) {
+				t.Fatalf("stopped after %s: err = %v", step, err)
+			}
+			plan, err := mysqlcache.MigrationPlan(t.Context(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if step != "swap" && !strings.Contains(strings.Join(plan, "\n"), "done: "+step) {
+				t.Errorf("plan after a stop at %s:\n%s", step, strings.Join(plan, "\n"))
+			}
+			checkMigrated(t, dsn, before)
+			claimMigrated(t, dsn)
+		})
+	}
+}
+
+// TestLANLCopyLossStops: a copy that would lose a row (a links row whose
+// (id, mdate, archive) the new key cannot tell apart is impossible, so a
+// row is removed from the copy by hand) stops before the swap, the old
+// tables untouched, with an error naming the table.
+func TestLANLCopyLossStops(t *testing.T) {
+	dsn := loadLANL(t)
+	before := lanlRows(t, rawDB(t, dsn), "", false)
+	if _, err := mysqlcache.OpenStoppingLANL(t.Context(), dsn, "copy-links"); !errors.Is(err, mysqlcache.ErrLANLStopped) {
+		t.Fatal(err)
+	}
+	db := rawDB(t, dsn)
+	if _, err := db.Exec("DELETE FROM links_mk ORDER BY mdate LIMIT 1"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := mysqlcache.Open(t.Context(), dsn, nil)
+	if err == nil || !strings.Contains(err.Error(), "table links: 6 rows, 5 copied") {
+		t.Fatalf("Open after a lost row: err = %v", err)
+	}
+	if d := cmp.Diff(before, lanlRows(t, db, "", false)); d != "" {
+		t.Errorf("old tables changed after the refused migration:\n%s", d)
+	}
+}
