@@ -121,16 +121,25 @@ func draw1(dc draw.Canvas, c *Chart) error {
 	dc.Fill(dc.Rectangle.Path())
 	area := draw.Crop(dc, margin, -margin, margin, -margin)
 
+	// A title or note wider than the drawing (a chart of several named
+	// summaries) wraps onto a second line instead of running off the edge.
 	title := style(bold, 15, ink)
 	title.XAlign, title.YAlign = draw.XLeft, draw.YTop
-	dc.FillText(title, vg.Point{X: area.Min.X, Y: area.Max.Y}, c.Title)
-	area.Max.Y -= title.Height(c.Title) + 8
+	for _, line := range wrapText(title, c.Title, area.Max.X-area.Min.X, 2) {
+		dc.FillText(title, vg.Point{X: area.Min.X, Y: area.Max.Y}, line)
+		area.Max.Y -= title.Height(line) + 2
+	}
+	area.Max.Y -= 6
 
 	if c.Note != "" {
 		note := style(regular, 9, muted)
 		note.XAlign, note.YAlign = draw.XLeft, draw.YBottom
-		dc.FillText(note, vg.Point{X: area.Min.X, Y: area.Min.Y}, c.Note)
-		area.Min.Y += note.Height(c.Note) + 6
+		lines := wrapText(note, c.Note, area.Max.X-area.Min.X, 2)
+		for i := len(lines) - 1; i >= 0; i-- {
+			dc.FillText(note, vg.Point{X: area.Min.X, Y: area.Min.Y}, lines[i])
+			area.Min.Y += note.Height(lines[i]) + 2
+		}
+		area.Min.Y += 4
 	}
 
 	if c.Kind == Treemap {
@@ -214,6 +223,32 @@ func drawLegend(area draw.Canvas, c *Chart) vg.Length {
 		y -= step
 	}
 	return width
+}
+
+// wrapText breaks s at spaces into lines at most w wide in sty, at most
+// maxLines of them; the last is cut with "…" (fitText) when s does not
+// fit in them. A word wider than w is cut too.
+func wrapText(sty text.Style, s string, w vg.Length, maxLines int) []string {
+	if sty.Width(s) <= w || maxLines <= 1 {
+		return []string{fitText(sty, s, w)}
+	}
+	var lines []string
+	rest := s
+	for len(lines) < maxLines-1 && sty.Width(rest) > w {
+		cut := -1
+		for i := len(rest) - 1; i > 0; i-- {
+			if rest[i] == ' ' && sty.Width(rest[:i]) <= w {
+				cut = i
+				break
+			}
+		}
+		if cut < 0 {
+			break
+		}
+		lines = append(lines, rest[:cut])
+		rest = strings.TrimLeft(rest[cut:], " ")
+	}
+	return append(lines, fitText(sty, rest, w))
 }
 
 // fitText cuts s with "…" until it is at most w wide in sty.
