@@ -200,11 +200,17 @@ func TestRunFailsCleanly(t *testing.T) {
 }
 
 // TestExampleConfig keeps example-config.json valid: every key known,
-// every value accepted, and every key of the configuration present.
+// every value accepted, and every key of the configuration present; its
+// state goes under the user's cache folder (a normal user can run it).
 func TestExampleConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", home)
 	c, _, err := parseConfig([]string{"-config", "example-config.json"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := home + "/mementokit-aggregator"; c.DataDir != want {
+		t.Errorf("data folder %q, want %q (under the user's cache folder)", c.DataDir, want)
 	}
 	if c.Workers != 4 || c.MementoMaps["web.archive.org"] != "discover" || time.Duration(c.MapRefresh) != 24*time.Hour {
 		t.Errorf("example-config.json read as %+v", c)

@@ -39,6 +39,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if migrateDryRun {
 		return printMigrationPlan(ctx, c.Cache, stdout)
 	}
+	if len(rest) == 1 && rest[0] == "server" {
+		rest = nil // MemGator's "memgator [flags] server"
+	}
 	if len(rest) > 0 {
 		return runCLI(ctx, c, rest, stdout, stderr)
 	}
@@ -124,7 +127,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	return fs
 }
 
-const usage = `usage: aggregator [flags]                     serve HTTP
+const usage = `usage: aggregator [flags] [server]            serve HTTP
        aggregator [flags] URI-R [DATETIME]    one search, printed (MemGator's CLI)
 
 Serves the Memento aggregator: TimeMaps, TimeGate and the Time Travel API
@@ -162,6 +165,9 @@ func parseConfig(args []string, stderr io.Writer) (server.Config, []string, erro
 			return f, nil, err
 		}
 		c = f
+	}
+	if len(rest) == 1 && rest[0] == "server" {
+		rest = nil
 	}
 	if len(rest) > 0 {
 		// Command-line mode: one search, no state kept unless -cache or
