@@ -297,6 +297,15 @@ func TestRootListURLUserAgent(t *testing.T) {
 	if code, _ := get("/mg/healthz"); code != 200 {
 		t.Errorf("/mg/healthz: %d", code)
 	}
+	// The web page's own links carry the root.
+	if code, body := get("/mg/"); code != 200 || !strings.Contains(body, `href="/mg/static/style.css"`) || !strings.Contains(body, `action="/mg/search"`) {
+		t.Errorf("/mg/: %d\n%s", code, body)
+	}
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/mg/search?url=example.com/&date=2005-03-01", nil))
+	if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != "/mg/list/20050301000000/http://example.com/" {
+		t.Errorf("/mg/search: %d Location %q", rec.Code, loc)
+	}
 	mu.Lock()
 	if len(agents) == 0 || agents[0] != "ops-agent <ops@example.org>" {
 		t.Errorf("User-Agent seen by the archive: %q", agents)

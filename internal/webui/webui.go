@@ -32,6 +32,11 @@ type Options struct {
 	// TimeGate, /api/json), without a trailing slash; "" writes links
 	// relative to the host that served the page.
 	BaseURL string
+	// Root is the path prefix the pages are served under, such as "/mg"
+	// (a server's -root), without a trailing slash: the form, the
+	// stylesheet, the home link and the search redirect carry it. The
+	// request paths the UI reads are without it (the server strips it).
+	Root string
 	// Title names the service in page titles and the header
 	// (default "mementokit aggregator").
 	Title string
@@ -149,6 +154,7 @@ func (u *UI) render(w http.ResponseWriter, status int, page string, data any) {
 // Page is what every template sees.
 type Page struct {
 	Title    string // the service's name
+	Root     string // Options.Root: the prefix of the UI's own links
 	Heading  string // the page's own heading
 	URL      string // the form's URL field
 	Date     string // the form's date field
@@ -159,7 +165,7 @@ type Page struct {
 }
 
 func (u *UI) page(_ *http.Request, url, date string) Page {
-	return Page{Title: u.o.Title, URL: url, Date: date, Status: http.StatusOK, Archives: u.o.Aggregator.Archives()}
+	return Page{Title: u.o.Title, Root: u.o.Root, URL: url, Date: date, Status: http.StatusOK, Archives: u.o.Aggregator.Archives()}
 }
 
 func (u *UI) message(r *http.Request, status int, heading, text string) Page {
@@ -195,7 +201,7 @@ func (u *UI) search(w http.ResponseWriter, r *http.Request) {
 		bad(err.Error())
 		return
 	}
-	loc := "/list/" + timestamp.Format(at) + "/" + urir
+	loc := u.o.Root + "/list/" + timestamp.Format(at) + "/" + urir
 	w.Header().Set("Location", loc)
 	write(w, http.StatusSeeOther, "text/html; charset=utf-8",
 		[]byte(`<a href="`+template.HTMLEscapeString(loc)+`">See the mementos</a>.`+"\n"))
