@@ -18,6 +18,11 @@ type PowerLawFit struct {
 	// points lie about 10 % off the curve.
 	R2   float64 `json:"r2"`
 	RMSE float64 `json:"rmse"`
+	// KStdErr is the standard error of K from the regression's residuals
+	// (√(SSE/(n−2) ÷ Σ(ln x − mean)²), 0 with two points): K ± 2·KStdErr
+	// is about a 95 % interval if the points scatter at random around a
+	// power law. Log space only.
+	KStdErr float64 `json:"k_stderr,omitempty"`
 	// Points are the depths fitted.
 	Points []FitPoint `json:"points"`
 }
@@ -33,10 +38,16 @@ type FitPoint struct {
 	Fitted       float64 `json:"fitted"`
 }
 
-// CutoffFit is the fit of both layers.
+// CutoffFit is the fit of both layers: Host and Path in log space (the
+// cutoffs [CompactOptions.WithFit] takes), HostLinear and PathLinear by
+// least squares of the mean children themselves (linear space, which
+// weighs the shallow depths with many children most), for comparison with
+// the reference tool's constants.
 type CutoffFit struct {
-	Host PowerLawFit `json:"host"`
-	Path PowerLawFit `json:"path"`
+	Host       PowerLawFit `json:"host"`
+	Path       PowerLawFit `json:"path"`
+	HostLinear PowerLawFit `json:"host_linear"`
+	PathLinear PowerLawFit `json:"path_linear"`
 }
 
 // ErrFit reports a profile with too few depths to fit a power law: two
@@ -72,6 +83,8 @@ func FitCutoffs(p *ArchiveProfile, minParents int64) (CutoffFit, error) {
 	if err != nil {
 		return f, fmt.Errorf("%w: paths (%v)", ErrFit, err)
 	}
+	f.HostLinear = linearFit(f.Host)
+	f.PathLinear = linearFit(f.Path)
 	return f, nil
 }
 
@@ -116,7 +129,73 @@ func fitLayer(rows []DepthStats, lo, hi, levelOff int, minParents int64) (PowerL
 	if syy > 0 {
 		pl.R2 = 1 - sse/syy
 	}
+	if n > 2 {
+		pl.KStdErr = math.Sqrt(sse / (n - 2) / sxx)
+	}
 	return pl, nil
+}
+
+// linearFit fits a·x^(−k) to the points of lf by least squares of the
+// values themselves: for a given k the best a is Σ y·x^(−k) ÷ Σ x^(−2k),
+// and k is searched on a grid of 0.001 from −5 to 10 around which the
+// error is then refined by golden section. R2 and RMSE are of the
+// log-space residuals, as for the log-space fit, so that the two compare.
+func linearFit(lf PowerLawFit) PowerLawFit {
+	pts := lf.Points
+	aFor := func(k float64) float64 {
+		var num, den float64
+		for _, q := range pts {
+			x := math.Pow(float64(q.Level+1), -k)
+			num += q.MeanChildren * x
+			den += x * x
+		}
+		return num / den
+	}
+	sse := func(k float64) float64 {
+		a := aFor(k)
+		var s float64
+		for _, q := range pts {
+			r := q.MeanChildren - a*math.Pow(float64(q.Level+1), -k)
+			s += r * r
+		}
+		return s
+	}
+	best, bestE := 0.0, math.Inf(1)
+	for k := -5.0; k <= 10; k += 0.01 {
+		if e := sse(k); e < bestE {
+			best, bestE = k, e
+		}
+	}
+	lo, hi := best-0.01, best+0.01
+	const phi = 0.6180339887498949
+	for range 60 {
+		m1, m2 := hi-phi*(hi-lo), lo+phi*(hi-lo)
+		if sse(m1) < sse(m2) {
+			hi = m2
+		} else {
+			lo = m1
+		}
+	}
+	out := PowerLawFit{K: (lo + hi) / 2}
+	out.A = aFor(out.K)
+	var my, syy, s float64
+	for _, q := range pts {
+		my += math.Log(q.MeanChildren)
+	}
+	my /= float64(len(pts))
+	for _, q := range pts {
+		f := out.A * math.Pow(float64(q.Level+1), -out.K)
+		out.Points = append(out.Points, FitPoint{Depth: q.Depth, Level: q.Level, MeanChildren: q.MeanChildren, Parents: q.Parents, Fitted: f})
+		r := math.Log(q.MeanChildren) - math.Log(f)
+		s += r * r
+		syy += (math.Log(q.MeanChildren) - my) * (math.Log(q.MeanChildren) - my)
+	}
+	out.RMSE = math.Sqrt(s / float64(len(pts)))
+	out.R2 = 1
+	if syy > 0 {
+		out.R2 = 1 - s/syy
+	}
+	return out
 }
 
 // WithFit returns o with the host and path power laws of f (its a and k;

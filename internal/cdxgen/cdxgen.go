@@ -3,9 +3,13 @@
 // MementoMap paper (Alam et al., JCDL 2019, Tables 4 and 8, restated in
 // internal/spec/MEMENTOMAP.md): a few dominant TLDs (.pt first), host trees where most
 // domains have no subdomain and a few have many, host sizes with a heavy
-// tail, path trees whose fan-out falls with depth (≈25 first segments per
-// host, then ≈7, 5, 3, ...), a share of URIs with queries, and mementos per
-// URI-R with median 1, mean ≈2.5 and a long tail.
+// tail, path trees whose fan-out falls with depth, a share of URIs with
+// queries, and mementos per URI-R with median 1, mean ≈2.5 and a long tail.
+// Both trees are drawn as branching processes with Table 8's mean children
+// per parent and share of parents per depth, so that a profile of the
+// output (mementomap.Profile) finds them again: 25 first segments per
+// host, then 7.3, 5.0, 3.3, 3.3, 2.7, 2.5, 2.1, 2.0 (host depths need
+// millions of lines to show, as they have few parents).
 //
 // Output is deterministic for a seed, already in byte-wise key order (one
 // host tree at a time), and streams: memory holds one host's URI-Rs.
@@ -62,8 +66,6 @@ var words = []string{"noticias", "artigo", "sociedade", "politica", "desporto", 
 	"produtos", "loja", "categoria", "tag", "autor", "pagina", "arquivo", "2010", "2012", "2015", "2018",
 	"videos", "fotos", "blog", "post", "forum", "topico", "user", "docs", "download", "uploads"}
 
-var scriptNames = []string{"index.php", "noticia.asp", "artigo.php", "pesquisa", "ver.aspx", "show.jsp", "page.php", "view.cfm"}
-
 var exts = []string{".html", ".htm", ".php", ".asp", ".jpg", ".png", ".gif", ".css", ".js", ".pdf", "", "", ""}
 
 var mimeByExt = map[string]string{".html": "text/html", ".htm": "text/html", ".php": "text/html",
@@ -115,7 +117,8 @@ func (g *Generator) mementos() int { return g.pareto(1, 1.55, 5000) }
 // writer state
 type out struct {
 	w    *bufio.Writer
-	left int64
+	left int64 // lines left in the current domain's budget (may go below 0)
+	rem  int64 // lines left to write in all
 	line []byte
 }
 
@@ -165,67 +168,109 @@ func (g *Generator) Write(w io.Writer) (Stats, error) {
 	}
 	doms[0].budget += n - given
 	slices.SortFunc(doms, func(a, b domain) int { return strings.Compare(a.key, b.key) })
+	o.rem = n
 	var carry int64
 	for _, dm := range doms {
-		o.left = dm.budget + carry
+		if o.rem <= 0 {
+			break
+		}
+		// A domain's tree is drawn whatever its budget; the budget sizes
+		// its hosts, and what it over- or underspends carries on.
+		b := max(dm.budget+carry, dm.budget/4, 1)
+		o.left = b
 		g.st.Domains++
-		if err := g.hostTree(o, dm.key, 0); err != nil {
+		if err := g.hostTree(o, dm.key, 0, b); err != nil {
 			return g.st, err
 		}
-		carry = o.left
+		carry = dm.budget + carry - (b - o.left)
 	}
 	// Whatever the trees left unused goes to extra hosts of the last
 	// domain, named to sort after its other subdomains.
-	for i := 0; carry > 0; i++ {
-		o.left = carry
-		if err := g.host(o, fmt.Sprintf("%s,zzzz%06d", doms[len(doms)-1].key, i)); err != nil {
+	for i := 0; o.rem > 0; i++ {
+		o.left = max(o.rem, 1)
+		if err := g.host(o, fmt.Sprintf("%s,zzzz%06d", doms[len(doms)-1].key, i), min(o.rem, 5000)); err != nil {
 			return g.st, err
 		}
-		carry = o.left
 	}
 	return g.st, o.w.Flush()
 }
 
-// meanLinesPerDomain sizes the number of domains planned.
-const meanLinesPerDomain = 600
+// meanLinesPerDomain sizes the number of domains planned: about 2.8 hosts
+// per domain (the host tree below) of about 900 lines each (Arquivo.pt:
+// 5.0 billion lines over 5.8 million hosts).
+const meanLinesPerDomain = 2500
 
-// hostTree writes the host key and then its subdomains in order.
-func (g *Generator) hostTree(o *out, hostKey string, depth int) error {
-	if o.left <= 0 {
+// The host tree after Table 8 (internal/spec/MEMENTOMAP.md): hostParent[h]
+// is the share of hosts h labels below the registered domain that have
+// subdomains, hostChildren[h] the mean number they have (H3 8.53, H4 8.95,
+// H5 7.77, H6 6.28, H7 3.42, H8 4.55 children per parent).
+var (
+	hostParent   = [...]float64{0.12, 0.069, 0.024, 0.067, 0.097, 0}
+	hostChildren = [...]float64{8.53, 8.95, 7.77, 6.28, 3.42, 0}
+)
+
+// The path tree after Table 8: pathChildren[d] is the mean number of
+// children at depth d of a parent at depth d−1 (P1 25.00, P2 7.25, ...),
+// pathParent[d] the share of nodes at depth d that are parents (Table 8's
+// Children ÷ MeanChld of the next depth over its Count: P1 0.275, ...).
+var (
+	pathChildren = [...]float64{0, 25.00, 7.25, 4.96, 3.26, 3.29, 2.70, 2.48, 2.09, 2.01, 2.0}
+	pathParent   = [...]float64{1, 0.275, 0.272, 0.168, 0.223, 0.214, 0.265, 0.248, 0.30, 0.18, 0}
+	// pathNodesPerChild is the expected number of nodes in the subtree of
+	// one P1 node: 1 + p1·m2·(1 + p2·m3·(1 + …)).
+	pathNodesPerChild = func() float64 {
+		e := 1.0 // E_d = 1 + pathParent[d]·pathChildren[d+1]·E_{d+1}, from the deepest up to P1
+		for d := len(pathChildren) - 2; d >= 1; d-- {
+			e = 1 + pathParent[d]*pathChildren[d+1]*e
+		}
+		return e
+	}()
+)
+
+// children draws a number of children with the given mean, at least 1: a
+// geometric draw on 1, 2, 3, ... (the mean of 1 + Geometric(1/m)).
+func (g *Generator) children(mean float64) int {
+	if mean <= 1 {
+		return 1
+	}
+	p := 1 / mean
+	u := 1 - g.r.Float64()
+	return 1 + int(math.Log(u)/math.Log(1-p))
+}
+
+// hostTree writes the host key and then its subdomains in order; budget
+// is the lines the subtree should hold, shared among its hosts.
+func (g *Generator) hostTree(o *out, hostKey string, depth int, budget int64) error {
+	if o.rem <= 0 {
 		return nil
 	}
-	if depth == 0 || g.r.IntN(10) < 8 {
-		if err := g.host(o, hostKey); err != nil {
-			return err
+	var labels []string
+	if depth < len(hostParent) && g.r.Float64() < hostParent[depth] {
+		k := g.children(hostChildren[depth])
+		for range k {
+			if g.r.IntN(3) == 0 {
+				labels = append(labels, subLabels[g.r.IntN(len(subLabels))]+strconv.Itoa(g.r.IntN(40)))
+			} else {
+				labels = append(labels, g.name(1, 3))
+			}
 		}
+		slices.Sort(labels)
+		labels = slices.Compact(labels)
+		labels = slices.DeleteFunc(labels, func(l string) bool { return strings.HasPrefix(l, "www") }) // surt strips a leading www label
 	}
-	// Subdomains: most hosts have none, a few have many (H3 mean 8.5).
-	var k int
-	switch {
-	case depth >= 4:
-	case depth == 0 && g.r.IntN(100) < 35:
-		k = g.pareto(1, 0.9, 400)
-	case depth > 0 && g.r.IntN(100) < 12:
-		k = g.pareto(1, 1.2, 30)
+	// The budget: this host one share, each subdomain's tree another
+	// (heavy-tailed shares).
+	w := make([]float64, len(labels)+1)
+	var sum float64
+	for i := range w {
+		w[i] = 1 / math.Pow(1-g.r.Float64(), 1/1.5)
+		sum += w[i]
 	}
-	if k == 0 {
-		return nil
+	if err := g.host(o, hostKey, max(1, int64(float64(budget)*w[0]/sum))); err != nil {
+		return err
 	}
-	labels := make([]string, 0, k)
-	for range k {
-		if g.r.IntN(3) == 0 {
-			labels = append(labels, subLabels[g.r.IntN(len(subLabels))])
-		} else {
-			labels = append(labels, g.name(1, 3))
-		}
-	}
-	slices.Sort(labels)
-	labels = slices.Compact(labels)
-	for _, l := range labels {
-		if strings.HasPrefix(l, "www") {
-			continue // surt strips a leading www label
-		}
-		if err := g.hostTree(o, hostKey+","+l, depth+1); err != nil {
+	for i, l := range labels {
+		if err := g.hostTree(o, hostKey+","+l, depth+1, max(1, int64(float64(budget)*w[i+1]/sum))); err != nil {
 			return err
 		}
 	}
@@ -242,18 +287,27 @@ type urir struct {
 	key, url, mime string
 }
 
-// host writes every capture of one host, sorted by key.
-func (g *Generator) host(o *out, hostKey string) error {
-	size := g.pareto(30, 1.15, 60000)
-	if limit := int(float64(o.left)/2.46) + 1; size > limit {
-		size = limit
+// segment names the i-th child of a path node: distinct for distinct i.
+func segment(i, salt int) string {
+	w := words[(i+salt)%len(words)]
+	if r := i / len(words); r > 0 {
+		return w + strconv.Itoa(r)
 	}
+	return w
+}
+
+// host writes every capture of one host, sorted by key, about budget lines.
+func (g *Generator) host(o *out, hostKey string, budget int64) error {
+	// URI-Rs: about 2.46 lines each; 42 % of them are query strings of a
+	// few dynamic pages, which is why an archive has fewer HxPx keys than
+	// URI-Rs (Table 8: 1.14 billion HxPx keys for 2.0 billion URI-Rs).
+	size := min(int(float64(budget)/2.46)+1, 200000)
+	pathKeys := int(float64(size) * 0.58)
 	hostName := reverseHost(hostKey)
 	scheme := "http://"
 	if g.r.IntN(4) == 0 {
 		scheme = "https://"
 	}
-	seen := make(map[string]bool, size)
 	var us []urir
 	add := func(path, query, mime string) {
 		key := hostKey + ")" + path
@@ -262,60 +316,52 @@ func (g *Generator) host(o *out, hostKey string) error {
 			key += "?" + query
 			url += "?" + query
 		}
-		if seen[key] {
-			return
-		}
-		seen[key] = true
 		us = append(us, urir{key, url, mime})
 	}
 	add("/", "", "text/html")
-	// Dynamic pages: a few scripts per host answer many query strings,
-	// which is why an archive has fewer HxPx keys than URI-Rs (Table 8:
-	// 1.14 billion HxPx keys for 2.0 billion URI-Rs).
-	scripts := make([]string, 1+min(size/150, 15))
-	for i := range scripts {
-		scripts[i] = "/" + words[g.r.IntN(len(words))] + "/" + scriptNames[g.r.IntN(len(scriptNames))]
+	// The path tree: C1 first segments, C1 sized so that the tree holds
+	// about pathKeys nodes; then each node is a parent with the share and
+	// mean children of its depth.
+	var leaves []string
+	var grow func(prefix string, d, n int)
+	grow = func(prefix string, d, n int) {
+		salt := g.r.IntN(len(words))
+		for i := range n {
+			seg := segment(i, salt)
+			if d < len(pathParent)-1 && g.r.Float64() < pathParent[d] {
+				p := prefix + "/" + seg
+				if g.r.IntN(3) == 0 {
+					add(p, "", "text/html") // the directory is a page too
+				}
+				grow(p, d+1, g.children(pathChildren[d+1]))
+				continue
+			}
+			ext := exts[g.r.IntN(len(exts))]
+			p := prefix + "/" + seg + ext
+			add(p, "", mimeByExt[ext])
+			if mimeByExt[ext] == "text/html" {
+				leaves = append(leaves, p)
+			}
+		}
 	}
-	// Fan-out per level (internal/spec/MEMENTOMAP.md, Table 8: P1 25.0, P2 7.25, P3 4.96, ...).
-	fan := []int{0, max(3, min(400, size/6)), 9, 6, 4, 4, 3, 3, 3, 2, 2}
-	for len(us) < size {
-		if g.r.IntN(100) < 42 {
+	if c1 := int(math.Round(float64(pathKeys) / pathNodesPerChild)); c1 > 0 {
+		grow("", 1, c1)
+	} else if pathKeys > 0 {
+		grow("", 1, 1)
+	}
+	// Dynamic pages: a few leaves answer many query strings.
+	if q := size - len(us); q > 0 && len(leaves) > 0 {
+		scripts := leaves[:min(len(leaves), 1+min(len(leaves)/20, 15))]
+		for i := range q {
 			sc := scripts[int(float64(len(scripts))*math.Pow(g.r.Float64(), 2))]
-			add(sc, "id="+strconv.Itoa(g.r.IntN(4*size+10)), "text/html")
-			if len(seen) > 4*size+100 {
-				break
-			}
-			continue
-		}
-		depth := 1 + g.depth()
-		var p strings.Builder
-		for d := 1; d <= depth; d++ {
-			p.WriteByte('/')
-			// Zipf-like choice among fan[d] segment names of this level.
-			f := fan[min(d, len(fan)-1)]
-			i := int(float64(f) * math.Pow(g.r.Float64(), 2))
-			p.WriteString(words[(i*7+d)%len(words)])
-			if i >= len(words)/4 {
-				p.WriteString(strconv.Itoa(i))
-			}
-		}
-		ext := exts[g.r.IntN(len(exts))]
-		if ext != "" {
-			p.WriteString("/p" + strconv.Itoa(g.r.IntN(1000)) + ext)
-		}
-		query := ""
-		if g.r.IntN(100) < 8 {
-			query = "id=" + strconv.Itoa(g.r.IntN(500))
-		}
-		add(p.String(), query, mimeByExt[ext])
-		if len(seen) > 4*size+100 {
-			break
+			add(sc, "id="+strconv.Itoa(i), "text/html")
 		}
 	}
 	slices.SortFunc(us, func(a, b urir) int { return strings.Compare(a.key, b.key) })
+	us = slices.CompactFunc(us, func(a, b urir) bool { return a.key == b.key })
 	g.st.Hosts++
 	for _, u := range us {
-		if o.left <= 0 {
+		if o.rem <= 0 {
 			return nil
 		}
 		g.st.URIRs++
@@ -330,7 +376,7 @@ func (g *Generator) host(o *out, hostKey string) error {
 		}
 		slices.Sort(ts)
 		for _, t := range ts {
-			if o.left <= 0 {
+			if o.rem <= 0 {
 				return nil
 			}
 			if err := g.line(o, u, t); err != nil {
@@ -339,20 +385,6 @@ func (g *Generator) host(o *out, hostKey string) error {
 		}
 	}
 	return nil
-}
-
-// depth draws a path depth 0..9 with the shares of Table 8's P1..P10.
-func (g *Generator) depth() int {
-	w := [...]float64{145.7, 290.8, 392.6, 215.3, 158.3, 91.3, 60.1, 31.1, 18.6, 6.8}
-	total := 1410.6
-	x := g.r.Float64() * total
-	for i, v := range w {
-		if x < v {
-			return i
-		}
-		x -= v
-	}
-	return len(w) - 1
 }
 
 func (g *Generator) line(o *out, u urir, ts int64) error {
@@ -389,6 +421,7 @@ func (g *Generator) line(o *out, u urir, ts int64) error {
 	b = append(b, '\n')
 	o.line = b
 	o.left--
+	o.rem--
 	g.st.Lines++
 	_, err := o.w.Write(b)
 	return err
