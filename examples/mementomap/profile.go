@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/profilereport"
+	"github.com/mementokit/mementokit/internal/report"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -18,6 +20,7 @@ import (
 func (e *env) profile(args []string) error {
 	fs, parse := e.flags("profile", "INDEX...")
 	out := fs.String("o", "-", "output JSON file ('-' for standard output)")
+	htmlOut := fs.String("html", "", "also write a self-contained HTML report (tables and charts) to this file")
 	top := fs.Int("top", 25, "most archived URI-Rs listed (Table 5)")
 	noCompact := fs.Bool("no-compaction", false, "leave out Figure 9 (the compaction run of the baseline map)")
 	hcf := fs.Float64("hcf", 1, "host compaction factor W_h of the Figure 9 run")
@@ -42,6 +45,9 @@ func (e *env) profile(args []string) error {
 	if err := checkOutput("profile", *out, fs.Args()...); err != nil {
 		return err
 	}
+	if err := checkOutput("profile", *htmlOut, fs.Args()...); err != nil {
+		return err
+	}
 	bo.Logger = e.log
 	co := mementomap.DefaultCompactOptions()
 	co.HostFactor, co.PathFactor = *hcf, *pcf
@@ -63,6 +69,15 @@ func (e *env) profile(args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *htmlOut != "" {
+		pg, err := profilereport.Report(profilereport.Input{Profile: p, Sources: fs.Args(), Generator: "mementomap profile", TopURIRs: *top})
+		if err != nil {
+			return err
+		}
+		if err := report.Save(*htmlOut, pg); err != nil {
+			return err
+		}
 	}
 	ix := p.Index
 	e.log.Info("profile done", "records", ix.Lines, "urims", ix.URIMs, "urirs", ix.URIRs, "hxpx_keys", ix.HxPxKeys,

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/chart"
+	"github.com/mementokit/mementokit/internal/chromiumtest"
+)
+
+// specRE finds the chart models in a report.
+var specRE = regexp.MustCompile(`(?s)<figure class="chart-box[^"]*" id="([^"]+)">.*?<script type="application/json" class="chart-spec">(.*?)</script>`)
+
+// TestProfileReportInBrowser writes the profile report of a cdxgen index
+// (40,000 lines) with "mementomap profile -html", opens it from a file URL
+// in headless Chromium with the network off, and checks that every chart
+// drew each of its series on a non-blank canvas with its legend, that
+// hovering a point of the compaction run shows its value as the Go model
+// writes it, that Table 8 sorts by a column, that nothing was thrown and
+// nothing asked of the network. Screenshots go to the test's folder, and
+// to $MEMENTOKIT_SCREENSHOTS when it is set.
+func TestProfileReportInBrowser(t *testing.T) {
+	chromiumtest.Require(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 180*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "index.cdxj")
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 40000, Seed: 4}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(idx, b.Bytes(), 0o644)
+	path := filepath.Join(dir, "profile.html")
+	if _, stderr, err := runCmd(t, "", "profile", "-q", "-o", filepath.Join(dir, "profile.json"), "-html", path, idx); err != nil {
+		t.Fatalf("profile: %v\n%s", err, stderr)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type spec struct {
+		Chart chart.Chart `json:"chart"`
+	}
+	models := map[string]spec{}
+	var ids []string
+	for _, m := range specRE.FindAllSubmatch(page, -1) {
+		var s spec
+		if err := json.Unmarshal(m[2], &s); err != nil {
+			t.Fatalf("chart %s: %v", m[1], err)
+		}
+		ids = append(ids, string(m[1]))
+		models[string(m[1])] = s
+	}
+	wantIDs := []string{"chart-tld-shares", "chart-lorenz", "chart-mementos-per-urir", "chart-per-year", "chart-status-per-year",
+		"chart-prefixes-per-depth", "chart-mean-children",
+		"chart-reduction-global-h", "chart-reduction-incremental-h", "chart-reduction-global-p", "chart-reduction-incremental-p",
+		"chart-compaction"}
+	if d := cmp.Diff(wantIDs, ids); d != "" {
+		t.Fatalf("charts in the report (-want +got):\n%s", d)
+	}
+
+	br := chromiumtest.Start(t, ctx, &chromiumtest.Options{Width: 1280, Height: 900})
+	p := br.Page(t, ctx)
+	var mu sync.Mutex
+	var requested, thrown []string
+	p.Watch("Network.requestWillBeSent", func(params json.RawMessage) {
+		var ev struct {
+			Request struct {
+				URL string `json:"url"`
+			} `json:"request"`
+		}
+		json.Unmarshal(params, &ev)
+		mu.Lock()
+		requested = append(requested, ev.Request.URL)
+		mu.Unlock()
+	})
+	p.Watch("Runtime.exceptionThrown", func(params json.RawMessage) {
+		mu.Lock()
+		thrown = append(thrown, string(params))
+		mu.Unlock()
+	})
+	p.Call(t, ctx, "Runtime.enable", nil, nil)
+	p.Call(t, ctx, "Network.enable", nil, nil)
+	p.Call(t, ctx, "Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}, nil)
+	p.Navigate(t, ctx, "file://"+path)
+	rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
+	p.WaitFor(t, rctx, `document.body.dataset.ready === "true" && document.querySelectorAll(".chart[data-rendered]").length === `+strconv.Itoa(len(ids)))
+	rcancel()
+
+	type drawn struct {
+		Series int     `json:"series"`
+		Width  int     `json:"width"`
+		Height int     `json:"height"`
+		Inked  float64 `json:"inked"`
+		Legend int     `json:"legend"`
+	}
+	for _, id := range ids {
+		var got drawn
+		p.Eval(t, ctx, `(() => {
+			const el = document.querySelector("#`+id+` .chart");
+			const opt = echarts.getInstanceByDom(el).getOption();
+			const cv = el.querySelector("canvas");
+			const g = cv.getContext("2d").getImageData(0, 0, cv.width, cv.height).data;
+			let ink = 0;
+			for (let i = 0; i < g.length; i += 4) if (g[i+3] > 0 && (g[i] < 235 || g[i+1] < 235 || g[i+2] < 235)) ink++;
+			const legend = opt.legend && opt.legend.length ? opt.legend[0].data.length : 0;
+			return {series: opt.series.length, width: cv.width, height: cv.height, inked: ink / (g.length / 4), legend: legend};
+		})()`, &got)
+		m := models[id].Chart
+		if got.Series != len(m.Series) || got.Width < 300 || got.Height < 200 || got.Inked < 0.01 {
+			t.Errorf("%s: drew %d series (model %d) on %dx%d, %.1f%% inked", id, got.Series, len(m.Series), got.Width, got.Height, 100*got.Inked)
+		}
+		if len(m.Series) > 1 && got.Legend != len(m.Series) {
+			t.Errorf("%s: legend of %d entries for %d series", id, got.Legend, len(m.Series))
+		}
+		if len(m.Series) > chart.MaxSeries {
+			t.Errorf("%s: %d series, more than %d", id, len(m.Series), chart.MaxSeries)
+		}
+	}
+
+	// Hovering the last point of the compaction run shows the output size
+	// as the model writes it.
+	cm := models["chart-compaction"].Chart
+	last := cm.Series[0].Points[len(cm.Series[0].Points)-1]
+	tip := hover(t, ctx, p, "chart-compaction", fmt.Sprintf("[%g, %g]", last.X, last.Y))
+	if want := chart.Exact(last.Y, chart.Bytes); !strings.Contains(tip, chart.Human(last.Y, chart.Bytes)) && !strings.Contains(tip, want) {
+		t.Errorf("tooltip over the last compaction point = %q, lacks %q", tip, want)
+	}
+
+	// Table 8 (paths) sorts by Count, both ways: the first row is then the
+	// smallest count, then the largest.
+	var first [2]string
+	for i := range first {
+		p.Click(t, ctx, `#table-8-paths th:nth-child(2) button`)
+		p.Eval(t, ctx, `document.querySelector("#table-8-paths tbody tr td:nth-child(2)").textContent`, &first[i])
+	}
+	n0, _ := strconv.ParseInt(strings.ReplaceAll(first[0], ",", ""), 10, 64)
+	n1, _ := strconv.ParseInt(strings.ReplaceAll(first[1], ",", ""), 10, 64)
+	if !(n0 < n1) {
+		t.Errorf("Table 8 sorted by Count: first rows %q then %q", first[0], first[1])
+	}
+
+	mu.Lock()
+	for _, e := range thrown {
+		t.Errorf("the page threw: %.500s", e)
+	}
+	for _, u := range requested {
+		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the report asked the network for %s", u)
+		}
+	}
+	mu.Unlock()
+
+	shots := []string{t.TempDir()}
+	if d := os.Getenv("MEMENTOKIT_SCREENSHOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		shots = append(shots, d)
+	}
+	for _, d := range shots {
+		p.Call(t, ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": 1, "y": 1}, nil)
+		for _, id := range []string{"index", "mementos", "years", "depths", "chart-mean-children", "cutoffs", "reduction", "chart-compaction"} {
+			p.Eval(t, ctx, `(document.getElementById("`+id+`").scrollIntoView(), true)`, new(bool))
+			time.Sleep(100 * time.Millisecond)
+			p.Screenshot(t, ctx, filepath.Join(d, "profile-"+id+".png"), false)
+		}
+	}
+}
+
+// hover scrolls the chart into view, moves the mouse over the data point
+// (an ECharts [x, y] in the first series' coordinates), and returns the
+// text of the tooltip once it shows.
+func hover(t *testing.T, ctx context.Context, p *chromiumtest.Page, id, point string) string {
+	t.Helper()
+	sel := `document.querySelector("#` + id + ` .chart")`
+	p.Eval(t, ctx, `(`+sel+`.scrollIntoView({block: "center"}), true)`, new(bool))
+	var at struct{ X, Y float64 }
+	p.Eval(t, ctx, `(() => { const el = `+sel+`; const r = el.getBoundingClientRect();
+		const px = echarts.getInstanceByDom(el).convertToPixel({seriesIndex: 0}, `+point+`);
+		return {X: r.left + px[0], Y: r.top + px[1]}; })()`, &at)
+	p.MoveMouse(t, ctx, at.X-3, at.Y)
+	p.MoveMouse(t, ctx, at.X, at.Y)
+	p.WaitFor(t, ctx, `(() => { const tip = `+sel+`.querySelector(".mk-tooltip"); return tip && tip.style.display !== "none" && tip.style.opacity !== "0" && tip.textContent.length > 0; })()`)
+	var text string
+	p.Eval(t, ctx, sel+`.querySelector(".mk-tooltip").innerText`, &text)
+	return text
+}
