@@ -134,6 +134,9 @@ func TestFitCutoffsTooFew(t *testing.T) {
 // parents per host depth, and its fit is noise (seed 1: a 4.3, k −0.39,
 // R² 0.42). internal/bench/profile reports the host fit at 16 M lines.
 func TestFitCutoffsCdxgen(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a statistical test of 300,000 generated lines, single-goroutine: minutes under the race detector; run without -race")
+	}
 	var buf bytes.Buffer
 	if _, err := cdxgen.New(cdxgen.Config{Lines: 300000, Seed: 1}).Write(&buf); err != nil {
 		t.Fatal(err)
