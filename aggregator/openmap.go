@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
@@ -34,7 +35,19 @@ import (
 // archive is asked. The lookup also has a Changed method, which tells a
 // change in place before any lookup faults; Aggregator.CheckMaps uses it
 // to drop and reload the map.
+//
+// An observed map (its !fields names a second key column "observed": the
+// answers an archive gave, with when; see WriteObservedMap) is looked up by
+// the staleness rule of mementomap.Map.LookupObserved at the time of the
+// lookup: a negative is trusted for the map's negatives_max_age, then the
+// archive is asked again; a URI-R never observed is asked for.
 func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
+	return OpenMementoMapAt(path, time.Now)
+}
+
+// OpenMementoMapAt is OpenMementoMap with the clock that an observed map's
+// lookups read (now is called once per lookup); other maps ignore it.
+func OpenMementoMapAt(path string, now func() time.Time) (MapLookup, io.Closer, error) {
 	if err := checkMapFile(path); err != nil {
 		return nil, nil, err
 	}
@@ -42,7 +55,7 @@ func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	l := &mementoMapLookup{m: m}
+	l := &mementoMapLookup{m: m, now: now, observed: m.TimeKey() == mementomap.TimeKeyObserved}
 	return l, m, nil
 }
 
@@ -76,8 +89,10 @@ func checkMapFile(path string) error {
 var ErrMapDamaged = errors.New("mementomap file changed in place while open (truncated?)")
 
 type mementoMapLookup struct {
-	m       *mementomap.Map
-	damaged atomic.Bool
+	m        *mementomap.Map
+	damaged  atomic.Bool
+	observed bool             // an observed map: LookupObserved at now()
+	now      func() time.Time // nil means time.Now
 }
 
 // Changed reports a change of the map file in place since it was opened
@@ -109,7 +124,17 @@ func (l *mementoMapLookup) frequencySURT(key string) (int64, error) {
 	}
 	// A memory fault on the mapped file (it shrank under us) is recovered
 	// by the map into an error wrapping mementomap.ErrChanged.
-	match, err := l.m.LookupSURT(key)
+	var match mementomap.Match
+	var err error
+	if l.observed {
+		now := time.Now
+		if l.now != nil {
+			now = l.now
+		}
+		match, err = l.m.LookupObserved(key, now(), 0)
+	} else {
+		match, err = l.m.LookupSURT(key)
+	}
 	if errors.Is(err, mementomap.ErrChanged) {
 		l.damaged.Store(true)
 		return 0, fmt.Errorf("mementomap lookup of %q: %w: %w", key, ErrMapDamaged, err)
