@@ -50,8 +50,21 @@ func writeMGJSON(b *bytes.Buffer, fields []mgField) {
 	b.WriteByte('}')
 }
 
-// writeJSONString writes s as a JSON string without HTML escaping.
+// writeJSONString writes s as a JSON string without HTML escaping. URIs
+// are printable ASCII without '"' or '\\' (cleanURIM): they are written
+// as they are; any other string goes through encoding/json.
 func writeJSONString(b *bytes.Buffer, s string) {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\'
+	}
+	if plain {
+		b.WriteByte('"')
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	var tmp bytes.Buffer
 	enc := json.NewEncoder(&tmp)
 	enc.SetEscapeHTML(false)
@@ -343,8 +356,8 @@ func wantsHTML(r *http.Request) bool {
 
 // ---- /about ----
 
-// archiveState names what an archive is doing now: "dormant until T",
-// "consecutive failures: N", or "" when it answers.
+// stateLine names what an archive is doing now: "DORMANT until T",
+// "Consecutive failures: N", or "" when it answers.
 func (ag *Aggregator) stateLine(s Stats) string {
 	switch {
 	case !s.DormantUntil.IsZero():

@@ -247,8 +247,8 @@ func TestMissToList(t *testing.T) {
 
 func TestWriteMGJSON(t *testing.T) {
 	var b bytes.Buffer
-	writeMGJSON(&b, []mgField{{key: "a", val: `x"<y>&`}, {key: "n", obj: []mgField{{key: "b", val: "é"}}}})
-	if got, want := b.String(), `{"a": "x\"<y>&", "n": {"b": "é"}}`; got != want {
+	writeMGJSON(&b, []mgField{{key: "a", val: `x"<y>&`}, {key: "n", obj: []mgField{{key: "b", val: "é"}, {key: "c", val: "http://a/b?c=d&e"}, {key: "d", val: "t\tab\\"}}}})
+	if got, want := b.String(), `{"a": "x\"<y>&", "n": {"b": "é", "c": "http://a/b?c=d&e", "d": "t\tab\\"}}`; got != want {
 		t.Errorf("writeMGJSON = %s, want %s", got, want)
 	}
 }
