@@ -703,7 +703,14 @@ wait:
 			ag.log.Warn("upstream call outlived the search budget", "archive", route[i].Archive, "budget", ag.budget(k))
 		}
 	}
+	total := 0
+	for _, ms := range found {
+		total += len(ms)
+	}
 	var all []Memento
+	if total > 0 {
+		all = make([]Memento, 0, total)
+	}
 	for _, ms := range found {
 		all = append(all, ms...)
 	}

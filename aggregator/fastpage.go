@@ -47,7 +47,19 @@ func readPrefix(buf *bytes.Buffer, r io.Reader) (io.Reader, bool) {
 // results are those of the general reader (memento.Reader) on the same
 // input, as timeMapPage uses them (FuzzFastPageMatchesReader); on anything
 // else ok is false and the caller uses the general reader.
+//
+// The URI-Ms and page links are substrings of one string copy of b, made
+// at the first one: one allocation per page instead of one per memento
+// (a kept memento keeps the page's text alive, about 1.5 times its
+// URI-M).
 func fastPage(b []byte) (ms []Memento, next []string, links int, ok bool) {
+	var page string                    // string(b), once needed
+	str := func(from, to int) string { // string(b[from:to])
+		if page == "" {
+			page = string(b)
+		}
+		return page[from:to]
+	}
 	for i := skipOWS(b, 0); i < len(b); i = skipOWS(b, i) {
 		if b[i] != '<' {
 			return nil, nil, 0, false
@@ -56,7 +68,8 @@ func fastPage(b []byte) (ms []Memento, next []string, links int, ok bool) {
 		if j < 0 {
 			return nil, nil, 0, false
 		}
-		target := b[i+1 : i+1+j]
+		tFrom, tTo := i+1, i+1+j
+		target := b[tFrom:tTo]
 		if !plainTarget(target) {
 			return nil, nil, 0, false
 		}
@@ -150,9 +163,12 @@ func fastPage(b []byte) (ms []Memento, next []string, links int, ok bool) {
 					continue
 				}
 			}
-			ms = append(ms, Memento{URIM: string(target), Datetime: t.UTC().Truncate(time.Second)})
+			if ms == nil {
+				ms = make([]Memento, 0, bytes.Count(b[i:], []byte{'<'})+1) // this one, at most one per link left
+			}
+			ms = append(ms, Memento{URIM: str(tFrom, tTo), Datetime: t.UTC().Truncate(time.Second)})
 		case isTimeMap && !isSelf:
-			next = append(next, string(target))
+			next = append(next, str(tFrom, tTo))
 		}
 	}
 	return ms, next, links, true

@@ -106,8 +106,8 @@ type handler struct {
 func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.al, _ = w.(AnswerLogger)
 	hd := w.Header()
-	hd.Set("Access-Control-Allow-Origin", "*")
-	hd.Set("Access-Control-Expose-Headers", "Link, Location, X-Memento-Count, Archive-Failures, Cache-Degraded, Memento-Datetime")
+	hd["Access-Control-Allow-Origin"] = hvAllowOrigin // canonical keys, shared values: no allocation
+	hd["Access-Control-Expose-Headers"] = hvExposeHeaders
 	if r.Method == http.MethodOptions {
 		preflight(w)
 		return
@@ -165,9 +165,28 @@ type headWriter struct{ http.ResponseWriter }
 
 func (h headWriter) Write(p []byte) (int, error) { return len(p), nil }
 
+// Header values every answer carries, shared by all (net/http never
+// writes them; len == cap, so an Add elsewhere copies).
+var (
+	hvAllowOrigin   = []string{"*"}
+	hvExposeHeaders = []string{"Link, Location, X-Memento-Count, Archive-Failures, Cache-Degraded, Memento-Datetime"}
+	hvContentType   = map[string][]string{}
+)
+
+func init() {
+	for _, ct := range []string{ctLink, ctJSON, ctCDXJ, ctHTML, ctText} {
+		hvContentType[ct] = []string{ct}
+	}
+}
+
 func writeBody(w http.ResponseWriter, status int, ctype string, body []byte) {
-	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	hd := w.Header()
+	if v, ok := hvContentType[ctype]; ok {
+		hd["Content-Type"] = v
+	} else {
+		hd.Set("Content-Type", ctype)
+	}
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // for HEAD the server discards it
 }
@@ -350,7 +369,7 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 		w.Header().Set("Cache-Degraded", ans.CacheDegraded)
 	}
 	if !ans.Updated.IsZero() {
-		w.Header().Set("Last-Modified", ans.Updated.UTC().Format(http.TimeFormat))
+		w.Header().Set("Last-Modified", httpDate(ans.Updated))
 	}
 	if ans.Status == http.StatusOK {
 		return ans, true
@@ -518,8 +537,10 @@ func allDigits(s string) bool {
 	return len(s) > 0
 }
 
-func httpDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
-func isoDate(t time.Time) string  { return t.UTC().Format("2006-01-02T15:04:05Z") }
+func httpDate(t time.Time) string {
+	return string(appendHTTPDate(make([]byte, 0, len(http.TimeFormat)), t))
+}
+func isoDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // timemapRel is the rel of ms[i] in a whole TimeMap: "first memento",
 // "last memento", "first last memento" for a single one, else "memento".
@@ -543,22 +564,61 @@ func writeMementoLink(b *bytes.Buffer, m Memento, rel string) {
 	b.WriteString(`>; rel="`)
 	b.WriteString(rel)
 	b.WriteString(`"; datetime="`)
-	b.Write(m.Datetime.UTC().AppendFormat(b.AvailableBuffer(), http.TimeFormat))
+	b.Write(appendHTTPDate(b.AvailableBuffer(), m.Datetime))
 	b.WriteString("\",\n")
 }
 
+// appendHTTPDate appends t in UTC as an HTTP-date in the IMF-fixdate
+// form (RFC 9110 §5.6.7, http.TimeFormat: "Sun, 06 Nov 1994 08:49:37
+// GMT"), as t.UTC().AppendFormat(b, http.TimeFormat) does for the years
+// 0-9999, without reading a layout: TimeMaps write thousands.
+func appendHTTPDate(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, http.TimeFormat)
+	}
+	hh, mm, ss := t.Clock()
+	const days = "SunMonTueWedThuFriSat"
+	const months = "JanFebMarAprMayJunJulAugSepOctNovDec"
+	wd := int(t.Weekday()) * 3
+	m3 := (int(mo) - 1) * 3
+	return append(b, days[wd], days[wd+1], days[wd+2], ',', ' ',
+		byte('0'+d/10), byte('0'+d%10), ' ', months[m3], months[m3+1], months[m3+2], ' ',
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), ' ',
+		byte('0'+hh/10), byte('0'+hh%10), ':', byte('0'+mm/10), byte('0'+mm%10), ':', byte('0'+ss/10), byte('0'+ss%10),
+		' ', 'G', 'M', 'T')
+}
+
 func (h handler) formats(b *bytes.Buffer, urir string) {
-	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"timemap\"; type=\"application/link-format\",\n", h.base(), urir)
-	fmt.Fprintf(b, "<%s/timemap/json/%s>; rel=\"timemap\"; type=\"application/json\",\n", h.base(), urir)
-	fmt.Fprintf(b, "<%s/timemap/cdxj/%s>; rel=\"timemap\"; type=\"application/cdxj+ors\",\n", h.base(), urir)
-	fmt.Fprintf(b, "<%s/timegate/%s>; rel=\"timegate\"\n", h.base(), urir)
+	base := h.base()
+	for _, f := range [...][2]string{
+		{"/timemap/link/", `>; rel="timemap"; type="application/link-format",` + "\n"},
+		{"/timemap/json/", `>; rel="timemap"; type="application/json",` + "\n"},
+		{"/timemap/cdxj/", `>; rel="timemap"; type="application/cdxj+ors",` + "\n"},
+		{"/timegate/", `>; rel="timegate"` + "\n"},
+	} {
+		b.WriteByte('<')
+		b.WriteString(base)
+		b.WriteString(f[0])
+		b.WriteString(urir)
+		b.WriteString(f[1])
+	}
 }
 
 // writeLink writes the whole TimeMap in MemGator's layout (RFC 7089 §5).
 func (h handler) writeLink(b *bytes.Buffer, urir string, ms []Memento) {
-	fmt.Fprintf(b, "<%s>; rel=\"original\",\n", urir)
-	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"self\"; type=\"application/link-format\"; from=\"%s\"; until=\"%s\",\n",
-		h.base(), urir, httpDate(ms[0].Datetime), httpDate(ms[len(ms)-1].Datetime))
+	b.WriteByte('<')
+	b.WriteString(urir)
+	b.WriteString(`>; rel="original",` + "\n<")
+	b.WriteString(h.base())
+	b.WriteString("/timemap/link/")
+	b.WriteString(urir)
+	b.WriteString(`>; rel="self"; type="application/link-format"; from="`)
+	b.Write(appendHTTPDate(b.AvailableBuffer(), ms[0].Datetime))
+	b.WriteString(`"; until="`)
+	b.Write(appendHTTPDate(b.AvailableBuffer(), ms[len(ms)-1].Datetime))
+	b.WriteString("\",\n")
 	for i, m := range ms {
 		writeMementoLink(b, m, timemapRel(i, len(ms)))
 	}

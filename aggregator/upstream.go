@@ -278,7 +278,11 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 			}
 			return nil, requests, err
 		}
-		out = append(out, ms...)
+		if out == nil {
+			out = ms // one page, the common case: no copy
+		} else {
+			out = append(out, ms...)
+		}
 		for _, n := range next {
 			if !seen[n] {
 				seen[n] = true
