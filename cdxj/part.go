@@ -294,10 +294,10 @@ func (c *Cluster) planCuts(ctx context.Context, n int) ([]int64, int64, error) {
 // legend line; a legend line inside a part that changes the layout for
 // the lines after the part ends the part with an error wrapping
 // [ErrPartLayout]. A line that does not parse yields a *ParseError (and
-// the iteration goes on if the loop continues) naming the source and,
-// for a part that starts inside a file, the line's byte offset instead of
-// its number (Record.LineNumber is 0 there); in a cluster, the block and
-// the line in it. A part that does not fit ix is an error wrapping
+// the iteration goes on if the loop continues) naming the source and the
+// line as a whole walk does (in a cluster, the block and the line in it);
+// in a part that starts inside a file, line numbers are counted only when
+// an error or Record.LineNumber asks for one. A part that does not fit ix is an error wrapping
 // [ErrPart].
 func PartRecords(ix Index, p Part) iter.Seq2[*Record, error] {
 	fail := func(err error) iter.Seq2[*Record, error] {
@@ -370,7 +370,10 @@ func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
 		defer cr.flush()
 		r := NewReader(cr)
 		f.setup(r)
-		r.off, r.hdr, r.lineless = p.Start, hdr, p.Start > 0
+		r.off, r.hdr = p.Start, hdr
+		if p.Start > 0 {
+			r.lines = &lineCounter{r: f.f}
+		}
 		for {
 			rec, err := r.Read()
 			if err == io.EOF {
@@ -398,4 +401,35 @@ func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
 			}
 		}
 	}
+}
+
+// lineCounter finds line numbers of a file from byte offsets, counting
+// '\n' bytes on from the last offset it was asked about (from the start
+// when asked about an earlier one).
+type lineCounter struct {
+	r   io.ReaderAt
+	off int64 // '\n' bytes in [0, off) are n
+	n   int64
+	buf []byte
+}
+
+// lineAt returns the 1-based number of the line that starts at off, or 0
+// when the file cannot be read.
+func (c *lineCounter) lineAt(off int64) int64 {
+	if off < c.off {
+		c.off, c.n = 0, 0
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, 1<<20)
+	}
+	for c.off < off {
+		b := c.buf[:min(int64(len(c.buf)), off-c.off)]
+		k, err := c.r.ReadAt(b, c.off)
+		c.n += int64(bytes.Count(b[:k], []byte{'\n'}))
+		c.off += int64(k)
+		if err != nil && c.off < off {
+			return 0
+		}
+	}
+	return c.n + 1
 }

@@ -202,8 +202,8 @@ func TestPartRecordsErrors(t *testing.T) {
 			}
 		}
 	}
-	if found == nil || found.Offset != at || found.Line != 0 || !strings.Contains(found.Error(), fmt.Sprintf("%s: line at byte %d", path, at)) {
-		t.Errorf("error %v, want one naming byte %d", found, at)
+	if found == nil || found.Offset != at || found.Line != 301 || !strings.Contains(found.Error(), fmt.Sprintf("%s: line 301:", path)) {
+		t.Errorf("error %v, want one naming line 301 (byte %d)", found, at)
 	}
 	for _, p := range []Part{
 		{Kind: PartBytes, Start: 0, End: f.Size() + 1},

@@ -86,9 +86,9 @@ type Reader struct {
 	err     error // sticky error returned by Read
 	lineNo  int64
 	lineOff int64 // input offset of the last line returned
-	// lineless: the input starts inside a file (a Part), so line numbers
-	// are unknown; errors and records give byte offsets (off) instead.
-	lineless bool
+	// lines, when not nil, counts line numbers on demand: the input starts
+	// inside a file (a Part), where lineNo counts from the part's start.
+	lines *lineCounter
 
 	discarding bool  // dropping the rest of a line longer than the maximum
 	dropped    int64 // bytes of that line dropped so far
@@ -185,8 +185,8 @@ func (r *Reader) tooLong(n int64) error {
 // located fills in what pe does not know of where its line is.
 func (r *Reader) located(pe *ParseError) *ParseError {
 	pe.Line, pe.Offset, pe.Source = r.lineNo, r.lineOff, r.Source
-	if r.lineless {
-		pe.Line = 0
+	if r.lines != nil {
+		pe.Line = r.lines.lineAt(r.lineOff)
 	}
 	return pe
 }
@@ -296,8 +296,8 @@ func (r *Reader) Read() (*Record, error) {
 			}
 			return nil, pe
 		}
-		rec.lineNo, rec.inOff, rec.src = r.lineNo, r.lineOff, r.Source
-		if r.lineless {
+		rec.lineNo, rec.inOff, rec.src, rec.lines = r.lineNo, r.lineOff, r.Source, r.lines
+		if r.lines != nil {
 			rec.lineNo = 0
 		}
 		return rec, nil

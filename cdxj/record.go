@@ -27,8 +27,9 @@ type Record struct {
 	line    []byte
 	lineNo  int64
 	inOff   int64
-	src     string  // the source's name, for errors
-	layout  *Layout // nil for a CDXJ line
+	src     string       // the source's name, for errors
+	lines   *lineCounter // for a record of a part: finds lineNo from inOff when asked
+	layout  *Layout      // nil for a CDXJ line
 	key, ts []byte
 	tsPad   timestamp.Digits // ts padded to its earliest instant
 	cols    [numFields][]byte
@@ -400,8 +401,15 @@ func (r *Record) JSON() []byte { return r.json }
 func (r *Record) Line() []byte { return r.line }
 
 // LineNumber returns the 1-based number of the record's line in the input
-// (0 for ParseLine).
-func (r *Record) LineNumber() int64 { return r.lineNo }
+// (0 for ParseLine). For a record of a part that starts inside a file
+// (PartRecords) it is counted when asked, by reading the file up to the
+// line (once per part, on from the last line counted).
+func (r *Record) LineNumber() int64 {
+	if r.lineNo == 0 && r.lines != nil {
+		return r.lines.lineAt(r.inOff)
+	}
+	return r.lineNo
+}
 
 // Source returns the name of the input the record was read from (a file
 // name, or a ZipNum block), as errors about it name it; "" when unknown.
@@ -412,7 +420,7 @@ func (r *Record) Source() string { return r.src }
 // record that parsed (a URL that does not canonicalize), so that every bad
 // line is reported the same way.
 func (r *Record) ParseError(cause error) *ParseError {
-	return &ParseError{Source: r.src, Line: r.lineNo, Offset: r.inOff, Err: cause}
+	return &ParseError{Source: r.src, Line: r.LineNumber(), Offset: r.inOff, Err: cause}
 }
 
 // InputOffset returns the byte offset of the start of the record's line in
@@ -425,7 +433,7 @@ func (r *Record) jsonErr() error {
 	if r.json != nil {
 		col = len(r.line) - len(r.json) + r.jx.errPos + 1
 	}
-	return &ParseError{Source: r.src, Line: r.lineNo, Offset: r.inOff, Column: col, Err: causef(ErrJSON, "%s", r.jx.errMsg)}
+	return &ParseError{Source: r.src, Line: r.LineNumber(), Offset: r.inOff, Column: col, Err: causef(ErrJSON, "%s", r.jx.errMsg)}
 }
 
 // RawField returns the raw JSON text of the top-level member name of a CDXJ
@@ -466,7 +474,7 @@ func (r *Record) Field(name string) (value string, ok bool, err error) {
 	r.scratch = scratch
 	if !good {
 		col := len(r.line) - len(r.json) + (cap(r.json) - cap(raw)) + 1
-		return "", false, &ParseError{Source: r.src, Line: r.lineNo, Offset: r.inOff, Column: col, Err: causef(ErrJSON, "bad escape in the value of %q", name)}
+		return "", false, &ParseError{Source: r.src, Line: r.LineNumber(), Offset: r.inOff, Column: col, Err: causef(ErrJSON, "bad escape in the value of %q", name)}
 	}
 	return string(s), true, nil
 }
@@ -518,7 +526,7 @@ func (r *Record) Clone() *Record {
 	if err := c.parse(line, r.layout, nil); err != nil {
 		c.reset(line)
 	}
-	c.lineNo, c.inOff, c.src = r.lineNo, r.inOff, r.src
+	c.lineNo, c.inOff, c.src, c.lines = r.lineNo, r.inOff, r.src, r.lines
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -273,17 +274,29 @@ func TestBuildWorkersFirstError(t *testing.T) {
 	lines[4*len(lines)/5] = "garbage"
 	p := filepath.Join(t.TempDir(), "bad.cdxj")
 	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	var first string
+	var examples []string
 	for _, w := range []int{1, 2, 8} {
 		o := BuildOptions{Workers: w, Now: fixedNow}
 		_, err := Build(context.Background(), io.Discard, openAll(t, p), o)
 		var pe *cdxj.ParseError
-		if !errors.As(err, &pe) || pe.Offset != int64(len(strings.Join(lines[:len(lines)/5], "\n"))+1) {
+		if !errors.As(err, &pe) || pe.Offset != int64(len(strings.Join(lines[:len(lines)/5], "\n"))+1) || pe.Line != int64(len(lines)/5+1) {
 			t.Errorf("%d workers: %v, want the error of the first bad line", w, err)
+		}
+		if w == 1 {
+			first = err.Error()
+		} else if err.Error() != first {
+			t.Errorf("%d workers: error %q, 1 worker %q", w, err, first)
 		}
 		o.SkipBad = true
 		out, st := buildWith(t, w, o, p)
 		if st.Bad != 2 || !strings.Contains(out, `"skipped_lines":2`) {
 			t.Errorf("%d workers: Bad %d, map %q", w, st.Bad, out[:200])
+		}
+		if w == 1 {
+			examples = st.BadExamples
+		} else if !slices.Equal(st.BadExamples, examples) {
+			t.Errorf("%d workers: bad lines %q, 1 worker %q", w, st.BadExamples, examples)
 		}
 	}
 }

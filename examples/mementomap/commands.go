@@ -307,38 +307,37 @@ func (e *env) eval(args []string) error {
 }
 
 func (e *env) merge(args []string) error {
-	fs, parse := e.flags("merge", "MAP1 MAP2")
+	fs, parse := e.flags("merge", "MAP1 MAP2 [MAP...]")
 	out := fs.String("o", "-", "output map file ('-' for standard output)")
 	if err := parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
+	if fs.NArg() < 2 {
 		fs.Usage()
-		return errors.New("merge: want two maps")
+		return errors.New("merge: want two maps or more")
 	}
-	if err := checkOutput("merge", *out, fs.Arg(0), fs.Arg(1)); err != nil {
+	if err := checkOutput("merge", *out, fs.Args()...); err != nil {
 		return err
 	}
-	a, err := e.openInput(fs.Arg(0), nil)
-	if err != nil {
-		return err
+	var ins []io.Reader
+	for _, p := range fs.Args() {
+		rc, err := e.openInput(p, nil)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		ins = append(ins, rc)
 	}
-	defer a.Close()
-	b, err := e.openInput(fs.Arg(1), nil)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
 	var st mementomap.MergeStats
-	err = e.writeOutput(*out, func(w io.Writer) error {
+	err := e.writeOutput(*out, func(w io.Writer) error {
 		var err error
-		st, err = mementomap.Merge(w, a, b)
-		return checkUnchanged(err, a, b)
+		st, err = mementomap.Merge(w, ins...)
+		return checkUnchanged(err, ins...)
 	})
 	if err != nil {
 		return err
 	}
-	e.log.Info("merge done", "lines", st.Lines, "in_both", st.Both, "exclusions_dropped", st.Exclusions)
+	e.log.Info("merge done", "maps", len(ins), "lines", st.Lines, "in_several", st.Both, "exclusions_dropped", st.Exclusions)
 	return nil
 }
 

@@ -6,7 +6,7 @@
 //	mementomap compact [-hcf W] [-pcf W] [-fit PROFILE.json] IN OUT
 //	mementomap lookup MAP [URI|SURT...]      (stdin when none)
 //	mementomap eval [-lookups FILE] MAP INDEX...
-//	mementomap merge [-o OUT] MAP1 MAP2
+//	mementomap merge [-o OUT] MAP1 MAP2 [MAP...]
 //	mementomap check MAP
 //	mementomap stats MAP
 //	mementomap profile [-o OUT.json] [filters] INDEX...
@@ -34,7 +34,7 @@ commands:
   compact  [-hcf W] [-pcf W] IN OUT      one-pass compaction (the paper's Figure 3)
   lookup   MAP [URI|SURT...]             matched key and frequency (stdin when no URI is given)
   eval     [-lookups FILE] MAP INDEX...  relative cost, accuracy, precision, recall
-  merge    [-o OUT] MAP1 MAP2            union of two maps of one archive
+  merge    [-o OUT] MAP1 MAP2 [MAP...]   union of maps of one archive (URI-R counts of shared keys: upper bounds)
   check    MAP                           validate order, headers and frequencies
   stats    MAP                           lines, totals, wildcards, depths
   profile  [-o OUT.json] INDEX...        the paper's analysis of an archive (Tables 1, 2, 4-8, Figures 5-9)

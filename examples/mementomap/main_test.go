@@ -166,3 +166,70 @@ func TestCompactReferenceMode(t *testing.T) {
 		t.Errorf("reference compaction (-want +got):\n%s", d)
 	}
 }
+
+// TestMergeShards: merge takes any number of maps; the maps of three
+// shards of an index cut at host boundaries merge into the data lines of
+// the whole index's map, URI-R counts exact; maps sharing keys merge with
+// their URI-R counts marked as upper bounds.
+func TestMergeShards(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 6000, Seed: 4}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	whole := filepath.Join(dir, "index.cdxj")
+	os.WriteFile(whole, b.Bytes(), 0o644)
+	lines := strings.SplitAfter(strings.TrimSuffix(b.String(), "\n"), "\n")
+	// Cut before the first line of a new host at a third and two thirds.
+	var shards []string
+	start := 0
+	for _, at := range []int{len(lines) / 3, 2 * len(lines) / 3, len(lines)} {
+		for at < len(lines) && hostOf(lines[at]) == hostOf(lines[at-1]) {
+			at++
+		}
+		p := filepath.Join(dir, "shard"+string(rune('0'+len(shards)))+".cdxj")
+		os.WriteFile(p, []byte(strings.Join(lines[start:at], "")), 0o644)
+		shards = append(shards, p)
+		start = at
+	}
+	var maps []string
+	for i, s := range append(shards, whole) {
+		m := filepath.Join(dir, "map"+string(rune('0'+i))+".ukvs")
+		if _, errOut, err := runCmd(t, "", "build", "-q", "-o", m, s); err != nil {
+			t.Fatalf("build %s: %v\n%s", s, err, errOut)
+		}
+		maps = append(maps, m)
+	}
+	merged := filepath.Join(dir, "merged.ukvs")
+	if _, errOut, err := runCmd(t, "", append([]string{"merge", "-q", "-o", merged}, maps[:3]...)...); err != nil {
+		t.Fatalf("merge: %v\n%s", err, errOut)
+	}
+	data := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keep []string
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if l != "" && l[0] != '!' {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "")
+	}
+	if got, want := data(merged), data(maps[3]); got != want || len(want) < 1000 {
+		t.Errorf("merge of three shard maps: %d bytes of data lines, the whole index's map %d", len(got), len(want))
+	}
+	// The whole map with a shard's map: shared keys, upper bounds.
+	if _, errOut, err := runCmd(t, "", "merge", "-q", "-o", merged, maps[3], maps[0], maps[1]); err != nil {
+		t.Fatalf("merge: %v\n%s", err, errOut)
+	}
+	if got := data(merged); !strings.Contains(got, "-\n") || strings.Count(got, "\n") != strings.Count(data(maps[3]), "\n") {
+		t.Errorf("merge of overlapping maps: no upper-bound URI-R count, or lines lost:\n%.300s", got)
+	}
+}
+
+func hostOf(line string) string {
+	k, _, _ := strings.Cut(line, ")")
+	return k
+}
