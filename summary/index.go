@@ -266,27 +266,20 @@ func indexQuote(b []byte, i int) int {
 // Stats.BadExamples) and reading goes on. Any other error of the input (an
 // unreadable file, a corrupt gzip member) ends it and is returned.
 // ctx cancels the walk between records. It makes no allocation per line.
+//
+// Without Options.Grouped, a plain file or a ZipNum cluster is cut into
+// parts (cdxj.Plan) read on Options.Workers goroutines at once, each into
+// a Summarizer of its own, added up in part order: the summary, its
+// stats and its note are those of one sequential walk.
 func (s *Summarizer) ReadIndex(ctx context.Context, src cdxj.Searcher, skipBad bool) error {
-	n := 0
-	for rec, err := range src.Records(cdxj.Query{}) {
-		if n++; n&4095 == 0 {
-			if err := ctx.Err(); err != nil {
+	if ix, ok := src.(cdxj.Index); ok && !s.opts.Grouped {
+		if w := s.workers(); w > 1 {
+			if done, err := s.readParallel(ctx, ix, skipBad, w); done || err != nil {
 				return err
-			}
-		}
-		if err == nil {
-			err = s.AddRecord(rec)
-		}
-		if err != nil {
-			if err := badLine(err, skipBad, &s.stats.BadLines, &s.stats.BadExamples); err != nil {
-				return err
-			}
-			if s.opts.Logger != nil && s.stats.BadLines == 1 {
-				s.opts.Logger.Warn("summary: skipped a bad index line (first occurrence; see Stats.BadLines)", "err", err)
 			}
 		}
 	}
-	return ctx.Err()
+	return s.read(ctx, src.Records(cdxj.Query{}), skipBad)
 }
 
 // badLine returns the error to stop with for err met while reading an

@@ -59,6 +59,11 @@ type Options struct {
 	Out io.Writer
 	// Compact leaves zero counters out of the written lines.
 	Compact bool
+	// Workers bounds the parts of one index ReadIndex reads at once, each
+	// on its own goroutine; 0 means runtime.GOMAXPROCS(0), 1 reads in the
+	// calling goroutine. Ignored with Grouped. The summary is the same
+	// whatever the number.
+	Workers int
 	// Logger, when not nil, receives one warning per kind of skipped record
 	// (the first occurrence), at Warn level.
 	Logger *slog.Logger
