@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -53,5 +56,47 @@ func TestSummarizeFromCDXServer(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, "-url-prefix", "a.org/", "-domain", "b.org", endpoint); err == nil || !strings.Contains(err.Error(), "give one of them") {
 		t.Errorf("-url-prefix and -domain: %v", err)
+	}
+}
+
+// summarize chart (daily-*) and summarize report (-index) read a CDX
+// server with -domain as summarize daily does: the chart is the flat
+// file's, the report has the same daily series.
+func TestChartAndReportFromCDXServer(t *testing.T) {
+	dir := t.TempDir()
+	s := clustertest.Write(t, dir, clustertest.SampleLines(t, 190))
+	endpoint, h := cdxservertest.Serve(t, s.PywbIdx)
+	flat := cdxservertest.WriteFlat(t, dir, "commoncrawl.cdx", cdxservertest.DomainLines(s.Lines, "org,commoncrawl"))
+	fromFlat, fromServer := filepath.Join(dir, "flat.svg"), filepath.Join(dir, "server.svg")
+	if _, stderr, err := runCmd(t, "chart", "-kind", "daily-captures", "-o", fromFlat, flat); err != nil {
+		t.Fatalf("chart of the flat file: %v\n%s", err, stderr)
+	}
+	before := h.Stats().Requests
+	if _, stderr, err := runCmd(t, "chart", "-kind", "daily-captures", "-o", fromServer, "-cdx-rate", "0", "-domain", "commoncrawl.org", endpoint); err != nil {
+		t.Fatalf("chart of the CDX server: %v\n%s", err, stderr)
+	}
+	if h.Stats().Requests == before {
+		t.Error("chart sent the CDX server no request")
+	}
+	a, _ := os.ReadFile(fromFlat)
+	b, _ := os.ReadFile(fromServer)
+	if len(a) < 1000 || !bytes.Equal(a, b) {
+		t.Errorf("the CDX server's chart (%d bytes) is not the flat file's (%d bytes)", len(b), len(a))
+	}
+	// The report of the server is the flat file's but for the input's name.
+	reports := map[string]string{}
+	for name, args := range map[string][]string{
+		flat:     {"-index", flat},
+		endpoint: {"-cdx-rate", "0", "-domain", "commoncrawl.org", "-index", endpoint},
+	} {
+		out := filepath.Join(dir, "report.html")
+		if _, stderr, err := runCmd(t, append([]string{"report", "-o", out}, args...)...); err != nil {
+			t.Fatalf("report of %s: %v\n%s", name, err, stderr)
+		}
+		html, _ := os.ReadFile(out)
+		reports[name] = strings.ReplaceAll(string(html), name, "INPUT")
+	}
+	if a, b := reports[flat], reports[endpoint]; len(a) < 10000 || a != b {
+		t.Errorf("the CDX server's report (%d bytes) is not the flat file's (%d bytes)", len(b), len(a))
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mementokit/mementokit/internal/cdxflag"
 	"io"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ var chartKinds = []string{
 	"daily-captures", "daily-bytes", "daily-2xx",
 }
 
-const chartUsage = "summarize chart -kind KIND -o OUT.svg|OUT.png [-tld TLD] [-noyear] [-org-regexp RE | -org-map FILE] FILE..."
+const chartUsage = "summarize chart -kind KIND -o OUT.svg|OUT.png [-tld TLD] [-noyear] [-org-regexp RE | -org-map FILE] [-url-prefix URL | -domain HOST] FILE..."
 
 func (e *env) chart(args []string) error {
 	fs := newFlags("chart", chartUsage+"\nkinds: "+strings.Join(chartKinds, ", "), e.stderr)
@@ -27,9 +28,13 @@ func (e *env) chart(args []string) error {
 	tld := fs.String("tld", "", "domains-per-year: only the domains under this top-level domain (lu, fr, ...)")
 	noyear := fs.Bool("noyear", false, "overlap: compare keys over all years together")
 	getOpts := e.dailyFlags(fs)
+	server := cdxflag.Add(fs)
 	files, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if e.server, err = server(); err != nil {
+		return usagef("%v", err)
 	}
 	if !slices.Contains(chartKinds, *kind) {
 		return usagef("-kind %q: want one of %s", *kind, strings.Join(chartKinds, ", "))

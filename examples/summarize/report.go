@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/mementokit/mementokit/internal/cdxflag"
 	"io"
 	"slices"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"github.com/mementokit/mementokit/summary"
 )
 
-const reportUsage = "summarize report [-o report.html] [-title TITLE] [-tld TLD]... [-daily DAILY]... [-index INDEX]... [-org-regexp RE | -org-map FILE] [SUMMARY...]"
+const reportUsage = "summarize report [-o report.html] [-title TITLE] [-tld TLD]... [-daily DAILY]... [-index INDEX]... [-org-regexp RE | -org-map FILE] [-url-prefix URL | -domain HOST] [SUMMARY...]"
 
 // listFlag collects a repeatable flag.
 type listFlag []string
@@ -30,9 +31,13 @@ series per organization.`, e.stderr)
 	fs.Var(&dailies, "daily", "a daily series file written by `summarize daily` (repeatable)")
 	fs.Var(&indexes, "index", "an index file (CDX, CDXJ) to build the daily series from (repeatable)")
 	getOpts := e.dailyFlags(fs)
+	server := cdxflag.Add(fs)
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	if e.server, err = server(); err != nil {
+		return usagef("%v", err)
 	}
 	if len(files)+len(dailies)+len(indexes) == 0 {
 		fs.Usage()
