@@ -1,0 +1,186 @@
+// Command mementomap-beam builds a MementoMap (and optionally its
+// compaction and a cdx-summarize summary) of whole web archive indexes as
+// an Apache Beam pipeline: locally on Beam's prism runner by default, or
+// on Flink, Spark or Dataflow with --runner and those runners' usual
+// flags (--endpoint, --environment_type, --project, --region,
+// --temp_location, ...). See package
+// github.com/mementokit/mementokit/beam/pipeline for the pipeline's
+// shape and the rule that inputs be sorted.
+//
+//	mementomap-beam --input 'cdx/*.cdxj' --input cluster/ --output archive.map \
+//	    [--compact archive-compact.map] [--summary archive.summary] [--shard-size 256MiB]
+//
+// The binary is also the Beam worker a cluster runner starts (beam.Init).
+// Exit status: 0 done, 1 the pipeline failed (its error names the part at
+// fault; nothing is written at the output paths), 2 usage.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // the runners, the file systems
+
+	"github.com/mementokit/mementokit/beam/pipeline"
+	"github.com/mementokit/mementokit/summary"
+)
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
+// intList is a comma-separated list of integers.
+type intList []int
+
+func (l *intList) String() string {
+	s := make([]string, len(*l))
+	for i, v := range *l {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
+}
+func (l *intList) Set(s string) error {
+	*l = nil
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		*l = append(*l, v)
+	}
+	return nil
+}
+
+// parseSize reads "256MiB", "1GiB", "64k", "1000" (bytes).
+func parseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3}, {"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}, {"b", 1}} {
+		if strings.HasSuffix(t, u.suf) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suf)), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("invalid size %q (a positive number of bytes, or with KiB, MiB, GiB)", s)
+	}
+	return n * mult, nil
+}
+
+func main() {
+	var inputs listFlag
+	var status intList
+	flag.Var(&inputs, "input", "an index: a CDX/CDXJ file, a glob of them, a ZipNum cluster's .idx or folder (Common Crawl's cluster.idx layout), a CDX server URL; repeat for more (disjoint ascending key ranges, in order)")
+	output := flag.String("output", "", "the MementoMap to write (required)")
+	compact := flag.String("compact", "", "also write the compacted map here")
+	sumOut := flag.String("summary", "", "also write a cdx-summarize summary here")
+	shard := flag.String("shard-size", "256MiB", "bytes of input (as stored) per part: the unit of work")
+	pieces := flag.Int("compact-pieces", 0, "pieces the map is cut into for compaction (0: one per part)")
+	tempDir := flag.String("temp-dir", "", "folder for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
+	id := flag.String("id", "", "archive URI for the map's !id header")
+	name := flag.String("name", "", "name for the map's !meta header")
+	flag.Var(&status, "status", "keep only these HTTP status classes, e.g. 2,3")
+	mimes := flag.String("mime", "", "keep only these media types, comma-separated (text/* for a whole type)")
+	noRevisits := flag.Bool("no-revisits", false, "leave out revisit records")
+	noRobots := flag.Bool("no-robots", false, "leave out /robots.txt and /sitemap.xml at host roots")
+	rekey := flag.Bool("rekey", false, "canonicalize every URL instead of using the index keys (inputs must then be sorted by those keys)")
+	skipBad := flag.Bool("skip-bad", false, "count and record bad index lines in the outputs instead of failing")
+	memory := flag.String("memory", "96MiB", "sort memory per part")
+	hcf := flag.Float64("hcf", 1, "host compaction factor W_h")
+	pcf := flag.Float64("pcf", 1, "path compaction factor W_p")
+	sumHost := flag.Bool("summary-host", false, "summary keyed by host instead of registrable domain")
+	sumMonthly := flag.Bool("summary-monthly", false, "summary by month instead of year")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s --input INDEX... --output MAP [flags] (and Beam's flags: --runner prism|flink|spark|dataflow, --endpoint, ...)\n", os.Args[0])
+		flag.PrintDefaults()
+	}
+	verbose := flag.Bool("v", false, "log the runner's progress (prism logs at Info)")
+	flag.Parse()
+	beam.Init()
+	if !*verbose {
+		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	}
+
+	if len(inputs) == 0 || *output == "" || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	shardBytes, err := parseSize(*shard)
+	if err != nil {
+		log.Print(err)
+		os.Exit(2)
+	}
+	mem, err := parseSize(*memory)
+	if err != nil {
+		log.Print(err)
+		os.Exit(2)
+	}
+	c := pipeline.Config{
+		Inputs: inputs, MapOutput: *output, CompactOutput: *compact, SummaryOutput: *sumOut,
+		ShardBytes: shardBytes, CompactPieces: *pieces, TempDir: *tempDir,
+		Build: pipeline.BuildSpec{ArchiveID: *id, Name: *name, StatusClasses: status,
+			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey, SkipBad: *skipBad, MemoryLimit: int(mem)},
+		Compact: pipeline.CompactSpec{HostFactor: *hcf, PathFactor: *pcf},
+		Summary: pipeline.SummarySpec{Monthly: *sumMonthly, SkipBad: *skipBad},
+	}
+	if *mimes != "" {
+		c.Build.MIMETypes = strings.Split(*mimes, ",")
+	}
+	if *sumHost {
+		c.Summary.Keys = summary.KeyHost
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	plan, err := pipeline.NewPlan(ctx, c)
+	if err != nil {
+		log.Print(err)
+		os.Exit(1)
+	}
+	runner := *runners.Runner
+	if runner == "" {
+		runner = "prism"
+	}
+	log.Printf("mementomap-beam: %d parts of %d inputs (%d bytes) on %s", len(plan.Parts), len(inputs), plan.Bytes, runner)
+	rep, err := pipeline.Run(ctx, runner, plan)
+	if err != nil {
+		log.Printf("mementomap-beam: %v", err)
+		os.Exit(1)
+	}
+	for _, o := range rep.Outputs {
+		switch {
+		case o.Build != nil:
+			b := o.Build
+			fmt.Printf("%s: %d records, %d used, %d filtered, %d non-HTTP, %d bad lines skipped, %d keys, %d URI-Rs\n",
+				o.Path, b.Records, b.Used, b.Filtered, b.NonHTTP, b.Bad, b.Keys, b.URIRs)
+			for _, e := range b.BadExamples {
+				fmt.Printf("  skipped: %s\n", e)
+			}
+		case o.Compact != nil:
+			fmt.Printf("%s: %d lines from %d, %d roll-ups\n", o.Path, o.Compact.OutLines, o.Compact.InLines, o.Compact.Rollups)
+		case o.Summary != nil:
+			s := o.Summary
+			fmt.Printf("%s: %d keys, %d captures counted, %d not 2xx, %d bad timestamps, %d bad lines skipped\n",
+				o.Path, s.Keys, s.Counted, s.NotOK, s.BadTimestamp, s.BadLines)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+// Package pipeline builds MementoMaps (baseline and compacted) and
+// cdx-summarize summaries of whole web archive indexes as Apache Beam
+// pipelines (the Beam Go SDK), so that an index of billions of lines is
+// built on a Flink, Spark or Dataflow cluster, or locally on Beam's prism
+// runner, with output byte-identical to the single-process build of
+// packages mementomap and summary.
+//
+// # Shape
+//
+// The unit of distributed work is coarse: one part of one input (a byte
+// range of a plain sorted CDX/CDXJ file, a run of blocks of a ZipNum
+// cluster, a whole gzip file; see cdxj.Plan), never a line. Per-line
+// Beam elements cost far more CPU than the build itself and prism holds
+// every PCollection in memory; here a PCollection element is a small JSON
+// description of a part or of a finished shard file.
+//
+//  1. The launcher ([NewPlan]) expands the inputs (globs, cluster .idx
+//     files or folders, Common Crawl's cluster.idx layout, CDX server
+//     URLs), opens each and cuts it with cdxj.Plan into parts of about
+//     [Config.ShardBytes] bytes as stored, only between lines whose SURT
+//     authorities differ.
+//  2. One element per part: mementomap.BuildPart writes a partial map and,
+//     when a summary is asked for, summary.Summarizer writes a partial
+//     summary, each a shard file under the plan's temporary folder.
+//  3. The partial maps are gathered and concatenated in key order
+//     (mementomap.Concat, which checks that every part's keys follow the
+//     part before it) into the map with its headers.
+//  4. Compaction: the map is cut at TLD and registrable-domain boundaries
+//     where compacting the pieces one by one gives the bytes of one pass
+//     (mementomap.CompactCuts; public suffixes are never split from their
+//     domains' fate), one element per piece runs mementomap.Compact, and
+//     the pieces are concatenated.
+//  5. The partial summaries are combined exactly (summary.Combiner: the
+//     counters sum).
+//  6. A last step renames the finished outputs into place. A failing part
+//     fails the pipeline with an error naming the part; nothing is then
+//     written at the output paths.
+//
+// # Inputs must be sorted
+//
+// The parts of a plan are concatenated, not merged: each input must be
+// sorted byte-wise by SURT key (LC_ALL=C sort, as archives write their
+// indexes), and the inputs, in the order given, must hold disjoint key
+// ranges in ascending order (the files of one sorted index cut in pieces,
+// as Common Crawl's cdx-00000 ... cdx-00299 are). Concat checks it: a key
+// of a part that does not sort after every key of the part before it fails
+// the pipeline with an error wrapping mementomap.ErrPartsOverlap, naming
+// the two keys, and no output is written. Sort such inputs first (sort(1)
+// with LC_ALL=C, or the single-process mementomap build, which sorts) or
+// build each on its own and merge the maps with mementomap.Merge. The same
+// holds under BuildSpec.Rekey, whose keys are remade from the URLs.
+//
+// # Files
+//
+// Workers read the inputs by the names the launcher planned with, and
+// write their shards to [Config.TempDir], so on a cluster both must be
+// paths every worker sees (a shared or mounted file system) or, for the
+// inputs, URLs. The outputs are written in the temporary folder and
+// renamed into place at the end, so TempDir must be on the outputs' file
+// system; by default it is a new folder beside the map output.
+package pipeline

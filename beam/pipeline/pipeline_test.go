@@ -1,0 +1,326 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/mementomap"
+	"github.com/mementokit/mementokit/summary"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	// Prism logs every job's progress at Info; a failing test says enough.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+var updatedAt = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+// generatedLines returns n sorted CDXJ lines of cdxgen (without line ends).
+func generatedLines(t *testing.T, n int64, seed uint64) []string {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: n, Seed: seed}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+}
+
+// splitFiles writes lines into k files of about equal size, each cut
+// between two lines of different SURT authorities, and returns their
+// paths in key order.
+func splitFiles(t *testing.T, dir string, lines []string, k int) []string {
+	t.Helper()
+	var paths []string
+	start := 0
+	for i := 1; i <= k; i++ {
+		end := len(lines)
+		if i < k {
+			end = len(lines) * i / k
+			for end < len(lines) && bytes.Equal(cdxj.Authority([]byte(lines[end-1])), cdxj.Authority([]byte(lines[end]))) {
+				end++
+			}
+		}
+		p := filepath.Join(dir, fmt.Sprintf("index-%02d.cdxj", i))
+		if err := os.WriteFile(p, []byte(strings.Join(lines[start:end], "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		start = end
+	}
+	return paths
+}
+
+// writeCluster writes lines as a ZipNum cluster in the Common Crawl
+// layout (cluster.idx beside cdx-00000.gz ...) under dir and returns dir.
+func writeCluster(t *testing.T, dir string, lines []string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := cdxj.CreateCluster(dir, "cdx", &cdxj.ClusterOptions{LinesPerBlock: 20, BlocksPerPart: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, l := range lines {
+		if err := w.WriteLine([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "cdx.idx"), filepath.Join(dir, "cluster.idx")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// reference builds the map, compacted map and summary of inputs in one
+// process, with the library's single-process calls.
+func reference(t *testing.T, inputs []string, c Config) (m, compacted, sum []byte) {
+	t.Helper()
+	ctx := context.Background()
+	var srcs []cdxj.Searcher
+	for _, in := range inputs {
+		ix, err := cdxj.Open(ctx, in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		srcs = append(srcs, ix)
+	}
+	o := c.Build.Options(t.TempDir())
+	o.Workers = 0
+	var mb bytes.Buffer
+	if _, err := mementomap.Build(ctx, &mb, srcs, o); err != nil {
+		t.Fatal(err)
+	}
+	var cb bytes.Buffer
+	if _, err := mementomap.Compact(&cb, bytes.NewReader(mb.Bytes()), c.Compact.Options(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	s := summary.New(c.Summary.Options())
+	for _, src := range srcs {
+		if err := s.ReadIndex(ctx, src, c.Summary.SkipBad); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sb bytes.Buffer
+	if _, err := s.WriteTo(&sb); err != nil {
+		t.Fatal(err)
+	}
+	return mb.Bytes(), cb.Bytes(), sb.Bytes()
+}
+
+func maxInputSize(t *testing.T, inputs []string) int64 {
+	t.Helper()
+	var m int64
+	for _, in := range inputs {
+		ix, err := cdxj.Open(context.Background(), in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := storedSize(ix)
+		ix.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = max(m, n)
+	}
+	return m
+}
+
+func TestPipelineEqualsSingleProcess(t *testing.T) {
+	lines := generatedLines(t, 30000, 3)
+	dir := t.TempDir()
+	multi := splitFiles(t, filepath.Join(dir), lines, 3)
+	cluster := writeCluster(t, filepath.Join(dir, "cc", "indexes"), lines)
+	for _, in := range []struct {
+		name   string
+		inputs []string // as given to the pipeline
+		opened []string // as opened by the reference
+	}{
+		{"multi-file index by glob", []string{filepath.Join(dir, "index-*.cdxj")}, multi},
+		{"Common Crawl cluster folder", []string{cluster}, []string{cluster}},
+	} {
+		c := Config{
+			Build:   BuildSpec{ArchiveID: "https://archive.example/", Name: "generated", UpdatedAt: updatedAt},
+			Compact: CompactSpec{HostFactor: 0.5, PathFactor: 0.5},
+			Summary: SummarySpec{},
+		}
+		wantMap, wantCompact, wantSum := reference(t, in.opened, c)
+		if bytes.Equal(wantMap, wantCompact) {
+			t.Fatal("compaction changed nothing: the test would prove nothing")
+		}
+		size := maxInputSize(t, in.opened)
+		for _, shards := range []int{1, 3, 8} {
+			t.Run(fmt.Sprintf("%s/%d shards", in.name, shards), func(t *testing.T) {
+				out := t.TempDir()
+				c := c
+				c.Inputs = in.inputs
+				c.MapOutput = filepath.Join(out, "archive.map")
+				c.CompactOutput = filepath.Join(out, "archive-compact.map")
+				c.SummaryOutput = filepath.Join(out, "archive.summary")
+				c.ShardBytes = (size + int64(shards) - 1) / int64(shards)
+				c.CompactPieces = shards
+				p, err := NewPlan(context.Background(), c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if min := shards * len(in.opened); len(p.Parts) < min-1 || (shards == 1 && len(p.Parts) != len(in.opened)) {
+					t.Fatalf("%d parts planned for %d shards of %d inputs", len(p.Parts), shards, len(in.opened))
+				}
+				rep, err := Run(context.Background(), "prism", p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range []struct {
+					path string
+					want []byte
+				}{{c.MapOutput, wantMap}, {c.CompactOutput, wantCompact}, {c.SummaryOutput, wantSum}} {
+					got, err := os.ReadFile(o.path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, o.want) {
+						t.Errorf("%s (%d parts): %d bytes differ from the single-process build's %d\n%s", filepath.Base(o.path), len(p.Parts), len(got), len(o.want), firstDiff(got, o.want))
+					}
+				}
+				m, ok := rep.Output(kindMap)
+				if !ok || m.Build == nil || m.Build.Records != int64(len(lines)) || m.Build.Used == 0 {
+					t.Errorf("report of the map: %+v", m)
+				}
+				if _, err := os.Stat(p.TempDir); !os.IsNotExist(err) {
+					t.Errorf("the temporary folder %s is left behind (%v)", p.TempDir, err)
+				}
+				ents, _ := os.ReadDir(out)
+				if len(ents) != 3 {
+					t.Errorf("the output folder holds %d entries, want the 3 outputs", len(ents))
+				}
+			})
+		}
+	}
+}
+
+// TestPipelineFailingPart: a part that fails (a bad line, without
+// SkipBad) fails the pipeline with an error naming the part, and nothing
+// is left at the output paths.
+func TestPipelineFailingPart(t *testing.T) {
+	lines := generatedLines(t, 6000, 5)
+	bad := len(lines) * 2 / 3
+	lines[bad] = lines[bad][:strings.IndexByte(lines[bad], ' ')] // one field: a line that does not parse
+	dir := t.TempDir()
+	in := filepath.Join(dir, "index.cdxj")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(in)
+	out := t.TempDir()
+	c := Config{
+		Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), CompactOutput: filepath.Join(out, "c.map"),
+		SummaryOutput: filepath.Join(out, "a.summary"), ShardBytes: st.Size()/3 + 1,
+		Build: BuildSpec{UpdatedAt: updatedAt}, Compact: DefaultCompactSpec(),
+	}
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Parts) != 3 {
+		t.Fatalf("%d parts, want 3", len(p.Parts))
+	}
+	_, err = Run(context.Background(), "prism", p)
+	if err == nil {
+		t.Fatal("the pipeline over a bad line succeeded")
+	}
+	// The bad line is in the third part, at its byte offset.
+	var badPart cdxj.Part
+	off := int64(0)
+	for _, l := range lines[:bad] {
+		off += int64(len(l)) + 1
+	}
+	for _, pt := range p.Parts {
+		if pt.Start <= off && off < pt.End {
+			badPart = pt
+		}
+	}
+	if want := fmt.Sprintf("part %d of 3 (%s)", badPart.Seq, badPart); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name %q", err, want)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprint(off)) {
+		t.Errorf("error %q does not give the bad line's byte offset %d", err, off)
+	}
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		t.Errorf("left at the outputs: %s", e.Name())
+	}
+	if _, err := os.Stat(p.TempDir); !os.IsNotExist(err) {
+		t.Errorf("the temporary folder %s is left behind (%v)", p.TempDir, err)
+	}
+}
+
+// TestPipelineUnsortedInputs: inputs given out of key order fail loudly,
+// naming the keys, and write nothing.
+func TestPipelineUnsortedInputs(t *testing.T) {
+	lines := generatedLines(t, 3000, 9)
+	dir := t.TempDir()
+	files := splitFiles(t, dir, lines, 2)
+	out := t.TempDir()
+	c := Config{Inputs: []string{files[1], files[0]}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), "prism", p)
+	if err == nil || !strings.Contains(err.Error(), "not sorted into disjoint ascending key ranges") {
+		t.Fatalf("inputs out of order: error %v", err)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("%d entries left at the outputs", len(ents))
+	}
+}
+
+func TestExpandInputs(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"b.cdxj", "a.cdxj", "c.txt"} {
+		os.WriteFile(filepath.Join(dir, n), nil, 0o644)
+	}
+	got, err := ExpandInputs([]string{filepath.Join(dir, "*.cdxj"), "https://index.example/cdx?x=*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a.cdxj"), filepath.Join(dir, "b.cdxj"), "https://index.example/cdx?x=*"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, err := ExpandInputs([]string{filepath.Join(dir, "*.gz")}); err == nil || !strings.Contains(err.Error(), "matches no file") {
+		t.Errorf("a pattern that matches nothing: %v", err)
+	}
+}
+
+func firstDiff(got, want []byte) string {
+	g := strings.Split(string(got), "\n")
+	w := strings.Split(string(want), "\n")
+	for i := 0; i < min(len(g), len(w)); i++ {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d: got %.200q, want %.200q", i+1, g[i], w[i])
+		}
+	}
+	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
+}

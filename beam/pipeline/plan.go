@@ -1,0 +1,257 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/mementomap"
+	"github.com/mementokit/mementokit/summary"
+)
+
+// DefaultShardBytes is the default Config.ShardBytes: 256 MiB of input
+// as stored, about 2 million CDXJ lines of a plain file (more for a
+// cluster, whose blocks are gzip-compressed).
+const DefaultShardBytes = 256 << 20
+
+// Config says what a pipeline builds from what.
+type Config struct {
+	// Inputs name the indexes: paths, glob patterns (filepath.Match
+	// syntax, expanded in byte-wise order), ZipNum cluster .idx files or
+	// folders (the Common Crawl layout: cluster.idx beside cdx-00000.gz
+	// ...), or CDX server URLs; whatever cdxj.Open opens. In the order
+	// given (a glob's matches in order), they must hold disjoint ascending
+	// key ranges (see the package documentation).
+	Inputs []string
+
+	// MapOutput is the path of the baseline map; required.
+	MapOutput string
+	// CompactOutput is the path of the compacted map; "" compacts nothing.
+	CompactOutput string
+	// SummaryOutput is the path of the summary; "" summarizes nothing.
+	SummaryOutput string
+
+	// ShardBytes is the size of a part of an input, in bytes as stored (a
+	// plain file's bytes, a cluster's compressed blocks); a gzip file or a
+	// CDX server is one part whatever its size. 0 means DefaultShardBytes.
+	ShardBytes int64
+	// CompactPieces bounds the pieces the map is cut into for compaction;
+	// 0 means one per part of the build.
+	CompactPieces int
+	// TempDir holds the shards while the pipeline runs. "" makes a new
+	// folder beside MapOutput; it is removed by Run in any case.
+	TempDir string
+
+	Build   BuildSpec
+	Compact CompactSpec
+	Summary SummarySpec
+}
+
+// BuildSpec is the part of mementomap.BuildOptions that a worker is given
+// (plain data, JSON-encoded into the pipeline); its fields mean what they
+// mean there.
+type BuildSpec struct {
+	ArchiveID       string
+	Name            string
+	StatusClasses   []int
+	MIMETypes       []string
+	ExcludeRevisits bool
+	ExcludeRobots   bool
+	Rekey           bool
+	CheckEvery      int
+	SkipBad         bool
+	// MemoryLimit bounds each part's in-memory sort chunk (bytes); 0 means
+	// mementomap.DefaultSortMemory. A worker's memory is about 3 to 4
+	// times this per part it builds at once.
+	MemoryLimit int
+	// UpdatedAt is the map's !meta updated_at; the zero time means the
+	// time NewPlan runs (one instant for every part).
+	UpdatedAt time.Time
+}
+
+// Options returns the mementomap.BuildOptions of s, with tempDir for the
+// sort's spills.
+func (s BuildSpec) Options(tempDir string) mementomap.BuildOptions {
+	at := s.UpdatedAt
+	return mementomap.BuildOptions{
+		ArchiveID: s.ArchiveID, Name: s.Name, StatusClasses: s.StatusClasses, MIMETypes: s.MIMETypes,
+		ExcludeRevisits: s.ExcludeRevisits, ExcludeRobots: s.ExcludeRobots, Rekey: s.Rekey,
+		CheckEvery: s.CheckEvery, SkipBad: s.SkipBad, MemoryLimit: s.MemoryLimit, TempDir: tempDir,
+		Workers: 1, Now: func() time.Time { return at },
+	}
+}
+
+// CompactSpec is the part of mementomap.CompactOptions that a worker is
+// given; its fields mean what they mean there (zero factors roll up
+// everything that has a child: start from DefaultCompactSpec).
+type CompactSpec struct {
+	HostFactor, PathFactor float64
+	HostAlpha, HostK       float64
+	PathAlpha, PathK       float64
+	HostDepth, PathDepth   int
+	MemoryLimit            int
+}
+
+// DefaultCompactSpec is mementomap.DefaultCompactOptions: W_h = W_p = 1.
+func DefaultCompactSpec() CompactSpec { return CompactSpec{HostFactor: 1, PathFactor: 1} }
+
+// Options returns the mementomap.CompactOptions of s.
+func (s CompactSpec) Options(tempDir string) mementomap.CompactOptions {
+	return mementomap.CompactOptions{
+		HostFactor: s.HostFactor, PathFactor: s.PathFactor,
+		HostAlpha: s.HostAlpha, HostK: s.HostK, PathAlpha: s.PathAlpha, PathK: s.PathK,
+		HostDepth: s.HostDepth, PathDepth: s.PathDepth, MemoryLimit: s.MemoryLimit, TempDir: tempDir,
+	}
+}
+
+// SummarySpec is the part of summary.Options that a worker is given.
+type SummarySpec struct {
+	Keys             summary.KeyMode
+	Monthly          bool
+	MinYear, MaxYear int
+	Compact          bool
+	// SkipBad counts malformed index lines in the summary's note instead
+	// of failing (summary.Summarizer.ReadIndex's skipBad).
+	SkipBad bool
+}
+
+// Options returns the summary.Options of s (never Grouped: partial
+// summaries are combined).
+func (s SummarySpec) Options() *summary.Options {
+	return &summary.Options{Keys: s.Keys, Monthly: s.Monthly, MinYear: s.MinYear, MaxYear: s.MaxYear, Compact: s.Compact}
+}
+
+// Plan is a pipeline's work: the parts of the inputs and the settings, as
+// the launcher made them ([NewPlan]). It is plain data.
+type Plan struct {
+	Config
+	Parts []cdxj.Part
+	// Bytes is the inputs' size as stored, summed (0 for inputs of unknown
+	// size: streams, CDX servers).
+	Bytes int64
+	// madeTemp records that NewPlan made TempDir (Run removes it).
+	madeTemp bool
+}
+
+// NewPlan expands and opens the inputs of c, cuts them into parts
+// (cdxj.Plan, each input into about size/ShardBytes parts) and makes the
+// temporary folder. Errors name the input. The caller removes p.TempDir
+// (Run does).
+func NewPlan(ctx context.Context, c Config) (*Plan, error) {
+	if c.MapOutput == "" {
+		return nil, errors.New("pipeline: no map output path")
+	}
+	if len(c.Inputs) == 0 {
+		return nil, errors.New("pipeline: no inputs")
+	}
+	if c.ShardBytes <= 0 {
+		c.ShardBytes = DefaultShardBytes
+	}
+	if c.Build.UpdatedAt.IsZero() {
+		c.Build.UpdatedAt = time.Now().UTC().Truncate(time.Second)
+	}
+	names, err := ExpandInputs(c.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Config: c}
+	for i, name := range names {
+		ix, err := cdxj.Open(ctx, name, nil)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
+		}
+		size, err := storedSize(ix)
+		if err != nil {
+			ix.Close()
+			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
+		}
+		p.Bytes += size
+		n := int(max(1, (size+c.ShardBytes-1)/c.ShardBytes))
+		parts, err := cdxj.Plan(ctx, []cdxj.Index{ix}, n)
+		ix.Close()
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
+		}
+		for _, pt := range parts {
+			pt.Input = i
+			p.Parts = append(p.Parts, pt)
+		}
+	}
+	for i := range p.Parts {
+		p.Parts[i].Seq, p.Parts[i].Of = i, len(p.Parts)
+	}
+	if p.TempDir == "" {
+		dir, base := filepath.Split(c.MapOutput)
+		if dir == "" {
+			dir = "."
+		}
+		t, err := os.MkdirTemp(dir, "."+base+".beam-")
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
+		}
+		p.TempDir, p.madeTemp = t, true
+	} else if err := os.MkdirAll(p.TempDir, 0o755); err != nil {
+		return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
+	}
+	return p, nil
+}
+
+// storedSize returns the bytes of an index as stored: a file's size, the
+// sum of a cluster's block lengths, 0 for what has no size.
+func storedSize(ix cdxj.Index) (int64, error) {
+	switch x := ix.(type) {
+	case *cdxj.File:
+		return x.Size(), nil
+	case *cdxj.Cluster:
+		var n int64
+		for e, err := range x.Entries() {
+			if err != nil {
+				return 0, err
+			}
+			n += e.Length
+		}
+		return n, nil
+	}
+	return 0, nil
+}
+
+// ExpandInputs returns the inputs named by names: each glob pattern
+// (holding one of "*?[") replaced by its matches in byte-wise order, URLs
+// and other names as they are. A pattern that matches nothing is an
+// error, as is a malformed one.
+func ExpandInputs(names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		l := strings.ToLower(n)
+		if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") || !strings.ContainsAny(n, "*?[") {
+			out = append(out, n)
+			continue
+		}
+		m, err := filepath.Glob(n)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: input pattern %q: %w", n, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("pipeline: input pattern %q matches no file", n)
+		}
+		out = append(out, m...) // filepath.Glob sorts
+	}
+	return out, nil
+}
+
+// shardPath returns the path of a shard file of the plan.
+func shardPath(tempDir, kind string, seq int) string {
+	return filepath.Join(tempDir, fmt.Sprintf("%s-%05d", kind, seq))
+}
+
+// partJSON encodes a part for the pipeline.
+func partJSON(p cdxj.Part) string {
+	b, _ := json.Marshal(p)
+	return string(b)
+}
