@@ -265,8 +265,8 @@ func TestPipelineFailingPart(t *testing.T) {
 	if want := fmt.Sprintf("part %d of 3 (%s)", badPart.Seq, badPart); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name %q", err, want)
 	}
-	if !strings.Contains(err.Error(), fmt.Sprint(off)) {
-		t.Errorf("error %q does not give the bad line's byte offset %d", err, off)
+	if want := fmt.Sprintf("line %d:", bad+1); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not give the bad line's number (%q)", err, want)
 	}
 	ents, _ := os.ReadDir(out)
 	for _, e := range ents {
