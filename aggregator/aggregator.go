@@ -250,9 +250,12 @@ type archiveState struct {
 
 // New checks opts and builds an Aggregator. It does not touch the network;
 // call LoadMaps (or Start) to load MementoMaps. Errors: an archive list with
-// no usable archive, duplicate ids.
-func New(opts Options) (*Aggregator, error) {
-	o := opts
+// no usable archive (a nil opts has none), duplicate ids.
+func New(opts *Options) (*Aggregator, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v

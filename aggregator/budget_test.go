@@ -76,7 +76,7 @@ func (c *hangingCache) wait() {
 	}
 }
 
-func (c *hangingCache) Get(ctx context.Context, k cache.Key) (cache.Entry, error) {
+func (c *hangingCache) Get(ctx context.Context, k cache.URIRKey) (cache.Entry, error) {
 	c.wait()
 	return c.Cache.Get(ctx, k)
 }
@@ -116,7 +116,7 @@ func TestNoRequestOutlivesItsBudget(t *testing.T) {
 		for _, id := range []string{"ignores-context", "slow", "garbage", "fails", "good"} {
 			archives = append(archives, Archive{ID: id, TimeMap: "http://" + id + ".example/tm/", TimeGate: "http://" + id + ".example/tg/", Timeout: time.Hour})
 		}
-		ag, err := New(Options{Archives: archives, Upstream: up, Cache: hc, DynamicBudget: budget, CacheTimeout: cacheTimeout, Tolerance: -1})
+		ag, err := New(&Options{Archives: archives, Upstream: up, Cache: hc, DynamicBudget: budget, CacheTimeout: cacheTimeout, Tolerance: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -261,7 +261,7 @@ func (ag *Aggregator) CheckCache(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, ag.opts.CacheTimeout)
 	defer cancel()
 	_, err := guardedCall(ag, ctx, func(ctx context.Context) (cache.Entry, error) {
-		return c.Get(ctx, cache.KeyOf("http://cache-check.invalid/"))
+		return c.Get(ctx, cache.URIRKeyOf("http://cache-check.invalid/"))
 	})
 	if cacheReason(err) == "" {
 		return nil

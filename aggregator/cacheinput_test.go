@@ -15,7 +15,7 @@ import (
 // next to two good ones.
 func hostileEntry(t *testing.T) cache.Result {
 	t0 := ts(t, "20010101000000")
-	ms := []cache.Memento{
+	ms := []cache.StoredMemento{
 		{URIM: "javascript:alert(document.cookie)", Datetime: t0, Archive: "a"},
 		{URIM: "JavaScript://%0aalert(1)", Datetime: t0.Add(time.Hour), Archive: "a"},
 		{URIM: "http://a.example/web/2/\r\nSet-Cookie: pwned=1\r\n\r\n<script>x</script>", Datetime: t0.Add(2 * time.Hour), Archive: "a"},

@@ -155,7 +155,7 @@ func TestMalformedAnswersAreFailuresNeverNegatives(t *testing.T) {
 						t.Errorf("malformed TimeGate answer: %d, Archive-Failures %q; want 502 naming the archive\n%s", tg.StatusCode, tg.Header.Get("Archive-Failures"), body)
 					}
 				}
-				if e, err := c.Get(t.Context(), cache.KeyOf("http://r.example/")); err == nil && e.Status == cache.StatusNone {
+				if e, err := c.Get(t.Context(), cache.URIRKeyOf("http://r.example/")); err == nil && e.Status == cache.StatusNone {
 					t.Errorf("a malformed answer was cached as %q", e.Status)
 				}
 				if st := ag.Stats()[0]; !st.DormantUntil.IsZero() {

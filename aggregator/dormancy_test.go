@@ -61,7 +61,7 @@ func TestDormancy(t *testing.T) {
 		f := newFake()
 		f.holdings["good"] = map[string][]Memento{"http://a.example/": {{URIM: "http://good/1", Datetime: time.Unix(1e9, 0).UTC()}}}
 		f.fail["bad"] = true
-		ag, err := New(Options{Archives: []Archive{{ID: "good", TimeMap: "http://good/"}, {ID: "bad", TimeMap: "http://bad/"}},
+		ag, err := New(&Options{Archives: []Archive{{ID: "good", TimeMap: "http://good/"}, {ID: "bad", TimeMap: "http://bad/"}},
 			Upstream: f, Tolerance: 2, DormantFor: 8 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -122,7 +122,7 @@ func TestBudgetsUnderSynctest(t *testing.T) {
 		f := newFake()
 		f.hang["slow"] = true
 		f.holdings["fast"] = map[string][]Memento{"http://a.example/": {{URIM: "http://fast/1", Datetime: time.Unix(1e9, 0).UTC()}}}
-		ag, err := New(Options{Archives: []Archive{{ID: "fast", TimeMap: "http://f/"}, {ID: "slow", TimeMap: "http://s/", Timeout: time.Hour}},
+		ag, err := New(&Options{Archives: []Archive{{ID: "fast", TimeMap: "http://f/"}, {ID: "slow", TimeMap: "http://s/", Timeout: time.Hour}},
 			Upstream: f, DynamicBudget: 3 * time.Second, ThoroughBudget: 40 * time.Second, Tolerance: -1})
 		if err != nil {
 			t.Fatal(err)
@@ -145,7 +145,7 @@ func TestBudgetsUnderSynctest(t *testing.T) {
 			}
 		}
 		// A per-archive timeout shorter than the budget wins.
-		ag2, err := New(Options{Archives: []Archive{{ID: "slow", TimeMap: "http://s/", Timeout: 1500 * time.Millisecond}}, Upstream: f})
+		ag2, err := New(&Options{Archives: []Archive{{ID: "slow", TimeMap: "http://s/", Timeout: 1500 * time.Millisecond}}, Upstream: f})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestBudgetsUnderSynctest(t *testing.T) {
 func TestRateAndConcurrencyLimits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
-		ag, err := New(Options{Archives: []Archive{{ID: "limited", TimeMap: "http://l/", Rate: 1, Burst: 1}}, Upstream: f})
+		ag, err := New(&Options{Archives: []Archive{{ID: "limited", TimeMap: "http://l/", Rate: 1, Burst: 1}}, Upstream: f})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestRateAndConcurrencyLimits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.hang["busy"] = true
-		ag, err := New(Options{Archives: []Archive{{ID: "busy", TimeMap: "http://b/", MaxConcurrent: 2, Timeout: time.Second}}, Upstream: f, Tolerance: -1})
+		ag, err := New(&Options{Archives: []Archive{{ID: "busy", TimeMap: "http://b/", MaxConcurrent: 2, Timeout: time.Second}}, Upstream: f, Tolerance: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

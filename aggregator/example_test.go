@@ -75,7 +75,7 @@ func ExampleAggregator_Handler() {
 	down := archivetest.New(archivetest.Config{Fault: archivetest.FaultStatus, Status: 503})
 	defer down.Close()
 
-	ag, err := aggregator.New(aggregator.Options{Archives: []aggregator.Archive{
+	ag, err := aggregator.New(&aggregator.Options{Archives: []aggregator.Archive{
 		{ID: "up", TimeMap: up.TimeMapPrefix(), TimeGate: up.TimeGatePrefix()},
 		{ID: "down", TimeMap: down.TimeMapPrefix(), TimeGate: down.TimeGatePrefix()},
 	}})
@@ -98,7 +98,7 @@ func ExampleAggregator_Search() {
 	defer up.Close()
 	empty := archivetest.New(archivetest.Config{})
 	defer empty.Close()
-	ag, err := aggregator.New(aggregator.Options{Archives: []aggregator.Archive{
+	ag, err := aggregator.New(&aggregator.Options{Archives: []aggregator.Archive{
 		{ID: "up", TimeMap: up.TimeMapPrefix()},
 		{ID: "empty", TimeMap: empty.TimeMapPrefix()},
 	}})
@@ -136,7 +136,7 @@ func ExampleAggregator_Lookup() {
 		return
 	}
 	defer store.Close()
-	ag, err := aggregator.New(aggregator.Options{
+	ag, err := aggregator.New(&aggregator.Options{
 		Archives: []aggregator.Archive{{ID: "up", TimeMap: up.TimeMapPrefix(), TimeGate: up.TimeGatePrefix()}},
 		Cache:    store,
 	})

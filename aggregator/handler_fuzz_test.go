@@ -43,7 +43,7 @@ func newFuzzRig(t testing.TB) *fuzzRig {
 		t.Fatal(err)
 	}
 	c := newMemCache(t)
-	r.ag, err = New(Options{Archives: []Archive{r.arcs[0].entry("a"), r.arcs[1].entry("b")}, Blacklist: bl, Cache: c,
+	r.ag, err = New(&Options{Archives: []Archive{r.arcs[0].entry("a"), r.arcs[1].entry("b")}, Blacklist: bl, Cache: c,
 		DynamicBudget: r.budget, RequestTimeout: 500 * time.Millisecond, CacheTimeout: r.cacheTimeout,
 		MaxBodyBytes: 256 << 10, MaxPages: 5, Tolerance: -1, BaseURL: "http://agg.example"})
 	if err != nil {

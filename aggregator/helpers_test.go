@@ -69,7 +69,7 @@ func newAggregator(t testing.TB, o Options) *Aggregator {
 	if o.BaseURL == "" {
 		o.BaseURL = "http://localhost:1208"
 	}
-	ag, err := New(o)
+	ag, err := New(&o)
 	if err != nil {
 		t.Fatal(err)
 	}

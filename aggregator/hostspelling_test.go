@@ -114,7 +114,7 @@ func TestHostSpellingsShareOneURIR(t *testing.T) {
 			t.Errorf("archive asked %q, want the normalized URI-R", r.RawPath)
 		}
 	}
-	if _, err := c.Get(t.Context(), cache.KeyOf("http://example.com/a")); err != nil {
+	if _, err := c.Get(t.Context(), cache.URIRKeyOf("http://example.com/a")); err != nil {
 		t.Errorf("no cache entry under the normalized URI-R: %v", err)
 	}
 }
@@ -196,7 +196,7 @@ func TestBlacklistOnLibraryAndRefreshPaths(t *testing.T) {
 	if !did || !errors.Is(err, ErrBlocked) {
 		t.Errorf("RunOneJob: %v, %v; want a job done with ErrBlocked", did, err)
 	}
-	e, err := c.Get(ctx, cache.KeyOf("http://archive.org/"))
+	e, err := c.Get(ctx, cache.URIRKeyOf("http://archive.org/"))
 	if err != nil || e.Status != cache.StatusBlocked {
 		t.Errorf("entry after the refresh of a blocked URI-R: %+v, %v; want status blocked", e.Info, err)
 	}

@@ -66,7 +66,7 @@ func TestMySQLScenarios(t *testing.T) {
 			t.Errorf("%s: %d upstream requests, want %d", tc.name, n, tc.upstream)
 		}
 	}
-	e, err := c.Get(context.Background(), cache.KeyOf(urir))
+	e, err := c.Get(context.Background(), cache.URIRKeyOf(urir))
 	if err != nil || len(e.Mementos) != 2 || e.Mementos[0].URIM != arc.URIM(urir, ts(t, "20100101000000")) {
 		t.Errorf("stored entry: %v %+v", err, e)
 	}

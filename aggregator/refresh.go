@@ -50,7 +50,7 @@ func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error)
 	return res, nil
 }
 
-// WorkerOptions configure RunWorkers.
+// WorkerOptions configure RunWorkers; a nil *WorkerOptions takes every default.
 type WorkerOptions struct {
 	// Workers is the number of goroutines claiming jobs (default 4).
 	Workers int
@@ -69,7 +69,12 @@ type WorkerOptions struct {
 // the same job twice: Claim gives each job to one worker. A failed refresh
 // is completed too (the entry stays as it was and is queued again when
 // next requested or scanned). It returns when every worker has stopped.
-func (ag *Aggregator) RunWorkers(ctx context.Context, o WorkerOptions) error {
+// opts may be nil (the defaults of [WorkerOptions]).
+func (ag *Aggregator) RunWorkers(ctx context.Context, opts *WorkerOptions) error {
+	var o WorkerOptions
+	if opts != nil {
+		o = *opts
+	}
 	c := ag.opts.Cache
 	if c == nil {
 		return ErrNoCache

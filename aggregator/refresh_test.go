@@ -39,7 +39,7 @@ func TestRunOneJobPriorityOrder(t *testing.T) {
 	if d := cmp.Diff(want, order); d != "" {
 		t.Errorf("live jobs first (-want +got):\n%s", d)
 	}
-	e, err := c.Get(ctx, cache.KeyOf("http://0.example/"))
+	e, err := c.Get(ctx, cache.URIRKeyOf("http://0.example/"))
 	if err != nil || e.Status != cache.StatusNone {
 		t.Errorf("refreshed none: %v %+v", err, e.Info)
 	}
@@ -53,7 +53,7 @@ func runWorkersUntilDrained(t *testing.T, c cache.Cache, ags []*Aggregator, urir
 	var wg sync.WaitGroup
 	for i, ag := range ags {
 		wg.Go(func() {
-			if err := ag.RunWorkers(ctx, WorkerOptions{Workers: 3, Name: fmt.Sprintf("node%d", i), Idle: 20 * time.Millisecond}); err != nil {
+			if err := ag.RunWorkers(ctx, &WorkerOptions{Workers: 3, Name: fmt.Sprintf("node%d", i), Idle: 20 * time.Millisecond}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -61,7 +61,7 @@ func runWorkersUntilDrained(t *testing.T, c cache.Cache, ags []*Aggregator, urir
 	deadline := time.Now().Add(30 * time.Second)
 	for _, u := range urirs {
 		for {
-			e, err := c.Get(context.Background(), cache.KeyOf(u))
+			e, err := c.Get(context.Background(), cache.URIRKeyOf(u))
 			if err == nil && e.Status != cache.StatusPending {
 				break
 			}
@@ -114,7 +114,7 @@ func sharedQueueTest(t *testing.T, c1, c2 cache.Cache) {
 		if n := seen["/timemap/link/"+u]; n != 1 {
 			t.Errorf("%s fetched %d times, want 1", u, n)
 		}
-		e, err := c2.Get(ctx, cache.KeyOf(u))
+		e, err := c2.Get(ctx, cache.URIRKeyOf(u))
 		want := cache.StatusFound
 		if i%3 == 0 {
 			want = cache.StatusNone
@@ -143,7 +143,7 @@ func TestRefreshNeverCachesFailureAsNone(t *testing.T) {
 	if err != nil || !res.AllFailed() {
 		t.Fatalf("%v %+v", err, res)
 	}
-	if _, err := c.Get(context.Background(), cache.KeyOf("http://x.example/")); err == nil {
+	if _, err := c.Get(context.Background(), cache.URIRKeyOf("http://x.example/")); err == nil {
 		t.Error("a failed refresh created an entry")
 	}
 	if _, err := newAggregator(t, Options{Archives: []Archive{entry("a", arc)}}).Refresh(context.Background(), "http://x/"); err != ErrNoCache {

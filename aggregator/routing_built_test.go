@@ -46,7 +46,7 @@ func TestRoutingWithBuiltMaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		var base bytes.Buffer
-		st, err := mementomap.Build(context.Background(), &base, []cdxj.Searcher{cdxj.NewStream(id, &cdx, nil)}, mementomap.BuildOptions{ArchiveID: id, TempDir: dir})
+		st, err := mementomap.Build(context.Background(), &base, []cdxj.Searcher{cdxj.NewStream(id, &cdx, nil)}, &mementomap.BuildOptions{ArchiveID: id, TempDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}

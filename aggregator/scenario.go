@@ -170,7 +170,7 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 		return struct{}{}, c.RecordRequest(ctx, urir, now)
 	})
 	var entry *cache.Entry
-	e, err := callCache(calls, "get", func(ctx context.Context) (cache.Entry, error) { return c.Get(ctx, cache.KeyOf(urir)) })
+	e, err := callCache(calls, "get", func(ctx context.Context) (cache.Entry, error) { return c.Get(ctx, cache.URIRKeyOf(urir)) })
 	if err == nil && e.Status != cache.StatusPending {
 		entry = ag.checkEntry(urir, &e)
 	}
@@ -215,14 +215,14 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 // an entry left without the mementos it claims is treated as unknown
 // (searched again).
 func (ag *Aggregator) checkEntry(urir string, e *cache.Entry) *cache.Entry {
-	var out []cache.Memento // nil until a memento needs a change
+	var out []cache.StoredMemento // nil until a memento needs a change
 	for i, m := range e.Mementos {
 		u, ok := cleanURIM(m.URIM)
 		if out == nil && ok && u == m.URIM {
 			continue
 		}
 		if out == nil {
-			out = append(make([]cache.Memento, 0, len(e.Mementos)), e.Mementos[:i]...)
+			out = append(make([]cache.StoredMemento, 0, len(e.Mementos)), e.Mementos[:i]...)
 		}
 		if ok {
 			m.URIM = u
@@ -347,9 +347,9 @@ func (ag *Aggregator) store(ctx context.Context, urir string, res *Result) error
 	default:
 		return nil // never cache a failure as "no mementos"
 	}
-	r.Mementos = make([]cache.Memento, len(res.Mementos))
+	r.Mementos = make([]cache.StoredMemento, len(res.Mementos))
 	for i, m := range res.Mementos {
-		r.Mementos[i] = cache.Memento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive, Rel: "memento"}
+		r.Mementos[i] = cache.StoredMemento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive, Rel: "memento"}
 	}
 	return c.Put(ctx, urir, r)
 }

@@ -63,7 +63,7 @@ func TestCacheScenarios(t *testing.T) {
 		m := []Memento{{URIM: "http://a/2001/x", Datetime: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)}}
 		f.holdings["a"] = map[string][]Memento{"http://found.example/": m, "http://partial.example/": m}
 		c := newMemCache(t)
-		ag, err := New(Options{Archives: []Archive{{ID: "a", TimeMap: "http://a/", TimeGate: "http://a/tg/"}, {ID: "b", TimeMap: "http://b/", TimeGate: "http://b/tg/"}},
+		ag, err := New(&Options{Archives: []Archive{{ID: "a", TimeMap: "http://a/", TimeGate: "http://a/tg/"}, {ID: "b", TimeMap: "http://b/", TimeGate: "http://b/tg/"}},
 			Upstream: f, Cache: c, Tolerance: -1})
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +103,7 @@ func TestCacheScenarios(t *testing.T) {
 			{name: "all failed: 502", urir: "http://allfail.example/", status: 502, scenario: "unknown", source: FromSearch, calls: 2},
 			{name: "502 not cached", urir: "http://allfail.example/", status: 502, scenario: "unknown", source: FromSearch, calls: 2},
 		})
-		e, err := c.Get(context.Background(), cache.KeyOf("http://down.example/"))
+		e, err := c.Get(context.Background(), cache.URIRKeyOf("http://down.example/"))
 		if err != nil || e.Status != cache.StatusPending {
 			t.Errorf("down.example entry: %v, %+v; want only a pending request record", err, e.Info)
 		}
@@ -124,7 +124,7 @@ func TestTimeGateScenarioQueues(t *testing.T) {
 		m := []Memento{{URIM: "http://a/2001/x", Datetime: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)}}
 		f.holdings["a"] = map[string][]Memento{"http://old.example/": m, "http://new.example/": m}
 		c := newMemCache(t)
-		ag, err := New(Options{Archives: []Archive{{ID: "a", TimeMap: "http://a/", TimeGate: "http://a/tg/"}}, Upstream: f, Cache: c})
+		ag, err := New(&Options{Archives: []Archive{{ID: "a", TimeMap: "http://a/", TimeGate: "http://a/tg/"}}, Upstream: f, Cache: c})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +252,7 @@ type brokenCache struct{ cache.Cache }
 func (brokenCache) fail(op string) error {
 	return &cache.Error{Store: "broken", Op: op, Err: errors.New("connection refused")}
 }
-func (b brokenCache) Get(context.Context, cache.Key) (cache.Entry, error) {
+func (b brokenCache) Get(context.Context, cache.URIRKey) (cache.Entry, error) {
 	return cache.Entry{}, b.fail("get")
 }
 func (b brokenCache) Put(context.Context, string, cache.Result) error { return b.fail("put") }

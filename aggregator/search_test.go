@@ -362,7 +362,7 @@ func TestTimeMapPagingUpstream(t *testing.T) {
 
 func TestSearchAfterClose(t *testing.T) {
 	arc := newArchive(t, archivetest.Config{})
-	ag, err := New(Options{Archives: []Archive{entry("a", arc)}})
+	ag, err := New(&Options{Archives: []Archive{entry("a", arc)}})
 	if err != nil {
 		t.Fatal(err)
 	}

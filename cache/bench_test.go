@@ -26,14 +26,14 @@ func benchMemoryGet(b *testing.B, opts *cache.MemoryOptions) {
 	m, _ := cache.NewMemory(opts)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n = 10000
-	keys := make([]cache.Key, n)
+	keys := make([]cache.URIRKey, n)
 	var bytes int64
 	for i := range n {
 		u := fmt.Sprintf("http://example.org/page/%d", i)
 		r := cache.Result{Status: cache.StatusFound, Updated: t0}
 		for j := range 3 {
 			urim := fmt.Sprintf("https://web.archive.org/web/2020010100000%d/%s", j, u)
-			r.Mementos = append(r.Mementos, cache.Memento{URIM: urim, Datetime: t0.Add(time.Duration(j) * time.Hour), Archive: "ia"})
+			r.Mementos = append(r.Mementos, cache.StoredMemento{URIM: urim, Datetime: t0.Add(time.Duration(j) * time.Hour), Archive: "ia"})
 			if i == 0 {
 				bytes += int64(len(urim))
 			}
@@ -41,7 +41,7 @@ func benchMemoryGet(b *testing.B, opts *cache.MemoryOptions) {
 		if err := m.Put(ctx, u, r); err != nil {
 			b.Fatal(err)
 		}
-		keys[i] = cache.KeyOf(u)
+		keys[i] = cache.URIRKeyOf(u)
 	}
 	b.SetBytes(bytes)
 	b.ReportAllocs()
@@ -75,14 +75,14 @@ func BenchmarkMemoryGetParallel(b *testing.B) {
 	m, _ := cache.NewMemory(nil)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n = 10000
-	keys := make([]cache.Key, n)
+	keys := make([]cache.URIRKey, n)
 	for i := range n {
 		u := fmt.Sprintf("http://example.org/page/%d", i)
-		r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{{URIM: "https://web.archive.org/web/20200101000000/" + u, Datetime: t0, Archive: "ia"}}}
+		r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{{URIM: "https://web.archive.org/web/20200101000000/" + u, Datetime: t0, Archive: "ia"}}}
 		if err := m.Put(ctx, u, r); err != nil {
 			b.Fatal(err)
 		}
-		keys[i] = cache.KeyOf(u)
+		keys[i] = cache.URIRKeyOf(u)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -68,22 +68,22 @@ var (
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
 
-// Key identifies an entry: the MD5 digest of the URI-R with its scheme
+// URIRKey identifies an entry: the MD5 digest of the URI-R with its scheme
 // removed ([StripScheme]), as the Time Travel aggregator's linkmaster.id. Its
 // String form is the 32-digit lower-case hex that MySQL's md5() returns.
-type Key [md5.Size]byte
+type URIRKey [md5.Size]byte
 
-// KeyOf returns the key of uriR: MD5(StripScheme(uriR)). The http and https
+// URIRKeyOf returns the key of uriR: MD5(StripScheme(uriR)). The http and https
 // forms of a URL have the same key.
-func KeyOf(uriR string) Key { return md5.Sum([]byte(StripScheme(uriR))) }
+func URIRKeyOf(uriR string) URIRKey { return md5.Sum([]byte(StripScheme(uriR))) }
 
 // String returns k as 32 lower-case hex digits.
-func (k Key) String() string { return hex.EncodeToString(k[:]) }
+func (k URIRKey) String() string { return hex.EncodeToString(k[:]) }
 
-// ParseKey parses the 32-hex-digit form written by [Key.String] (either case).
+// ParseURIRKey parses the 32-hex-digit form written by [URIRKey.String] (either case).
 // It returns an error wrapping [ErrInvalid] for any other input.
-func ParseKey(s string) (Key, error) {
-	var k Key
+func ParseURIRKey(s string) (URIRKey, error) {
+	var k URIRKey
 	if len(s) != 2*len(k) {
 		return k, fmt.Errorf("%w: key %q: want %d hex digits, have %d bytes", ErrInvalid, s, 2*len(k), len(s))
 	}
@@ -166,9 +166,13 @@ const (
 	MaxPriority Priority = 9
 )
 
-// Memento is one archived capture of a URI-R, as listed by an archive's
-// TimeMap (RFC 7089 section 5).
-type Memento struct {
+// StoredMemento is one archived capture of a URI-R as a store keeps it (a row
+// of the Time Travel links table): the URI-M and Memento-Datetime an archive's
+// TimeMap listed (RFC 7089 section 5), the id of that archive, and the link's
+// rel and type as plain strings. A parsed TimeMap link, with all its
+// parameters, is a
+// [github.com/mementokit/mementokit/memento.Memento].
+type StoredMemento struct {
 	URIM     string    // the memento's URI, byte-exact, 1 to MaxURILen bytes
 	Datetime time.Time // Memento-Datetime; stored in UTC at second precision
 	Archive  string    // the archive's id (archivelist.xml link@id), non-empty
@@ -179,7 +183,7 @@ type Memento struct {
 // Compare orders mementos by Datetime, then Archive, URIM, Rel and Type
 // (byte-wise). It returns -1, 0 or +1. Stores return an entry's mementos in
 // this order.
-func (m Memento) Compare(o Memento) int {
+func (m StoredMemento) Compare(o StoredMemento) int {
 	if c := m.Datetime.Compare(o.Datetime); c != 0 {
 		return c
 	}
@@ -194,7 +198,7 @@ func (m Memento) Compare(o Memento) int {
 // Info is what a store knows about a URI-R besides its mementos: the columns
 // of the Time Travel linkmaster table.
 type Info struct {
-	Key       Key       // KeyOf(URIR)
+	Key       URIRKey   // URIRKeyOf(URIR)
 	URIR      string    // the URI-R with its scheme removed (linkmaster.url)
 	Status    Status    // what the last search found (linkmaster.status)
 	Requested time.Time // last request, UTC; zero if never requested (reqtime)
@@ -205,9 +209,9 @@ type Info struct {
 // Entry is a URI-R's cache entry: its Info and its mementos (the links table).
 type Entry struct {
 	Info
-	// Mementos in [Memento.Compare] order, exact duplicates removed. The
+	// Mementos in [StoredMemento.Compare] order, exact duplicates removed. The
 	// slice is the caller's own: stores never retain or share it.
-	Mementos []Memento
+	Mementos []StoredMemento
 }
 
 // Result is what one search found for a URI-R; [Cache.Put] stores it,
@@ -220,7 +224,7 @@ type Result struct {
 	// Staleness is measured from it.
 	Updated time.Time
 	// Mementos in any order; Put sorts them and drops exact duplicates.
-	Mementos []Memento
+	Mementos []StoredMemento
 }
 
 // Job is a search waiting in (or taken from) the queue (the jobs table).
@@ -228,7 +232,7 @@ type Result struct {
 // raises its priority; enqueueing one whose job is completed reopens it.
 type Job struct {
 	ID       int64     // unique within the store; kept when a job is reopened
-	Key      Key       // KeyOf(URIR) (jobs.hashkey)
+	Key      URIRKey   // URIRKeyOf(URIR) (jobs.hashkey)
 	URIR     string    // the URI-R as enqueued, scheme included (jobs.url)
 	Priority Priority  // lower is claimed first
 	Enqueued time.Time // when it was enqueued or reopened (reqtime)
@@ -293,7 +297,7 @@ type CleanupStats struct {
 type Cache interface {
 	// Get returns the entry of key with its mementos. A pending entry (from
 	// RecordRequest) is returned with StatusPending and no mementos.
-	Get(ctx context.Context, key Key) (Entry, error)
+	Get(ctx context.Context, key URIRKey) (Entry, error)
 
 	// Put stores what a search for uriR found: status, update time and the
 	// whole list of mementos, replacing the previous list atomically (a
@@ -313,10 +317,10 @@ type Cache interface {
 
 	// Delete removes the entry of key and its mementos; ErrNotFound if
 	// there is none. The entry's job, if any, is not touched.
-	Delete(ctx context.Context, key Key) error
+	Delete(ctx context.Context, key URIRKey) error
 
 	// Enqueue asks for a search of uriR at priority p. With no job for
-	// KeyOf(uriR) it adds one; with a completed one it reopens it (new
+	// URIRKeyOf(uriR) it adds one; with a completed one it reopens it (new
 	// URIR, priority and time, same ID); with one waiting or claimed it only
 	// raises its priority if p is higher (lower value).
 	Enqueue(ctx context.Context, uriR string, p Priority, at time.Time) error

@@ -40,17 +40,17 @@ func TestKey(t *testing.T) {
 	// printf example.org/ | md5sum, and MySQL's md5('example.org/').
 	const want = "95646b5d76f5871edd829eecdcc0bd56"
 	for _, u := range []string{"http://example.org/", "https://example.org/", "example.org/"} {
-		if got := cache.KeyOf(u).String(); got != want {
-			t.Errorf("KeyOf(%q) = %s, want %s", u, got, want)
+		if got := cache.URIRKeyOf(u).String(); got != want {
+			t.Errorf("URIRKeyOf(%q) = %s, want %s", u, got, want)
 		}
 	}
-	k, err := cache.ParseKey(strings.ToUpper(want))
-	if err != nil || k != cache.KeyOf("example.org/") {
-		t.Errorf("ParseKey(upper case) = %s, %v", k, err)
+	k, err := cache.ParseURIRKey(strings.ToUpper(want))
+	if err != nil || k != cache.URIRKeyOf("example.org/") {
+		t.Errorf("ParseURIRKey(upper case) = %s, %v", k, err)
 	}
 	for _, bad := range []string{"", "b3f4", want + "0", "g3f4b4cf1bc2c0d2b0ddd5d2d8b33ef5"} {
-		if _, err := cache.ParseKey(bad); !errors.Is(err, cache.ErrInvalid) {
-			t.Errorf("ParseKey(%q) err = %v, want ErrInvalid", bad, err)
+		if _, err := cache.ParseURIRKey(bad); !errors.Is(err, cache.ErrInvalid) {
+			t.Errorf("ParseURIRKey(%q) err = %v, want ErrInvalid", bad, err)
 		}
 	}
 }
@@ -66,7 +66,7 @@ func TestStatusString(t *testing.T) {
 
 func TestCheckResultErrorsNameTheMemento(t *testing.T) {
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	ok := cache.Memento{URIM: "u", Datetime: t0, Archive: "ia"}
+	ok := cache.StoredMemento{URIM: "u", Datetime: t0, Archive: "ia"}
 	bad := ok
 	bad.Rel = "\xff"
 	cases := []struct {
@@ -74,7 +74,7 @@ func TestCheckResultErrorsNameTheMemento(t *testing.T) {
 		r    cache.Result
 		want string
 	}{
-		{"third_memento_rel", cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{ok, ok, bad}}, "memento 2 rel"},
+		{"third_memento_rel", cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{ok, ok, bad}}, "memento 2 rel"},
 		{"zero_updated", cache.Result{Status: cache.StatusNone}, "updated 0001-01-01T00:00:00Z outside"},
 		{"found_empty", cache.Result{Status: cache.StatusFound, Updated: t0}, "status found with no mementos"},
 	}
@@ -101,7 +101,7 @@ func TestMemoryEvictsLeastRecentlyUsed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := m.Get(ctx, cache.KeyOf("e.org/a")); err != nil { // a is now the most recent
+	if _, err := m.Get(ctx, cache.URIRKeyOf("e.org/a")); err != nil { // a is now the most recent
 		t.Fatal(err)
 	}
 	if err := m.RecordRequest(ctx, "e.org/c", t0); err != nil { // evicts b
@@ -109,7 +109,7 @@ func TestMemoryEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 	var got []string
 	for _, u := range []string{"e.org/a", "e.org/b", "e.org/c"} {
-		if _, err := m.Get(ctx, cache.KeyOf(u)); err == nil {
+		if _, err := m.Get(ctx, cache.URIRKeyOf(u)); err == nil {
 			got = append(got, u)
 		} else if !errors.Is(err, cache.ErrNotFound) {
 			t.Fatal(err)
@@ -130,17 +130,17 @@ func TestGetReturnsACopy(t *testing.T) {
 	ctx := t.Context()
 	m, _ := cache.NewMemory(nil)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{{URIM: "u", Datetime: t0, Archive: "ia"}}}
+	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{{URIM: "u", Datetime: t0, Archive: "ia"}}}
 	if err := m.Put(ctx, "e.org/", r); err != nil {
 		t.Fatal(err)
 	}
-	e, _ := m.Get(ctx, cache.KeyOf("e.org/"))
+	e, _ := m.Get(ctx, cache.URIRKeyOf("e.org/"))
 	e.Mementos[0].URIM = "changed"
-	if e2, _ := m.Get(ctx, cache.KeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
+	if e2, _ := m.Get(ctx, cache.URIRKeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
 		t.Errorf("modifying a Get result changed the store: %q", e2.Mementos[0].URIM)
 	}
 	r.Mementos[0].URIM = "changed too"
-	if e2, _ := m.Get(ctx, cache.KeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
+	if e2, _ := m.Get(ctx, cache.URIRKeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
 		t.Errorf("modifying a Put argument changed the store: %q", e2.Mementos[0].URIM)
 	}
 }
@@ -149,19 +149,19 @@ func TestSharedMementosAppendCopies(t *testing.T) {
 	ctx := t.Context()
 	m, _ := cache.NewMemory(&cache.MemoryOptions{ShareMementos: true})
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	one := cache.Memento{URIM: "u", Datetime: t0, Archive: "ia"}
-	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{one, one, one}} // duplicates: capacity left after compaction
+	one := cache.StoredMemento{URIM: "u", Datetime: t0, Archive: "ia"}
+	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{one, one, one}} // duplicates: capacity left after compaction
 	if err := m.Put(ctx, "e.org/", r); err != nil {
 		t.Fatal(err)
 	}
-	a, _ := m.Get(ctx, cache.KeyOf("e.org/"))
-	b, _ := m.Get(ctx, cache.KeyOf("e.org/"))
-	_ = append(a.Mementos, cache.Memento{URIM: "appended by a"})
-	b.Mementos = append(b.Mementos, cache.Memento{URIM: "appended by b"})
+	a, _ := m.Get(ctx, cache.URIRKeyOf("e.org/"))
+	b, _ := m.Get(ctx, cache.URIRKeyOf("e.org/"))
+	_ = append(a.Mementos, cache.StoredMemento{URIM: "appended by a"})
+	b.Mementos = append(b.Mementos, cache.StoredMemento{URIM: "appended by b"})
 	if len(a.Mementos) != 1 || len(b.Mementos) != 2 || b.Mementos[1].URIM != "appended by b" {
 		t.Errorf("appends to shared slices interfere: a %v, b %v", a.Mementos, b.Mementos)
 	}
-	if e, _ := m.Get(ctx, cache.KeyOf("e.org/")); len(e.Mementos) != 1 {
+	if e, _ := m.Get(ctx, cache.URIRKeyOf("e.org/")); len(e.Mementos) != 1 {
 		t.Errorf("store has %d mementos after appends, want 1", len(e.Mementos))
 	}
 }

@@ -37,12 +37,12 @@ func CheckURI(field, uri string) error {
 
 // CheckURIR strips the scheme from uriR ([StripScheme]) and checks the
 // result with [CheckURI]. It returns the stripped URI-R and its key.
-func CheckURIR(uriR string) (string, Key, error) {
+func CheckURIR(uriR string) (string, URIRKey, error) {
 	s := StripScheme(uriR)
 	if err := CheckURI("URI-R", s); err != nil {
-		return "", Key{}, err
+		return "", URIRKey{}, err
 	}
-	return s, KeyOf(s), nil
+	return s, URIRKeyOf(s), nil
 }
 
 // CheckField fails if s is longer than MaxFieldLen bytes or not valid UTF-8
@@ -71,19 +71,19 @@ func CheckPriority(p Priority) error {
 // must: uriR as given and without its scheme ([CheckURI], [CheckURIR]),
 // the priority ([CheckPriority]) and the time ([CheckTime]). It returns the
 // URI-R's key and at in UTC at second precision.
-func CheckEnqueue(uriR string, p Priority, at time.Time) (Key, time.Time, error) {
+func CheckEnqueue(uriR string, p Priority, at time.Time) (URIRKey, time.Time, error) {
 	if err := CheckURI("URI-R", uriR); err != nil {
-		return Key{}, time.Time{}, err
+		return URIRKey{}, time.Time{}, err
 	}
 	_, key, err := CheckURIR(uriR)
 	if err != nil {
-		return Key{}, time.Time{}, err
+		return URIRKey{}, time.Time{}, err
 	}
 	if err := CheckPriority(p); err != nil {
-		return Key{}, time.Time{}, err
+		return URIRKey{}, time.Time{}, err
 	}
 	if at, err = CheckTime("enqueue time", at); err != nil {
-		return Key{}, time.Time{}, err
+		return URIRKey{}, time.Time{}, err
 	}
 	return key, at, nil
 }
@@ -107,7 +107,7 @@ func CheckLimit(limit int) error {
 }
 
 // CheckResult checks r and returns a normalised copy: Updated and each
-// Datetime in UTC at second precision, mementos sorted by [Memento.Compare]
+// Datetime in UTC at second precision, mementos sorted by [StoredMemento.Compare]
 // with exact duplicates removed. r.Mementos is not modified. Errors name the
 // field and, for a memento, its index in r.Mementos.
 func CheckResult(r Result) (Result, error) {
@@ -132,7 +132,7 @@ func CheckResult(r Result) (Result, error) {
 	if len(r.Mementos) == 0 {
 		return out, nil
 	}
-	ms := make([]Memento, len(r.Mementos))
+	ms := make([]StoredMemento, len(r.Mementos))
 	for i, m := range r.Mementos {
 		if err := CheckURI(fmt.Sprintf("memento %d URI-M", i), m.URIM); err != nil {
 			return Result{}, err
@@ -151,8 +151,8 @@ func CheckResult(r Result) (Result, error) {
 		}
 		ms[i] = m
 	}
-	slices.SortFunc(ms, Memento.Compare)
-	out.Mementos = slices.CompactFunc(ms, func(a, b Memento) bool { return a.Compare(b) == 0 })
+	slices.SortFunc(ms, StoredMemento.Compare)
+	out.Mementos = slices.CompactFunc(ms, func(a, b StoredMemento) bool { return a.Compare(b) == 0 })
 	return out, nil
 }
 

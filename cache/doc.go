@@ -7,8 +7,8 @@
 // The Time Travel aggregator (LANL) keeps this in MySQL, and so this package
 // speaks in its terms. An entry is keyed by the URI-R with its scheme removed
 // ([StripScheme]: http and https are one resource to users), identified by
-// the MD5 of that string ([KeyOf], the linkmaster.id column). It holds the
-// mementos found per archive ([Memento]: URI-M, Memento-Datetime, archive
+// the MD5 of that string ([URIRKeyOf], the linkmaster.id column). It holds the
+// mementos found per archive ([StoredMemento]: URI-M, Memento-Datetime, archive
 // id, rel and type where known), when it was last requested and how often,
 // when it was last updated, and a [Status]: pending, found, none found,
 // failed or blocked.

@@ -19,7 +19,7 @@ func ExampleMemory() {
 	defer c.Close()
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-	key := cache.KeyOf("https://example.org/")
+	key := cache.URIRKeyOf("https://example.org/")
 	if _, err := c.Get(ctx, key); errors.Is(err, cache.ErrNotFound) {
 		fmt.Println("miss:", key)
 	}
@@ -27,7 +27,7 @@ func ExampleMemory() {
 	err = c.Put(ctx, "http://example.org/", cache.Result{
 		Status:  cache.StatusFound,
 		Updated: now,
-		Mementos: []cache.Memento{
+		Mementos: []cache.StoredMemento{
 			{URIM: "https://web.archive.org/web/20200101000000/http://example.org/", Datetime: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Archive: "ia"},
 			{URIM: "https://arquivo.pt/wayback/19961013145650/http://example.org/", Datetime: time.Date(1996, 10, 13, 14, 56, 50, 0, time.UTC), Archive: "pt"},
 		},

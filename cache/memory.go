@@ -52,9 +52,9 @@ type MemoryOptions struct {
 type Memory struct {
 	mu      sync.Mutex
 	closed  bool
-	entries *simplelru.LRU[Key, *Entry]
+	entries *simplelru.LRU[URIRKey, *Entry]
 	jobs    map[int64]*memJob
-	byKey   map[Key]*memJob
+	byKey   map[URIRKey]*memJob
 	queue   jobHeap    // waiting (open, unclaimed) jobs
 	done    *list.List // completed jobs (*memJob), oldest completion first
 	maxJobs int
@@ -88,11 +88,11 @@ func NewMemory(opts *MemoryOptions) (*Memory, error) {
 	if nj < 0 {
 		return nil, fmt.Errorf("%w: MaxJobs %d is negative", ErrInvalid, nj)
 	}
-	l, err := simplelru.NewLRU[Key, *Entry](n, nil)
+	l, err := simplelru.NewLRU[URIRKey, *Entry](n, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
 	}
-	m := &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[Key]*memJob{}, done: list.New(), maxJobs: nj}
+	m := &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[URIRKey]*memJob{}, done: list.New(), maxJobs: nj}
 	m.share = opts != nil && opts.ShareMementos
 	return m, nil
 }
@@ -112,7 +112,7 @@ func (s *Memory) lock(ctx context.Context, op string) error {
 
 // Get implements [Cache.Get]. The returned mementos are a copy unless
 // MemoryOptions.ShareMementos is set.
-func (s *Memory) Get(ctx context.Context, key Key) (Entry, error) {
+func (s *Memory) Get(ctx context.Context, key URIRKey) (Entry, error) {
 	if err := s.lock(ctx, "get"); err != nil {
 		return Entry{}, err
 	}
@@ -207,7 +207,7 @@ func (s *Memory) Stale(ctx context.Context, before time.Time, limit int) ([]Info
 }
 
 // Delete implements [Cache.Delete].
-func (s *Memory) Delete(ctx context.Context, key Key) error {
+func (s *Memory) Delete(ctx context.Context, key URIRKey) error {
 	if err := s.lock(ctx, "delete"); err != nil {
 		return err
 	}

@@ -256,7 +256,7 @@ func (c *Converter) setURL(dst *Row, url string, rec *cdxj.Record) {
 		dst.URLPath, dst.URLQuery = u.path, u.query
 		host = u.host
 	} else if rec.KeyIsSURT() {
-		if h := summary.Key(string(rec.Key()), "", summary.KeyHost); h != summary.NoHostKey && !strings.HasSuffix(h, ":") {
+		if h := summary.HostKey(string(rec.Key()), "", summary.KeyHost); h != summary.NoHostKey && !strings.HasSuffix(h, ":") {
 			host = h
 		}
 	}

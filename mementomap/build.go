@@ -18,8 +18,9 @@ import (
 	"github.com/mementokit/mementokit/surt"
 )
 
-// BuildOptions sets up [Build]. The zero value counts every capture of an
-// HTTP(S) URI-R, revisits included.
+// BuildOptions sets up [Build] and [LoadTruth]; a nil *BuildOptions is the
+// zero value, which counts every capture of an HTTP(S) URI-R, revisits
+// included.
 type BuildOptions struct {
 	// ArchiveID names the archive in the !id header ({"uri": ArchiveID}),
 	// Name goes into !meta. Both may be empty.
@@ -127,8 +128,12 @@ func (s BuildStats) MismatchRate() float64 {
 // and line (a *cdxj.ParseError), unless o.SkipBad; any other error of an
 // input (an unreadable file, a corrupt gzip member) stops it always. No
 // line that parses is left out but by the filters o asks for. ctx cancels
-// the build.
-func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOptions) (BuildStats, error) {
+// the build. opts may be nil (the defaults of [BuildOptions]).
+func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *BuildOptions) (BuildStats, error) {
+	var o BuildOptions
+	if opts != nil {
+		o = *opts
+	}
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}

@@ -26,7 +26,7 @@ func buildString(t *testing.T, o BuildOptions, idx ...string) (string, BuildStat
 		o.Now = fixedNow
 	}
 	var out bytes.Buffer
-	st, err := Build(context.Background(), &out, ins, o)
+	st, err := Build(context.Background(), &out, ins, &o)
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -175,7 +175,7 @@ func TestBuildRealIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			st, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(data), nil)}, BuildOptions{SkipBad: true, Now: fixedNow})
+			st, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(data), nil)}, &BuildOptions{SkipBad: true, Now: fixedNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestBuildCancelled(t *testing.T) {
 	for i := range 70000 {
 		fmt.Fprintf(&b, "com,h%d)/ 20200101000000 {\"url\": \"http://h%d.com/\"}\n", i, i)
 	}
-	_, err := Build(ctx, &bytes.Buffer{}, []cdxj.Searcher{cdxj.NewStream("x", strings.NewReader(b.String()), nil)}, BuildOptions{})
+	_, err := Build(ctx, &bytes.Buffer{}, []cdxj.Searcher{cdxj.NewStream("x", strings.NewReader(b.String()), nil)}, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -222,7 +222,7 @@ func TestBuildCancelled(t *testing.T) {
 
 func TestBuildBadLine(t *testing.T) {
 	in := "com,a)/ 20200101000000 {\"url\": \"http://a.com/\"}\ncom,b)/ 2020130100 {\"url\": \"http://b.com/\"}\n"
-	_, err := Build(context.Background(), &bytes.Buffer{}, []cdxj.Searcher{cdxj.NewStream("bad.cdxj", strings.NewReader(in), nil)}, BuildOptions{})
+	_, err := Build(context.Background(), &bytes.Buffer{}, []cdxj.Searcher{cdxj.NewStream("bad.cdxj", strings.NewReader(in), nil)}, nil)
 	if err == nil || !strings.Contains(err.Error(), "bad.cdxj") || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v, want it to name bad.cdxj line 2", err)
 	}
@@ -246,7 +246,7 @@ func TestBuildRefusesKeyTooLong(t *testing.T) {
 			key := "com,b)/" + strings.Repeat("x", tc.n-len("com,b)/"))
 			in := "com,a)/ 20200101000000 {}\n" + key + " 2020 {}\n"
 			var out bytes.Buffer
-			_, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream("long.cdxj", strings.NewReader(in), &cdxj.OpenOptions{MaxLineSize: 2 * MaxLineLength})}, BuildOptions{CheckEvery: -1})
+			_, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream("long.cdxj", strings.NewReader(in), &cdxj.OpenOptions{MaxLineSize: 2 * MaxLineLength})}, &BuildOptions{CheckEvery: -1})
 			if !tc.ok {
 				if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), "long.cdxj") || !strings.Contains(err.Error(), "line 2") {
 					t.Fatalf("err = %v, want ErrLineTooLong naming long.cdxj line 2", err)

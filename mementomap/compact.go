@@ -31,10 +31,11 @@ const (
 	MaxDepth = maxLevels
 )
 
-// CompactOptions sets up [Compact]. The weights are taken literally: the
-// zero value of HostFactor and PathFactor (0) rolls up every node that has
-// a child, +Inf never rolls up. Start from [DefaultCompactOptions] for the
-// paper's W_h = W_p = 1. Zero alpha, k and depth fields take the defaults
+// CompactOptions sets up [Compact]; a nil *CompactOptions means
+// [DefaultCompactOptions]. The weights of a non-nil one are taken literally:
+// HostFactor and PathFactor 0 roll up every node that has a child, +Inf never
+// rolls up, so start from [DefaultCompactOptions] (the paper's W_h = W_p = 1)
+// and change what differs. Zero alpha, k and depth fields take the defaults
 // above.
 type CompactOptions struct {
 	HostFactor float64 // W_h, the host compaction factor (reference --hcf)
@@ -82,9 +83,9 @@ type CompactOptions struct {
 
 // DefaultCompactOptions returns the paper's and the reference tool's
 // defaults: W_h = W_p = 1, the power-law cutoffs of Table 8, depths 8 and 9,
-// and the public-suffix guard on.
-func DefaultCompactOptions() CompactOptions {
-	return CompactOptions{HostFactor: 1, PathFactor: 1}
+// and the public-suffix guard on. Each call returns a new value.
+func DefaultCompactOptions() *CompactOptions {
+	return &CompactOptions{HostFactor: 1, PathFactor: 1}
 }
 
 // CompactStats counts what a [Compact] run did.
@@ -163,6 +164,14 @@ func (o CompactOptions) Cutoffs() (host, path []float64) {
 	o = o.withDefaults()
 	return cutoffs(o.HostAlpha, o.HostK, o.HostFactor, o.HostDepth),
 		cutoffs(o.PathAlpha, o.PathK, o.PathFactor, o.PathDepth)
+}
+
+// compactOptions returns *opts, or [DefaultCompactOptions] for nil.
+func compactOptions(opts *CompactOptions) CompactOptions {
+	if opts == nil {
+		return *DefaultCompactOptions()
+	}
+	return *opts
 }
 
 func (o CompactOptions) withDefaults() CompactOptions {
@@ -279,8 +288,11 @@ type compactor struct {
 // most o.MemoryLimit bytes of pending output (more spills to a temporary
 // file). On error dst may hold partial output; write to a temporary file
 // and rename it only on success.
-func Compact(dst io.Writer, src io.Reader, o CompactOptions) (CompactStats, error) {
-	o = o.withDefaults()
+func Compact(dst io.Writer, src io.Reader, opts *CompactOptions) (CompactStats, error) {
+	if opts == nil {
+		opts = DefaultCompactOptions()
+	}
+	o := opts.withDefaults()
 	if err := o.validate(); err != nil {
 		return CompactStats{}, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/mementokit/mementokit/ukvs"
 )
 
-func compactString(t *testing.T, in string, o CompactOptions) (string, CompactStats) {
+func compactString(t *testing.T, in string, o *CompactOptions) (string, CompactStats) {
 	t.Helper()
 	var out bytes.Buffer
 	st, err := Compact(&out, strings.NewReader(in), o)
@@ -34,7 +34,7 @@ func seq(format string, n int, args ...any) []string {
 	return out
 }
 
-func opts(h, p float64, ref bool) CompactOptions {
+func opts(h, p float64, ref bool) *CompactOptions {
 	o := DefaultCompactOptions()
 	o.HostFactor, o.PathFactor, o.Reference = h, p, ref
 	return o
@@ -63,7 +63,7 @@ func TestCompactGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		o    CompactOptions
+		o    *CompactOptions
 		want string
 	}{
 		{
@@ -223,7 +223,7 @@ func TestCompactErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		o    CompactOptions
+		o    *CompactOptions
 		want error
 		line int64
 	}{
@@ -236,7 +236,7 @@ func TestCompactErrors(t *testing.T) {
 		// The reference re-orders keys when it cuts queries and strips
 		// slashes; we stop instead of writing an unsorted map.
 		{"reference normalization re-orders", lines("com,a)/x/y 1", "com,a)/x?q=1 1"), opts(1, 1, true), ErrOutOfOrder, 2},
-		{"long line", "com,a)/" + strings.Repeat("x", 200) + " 1\n", func() CompactOptions { o := opts(1, 1, false); o.MaxLineLength = 100; return o }(), ErrLineTooLong, 1},
+		{"long line", "com,a)/" + strings.Repeat("x", 200) + " 1\n", func() *CompactOptions { o := opts(1, 1, false); o.MaxLineLength = 100; return o }(), ErrLineTooLong, 1},
 		{"negative factor", "", opts(-1, 1, false), ErrBadOptions, 0},
 	}
 	for _, tt := range tests {
@@ -287,7 +287,7 @@ func TestCompactSpill(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []string
-		o    CompactOptions
+		o    *CompactOptions
 	}{
 		// Everything stays pending (the host could still roll up) and
 		// goes through the spill file.

@@ -32,7 +32,8 @@ import (
 // Under o.Reference (public suffixes may be rolled up, keys normalized)
 // it returns false: such a map is compacted in one piece. Keys without a host ("" or one
 // starting with ')') are never cut around.
-func CompactCut(a, b []byte, o CompactOptions) bool {
+func CompactCut(a, b []byte, opts *CompactOptions) bool {
+	o := compactOptions(opts)
 	if o.Reference {
 		return false
 	}
@@ -80,7 +81,8 @@ func CompactCut(a, b []byte, o CompactOptions) bool {
 // target, never the whole map in one go (a registrable domain larger than
 // size/n is passed over whole). Under o.Reference it returns no cuts.
 // Errors are those of reading r, or a line longer than [MaxLineLength].
-func CompactCuts(ctx context.Context, r io.ReaderAt, size int64, n int, o CompactOptions) ([]int64, error) {
+func CompactCuts(ctx context.Context, r io.ReaderAt, size int64, n int, opts *CompactOptions) ([]int64, error) {
+	o := compactOptions(opts)
 	if n <= 1 || o.Reference || size <= 0 {
 		return nil, nil
 	}
@@ -139,7 +141,7 @@ func CompactCuts(ctx context.Context, r io.ReaderAt, size int64, n int, o Compac
 				havePrev = false // never cut next to a header or a blank line
 			} else {
 				key, _, _ := splitLine(body)
-				if havePrev && at > last && CompactCut(prev, key, o) {
+				if havePrev && at > last && CompactCut(prev, key, opts) {
 					cut = at
 					break
 				}
@@ -166,7 +168,7 @@ func CompactCuts(ctx context.Context, r io.ReaderAt, size int64, n int, o Compac
 // on many machines, one piece each; stats are summed over the pieces
 // (MaxPending is the largest). Errors are Compact's, a *LineError whose
 // line number counts from the piece's start.
-func CompactPieces(dst io.Writer, r io.ReaderAt, size int64, cuts []int64, o CompactOptions) (CompactStats, error) {
+func CompactPieces(dst io.Writer, r io.ReaderAt, size int64, cuts []int64, opts *CompactOptions) (CompactStats, error) {
 	var st CompactStats
 	start := int64(0)
 	for i := 0; i <= len(cuts); i++ {
@@ -177,7 +179,7 @@ func CompactPieces(dst io.Writer, r io.ReaderAt, size int64, cuts []int64, o Com
 		if end < start || end > size {
 			return st, fmt.Errorf("mementomap: cut %d at byte %d is out of order or past the map's %d bytes", i, end, size)
 		}
-		ps, err := Compact(dst, io.NewSectionReader(r, start, end-start), o)
+		ps, err := Compact(dst, io.NewSectionReader(r, start, end-start), opts)
 		st.Add(ps)
 		if err != nil {
 			return st, fmt.Errorf("mementomap: the piece at bytes %d-%d: %w", start, end, err)

@@ -21,14 +21,14 @@ func generatedMap(t *testing.T, n int64, seed uint64) []byte {
 	}
 	var m bytes.Buffer
 	o := BuildOptions{Name: "generated", Now: func() time.Time { return time.Unix(0, 0) }}
-	if _, err := Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("gen.cdxj", &idx, nil)}, o); err != nil {
+	if _, err := Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("gen.cdxj", &idx, nil)}, &o); err != nil {
 		t.Fatal(err)
 	}
 	return m.Bytes()
 }
 
 // compactWhole is Compact of the whole map.
-func compactWhole(t *testing.T, m []byte, o CompactOptions) []byte {
+func compactWhole(t *testing.T, m []byte, o *CompactOptions) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	if _, err := Compact(&out, bytes.NewReader(m), o); err != nil {
@@ -45,12 +45,12 @@ func TestCompactPiecesEqualsOnePass(t *testing.T) {
 	m := generatedMap(t, 30000, 7)
 	for _, f := range compactFactors {
 		o := CompactOptions{HostFactor: f[0], PathFactor: f[1]}
-		want := compactWhole(t, m, o)
+		want := compactWhole(t, m, &o)
 		if bytes.Equal(want, m) {
 			t.Fatalf("factors %v: compaction changed nothing; the test would prove nothing", f)
 		}
 		for _, n := range []int{2, 3, 8, 64} {
-			cuts, err := CompactCuts(context.Background(), bytes.NewReader(m), int64(len(m)), n, o)
+			cuts, err := CompactCuts(context.Background(), bytes.NewReader(m), int64(len(m)), n, &o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestCompactPiecesEqualsOnePass(t *testing.T) {
 				prev = c
 			}
 			var got bytes.Buffer
-			st, err := CompactPieces(&got, bytes.NewReader(m), int64(len(m)), cuts, o)
+			st, err := CompactPieces(&got, bytes.NewReader(m), int64(len(m)), cuts, &o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +86,7 @@ func TestCompactCutEveryPlace(t *testing.T) {
 	m := generatedMap(t, 4000, 11)
 	lines := strings.SplitAfter(string(m), "\n")
 	o := CompactOptions{HostFactor: 0.25, PathFactor: 0.25}
-	want := compactWhole(t, m, o)
+	want := compactWhole(t, m, &o)
 	accepted, refusedDiffers := 0, 0
 	off := 0
 	var prevKey []byte
@@ -97,10 +97,10 @@ func TestCompactCutEveryPlace(t *testing.T) {
 		if l[0] != '!' {
 			key, _, _ := splitLine([]byte(strings.TrimSuffix(l, "\n")))
 			if prevKey != nil {
-				ok := CompactCut(prevKey, key, o)
+				ok := CompactCut(prevKey, key, &o)
 				if ok || i%7 == 0 {
 					var got bytes.Buffer
-					if _, err := CompactPieces(&got, bytes.NewReader(m), int64(len(m)), []int64{int64(off)}, o); err != nil {
+					if _, err := CompactPieces(&got, bytes.NewReader(m), int64(len(m)), []int64{int64(off)}, &o); err != nil {
 						t.Fatal(err)
 					}
 					same := bytes.Equal(got.Bytes(), want)

@@ -13,7 +13,7 @@ import (
 // compaction keeps: the output copies through unchanged (sorted, valid),
 // totals are conserved, and every key the input answers for is still
 // found present.
-func checkCompaction(t *testing.T, in []byte, o CompactOptions) {
+func checkCompaction(t *testing.T, in []byte, o *CompactOptions) {
 	t.Helper()
 	var out bytes.Buffer
 	if _, err := Compact(&out, bytes.NewReader(in), o); err != nil {

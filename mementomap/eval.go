@@ -46,8 +46,13 @@ func isSURT(in string) bool {
 // filters as [Build] under o, and records which of the lookups (URLs or
 // SURTs) they hold (by full SURT, query included) and how many distinct
 // URI-Rs they hold. Memory: the lookups (a hash set of their keys) plus, for
-// the URI-R count, an external sort bounded by o.MemoryLimit.
-func LoadTruth(ctx context.Context, inputs []cdxj.Searcher, lookups []string, o BuildOptions) (*Truth, error) {
+// the URI-R count, an external sort bounded by o.MemoryLimit. opts may be nil
+// (the defaults of [BuildOptions]).
+func LoadTruth(ctx context.Context, inputs []cdxj.Searcher, lookups []string, opts *BuildOptions) (*Truth, error) {
+	var o BuildOptions
+	if opts != nil {
+		o = *opts
+	}
 	t := &Truth{Inputs: lookups, Keys: make([]string, len(lookups)), Held: make([]bool, len(lookups))}
 	want := make(map[string][]int, len(lookups))
 	for i, l := range lookups {

@@ -117,14 +117,14 @@ func TestEvaluateGenerated(t *testing.T) {
 	}
 	ctx := context.Background()
 	var base bytes.Buffer
-	bst, err := Build(ctx, &base, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, BuildOptions{})
+	bst, err := Build(ctx, &base, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if bst.Mismatched != 0 {
 		t.Errorf("generated keys differ from canonicalized URLs: %v", bst.MismatchExamples)
 	}
-	truth, err := LoadTruth(ctx, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, strings.Fields(lk.String()), BuildOptions{})
+	truth, err := LoadTruth(ctx, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, strings.Fields(lk.String()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +204,12 @@ func TestLookupInputForms(t *testing.T) {
 	}
 }
 
-// TestLookupAllLongLines: a line past MaxLookupLine is answered "-" and
+// TestLookupAllLongLines: a line past MaxLineLength is answered "-" and
 // the batch goes on (it used to stop the run); a long held key is found.
 func TestLookupAllLongLines(t *testing.T) {
 	longKey := "com,example)/" + strings.Repeat("x", 512<<10)
 	m := FromBytes([]byte(lines("com,example)/a 1", longKey+" 2")))
-	tooLong := "com,example)/" + strings.Repeat("y", MaxLookupLine)
+	tooLong := "com,example)/" + strings.Repeat("y", MaxLineLength)
 	tests := []struct {
 		name, in, want string
 		st             BatchStats

@@ -22,7 +22,7 @@ com,example)/a?x=2 20200103000000 {"url": "http://example.com/a?x=2", "mime": "t
 		Now:       func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
 	}
 	st, err := mementomap.Build(context.Background(), os.Stdout,
-		[]cdxj.Searcher{cdxj.NewStream("index.cdxj", strings.NewReader(index), nil)}, o)
+		[]cdxj.Searcher{cdxj.NewStream("index.cdxj", strings.NewReader(index), nil)}, &o)
 	if err != nil {
 		fmt.Println(err)
 	}
@@ -44,7 +44,7 @@ func ExampleCompact() {
 	}
 	in.WriteString("org,example)/ 1/1\n")
 	// 30 distinct first path segments > the cutoff 24.55 at W_p = 1.
-	st, err := mementomap.Compact(os.Stdout, strings.NewReader(in.String()), mementomap.DefaultCompactOptions())
+	st, err := mementomap.Compact(os.Stdout, strings.NewReader(in.String()), nil)
 	if err != nil {
 		fmt.Println(err)
 	}

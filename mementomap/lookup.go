@@ -808,11 +808,6 @@ type BatchStats struct {
 	Lookups, Present, Absent, Errors int64
 }
 
-// MaxLookupLine is the longest input line [Map.LookupAll] looks up, in
-// bytes: [MaxLineLength], the longest map line. A longer line is copied to
-// the output in pieces, answered "-" and counted as an error.
-const MaxLookupLine = MaxLineLength
-
 // LookupAll reads URIs or SURTs from r, one per line (blank lines and lines
 // starting with '#' are copied through as they are), and writes one
 // tab-separated line per input line, in order: the input, the matched key
@@ -820,10 +815,10 @@ const MaxLookupLine = MaxLineLength
 // matched line's time key comes between them ("-" for none), and in a
 // datetime map an input line "URI DATETIME" is looked up at DATETIME
 // ([Map.LookupAt]). A miss, or an input that cannot be canonicalized or
-// is longer than [MaxLookupLine], prints "-" for both. A closed map, one
+// is longer than [MaxLineLength], prints "-" for both. A closed map, one
 // refused as a whole ([ErrLoneCR]) or one whose file was truncated while
 // open ([ErrChanged]) stops the run with that error, after writing the
-// answers given so far. Memory: one line of at most MaxLookupLine bytes.
+// answers given so far. Memory: one line of at most MaxLineLength bytes.
 func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 	var st BatchStats
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -833,11 +828,11 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long[:0], line...)
-			for err == bufio.ErrBufferFull && len(long) <= MaxLookupLine {
+			for err == bufio.ErrBufferFull && len(long) <= MaxLineLength {
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
 			}
-			if len(long) > MaxLookupLine {
+			if len(long) > MaxLineLength {
 				// Too long to look up: copy it through in pieces.
 				st.Lookups++
 				st.Errors++

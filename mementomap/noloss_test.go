@@ -83,7 +83,7 @@ func TestBuildLosesNoLine(t *testing.T) {
 			}
 			defer ix.Close()
 			var m bytes.Buffer
-			st, err := Build(context.Background(), &m, []cdxj.Searcher{ix}, BuildOptions{CheckEvery: -1, Now: fixedNow})
+			st, err := Build(context.Background(), &m, []cdxj.Searcher{ix}, &BuildOptions{CheckEvery: -1, Now: fixedNow})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestBuildSkipBadLosesNothingElse(t *testing.T) {
 	}
 	in := good[0] + "\ncom,example)/x 2020XX {}\n" + good[1] + "\n"
 	var m bytes.Buffer
-	st, err := Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("in.cdxj", strings.NewReader(in), nil)}, BuildOptions{SkipBad: true, Now: fixedNow})
+	st, err := Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("in.cdxj", strings.NewReader(in), nil)}, &BuildOptions{SkipBad: true, Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestBuildSkipBadLosesNothingElse(t *testing.T) {
 	if !strings.Contains(m.String(), `"skipped_lines":1`) || !strings.Contains(m.String(), "com,example)/a 1/1\ncom,example)/b 1/1\n") {
 		t.Errorf("map %q", m.String())
 	}
-	_, err = Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("in.cdxj", strings.NewReader(in), nil)}, BuildOptions{Now: fixedNow})
+	_, err = Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("in.cdxj", strings.NewReader(in), nil)}, &BuildOptions{Now: fixedNow})
 	if err == nil || !strings.Contains(err.Error(), "in.cdxj: line 2") {
 		t.Errorf("without SkipBad: %v", err)
 	}

@@ -170,10 +170,10 @@ func TestNoFalseNegativesRealIndexes(t *testing.T) {
 			o := BuildOptions{SkipBad: true, Rekey: rekey, Now: fixedNow}
 			in := func() []cdxj.Searcher { return []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(data), nil)} }
 			var base bytes.Buffer
-			if _, err := Build(ctx, &base, in(), o); err != nil {
+			if _, err := Build(ctx, &base, in(), &o); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			truth, err := LoadTruth(ctx, in(), lookups, o)
+			truth, err := LoadTruth(ctx, in(), lookups, &o)
 			if err != nil {
 				t.Fatal(err)
 			}

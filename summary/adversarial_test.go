@@ -262,7 +262,7 @@ func TestKeyNormalization(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Key(tc.indexKey, tc.url, tc.mode); got != tc.want {
+			if got := HostKey(tc.indexKey, tc.url, tc.mode); got != tc.want {
 				t.Errorf("Key(%q, %q, %v) = %q, want %q", tc.indexKey, tc.url, tc.mode, got, tc.want)
 			}
 		})

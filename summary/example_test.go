@@ -54,10 +54,10 @@ func ExampleCategorizeMIME() {
 	// warc/revisit → other
 }
 
-func ExampleKey() {
-	fmt.Println(summary.Key("uk,co,bbc,news)/", "http://news.bbc.co.uk/", summary.KeyDomain))
-	fmt.Println(summary.Key("uk,co,bbc,news)/", "http://news.bbc.co.uk/", summary.KeyLastTwo))
-	fmt.Println(summary.Key("dns:bbc.co.uk", "dns:bbc.co.uk", summary.KeyDomain))
+func ExampleHostKey() {
+	fmt.Println(summary.HostKey("uk,co,bbc,news)/", "http://news.bbc.co.uk/", summary.KeyDomain))
+	fmt.Println(summary.HostKey("uk,co,bbc,news)/", "http://news.bbc.co.uk/", summary.KeyLastTwo))
+	fmt.Println(summary.HostKey("dns:bbc.co.uk", "dns:bbc.co.uk", summary.KeyDomain))
 	// Output:
 	// bbc.co.uk
 	// co.uk

@@ -274,11 +274,12 @@ func lastTwoLabels(host string) string {
 	return host[j+1:]
 }
 
-// Key returns the summary key of a capture from its index key (SURT or
-// massaged URL) and original URL, under mode m. It is the function the
+// HostKey returns the key of the summary line a capture counts in (its host,
+// domain or last two labels, as m says; [NoHostKey] when it has none) from its
+// index key (SURT or massaged URL) and original URL. It is the function the
 // Summarizer applies (without its cache); see the package documentation for
 // the rules. The result is never empty.
-func Key(indexKey, url string, m KeyMode) string {
+func HostKey(indexKey, url string, m KeyMode) string {
 	_, pseudo := schemeOf(url)
 	if pseudo != "" {
 		return pseudo

@@ -289,7 +289,7 @@ func TestKey(t *testing.T) {
 				mode KeyMode
 				want string
 			}{{KeyDomain, tc.domain}, {KeyHost, tc.host}, {KeyLastTwo, tc.lastTwo}} {
-				if got := Key(tc.indexKey, tc.url, m.mode); got != m.want {
+				if got := HostKey(tc.indexKey, tc.url, m.mode); got != m.want {
 					t.Errorf("Key(%q, %q, %v) = %q, want %q", tc.indexKey, tc.url, m.mode, got, m.want)
 				}
 			}

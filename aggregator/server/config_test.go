@@ -149,7 +149,7 @@ func TestOpenCache(t *testing.T) {
 			if err := c.Put(t.Context(), held, cache.Result{Status: cache.StatusNone, Updated: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
-			if e, err := c.Get(t.Context(), cache.KeyOf(held)); err != nil || e.Status != cache.StatusNone {
+			if e, err := c.Get(t.Context(), cache.URIRKeyOf(held)); err != nil || e.Status != cache.StatusNone {
 				t.Errorf("Get after Put: %v, %v", e.Status, err)
 			}
 		})

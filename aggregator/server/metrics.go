@@ -262,7 +262,7 @@ func (c *meteredCache) Nonblocking() bool {
 }
 
 // Get reads the entry and counts what it found.
-func (c *meteredCache) Get(ctx context.Context, key cache.Key) (cache.Entry, error) {
+func (c *meteredCache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry, error) {
 	e, err := c.Cache.Get(ctx, key)
 	res := "error"
 	switch {
@@ -290,7 +290,7 @@ func (c *meteredCache) Get(ctx context.Context, key cache.Key) (cache.Entry, err
 func (c *meteredCache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at time.Time) error {
 	err := c.Cache.Enqueue(ctx, uriR, p, at)
 	if err == nil {
-		c.m.queue.enqueued(cache.KeyOf(uriR))
+		c.m.queue.enqueued(cache.URIRKeyOf(uriR))
 	}
 	return err
 }
@@ -318,15 +318,15 @@ func (c *meteredCache) Complete(ctx context.Context, job cache.Job, at time.Time
 // sharing a MySQL store, are not counted.
 type queueTracker struct {
 	mu      sync.Mutex
-	waiting map[cache.Key]struct{}
-	running map[cache.Key]struct{}
+	waiting map[cache.URIRKey]struct{}
+	running map[cache.URIRKey]struct{}
 }
 
 func newQueueTracker() *queueTracker {
-	return &queueTracker{waiting: map[cache.Key]struct{}{}, running: map[cache.Key]struct{}{}}
+	return &queueTracker{waiting: map[cache.URIRKey]struct{}{}, running: map[cache.URIRKey]struct{}{}}
 }
 
-func (q *queueTracker) enqueued(k cache.Key) {
+func (q *queueTracker) enqueued(k cache.URIRKey) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if _, ok := q.running[k]; !ok {
@@ -334,14 +334,14 @@ func (q *queueTracker) enqueued(k cache.Key) {
 	}
 }
 
-func (q *queueTracker) claimed(k cache.Key) {
+func (q *queueTracker) claimed(k cache.URIRKey) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.waiting, k)
 	q.running[k] = struct{}{}
 }
 
-func (q *queueTracker) completed(k cache.Key) {
+func (q *queueTracker) completed(k cache.URIRKey) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.running, k)

@@ -164,7 +164,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 	if store != nil {
 		agCache = &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
 	}
-	ag, err := aggregator.New(aggregator.Options{
+	ag, err := aggregator.New(&aggregator.Options{
 		Archives: archives, Rules: rules, Blacklist: bl,
 		// Every request, redirect hops included, goes only to the hosts the
 		// archive list names (aggregator.AllowList).

@@ -17,7 +17,7 @@ func entry(n int, uriR string) (cache.Result, int64) {
 	var bytes int64
 	for i := range n {
 		d := t0.Add(time.Duration(i) * time.Hour)
-		m := cache.Memento{URIM: "https://web.archive.org/web/" + d.Format("20060102150405") + "/" + uriR,
+		m := cache.StoredMemento{URIM: "https://web.archive.org/web/" + d.Format("20060102150405") + "/" + uriR,
 			Datetime: d, Archive: "ia", Rel: "memento", Type: "text/html"}
 		bytes += int64(len(m.URIM))
 		r.Mementos = append(r.Mementos, m)
@@ -47,7 +47,7 @@ func BenchmarkGet(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if _, err := c.Get(ctx, cache.KeyOf(fmt.Sprintf("http://example.org/%d", i%n))); err != nil {
+		if _, err := c.Get(ctx, cache.URIRKeyOf(fmt.Sprintf("http://example.org/%d", i%n))); err != nil {
 			b.Fatal(err)
 		}
 		i++

@@ -357,7 +357,7 @@ func corrupt(what string, key []byte, err error) error {
 }
 
 // Get implements [cache.Cache.Get].
-func (c *Cache) Get(ctx context.Context, key cache.Key) (_ cache.Entry, rerr error) {
+func (c *Cache) Get(ctx context.Context, key cache.URIRKey) (_ cache.Entry, rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("get", &rerr)
 	if err := c.begin(ctx, "get"); err != nil {
@@ -384,7 +384,7 @@ func (c *Cache) Get(ctx context.Context, key cache.Key) (_ cache.Entry, rerr err
 }
 
 // readInfo reads the Info of key; nil if there is no entry.
-func readInfo(tx *bolt.Tx, key cache.Key) (*cache.Info, error) {
+func readInfo(tx *bolt.Tx, key cache.URIRKey) (*cache.Info, error) {
 	v := tx.Bucket(bEntries).Get(key[:])
 	if v == nil {
 		return nil, nil
@@ -504,7 +504,7 @@ func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) (_ []cac
 			return err
 		}
 		for _, k := range keys {
-			i, err := readInfo(tx, cache.Key(k[8:]))
+			i, err := readInfo(tx, cache.URIRKey(k[8:]))
 			if err != nil {
 				return err
 			}
@@ -536,7 +536,7 @@ func deleteEntry(tx *bolt.Tx, i *cache.Info) error {
 }
 
 // Delete implements [cache.Cache.Delete].
-func (c *Cache) Delete(ctx context.Context, key cache.Key) (rerr error) {
+func (c *Cache) Delete(ctx context.Context, key cache.URIRKey) (rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("delete", &rerr)
 	if err := c.begin(ctx, "delete"); err != nil {
@@ -774,7 +774,7 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (_ cache.Cle
 				return err
 			}
 			for _, k := range keys {
-				old, err := readInfo(tx, cache.Key(k[8:]))
+				old, err := readInfo(tx, cache.URIRKey(k[8:]))
 				if err != nil {
 					return err
 				}
@@ -805,7 +805,7 @@ func expired(b *bolt.Bucket, cut time.Time, max int) ([][]byte, error) {
 	var out [][]byte
 	cur := b.Cursor()
 	for k, _ := cur.First(); k != nil && len(out) != max && bytes.Compare(k[:min(8, len(k))], end) < 0; k, _ = cur.Next() {
-		if len(k) != 16 && len(k) != 8+len(cache.Key{}) {
+		if len(k) != 16 && len(k) != 8+len(cache.URIRKey{}) {
 			return nil, corrupt("index key", k, errCorrupt)
 		}
 		out = append(out, bytes.Clone(k))

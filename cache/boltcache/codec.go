@@ -148,7 +148,7 @@ func encodeInfo(i *cache.Info) []byte {
 
 // decodeInfo parses a record written by encodeInfo. Any damage gives an
 // error wrapping errCorrupt with the byte offset; it never panics.
-func decodeInfo(key cache.Key, b []byte) (cache.Info, error) {
+func decodeInfo(key cache.URIRKey, b []byte) (cache.Info, error) {
 	d := decoder{b: b}
 	var i cache.Info
 	if f := d.byte(); f != formatV1 && d.err == nil {
@@ -174,7 +174,7 @@ func decodeInfo(key cache.Key, b []byte) (cache.Info, error) {
 }
 
 // encodeMementos writes an entry's mementos.
-func encodeMementos(ms []cache.Memento) []byte {
+func encodeMementos(ms []cache.StoredMemento) []byte {
 	n := 8
 	for _, m := range ms {
 		n += 24 + len(m.URIM) + len(m.Archive) + len(m.Rel) + len(m.Type)
@@ -196,7 +196,7 @@ func encodeMementos(ms []cache.Memento) []byte {
 // an error wrapping errCorrupt with the byte offset; it never panics, and
 // allocates as the mementos decode (no more than len(b) allows, and no
 // more than the record's valid prefix holds).
-func decodeMementos(b []byte) ([]cache.Memento, error) {
+func decodeMementos(b []byte) ([]cache.StoredMemento, error) {
 	d := decoder{b: b}
 	if f := d.byte(); f != formatV1 && d.err == nil {
 		d.fail(fmt.Sprintf("unknown format %d", f))
@@ -215,9 +215,9 @@ func decodeMementos(b []byte) ([]cache.Memento, error) {
 	}
 	// len(b) comes from a page too: the slice grows with what decodes
 	// rather than with the count the record claims.
-	ms := make([]cache.Memento, 0, min(n, 1<<16))
+	ms := make([]cache.StoredMemento, 0, min(n, 1<<16))
 	for i := uint64(0); i < n && d.err == nil; i++ {
-		var m cache.Memento
+		var m cache.StoredMemento
 		m.URIM = d.str(cache.MaxURILen)
 		m.Datetime = d.time()
 		m.Archive = d.str(cache.MaxFieldLen)

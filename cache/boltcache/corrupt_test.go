@@ -23,11 +23,11 @@ func TestCorruptRecordIsAStoreError(t *testing.T) {
 	}
 	defer c.Close()
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.Memento{{URIM: "u", Datetime: t0, Archive: "ia"}}}
+	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{{URIM: "u", Datetime: t0, Archive: "ia"}}}
 	if err := c.Put(ctx, "e.org/", r); err != nil {
 		t.Fatal(err)
 	}
-	key := cache.KeyOf("e.org/")
+	key := cache.URIRKeyOf("e.org/")
 	good := encodeMementos(r.Mementos)
 	info := encodeInfo(&cache.Info{URIR: "e.org/", Status: cache.StatusFound, Updated: t0})
 	cases := []struct {
@@ -91,7 +91,7 @@ func TestOpenErrors(t *testing.T) {
 	for i := range 50 {
 		u := "example.org/" + strings.Repeat("p", i*40)
 		if err := c.Put(t.Context(), u, cache.Result{Status: cache.StatusFound, Updated: t0,
-			Mementos: []cache.Memento{{URIM: "http://a.example/" + u, Datetime: t0, Archive: "ia"}}}); err != nil {
+			Mementos: []cache.StoredMemento{{URIM: "http://a.example/" + u, Datetime: t0, Archive: "ia"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

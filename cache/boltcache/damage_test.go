@@ -98,7 +98,7 @@ func TestOpenRefusesADamagedPage(t *testing.T) {
 	for i := range 400 {
 		u := fmt.Sprintf("http://damage.example/%04d/%s", i, strings.Repeat("p", 60))
 		if err := c.Put(t.Context(), u, cache.Result{Status: cache.StatusFound, Updated: t0.Add(time.Duration(i) * time.Second),
-			Mementos: []cache.Memento{{URIM: "http://a.example/web/" + u, Datetime: t0, Archive: "ia"}}}); err != nil {
+			Mementos: []cache.StoredMemento{{URIM: "http://a.example/web/" + u, Datetime: t0, Archive: "ia"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func TestOpenRefusesADamagedPage(t *testing.T) {
 				// Whatever slipped through must still not crash a reader.
 				defer c.Close()
 				for i := range 400 {
-					_, _ = c.Get(t.Context(), cache.KeyOf(fmt.Sprintf("http://damage.example/%04d/%s", i, strings.Repeat("p", 60))))
+					_, _ = c.Get(t.Context(), cache.URIRKeyOf(fmt.Sprintf("http://damage.example/%04d/%s", i, strings.Repeat("p", 60))))
 				}
 				_, _ = c.Stale(t.Context(), time.Now(), 1000)
 				t.Fatalf("a file with a damaged page (%s) opened", d.name)
@@ -165,7 +165,7 @@ func TestOpenRefusesADamagedPage(t *testing.T) {
 		t.Fatalf("the undamaged file: %v", err)
 	}
 	defer c.Close()
-	if _, err := c.Get(t.Context(), cache.KeyOf(fmt.Sprintf("http://damage.example/%04d/%s", 7, strings.Repeat("p", 60)))); err != nil {
+	if _, err := c.Get(t.Context(), cache.URIRKeyOf(fmt.Sprintf("http://damage.example/%04d/%s", 7, strings.Repeat("p", 60)))); err != nil {
 		t.Errorf("Get from the undamaged file: %v", err)
 	}
 }
@@ -198,7 +198,7 @@ func damageWhileOpen(t *testing.T, pos, size uint32) {
 	key := func(i int) string { return fmt.Sprintf("http://open.example/%04d/%s", i, strings.Repeat("q", 60)) }
 	for i := range 400 {
 		if err := c.Put(t.Context(), key(i), cache.Result{Status: cache.StatusFound, Updated: t0,
-			Mementos: []cache.Memento{{URIM: "http://a.example/web/" + key(i), Datetime: t0, Archive: "ia"}}}); err != nil {
+			Mementos: []cache.StoredMemento{{URIM: "http://a.example/web/" + key(i), Datetime: t0, Archive: "ia"}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -223,7 +223,7 @@ func damageWhileOpen(t *testing.T, pos, size uint32) {
 	w.Close()
 	failed := 0
 	for i := range 400 {
-		if _, err := c.Get(t.Context(), cache.KeyOf(key(i))); err != nil {
+		if _, err := c.Get(t.Context(), cache.URIRKeyOf(key(i))); err != nil {
 			failed++
 			var se *cache.Error
 			if !errors.As(err, &se) && !errors.Is(err, cache.ErrNotFound) {
@@ -255,7 +255,7 @@ func FuzzOpenDamagedFile(f *testing.F) {
 	key := func(i int) string { return fmt.Sprintf("http://fuzz.example/%03d/%s", i, strings.Repeat("z", 40)) }
 	for i := range 120 {
 		if err := c.Put(f.Context(), key(i), cache.Result{Status: cache.StatusFound, Updated: t0,
-			Mementos: []cache.Memento{{URIM: "http://a.example/web/" + key(i), Datetime: t0, Archive: "ia"}}}); err != nil {
+			Mementos: []cache.StoredMemento{{URIM: "http://a.example/web/" + key(i), Datetime: t0, Archive: "ia"}}}); err != nil {
 			f.Fatal(err)
 		}
 		if err := c.Enqueue(f.Context(), key(i), cache.PriorityLive, t0); err != nil {
@@ -290,7 +290,7 @@ func FuzzOpenDamagedFile(f *testing.F) {
 		defer c.Close()
 		ctx := t.Context()
 		for i := range 120 {
-			_, _ = c.Get(ctx, cache.KeyOf(key(i)))
+			_, _ = c.Get(ctx, cache.URIRKeyOf(key(i)))
 		}
 		_, _ = c.Stale(ctx, time.Now(), 500)
 		_ = c.Put(ctx, key(7), cache.Result{Status: cache.StatusNone, Updated: t0})

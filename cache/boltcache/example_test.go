@@ -27,7 +27,7 @@ func ExampleOpen() {
 		panic(err)
 	}
 	err = c.Put(ctx, "https://example.org/", cache.Result{Status: cache.StatusFound, Updated: now,
-		Mementos: []cache.Memento{{URIM: "https://web.archive.org/web/19990101000000/http://example.org/",
+		Mementos: []cache.StoredMemento{{URIM: "https://web.archive.org/web/19990101000000/http://example.org/",
 			Datetime: time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC), Archive: "ia", Rel: "first memento"}}})
 	if err != nil {
 		panic(err)
@@ -39,7 +39,7 @@ func ExampleOpen() {
 		panic(err)
 	}
 	defer c.Close()
-	e, err := c.Get(ctx, cache.KeyOf("http://example.org/"))
+	e, err := c.Get(ctx, cache.URIRKeyOf("http://example.org/"))
 	if err != nil {
 		panic(err)
 	}

@@ -13,12 +13,12 @@ import (
 func FuzzDecode(f *testing.F) {
 	t0 := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	f.Add(encodeInfo(&cache.Info{URIR: "example.org/", Status: cache.StatusFound, Requested: t0, Requests: 3, Updated: t0}))
-	f.Add(encodeMementos([]cache.Memento{{URIM: "https://a.example/1", Datetime: t0, Archive: "ia", Rel: "memento", Type: "text/html"}}))
+	f.Add(encodeMementos([]cache.StoredMemento{{URIM: "https://a.example/1", Datetime: t0, Archive: "ia", Rel: "memento", Type: "text/html"}}))
 	f.Add(encodeJob(&job{Job: cache.Job{ID: 7, URIR: "http://e.org/", Priority: 1, Enqueued: t0, Worker: "w"}}))
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if i, err := decodeInfo(cache.Key{}, b); err == nil {
+		if i, err := decodeInfo(cache.URIRKey{}, b); err == nil {
 			if got := encodeInfo(&i); !bytes.Equal(got, b) {
 				t.Errorf("info %x re-encodes as %x", b, got)
 			}

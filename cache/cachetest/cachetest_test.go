@@ -23,7 +23,7 @@ type flawed struct {
 	last   *cache.Job
 }
 
-func (f *flawed) Get(ctx context.Context, k cache.Key) (cache.Entry, error) {
+func (f *flawed) Get(ctx context.Context, k cache.URIRKey) (cache.Entry, error) {
 	e, err := f.Cache.Get(ctx, k)
 	switch f.defect {
 	case "drops_last_memento":

@@ -37,19 +37,19 @@ func mustPut(t *testing.T, c cache.Cache, uriR string, r cache.Result) {
 
 func mustGet(t *testing.T, c cache.Cache, uriR string) cache.Entry {
 	t.Helper()
-	e, err := c.Get(ctxT(t), cache.KeyOf(uriR))
+	e, err := c.Get(ctxT(t), cache.URIRKeyOf(uriR))
 	if err != nil {
 		t.Fatalf("Get(%.60q): %v", uriR, err)
 	}
 	return e
 }
 
-func found(updated time.Time, ms ...cache.Memento) cache.Result {
+func found(updated time.Time, ms ...cache.StoredMemento) cache.Result {
 	return cache.Result{Status: cache.StatusFound, Updated: updated, Mementos: ms}
 }
 
-func mem(urim string, sec int, archive string) cache.Memento {
-	return cache.Memento{URIM: urim, Datetime: at(sec), Archive: archive, Rel: "memento"}
+func mem(urim string, sec int, archive string) cache.StoredMemento {
+	return cache.StoredMemento{URIM: urim, Datetime: at(sec), Archive: archive, Rel: "memento"}
 }
 
 // awkward URIs that every store must keep byte-exact.
@@ -70,7 +70,7 @@ func awkwardURIs() map[string]string {
 }
 
 func testGetMissing(t *testing.T, s Store) {
-	_, err := s.Cache.Get(ctxT(t), cache.KeyOf("example.org/"))
+	_, err := s.Cache.Get(ctxT(t), cache.URIRKeyOf("example.org/"))
 	if !errors.Is(err, cache.ErrNotFound) {
 		t.Fatalf("Get of a missing key: err = %v, want ErrNotFound", err)
 	}
@@ -95,7 +95,7 @@ func testRoundTrip(t *testing.T, s Store) {
 			in:   found(at(0), mem("https://web.archive.org/web/20010101000000/http://example.org/", -100, "ia")),
 			want: cache.Entry{
 				Info:     cache.Info{URIR: "example.org/", Status: cache.StatusFound, Updated: at(0)},
-				Mementos: []cache.Memento{mem("https://web.archive.org/web/20010101000000/http://example.org/", -100, "ia")},
+				Mementos: []cache.StoredMemento{mem("https://web.archive.org/web/20010101000000/http://example.org/", -100, "ia")},
 			},
 		},
 		{
@@ -103,11 +103,11 @@ func testRoundTrip(t *testing.T, s Store) {
 			uriR: "https://example.org/s",
 			in: found(at(1),
 				mem("u3", 30, "ia"), mem("u1", 10, "ukwa"), mem("u2", 10, "ia"),
-				mem("u3", 30, "ia"), cache.Memento{URIM: "u3", Datetime: at(30), Archive: "ia", Rel: "last memento", Type: "text/html"}),
+				mem("u3", 30, "ia"), cache.StoredMemento{URIM: "u3", Datetime: at(30), Archive: "ia", Rel: "last memento", Type: "text/html"}),
 			want: cache.Entry{
 				Info: cache.Info{URIR: "example.org/s", Status: cache.StatusFound, Updated: at(1)},
-				Mementos: []cache.Memento{mem("u2", 10, "ia"), mem("u1", 10, "ukwa"),
-					cache.Memento{URIM: "u3", Datetime: at(30), Archive: "ia", Rel: "last memento", Type: "text/html"},
+				Mementos: []cache.StoredMemento{mem("u2", 10, "ia"), mem("u1", 10, "ukwa"),
+					cache.StoredMemento{URIM: "u3", Datetime: at(30), Archive: "ia", Rel: "last memento", Type: "text/html"},
 					mem("u3", 30, "ia")},
 			},
 		},
@@ -115,21 +115,21 @@ func testRoundTrip(t *testing.T, s Store) {
 			name: "seconds_in_utc",
 			uriR: "http://example.org/t",
 			in: found(t0.In(paris).Add(999*time.Millisecond),
-				cache.Memento{URIM: "m", Datetime: time.Date(1996, 1, 2, 3, 4, 5, 987654321, paris), Archive: "ia"}),
+				cache.StoredMemento{URIM: "m", Datetime: time.Date(1996, 1, 2, 3, 4, 5, 987654321, paris), Archive: "ia"}),
 			want: cache.Entry{
 				Info:     cache.Info{URIR: "example.org/t", Status: cache.StatusFound, Updated: t0},
-				Mementos: []cache.Memento{{URIM: "m", Datetime: time.Date(1996, 1, 2, 2, 4, 5, 0, time.UTC), Archive: "ia"}},
+				Mementos: []cache.StoredMemento{{URIM: "m", Datetime: time.Date(1996, 1, 2, 2, 4, 5, 0, time.UTC), Archive: "ia"}},
 			},
 		},
 		{
 			name: "time_range_ends",
 			uriR: "http://example.org/range",
 			in: found(cache.MaxTime,
-				cache.Memento{URIM: "old", Datetime: cache.MinTime, Archive: "ia"},
-				cache.Memento{URIM: "new", Datetime: cache.MaxTime, Archive: "ia"}),
+				cache.StoredMemento{URIM: "old", Datetime: cache.MinTime, Archive: "ia"},
+				cache.StoredMemento{URIM: "new", Datetime: cache.MaxTime, Archive: "ia"}),
 			want: cache.Entry{
 				Info: cache.Info{URIR: "example.org/range", Status: cache.StatusFound, Updated: cache.MaxTime},
-				Mementos: []cache.Memento{{URIM: "old", Datetime: cache.MinTime, Archive: "ia"},
+				Mementos: []cache.StoredMemento{{URIM: "old", Datetime: cache.MinTime, Archive: "ia"},
 					{URIM: "new", Datetime: cache.MaxTime, Archive: "ia"}},
 			},
 		},
@@ -148,21 +148,21 @@ func testRoundTrip(t *testing.T, s Store) {
 		{
 			name: "failed_keeps_given_mementos",
 			uriR: "http://example.org/failed",
-			in:   cache.Result{Status: cache.StatusFailed, Updated: at(4), Mementos: []cache.Memento{mem("f", 1, "ia")}},
+			in:   cache.Result{Status: cache.StatusFailed, Updated: at(4), Mementos: []cache.StoredMemento{mem("f", 1, "ia")}},
 			want: cache.Entry{
 				Info:     cache.Info{URIR: "example.org/failed", Status: cache.StatusFailed, Updated: at(4)},
-				Mementos: []cache.Memento{mem("f", 1, "ia")},
+				Mementos: []cache.StoredMemento{mem("f", 1, "ia")},
 			},
 		},
 		{
 			name: "fields_at_limits",
 			uriR: "http://example.org/fields",
-			in: found(at(5), cache.Memento{URIM: "m", Datetime: at(0),
+			in: found(at(5), cache.StoredMemento{URIM: "m", Datetime: at(0),
 				Archive: strings.Repeat("\U0001F600", cache.MaxFieldLen/4),
 				Rel:     "first last memento", Type: strings.Repeat("t", cache.MaxFieldLen)}),
 			want: cache.Entry{
 				Info: cache.Info{URIR: "example.org/fields", Status: cache.StatusFound, Updated: at(5)},
-				Mementos: []cache.Memento{{URIM: "m", Datetime: at(0),
+				Mementos: []cache.StoredMemento{{URIM: "m", Datetime: at(0),
 					Archive: strings.Repeat("\U0001F600", cache.MaxFieldLen/4),
 					Rel:     "first last memento", Type: strings.Repeat("t", cache.MaxFieldLen)}},
 			},
@@ -173,7 +173,7 @@ func testRoundTrip(t *testing.T, s Store) {
 		if len(urim) > cache.MaxURILen {
 			urim = urim[:cache.MaxURILen]
 		}
-		ms := []cache.Memento{{URIM: urim, Datetime: at(-1), Archive: "a\"'\\\U0001F600"}, mem(u, 7, "ia")}
+		ms := []cache.StoredMemento{{URIM: urim, Datetime: at(-1), Archive: "a\"'\\\U0001F600"}, mem(u, 7, "ia")}
 		cases = append(cases, tc{
 			name: "uri_" + name,
 			uriR: u,
@@ -187,13 +187,13 @@ func testRoundTrip(t *testing.T, s Store) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := c.in
-			in.Mementos = append([]cache.Memento(nil), c.in.Mementos...)
+			in.Mementos = append([]cache.StoredMemento(nil), c.in.Mementos...)
 			mustPut(t, s.Cache, c.uriR, in)
 			if diff := cmp.Diff(c.in.Mementos, in.Mementos); diff != "" {
 				t.Errorf("Put modified its argument (-before +after):\n%s", diff)
 			}
 			got := mustGet(t, s.Cache, c.uriR)
-			c.want.Key = cache.KeyOf(c.uriR)
+			c.want.Key = cache.URIRKeyOf(c.uriR)
 			if diff := cmp.Diff(c.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Get after Put (-want +got):\n%s", diff)
 			}
@@ -213,10 +213,10 @@ func testManyMementos(t *testing.T, s Store) {
 	// 2,000 mementos, three per (datetime, archive), URI-Ms of 4.5 KB: about
 	// 9 MB, several batches (by count and by size) for stores that write in
 	// batches, with groups of equal (datetime, archive) across batches.
-	var ms []cache.Memento
+	var ms []cache.StoredMemento
 	pad := strings.Repeat("p", 4500)
 	for i := range 2000 {
-		ms = append(ms, cache.Memento{URIM: fmt.Sprintf("https://a.example/%05d/%s", i, pad),
+		ms = append(ms, cache.StoredMemento{URIM: fmt.Sprintf("https://a.example/%05d/%s", i, pad),
 			Datetime: at(i / 3), Archive: "ia", Rel: "memento"})
 	}
 	mustPut(t, s.Cache, "http://e.org/many", found(at(0), ms...))
@@ -238,7 +238,7 @@ func testSchemeAgnostic(t *testing.T, s Store) {
 			t.Errorf("Get(%q) = %q with %d mementos, want the https entry", u, got.URIR, len(got.Mementos))
 		}
 	}
-	if _, err := s.Cache.Get(ctxT(t), cache.KeyOf("http://example.org/X")); !errors.Is(err, cache.ErrNotFound) {
+	if _, err := s.Cache.Get(ctxT(t), cache.URIRKeyOf("http://example.org/X")); !errors.Is(err, cache.ErrNotFound) {
 		t.Errorf("path case must matter: Get(example.org/X) err = %v, want ErrNotFound", err)
 	}
 }
@@ -252,9 +252,9 @@ func testPutReplaces(t *testing.T, s Store) {
 	mustPut(t, s.Cache, u, found(at(10), mem("a", 1, "ia"), mem("b", 2, "ia"), mem("c", 3, "ukwa")))
 	mustPut(t, s.Cache, u, found(at(20), mem("d", 4, "ia")))
 	want := cache.Entry{
-		Info: cache.Info{Key: cache.KeyOf(u), URIR: "example.org/r", Status: cache.StatusFound,
+		Info: cache.Info{Key: cache.URIRKeyOf(u), URIR: "example.org/r", Status: cache.StatusFound,
 			Requested: at(5), Requests: 1, Updated: at(20)},
-		Mementos: []cache.Memento{mem("d", 4, "ia")},
+		Mementos: []cache.StoredMemento{mem("d", 4, "ia")},
 	}
 	if diff := cmp.Diff(want, mustGet(t, s.Cache, u)); diff != "" {
 		t.Errorf("after the second Put (-want +got):\n%s", diff)
@@ -268,7 +268,7 @@ func testPutReplaces(t *testing.T, s Store) {
 
 func testInvalid(t *testing.T, s Store) {
 	ok := mem("m", 0, "ia")
-	with := func(f func(m *cache.Memento)) cache.Result {
+	with := func(f func(m *cache.StoredMemento)) cache.Result {
 		m := ok
 		f(&m)
 		return found(at(0), m)
@@ -284,18 +284,18 @@ func testInvalid(t *testing.T, s Store) {
 		{"zero_updated", "http://e.org/", found(time.Time{}, ok)},
 		{"updated_year_10000", "http://e.org/", found(cache.MaxTime.Add(time.Second), ok)},
 		{"pending_status", "http://e.org/", cache.Result{Status: cache.StatusPending, Updated: at(0)}},
-		{"unknown_status", "http://e.org/", cache.Result{Status: 99, Updated: at(0), Mementos: []cache.Memento{ok}}},
+		{"unknown_status", "http://e.org/", cache.Result{Status: 99, Updated: at(0), Mementos: []cache.StoredMemento{ok}}},
 		{"found_without_mementos", "http://e.org/", found(at(0))},
-		{"none_with_mementos", "http://e.org/", cache.Result{Status: cache.StatusNone, Updated: at(0), Mementos: []cache.Memento{ok}}},
-		{"blocked_with_mementos", "http://e.org/", cache.Result{Status: cache.StatusBlocked, Updated: at(0), Mementos: []cache.Memento{ok}}},
-		{"memento_zero_datetime", "http://e.org/", with(func(m *cache.Memento) { m.Datetime = time.Time{} })},
-		{"memento_year_999", "http://e.org/", with(func(m *cache.Memento) { m.Datetime = cache.MinTime.Add(-time.Second) })},
-		{"memento_empty_urim", "http://e.org/", with(func(m *cache.Memento) { m.URIM = "" })},
-		{"memento_urim_too_long", "http://e.org/", with(func(m *cache.Memento) { m.URIM = strings.Repeat("u", cache.MaxURILen+1) })},
-		{"memento_empty_archive", "http://e.org/", with(func(m *cache.Memento) { m.Archive = "" })},
-		{"memento_archive_not_utf8", "http://e.org/", with(func(m *cache.Memento) { m.Archive = "\xff" })},
-		{"memento_rel_too_long", "http://e.org/", with(func(m *cache.Memento) { m.Rel = strings.Repeat("r", cache.MaxFieldLen+1) })},
-		{"memento_type_not_utf8", "http://e.org/", with(func(m *cache.Memento) { m.Type = "text/\xc3" })},
+		{"none_with_mementos", "http://e.org/", cache.Result{Status: cache.StatusNone, Updated: at(0), Mementos: []cache.StoredMemento{ok}}},
+		{"blocked_with_mementos", "http://e.org/", cache.Result{Status: cache.StatusBlocked, Updated: at(0), Mementos: []cache.StoredMemento{ok}}},
+		{"memento_zero_datetime", "http://e.org/", with(func(m *cache.StoredMemento) { m.Datetime = time.Time{} })},
+		{"memento_year_999", "http://e.org/", with(func(m *cache.StoredMemento) { m.Datetime = cache.MinTime.Add(-time.Second) })},
+		{"memento_empty_urim", "http://e.org/", with(func(m *cache.StoredMemento) { m.URIM = "" })},
+		{"memento_urim_too_long", "http://e.org/", with(func(m *cache.StoredMemento) { m.URIM = strings.Repeat("u", cache.MaxURILen+1) })},
+		{"memento_empty_archive", "http://e.org/", with(func(m *cache.StoredMemento) { m.Archive = "" })},
+		{"memento_archive_not_utf8", "http://e.org/", with(func(m *cache.StoredMemento) { m.Archive = "\xff" })},
+		{"memento_rel_too_long", "http://e.org/", with(func(m *cache.StoredMemento) { m.Rel = strings.Repeat("r", cache.MaxFieldLen+1) })},
+		{"memento_type_not_utf8", "http://e.org/", with(func(m *cache.StoredMemento) { m.Type = "text/\xc3" })},
 	}
 	ctx := ctxT(t)
 	for _, c := range cases {
@@ -305,7 +305,7 @@ func testInvalid(t *testing.T, s Store) {
 				t.Fatalf("Put: err = %v, want ErrInvalid", err)
 			}
 			if c.uriR != "" {
-				if _, err := s.Cache.Get(ctx, cache.KeyOf(c.uriR)); !errors.Is(err, cache.ErrNotFound) {
+				if _, err := s.Cache.Get(ctx, cache.URIRKeyOf(c.uriR)); !errors.Is(err, cache.ErrNotFound) {
 					t.Errorf("refused Put left an entry: Get err = %v", err)
 				}
 			}
@@ -353,7 +353,7 @@ func testRecordRequest(t *testing.T, s Store) {
 			t.Fatal(err)
 		}
 	}
-	want := cache.Entry{Info: cache.Info{Key: cache.KeyOf(u), URIR: "example.org/req",
+	want := cache.Entry{Info: cache.Info{Key: cache.URIRKeyOf(u), URIR: "example.org/req",
 		Status: cache.StatusPending, Requested: at(30), Requests: 3}}
 	if diff := cmp.Diff(want, mustGet(t, s.Cache, u), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("pending entry (-want +got):\n%s", diff)
@@ -363,7 +363,7 @@ func testRecordRequest(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	want.Status, want.Updated, want.Requested, want.Requests = cache.StatusFound, at(40), at(50), 4
-	want.Mementos = []cache.Memento{mem("m", 1, "ia")}
+	want.Mementos = []cache.StoredMemento{mem("m", 1, "ia")}
 	if diff := cmp.Diff(want, mustGet(t, s.Cache, u)); diff != "" {
 		t.Errorf("after Put and a fourth request (-want +got):\n%s", diff)
 	}
@@ -379,7 +379,7 @@ func testStale(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	ab := []string{"e.org/a", "e.org/b"}
-	if cache.KeyOf(ab[0]).String() > cache.KeyOf(ab[1]).String() {
+	if cache.URIRKeyOf(ab[0]).String() > cache.URIRKeyOf(ab[1]).String() {
 		ab[0], ab[1] = ab[1], ab[0]
 	}
 	cases := []struct {
@@ -403,8 +403,8 @@ func testStale(t *testing.T, s Store) {
 			var got []string
 			for _, i := range infos {
 				got = append(got, i.URIR)
-				if i.Key != cache.KeyOf(i.URIR) {
-					t.Errorf("%s: Key %s, want KeyOf(URIR)", i.URIR, i.Key)
+				if i.Key != cache.URIRKeyOf(i.URIR) {
+					t.Errorf("%s: Key %s, want URIRKeyOf(URIR)", i.URIR, i.Key)
 				}
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
@@ -417,8 +417,8 @@ func testStale(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	want := []cache.Info{
-		{Key: cache.KeyOf("e.org/pending"), URIR: "e.org/pending", Status: cache.StatusPending, Requested: at(300), Requests: 1},
-		{Key: cache.KeyOf("e.org/old"), URIR: "e.org/old", Status: cache.StatusNone, Updated: at(50)},
+		{Key: cache.URIRKeyOf("e.org/pending"), URIR: "e.org/pending", Status: cache.StatusPending, Requested: at(300), Requests: 1},
+		{Key: cache.URIRKeyOf("e.org/old"), URIR: "e.org/old", Status: cache.StatusNone, Updated: at(50)},
 	}
 	if diff := cmp.Diff(want, infos); diff != "" {
 		t.Errorf("Stale infos (-want +got):\n%s", diff)
@@ -429,13 +429,13 @@ func testDelete(t *testing.T, s Store) {
 	ctx := ctxT(t)
 	mustPut(t, s.Cache, "http://e.org/d", found(at(0), mem("m1", 0, "ia"), mem("m2", 1, "ia")))
 	mustPut(t, s.Cache, "http://e.org/keep", found(at(0), mem("k", 0, "ia")))
-	if err := s.Cache.Delete(ctx, cache.KeyOf("e.org/d")); err != nil {
+	if err := s.Cache.Delete(ctx, cache.URIRKeyOf("e.org/d")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Cache.Get(ctx, cache.KeyOf("e.org/d")); !errors.Is(err, cache.ErrNotFound) {
+	if _, err := s.Cache.Get(ctx, cache.URIRKeyOf("e.org/d")); !errors.Is(err, cache.ErrNotFound) {
 		t.Errorf("Get after Delete: err = %v, want ErrNotFound", err)
 	}
-	if err := s.Cache.Delete(ctx, cache.KeyOf("e.org/d")); !errors.Is(err, cache.ErrNotFound) {
+	if err := s.Cache.Delete(ctx, cache.URIRKeyOf("e.org/d")); !errors.Is(err, cache.ErrNotFound) {
 		t.Errorf("second Delete: err = %v, want ErrNotFound", err)
 	}
 	if got := mustGet(t, s.Cache, "e.org/keep"); len(got.Mementos) != 1 {
@@ -443,7 +443,7 @@ func testDelete(t *testing.T, s Store) {
 	}
 	// A deleted entry comes back empty: no memento of the old one survives.
 	mustPut(t, s.Cache, "http://e.org/d", found(at(9), mem("m3", 2, "ia")))
-	if diff := cmp.Diff([]cache.Memento{mem("m3", 2, "ia")}, mustGet(t, s.Cache, "e.org/d").Mementos); diff != "" {
+	if diff := cmp.Diff([]cache.StoredMemento{mem("m3", 2, "ia")}, mustGet(t, s.Cache, "e.org/d").Mementos); diff != "" {
 		t.Errorf("re-put after Delete (-want +got):\n%s", diff)
 	}
 }
@@ -503,7 +503,7 @@ func testQueueOrder(t *testing.T, s Store) {
 	}
 	if len(jobs) > 0 {
 		j := jobs[0]
-		wantJ := cache.Job{ID: j.ID, Key: cache.KeyOf("e.org/live-early"), URIR: "http://e.org/live-early",
+		wantJ := cache.Job{ID: j.ID, Key: cache.URIRKeyOf("e.org/live-early"), URIR: "http://e.org/live-early",
 			Priority: cache.PriorityLive, Enqueued: at(2), Worker: "w1", Claimed: at(10)}
 		if diff := cmp.Diff(wantJ, j); diff != "" {
 			t.Errorf("claimed job (-want +got):\n%s", diff)
@@ -639,7 +639,7 @@ func testCleanup(t *testing.T, s Store) {
 	}
 	for u, want := range map[string]error{"e.org/old-req": cache.ErrNotFound, "e.org/old-put": cache.ErrNotFound,
 		"e.org/new-req": nil, "e.org/new-put": nil} {
-		if _, err := s.Cache.Get(ctx, cache.KeyOf(u)); !errors.Is(err, want) || (want == nil && err != nil) {
+		if _, err := s.Cache.Get(ctx, cache.URIRKeyOf(u)); !errors.Is(err, want) || (want == nil && err != nil) {
 			t.Errorf("after Cleanup, Get(%s) err = %v, want %v", u, err, want)
 		}
 	}
@@ -702,7 +702,7 @@ func testConcurrentRequests(t *testing.T, s Store) {
 				if err := s.Cache.Put(ctx, u, found(at(r), mem(fmt.Sprint("m", w), r, "ia"))); err != nil {
 					errs <- err
 				}
-				if e, err := s.Cache.Get(ctx, cache.KeyOf(u)); err != nil || len(e.Mementos) != 1 {
+				if e, err := s.Cache.Get(ctx, cache.URIRKeyOf(u)); err != nil || len(e.Mementos) != 1 {
 					errs <- fmt.Errorf("Get(%s) = %d mementos, %v", u, len(e.Mementos), err)
 				}
 			}
@@ -725,7 +725,7 @@ func testConcurrentRequests(t *testing.T, s Store) {
 func testAtomicPut(t *testing.T, s Store) {
 	const u = "http://e.org/atomic"
 	small := found(at(1), mem("s", 1, "ia"))
-	var big []cache.Memento
+	var big []cache.StoredMemento
 	for i := range 300 {
 		big = append(big, mem(fmt.Sprint("b", i), i, "ukwa"))
 	}
@@ -754,7 +754,7 @@ func testAtomicPut(t *testing.T, s Store) {
 					return
 				default:
 				}
-				e, err := s.Cache.Get(ctx, cache.KeyOf(u))
+				e, err := s.Cache.Get(ctx, cache.URIRKeyOf(u))
 				if err != nil {
 					t.Error(err)
 					return
@@ -877,7 +877,7 @@ func testCanceled(t *testing.T, s Store) {
 	cancel()
 	mustPut(t, s.Cache, "http://e.org/c", found(at(0), mem("m", 0, "ia")))
 	calls := map[string]func() error{
-		"get":     func() error { _, err := s.Cache.Get(ctx, cache.KeyOf("e.org/c")); return err },
+		"get":     func() error { _, err := s.Cache.Get(ctx, cache.URIRKeyOf("e.org/c")); return err },
 		"put":     func() error { return s.Cache.Put(ctx, "http://e.org/d", found(at(0), mem("m", 0, "ia"))) },
 		"request": func() error { return s.Cache.RecordRequest(ctx, "http://e.org/d", at(0)) },
 		"stale":   func() error { _, err := s.Cache.Stale(ctx, at(10), 10); return err },
@@ -892,7 +892,7 @@ func testCanceled(t *testing.T, s Store) {
 			t.Errorf("%s with a canceled context: err = %v, want a *cache.Error wrapping context.Canceled", name, err)
 		}
 	}
-	if _, err := s.Cache.Get(ctxT(t), cache.KeyOf("e.org/d")); !errors.Is(err, cache.ErrNotFound) {
+	if _, err := s.Cache.Get(ctxT(t), cache.URIRKeyOf("e.org/d")); !errors.Is(err, cache.ErrNotFound) {
 		t.Errorf("a canceled Put or RecordRequest wrote: Get err = %v", err)
 	}
 }
@@ -905,7 +905,7 @@ func testClosed(t *testing.T, s Store) {
 		t.Errorf("second Close: %v", err)
 	}
 	ctx := ctxT(t)
-	if _, err := s.Cache.Get(ctx, cache.KeyOf("e.org/")); !errors.Is(err, cache.ErrClosed) {
+	if _, err := s.Cache.Get(ctx, cache.URIRKeyOf("e.org/")); !errors.Is(err, cache.ErrClosed) {
 		t.Errorf("Get after Close: err = %v, want ErrClosed", err)
 	}
 	if err := s.Cache.Put(ctx, "e.org/", found(at(0), mem("m", 0, "ia"))); !errors.Is(err, cache.ErrClosed) {

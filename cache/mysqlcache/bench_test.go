@@ -26,7 +26,7 @@ func mementos(n int, uriR string) (cache.Result, int64) {
 	archives := []string{"ia", "ukwa", "pt", "loc", "bl"}
 	for i := range n {
 		d := t0.Add(time.Duration(i) * time.Hour)
-		m := cache.Memento{URIM: "https://web.archive.org/web/" + d.Format("20060102150405") + "/" + uriR,
+		m := cache.StoredMemento{URIM: "https://web.archive.org/web/" + d.Format("20060102150405") + "/" + uriR,
 			Datetime: d, Archive: archives[i%len(archives)], Rel: "memento", Type: "text/html"}
 		bytes += int64(len(m.URIM))
 		r.Mementos = append(r.Mementos, m)
@@ -67,7 +67,7 @@ func BenchmarkGet(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		start := time.Now()
-		e, err := c.Get(ctx, cache.KeyOf(fmt.Sprintf("http://example.org/%d", i%n)))
+		e, err := c.Get(ctx, cache.URIRKeyOf(fmt.Sprintf("http://example.org/%d", i%n)))
 		lat = append(lat, time.Since(start))
 		if err != nil || len(e.Mementos) != 10 {
 			b.Fatalf("Get: %d mementos, %v", len(e.Mementos), err)

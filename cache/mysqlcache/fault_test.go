@@ -41,9 +41,9 @@ func TestKillAndRestart(t *testing.T) {
 	const slack = 10 * time.Second
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	result := func(i int) cache.Result {
-		var ms []cache.Memento
+		var ms []cache.StoredMemento
 		for j := range 1 + i%7 {
-			ms = append(ms, cache.Memento{URIM: fmt.Sprintf("https://a.example/%d/%d", j, i),
+			ms = append(ms, cache.StoredMemento{URIM: fmt.Sprintf("https://a.example/%d/%d", j, i),
 				Datetime: t0.Add(time.Duration(j) * time.Hour), Archive: fmt.Sprint("arch", j%3), Rel: "memento"})
 		}
 		return cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: ms}
@@ -103,7 +103,7 @@ func TestKillAndRestart(t *testing.T) {
 			default:
 			}
 			call("Get", func(ctx context.Context) error {
-				_, err := c.Get(ctx, cache.KeyOf(fmt.Sprintf("fault.example/%d", i/3)))
+				_, err := c.Get(ctx, cache.URIRKeyOf(fmt.Sprintf("fault.example/%d", i/3)))
 				if errors.Is(err, cache.ErrNotFound) {
 					return nil
 				}
@@ -177,7 +177,7 @@ func TestKillAndRestart(t *testing.T) {
 	t.Logf("%d Puts succeeded, %d failed across 2 kills and a freeze", len(succeeded), failures)
 	for _, i := range succeeded {
 		vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		e, err := c.Get(vctx, cache.KeyOf(fmt.Sprintf("fault.example/%d", i)))
+		e, err := c.Get(vctx, cache.URIRKeyOf(fmt.Sprintf("fault.example/%d", i)))
 		cancel()
 		if err != nil {
 			t.Errorf("Put %d returned success but Get fails: %v", i, err)

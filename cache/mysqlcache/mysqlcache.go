@@ -9,7 +9,7 @@
 // package (schema/*.sql), under a named lock so that nodes starting together
 // migrate once; applied versions are recorded in mementokit_schema. Tables
 // are InnoDB, utf8mb4, with URL columns stored byte-exact (BLOB) and found
-// by their MD5 hash keys, which are the lower-case hex of [cache.Key]
+// by their MD5 hash keys, which are the lower-case hex of [cache.URIRKey]
 // (MySQL's md5() of the URI-R without scheme, as the original). Requires
 // MariaDB 10.6 or MySQL 8.0 (SKIP LOCKED, generated columns).
 //
@@ -365,7 +365,7 @@ SELECT 1, l.href, l.mdate, l.part, NULL, NULL, a.hostname, l.rel, l.type
 FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE l.id = ?`
 
 // Get implements [cache.Cache.Get] in one statement and one round trip.
-func (c *Cache) Get(ctx context.Context, key cache.Key) (cache.Entry, error) {
+func (c *Cache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry, error) {
 	if err := c.begin(ctx, "get"); err != nil {
 		return cache.Entry{}, err
 	}
@@ -373,7 +373,7 @@ func (c *Cache) Get(ctx context.Context, key cache.Key) (cache.Entry, error) {
 	return e, c.wrap(ctx, "get", err)
 }
 
-func (c *Cache) readEntry(ctx context.Context, key cache.Key) (cache.Entry, error) {
+func (c *Cache) readEntry(ctx context.Context, key cache.URIRKey) (cache.Entry, error) {
 	k := key.String()
 	rows, err := c.get.QueryContext(ctx, k, k)
 	if err != nil {
@@ -407,7 +407,7 @@ func (c *Cache) readEntry(ctx context.Context, key cache.Key) (cache.Entry, erro
 		if archive == nil {
 			return cache.Entry{}, fmt.Errorf("entry %s: a memento's archive_id is not in archive_register", k)
 		}
-		e.Mementos = append(e.Mementos, cache.Memento{URIM: string(uri), Datetime: utc(t1),
+		e.Mementos = append(e.Mementos, cache.StoredMemento{URIM: string(uri), Datetime: utc(t1),
 			Archive: string(archive), Rel: rel.String, Type: typ.String})
 	}
 	if err := rows.Err(); err != nil {
@@ -416,7 +416,7 @@ func (c *Cache) readEntry(ctx context.Context, key cache.Key) (cache.Entry, erro
 	if !found {
 		return cache.Entry{}, fmt.Errorf("cache: mysql get %s: %w", k, cache.ErrNotFound)
 	}
-	slices.SortFunc(e.Mementos, cache.Memento.Compare)
+	slices.SortFunc(e.Mementos, cache.StoredMemento.Compare)
 	return e, nil
 }
 
@@ -430,7 +430,7 @@ func utc(t sql.NullTime) time.Time {
 // archiveIDs returns the archive_register ids of the archives named in ms,
 // adding rows for new ones (committed at once, outside the caller's
 // transaction, so that Puts do not serialize on the register).
-func (c *Cache) archiveIDs(ctx context.Context, ms []cache.Memento) (map[string]int64, error) {
+func (c *Cache) archiveIDs(ctx context.Context, ms []cache.StoredMemento) (map[string]int64, error) {
 	ids := map[string]int64{}
 	var missing []string
 	c.mu.Lock()
@@ -612,7 +612,7 @@ func (c *Cache) readStale(ctx context.Context, before time.Time, limit int) ([]c
 		if err := rows.Scan(&id, &url, &req, &n, &upd, &status); err != nil {
 			return nil, err
 		}
-		info.Key, errs = cache.ParseKey(id)
+		info.Key, errs = cache.ParseURIRKey(id)
 		info.Status, errp = statusOf(status, upd)
 		if err := errors.Join(errs, errp); err != nil {
 			return nil, fmt.Errorf("entry %q: %w", id, err)
@@ -624,7 +624,7 @@ func (c *Cache) readStale(ctx context.Context, before time.Time, limit int) ([]c
 }
 
 // Delete implements [cache.Cache.Delete] in one transaction.
-func (c *Cache) Delete(ctx context.Context, key cache.Key) error {
+func (c *Cache) Delete(ctx context.Context, key cache.URIRKey) error {
 	if err := c.begin(ctx, "delete"); err != nil {
 		return err
 	}
@@ -706,7 +706,7 @@ func (c *Cache) Claim(ctx context.Context, worker string, at time.Time) (cache.J
 		if err != nil {
 			return err
 		}
-		if j.Key, err = cache.ParseKey(hash); err != nil {
+		if j.Key, err = cache.ParseURIRKey(hash); err != nil {
 			return fmt.Errorf("job %d: %w", j.ID, err)
 		}
 		if len(priority) != 1 || priority[0] < '1' || priority[0] > '9' {

@@ -205,7 +205,7 @@ func TestIndexesUsed(t *testing.T) {
 	for i := range 300 {
 		u := fmt.Sprintf("http://e.org/%d", i)
 		r := cache.Result{Status: cache.StatusFound, Updated: t0.Add(time.Duration(i) * time.Hour),
-			Mementos: []cache.Memento{{URIM: "m" + u, Datetime: t0, Archive: "ia"}, {URIM: "n" + u, Datetime: t0, Archive: "bl"}}}
+			Mementos: []cache.StoredMemento{{URIM: "m" + u, Datetime: t0, Archive: "ia"}, {URIM: "n" + u, Datetime: t0, Archive: "bl"}}}
 		if err := c.Put(ctx, u, r); err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestIndexesUsed(t *testing.T) {
 	if _, err := db.Exec("ANALYZE TABLE linkmaster, links, jobs"); err != nil {
 		t.Fatal(err)
 	}
-	k := cache.KeyOf("e.org/7").String()
+	k := cache.URIRKeyOf("e.org/7").String()
 	cases := []struct {
 		name  string
 		query string

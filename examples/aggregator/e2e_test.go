@@ -373,7 +373,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	e, err := c.Get(t.Context(), cache.KeyOf(held))
+	e, err := c.Get(t.Context(), cache.URIRKeyOf(held))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -296,7 +296,7 @@ func demo(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 			}
 			list = append(list, ar)
 		}
-		ag, err := aggregator.New(aggregator.Options{Archives: list, HTTPClient: upstream, MapDir: mapDir})
+		ag, err := aggregator.New(&aggregator.Options{Archives: list, HTTPClient: upstream, MapDir: mapDir})
 		if err != nil {
 			return nil, err
 		}

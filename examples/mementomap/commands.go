@@ -119,7 +119,7 @@ func (e *env) build(args []string) error {
 	var st mementomap.BuildStats
 	err = e.writeOutput(*out, func(w io.Writer) error {
 		var err error
-		st, err = mementomap.Build(e.ctx, w, ins, o)
+		st, err = mementomap.Build(e.ctx, w, ins, &o)
 		return err
 	})
 	if err != nil {
@@ -195,7 +195,7 @@ func (e *env) compact(args []string) error {
 	var st mementomap.CompactStats
 	err = e.writeOutput(out, func(w io.Writer) error {
 		var err error
-		st, err = mementomap.Compact(w, rc, o)
+		st, err = mementomap.Compact(w, rc, &o)
 		return checkUnchanged(err, rc)
 	})
 	if bar != nil {
@@ -292,7 +292,7 @@ func (e *env) eval(args []string) error {
 	if err != nil {
 		return err
 	}
-	truth, err := mementomap.LoadTruth(e.ctx, ins, ls, o)
+	truth, err := mementomap.LoadTruth(e.ctx, ins, ls, &o)
 	closeAll()
 	if err != nil {
 		return err

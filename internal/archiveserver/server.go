@@ -166,14 +166,15 @@ func BuildMap(ctx context.Context, idx *Index, o Options) ([]byte, error) {
 	go func() { pw.CloseWithError(idx.WriteCDXJ(pw)) }()
 	var base bytes.Buffer
 	bst, err := mementomap.Build(ctx, &base, []cdxj.Searcher{cdxj.NewStream("index", pr, nil)},
-		mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID, CheckEvery: -1, Now: o.Now, Logger: o.Logger})
+		&mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID, CheckEvery: -1, Now: o.Now, Logger: o.Logger})
 	pr.CloseWithError(err) // unblocks the writer if Build stopped early
 	if err != nil {
 		return nil, fmt.Errorf("archiveserver: building the MementoMap: %w", err)
 	}
 	co := mementomap.DefaultCompactOptions()
 	if o.Compact != nil {
-		co = *o.Compact
+		c := *o.Compact // a copy: the Logger is set below
+		co = &c
 	}
 	co.Logger = o.Logger
 	var out bytes.Buffer

@@ -44,7 +44,7 @@ func BenchmarkListPage(b *testing.B) {
 		archives = append(archives, aggregator.Archive{ID: fmt.Sprintf("a%d", i), Name: fmt.Sprintf("Archive %d", i),
 			TimeMap: "http://127.0.0.1:1/tm/", TimeGate: "http://127.0.0.1:1/tg/"})
 	}
-	ag, err := aggregator.New(aggregator.Options{Archives: archives})
+	ag, err := aggregator.New(&aggregator.Options{Archives: archives})
 	if err != nil {
 		b.Fatal(err)
 	}

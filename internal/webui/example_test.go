@@ -18,7 +18,7 @@ func ExampleNew() {
 		"http://example.com/": {time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC), time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}})
 	defer arc.Close()
-	ag, err := aggregator.New(aggregator.Options{Archives: []aggregator.Archive{
+	ag, err := aggregator.New(&aggregator.Options{Archives: []aggregator.Archive{
 		{ID: "arc", Name: "An archive", TimeMap: arc.TimeMapPrefix(), TimeGate: arc.TimeGatePrefix()},
 	}})
 	if err != nil {

@@ -56,7 +56,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag, err := aggregator.New(aggregator.Options{
+	ag, err := aggregator.New(&aggregator.Options{
 		Archives:  []aggregator.Archive{entry("a", "Archive A", f.a), entry("b", "Archive B", f.b), entry("c", "Archive C", f.c), entry("d", "Archive D", f.d)},
 		Blacklist: bl, Tolerance: -1, RequestTimeout: 5 * time.Second,
 	})
@@ -262,7 +262,7 @@ func TestAllFailed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := archivetest.New(archivetest.Config{Fault: tc.fault})
 			t.Cleanup(a.Close)
-			ag, err := aggregator.New(aggregator.Options{
+			ag, err := aggregator.New(&aggregator.Options{
 				Archives:       []aggregator.Archive{{ID: "x", TimeMap: a.TimeMapPrefix(), TimeGate: a.TimeGatePrefix()}},
 				RequestTimeout: 200 * time.Millisecond, Tolerance: -1,
 			})
@@ -321,7 +321,7 @@ func TestFromCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag, err := aggregator.New(aggregator.Options{Cache: store, Archives: []aggregator.Archive{
+	ag, err := aggregator.New(&aggregator.Options{Cache: store, Archives: []aggregator.Archive{
 		{ID: "a", TimeMap: a.TimeMapPrefix(), TimeGate: a.TimeGatePrefix()},
 		{ID: "b", TimeMap: b.TimeMapPrefix(), TimeGate: b.TimeGatePrefix()},
 		{ID: "c", TimeMap: c.TimeMapPrefix(), TimeGate: c.TimeGatePrefix()},

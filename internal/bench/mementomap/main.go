@@ -275,7 +275,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		defer f.Close()
 		t0 := time.Now()
 		st, err := writeFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
-			return mementomap.Build(ctx, w, []cdxj.Searcher{f}, mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
+			return mementomap.Build(ctx, w, []cdxj.Searcher{f}, &mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
 		})
 		if err != nil {
 			return err
