@@ -12,7 +12,7 @@ import (
 // panickyMemory is a cache.Memory (cache.Nonblocking) whose Get panics.
 type panickyMemory struct{ *cache.Memory }
 
-func (panickyMemory) Get(context.Context, cache.Key) (cache.Entry, error) { panic("store bug") }
+func (panickyMemory) Get(context.Context, cache.URIRKey) (cache.Entry, error) { panic("store bug") }
 
 // TestNonblockingCacheInline: a cache.Nonblocking store is called in the
 // request's goroutine (it answers with every guard slot taken), and a panic in it is a

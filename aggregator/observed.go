@@ -22,7 +22,7 @@ import (
 // ObservedOptions sets up [WriteObservedMap].
 type ObservedOptions struct {
 	// Archive is the archive's id, as its mementos carry it in the cache
-	// (cache.Memento.Archive); it also goes into the map's !id header.
+	// (cache.StoredMemento.Archive); it also goes into the map's !id header.
 	Archive string
 	// MaxAge is how long a negative is trusted (the map's !meta
 	// "negatives_max_age"); 0 means mementomap.DefaultObservedMaxAge.

@@ -17,7 +17,7 @@ func putEntry(t *testing.T, c cache.Cache, urir string, st cache.Status, at time
 	t.Helper()
 	r := cache.Result{Status: st, Updated: at}
 	for i, a := range archives {
-		r.Mementos = append(r.Mementos, cache.Memento{URIM: fmt.Sprintf("http://%s/web/%d/%s", a, i, urir), Datetime: at.Add(-time.Duration(i+1) * time.Hour), Archive: a})
+		r.Mementos = append(r.Mementos, cache.StoredMemento{URIM: fmt.Sprintf("http://%s/web/%d/%s", a, i, urir), Datetime: at.Add(-time.Duration(i+1) * time.Hour), Archive: a})
 	}
 	if err := c.Put(context.Background(), urir, r); err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestObservedMapFindsNewMementoAfterExpiry(t *testing.T) {
 	if _, err := first.Lookup(context.Background(), FamilyTimeMap, u, time.Time{}, CacheControl{}); err != nil {
 		t.Fatal(err)
 	}
-	e, err := c.Get(context.Background(), cache.KeyOf(u))
+	e, err := c.Get(context.Background(), cache.URIRKeyOf(u))
 	if err != nil || e.Status != cache.StatusNone {
 		t.Fatalf("cache entry %+v, %v: want a none", e.Info, err)
 	}
@@ -217,7 +217,7 @@ func TestObservedRoutingRecallProperty(t *testing.T) {
 							skips++
 							if holds && !g.After(clock.Add(-maxAge)) {
 								b, _ := os.ReadFile(paths[a])
-								e, _ := c.Get(context.Background(), cache.KeyOf(u))
+								e, _ := c.Get(context.Background(), cache.URIRKeyOf(u))
 								t.Fatalf("seed %d day %d (%s): %s skipped for %s, which it has held since %s (more than %s); map %s\n%s\nentry %+v", seed, day, clock, a, u, g, maxAge, paths[a], b, e)
 							}
 							if holds {

@@ -76,7 +76,7 @@ func TestStalledCacheDoesNotHangWorkers(t *testing.T) {
 		sc := &stallingCache{Cache: mem, release: make(chan struct{})}
 		f := newFake()
 		f.holdings["a"] = map[string][]Memento{"http://a.example/": {{URIM: "http://a/1", Datetime: time.Unix(1e9, 0).UTC()}}}
-		ag, err := New(Options{Archives: []Archive{{ID: "a", TimeMap: "http://a.example/tm/"}}, Upstream: f, Cache: sc})
+		ag, err := New(&Options{Archives: []Archive{{ID: "a", TimeMap: "http://a.example/tm/"}}, Upstream: f, Cache: sc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +126,7 @@ func TestStalledCacheDoesNotHangWorkers(t *testing.T) {
 		sc.set("claim", "put", "complete", "stale", "enqueue")
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
-		go func() { done <- ag.RunWorkers(ctx, WorkerOptions{Workers: 2, Idle: time.Second}) }()
+		go func() { done <- ag.RunWorkers(ctx, &WorkerOptions{Workers: 2, Idle: time.Second}) }()
 		time.Sleep(3 * BackgroundCacheTimeout)
 		cancel()
 		select {

@@ -198,12 +198,12 @@ func linearFit(lf PowerLawFit) PowerLawFit {
 	return out
 }
 
-// WithFit returns o with the host and path power laws of f (its a and k;
+// WithFit returns a copy of o with the host and path power laws of f (its a and k;
 // the factors W_h and W_p and everything else as in o).
-func (o CompactOptions) WithFit(f CutoffFit) CompactOptions {
+func (o CompactOptions) WithFit(f CutoffFit) *CompactOptions {
 	o.HostAlpha, o.HostK = f.Host.A, nonzero(f.Host.K)
 	o.PathAlpha, o.PathK = f.Path.A, nonzero(f.Path.K)
-	return o
+	return &o
 }
 
 // nonzero keeps a fitted k of exactly 0 (flat mean children) from being

@@ -141,7 +141,7 @@ func TestFitCutoffsCdxgen(t *testing.T) {
 	if _, err := cdxgen.New(cdxgen.Config{Lines: 300000, Seed: 1}).Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("cdxgen", &buf, nil)}, ProfileOptions{NoCompaction: true})
+	p, err := Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("cdxgen", &buf, nil)}, &ProfileOptions{NoCompaction: true})
 	if err != nil {
 		t.Fatal(err)
 	}

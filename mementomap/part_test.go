@@ -43,7 +43,7 @@ func buildWith(t *testing.T, workers int, o BuildOptions, paths ...string) (stri
 	t.Helper()
 	o.Workers, o.Now, o.TempDir = workers, fixedNow, t.TempDir()
 	var out bytes.Buffer
-	st, err := Build(context.Background(), &out, openAll(t, paths...), o)
+	st, err := Build(context.Background(), &out, openAll(t, paths...), &o)
 	if err != nil {
 		t.Fatalf("%d workers: %v", workers, err)
 	}
@@ -278,7 +278,7 @@ func TestBuildWorkersFirstError(t *testing.T) {
 	var examples []string
 	for _, w := range []int{1, 2, 8} {
 		o := BuildOptions{Workers: w, Now: fixedNow}
-		_, err := Build(context.Background(), io.Discard, openAll(t, p), o)
+		_, err := Build(context.Background(), io.Discard, openAll(t, p), &o)
 		var pe *cdxj.ParseError
 		if !errors.As(err, &pe) || pe.Offset != int64(len(strings.Join(lines[:len(lines)/5], "\n"))+1) || pe.Line != int64(len(lines)/5+1) {
 			t.Errorf("%d workers: %v, want the error of the first bad line", w, err)

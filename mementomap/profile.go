@@ -221,8 +221,13 @@ type CompactionPoint struct {
 // the Top heap, one entry per year and at most [MaxProfileTLDs] TLDs. For
 // Figure 9 a second external sort of the baseline map's lines feeds
 // [Compact]. CPU per record is about that of [Build] plus, for Figure 9, a
-// sort and a compaction of the HxPx keys.
-func Profile(ctx context.Context, inputs []cdxj.Searcher, o ProfileOptions) (*ArchiveProfile, error) {
+// sort and a compaction of the HxPx keys. opts may be nil (the defaults of
+// [ProfileOptions]).
+func Profile(ctx context.Context, inputs []cdxj.Searcher, opts *ProfileOptions) (*ArchiveProfile, error) {
+	var o ProfileOptions
+	if opts != nil {
+		o = *opts
+	}
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}
@@ -787,10 +792,7 @@ func (p *profiler) finish() error {
 // compaction runs Figure 9: the baseline map's lines, in map order, through
 // Compact, sampling the output size.
 func (p *profiler) compaction(ctx context.Context, o ProfileOptions) error {
-	co := DefaultCompactOptions()
-	if o.Compaction != nil {
-		co = *o.Compaction
-	}
+	co := compactOptions(o.Compaction) // a copy: Logger, TempDir and Progress are set below
 	co.Logger = nil
 	co.TempDir = o.TempDir
 	step := max(1, p.out.Index.HxPxKeys/400)
@@ -803,7 +805,7 @@ func (p *profiler) compaction(ctx context.Context, o ProfileOptions) error {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		st, err := Compact(io.Discard, pr, co)
+		st, err := Compact(io.Discard, pr, &co)
 		run.Stats = st
 		pr.CloseWithError(err)
 		done <- err

@@ -50,7 +50,7 @@ func profileString(t *testing.T, o ProfileOptions, idx ...string) *ArchiveProfil
 	for _, s := range idx {
 		ins = append(ins, cdxj.NewStream("in", strings.NewReader(s), nil))
 	}
-	p, err := Profile(context.Background(), ins, o)
+	p, err := Profile(context.Background(), ins, &o)
 	if err != nil {
 		t.Fatalf("Profile: %v", err)
 	}
@@ -244,7 +244,7 @@ func TestProfileCompactionRollsUp(t *testing.T) {
 	co := CompactOptions{HostFactor: 0, PathFactor: 0}
 	p := profileString(t, ProfileOptions{Compaction: &co}, profileIndex)
 	var out strings.Builder
-	want, err := Compact(&out, strings.NewReader(baselineOfProfileIndex), co)
+	want, err := Compact(&out, strings.NewReader(baselineOfProfileIndex), &co)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,13 +417,13 @@ func TestProfileRealFiles(t *testing.T) {
 				return []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(data), nil)}
 			}
 			bo := BuildOptions{SkipBad: true, Now: fixedNow}
-			p, err := Profile(context.Background(), open(), ProfileOptions{BuildOptions: bo})
+			p, err := Profile(context.Background(), open(), &ProfileOptions{BuildOptions: bo})
 			if err != nil {
 				t.Fatal(err)
 			}
 			n := naiveOf(t, bo, open())
 			var m bytes.Buffer
-			bst, err := Build(context.Background(), &m, open(), bo)
+			bst, err := Build(context.Background(), &m, open(), &bo)
 			if err != nil {
 				t.Fatal(err)
 			}

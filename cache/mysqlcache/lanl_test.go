@@ -110,19 +110,19 @@ func checkMigrated(t *testing.T, dsn string, before map[string][]string) {
 		t.Errorf("rows in != rows out (-LANL +migrated):\n%s", d)
 	}
 	ctx := t.Context()
-	e, err := c.Get(ctx, cache.KeyOf("http://example.com/"))
+	e, err := c.Get(ctx, cache.URIRKeyOf("http://example.com/"))
 	if err != nil || e.Status != cache.StatusFound || len(e.Mementos) != 4 || !e.Updated.Equal(time.Date(2016, 3, 1, 8, 30, 0, 0, time.UTC)) || e.Requests != 12 {
 		t.Errorf("Get example.com: %v %+v", err, e)
 	} else if m := e.Mementos[2]; m.Archive != "arquivo.pt" && e.Mementos[1].Archive != "arquivo.pt" {
 		t.Errorf("Get example.com: archive ids %+v", e.Mementos)
 	}
-	if e, err := c.Get(ctx, cache.KeyOf("https://nothing.example/")); err != nil || e.Status != cache.StatusNone {
+	if e, err := c.Get(ctx, cache.URIRKeyOf("https://nothing.example/")); err != nil || e.Status != cache.StatusNone {
 		t.Errorf("Get nothing.example: %v %+v, want none (searched, no link)", err, e)
 	}
-	if e, err := c.Get(ctx, cache.KeyOf("http://pending.example/")); err != nil || e.Status != cache.StatusPending {
+	if e, err := c.Get(ctx, cache.URIRKeyOf("http://pending.example/")); err != nil || e.Status != cache.StatusPending {
 		t.Errorf("Get pending.example: %v %+v, want pending", err, e)
 	}
-	e, err = c.Get(ctx, cache.KeyOf("http://example.org/page?q=1&x=%20"))
+	e, err = c.Get(ctx, cache.URIRKeyOf("http://example.org/page?q=1&x=%20"))
 	if err != nil || len(e.Mementos) != 2 || e.Mementos[1].Archive != "lanl-unknown-archive" {
 		t.Errorf("Get example.org: %v %+v, want the unregistered archive's link kept", err, e)
 	}

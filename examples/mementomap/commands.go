@@ -174,7 +174,7 @@ func (e *env) compact(args []string) error {
 		if err != nil {
 			return fmt.Errorf("compact: -fit: %w", err)
 		}
-		o = o.WithFit(f)
+		o = *o.WithFit(f)
 		e.log.Info("cutoffs fitted to the profile", "profile", *fit, "host_a", f.Host.A, "host_k", f.Host.K,
 			"host_r2", f.Host.R2, "path_a", f.Path.A, "path_k", f.Path.K, "path_r2", f.Path.R2)
 	}

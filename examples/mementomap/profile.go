@@ -51,14 +51,14 @@ func (e *env) profile(args []string) error {
 	bo.Logger = e.log
 	co := mementomap.DefaultCompactOptions()
 	co.HostFactor, co.PathFactor = *hcf, *pcf
-	o := mementomap.ProfileOptions{BuildOptions: bo, Top: *top, Compaction: &co, NoCompaction: *noCompact}
+	o := mementomap.ProfileOptions{BuildOptions: bo, Top: *top, Compaction: co, NoCompaction: *noCompact}
 	ins, closeAll, err := e.openIndexes(fs.Args(), "profile")
 	if err != nil {
 		return err
 	}
 	defer closeAll()
 	start := time.Now()
-	p, err := mementomap.Profile(e.ctx, ins, o)
+	p, err := mementomap.Profile(e.ctx, ins, &o)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func TestReport(t *testing.T) {
 	if _, err := cdxgen.New(cdxgen.Config{Lines: 5000, Seed: 2}).Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	p, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("gen", &b, nil)}, mementomap.ProfileOptions{})
+	p, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("gen", &b, nil)}, &mementomap.ProfileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	// An empty index gives a page whose sections say what was not drawn.
-	e, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("empty", strings.NewReader(""), nil)}, mementomap.ProfileOptions{})
+	e, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("empty", strings.NewReader(""), nil)}, &mementomap.ProfileOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,7 +213,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 			return err
 		}
 		bw := bufio.NewWriterSize(out, 1<<20)
-		st, err := mementomap.Build(ctx, bw, in, mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/"})
+		st, err := mementomap.Build(ctx, bw, in, &mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/"})
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -225,7 +225,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		}
 		r.Lines = st.Records
 	case "profile", "profile-no-compaction":
-		p, err := mementomap.Profile(ctx, in, mementomap.ProfileOptions{NoCompaction: c.phase == "profile-no-compaction"})
+		p, err := mementomap.Profile(ctx, in, &mementomap.ProfileOptions{NoCompaction: c.phase == "profile-no-compaction"})
 		if err != nil {
 			return err
 		}
