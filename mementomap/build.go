@@ -130,10 +130,7 @@ func (s BuildStats) MismatchRate() float64 {
 // line that parses is left out but by the filters o asks for. ctx cancels
 // the build. opts may be nil (the defaults of [BuildOptions]).
 func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *BuildOptions) (BuildStats, error) {
-	var o BuildOptions
-	if opts != nil {
-		o = *opts
-	}
+	o := buildOptions(opts)
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}
@@ -232,6 +229,14 @@ func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*
 
 // UKVSContext is the JSON-LD context a MementoMap's !context header names.
 const UKVSContext = "https://oduwsdl.github.io/contexts/ukvs"
+
+// buildOptions returns *opts, or the zero BuildOptions for nil.
+func buildOptions(opts *BuildOptions) BuildOptions {
+	if opts == nil {
+		return BuildOptions{}
+	}
+	return *opts
+}
 
 func writeBuildHeaders(w io.Writer, o BuildOptions, skipped int64, part *cdxj.Part) error {
 	now := time.Now

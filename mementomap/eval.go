@@ -49,10 +49,7 @@ func isSURT(in string) bool {
 // the URI-R count, an external sort bounded by o.MemoryLimit. opts may be nil
 // (the defaults of [BuildOptions]).
 func LoadTruth(ctx context.Context, inputs []cdxj.Searcher, lookups []string, opts *BuildOptions) (*Truth, error) {
-	var o BuildOptions
-	if opts != nil {
-		o = *opts
-	}
+	o := buildOptions(opts)
 	t := &Truth{Inputs: lookups, Keys: make([]string, len(lookups)), Held: make([]bool, len(lookups))}
 	want := make(map[string][]int, len(lookups))
 	for i, l := range lookups {

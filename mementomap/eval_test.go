@@ -261,7 +261,7 @@ func TestMergeMany(t *testing.T) {
 	var maps []io.Reader
 	for _, p := range parts {
 		var b bytes.Buffer
-		if _, err := BuildPart(context.Background(), &b, ix, p, o); err != nil {
+		if _, err := BuildPart(context.Background(), &b, ix, p, &o); err != nil {
 			t.Fatal(err)
 		}
 		maps = append(maps, &b)

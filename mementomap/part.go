@@ -204,7 +204,8 @@ func (s *BuildStats) add(p BuildStats) {
 // Errors are Build's: a bad line (a *cdxj.ParseError naming the source and
 // the line or its byte offset) stops it unless o.SkipBad. Stats count this
 // part alone. Memory: o.MemoryLimit, as Build.
-func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o BuildOptions) (BuildStats, error) {
+func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, opts *BuildOptions) (BuildStats, error) {
+	o := buildOptions(opts)
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}
@@ -258,7 +259,8 @@ type partMeta struct {
 // maps with [Merge], whose URI-R counts are then upper bounds. Stats count
 // the parts' bad lines (Bad), the data lines (Keys) and the sums of their
 // frequencies (Used, URIRs). Memory: one line of each part.
-func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, o BuildOptions) (BuildStats, error) {
+func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOptions) (BuildStats, error) {
+	o := buildOptions(opts)
 	var st BuildStats
 	rs := make([]*mapReader, len(parts))
 	for i, p := range parts {
@@ -327,8 +329,9 @@ type Keyer struct {
 	uri []byte
 }
 
-// NewKeyer returns the Keyer of Build under o.
-func NewKeyer(o BuildOptions) *Keyer {
+// NewKeyer returns the Keyer of Build under opts (nil: the defaults).
+func NewKeyer(opts *BuildOptions) *Keyer {
+	o := buildOptions(opts)
 	k := &Keyer{b: newBuilder(o)}
 	k.b.sink = func(sk []byte) error {
 		k.key = sk

@@ -199,14 +199,14 @@ func TestBuildPartConcat(t *testing.T) {
 		for _, part := range parts {
 			wix := openAll(t, part.Source)[0].(cdxj.Index)
 			var b bytes.Buffer
-			if _, err := BuildPart(context.Background(), &b, wix, part, o); err != nil {
+			if _, err := BuildPart(context.Background(), &b, wix, part, &o); err != nil {
 				t.Fatal(err)
 			}
 			partials = append(partials, bytes.NewReader(b.Bytes()))
 			raw = append(raw, b.String())
 		}
 		var out bytes.Buffer
-		st, err := Concat(context.Background(), &out, partials, o)
+		st, err := Concat(context.Background(), &out, partials, &o)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -229,10 +229,10 @@ func TestBuildPartConcat(t *testing.T) {
 			}
 			return rs
 		}
-		if _, err := Concat(context.Background(), io.Discard, readers(raw[1:]...), o); !errors.Is(err, ErrParts) {
+		if _, err := Concat(context.Background(), io.Discard, readers(raw[1:]...), &o); !errors.Is(err, ErrParts) {
 			t.Errorf("%s: a plan without its first part: %v", p, err)
 		}
-		if _, err := Concat(context.Background(), io.Discard, readers(raw[0], raw[0]), o); !errors.Is(err, ErrParts) {
+		if _, err := Concat(context.Background(), io.Discard, readers(raw[0], raw[0]), &o); !errors.Is(err, ErrParts) {
 			t.Errorf("%s: a part twice: %v", p, err)
 		}
 	}
@@ -253,12 +253,12 @@ func TestConcatOverlap(t *testing.T) {
 	var rs []io.Reader
 	for _, p := range parts {
 		var b bytes.Buffer
-		if _, err := BuildPart(context.Background(), &b, ins[p.Input].(cdxj.Index), p, BuildOptions{}); err != nil {
+		if _, err := BuildPart(context.Background(), &b, ins[p.Input].(cdxj.Index), p, nil); err != nil {
 			t.Fatal(err)
 		}
 		rs = append(rs, &b)
 	}
-	_, err = Concat(context.Background(), io.Discard, rs, BuildOptions{})
+	_, err = Concat(context.Background(), io.Discard, rs, nil)
 	if !errors.Is(err, ErrPartsOverlap) || !strings.Contains(err.Error(), "does not sort after") {
 		t.Fatalf("Concat of overlapping parts: %v", err)
 	}
@@ -334,7 +334,7 @@ func TestKeyer(t *testing.T) {
 	_, s := shapes(t)
 	o := BuildOptions{ExcludeRevisits: true}
 	want, _ := buildWith(t, 1, o, s.Flat)
-	k := NewKeyer(o)
+	k := NewKeyer(&o)
 	m := map[string]int{}
 	r := map[string]map[string]bool{}
 	for rec, err := range openAll(t, s.Flat)[0].Records(cdxj.Query{}) {
