@@ -98,7 +98,7 @@ func childBuild(ctx context.Context, args []string) error {
 	}
 	defer f.Close()
 	fixed := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
-	st, err := mementomap.Build(ctx, f, []cdxj.Searcher{ix}, mementomap.BuildOptions{Workers: w, Now: fixed, ArchiveID: "https://arquivo.pt/"})
+	st, err := mementomap.Build(ctx, f, []cdxj.Searcher{ix}, &mementomap.BuildOptions{Workers: w, Now: fixed, ArchiveID: "https://arquivo.pt/"})
 	if err != nil {
 		return err
 	}
