@@ -15,7 +15,13 @@
 //     units (1 KB = 1000 bytes) as 500 B, 1.5 MB, 2 GB; exact numbers with
 //     thousands separators (1,234,567) wherever a single value is shown;
 //   - date axes with ticks on whole days, months or years, chosen so that
-//     about eight are labelled;
+//     about eight are labelled; year axes (a linear X axis of Unit Year, or
+//     categories that are consecutive years) label every year when the
+//     labels fit, else every 2nd, 5th, 10th, ... year, and always the
+//     data's first and last year;
+//   - line series told apart where they coincide: each its own marker
+//     (Markers) and, after the first, its own dash (Dashes), drawn over
+//     the earlier series so a line equal to another's shows through;
 //   - a line series with a Gap breaks wherever two points are farther apart
 //     than the gap (days months apart are not joined);
 //   - logarithmic axes labelled once per power of ten: 1, 10, 100, 1k, ...;

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,7 +172,7 @@ func TestCategoryTicks(t *testing.T) {
 		years = append(years, strings.Repeat("", 0)+time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).Format("2006"))
 	}
 	got := labels(categoryTicks(years))
-	want := []string{"1990", "1995", "2000", "2005", "2010", "2015", "2020", "2025"}
+	want := []string{"1990", "1995", "2000", "2005", "2010", "2015", "2020", "2025", "2029"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("40 years (-want +got):\n%s", d)
 	}
@@ -456,5 +458,84 @@ func TestProfileFigures(t *testing.T) {
 				t.Error(err)
 			}
 		}
+	}
+}
+
+// TestYearTicks: a year axis labels every year when they fit, else the
+// multiples of 2 or 5 years, and always the data's first and last year.
+func TestYearTicks(t *testing.T) {
+	tests := []struct {
+		name     string
+		min, max float64
+		want     []string
+	}{
+		{"every year", 2012, 2025, []string{"2012", "2013", "2014", "2015", "2016", "2017", "2018", "2019", "2020", "2021", "2022", "2023", "2024", "2025"}},
+		// the shipped real files span 2002-2025 (domains-per-year)
+		{"every 2nd, last kept, 2024 too close", 2002, 2025, []string{"2002", "2004", "2006", "2008", "2010", "2012", "2014", "2016", "2018", "2020", "2022", "2025"}},
+		{"every 2nd from an odd first year", 1995, 2024, []string{"1995", "1998", "2000", "2002", "2004", "2006", "2008", "2010", "2012", "2014", "2016", "2018", "2020", "2022", "2024"}},
+		{"every 5th, 1985 too close to the first", 1983, 2025, []string{"1983", "1990", "1995", "2000", "2005", "2010", "2015", "2020", "2025"}},
+		{"one point padded", 2012, 2014, []string{"2012", "2013", "2014"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Chart{ID: "t", Kind: Line, X: Axis{Unit: Year}, Series: []Series{{Name: "a", Points: []Point{{X: tc.min, Y: 1}, {X: tc.max, Y: 2}}}}}
+			if tc.name == "one point padded" { // Finish pads one point by a year either side
+				c.Series[0].Points = []Point{{X: 2013, Y: 1}}
+			}
+			if err := c.Finish(); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, labels(c.X.Ticks)); d != "" {
+				t.Errorf("labels (-want +got):\n%s", d)
+			}
+			// one tick on every whole year, labelled or not
+			if n := len(c.X.Ticks); n != int(tc.max-tc.min)+1 {
+				t.Errorf("%d ticks for %g-%g", n, tc.min, tc.max)
+			}
+		})
+	}
+	// Year categories (bars) follow the same rule.
+	var cats []string
+	for y := 2002; y <= 2025; y++ {
+		cats = append(cats, strconv.Itoa(y))
+	}
+	want := []string{"2002", "2004", "2006", "2008", "2010", "2012", "2014", "2016", "2018", "2020", "2022", "2025"}
+	if d := cmp.Diff(want, labels(categoryTicks(cats))); d != "" {
+		t.Errorf("year categories (-want +got):\n%s", d)
+	}
+}
+
+// TestSeriesStyle: line series get distinct markers and dash patterns, so a
+// series equal to another stays visible; the folded "other" is solid.
+func TestSeriesStyle(t *testing.T) {
+	c := &Chart{Kind: Line}
+	for i := 0; i < MaxSeries; i++ {
+		c.Series = append(c.Series, Series{Name: fmt.Sprint("s", i)})
+	}
+	c.Series = append(c.Series, Series{Name: "other (3)", Folded: []string{"x", "y", "z"}})
+	markers := map[string]int{}
+	dashes := map[string]int{}
+	for i := 0; i < MaxSeries; i++ {
+		if m, seen := markers[c.SeriesMarker(i)]; seen {
+			t.Errorf("series %d and %d share marker %q", m, i, c.SeriesMarker(i))
+		}
+		markers[c.SeriesMarker(i)] = i
+		d := fmt.Sprint(c.SeriesDash(i))
+		if j, seen := dashes[d]; seen {
+			t.Errorf("series %d and %d share dash %s", j, i, d)
+		}
+		dashes[d] = i
+		if g, _ := glyphOf(c.SeriesMarker(i)); i > 0 && fmt.Sprintf("%T", g) == "draw.CircleGlyph" {
+			t.Errorf("series %d drawn with the first series' dot", i)
+		}
+	}
+	if c.SeriesDash(0) != nil {
+		t.Errorf("first series dashed: %v", c.SeriesDash(0))
+	}
+	if c.SeriesDash(1) == nil {
+		t.Error("second series solid: a line equal to the first would hide it")
+	}
+	if d := c.SeriesDash(MaxSeries); d != nil {
+		t.Errorf("other dashed: %v", d)
 	}
 }

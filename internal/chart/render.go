@@ -42,6 +42,62 @@ func (c *Chart) SeriesColor(i int) string {
 	return Palette[i%len(Palette)]
 }
 
+// Markers are the point shapes of line series, in series order, so that a
+// series whose points coincide with another's still shows: the outlined
+// shapes are larger than the filled ones drawn over them.
+var Markers = []string{"circle", "ring", "square", "triangle", "cross", "plus", "box", "pyramid"}
+
+// Dashes are the line dash patterns of line series, in series order, as
+// lengths in points (dash, gap, ...); nil is a solid line. The first series
+// is solid and each later one dashed and drawn over the earlier ones, so a
+// line equal to another's shows through the gaps of the one above it.
+var Dashes = [][]float64{nil, {7, 3}, {3, 2}, {8, 2, 2, 2}, {1.5, 2.5}, {5, 5}, {10, 3}, {2, 2, 6, 2}}
+
+// SeriesMarker returns the point shape of series i of c (one of Markers).
+func (c *Chart) SeriesMarker(i int) string { return Markers[i%len(Markers)] }
+
+// SeriesDash returns the dash pattern of line series i of c (one of
+// Dashes; nil is solid). A folded "other" series is solid.
+func (c *Chart) SeriesDash(i int) []float64 {
+	if c.SeriesColor(i) == OtherColor {
+		return nil
+	}
+	return Dashes[i%len(Dashes)]
+}
+
+// glyphOf returns the gonum glyph and radius (points) of a marker name.
+func glyphOf(marker string) (draw.GlyphDrawer, vg.Length) {
+	switch marker {
+	case "ring":
+		return draw.RingGlyph{}, 4
+	case "square":
+		return draw.SquareGlyph{}, 4
+	case "triangle":
+		return draw.TriangleGlyph{}, 4.5
+	case "cross":
+		return draw.CrossGlyph{}, 3.5
+	case "plus":
+		return draw.PlusGlyph{}, 4
+	case "box":
+		return draw.BoxGlyph{}, 2.5
+	case "pyramid":
+		return draw.PyramidGlyph{}, 3
+	default:
+		return draw.CircleGlyph{}, 2.5
+	}
+}
+
+// lineStyleOf returns the line and the point glyph of line series i.
+func (c *Chart) lineStyleOf(i int) (draw.LineStyle, draw.GlyphStyle) {
+	clr := rgb(c.SeriesColor(i))
+	line := draw.LineStyle{Color: clr, Width: 1.6}
+	for _, d := range c.SeriesDash(i) {
+		line.Dashes = append(line.Dashes, vg.Length(d))
+	}
+	shape, r := glyphOf(c.SeriesMarker(i))
+	return line, draw.GlyphStyle{Color: clr, Radius: r, Shape: shape}
+}
+
 // Format returns the image format of a chart path from its extension:
 // "svg" or "png". Other extensions are an error.
 func Format(path string) (string, error) {
@@ -182,6 +238,9 @@ func drawLegend(area draw.Canvas, c *Chart) vg.Length {
 	sty := style(regular, 10, ink)
 	sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
 	swatch := vg.Length(10)
+	if c.Kind == Line { // room for the dash and the marker
+		swatch = 22
+	}
 	limit := vg.Length(float64(area.Max.X-area.Min.X) * legendWidthMax)
 	entries := len(c.Series)
 	colour := c.SeriesColor
@@ -214,8 +273,10 @@ func drawLegend(area draw.Canvas, c *Chart) vg.Length {
 	for _, i := range order {
 		clr := rgb(colour(i))
 		if c.Kind == Line {
-			dc := area
-			dc.StrokeLine2(draw.LineStyle{Color: clr, Width: 2}, x, y, x+swatch, y)
+			line, dot := c.lineStyleOf(i)
+			line.Width = 2
+			area.StrokeLine2(line, x, y, x+swatch, y)
+			area.DrawGlyph(dot, vg.Point{X: x + swatch/2, Y: y})
 		} else {
 			area.FillPolygon(clr, []vg.Point{{X: x, Y: y - swatch/2}, {X: x + swatch, Y: y - swatch/2}, {X: x + swatch, Y: y + swatch/2}, {X: x, Y: y + swatch/2}})
 		}
@@ -329,19 +390,27 @@ func toTicks(ts []Tick) []plot.Tick {
 const markedPoints = 60
 
 // linesPlotter draws the line series: segments of points no more than
-// Chart.Gap apart, a dot for a point alone, and a dot on every point of a
-// series with at most markedPoints.
+// Chart.Gap apart, a marker for a point alone, and a marker on every point
+// of a series with at most markedPoints; each series in its colour, dash
+// and marker (SeriesDash, SeriesMarker).
 type linesPlotter struct{ c *Chart }
 
 func (l linesPlotter) Plot(dc draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&dc)
-	// The last series ("other", when folded) goes under the others, and the
-	// first, the largest, on top.
-	for i := len(l.c.Series) - 1; i >= 0; i-- {
+	// A folded "other" goes under the others; then the series in order,
+	// each later (dashed) one over the earlier, so that where two lines
+	// coincide the lower shows through the gaps of the upper.
+	order := make([]int, 0, len(l.c.Series))
+	for i := range l.c.Series {
+		if l.c.SeriesColor(i) == OtherColor {
+			order = append([]int{i}, order...)
+		} else {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
 		s := l.c.Series[i]
-		clr := rgb(l.c.SeriesColor(i))
-		line := draw.LineStyle{Color: clr, Width: 1.6}
-		dot := draw.GlyphStyle{Color: clr, Radius: 2.2, Shape: draw.CircleGlyph{}}
+		line, dot := l.c.lineStyleOf(i)
 		marks := len(s.Points) <= markedPoints
 		for _, seg := range Segments(s.Points, l.c.Gap) {
 			var pts []vg.Point

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -14,37 +15,108 @@ const categoryBudget = 110
 
 // xTicks returns the ticks of the X axis.
 func (c *Chart) xTicks() []Tick {
-	switch c.X.Type {
-	case Time:
+	switch {
+	case c.X.Type == Time:
 		return timeTicks(c.X.Min, c.X.Max)
-	case Category:
+	case c.X.Type == Category:
 		return categoryTicks(c.Categories)
+	case c.X.Type == Linear && c.X.Unit == Year:
+		return yearTicks(c.X.Min, c.X.Max)
 	default:
 		return valueTicks(c.X)
 	}
 }
 
+// labelSteps are the spacings, in slots, tried for category and year labels.
+var labelSteps = []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
+
+// spacedLabels returns which of n slots, each label at most longest
+// characters, get a label within categoryBudget: every slot when they fit,
+// else the slots i with (i+offset) a multiple of the finest step of
+// labelSteps that fits — and always the first and the last slot, an
+// inner label too close to either (nearer than two labels fit) left out.
+func spacedLabels(n, longest, offset int) []bool {
+	on := make([]bool, n)
+	if n == 0 {
+		return on
+	}
+	every := labelSteps[len(labelSteps)-1]
+	for _, k := range labelSteps {
+		if (n+k-1)/k*(longest+2) <= categoryBudget {
+			every = k
+			break
+		}
+	}
+	// the fewest slots between two labels that keeps them apart
+	gap := max(1, int(math.Ceil(float64(n*(longest+2))/categoryBudget)))
+	for i := range on {
+		on[i] = (i+offset)%every == 0 && i >= gap && n-1-i >= gap
+	}
+	on[0], on[n-1] = true, true
+	return on
+}
+
 // categoryTicks labels every category, or every k-th one (k = 2, 5, 10,
-// 20, ...) when the labels would not fit side by side.
+// 20, ...) when the labels would not fit side by side, and always the
+// first and the last. Categories that are consecutive years (2012, 2013,
+// ...) are labelled on the multiples of k (2015, 2020), as yearTicks.
 func categoryTicks(cats []string) []Tick {
 	longest := 1
 	for _, s := range cats {
 		longest = max(longest, len([]rune(s)))
 	}
-	every := 1
-	for _, k := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
-		every = k
-		if (len(cats)+k-1)/k*(longest+2) <= categoryBudget {
-			break
-		}
+	offset := 0
+	if y, ok := consecutiveYears(cats); ok {
+		offset = y
 	}
+	on := spacedLabels(len(cats), longest, offset)
 	ticks := make([]Tick, 0, len(cats))
 	for i, s := range cats {
 		t := Tick{Value: float64(i)}
-		if i%every == 0 {
+		if on[i] {
 			t.Label = s
 		}
 		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// consecutiveYears reports whether cats are the years y, y+1, y+2, ...
+// (written as four digits) and returns y.
+func consecutiveYears(cats []string) (int, bool) {
+	first := 0
+	for i, s := range cats {
+		y, err := strconv.Atoi(s)
+		if err != nil || len(s) != 4 || (i > 0 && y != first+i) {
+			return 0, false
+		}
+		if i == 0 {
+			first = y
+		}
+	}
+	return first, len(cats) > 0
+}
+
+// yearTicks returns the ticks of a linear Year axis from min to max
+// (years, as the data's first and last): a tick on every whole year,
+// labelled on every year when the labels fit, else on the multiples of 2,
+// 5, 10, ... years, and always on the first and the last year. Axes longer
+// than 200 years get no unlabelled ticks.
+func yearTicks(min, max float64) []Tick {
+	lo, hi := int(math.Ceil(min-1e-9)), int(math.Floor(max+1e-9))
+	if hi < lo {
+		return valueTicks(Axis{Type: Linear, Unit: Year, Min: min, Max: max})
+	}
+	on := spacedLabels(hi-lo+1, len(strconv.Itoa(hi)), lo)
+	var ticks []Tick
+	for i, l := range on {
+		y := lo + i
+		switch {
+		case l:
+			ticks = append(ticks, Tick{Value: float64(y), Label: strconv.Itoa(y)})
+		case hi-lo <= 200:
+			ticks = append(ticks, Tick{Value: float64(y)})
+		}
 	}
 	return ticks
 }
