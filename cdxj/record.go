@@ -297,6 +297,10 @@ func (r *Record) URL() []byte { return r.get(fURL) }
 // "text/html; charset=utf-8", "warc/revisit", "unk"), or nil.
 func (r *Record) MIME() []byte { return r.get(fMIME) }
 
+// MIMEString returns [Record.MIME] as a string ("" when the record has none);
+// the string is the caller's own, valid after the record is reused.
+func (r *Record) MIMEString() string { return string(r.get(fMIME)) }
+
 // Status returns the HTTP status code, or 0 when it is unknown: absent, "-",
 // "0", or anything but three digits from 100 to 999 (revisit lines carry
 // "-", "0", "=" or "html>" there).
