@@ -96,7 +96,7 @@ func main() {
 	shard := flag.String("shard-size", "256MiB", "bytes of input (as stored) per part: the unit of work")
 	pieces := flag.Int("compact-pieces", 0, "pieces the map is cut into for compaction (0: one per part)")
 	tempDir := flag.String("temp-dir", "", "folder for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
-	id := flag.String("id", "", "archive URI for the map's !id header")
+	id := flag.String("archive-id", "", "archive URI for the map's !id header")
 	name := flag.String("name", "", "name for the map's !meta header")
 	flag.Var(&status, "status", "keep only these HTTP status classes, e.g. 2,3")
 	mimes := flag.String("mime", "", "keep only these media types, comma-separated (text/* for a whole type)")
