@@ -77,9 +77,9 @@ type BuildSpec struct {
 
 // Options returns the mementomap.BuildOptions of s, with tempDir for the
 // sort's spills.
-func (s BuildSpec) Options(tempDir string) mementomap.BuildOptions {
+func (s BuildSpec) Options(tempDir string) *mementomap.BuildOptions {
 	at := s.UpdatedAt
-	return mementomap.BuildOptions{
+	return &mementomap.BuildOptions{
 		ArchiveID: s.ArchiveID, Name: s.Name, StatusClasses: s.StatusClasses, MIMETypes: s.MIMETypes,
 		ExcludeRevisits: s.ExcludeRevisits, ExcludeRobots: s.ExcludeRobots, Rekey: s.Rekey,
 		CheckEvery: s.CheckEvery, SkipBad: s.SkipBad, MemoryLimit: s.MemoryLimit, TempDir: tempDir,
@@ -102,8 +102,8 @@ type CompactSpec struct {
 func DefaultCompactSpec() CompactSpec { return CompactSpec{HostFactor: 1, PathFactor: 1} }
 
 // Options returns the mementomap.CompactOptions of s.
-func (s CompactSpec) Options(tempDir string) mementomap.CompactOptions {
-	return mementomap.CompactOptions{
+func (s CompactSpec) Options(tempDir string) *mementomap.CompactOptions {
+	return &mementomap.CompactOptions{
 		HostFactor: s.HostFactor, PathFactor: s.PathFactor,
 		HostAlpha: s.HostAlpha, HostK: s.HostK, PathAlpha: s.PathAlpha, PathK: s.PathK,
 		HostDepth: s.HostDepth, PathDepth: s.PathDepth, MemoryLimit: s.MemoryLimit, TempDir: tempDir,
