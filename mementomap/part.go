@@ -145,8 +145,8 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	}
 	var st BuildStats
 	for _, b := range bs {
-		st.add(b.st)
-		st.Runs += len(b.s.runs)
+		b.st.Runs = len(b.s.runs)
+		st.Add(b.st)
 	}
 	if failed < len(items) {
 		closeAll()
@@ -171,14 +171,18 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	return st, nil
 }
 
-// add adds the counts of a part's build to s (Keys and URIRs are counted
-// when the map is written).
-func (s *BuildStats) add(p BuildStats) {
+// Add adds the read counts of another build, such as one part's
+// (BuildPart), to s: records, used, filtered, non-HTTP, bad, sorted runs,
+// checked and mismatched; at most 5 bad and 5 mismatch examples are kept.
+// Keys and URIRs are not added: they are counted where the map is written
+// (Concat), since parts of one key range would count a key twice.
+func (s *BuildStats) Add(p BuildStats) {
 	s.Records += p.Records
 	s.Used += p.Used
 	s.Filtered += p.Filtered
 	s.NonHTTP += p.NonHTTP
 	s.Bad += p.Bad
+	s.Runs += p.Runs
 	s.Checked += p.Checked
 	s.Mismatched += p.Mismatched
 	for _, e := range p.BadExamples {

@@ -151,15 +151,23 @@ func (s *Summarizer) absorb(o *Summarizer) {
 			e.counters(pc.p).Merge(&pc.c)
 		}
 	}
-	st := o.stats
-	s.stats.Counted += st.Counted
-	s.stats.NotOK += st.NotOK
-	s.stats.BadTimestamp += st.BadTimestamp
-	s.stats.BadLines += st.BadLines
-	s.stats.NoLength += st.NoLength
-	for _, e := range st.BadExamples {
-		if len(s.stats.BadExamples) < 5 {
-			s.stats.BadExamples = append(s.stats.BadExamples, e)
+	s.stats.Add(o.stats)
+}
+
+// Add adds the capture counts of another summarizer's Stats, such as one
+// part's (SummarizePart), to s: counted, not 2xx, bad timestamps, bad lines
+// and captures without a length; at most 5 bad-line examples are kept.
+// Keys is not added: keys shared by two summaries are one key of their
+// combination.
+func (s *Stats) Add(p Stats) {
+	s.Counted += p.Counted
+	s.NotOK += p.NotOK
+	s.BadTimestamp += p.BadTimestamp
+	s.BadLines += p.BadLines
+	s.NoLength += p.NoLength
+	for _, e := range p.BadExamples {
+		if len(s.BadExamples) < 5 {
+			s.BadExamples = append(s.BadExamples, e)
 		}
 	}
 }

@@ -265,34 +265,12 @@ func (f *concatMapFn) ProcessElement(ctx context.Context, _ int, values func(*st
 	var sum mementomap.BuildStats
 	for _, s := range shards {
 		if s.Build != nil {
-			addBuild(&sum, *s.Build)
+			sum.Add(*s.Build)
 		}
 	}
 	sum.Keys, sum.URIRs = st.Keys, st.URIRs
 	emit(Shard{Kind: kindMap, Path: path, Build: &sum}.encode())
 	return nil
-}
-
-// addBuild adds the read counts of a part's build to s.
-func addBuild(s *mementomap.BuildStats, p mementomap.BuildStats) {
-	s.Records += p.Records
-	s.Used += p.Used
-	s.Filtered += p.Filtered
-	s.NonHTTP += p.NonHTTP
-	s.Bad += p.Bad
-	s.Runs += p.Runs
-	s.Checked += p.Checked
-	s.Mismatched += p.Mismatched
-	for _, e := range p.BadExamples {
-		if len(s.BadExamples) < 5 {
-			s.BadExamples = append(s.BadExamples, e)
-		}
-	}
-	for _, e := range p.MismatchExamples {
-		if len(s.MismatchExamples) < 5 {
-			s.MismatchExamples = append(s.MismatchExamples, e)
-		}
-	}
 }
 
 // planCompactFn cuts the map into pieces for compaction.
@@ -422,7 +400,7 @@ func (f *combineSummaryFn) ProcessElement(ctx context.Context, _ int, values fun
 			return fmt.Errorf("pipeline: combining summary shard %d of %d (%s): %w", s.Seq, s.Of, s.Part, err)
 		}
 		if s.Summary != nil {
-			addSummary(&st, *s.Summary)
+			st.Add(*s.Summary)
 		}
 	}
 	path := filepath.Join(f.TempDir, kindSummary)
@@ -432,19 +410,6 @@ func (f *combineSummaryFn) ProcessElement(ctx context.Context, _ int, values fun
 	st.Keys = int64(len(c.Lines()))
 	emit(Shard{Kind: kindSummary, Path: path, Summary: &st}.encode())
 	return nil
-}
-
-func addSummary(s *summary.Stats, p summary.Stats) {
-	s.Counted += p.Counted
-	s.NotOK += p.NotOK
-	s.BadTimestamp += p.BadTimestamp
-	s.BadLines += p.BadLines
-	s.NoLength += p.NoLength
-	for _, e := range p.BadExamples {
-		if len(s.BadExamples) < 5 {
-			s.BadExamples = append(s.BadExamples, e)
-		}
-	}
 }
 
 // commitFn renames the finished outputs into place, once every one the
