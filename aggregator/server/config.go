@@ -372,9 +372,10 @@ const (
 )
 
 // fetchList GETs an archive list from url within ListFetchTimeout and
-// MaxListBytes; the error names the URL and the cause (status, timeout,
-// size).
-func fetchList(ctx context.Context, url string) ([]byte, error) {
+// MaxListBytes, sending userAgent as the User-Agent (the one the archives
+// see, Config's -user-agent and -contact); the error names the URL and
+// the cause (status, timeout, size).
+func fetchList(ctx context.Context, url, userAgent string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, ListFetchTimeout)
 	defer cancel()
 	fail := func(err error) ([]byte, error) { return nil, fmt.Errorf("archive list %s: %w", url, err) }
@@ -383,6 +384,7 @@ func fetchList(ctx context.Context, url string) ([]byte, error) {
 		return fail(err)
 	}
 	req.Header.Set("Accept", "application/json, application/xml;q=0.9, */*;q=0.1")
+	req.Header.Set("User-Agent", userAgent)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
@@ -413,7 +415,7 @@ func fetchList(ctx context.Context, url string) ([]byte, error) {
 func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string, error) {
 	data, name := defaultArchives, "embedded public list"
 	if strings.HasPrefix(c.Archives, "http://") || strings.HasPrefix(c.Archives, "https://") {
-		b, err := fetchList(ctx, c.Archives)
+		b, err := fetchList(ctx, c.Archives, c.userAgent())
 		if err != nil {
 			return nil, "", err
 		}

@@ -250,10 +250,11 @@ func TestOneRecordPerRequest(t *testing.T) {
 // TestRootListURLUserAgent: with -root the server answers under the
 // prefix only and its links carry it; the archive list comes from a URL
 // (a 404 there is a start-up error naming it); archives get the
-// configured User-Agent with the contact.
+// configured User-Agent with the contact, and so does the server of the
+// archive list.
 func TestRootListURLUserAgent(t *testing.T) {
 	var mu sync.Mutex
-	var agents []string
+	var agents, listAgents []string
 	arc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		agents = append(agents, r.UserAgent())
@@ -263,6 +264,9 @@ func TestRootListURLUserAgent(t *testing.T) {
 	t.Cleanup(arc.Close)
 	list := `[{"id": "a", "timemap": "` + arc.URL + `/timemap/link/", "timegate": "` + arc.URL + `/timegate/"}]`
 	lists := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		listAgents = append(listAgents, r.UserAgent())
+		mu.Unlock()
 		if r.URL.Path != "/archives.json" {
 			http.NotFound(w, r)
 			return
@@ -309,6 +313,9 @@ func TestRootListURLUserAgent(t *testing.T) {
 	mu.Lock()
 	if len(agents) == 0 || agents[0] != "ops-agent <ops@example.org>" {
 		t.Errorf("User-Agent seen by the archive: %q", agents)
+	}
+	if len(listAgents) != 1 || listAgents[0] != "ops-agent <ops@example.org>" {
+		t.Errorf("User-Agent seen by the archive list's server: %q", listAgents)
 	}
 	mu.Unlock()
 

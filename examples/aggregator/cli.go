@@ -44,13 +44,32 @@ type notFound struct{ msg string }
 
 func (e notFound) Error() string { return e.msg }
 
+// cliRecorder is the command-line mode's ResponseWriter: it takes the
+// aggregator's answer (aggregator.AnswerLogger) and keeps its headline,
+// and whether some archive failed, timed out or was dormant.
+type cliRecorder struct {
+	*httptest.ResponseRecorder
+	headline string
+	failures bool
+}
+
+// LogAnswer keeps the headline of ans; the Handler then writes no
+// "request" record of its own.
+func (c *cliRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
+	c.headline, c.failures = aggregator.Headline(ans), ans.Failures != ""
+	return true
+}
+
 // runCLI is the command-line mode, MemGator's shapes: args is URI-R
 // [DATETIME]; it searches once (the archives' MementoMaps loaded first)
 // and writes to stdout the TimeMap, or with a datetime the memento
 // description (/memento/{format}/{datetime}/{URI-R}), as the HTTP API
-// would answer it. Errors: a bad URI-R or datetime, or more arguments, are
-// usage errors (exit 2); no memento, or every archive failed, is exit 1
-// with the answer's headline (what each archive did) on stderr.
+// would answer it. When some archive failed, timed out or was dormant,
+// the answer's headline (aggregator.Headline: the mementos found and what
+// each archive did, as counts and Archive-Failures) is written to stderr
+// as one line, the exit status staying 0. Errors: a bad URI-R or
+// datetime, or more arguments, are usage errors (exit 2); no memento, or
+// every archive failed, is exit 1 with the headline on stderr.
 func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 2 {
 		return usageError{fmt.Errorf("want URI-R [DATETIME], got %d arguments", len(args))}
@@ -81,12 +100,17 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 	}
 	req := httptest.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	req.RequestURI = target // the raw target, as a server would see it
-	rec := httptest.NewRecorder()
+	rec := &cliRecorder{ResponseRecorder: httptest.NewRecorder()}
 	ag.Handler().ServeHTTP(rec, req)
 	body := rec.Body.String()
 	switch {
 	case rec.Code == http.StatusOK:
-		_, err := io.WriteString(stdout, body)
+		if _, err := io.WriteString(stdout, body); err != nil {
+			return err
+		}
+		if rec.failures {
+			_, err = fmt.Fprintf(stderr, "aggregator: %s\n", rec.headline)
+		}
 		return err
 	case rec.Code == http.StatusBadRequest:
 		return usageError{errors.New(strings.TrimSpace(body))}

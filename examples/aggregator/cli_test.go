@@ -69,6 +69,29 @@ func TestCLIMode(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(errs, "No mementos found for http://nothing.example/ (2 none)") {
 		t.Errorf("not found: exit %d, stdout %q, stderr %q; want 1, nothing, the headline", code, out, errs)
 	}
+	// Found with one archive down: the answer on stdout, exit 0, and one
+	// line on stderr saying what each archive did.
+	down := archivetest.New(archivetest.Config{})
+	down.Close()
+	withDown := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(withDown, []byte(`[
+  {"id": "arc1.local", "timemap": "`+arc1.TimeMapPrefix()+`", "timegate": "`+arc1.TimeGatePrefix()+`"},
+  {"id": "arc2.local", "timemap": "`+arc2.TimeMapPrefix()+`", "timegate": "`+arc2.TimeGatePrefix()+`"},
+  {"id": "down.local", "timemap": "`+down.TimeMapPrefix()+`", "timegate": "`+down.TimeGatePrefix()+`"}
+]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"http://dup.example.net/"}, {"-format", "json", "http://dup.example.net/", "2010"}} {
+		code, out, errs = runIt(append([]string{"-archives", withDown}, args...)...)
+		wantErr := "aggregator: 3 mementos of http://dup.example.net/ (2 found, 1 failed: down.local="
+		if code != 0 || out == "" || !strings.HasPrefix(errs, wantErr) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q with an archive down: exit %d, stdout %d bytes, stderr %q; want 0, the answer, one line starting %q", args, code, len(out), errs, wantErr)
+		}
+	}
+	// No archive failed: nothing on stderr.
+	if code, _, errs := runIt("http://dup.example.net/"); code != 0 || errs != "" {
+		t.Errorf("all answered: exit %d, stderr %q; want 0 and nothing", code, errs)
+	}
 	for _, args := range [][]string{{"http://dup.example.net/", "20051"}, {"http://dup.example.net/", "2010", "extra"}, {"-format", "xml", "http://dup.example.net/"}} {
 		if code, out, errs := runIt(args...); code != 2 || out != "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2", args, code, out, errs)

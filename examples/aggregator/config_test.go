@@ -234,3 +234,42 @@ func TestExampleConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageText: -h lists every flag once, each with a placeholder that
+// names what it takes (never a value such as "link", never Go's "int" or
+// "value"), and help texts without a closing full stop.
+func TestUsageText(t *testing.T) {
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-h"}, strings.NewReader(""), io.Discard, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v, want flag.ErrHelp", err)
+	}
+	text := out.String()
+	c := server.DefaultConfig()
+	var file string
+	fs := flagSet(&c, &file, io.Discard)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		name, help := flag.UnquoteUsage(f)
+		head := "  -" + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		if strings.Count(text, "\n"+head+"\n") != 1 {
+			t.Errorf("-%s: no line %q in the usage text", f.Name, head)
+		}
+		switch name {
+		case "int", "value", "string", "link", "json", "cdxj":
+			t.Errorf("-%s: placeholder %q names no kind of value", f.Name, name)
+		}
+		if !strings.HasSuffix(help, ")") && strings.HasSuffix(help, ".") {
+			t.Errorf("-%s: help %q ends with a full stop", f.Name, help)
+		}
+	})
+	if n < 35 {
+		t.Errorf("%d flags, want the aggregator's 35 or more", n)
+	}
+	if strings.Contains(text, "-format link") {
+		t.Errorf("usage shows -format with a value for placeholder:\n%s", text)
+	}
+}

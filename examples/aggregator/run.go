@@ -80,27 +80,27 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	dur := func(d *server.Duration, name, help string) {
 		fs.DurationVar((*time.Duration)(d), name, time.Duration(*d), help)
 	}
-	fs.StringVar(configFile, "config", "", "JSON configuration `file` (keys as the flags, with underscores); flags override it")
-	fs.StringVar(&c.Addr, "addr", c.Addr, "`host:port` to listen on (port 0 picks a free one)")
-	fs.StringVar(&c.BaseURL, "base-url", c.BaseURL, "public `URL` of this server for links in TimeMaps (default http:// + the listening address)")
-	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "`folder` for the bolt cache and fetched MementoMaps (default the user cache folder + /mementokit-aggregator; with -cache memory a temporary folder)")
-	fs.StringVar(&c.Archives, "archives", c.Archives, "archive list `file or URL`: MemGator JSON or Time Travel archivelist.xml (default the embedded public list)")
-	fs.StringVar(&c.Rules, "rules", c.Rules, "Time Travel rules.json `file` (default every archive for every service)")
-	fs.StringVar(&c.Blacklist, "blacklist", c.Blacklist, "`file` of blocked hosts, one a line (403)")
-	fs.StringVar(&c.Cache, "cache", c.Cache, "cache `store`: none (every request searches), memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (default bolt:DATA-DIR/cache.db)")
+	fs.StringVar(configFile, "config", "", "JSON configuration `file`: its keys are the flag names with underscores; flags given override it")
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen on `host:port` (port 0 picks a free one)")
+	fs.StringVar(&c.BaseURL, "base-url", c.BaseURL, "public `URL` of this server, used in the links of TimeMaps and headers (default http:// + the listening address + -root)")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "`folder` of the bolt cache and the fetched MementoMaps (default the user cache folder + /mementokit-aggregator; a temporary folder with -cache memory or none)")
+	fs.StringVar(&c.Archives, "archives", c.Archives, "archive list, a MemGator archives.json or a Time Travel archivelist.xml, from a `file or URL` (default the embedded public list)")
+	fs.StringVar(&c.Rules, "rules", c.Rules, "Time Travel rules `file` (rules.json) choosing the archives per service and URI-R (default every archive for every service)")
+	fs.StringVar(&c.Blacklist, "blacklist", c.Blacklist, "`file` of blocked hosts, one a line: their URI-Rs are answered 403 and no archive is asked")
+	fs.StringVar(&c.Cache, "cache", c.Cache, "`store` of cached answers: none (every request searches), memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (default bolt:DATA-DIR/cache.db)")
 	dur(&c.CacheTimeout, "cache-timeout", "how long a request waits for the cache (its reads, then its writes) before it is answered by searching; /healthz waits as long")
-	dur(&c.RequestTimeout, "request-timeout", "default timeout of one archive's answer")
+	dur(&c.RequestTimeout, "request-timeout", "how long one archive's whole answer may take, unless its archive list entry sets its own")
 	dur(&c.DynamicBudget, "dynamic-budget", "time budget of a live (dynamic) search")
 	dur(&c.ThoroughBudget, "thorough-budget", "time budget of a background (thorough) search")
 	dur(&c.ShutdownTimeout, "shutdown-timeout", "on SIGINT or SIGTERM, how long requests in flight and refresh jobs may still run")
-	fs.IntVar(&c.Workers, "workers", c.Workers, "refresh workers draining the cache's job queue (0: none)")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "`N` refresh workers draining the cache's job queue (0: none)")
 	dur(&c.WorkerIdle, "worker-idle", "a worker's wait after finding the queue empty")
-	fs.IntVar(&c.FanOut, "fan-out", c.FanOut, "archives one search asks at once")
-	fs.IntVar(&c.MaxConcurrent, "max-concurrent", c.MaxConcurrent, "requests in flight per archive (an archive list entry may set its own)")
-	fs.IntVar(&c.MaxIdlePer, "max-idle-conns-per-host", c.MaxIdlePer, "idle upstream connections kept per archive host for reuse (0: as many as -max-concurrent)")
-	fs.IntVar(&c.Tolerance, "tolerance", c.Tolerance, "consecutive failures that make an archive dormant (negative: never)")
+	fs.IntVar(&c.FanOut, "fan-out", c.FanOut, "`N` archives asked at once by one search")
+	fs.IntVar(&c.MaxConcurrent, "max-concurrent", c.MaxConcurrent, "`N` requests in flight per archive at most, unless its archive list entry sets its own")
+	fs.IntVar(&c.MaxIdlePer, "max-idle-conns-per-host", c.MaxIdlePer, "`N` idle upstream connections kept per archive host for reuse (0: as many as -max-concurrent)")
+	fs.IntVar(&c.Tolerance, "tolerance", c.Tolerance, "`N` consecutive failures make an archive dormant (negative: never)")
 	dur(&c.DormantFor, "dormant-for", "how long a dormant archive is not asked")
-	fs.Var(&c.MementoMaps, "mementomap", "`id=SOURCE`: the MementoMap of archive id from a file, an http(s) URL, or \"discover\" (repeatable)")
+	fs.Var(&c.MementoMaps, "mementomap", "MementoMap of an archive, as `id=SOURCE`: SOURCE a file, an http(s) URL, or \"discover\" (repeatable)")
 	fs.BoolVar(&c.DiscoverMaps, "discover-mementomaps", c.DiscoverMaps, "look for every archive's MementoMap at /.well-known/mementomap or a rel=\"mementomap\" link")
 	dur(&c.MapRefresh, "mementomap-refresh", "how often fetched MementoMaps are fetched again (0: once)")
 	dur(&c.MapMaxAge, "mementomap-max-age", "a MementoMap loaded longer ago is not trusted to skip an archive")
@@ -108,12 +108,12 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	dur(&c.ScanEvery, "scan-every", "how often the cache is cleaned and entries older than -stale-after are queued for refresh (0: never)")
 	dur(&c.StaleAfter, "stale-after", "age at which the scanner queues an entry for refresh")
 	fs.StringVar(&c.Root, "root", c.Root, "path `prefix` the server answers under, such as /mg (MemGator's --root)")
-	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "User-Agent `name` sent to the archives (default "+server.DefaultUserAgent+")")
-	fs.StringVar(&c.Contact, "contact", c.Contact, "contact (`URL or e-mail`) appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
+	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "`name` sent as the User-Agent to the archives and to an archive list URL (default "+server.DefaultUserAgent+")")
+	fs.StringVar(&c.Contact, "contact", c.Contact, "`URL or e-mail` appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
 	fs.IntVar(&c.TopK, "topk", c.TopK, "ask only the `K` archives of highest \"probability\" in the archive list (0: all)")
 	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
 	fs.BoolVar(&migrateDryRun, "migrate-dry-run", false, "print the steps that opening the MySQL -cache would run on its schema (a Time Travel database's migration included), change nothing, and exit")
-	fs.Func("format", "command-line mode: `link`, json or cdxj (case-insensitive; default link)", func(v string) error {
+	fs.Func("format", "`format` of the command-line mode's answer: link, json or cdxj, in any case (default link)", func(v string) error {
 		switch f := strings.ToLower(v); f {
 		case "link", "json", "cdxj":
 			cliFormat = f
@@ -121,9 +121,9 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 		}
 		return fmt.Errorf("want link, json or cdxj, got %q", v)
 	})
-	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "log `format` on standard error: json or text")
-	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "log `level`: debug, info, warn or error")
-	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one line per HTTP request (info level)")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "`format` of the log on standard error: json or text")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "lowest `level` logged: debug, info, warn or error")
+	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one record per HTTP request, at info level")
 	return fs
 }
 
@@ -136,10 +136,12 @@ over the archives of the archive list, a web page at /, Prometheus metrics at
 
 Given a URI-R it searches once and prints its TimeMap on standard output,
 or, with a DATETIME (YYYY[MM[DD[hh[mm[ss]]]]]), the first, prev, closest,
-next and last mementos, in -format link, json or cdxj (MemGator's
-layouts). Exit status: 0 found, 1 not found or every archive failed
+next and last mementos, in MemGator's link, json or cdxj layout (-format).
+When some archive failed, standard error gets one line saying what each
+archive did. Exit status: 0 found, 1 not found or every archive failed
 (the reason on standard error), 2 usage.
 
+Flags:
 `
 
 // parseConfig reads the flags, then, when -config names a file, reads it
