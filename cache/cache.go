@@ -41,6 +41,7 @@ type Error struct {
 	Err   error  // the cause, never nil
 }
 
+// Error returns "cache: STORE OP: CAUSE".
 func (e *Error) Error() string {
 	return "cache: " + e.Store + " " + e.Op + ": " + e.Err.Error()
 }
@@ -61,10 +62,11 @@ const (
 	MaxFieldLen = 255
 )
 
+// The times every store accepts: the range of a MySQL DATETIME.
 var (
-	// MinTime and MaxTime bound every time a store accepts (the range of a
-	// MySQL DATETIME): 1000-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+	// MinTime is the earliest time a store accepts: 1000-01-01T00:00:00Z.
 	MinTime = time.Date(1000, 1, 1, 0, 0, 0, 0, time.UTC)
+	// MaxTime is the latest time a store accepts: 9999-12-31T23:59:59Z.
 	MaxTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 )
 

@@ -462,6 +462,8 @@ type ParseError struct {
 	Err  error
 }
 
+// Error returns "NAME:LINE: CAUSE", or "line LINE: CAUSE" for an unnamed
+// stream.
 func (e *ParseError) Error() string {
 	if e.Name != "" {
 		return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err)
