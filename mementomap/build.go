@@ -54,8 +54,9 @@ type BuildOptions struct {
 	// SkipBad passes over bad lines, counting them in BuildStats.Bad and
 	// recording the count in the map's !meta header ("skipped_lines"),
 	// instead of stopping at the first with an error naming its source and
-	// line. A bad line is one the index reader cannot parse, or a record
-	// whose URL does not canonicalize to a SURT.
+	// line. A bad line is one the index reader cannot parse, a CDXJ line
+	// whose JSON block is malformed, or a record whose URL does not
+	// canonicalize to a SURT.
 	SkipBad bool
 
 	// MemoryLimit bounds the in-memory sort chunk in bytes; past it sorted
@@ -85,7 +86,7 @@ type BuildStats struct {
 	Used     int64 // records counted in the map (URI-M total)
 	Filtered int64 // left out by the status, MIME, revisit or robots filters
 	NonHTTP  int64 // left out as non-HTTP(S) pseudo-URIs (dns:, warcinfo, ...)
-	Bad      int64 // bad lines skipped under SkipBad: unparseable, or a URL that does not canonicalize
+	Bad      int64 // bad lines skipped under SkipBad: unparseable, a malformed JSON block, or a URL that does not canonicalize
 	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
 	BadExamples []string
 	Keys        int64 // data lines written (distinct HxPx keys)
@@ -323,9 +324,13 @@ func hasHTTPScheme(u []byte) bool {
 
 // record turns one index record into its sort key (the full SURT with its
 // first '?' made a NUL byte, so that keys group by HxPx key), applying the
-// filters, and hands it to the sink. A URL that does not canonicalize is a
-// *cdxj.ParseError placed at the record's line.
+// filters, and hands it to the sink. A CDXJ record whose JSON block is
+// malformed (cdxj.Record.CheckJSON) and a URL that does not canonicalize
+// are *cdxj.ParseErrors placed at the record's line.
 func (b *builder) record(rec *cdxj.Record) error {
+	if err := rec.CheckJSON(); err != nil {
+		return err // a malformed JSON block: its values cannot be trusted
+	}
 	u := rec.URL()
 	key := rec.Key()
 	surtKey := rec.KeyIsSURT() && bytes.IndexByte(key, ')') > 0 && !bytes.Contains(key, []byte("://"))

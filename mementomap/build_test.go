@@ -232,6 +232,38 @@ func TestBuildBadLine(t *testing.T) {
 	}
 }
 
+// TestBuildMalformedJSON: a CDXJ line whose JSON block is malformed after
+// the url member is a bad line: it stops the build naming its line and
+// column, and under SkipBad it is counted, recorded in !meta and left out
+// of the map; the Keyer refuses it too.
+func TestBuildMalformedJSON(t *testing.T) {
+	in := "com,a)/ 20200101000000 {\"url\": \"http://a.com/\"}\n" +
+		"com,b)/ 20200101000000 {\"url\": \"http://b.com/\", \"mime\": \"text/html\n" +
+		"com,c)/ 20200101000000 {\"url\": \"http://c.com/\"}\n"
+	_, err := Build(context.Background(), &bytes.Buffer{}, []cdxj.Searcher{cdxj.NewStream("bad.cdxj", strings.NewReader(in), nil)}, nil)
+	var pe *cdxj.ParseError
+	if !errors.Is(err, cdxj.ErrJSON) || !errors.As(err, &pe) || pe.Source != "bad.cdxj" || pe.Line != 2 || pe.Column == 0 {
+		t.Fatalf("err = %v, want a cdxj.ErrJSON ParseError at bad.cdxj line 2 with its column", err)
+	}
+	got, st := buildString(t, BuildOptions{SkipBad: true}, in)
+	if st.Records != 3 || st.Bad != 1 || st.Used != 2 || len(st.BadExamples) != 1 || !strings.Contains(st.BadExamples[0], "line 2") {
+		t.Errorf("SkipBad: records %d bad %d used %d examples %q, want 3, 1, 2 and one naming line 2", st.Records, st.Bad, st.Used, st.BadExamples)
+	}
+	if d := cmp.Diff("com,a)/ 1/1\ncom,c)/ 1/1\n", dataLines(got)); d != "" {
+		t.Errorf("SkipBad map (-want +got):\n%s", d)
+	}
+	if !strings.Contains(got, `"skipped_lines":1`) {
+		t.Errorf("!meta does not record the skipped line:\n%s", got)
+	}
+	rec, err := cdxj.ParseLine([]byte(strings.Split(in, "\n")[1]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hx, _, err := NewKeyer(nil).Key(rec); !errors.Is(err, cdxj.ErrJSON) || hx != nil {
+		t.Errorf("Keyer.Key = %q, %v; want no key and cdxj.ErrJSON", hx, err)
+	}
+}
+
 // TestBuildRefusesKeyTooLong: an index key too long for a map line (read
 // from an index opened with a larger line limit) is refused with the input
 // and line, not written into a map that every reader would refuse; a key

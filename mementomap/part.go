@@ -346,8 +346,9 @@ func NewKeyer(opts *BuildOptions) *Keyer {
 
 // Key returns the HxPx key (the SURT up to its first '?') and the URI-R
 // (the full SURT) of rec, or nil and nil when the filters leave the record
-// out (or it is not of an HTTP(S) URI-R). A bad record (a URL that does not
-// canonicalize, a key too long for a map line) is a *cdxj.ParseError
+// out (or it is not of an HTTP(S) URI-R). A bad record (a malformed JSON
+// block, a URL that does not canonicalize, a key too long for a map line)
+// is a *cdxj.ParseError
 // naming its line; under SkipBad it is a bad line for Build. The slices
 // are valid until the next call.
 func (k *Keyer) Key(rec *cdxj.Record) (hxpx, urir []byte, err error) {
