@@ -865,12 +865,21 @@ func cleanMementos(ms []Memento) []Memento {
 // cleanURIM returns u with non-URI bytes percent-encoded, and whether it
 // is a usable URI-M (see cleanMementos).
 func cleanURIM(u string) (string, bool) {
+	// One pass for the common URI-M: printable URI bytes, no '%' (whose
+	// escapes escapeNonURI checks).
+	clean := true
 	for i := 0; i < len(u); i++ {
-		if c := u[i]; c < 0x20 || c == 0x7f {
+		c := u[i]
+		if c < 0x20 || c == 0x7f {
 			return "", false
 		}
+		if !uriByte[c] || c == '%' {
+			clean = false
+		}
 	}
-	u = escapeNonURI(u)
+	if !clean {
+		u = escapeNonURI(u)
+	}
 	return u, httpURL(u)
 }
 
@@ -882,9 +891,5 @@ func httpURL(u string) bool {
 		return false
 	}
 	rest := u[i+3:]
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	return end > 0
+	return rest != "" && rest[0] != '/' && rest[0] != '?' && rest[0] != '#'
 }

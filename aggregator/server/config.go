@@ -274,7 +274,9 @@ func (c *Config) Check() error {
 }
 
 // NewLogger returns a logger writing to w in c.LogFormat at c.LogLevel;
-// it fails on values Check refuses.
+// it fails on values Check refuses. Records are written whole, one Write
+// each. In JSON the Server writes its access records without building a
+// slog.Record, in the bytes slog.JSONHandler writes.
 func (c *Config) NewLogger(w io.Writer) (*slog.Logger, error) {
 	level, err := logLevel(c.LogLevel)
 	if err != nil {
@@ -285,7 +287,8 @@ func (c *Config) NewLogger(w io.Writer) (*slog.Logger, error) {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, hopts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, hopts)), nil
+		lw := &lockedWriter{w: w}
+		return slog.New(&jsonHandler{JSONHandler: slog.NewJSONHandler(lw, hopts), w: lw}), nil
 	}
 	return nil, fmt.Errorf("log-format %q: want json or text", c.LogFormat)
 }

@@ -527,22 +527,12 @@ func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start
 	if len(target) > 2048 {
 		target = target[:2048] + "..."
 	}
-	var buf [15]slog.Attr
-	attrs := append(buf[:0],
-		slog.String("method", r.Method), slog.String("target", target), slog.String("endpoint", ep),
-		slog.Int("status", code), slog.Int64("bytes", sw.bytes), slog.Duration("duration", d),
-		slog.String("remote", r.RemoteAddr), slog.String("user_agent", r.UserAgent()))
-	if f := sw.Header().Get("Archive-Failures"); f != "" {
-		attrs = append(attrs, slog.String("archive_failures", f))
+	a := accessRecord{method: r.Method, target: target, endpoint: ep, status: code, bytes: sw.bytes, duration: d,
+		remote: r.RemoteAddr, userAgent: r.UserAgent(), failures: sw.Header().Get("Archive-Failures"), ans: sw.ans}
+	if sw.ans != nil {
+		a.acceptDatetime = r.Header.Get("Accept-Datetime")
 	}
-	if a := sw.ans; a != nil {
-		attrs = append(attrs, slog.String("urir", a.URIR), slog.String("scenario", a.Scenario),
-			slog.Bool("from_cache", a.Source == aggregator.FromCache), slog.Int("mementos", len(a.Mementos)))
-		if ad := r.Header.Get("Accept-Datetime"); ad != "" {
-			attrs = append(attrs, slog.String("accept_datetime", ad))
-		}
-	}
-	s.log.LogAttrs(r.Context(), slog.LevelInfo, "access", attrs...)
+	logAccess(r.Context(), s.log, &a)
 }
 
 // health answers /healthz: 200 with a JSON summary while the server works;

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -81,15 +82,23 @@ func TestEndpointLabel(t *testing.T) {
 }
 
 // BenchmarkCachedTimeMap is the server's whole path for a TimeMap served
-// from the memory cache: routing, metrics, the access log (JSON, to a
-// discarding writer) and the aggregator's handler. SetBytes: the body.
+// from the memory cache: routing, metrics, the access log (JSON, from
+// NewLogger, to a discarding writer) and the aggregator's handler. SetBytes: the body.
 func BenchmarkCachedTimeMap(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
 	}{{"access-log", nil}, {"no-access-log", func(c *Config) { c.AccessLog = false }}} {
 		b.Run(tc.name, func(b *testing.B) {
-			s := newTestServer(b, tc.edit)
+			s := newTestServer(b, func(c *Config) {
+				var err error
+				if c.Logger, err = c.NewLogger(io.Discard); err != nil { // as a deployment logs
+					b.Fatal(err)
+				}
+				if tc.edit != nil {
+					tc.edit(c)
+				}
+			})
 			req := httptest.NewRequest("GET", "/timemap/link/"+held, nil)
 			rec := httptest.NewRecorder()
 			s.ServeHTTP(rec, req)
@@ -182,7 +191,8 @@ func TestNoCache(t *testing.T) {
 // writes one record, "access", holding the aggregator's answer (URI-R,
 // scenario, source, memento count, Accept-Datetime) next to the HTTP
 // fields; with it off, the aggregator's own "request" record is the one;
-// at level warn, none.
+// at level warn, none; the same with slog's JSON handler and with
+// NewLogger's.
 func TestOneRecordPerRequest(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -194,56 +204,65 @@ func TestOneRecordPerRequest(t *testing.T) {
 		{"access log off", false, slog.LevelInfo, []string{"request", "request"}},
 		{"level warn", true, slog.LevelWarn, nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out bytes.Buffer
-			s := newTestServer(t, func(c *Config) {
-				c.AccessLog = tc.accessLog
-				c.Logger = slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: tc.level}))
-			})
-			out.Reset() // the start-up records
-			for _, h := range []string{"", "Sun, 01 Jan 2006 00:00:00 GMT"} {
-				req := httptest.NewRequest("GET", "/timemap/link/"+held, nil)
-				if h != "" {
-					req.Header.Set("Accept-Datetime", h)
-				}
-				rec := httptest.NewRecorder()
-				s.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					t.Fatalf("status %d", rec.Code)
-				}
-			}
-			var msgs []string
-			var recs []map[string]any
-			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-				if line == "" {
-					continue
-				}
-				var m map[string]any
-				if err := json.Unmarshal([]byte(line), &m); err != nil {
-					t.Fatalf("log line %q: %v", line, err)
-				}
-				msgs = append(msgs, m["msg"].(string))
-				recs = append(recs, m)
-			}
-			if !slices.Equal(msgs, tc.want) {
-				t.Fatalf("records %q, want %q:\n%s", msgs, tc.want, out.String())
-			}
-			if len(recs) != 2 {
-				return
-			}
-			// the first request searched, the second came from the cache
-			for i, want := range []map[string]any{
-				{"urir": held, "scenario": "unknown", "from_cache": false, "mementos": float64(3), "status": float64(200)},
-				{"urir": held, "scenario": "fresh", "from_cache": true, "mementos": float64(3), "status": float64(200),
-					"accept_datetime": "Sun, 01 Jan 2006 00:00:00 GMT"},
-			} {
-				for k, v := range want {
-					if recs[i][k] != v {
-						t.Errorf("record %d: %s = %v, want %v (%v)", i, k, recs[i][k], v, recs[i])
+		for _, newLogger := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/NewLogger=%v", tc.name, newLogger), func(t *testing.T) {
+				var out bytes.Buffer
+				s := newTestServer(t, func(c *Config) {
+					c.AccessLog = tc.accessLog
+					c.Logger = slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: tc.level}))
+					if newLogger { // the JSON handler with the direct access record path
+						c.LogLevel = strings.ToLower(tc.level.String())
+						var err error
+						if c.Logger, err = c.NewLogger(&out); err != nil {
+							t.Fatal(err)
+						}
+					}
+				})
+				out.Reset() // the start-up records
+				for _, h := range []string{"", "Sun, 01 Jan 2006 00:00:00 GMT"} {
+					req := httptest.NewRequest("GET", "/timemap/link/"+held, nil)
+					if h != "" {
+						req.Header.Set("Accept-Datetime", h)
+					}
+					rec := httptest.NewRecorder()
+					s.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						t.Fatalf("status %d", rec.Code)
 					}
 				}
-			}
-		})
+				var msgs []string
+				var recs []map[string]any
+				for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+					if line == "" {
+						continue
+					}
+					var m map[string]any
+					if err := json.Unmarshal([]byte(line), &m); err != nil {
+						t.Fatalf("log line %q: %v", line, err)
+					}
+					msgs = append(msgs, m["msg"].(string))
+					recs = append(recs, m)
+				}
+				if !slices.Equal(msgs, tc.want) {
+					t.Fatalf("records %q, want %q:\n%s", msgs, tc.want, out.String())
+				}
+				if len(recs) != 2 {
+					return
+				}
+				// the first request searched, the second came from the cache
+				for i, want := range []map[string]any{
+					{"urir": held, "scenario": "unknown", "from_cache": false, "mementos": float64(3), "status": float64(200)},
+					{"urir": held, "scenario": "fresh", "from_cache": true, "mementos": float64(3), "status": float64(200),
+						"accept_datetime": "Sun, 01 Jan 2006 00:00:00 GMT"},
+				} {
+					for k, v := range want {
+						if recs[i][k] != v {
+							t.Errorf("record %d: %s = %v, want %v (%v)", i, k, recs[i][k], v, recs[i])
+						}
+					}
+				}
+			})
+		}
 	}
 }
 

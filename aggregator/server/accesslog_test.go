@@ -1,0 +1,92 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mementokit/mementokit/aggregator"
+)
+
+// TestAccessRecordJSON: the direct access record is byte for byte what
+// slog.JSONHandler writes for the same attributes and time, strings that
+// need escaping included (quotes, controls, invalid UTF-8, U+2028, HTML
+// characters, non-ASCII).
+func TestAccessRecordJSON(t *testing.T) {
+	at := time.Date(2026, 12, 2, 4, 50, 38, 123456789, time.UTC)
+	odd := "a\"b\\c\nd\re\tf\x00g\x1fh\x7fi<j>&k\u2028l\u2029m\xffn\xe2\x82o é €\ufffd"
+	ans := &aggregator.Answer{URIR: "http://example.com/" + odd, Scenario: "fresh", Source: aggregator.FromCache,
+		Mementos: make([]aggregator.Memento, 3)}
+	for i, a := range []accessRecord{
+		{method: "GET", target: "/timemap/link/http://example.com/", endpoint: "timemap", status: 200, bytes: 1234,
+			duration: 1500 * time.Microsecond, remote: "127.0.0.1:4242", userAgent: "curl/8"},
+		{method: "GET", target: "/" + odd, endpoint: odd, status: 502, bytes: 0, duration: -1,
+			remote: odd, userAgent: odd, failures: "a=timeout; " + odd, ans: ans, acceptDatetime: odd},
+		{method: "HEAD", target: "/timegate/x", endpoint: "timegate", status: 302, ans: &aggregator.Answer{URIR: "x", Scenario: "unknown"}},
+		{target: strings.Repeat("x", 3000), ans: ans, acceptDatetime: "Sun, 01 Jan 2006 00:00:00 GMT"},
+	} {
+		var want bytes.Buffer
+		r := slog.NewRecord(at, slog.LevelInfo, "access", 0)
+		r.AddAttrs(a.attrs(nil)...)
+		if err := slog.NewJSONHandler(&want, nil).Handle(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.appendJSON(nil, at); string(got) != want.String() {
+			t.Errorf("record %d:\n got %s\nwant %s", i, got, want.Bytes())
+		}
+	}
+	local := time.FixedZone("CET", 3600)
+	a := accessRecord{method: "GET"}
+	var want bytes.Buffer
+	r := slog.NewRecord(at.In(local), slog.LevelInfo, "access", 0)
+	r.AddAttrs(a.attrs(nil)...)
+	_ = slog.NewJSONHandler(&want, nil).Handle(context.Background(), r)
+	if got := a.appendJSON(nil, at.In(local)); string(got) != want.String() {
+		t.Errorf("local time:\n got %s\nwant %s", got, want.Bytes())
+	}
+}
+
+// TestAccessRecordsWhole: access records written directly and records
+// of loggers derived with With, written concurrently to one writer
+// through NewLogger, come out as whole lines.
+func TestAccessRecordsWhole(t *testing.T) {
+	c := DefaultConfig()
+	var out bytes.Buffer
+	log, err := c.NewLogger(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := log.Handler().(*jsonHandler); !ok {
+		t.Fatalf("NewLogger's JSON handler is %T", log.Handler())
+	}
+	derived := log.With("component", "aggregator")
+	var wg sync.WaitGroup
+	const n = 200
+	for i := range 4 {
+		wg.Go(func() {
+			for range n {
+				if i%2 == 0 {
+					logAccess(context.Background(), log, &accessRecord{method: "GET", target: strings.Repeat("t", 500)})
+				} else {
+					derived.Info("request", "urir", strings.Repeat("u", 500))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 4*n {
+		t.Fatalf("%d lines, want %d", len(lines), 4*n)
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, `{"time":"`) || !strings.HasSuffix(l, "}") ||
+			!strings.Contains(l, `"msg":"access"`) && !strings.Contains(l, `"component":"aggregator","msg":"request"`) &&
+				!strings.Contains(l, `"msg":"request","component":"aggregator"`) {
+			t.Fatalf("line %d is not one whole record: %.200s", i, l)
+		}
+	}
+}
