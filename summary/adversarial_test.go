@@ -231,6 +231,28 @@ func TestDailyBadJSON(t *testing.T) {
 	if st := d.Stats(); st.Records != 1 || st.BadLines != 1 {
 		t.Errorf("stats = %+v, want 1 record and 1 bad line", st)
 	}
+	// The series records the skipped line in a note line, first, and
+	// ReadDays reads the days past it.
+	var out bytes.Buffer
+	if _, err := d.WriteTo(&out); err != nil {
+		t.Fatal(err)
+	}
+	note, rest, _ := strings.Cut(out.String(), "\n")
+	var m struct {
+		Skipped  int64    `json:"skipped_lines"`
+		Examples []string `json:"skipped_examples"`
+	}
+	if js, ok := strings.CutPrefix(note, "!meta "); !ok || json.Unmarshal([]byte(js), &m) != nil ||
+		m.Skipped != 1 || len(m.Examples) != 1 || !strings.Contains(m.Examples[0], "d.cdxj: line 2") {
+		t.Errorf("first line %q, want a !meta note of 1 skipped line naming d.cdxj line 2", note)
+	}
+	if !strings.HasPrefix(rest, "20090119 {") {
+		t.Errorf("after the note: %q, want the day 20090119", rest)
+	}
+	days, err := ReadDays(&out, "daily.txt")
+	if err != nil || len(days) != 1 || days[0].Orgs["IA"].Count != 1 {
+		t.Errorf("ReadDays = %+v, %v; want the one day with 1 IA record", days, err)
+	}
 }
 
 // Regression: one domain got two keys by its IDN spelling or its IPv6

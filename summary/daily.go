@@ -364,12 +364,25 @@ func (d *Daily) Days() []Day {
 //
 //	20090119 {"CDL": {"count": 3, "size": 300, "okcount": 2, "oksize": 200}, "IA": {...}, "toturis": 5, "totsize": 500, "totokcount": 4, "totoksize": 400}
 //
-// Organizations are in byte-wise order, followed by the day's totals. It
-// implements io.WriterTo.
+// Organizations are in byte-wise order, followed by the day's totals. When
+// index lines were skipped (Stats().BadLines), the series says so in a
+// note line, first, as a summary does (see Summarizer.WriteTo):
+//
+//	!meta {"skipped_lines": 3, "skipped_examples": ["idx.cdxj: line 7: timestamp has no YYYYMMDD day"]}
+//
+// ReadDays passes over such lines. It implements io.WriterTo.
 func (d *Daily) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	var n int64
 	var b []byte
+	if d.stats.BadLines > 0 {
+		b = appendSkippedNote(b, d.stats.BadLines, d.stats.BadExamples)
+		m, err := bw.Write(b)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
 	for _, day := range d.Days() {
 		b = AppendDayLine(b[:0], day)
 		m, err := bw.Write(b)
@@ -437,7 +450,9 @@ const MaxDayLine = 16 << 20
 // form — an invalid day, JSON that is not an object of organizations with
 // non-negative "count", "size", "okcount" and "oksize", a day given twice,
 // days out of order, or totals that differ from the sums of the
-// organizations — is a *ParseError naming the line. Blank lines are skipped.
+// organizations — is a *ParseError naming the line. Blank lines and note
+// lines (starting with '!', such as the "!meta" line that records skipped
+// index lines) are passed over.
 func ReadDays(r io.Reader, name string) ([]Day, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxDayLine)
@@ -449,7 +464,7 @@ func ReadDays(r io.Reader, name string) ([]Day, error) {
 		if n == 1 {
 			b = bytes.TrimPrefix(b, []byte("\ufeff"))
 		}
-		if len(bytes.TrimSpace(b)) == 0 {
+		if len(bytes.TrimSpace(b)) == 0 || b[0] == '!' {
 			continue
 		}
 		d, err := ParseDayLine(b)

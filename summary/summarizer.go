@@ -369,10 +369,16 @@ func (s *Summarizer) WriteTo(w io.Writer) (int64, error) {
 
 // appendNote appends the note line that records the index lines skipped.
 func (s *Summarizer) appendNote(b []byte) []byte {
+	return appendSkippedNote(b, s.stats.BadLines, s.stats.BadExamples)
+}
+
+// appendSkippedNote appends the note line "!meta {...}" that records n
+// index lines skipped, with examples (at most 5, "SOURCE: line N: cause").
+func appendSkippedNote(b []byte, n int64, examples []string) []byte {
 	j, _ := json.Marshal(struct {
 		Skipped  int64    `json:"skipped_lines"`
 		Examples []string `json:"skipped_examples,omitempty"`
-	}{s.stats.BadLines, s.stats.BadExamples})
+	}{n, examples})
 	b = append(b, "!meta "...)
 	b = append(b, j...)
 	return append(b, '\n')

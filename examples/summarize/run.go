@@ -408,5 +408,9 @@ func (e *env) daily(args []string) error {
 	}
 	st := d.Stats()
 	fmt.Fprintf(e.stderr, "summarize daily: %d records (%d without a valid length, counted as 0 bytes), %d revisits apart, %d duplicates, %d bad lines\n", st.Records, st.NoLength, st.Revisits, st.Duplicates, st.BadLines)
+	if st.BadLines > 0 {
+		fmt.Fprintf(e.stderr, "summarize daily: the series' !meta line records the %d bad lines skipped; the first: %s\n",
+			st.BadLines, strings.Join(st.BadExamples, "; "))
+	}
 	return nil
 }

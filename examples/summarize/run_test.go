@@ -307,10 +307,45 @@ func TestDailySeriesIsNotAnIndex(t *testing.T) {
 	if err != nil {
 		t.Fatalf("daily of captures and series lines: %v\n%s", err, stderr)
 	}
-	if n := strings.Count(out, "\n"); n != 2 || !strings.Contains(out, "20200101 ") || !strings.Contains(out, "20210101 ") {
+	if n := strings.Count(out, "\n"); n != 3 || !strings.HasPrefix(out, `!meta {"skipped_lines":2,`) || !strings.Contains(out, "\n20200101 ") || !strings.Contains(out, "\n20210101 ") {
 		t.Errorf("daily of two captures and two series lines:\n%s", out)
 	}
 	if !strings.Contains(stderr, "2 bad lines") || !strings.Contains(stderr, "not a capture") {
 		t.Errorf("the two series lines were not reported as skipped:\n%s", stderr)
+	}
+}
+
+// summarize daily over an index with a bad line writes the series with a
+// !meta note line first that records it, says so on stderr, and the
+// series still makes a report (ReadDays passes over the note).
+func TestDailyRecordsSkippedLines(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "bad.cdxj")
+	in := sampleCDXJ + "uk,co,bbc)/ 2021 {\"url\": \"http://bbc.co.uk/\", \"filename\": \"IA-3.warc.gz\"}\n"
+	if err := os.WriteFile(idx, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runCmd(t, "daily", idx)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], `!meta {"skipped_lines":1,`) || !strings.Contains(lines[0], "bad.cdxj: line 3") ||
+		!strings.HasPrefix(lines[1], "20200101 {") || !strings.HasPrefix(lines[2], "20210101 {") {
+		t.Errorf("series:\n%s\nwant a !meta note of the skipped line 3, then two days", out)
+	}
+	if !strings.Contains(stderr, "1 bad lines") || !strings.Contains(stderr, "!meta line records") {
+		t.Errorf("stderr does not report the skipped line:\n%s", stderr)
+	}
+	series := filepath.Join(dir, "bad.daily")
+	if err := os.WriteFile(series, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "r.html")
+	if _, stderr, err := runCmd(t, "report", "-o", page, "-daily", series); err != nil {
+		t.Fatalf("report -daily of the series: %v\n%s", err, stderr)
+	}
+	if b, err := os.ReadFile(page); err != nil || !bytes.Contains(b, []byte("Daily activity")) || !bytes.Contains(b, []byte("IA")) {
+		t.Errorf("the report of the series has no daily section with the IA organization (%v)", err)
 	}
 }
