@@ -381,7 +381,9 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 
 // logAnswer writes the "request" record of one answer (the Time Travel
 // "stats" line, as a structured record) when the logger takes info
-// records: the attributes are built only then, in place.
+// records: the attributes are built only then, in place. Its "archives"
+// attribute is the search's Result.OutcomeLog ("" for an answer without
+// a search).
 func (ag *Aggregator) logAnswer(r *http.Request, urir string, ans *Answer) {
 	ctx := r.Context()
 	if !ag.log.Enabled(ctx, slog.LevelInfo) {
@@ -390,7 +392,16 @@ func (ag *Aggregator) logAnswer(r *http.Request, urir string, ans *Answer) {
 	ag.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("urir", urir), slog.String("path", r.URL.Path),
 		slog.String("scenario", ans.Scenario), slog.Bool("from_cache", ans.Source == FromCache), slog.Int("status", ans.Status),
 		slog.Int("mementos", len(ans.Mementos)), slog.String("accept_datetime", r.Header.Get("Accept-Datetime")),
-		slog.String("failures", ans.Failures))
+		slog.String("failures", ans.Failures), slog.String("archives", outcomeLog(ans)))
+}
+
+// outcomeLog is Result.OutcomeLog of the answer's search, "" for an answer
+// made without one.
+func outcomeLog(ans *Answer) string {
+	if ans.Result == nil {
+		return ""
+	}
+	return ans.Result.OutcomeLog()
 }
 
 // Headline is the one-line text of an answer without mementos, naming

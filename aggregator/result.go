@@ -250,6 +250,32 @@ func (r *Result) FailureHeader() string {
 	return strings.Join(parts, ", ")
 }
 
+// OutcomeLog renders every outcome of the search for the access log
+// (aggregator/server's "archives" attribute; package aggregator/accesslog
+// reads it for the paper's Table 3), in route order, ", "-separated:
+// "id=found:M" (M mementos), "id=none", "id=skipped-by-map", "id=dormant",
+// "id=failed:REASON"; "" when the route was empty.
+func (r *Result) OutcomeLog() string {
+	var b strings.Builder
+	for i, o := range r.Outcomes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(o.Archive)
+		b.WriteByte('=')
+		b.WriteString(o.Status.String())
+		switch o.Status {
+		case StatusFound:
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(o.Mementos))
+		case StatusFailed:
+			b.WriteByte(':')
+			b.WriteString(o.Reason)
+		}
+	}
+	return b.String()
+}
+
 // maxRuns is the number of sorted runs up to which merge merges runs
 // instead of sorting: a search concatenates one list per archive, each
 // usually sorted already (ascending or descending), so k runs cost

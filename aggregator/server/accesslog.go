@@ -24,6 +24,10 @@ type accessRecord struct {
 	failures                 string // Archive-Failures; "" leaves the attribute out
 	ans                      *aggregator.Answer
 	acceptDatetime           string // written only with ans
+	// archives is the search's aggregator.Result.OutcomeLog (what each
+	// archive answered, for aggregator/accesslog's Table 3), written only
+	// with ans; "" (an answer without a search) leaves it out.
+	archives string
 }
 
 // attrs returns the record's attributes, in the order appendJSON writes
@@ -41,6 +45,9 @@ func (a *accessRecord) attrs(buf []slog.Attr) []slog.Attr {
 			slog.Bool("from_cache", ans.Source == aggregator.FromCache), slog.Int("mementos", len(ans.Mementos)))
 		if a.acceptDatetime != "" {
 			attrs = append(attrs, slog.String("accept_datetime", a.acceptDatetime))
+		}
+		if a.archives != "" {
+			attrs = append(attrs, slog.String("archives", a.archives))
 		}
 	}
 	return attrs
@@ -84,6 +91,10 @@ func (a *accessRecord) appendJSON(b []byte, t time.Time) []byte {
 		if a.acceptDatetime != "" {
 			b = append(b, `,"accept_datetime":`...)
 			b = appendJSONString(b, a.acceptDatetime)
+		}
+		if a.archives != "" {
+			b = append(b, `,"archives":`...)
+			b = appendJSONString(b, a.archives)
 		}
 	}
 	return append(b, "}\n"...)
@@ -196,6 +207,6 @@ func logAccess(ctx context.Context, log *slog.Logger, a *accessRecord) {
 		h.writeAccess(ctx, a)
 		return
 	}
-	var buf [15]slog.Attr
+	var buf [16]slog.Attr
 	log.LogAttrs(ctx, slog.LevelInfo, "access", a.attrs(buf[:0])...)
 }

@@ -25,7 +25,7 @@ func TestAccessRecordJSON(t *testing.T) {
 		{method: "GET", target: "/timemap/link/http://example.com/", endpoint: "timemap", status: 200, bytes: 1234,
 			duration: 1500 * time.Microsecond, remote: "127.0.0.1:4242", userAgent: "curl/8"},
 		{method: "GET", target: "/" + odd, endpoint: odd, status: 502, bytes: 0, duration: -1,
-			remote: odd, userAgent: odd, failures: "a=timeout; " + odd, ans: ans, acceptDatetime: odd},
+			remote: odd, userAgent: odd, failures: "a=timeout; " + odd, ans: ans, acceptDatetime: odd, archives: "a=found:3, " + odd + "=none"},
 		{method: "HEAD", target: "/timegate/x", endpoint: "timegate", status: 302, ans: &aggregator.Answer{URIR: "x", Scenario: "unknown"}},
 		{target: strings.Repeat("x", 3000), ans: ans, acceptDatetime: "Sun, 01 Jan 2006 00:00:00 GMT"},
 	} {

@@ -531,6 +531,9 @@ func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start
 		remote: r.RemoteAddr, userAgent: r.UserAgent(), failures: sw.Header().Get("Archive-Failures"), ans: sw.ans}
 	if sw.ans != nil {
 		a.acceptDatetime = r.Header.Get("Accept-Datetime")
+		if res := sw.ans.Result; res != nil {
+			a.archives = res.OutcomeLog()
+		}
 	}
 	logAccess(r.Context(), s.log, &a)
 }

@@ -251,7 +251,7 @@ func TestOneRecordPerRequest(t *testing.T) {
 				}
 				// the first request searched, the second came from the cache
 				for i, want := range []map[string]any{
-					{"urir": held, "scenario": "unknown", "from_cache": false, "mementos": float64(3), "status": float64(200)},
+					{"urir": held, "scenario": "unknown", "from_cache": false, "mementos": float64(3), "status": float64(200), "archives": "a=found:3"},
 					{"urir": held, "scenario": "fresh", "from_cache": true, "mementos": float64(3), "status": float64(200),
 						"accept_datetime": "Sun, 01 Jan 2006 00:00:00 GMT"},
 				} {
@@ -259,6 +259,9 @@ func TestOneRecordPerRequest(t *testing.T) {
 						if recs[i][k] != v {
 							t.Errorf("record %d: %s = %v, want %v (%v)", i, k, recs[i][k], v, recs[i])
 						}
+					}
+					if a, ok := recs[i]["archives"]; i == 1 && ok && a != "" {
+						t.Errorf("record %d, an answer from the cache, names archive outcomes: %v", i, recs[i])
 					}
 				}
 			})

@@ -43,7 +43,9 @@
 //
 // Logs are structured (slog, JSON or text) on standard error: an "access"
 // record per HTTP request (method, target, endpoint, status, bytes,
-// duration, remote, user agent, Archive-Failures), and the aggregator's own
+// duration, remote, user agent, Archive-Failures; for a lookup its URI-R,
+// scenario, mementos and each archive's outcome, which
+// "mementomap logs" reads), and the aggregator's own
 // records (component=aggregator), such as its per-lookup "request" record
 // with the cache scenario. SIGINT or SIGTERM starts a graceful shutdown: the listener
 // closes, requests in flight and refresh jobs running get -shutdown-timeout

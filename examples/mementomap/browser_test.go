@@ -198,3 +198,142 @@ func hover(t *testing.T, ctx context.Context, p *chromiumtest.Page, id, point st
 	p.Eval(t, ctx, sel+`.querySelector(".mk-tooltip").innerText`, &text)
 	return text
 }
+
+// TestLogsReportInBrowser writes the report of an aggregator log (lookups
+// of a cdxgen index, some asked many times, with per-archive outcomes)
+// with "mementomap logs -html", opens it in headless Chromium with the
+// network off, and checks that both charts (Table 3, Figure 4) drew each
+// of their series with a legend, that nothing was thrown and nothing asked
+// of the network. Screenshots go to the test's folder, and to
+// $MEMENTOKIT_SCREENSHOTS when it is set.
+func TestLogsReportInBrowser(t *testing.T) {
+	chromiumtest.Require(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "index.cdxj")
+	cfg := cdxgen.Config{Lines: 20000, Seed: 4}
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cfg).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(idx, b.Bytes(), 0o644)
+	b.Reset()
+	if _, err := cdxgen.WriteLookups(&b, cfg, cdxgen.LookupConfig{N: 3000, Held: 0.2}); err != nil {
+		t.Fatal(err)
+	}
+	var lg strings.Builder
+	outcomes := []string{"ia=found:3, arquivo=none, bl=failed:timeout, ukwa=skipped-by-map",
+		"ia=none, arquivo=none, bl=dormant, ukwa=none", "ia=found:1, arquivo=found:2, bl=none, ukwa=skipped-by-map"}
+	for i, u := range strings.Fields(b.String()) {
+		n := 1 + i%3 // asked 1 to 3 times, every 50th 40 to 42 times, every 997th 400 times
+		if i%50 == 0 {
+			n += 40
+		}
+		if i%997 == 0 {
+			n = 400
+		}
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&lg, `{"time":"2026-04-01T10:00:00Z","level":"INFO","msg":"access","method":"GET","target":"/timemap/link/%s","status":200,"urir":%q,"from_cache":false,"archives":%q}`+"\n",
+				u, u, outcomes[(i+j)%len(outcomes)])
+		}
+	}
+	logPath := filepath.Join(dir, "aggregator.log")
+	os.WriteFile(logPath, []byte(lg.String()), 0o644)
+	path := filepath.Join(dir, "logs.html")
+	if _, stderr, err := runCmd(t, "", "logs", "-q", "-o", filepath.Join(dir, "logs.txt"), "-index", idx, "-html", path, logPath); err != nil {
+		t.Fatalf("logs: %v\n%s", err, stderr)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]chart.Chart{}
+	var ids []string
+	for _, m := range specRE.FindAllSubmatch(page, -1) {
+		var s struct {
+			Chart chart.Chart `json:"chart"`
+		}
+		if err := json.Unmarshal(m[2], &s); err != nil {
+			t.Fatalf("chart %s: %v", m[1], err)
+		}
+		ids = append(ids, string(m[1]))
+		models[string(m[1])] = s.Chart
+	}
+	if d := cmp.Diff([]string{"chart-archive-outcomes", "chart-archived-vs-accessed"}, ids); d != "" {
+		t.Fatalf("charts in the report (-want +got):\n%s", d)
+	}
+	if ov := models["chart-archived-vs-accessed"]; len(ov.Categories) != 4 || ov.Categories[0] != "never asked" || ov.Series[0].Name != "not archived" {
+		t.Errorf("Figure 4 model: categories %q, series %d", ov.Categories, len(ov.Series))
+	}
+	br := chromiumtest.Start(t, ctx, &chromiumtest.Options{Width: 1280, Height: 900})
+	p := br.Page(t, ctx)
+	var mu sync.Mutex
+	var requested, thrown []string
+	p.Watch("Network.requestWillBeSent", func(params json.RawMessage) {
+		var ev struct {
+			Request struct {
+				URL string `json:"url"`
+			} `json:"request"`
+		}
+		json.Unmarshal(params, &ev)
+		mu.Lock()
+		requested = append(requested, ev.Request.URL)
+		mu.Unlock()
+	})
+	p.Watch("Runtime.exceptionThrown", func(params json.RawMessage) {
+		mu.Lock()
+		thrown = append(thrown, string(params))
+		mu.Unlock()
+	})
+	p.Call(t, ctx, "Runtime.enable", nil, nil)
+	p.Call(t, ctx, "Network.enable", nil, nil)
+	p.Call(t, ctx, "Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}, nil)
+	p.Navigate(t, ctx, "file://"+path)
+	rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
+	p.WaitFor(t, rctx, `document.body.dataset.ready === "true" && document.querySelectorAll(".chart[data-rendered]").length === 2`)
+	rcancel()
+	for _, id := range ids {
+		var got struct {
+			Series, Legend int
+			Inked          float64
+		}
+		p.Eval(t, ctx, `(() => {
+			const el = document.querySelector("#`+id+` .chart");
+			const opt = echarts.getInstanceByDom(el).getOption();
+			const cv = el.querySelector("canvas");
+			const g = cv.getContext("2d").getImageData(0, 0, cv.width, cv.height).data;
+			let ink = 0;
+			for (let i = 0; i < g.length; i += 4) if (g[i+3] > 0 && (g[i] < 235 || g[i+1] < 235 || g[i+2] < 235)) ink++;
+			return {Series: opt.series.length, Inked: ink / (g.length / 4), Legend: opt.legend && opt.legend.length ? opt.legend[0].data.length : 0};
+		})()`, &got)
+		m := models[id]
+		if got.Series != len(m.Series) || got.Inked < 0.01 || got.Legend != len(m.Series) {
+			t.Errorf("%s: drew %d series (model %d), legend %d, %.1f%% inked", id, got.Series, len(m.Series), got.Legend, 100*got.Inked)
+		}
+	}
+	mu.Lock()
+	for _, e := range thrown {
+		t.Errorf("the page threw: %.500s", e)
+	}
+	for _, u := range requested {
+		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the report asked the network for %s", u)
+		}
+	}
+	mu.Unlock()
+	shots := []string{t.TempDir()}
+	if d := os.Getenv("MEMENTOKIT_SCREENSHOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		shots = append(shots, d)
+	}
+	for _, d := range shots {
+		for _, id := range ids {
+			p.Eval(t, ctx, `(document.getElementById("`+id+`").scrollIntoView(), true)`, new(bool))
+			time.Sleep(100 * time.Millisecond)
+			p.Screenshot(t, ctx, filepath.Join(d, "logs-"+id+".png"), false)
+		}
+	}
+}

@@ -254,7 +254,7 @@ func (e *env) lookup(args []string) error {
 
 func (e *env) eval(args []string) error {
 	fs, parse := e.flags("eval", "MAP INDEX...")
-	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line (required)")
+	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line, any field after the first ignored (required; mementomap logs -lookups writes one)")
 	opts := buildFlags(fs)
 	server := cdxflag.Add(fs)
 	if err := parse(args); err != nil {
@@ -279,8 +279,9 @@ func (e *env) eval(args []string) error {
 	}
 	var ls []string
 	for _, l := range strings.Split(string(lb), "\n") {
-		if l = strings.TrimSpace(l); l != "" && l[0] != '#' {
-			ls = append(ls, l)
+		// "URI DATETIME" lines (mementomap logs -datetimes) are looked up by URI.
+		if f := strings.Fields(l); len(f) > 0 && f[0][0] != '#' {
+			ls = append(ls, f[0])
 		}
 	}
 	m, err := mementomap.Open(fs.Arg(0))

@@ -10,6 +10,7 @@
 //	mementomap check MAP
 //	mementomap stats MAP
 //	mementomap profile [-o OUT.json] [filters] INDEX...
+//	mementomap logs [-lookups OUT] [-index INDEX]... [-json] [-html OUT.html] LOG...
 //
 // Outputs are written to a temporary file in the target's folder and
 // renamed into place; "-" means standard input or output. A progress bar is
@@ -39,6 +40,9 @@ commands:
   stats    MAP                           lines, totals, wildcards, depths
   profile  [-o OUT.json] INDEX...        the paper's analysis of an archive (Tables 1, 2, 4-8, Figures 5-9)
                                          and the cutoffs fitted to it (for compact -fit)
+  logs     [-lookups OUT] [-index INDEX]... LOG...
+                                         lookups from access logs (Common, Combined, MemGator, aggregator JSON)
+                                         for eval; Table 3 (per archive outcomes) and, with -index, Figure 4
 "mementomap COMMAND -h" lists the flags of a command.
 `
 
@@ -66,6 +70,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return env.stats(rest)
 	case "profile":
 		return env.profile(rest)
+	case "logs":
+		return env.logs(rest)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
