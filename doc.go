@@ -43,8 +43,9 @@
 //     Crawl's cc-index-table columns and the End of Term fields, for SQL
 //     engines (DuckDB, Spark, Athena).
 //   - memento: link-format TimeMaps and TimeGates, datetimes, and a client.
-//   - cache: the aggregator's cache interface with in-memory, bbolt
-//     (cache/boltcache) and MySQL (cache/mysqlcache) stores.
+//   - cache: the aggregator's cache interface with in-memory
+//     (cache/memorycache), bbolt (cache/boltcache) and MySQL
+//     (cache/mysqlcache) stores.
 //   - aggregator: fan-out to many archives with rules, MementoMap routing,
 //     caching, refresh queues and the TimeMap/TimeGate HTTP API.
 //

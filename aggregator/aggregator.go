@@ -87,7 +87,7 @@ type Options struct {
 	// no more cache calls, so that a request takes at most its search
 	// budget plus two CacheTimeouts. Refresh workers and the stale scan
 	// give each call BackgroundCacheTimeout. 0 means DefaultCacheTimeout.
-	// A cache.Nonblocking store (cache.Memory) is called in the request's
+	// A cache.Nonblocking store (memorycache.Cache) is called in the request's
 	// goroutine under the request's context: it cannot hang.
 	CacheTimeout time.Duration
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
 // hostileUpstream gives each archive a way to misbehave: never return
@@ -107,7 +108,7 @@ func TestNoRequestOutlivesItsBudget(t *testing.T) {
 		const budget, cacheTimeout = 20 * time.Second, 2 * time.Second
 		bound := budget + 2*cacheTimeout + searchGrace
 		up := &hostileUpstream{release: make(chan struct{})}
-		mem, err := cache.NewMemory(nil)
+		mem, err := memorycache.New(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
-	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
@@ -130,7 +130,7 @@ func ExampleAggregator_Lookup() {
 		"http://example.com/": {time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)},
 	}})
 	defer up.Close()
-	store, err := cache.NewMemory(nil)
+	store, err := memorycache.New(nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
@@ -79,7 +80,7 @@ func newAggregator(t testing.TB, o Options) *Aggregator {
 
 func newMemCache(t testing.TB) cache.Cache {
 	t.Helper()
-	c, err := cache.NewMemory(nil)
+	c, err := memorycache.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

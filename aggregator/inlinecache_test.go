@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
-// panickyMemory is a cache.Memory (cache.Nonblocking) whose Get panics.
-type panickyMemory struct{ *cache.Memory }
+// panickyMemory is a memorycache.Cache (cache.Nonblocking) whose Get panics.
+type panickyMemory struct{ *memorycache.Cache }
 
 func (panickyMemory) Get(context.Context, cache.URIRKey) (cache.Entry, error) { panic("store bug") }
 
@@ -19,7 +20,7 @@ func (panickyMemory) Get(context.Context, cache.URIRKey) (cache.Entry, error) { 
 // cache failure like any other: the request is answered by searching and
 // says so in Cache-Degraded.
 func TestNonblockingCacheInline(t *testing.T) {
-	m, err := cache.NewMemory(nil)
+	m, err := memorycache.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestNonblockingCacheInline(t *testing.T) {
 
 	ag := newAggregator(t, Options{Archives: archives, Upstream: f, Cache: m})
 	if !ag.inlineCache {
-		t.Fatal("cache.Memory is not called inline")
+		t.Fatal("memorycache.Cache is not called inline")
 	}
 	// Every guard slot taken: a guarded call would answer "busy".
 	for range cap(ag.cacheSlots) {

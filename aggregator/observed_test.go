@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
 func putEntry(t *testing.T, c cache.Cache, urir string, st cache.Status, at time.Time, archives ...string) {
@@ -25,7 +26,7 @@ func putEntry(t *testing.T, c cache.Cache, urir string, st cache.Status, at time
 }
 
 func TestWriteObservedMap(t *testing.T) {
-	c, err := cache.NewMemory(nil)
+	c, err := memorycache.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestObservedMapFindsNewMementoAfterExpiry(t *testing.T) {
 	archives := []Archive{{ID: "A", TimeMap: "http://A/timemap/"}, {ID: "B", TimeMap: "http://B/timemap/"}}
 	f.holdings["A"] = map[string][]Memento{}
 	f.holdings["B"] = map[string][]Memento{}
-	c, err := cache.NewMemory(nil)
+	c, err := memorycache.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestObservedRoutingRecallProperty(t *testing.T) {
 		for _, a := range archives {
 			gained[a] = map[string]time.Time{}
 		}
-		c, err := cache.NewMemory(nil)
+		c, err := memorycache.New(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -210,7 +210,7 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 // checkEntry passes the mementos of a cache entry through the checks of
 // archive answers (cleanURIM): a store shared with other processes is
 // data entering the aggregator like any archive's answer. The entry's
-// slice is never written (a store may share it, cache.MemoryOptions
+// slice is never written (a store may share it, memorycache.Options
 // ShareMementos): a change makes a new one. Dropped mementos are logged;
 // an entry left without the mementos it claims is treated as unknown
 // (searched again).

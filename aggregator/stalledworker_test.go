@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
 // stallingCache is a memory cache whose chosen operations never return
@@ -69,7 +70,7 @@ func (c *stallingCache) Enqueue(ctx context.Context, u string, p cache.Priority,
 // returns when its context ends even while the store still hangs.
 func TestStalledCacheDoesNotHangWorkers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		mem, err := cache.NewMemory(nil)
+		mem, err := memorycache.New(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -61,107 +60,5 @@ func TestStatusString(t *testing.T) {
 	want := []string{"pending", "found", "none", "failed", "blocked", "Status(42)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)
-	}
-}
-
-func TestCheckResultErrorsNameTheMemento(t *testing.T) {
-	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	ok := cache.StoredMemento{URIM: "u", Datetime: t0, Archive: "ia"}
-	bad := ok
-	bad.Rel = "\xff"
-	cases := []struct {
-		name string
-		r    cache.Result
-		want string
-	}{
-		{"third_memento_rel", cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{ok, ok, bad}}, "memento 2 rel"},
-		{"zero_updated", cache.Result{Status: cache.StatusNone}, "updated 0001-01-01T00:00:00Z outside"},
-		{"found_empty", cache.Result{Status: cache.StatusFound, Updated: t0}, "status found with no mementos"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := cache.CheckResult(c.r)
-			if !errors.Is(err, cache.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("CheckResult err = %v, want ErrInvalid mentioning %q", err, c.want)
-			}
-		})
-	}
-}
-
-func TestMemoryEvictsLeastRecentlyUsed(t *testing.T) {
-	ctx := t.Context()
-	m, err := cache.NewMemory(&cache.MemoryOptions{MaxEntries: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	none := cache.Result{Status: cache.StatusNone, Updated: t0}
-	for _, u := range []string{"e.org/a", "e.org/b"} {
-		if err := m.Put(ctx, u, none); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := m.Get(ctx, cache.URIRKeyOf("e.org/a")); err != nil { // a is now the most recent
-		t.Fatal(err)
-	}
-	if err := m.RecordRequest(ctx, "e.org/c", t0); err != nil { // evicts b
-		t.Fatal(err)
-	}
-	var got []string
-	for _, u := range []string{"e.org/a", "e.org/b", "e.org/c"} {
-		if _, err := m.Get(ctx, cache.URIRKeyOf(u)); err == nil {
-			got = append(got, u)
-		} else if !errors.Is(err, cache.ErrNotFound) {
-			t.Fatal(err)
-		}
-	}
-	if diff := cmp.Diff([]string{"e.org/a", "e.org/c"}, got); diff != "" {
-		t.Errorf("entries kept (-want +got):\n%s", diff)
-	}
-	if m.Len() != 2 {
-		t.Errorf("Len = %d, want 2", m.Len())
-	}
-	if _, err := cache.NewMemory(&cache.MemoryOptions{MaxEntries: -1}); !errors.Is(err, cache.ErrInvalid) {
-		t.Errorf("NewMemory(-1) err = %v, want ErrInvalid", err)
-	}
-}
-
-func TestGetReturnsACopy(t *testing.T) {
-	ctx := t.Context()
-	m, _ := cache.NewMemory(nil)
-	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{{URIM: "u", Datetime: t0, Archive: "ia"}}}
-	if err := m.Put(ctx, "e.org/", r); err != nil {
-		t.Fatal(err)
-	}
-	e, _ := m.Get(ctx, cache.URIRKeyOf("e.org/"))
-	e.Mementos[0].URIM = "changed"
-	if e2, _ := m.Get(ctx, cache.URIRKeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
-		t.Errorf("modifying a Get result changed the store: %q", e2.Mementos[0].URIM)
-	}
-	r.Mementos[0].URIM = "changed too"
-	if e2, _ := m.Get(ctx, cache.URIRKeyOf("e.org/")); e2.Mementos[0].URIM != "u" {
-		t.Errorf("modifying a Put argument changed the store: %q", e2.Mementos[0].URIM)
-	}
-}
-
-func TestSharedMementosAppendCopies(t *testing.T) {
-	ctx := t.Context()
-	m, _ := cache.NewMemory(&cache.MemoryOptions{ShareMementos: true})
-	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
-	one := cache.StoredMemento{URIM: "u", Datetime: t0, Archive: "ia"}
-	r := cache.Result{Status: cache.StatusFound, Updated: t0, Mementos: []cache.StoredMemento{one, one, one}} // duplicates: capacity left after compaction
-	if err := m.Put(ctx, "e.org/", r); err != nil {
-		t.Fatal(err)
-	}
-	a, _ := m.Get(ctx, cache.URIRKeyOf("e.org/"))
-	b, _ := m.Get(ctx, cache.URIRKeyOf("e.org/"))
-	_ = append(a.Mementos, cache.StoredMemento{URIM: "appended by a"})
-	b.Mementos = append(b.Mementos, cache.StoredMemento{URIM: "appended by b"})
-	if len(a.Mementos) != 1 || len(b.Mementos) != 2 || b.Mementos[1].URIM != "appended by b" {
-		t.Errorf("appends to shared slices interfere: a %v, b %v", a.Mementos, b.Mementos)
-	}
-	if e, _ := m.Get(ctx, cache.URIRKeyOf("e.org/")); len(e.Mementos) != 1 {
-		t.Errorf("store has %d mementos after appends, want 1", len(e.Mementos))
 	}
 }

@@ -32,13 +32,14 @@
 //
 // # Stores
 //
-// [Memory] (this package) is bounded by a number of entries with LRU
-// eviction and lives as long as the process. Package cache/boltcache keeps
-// the cache in one file (go.etcd.io/bbolt) that survives restarts: the
-// default for a single node. Package cache/mysqlcache keeps it in MySQL or
+// Package cache/memorycache keeps the cache in memory, bounded by a number of
+// entries with LRU eviction, as long as the process lives. Package
+// cache/boltcache keeps the cache in one file (go.etcd.io/bbolt) that
+// survives restarts: the default for a single node. Package cache/mysqlcache keeps it in MySQL or
 // MariaDB with the Time Travel schema, shared by many front-end nodes and
 // workers. Package cache/cachetest is the conformance suite that all of them
-// pass, so that they behave the same for every input.
+// pass, so that they behave the same for every input; they share one set of
+// argument checks, so that each accepts and refuses the same arguments.
 //
 // # Times, sizes and errors
 //

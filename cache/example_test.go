@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
 // An aggregator's cache read: a miss, a search, then a hit.
-func ExampleMemory() {
+func Example() {
 	ctx := context.Background()
-	c, err := cache.NewMemory(&cache.MemoryOptions{MaxEntries: 1000})
+	c, err := memorycache.New(&memorycache.Options{MaxEntries: 1000})
 	if err != nil {
 		panic(err)
 	}
@@ -51,7 +52,7 @@ func ExampleMemory() {
 // A worker drains the job queue: live requests before stale refreshes.
 func ExampleCache_Claim() {
 	ctx := context.Background()
-	c, _ := cache.NewMemory(nil)
+	c, _ := memorycache.New(nil)
 	defer c.Close()
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 

@@ -21,6 +21,7 @@ import (
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/boltcache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
 	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/webui"
@@ -202,7 +203,7 @@ func (s *Server) Aggregator() *aggregator.Aggregator { return s.ag }
 
 // Cache returns the server's store, as the aggregator sees it; nil for
 // the cache spelled "none". The "memory" store shares its Mementos slices
-// (cache.MemoryOptions.ShareMementos): what its Get returns must not be
+// (memorycache.Options.ShareMementos): what its Get returns must not be
 // modified.
 func (s *Server) Cache() cache.Cache { return s.store }
 
@@ -236,7 +237,7 @@ func OpenCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cac
 	case spec == "memory":
 		// The aggregator never writes a cached Mementos slice: Get may
 		// hand out the store's own.
-		m, err := cache.NewMemory(&cache.MemoryOptions{ShareMementos: true})
+		m, err := memorycache.New(&memorycache.Options{ShareMementos: true})
 		return m, "memory", err
 	case spec == "", spec == "bolt", strings.HasPrefix(spec, "bolt:"):
 		path := strings.TrimPrefix(strings.TrimPrefix(spec, "bolt"), ":")

@@ -66,6 +66,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/internal/check"
 )
 
 // Options configures [Open]; nil means the defaults.
@@ -403,14 +404,14 @@ func writeInfo(tx *bolt.Tx, old, i *cache.Info) error {
 		if err := tx.Bucket(bUpdated).Delete(timeKey(old.Updated, k)); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bUsed).Delete(timeKey(cache.LastUsed(*old), k)); err != nil {
+		if err := tx.Bucket(bUsed).Delete(timeKey(check.LastUsed(*old), k)); err != nil {
 			return err
 		}
 	}
 	if err := tx.Bucket(bUpdated).Put(timeKey(i.Updated, k), nil); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bUsed).Put(timeKey(cache.LastUsed(*i), k), nil); err != nil {
+	if err := tx.Bucket(bUsed).Put(timeKey(check.LastUsed(*i), k), nil); err != nil {
 		return err
 	}
 	return tx.Bucket(bEntries).Put(k, encodeInfo(i))
@@ -421,11 +422,11 @@ func writeInfo(tx *bolt.Tx, old, i *cache.Info) error {
 func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) (rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("put", &rerr)
-	u, key, err := cache.CheckURIR(uriR)
+	u, key, err := check.URIR(uriR)
 	if err != nil {
 		return err
 	}
-	if r, err = cache.CheckResult(r); err != nil {
+	if r, err = check.Result(r); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "put"); err != nil {
@@ -456,11 +457,11 @@ func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) (rerr erro
 func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) (rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("record request", &rerr)
-	u, key, err := cache.CheckURIR(uriR)
+	u, key, err := check.URIR(uriR)
 	if err != nil {
 		return err
 	}
-	if at, err = cache.CheckTime("request time", at); err != nil {
+	if at, err = check.Time("request time", at); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "record request"); err != nil {
@@ -487,11 +488,11 @@ func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) (r
 func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) (_ []cache.Info, rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("stale", &rerr)
-	before, err := cache.CheckTime("before", before)
+	before, err := check.Time("before", before)
 	if err != nil {
 		return nil, err
 	}
-	if err := cache.CheckLimit(limit); err != nil {
+	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
 	if err := c.begin(ctx, "stale"); err != nil {
@@ -526,7 +527,7 @@ func deleteEntry(tx *bolt.Tx, i *cache.Info) error {
 	if err := tx.Bucket(bUpdated).Delete(timeKey(i.Updated, k)); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bUsed).Delete(timeKey(cache.LastUsed(*i), k)); err != nil {
+	if err := tx.Bucket(bUsed).Delete(timeKey(check.LastUsed(*i), k)); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bMementos).Delete(k); err != nil {
@@ -574,7 +575,7 @@ func writeJob(tx *bolt.Tx, j *job) error {
 func (c *Cache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at time.Time) (rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("enqueue", &rerr)
-	key, at, err := cache.CheckEnqueue(uriR, p, at)
+	key, at, err := check.Enqueue(uriR, p, at)
 	if err != nil {
 		return err
 	}
@@ -632,7 +633,7 @@ func (c *Cache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at t
 func (c *Cache) Claim(ctx context.Context, worker string, at time.Time) (_ cache.Job, rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("claim", &rerr)
-	at, err := cache.CheckClaim(worker, at)
+	at, err := check.Claim(worker, at)
 	if err != nil {
 		return cache.Job{}, err
 	}
@@ -673,7 +674,7 @@ func (c *Cache) Claim(ctx context.Context, worker string, at time.Time) (_ cache
 func (c *Cache) Complete(ctx context.Context, jb cache.Job, at time.Time) (rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("complete", &rerr)
-	at, err := cache.CheckTime("completion time", at)
+	at, err := check.Time("completion time", at)
 	if err != nil {
 		return err
 	}
@@ -707,7 +708,7 @@ func (c *Cache) Complete(ctx context.Context, jb cache.Job, at time.Time) (rerr 
 func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (_ cache.CleanupStats, rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("cleanup", &rerr)
-	p, err := cache.CheckPolicy(p)
+	p, err := check.Policy(p)
 	if err != nil {
 		return cache.CleanupStats{}, err
 	}
@@ -717,7 +718,7 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (_ cache.Cle
 	var st cache.CleanupStats
 	err = c.db.Update(func(tx *bolt.Tx) error {
 		st = cache.CleanupStats{}
-		if cut, ok := p.Cutoff(p.ClaimTimeout); ok {
+		if cut, ok := check.Cutoff(p, p.ClaimTimeout); ok {
 			ids, err := expired(tx.Bucket(bClaimed), cut, -1)
 			if err != nil {
 				return err
@@ -743,7 +744,7 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (_ cache.Cle
 				st.JobsReleased++
 			}
 		}
-		if cut, ok := p.Cutoff(p.CompletedJobAge); ok {
+		if cut, ok := check.Cutoff(p, p.CompletedJobAge); ok {
 			ids, err := expired(tx.Bucket(bDone), cut, -1)
 			if err != nil {
 				return err
@@ -768,7 +769,7 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (_ cache.Cle
 				st.JobsDeleted++
 			}
 		}
-		if cut, ok := p.Cutoff(p.UnrequestedAge); ok {
+		if cut, ok := check.Cutoff(p, p.UnrequestedAge); ok {
 			keys, err := expired(tx.Bucket(bUsed), cut, p.MaxEntries)
 			if err != nil {
 				return err

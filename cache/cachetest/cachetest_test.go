@@ -12,6 +12,7 @@ import (
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/cachetest"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
 // flawed wraps the in-memory store and breaks one thing, named by defect.
@@ -90,7 +91,7 @@ func TestFlawed(t *testing.T) {
 		t.Skip("run by TestSuiteCatchesDefects")
 	}
 	cachetest.Run(t, func(t *testing.T) cachetest.Store {
-		m, err := cache.NewMemory(nil)
+		m, err := memorycache.New(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestSuiteCatchesDefects(t *testing.T) {
 // The suite passes the unbroken store, so the failures above are the defects'.
 func TestMemoryPasses(t *testing.T) {
 	cachetest.Run(t, func(t *testing.T) cachetest.Store {
-		m, err := cache.NewMemory(nil)
+		m, err := memorycache.New(nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/internal/check"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
 	"github.com/mementokit/mementokit/internal/mysqltest"
 )
@@ -183,7 +184,7 @@ func TestKillAndRestart(t *testing.T) {
 			t.Errorf("Put %d returned success but Get fails: %v", i, err)
 			continue
 		}
-		want, _ := cache.CheckResult(result(i))
+		want, _ := check.Result(result(i))
 		if diff := cmp.Diff(want.Mementos, e.Mementos); diff != "" {
 			t.Errorf("Put %d: mementos after the restarts (-want +got):\n%s", i, diff)
 		}

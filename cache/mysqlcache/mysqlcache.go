@@ -66,6 +66,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/internal/check"
 )
 
 // Options configures [Open]; nil means the defaults.
@@ -495,11 +496,11 @@ func insertLinks(n int) string {
 
 // Put implements [cache.Cache.Put] in one transaction (see the package doc).
 func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
-	u, key, err := cache.CheckURIR(uriR)
+	u, key, err := check.URIR(uriR)
 	if err != nil {
 		return err
 	}
-	if r, err = cache.CheckResult(r); err != nil {
+	if r, err = check.Result(r); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "put"); err != nil {
@@ -559,11 +560,11 @@ ON DUPLICATE KEY UPDATE numreq = numreq + 1, reqtime = GREATEST(COALESCE(reqtime
 
 // RecordRequest implements [cache.Cache.RecordRequest] in one statement.
 func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) error {
-	u, key, err := cache.CheckURIR(uriR)
+	u, key, err := check.URIR(uriR)
 	if err != nil {
 		return err
 	}
-	if at, err = cache.CheckTime("request time", at); err != nil {
+	if at, err = check.Time("request time", at); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "record request"); err != nil {
@@ -578,11 +579,11 @@ WHERE updtime IS NULL OR updtime < ? ORDER BY updtime, id LIMIT ?`
 
 // Stale implements [cache.Cache.Stale] on the (updtime, id) index.
 func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache.Info, error) {
-	before, err := cache.CheckTime("before", before)
+	before, err := check.Time("before", before)
 	if err != nil {
 		return nil, err
 	}
-	if err := cache.CheckLimit(limit); err != nil {
+	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
 	if err := c.begin(ctx, "stale"); err != nil {
@@ -663,7 +664,7 @@ ON DUPLICATE KEY UPDATE
 
 // Enqueue implements [cache.Cache.Enqueue] in one statement.
 func (c *Cache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at time.Time) error {
-	key, at, err := cache.CheckEnqueue(uriR, p, at)
+	key, at, err := check.Enqueue(uriR, p, at)
 	if err != nil {
 		return err
 	}
@@ -684,7 +685,7 @@ ORDER BY priority, reqtime, id LIMIT 1 FOR UPDATE SKIP LOCKED`
 // Claim implements [cache.Cache.Claim] with SELECT ... FOR UPDATE SKIP
 // LOCKED in a transaction.
 func (c *Cache) Claim(ctx context.Context, worker string, at time.Time) (cache.Job, error) {
-	at, err := cache.CheckClaim(worker, at)
+	at, err := check.Claim(worker, at)
 	if err != nil {
 		return cache.Job{}, err
 	}
@@ -727,7 +728,7 @@ const sqlComplete = `UPDATE jobs SET compltime = COALESCE(compltime, ?) WHERE id
 
 // Complete implements [cache.Cache.Complete] in one statement.
 func (c *Cache) Complete(ctx context.Context, job cache.Job, at time.Time) error {
-	at, err := cache.CheckTime("completion time", at)
+	at, err := check.Time("completion time", at)
 	if err != nil {
 		return err
 	}
@@ -753,7 +754,7 @@ const cleanupBatch = 1000
 // transactions of at most 1,000 rows each. Entries are re-checked under a
 // row lock before deletion, so an entry requested meanwhile is kept.
 func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (cache.CleanupStats, error) {
-	p, err := cache.CheckPolicy(p)
+	p, err := check.Policy(p)
 	if err != nil {
 		return cache.CleanupStats{}, err
 	}
@@ -766,7 +767,7 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (cache.Clean
 }
 
 func (c *Cache) cleanup(ctx context.Context, p cache.CleanupPolicy, st *cache.CleanupStats) error {
-	if cut, ok := p.Cutoff(p.ClaimTimeout); ok {
+	if cut, ok := check.Cutoff(p, p.ClaimTimeout); ok {
 		res, err := c.db.ExecContext(ctx, `UPDATE jobs SET process_id = NULL, claimtime = NULL
 WHERE compltime IS NULL AND claimtime < ?`, cut)
 		if err != nil {
@@ -778,7 +779,7 @@ WHERE compltime IS NULL AND claimtime < ?`, cut)
 		}
 		st.JobsReleased = int(n)
 	}
-	if cut, ok := p.Cutoff(p.CompletedJobAge); ok {
+	if cut, ok := check.Cutoff(p, p.CompletedJobAge); ok {
 		for {
 			res, err := c.db.ExecContext(ctx, "DELETE FROM jobs WHERE compltime < ? ORDER BY compltime LIMIT ?", cut, cleanupBatch)
 			if err != nil {
@@ -794,7 +795,7 @@ WHERE compltime IS NULL AND claimtime < ?`, cut)
 			}
 		}
 	}
-	cut, ok := p.Cutoff(p.UnrequestedAge)
+	cut, ok := check.Cutoff(p, p.UnrequestedAge)
 	for ok && st.EntriesDeleted < p.MaxEntries {
 		n := min(cleanupBatch, p.MaxEntries-st.EntriesDeleted)
 		var deleted int

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/mementokit/mementokit/aggregator"
-	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
@@ -317,7 +317,7 @@ func TestFromCache(t *testing.T) {
 	t.Cleanup(b.Close)
 	c := archivetest.New(archivetest.Config{})
 	t.Cleanup(c.Close)
-	store, err := cache.NewMemory(nil)
+	store, err := memorycache.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cache_test
+package memorycache_test
 
 import (
 	"fmt"
@@ -7,23 +7,24 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
 // BenchmarkMemoryGet reads entries of 3 mementos from a store of 10,000
 // (the target is 5,000,000 gets/s or more), copying the mementos (the
-// default) or sharing them (MemoryOptions.ShareMementos). Bytes are the
+// default) or sharing them (Options.ShareMementos). Bytes are the
 // mementos' URI-Ms.
 func BenchmarkMemoryGet(b *testing.B) {
 	for _, share := range []bool{false, true} {
 		b.Run(map[bool]string{false: "copy", true: "shared"}[share], func(b *testing.B) {
-			benchMemoryGet(b, &cache.MemoryOptions{ShareMementos: share})
+			benchMemoryGet(b, &memorycache.Options{ShareMementos: share})
 		})
 	}
 }
 
-func benchMemoryGet(b *testing.B, opts *cache.MemoryOptions) {
+func benchMemoryGet(b *testing.B, opts *memorycache.Options) {
 	ctx := b.Context()
-	m, _ := cache.NewMemory(opts)
+	m, _ := memorycache.New(opts)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n = 10000
 	keys := make([]cache.URIRKey, n)
@@ -72,7 +73,7 @@ func cpuTime() time.Duration {
 // BenchmarkMemoryGetParallel is BenchmarkMemoryGet from GOMAXPROCS goroutines.
 func BenchmarkMemoryGetParallel(b *testing.B) {
 	ctx := b.Context()
-	m, _ := cache.NewMemory(nil)
+	m, _ := memorycache.New(nil)
 	t0 := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	const n = 10000
 	keys := make([]cache.URIRKey, n)

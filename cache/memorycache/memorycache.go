@@ -1,4 +1,9 @@
-package cache
+// Package memorycache is the in-memory store of package cache: bounded by a
+// number of entries with LRU eviction, living as long as the process. It is
+// the aggregator's default when no store is given; cache/boltcache keeps the
+// cache in a file and cache/mysqlcache in MySQL or MariaDB, and all three pass
+// the conformance suite of cache/cachetest.
+package memorycache
 
 import (
 	"cmp"
@@ -11,15 +16,18 @@ import (
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/internal/check"
 )
 
-// DefaultMaxEntries is the number of entries a [Memory] store keeps when
-// MemoryOptions.MaxEntries is 0.
+// DefaultMaxEntries is the number of entries a [Cache] keeps when
+// Options.MaxEntries is 0.
 const DefaultMaxEntries = 100_000
 
-// MemoryOptions configures [NewMemory]; the zero value (or nil) gives the
+// Options configures [New]; the zero value (or nil) gives the
 // defaults.
-type MemoryOptions struct {
+type Options struct {
 	// MaxEntries bounds the number of entries; past it the least recently
 	// used entry (by Get, Put and RecordRequest) is evicted. 0 means
 	// DefaultMaxEntries.
@@ -27,34 +35,34 @@ type MemoryOptions struct {
 	// MaxJobs bounds the jobs held: waiting, claimed and completed. Past
 	// it the job completed longest ago is dropped (its URI-R, enqueued
 	// again, gets a new job ID); when every job held is waiting or
-	// claimed, Enqueue of a URI-R without a job fails with a *Error (the
+	// claimed, Enqueue of a URI-R without a job fails with a *[cache.Error] (the
 	// queue is full), so that a queue no worker drains cannot grow without
 	// end either. 0 means the MaxEntries value.
 	MaxJobs int
 	// ShareMementos makes Get return the store's own Mementos slice instead
 	// of a copy, which callers must then never modify (appending is safe:
-	// the slice has no spare capacity). This departs from the Cache
+	// the slice has no spare capacity). This departs from the [cache.Cache]
 	// contract for speed: a Get of a small entry costs about 30 ns of CPU
 	// shared and 250 ns copied, most of it the garbage collector's
 	// (BenchmarkMemoryGet).
 	ShareMementos bool
 }
 
-// Memory is the in-memory [Cache]: entries in an LRU list bounded by
-// MemoryOptions.MaxEntries (hashicorp/golang-lru), jobs in a map and a heap.
+// Cache is the in-memory [cache.Cache]: entries in an LRU list bounded by
+// Options.MaxEntries (hashicorp/golang-lru), jobs in a map and a heap.
 // It is lost when the process ends and cannot be shared between processes.
 //
-// Memory: the entries take about 200 bytes plus the lengths of their strings
+// Memory use: the entries take about 200 bytes plus the lengths of their strings
 // (URI-R, and per memento 120 bytes plus its URI-M); jobs take about 230
 // bytes plus the URI-R each, at most MaxJobs of them (completed jobs are
 // dropped oldest first past it, or by Cleanup after their age). Stale and
 // Cleanup scan all entries: O(n log n) for n entries.
-type Memory struct {
+type Cache struct {
 	mu      sync.Mutex
 	closed  bool
-	entries *simplelru.LRU[URIRKey, *Entry]
+	entries *simplelru.LRU[cache.URIRKey, *cache.Entry]
 	jobs    map[int64]*memJob
-	byKey   map[URIRKey]*memJob
+	byKey   map[cache.URIRKey]*memJob
 	queue   jobHeap    // waiting (open, unclaimed) jobs
 	done    *list.List // completed jobs (*memJob), oldest completion first
 	maxJobs int
@@ -63,63 +71,63 @@ type Memory struct {
 }
 
 type memJob struct {
-	Job
+	cache.Job
 	completed time.Time
 	index     int           // in queue, or -1
 	doneAt    *list.Element // in done while completed, else nil
 }
 
-var _ Cache = (*Memory)(nil)
+var _ cache.Cache = (*Cache)(nil)
 
-// NewMemory returns an empty in-memory store. opts may be nil. It returns an
-// error wrapping ErrInvalid if opts.MaxEntries is negative.
-func NewMemory(opts *MemoryOptions) (*Memory, error) {
+// New returns an empty in-memory store. opts may be nil. It returns an
+// error wrapping [cache.ErrInvalid] if opts.MaxEntries or opts.MaxJobs is negative.
+func New(opts *Options) (*Cache, error) {
 	n := DefaultMaxEntries
 	if opts != nil && opts.MaxEntries != 0 {
 		n = opts.MaxEntries
 	}
 	if n < 0 {
-		return nil, fmt.Errorf("%w: MaxEntries %d is negative", ErrInvalid, n)
+		return nil, fmt.Errorf("%w: MaxEntries %d is negative", cache.ErrInvalid, n)
 	}
 	nj := n
 	if opts != nil && opts.MaxJobs != 0 {
 		nj = opts.MaxJobs
 	}
 	if nj < 0 {
-		return nil, fmt.Errorf("%w: MaxJobs %d is negative", ErrInvalid, nj)
+		return nil, fmt.Errorf("%w: MaxJobs %d is negative", cache.ErrInvalid, nj)
 	}
-	l, err := simplelru.NewLRU[URIRKey, *Entry](n, nil)
+	l, err := simplelru.NewLRU[cache.URIRKey, *cache.Entry](n, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %v", cache.ErrInvalid, err)
 	}
-	m := &Memory{entries: l, jobs: map[int64]*memJob{}, byKey: map[URIRKey]*memJob{}, done: list.New(), maxJobs: nj}
+	m := &Cache{entries: l, jobs: map[int64]*memJob{}, byKey: map[cache.URIRKey]*memJob{}, done: list.New(), maxJobs: nj}
 	m.share = opts != nil && opts.ShareMementos
 	return m, nil
 }
 
 // lock takes the mutex and checks ctx and closure; on error the mutex is not held.
-func (s *Memory) lock(ctx context.Context, op string) error {
+func (s *Cache) lock(ctx context.Context, op string) error {
 	if err := ctx.Err(); err != nil {
-		return &Error{Store: "memory", Op: op, Err: err}
+		return &cache.Error{Store: "memory", Op: op, Err: err}
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return fmt.Errorf("cache: memory %s: %w", op, ErrClosed)
+		return fmt.Errorf("cache: memory %s: %w", op, cache.ErrClosed)
 	}
 	return nil
 }
 
-// Get implements [Cache.Get]. The returned mementos are a copy unless
-// MemoryOptions.ShareMementos is set.
-func (s *Memory) Get(ctx context.Context, key URIRKey) (Entry, error) {
+// Get implements [cache.Cache.Get]. The returned mementos are a copy unless
+// Options.ShareMementos is set.
+func (s *Cache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry, error) {
 	if err := s.lock(ctx, "get"); err != nil {
-		return Entry{}, err
+		return cache.Entry{}, err
 	}
 	e, ok := s.entries.Get(key)
 	if !ok {
 		s.mu.Unlock()
-		return Entry{}, fmt.Errorf("cache: memory get %s: %w", key, ErrNotFound)
+		return cache.Entry{}, fmt.Errorf("cache: memory get %s: %w", key, cache.ErrNotFound)
 	}
 	out := *e // stored entries are never modified, only replaced
 	s.mu.Unlock()
@@ -129,13 +137,13 @@ func (s *Memory) Get(ctx context.Context, key URIRKey) (Entry, error) {
 	return out, nil
 }
 
-// Put implements [Cache.Put].
-func (s *Memory) Put(ctx context.Context, uriR string, r Result) error {
-	u, key, err := CheckURIR(uriR)
+// Put implements [cache.Cache.Put].
+func (s *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
+	u, key, err := check.URIR(uriR)
 	if err != nil {
 		return err
 	}
-	if r, err = CheckResult(r); err != nil {
+	if r, err = check.Result(r); err != nil {
 		return err
 	}
 	if err := s.lock(ctx, "put"); err != nil {
@@ -143,7 +151,7 @@ func (s *Memory) Put(ctx context.Context, uriR string, r Result) error {
 	}
 	defer s.mu.Unlock()
 	ms := r.Mementos[:len(r.Mementos):len(r.Mementos)] // no spare capacity: appends by sharers copy
-	n := &Entry{Info: Info{Key: key, URIR: u, Status: r.Status, Updated: r.Updated}, Mementos: ms}
+	n := &cache.Entry{Info: cache.Info{Key: key, URIR: u, Status: r.Status, Updated: r.Updated}, Mementos: ms}
 	if old, ok := s.entries.Peek(key); ok {
 		n.Requested, n.Requests = old.Requested, old.Requests
 	}
@@ -151,20 +159,20 @@ func (s *Memory) Put(ctx context.Context, uriR string, r Result) error {
 	return nil
 }
 
-// RecordRequest implements [Cache.RecordRequest].
-func (s *Memory) RecordRequest(ctx context.Context, uriR string, at time.Time) error {
-	u, key, err := CheckURIR(uriR)
+// RecordRequest implements [cache.Cache.RecordRequest].
+func (s *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) error {
+	u, key, err := check.URIR(uriR)
 	if err != nil {
 		return err
 	}
-	if at, err = CheckTime("request time", at); err != nil {
+	if at, err = check.Time("request time", at); err != nil {
 		return err
 	}
 	if err := s.lock(ctx, "record request"); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	n := &Entry{Info: Info{Key: key, URIR: u, Status: StatusPending, Requested: at, Requests: 1}}
+	n := &cache.Entry{Info: cache.Info{Key: key, URIR: u, Status: cache.StatusPending, Requested: at, Requests: 1}}
 	if old, ok := s.entries.Get(key); ok {
 		c := *old
 		c.Requests++
@@ -177,19 +185,19 @@ func (s *Memory) RecordRequest(ctx context.Context, uriR string, at time.Time) e
 	return nil
 }
 
-// Stale implements [Cache.Stale].
-func (s *Memory) Stale(ctx context.Context, before time.Time, limit int) ([]Info, error) {
-	before, err := CheckTime("before", before)
+// Stale implements [cache.Cache.Stale].
+func (s *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache.Info, error) {
+	before, err := check.Time("before", before)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckLimit(limit); err != nil {
+	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
 	if err := s.lock(ctx, "stale"); err != nil {
 		return nil, err
 	}
-	var out []Info
+	var out []cache.Info
 	for _, k := range s.entries.Keys() {
 		e, _ := s.entries.Peek(k)
 		if e.Updated.Before(before) {
@@ -197,7 +205,7 @@ func (s *Memory) Stale(ctx context.Context, before time.Time, limit int) ([]Info
 		}
 	}
 	s.mu.Unlock()
-	slices.SortFunc(out, func(a, b Info) int {
+	slices.SortFunc(out, func(a, b cache.Info) int {
 		if c := a.Updated.Compare(b.Updated); c != 0 {
 			return c
 		}
@@ -206,21 +214,21 @@ func (s *Memory) Stale(ctx context.Context, before time.Time, limit int) ([]Info
 	return out[:min(limit, len(out))], nil
 }
 
-// Delete implements [Cache.Delete].
-func (s *Memory) Delete(ctx context.Context, key URIRKey) error {
+// Delete implements [cache.Cache.Delete].
+func (s *Cache) Delete(ctx context.Context, key cache.URIRKey) error {
 	if err := s.lock(ctx, "delete"); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
 	if !s.entries.Remove(key) {
-		return fmt.Errorf("cache: memory delete %s: %w", key, ErrNotFound)
+		return fmt.Errorf("cache: memory delete %s: %w", key, cache.ErrNotFound)
 	}
 	return nil
 }
 
-// Enqueue implements [Cache.Enqueue].
-func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.Time) error {
-	key, at, err := CheckEnqueue(uriR, p, at)
+// Enqueue implements [cache.Cache.Enqueue].
+func (s *Cache) Enqueue(ctx context.Context, uriR string, p cache.Priority, at time.Time) error {
+	key, at, err := check.Enqueue(uriR, p, at)
 	if err != nil {
 		return err
 	}
@@ -232,14 +240,14 @@ func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.T
 	switch {
 	case !ok:
 		if len(s.jobs) >= s.maxJobs && !s.dropOldestDone() {
-			return &Error{Store: "memory", Op: "enqueue", Err: fmt.Errorf("queue full: %d jobs waiting or claimed (MemoryOptions.MaxJobs)", len(s.jobs))}
+			return &cache.Error{Store: "memory", Op: "enqueue", Err: fmt.Errorf("queue full: %d jobs waiting or claimed (Options.MaxJobs)", len(s.jobs))}
 		}
 		s.nextID++
-		j = &memJob{Job: Job{ID: s.nextID, Key: key, URIR: uriR, Priority: p, Enqueued: at}, index: -1}
+		j = &memJob{Job: cache.Job{ID: s.nextID, Key: key, URIR: uriR, Priority: p, Enqueued: at}, index: -1}
 		s.jobs[j.ID], s.byKey[key] = j, j
 		heap.Push(&s.queue, j)
 	case !j.completed.IsZero():
-		j.Job = Job{ID: j.ID, Key: key, URIR: uriR, Priority: p, Enqueued: at}
+		j.Job = cache.Job{ID: j.ID, Key: key, URIR: uriR, Priority: p, Enqueued: at}
 		j.completed = time.Time{}
 		s.done.Remove(j.doneAt)
 		j.doneAt = nil
@@ -253,27 +261,27 @@ func (s *Memory) Enqueue(ctx context.Context, uriR string, p Priority, at time.T
 	return nil
 }
 
-// Claim implements [Cache.Claim].
-func (s *Memory) Claim(ctx context.Context, worker string, at time.Time) (Job, error) {
-	at, err := CheckClaim(worker, at)
+// Claim implements [cache.Cache.Claim].
+func (s *Cache) Claim(ctx context.Context, worker string, at time.Time) (cache.Job, error) {
+	at, err := check.Claim(worker, at)
 	if err != nil {
-		return Job{}, err
+		return cache.Job{}, err
 	}
 	if err := s.lock(ctx, "claim"); err != nil {
-		return Job{}, err
+		return cache.Job{}, err
 	}
 	defer s.mu.Unlock()
 	if s.queue.Len() == 0 {
-		return Job{}, fmt.Errorf("cache: memory claim: %w", ErrNoJob)
+		return cache.Job{}, fmt.Errorf("cache: memory claim: %w", cache.ErrNoJob)
 	}
 	j := heap.Pop(&s.queue).(*memJob)
 	j.Worker, j.Claimed = worker, at
 	return j.Job, nil
 }
 
-// Complete implements [Cache.Complete].
-func (s *Memory) Complete(ctx context.Context, job Job, at time.Time) error {
-	at, err := CheckTime("completion time", at)
+// Complete implements [cache.Cache.Complete].
+func (s *Cache) Complete(ctx context.Context, job cache.Job, at time.Time) error {
+	at, err := check.Time("completion time", at)
 	if err != nil {
 		return err
 	}
@@ -283,7 +291,7 @@ func (s *Memory) Complete(ctx context.Context, job Job, at time.Time) error {
 	defer s.mu.Unlock()
 	j, ok := s.jobs[job.ID]
 	if !ok || j.Worker == "" || j.Worker != job.Worker {
-		return fmt.Errorf("cache: memory complete job %d by %q: %w", job.ID, job.Worker, ErrNotFound)
+		return fmt.Errorf("cache: memory complete job %d by %q: %w", job.ID, job.Worker, cache.ErrNotFound)
 	}
 	if j.completed.IsZero() {
 		j.completed = at
@@ -296,7 +304,7 @@ func (s *Memory) Complete(ctx context.Context, job Job, at time.Time) error {
 
 // dropOldestDone deletes the job completed longest ago; false when no job
 // is completed.
-func (s *Memory) dropOldestDone() bool {
+func (s *Cache) dropOldestDone() bool {
 	e := s.done.Front()
 	if e == nil {
 		return false
@@ -306,26 +314,26 @@ func (s *Memory) dropOldestDone() bool {
 }
 
 // deleteDone deletes a completed job.
-func (s *Memory) deleteDone(j *memJob) {
+func (s *Cache) deleteDone(j *memJob) {
 	s.done.Remove(j.doneAt)
 	j.doneAt = nil
 	delete(s.jobs, j.ID)
 	delete(s.byKey, j.Key)
 }
 
-// Cleanup implements [Cache.Cleanup].
-func (s *Memory) Cleanup(ctx context.Context, p CleanupPolicy) (CleanupStats, error) {
-	p, err := CheckPolicy(p)
+// Cleanup implements [cache.Cache.Cleanup].
+func (s *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (cache.CleanupStats, error) {
+	p, err := check.Policy(p)
 	if err != nil {
-		return CleanupStats{}, err
+		return cache.CleanupStats{}, err
 	}
 	if err := s.lock(ctx, "cleanup"); err != nil {
-		return CleanupStats{}, err
+		return cache.CleanupStats{}, err
 	}
 	defer s.mu.Unlock()
-	var st CleanupStats
-	claimCut, claimOn := p.Cutoff(p.ClaimTimeout)
-	jobCut, jobOn := p.Cutoff(p.CompletedJobAge)
+	var st cache.CleanupStats
+	claimCut, claimOn := check.Cutoff(p, p.ClaimTimeout)
+	jobCut, jobOn := check.Cutoff(p, p.CompletedJobAge)
 	for _, j := range s.jobs {
 		switch {
 		case claimOn && j.completed.IsZero() && j.Worker != "" && j.Claimed.Before(claimCut):
@@ -337,16 +345,16 @@ func (s *Memory) Cleanup(ctx context.Context, p CleanupPolicy) (CleanupStats, er
 			st.JobsDeleted++
 		}
 	}
-	if cut, ok := p.Cutoff(p.UnrequestedAge); ok {
-		var old []*Entry
+	if cut, ok := check.Cutoff(p, p.UnrequestedAge); ok {
+		var old []*cache.Entry
 		for _, k := range s.entries.Keys() {
-			if e, _ := s.entries.Peek(k); LastUsed(e.Info).Before(cut) {
+			if e, _ := s.entries.Peek(k); check.LastUsed(e.Info).Before(cut) {
 				old = append(old, e)
 			}
 		}
 		// Oldest first, so that a capped run removes the longest unused.
-		slices.SortFunc(old, func(a, b *Entry) int {
-			return cmp.Or(LastUsed(a.Info).Compare(LastUsed(b.Info)), slices.Compare(a.Key[:], b.Key[:]))
+		slices.SortFunc(old, func(a, b *cache.Entry) int {
+			return cmp.Or(check.LastUsed(a.Info).Compare(check.LastUsed(b.Info)), slices.Compare(a.Key[:], b.Key[:]))
 		})
 		for _, e := range old[:min(len(old), p.MaxEntries)] {
 			s.entries.Remove(e.Key)
@@ -356,17 +364,8 @@ func (s *Memory) Cleanup(ctx context.Context, p CleanupPolicy) (CleanupStats, er
 	return st, nil
 }
 
-// LastUsed is the time by which Cleanup judges an entry unrequested: its
-// last request, or its last update if it was never requested.
-func LastUsed(i Info) time.Time {
-	if i.Requested.IsZero() {
-		return i.Updated
-	}
-	return i.Requested
-}
-
-// Close implements [Cache.Close]; it drops the contents.
-func (s *Memory) Close() error {
+// Close implements [cache.Cache.Close]; it drops the contents.
+func (s *Cache) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
@@ -377,15 +376,15 @@ func (s *Memory) Close() error {
 }
 
 // Jobs returns the number of jobs held (waiting, claimed and completed;
-// at most MemoryOptions.MaxJobs).
-func (s *Memory) Jobs() int {
+// at most Options.MaxJobs).
+func (s *Cache) Jobs() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.jobs)
 }
 
 // Len returns the number of entries held (at most MaxEntries).
-func (s *Memory) Len() int {
+func (s *Cache) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.entries.Len()
@@ -419,4 +418,4 @@ func (h *jobHeap) Pop() any {
 
 // Nonblocking reports true: every call takes the store's mutex for an
 // in-memory operation only ([Nonblocking]).
-func (m *Memory) Nonblocking() bool { return true }
+func (m *Cache) Nonblocking() bool { return true }
