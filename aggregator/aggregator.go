@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
@@ -197,6 +198,8 @@ type Aggregator struct {
 
 	mapPoke chan struct{} // asks the map watch for a check now (a lookup saw a damaged map)
 	checkMu sync.Mutex    // one CheckMaps at a time
+
+	prep atomic.Pointer[lru.Cache[string, *prepared]] // cached entries prepared for the Handler (preparedCache)
 }
 
 // Errors of Search, Lookup and Refresh.

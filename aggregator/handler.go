@@ -354,7 +354,7 @@ func (h handler) prelude(w http.ResponseWriter, rawR string) (string, bool) {
 }
 
 func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir string, at time.Time) (*Answer, bool) {
-	ans, err := h.ag.lookup(r.Context(), f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")))
+	ans, err := h.ag.lookup(r.Context(), f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")), true)
 	if err != nil {
 		writeBody(w, http.StatusServiceUnavailable, ctText, []byte("Request ended: "+err.Error()+"\n"))
 		return nil, false
@@ -496,15 +496,23 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		h.writeLinkPage(buf, urir, ms, page, size)
 		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
 	case format == "link":
-		h.writeLink(buf, urir, ms)
-		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
+		writeBody(w, http.StatusOK, ctLink, wholeTimeMap(ans, formatLink, buf, func() { h.writeLink(buf, urir, ms) }))
 	case format == "json":
-		h.writeJSON(buf, urir, ms)
-		writeBody(w, http.StatusOK, ctJSON, buf.Bytes())
+		writeBody(w, http.StatusOK, ctJSON, wholeTimeMap(ans, formatJSON, buf, func() { h.writeJSON(buf, urir, ms) }))
 	default:
-		h.writeCDXJ(buf, urir, ms)
-		writeBody(w, http.StatusOK, ctCDXJ, buf.Bytes())
+		writeBody(w, http.StatusOK, ctCDXJ, wholeTimeMap(ans, formatCDXJ, buf, func() { h.writeCDXJ(buf, urir, ms) }))
 	}
+}
+
+// wholeTimeMap returns the whole TimeMap of ans in format f: the prepared
+// body of a cached entry (written into buf by write the first time), or
+// write's output in buf.
+func wholeTimeMap(ans *Answer, f int, buf *bytes.Buffer, write func()) []byte {
+	if ans.prep == nil {
+		write()
+		return buf.Bytes()
+	}
+	return ans.prep.body(f, func() []byte { write(); return buf.Bytes() })
 }
 
 // bufferPool holds the buffers TimeMaps are written into; a buffer larger

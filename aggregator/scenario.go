@@ -104,6 +104,8 @@ type Answer struct {
 	// answered without the cache, or its result was not stored; "" when
 	// the cache answered.
 	CacheDegraded string
+
+	prep *prepared // the cached entry prepared for the Handler, when it was one
 }
 
 // Lookup answers a request for urir from the family's endpoints, following
@@ -136,11 +138,13 @@ func (ag *Aggregator) Lookup(ctx context.Context, f Family, urir string, at time
 	case err != nil:
 		return &Answer{URIR: urir, Status: http.StatusBadRequest, Scenario: "bad-uri-r"}, nil
 	}
-	return ag.lookup(ctx, f, u, at, cc)
+	return ag.lookup(ctx, f, u, at, cc, false)
 }
 
-// lookup is Lookup for a URI-R that checkURIR accepted.
-func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl) (*Answer, error) {
+// lookup is Lookup for a URI-R that checkURIR accepted. With share, an
+// answer from the cache may carry the entry's prepared mementos (shared
+// by requests: the Handler only reads them) and its prepared TimeMaps.
+func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl, share bool) (*Answer, error) {
 	if ag.opts.Cache == nil {
 		dyn, thorough := f.services()
 		if cc.OnlyIfCached {
@@ -150,7 +154,7 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 	}
 	calls := ag.newCacheCalls(ctx)
 	defer calls.done()
-	ans, err := ag.lookupCached(ctx, calls, f, urir, at, cc)
+	ans, err := ag.lookupCached(ctx, calls, f, urir, at, cc, share)
 	if ans != nil {
 		if ans.CacheDegraded = calls.header(); ans.CacheDegraded != "" {
 			ag.cacheHealth.degraded.Add(1)
@@ -162,7 +166,7 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 // lookupCached runs the cache scenarios; every cache call goes through
 // calls (its deadlines), and a failed read is a miss: the request is
 // answered by searching.
-func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Family, urir string, at time.Time, cc CacheControl) (*Answer, error) {
+func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Family, urir string, at time.Time, cc CacheControl, share bool) (*Answer, error) {
 	dyn, thorough := f.services()
 	c := ag.opts.Cache
 	now := time.Now()
@@ -170,9 +174,33 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 		return struct{}{}, c.RecordRequest(ctx, urir, now)
 	})
 	var entry *cache.Entry
+	var prep *prepared // entry's, when it was prepared (entry is then unchanged by checkEntry)
 	e, err := callCache(calls, "get", func(ctx context.Context) (cache.Entry, error) { return c.Get(ctx, cache.URIRKeyOf(urir)) })
 	if err == nil && e.Status != cache.StatusPending {
-		entry = ag.checkEntry(urir, &e)
+		if share {
+			prep = ag.preparedFor(urir, &e)
+		}
+		if prep != nil {
+			entry = &e // checked when it was prepared
+		} else {
+			n := len(e.Mementos)
+			entry = ag.checkEntry(urir, &e)
+			// an entry checkEntry leaves as it is can be prepared
+			share = share && entry == &e && len(e.Mementos) == n
+		}
+	}
+	cached := func(scenario string) *Answer {
+		switch {
+		case prep != nil:
+			return &Answer{URIR: urir, Mementos: prep.ms, Status: http.StatusOK, Source: FromCache, Scenario: scenario, Updated: entry.Updated, prep: prep}
+		case share && entry.Status == cache.StatusFound:
+			a := ag.cachedAnswer(urir, entry, scenario)
+			if a.Status == http.StatusOK {
+				a.prep = ag.prepare(urir, entry, a.Mementos)
+			}
+			return a
+		}
+		return ag.cachedAnswer(urir, entry, scenario)
 	}
 	age := time.Duration(0)
 	if entry != nil {
@@ -181,7 +209,7 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 	if cc.OnlyIfCached {
 		switch {
 		case entry != nil && len(entry.Mementos) > 0:
-			return ag.cachedAnswer(urir, entry, "only-if-cached"), nil
+			return cached("only-if-cached"), nil
 		case entry != nil && entry.Status == cache.StatusNone:
 			return &Answer{URIR: urir, Status: http.StatusNotFound, Source: FromCache, Scenario: "only-if-cached", Updated: entry.Updated}, nil
 		}
@@ -199,7 +227,7 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "negative"), nil)
 	case cache.StatusFound:
 		if age <= ag.opts.FreshFor && !forced {
-			return ag.cachedAnswer(urir, entry, "fresh"), nil
+			return cached("fresh"), nil
 		}
 		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
 	default: // failed (partial) or blocked: search again
