@@ -126,10 +126,9 @@ func judge(ms []Memento, err error, ctxReason func() string) (Class, string) {
 		return ClassNone, ""
 	}
 	reason := ReasonNetwork
-	var ue *UpstreamError
 	switch {
-	case errors.As(err, &ue) && ue.Reason != "":
-		reason = ue.Reason
+	case reasonOf(err) != "":
+		reason = reasonOf(err)
 	default:
 		if r := ctxReason(); r != "" {
 			reason = r

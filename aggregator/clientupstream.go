@@ -151,6 +151,12 @@ func clientError(ctx context.Context, a *Archive, op, uri string, err error) err
 
 // reasonOf is the Reason of an *UpstreamError, or "".
 func reasonOf(err error) string {
+	switch e := err.(type) { // the common errors, without errors.As's allocation
+	case *UpstreamError:
+		return e.Reason
+	case *notFoundError:
+		return ""
+	}
 	var ue *UpstreamError
 	if errors.As(err, &ue) {
 		return ue.Reason

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,6 +71,11 @@ type HTTPUpstream struct {
 	// it). The aggregator's own HTTPUpstream gets the AllowList of the
 	// whole registry.
 	Allow *AllowList
+
+	// clients made from Client and Allow (when set) on first use: [0]
+	// follows redirects, [1] does not. The fields above must not change
+	// once the HTTPUpstream is in use.
+	clients [2]atomic.Pointer[http.Client]
 }
 
 var (
@@ -80,8 +86,25 @@ var (
 func (u *HTTPUpstream) client(a *Archive, follow bool) *http.Client {
 	allow := u.Allow
 	if allow == nil {
-		allow = ownAllowList(a)
+		return u.newClient(ownAllowList(a), follow)
 	}
+	i := 0
+	if !follow {
+		i = 1
+	}
+	if c := u.clients[i].Load(); c != nil {
+		return c
+	}
+	c := u.newClient(allow, follow)
+	if u.clients[i].CompareAndSwap(nil, c) {
+		return c
+	}
+	return u.clients[i].Load()
+}
+
+// newClient returns a copy of Client behind allow, following redirects
+// (at most MaxRedirects) or none.
+func (u *HTTPUpstream) newClient(allow *AllowList, follow bool) *http.Client {
 	c := *guarded(u.Client, allow)
 	maxR := u.MaxRedirects
 	if maxR <= 0 {
@@ -174,6 +197,18 @@ func drainClose(body io.ReadCloser) {
 	_, _ = io.CopyN(io.Discard, body, drainLimit)
 	_ = body.Close()
 }
+
+// notFoundError is an archive's "holds nothing" answer (404, 410) to an
+// operation ("timemap", "timegate") on a URL; it wraps ErrNotFound.
+type notFoundError struct{ archive, op, url string }
+
+// Error is "ARCHIVE OP URL: " and ErrNotFound's text.
+func (e *notFoundError) Error() string {
+	return e.archive + " " + e.op + " " + e.url + ": " + ErrNotFound.Error()
+}
+
+// Unwrap returns ErrNotFound.
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // limitedBody fails with errTooLarge once more than n bytes were read.
 type limitedBody struct {
@@ -308,7 +343,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return nil, nil, fmt.Errorf("%s timemap %s: %w", a.ID, page, ErrNotFound)
+		return nil, nil, &notFoundError{a.ID, "timemap", page}
 	case resp.StatusCode != http.StatusOK:
 		return nil, nil, statusError(a, "timemap", page, resp.StatusCode)
 	}
@@ -429,7 +464,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 		ms := linkMementos(resp.Header.Values("Link"), target)
 		switch code := resp.StatusCode; {
 		case code == http.StatusNotFound || code == http.StatusGone:
-			return nil, requests, fmt.Errorf("%s timegate %s: %w", a.ID, target, ErrNotFound)
+			return nil, requests, &notFoundError{a.ID, "timegate", target}
 		case code == http.StatusOK:
 			if cl := resp.Header.Get("Content-Location"); cl != "" {
 				if t, err := memento.ParseHTTPDateLenient(resp.Header.Get("Memento-Datetime")); err == nil {
