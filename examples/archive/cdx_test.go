@@ -78,3 +78,102 @@ func TestRunCDXUnsorted(t *testing.T) {
 		t.Errorf("-cdx on over an unsorted file: %v", err)
 	}
 }
+
+// The archive serves a CDX server's captures of the part -domain or
+// -url-prefix names (another CDX server over a ZipNum cluster of pywb's
+// shape, read page by page) as it serves the same lines from a flat file:
+// the same CDX answers, TimeMaps and MementoMap. Without either flag a CDX
+// server input is refused, and either flag without a CDX server input.
+func TestRunFromCDXServer(t *testing.T) {
+	dir := t.TempDir()
+	s := clustertest.Write(t, dir, clustertest.SampleLines(t, 190))
+	endpoint, h := cdxservertest.Serve(t, s.PywbIdx)
+	cases := []struct {
+		name, query, timemap string
+		flags                []string
+		lines                []string
+	}{
+		{"domain", "url=*.commoncrawl.org", "http://commoncrawl.org/", []string{"-domain", "commoncrawl.org"}, cdxservertest.DomainLines(s.Lines, "org,commoncrawl")},
+		{"url prefix", "url=archive.org/*", "http://archive.org/", []string{"-url-prefix", "http://archive.org/"}, prefixLines(s.Lines, "org,archive)/")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.lines) < 10 || len(tc.lines) == len(s.Lines) {
+				t.Fatalf("%d lines of %d to compare", len(tc.lines), len(s.Lines))
+			}
+			answers := func(base string) []string {
+				var out []string
+				for _, p := range []string{"/cdx?" + tc.query + "&output=text&fl=urlkey,timestamp,url,mime,status,digest", "/timemap/link/" + tc.timemap, "/.well-known/mementomap"} {
+					code, body := getBody(t, base+p)
+					if code != 200 {
+						t.Errorf("%s: %d", p, code)
+					}
+					if p == "/.well-known/mementomap" {
+						body = mapDataLines(body)
+					}
+					out = append(out, strings.ReplaceAll(body, base, "http://ARCHIVE"))
+				}
+				return out
+			}
+			flat := cdxservertest.WriteFlat(t, dir, tc.name+".cdx", tc.lines)
+			base, stop := startRun(t, flat)
+			want := answers(base)
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			before := h.Stats().Requests
+			base, stop = startRun(t, append(append([]string{"-cdx-rate", "0", "-cdx-input-page-size", "2"}, tc.flags...), endpoint)...)
+			got := answers(base)
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(got[0], "\n"); n != len(tc.lines) {
+				t.Errorf("the CDX answer has %d lines, want %d", n, len(tc.lines))
+			}
+			for i, what := range []string{"CDX answer", "TimeMap", "MementoMap"} {
+				if got[i] != want[i] {
+					t.Errorf("%s from the CDX server (%d lines) differs from the flat file's (%d lines):\n%s\nwant:\n%s", what, strings.Count(got[i], "\n"), strings.Count(want[i], "\n"), got[i], want[i])
+				}
+			}
+			if n := h.Stats().Requests - before; n < 3 {
+				t.Errorf("%d requests: the cluster was not read page by page", n)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no scope", []string{endpoint}, "cannot be read whole"},
+		{"scope without a server", []string{"-domain", "commoncrawl.org", s.Flat}, "no input is one"},
+		{"both", []string{"-domain", "commoncrawl.org", "-url-prefix", "http://archive.org/", endpoint}, "give one of them"},
+	} {
+		err := run(context.Background(), append([]string{"-addr", "127.0.0.1:0"}, tc.args...), strings.NewReader(""), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func prefixLines(lines []string, prefix string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// mapDataLines drops a map's header lines (its !meta has the time of the
+// build).
+func mapDataLines(m string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(m, "\n") {
+		if l != "" && l[0] != '!' {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/archiveserver"
+	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -25,7 +26,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("archive", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archive [flags] INDEX... (CDX or CDXJ files, .gz allowed; ZipNum clusters by their .idx or folder; - reads stdin)")
+		fmt.Fprintln(stderr, "usage: archive [flags] INDEX... (CDX or CDXJ files, .gz allowed; ZipNum clusters by their .idx or folder; CDX server URLs with -url-prefix or -domain; - reads stdin)")
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
@@ -50,12 +51,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	readTimeout := fs.Duration("read-timeout", d.Read, "longest wait for a whole request")
 	writeTimeout := fs.Duration("write-timeout", 0, "longest time to answer a request (0: 60s plus -latency and -slow-body)")
 	idleTimeout := fs.Duration("idle-timeout", d.Idle, "longest wait for the next request on a keep-alive connection")
+	server := cdxflag.AddNamed(fs, "cdx-input-page-size")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return errors.New("no index file given")
+	}
+	so, err := server()
+	if err == nil {
+		err = cdxflag.Check(so, fs.Args())
+	}
+	if err != nil {
+		return err
 	}
 	switch *cdxMode {
 	case "auto", "on", "off":
@@ -70,10 +79,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if so != nil {
+		so.Logger = log
+	}
 
 	var inputs []cdxj.Searcher
 	for _, name := range fs.Args() {
-		ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin})
+		ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin, Server: so})
 		if err != nil {
 			return err
 		}

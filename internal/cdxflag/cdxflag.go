@@ -21,17 +21,24 @@ import (
 // -domain together, a URL or host that cannot be canonicalized, an unknown
 // -cdx-flavor, or a negative page size.
 func Add(fs *flag.FlagSet) func() (*cdxj.ServerOptions, error) {
+	return AddNamed(fs, "cdx-page-size")
+}
+
+// AddNamed is Add with the page-size flag named pageSizeName (without its
+// '-') instead of cdx-page-size, for a tool whose -cdx-page-size already
+// means something else (archive pages its own CDX API answers with it).
+func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions, error) {
 	prefix := fs.String("url-prefix", "", "for a CDX server input (http:// or https:// URL): read the captures of the URLs that start with this one (matchType=prefix)")
 	domain := fs.String("domain", "", "for a CDX server input: read the captures of this host and its subdomains (matchType=domain)")
 	flavor := fs.String("cdx-flavor", "auto", "for a CDX server input: its dialect, auto, pywb (also Common Crawl), wayback (the Internet Archive's) or outbackcdx")
 	rate := fs.Float64("cdx-rate", 1, "for a CDX server input: at most this many requests per second (0 or less: no limit)")
 	agent := fs.String("user-agent", "", "for a CDX server input: the User-Agent sent (default "+cdxj.DefaultUserAgent+")")
-	pageSize := fs.Int("cdx-page-size", 0, "for a paged CDX server input: ZipNum blocks per page (0: the server's default)")
+	pageSize := fs.Int(pageSizeName, 0, "for a paged CDX server input: ZipNum blocks per page (0: the server's default)")
 	return func() (*cdxj.ServerOptions, error) {
 		set := false
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "url-prefix", "domain", "cdx-flavor", "cdx-rate", "user-agent", "cdx-page-size":
+			case "url-prefix", "domain", "cdx-flavor", "cdx-rate", "user-agent", pageSizeName:
 				set = true
 			}
 		})
@@ -46,7 +53,7 @@ func Add(fs *flag.FlagSet) func() (*cdxj.ServerOptions, error) {
 			return nil, fmt.Errorf("-cdx-flavor: %w", err)
 		}
 		if *pageSize < 0 {
-			return nil, fmt.Errorf("-cdx-page-size %d: want 0 or more blocks", *pageSize)
+			return nil, fmt.Errorf("-%s %d: want 0 or more blocks", pageSizeName, *pageSize)
 		}
 		o := &cdxj.ServerOptions{Flavor: fl, Rate: *rate, UserAgent: *agent, PageSize: *pageSize}
 		if *rate == 0 {
