@@ -29,6 +29,9 @@ func (u usageError) Unwrap() error { return u.error }
 // "aggregator: listening on http://ADDR" to stdout; logs go to stderr.
 // stdin is not read.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "observed" {
+		return runObserved(ctx, args[1:], stdout, stderr)
+	}
 	c, rest, err := parseConfig(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -129,6 +132,8 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 
 const usage = `usage: aggregator [flags] [server]            serve HTTP
        aggregator [flags] URI-R [DATETIME]    one search, printed (MemGator's CLI)
+       aggregator observed -cache STORE -archive ID -o DIR
+                                              observed maps from the cache ("aggregator observed -h")
 
 Serves the Memento aggregator: TimeMaps, TimeGate and the Time Travel API
 over the archives of the archive list, a web page at /, Prometheus metrics at

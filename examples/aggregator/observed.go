@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/aggregator/server"
+	"github.com/mementokit/mementokit/internal/atomicfile"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+const observedUsage = `usage: aggregator observed -cache STORE -archive ID[,ID...] -o DIR [-max-age D]
+
+Writes the observed map of each archive (aggregator.WriteObservedMap: what
+the aggregator's cache says the archive answered, with when; negatives
+expire after -max-age) to DIR/ID.ukvs, for an archive that publishes no
+MementoMap: serve it with -mementomap ID=DIR/ID.ukvs. A map already at
+DIR/ID.ukvs is the previous one: its negatives are kept, not renewed, while
+they are trusted. STORE is bolt:PATH (opened while no aggregator holds it)
+or a MySQL DSN; a memory cache ends with its process and cannot be read.
+
+`
+
+// runObserved is "aggregator observed": observed maps from a cache.
+func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("aggregator observed", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, observedUsage)
+		fs.PrintDefaults()
+	}
+	store := fs.String("cache", "", "cache `store`: bolt:PATH or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db")
+	var ids []string
+	fs.Func("archive", "archive `id`s, as the archive list names them (comma-separated, repeatable)", func(s string) error {
+		for _, id := range strings.Split(s, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				ids = append(ids, id)
+			}
+		}
+		return nil
+	})
+	out := fs.String("o", "", "output `folder`: one ID.ukvs per archive")
+	maxAge := fs.Duration("max-age", mementomap.DefaultObservedMaxAge, "how long a negative observation is trusted (the map's negatives_max_age)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usageError{fmt.Errorf("observed: unexpected argument %q", fs.Arg(0))}
+	case *store == "":
+		return usageError{errors.New("observed: -cache is required (bolt:PATH or a MySQL DSN)")}
+	case *store == "memory" || *store == "none":
+		return usageError{fmt.Errorf("observed: -cache %s: a memory cache ends with its process; give the bolt file or the MySQL DSN the aggregator uses", *store)}
+	case *store == "bolt" || *store == "bolt:":
+		return usageError{errors.New("observed: -cache bolt needs its file: bolt:PATH")}
+	case len(ids) == 0:
+		return usageError{errors.New("observed: -archive is required")}
+	case *out == "":
+		return usageError{errors.New("observed: -o DIR is required")}
+	case *maxAge <= 0:
+		return usageError{errors.New("observed: -max-age must be positive")}
+	}
+	for _, id := range ids {
+		if strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
+			return usageError{fmt.Errorf("observed: archive id %q cannot name a file in %s", id, *out)}
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c, name, err := server.OpenCache(ctx, *store, "", log)
+	if err != nil {
+		return fmt.Errorf("observed: opening the cache: %w", err)
+	}
+	defer c.Close()
+	for _, id := range ids {
+		path := filepath.Join(*out, id+".ukvs")
+		o := aggregator.ObservedOptions{Archive: id, MaxAge: *maxAge}
+		if _, err := os.Stat(path); err == nil {
+			o.Previous = path
+		}
+		f, err := atomicfile.Create(path, nil)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		st, err := aggregator.WriteObservedMap(ctx, f, c, o)
+		if err == nil {
+			err = f.Commit()
+		}
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("observed: %s: %w", id, err)
+		}
+		fmt.Fprintf(stdout, "%s\t%s\tentries %d, positives %d, negatives %d, kept %d, skipped %d, bad %d (%s, %.2fs)\n",
+			id, path, st.Entries, st.Positives, st.Negatives, st.Kept, st.Skipped, st.Bad, name, time.Since(start).Seconds())
+	}
+	return nil
+}
