@@ -95,6 +95,7 @@ func (m *Map) indexed() *blockIndex {
 	}
 	x := m.buildIndex()
 	m.index.Store(x)
+	m.startKeyHash()
 	return x
 }
 

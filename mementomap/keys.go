@@ -110,6 +110,10 @@ type candidates struct {
 	buf  []byte // the last candidate key written out
 	n    int
 	ends [maxLevels]int
+
+	states []uint64               // key table hash states over k (keyHash.states)
+	keys   [cacheSlots]keyEntry   // wildcard keys recently returned, by line
+	values [cacheSlots]valueEntry // frequency columns recently returned
 }
 
 // candidate is k[:end] followed by suffixes[suf].

@@ -22,11 +22,15 @@ import (
 // Map is an open MementoMap file, memory-mapped read-only. Lookups binary
 // search the mapped bytes, so opening costs one mmap call whatever the
 // size, and memory use is the pages the kernel keeps cached, plus, once a
-// Map has served a few thousand lookups, a sparse block index (1–2 % of
-// the file) and line tables built block by block as lookups reach them
-// (8 bytes per line plus about 64 per 4 KiB block, at most 256 MiB). A
-// Map is safe for concurrent use by many goroutines; Close must not race
-// with lookups.
+// Map has served a few thousand lookups (2,048), a sparse block index (1–2
+// % of the file) and a hash table of every key, about 11.5 bytes per map
+// line (at most 256 MiB: maps of more than about 23 million lines go
+// without). The hash table is built by one scan of the map in a goroutine
+// of its own (about 0.1 s of CPU per million lines); until it is ready,
+// and in maps too large for it, lookups search the index and line tables
+// built block by block as lookups reach them (8 bytes per line plus about
+// 64 per 4 KiB block, at most 256 MiB). A Map is safe for concurrent use
+// by many goroutines; Close must not race with lookups.
 //
 // A file truncated while it is mapped would end the process with SIGBUS at
 // the first read of a page past its new end. A Map turns such a fault into
@@ -54,6 +58,10 @@ type Map struct {
 
 	lookups atomic.Int64               // lookups so far, until the index is built
 	index   atomic.Pointer[blockIndex] // sparse index, built after indexAfter lookups
+
+	keys     atomic.Pointer[keyHash] // key table, built in the background after indexAfter lookups
+	keysDone chan struct{}           // closed when the key table's build ends; nil before it starts
+	closing  atomic.Bool             // set by Close: stops the key table's build
 }
 
 // Match is the answer of a lookup.
@@ -380,6 +388,10 @@ func (m *Map) Size() int { return len(m.b) }
 
 // Close unmaps the file and closes it. Lookups after Close return ErrClosed.
 func (m *Map) Close() error {
+	m.closing.Store(true)
+	if m.keysDone != nil {
+		<-m.keysDone
+	}
 	var err error
 	if m.data != nil {
 		err = m.data.Unmap()
@@ -623,8 +635,11 @@ func (m *Map) LookupSURT(surtKey string) (res Match, err error) {
 // and costs nothing; for a URI of an unknown host that skips every path and
 // host wildcard. The others are searched by galloping from K's place.
 func (m *Map) lookupCandidates(c *candidates) Match {
-	k0 := c.key(0)
 	x := m.indexed()
+	if h := m.keys.Load(); h != nil && plainKey(c.src) {
+		return m.lookupHashed(h, c)
+	}
+	k0 := c.key(0)
 	if x != nil && plainKey(c.src) {
 		if h := m.findTable(x, k0, -1); h.b >= 0 {
 			return m.lookupTables(x, c, h)
@@ -638,7 +653,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 		p0, ok = m.search(k0)
 	}
 	if ok {
-		return m.matchAt(p0, k0, 0)
+		return m.matchAt(c, p0, k0, 0)
 	}
 	shared := 0
 	if ls, le, ok := m.probe(p0, len(m.b)); ok {
@@ -659,7 +674,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 			p, ok = m.seekFrom(x, k, p0)
 		}
 		if ok {
-			return m.matchAt(p, k, i)
+			return m.matchAt(c, p, k, i)
 		}
 	}
 	return Match{Distance: -1}
@@ -671,7 +686,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 func (m *Map) lookupTables(x *blockIndex, c *candidates, h tableHit) Match {
 	k0 := c.key(0)
 	if h.ok {
-		return m.matchAt(h.p, k0, 0)
+		return m.matchAt(c, h.p, k0, 0)
 	}
 	for i := 1; i < c.n; i++ {
 		if c.prefixWith0(i) > h.shared {
@@ -688,7 +703,7 @@ func (m *Map) lookupTables(x *blockIndex, c *candidates, h tableHit) Match {
 			p, ok = m.find(x, k)
 		}
 		if ok {
-			return m.matchAt(p, k, i)
+			return m.matchAt(c, p, k, i)
 		}
 	}
 	return Match{Distance: -1}
@@ -711,19 +726,65 @@ func (m *Map) prevKey(p int) []byte {
 	return nil
 }
 
-func (m *Map) matchAt(p int, k []byte, i int) Match {
+// matchAt returns the Match of the line starting at p, the first of key
+// k, candidate i. Its key, frequency column and parsed frequency come from
+// c's caches when c returned the same line or value before (c may be nil).
+func (m *Map) matchAt(c *candidates, p int, k []byte, i int) Match {
 	key := "" // set by LookupSURT for the exact key (i == 0), without a copy
 	if i > 0 {
-		key = string(k)
+		key = c.keyString(p, k)
 	}
 	if m.lay.timeKey != "" {
 		v, t, f := anyTime(m.lay.timeKey, m.keyLines(nil, p, k))
 		return Match{Key: key, Value: v, Frequency: f, Distance: i, Time: t}
 	}
-	v := m.valueAt(m.b[p:m.lineEnd(p)])
-	var f ukvs.Frequency
-	_ = f.UnmarshalText(v)
-	return Match{Key: key, Value: string(v), Frequency: f, Distance: i}
+	v, f := c.frequency(m.valueAt(m.b[p:m.lineEnd(p)]))
+	return Match{Key: key, Value: v, Frequency: f, Distance: i}
+}
+
+// cacheSlots is the size of each cache of a candidates: most lookups of a
+// compacted map end on a few thousand wildcard keys ("com,example)/*"),
+// and most lines share a few dozen frequencies ("1/1", "2/1").
+const cacheSlots = 64
+
+// keyEntry and valueEntry are entries of the caches of a candidates.
+type keyEntry struct {
+	p   int // line start + 1; 0 for an empty entry
+	key string
+}
+
+type valueEntry struct {
+	raw string
+	f   ukvs.Frequency
+}
+
+// keyString returns k, the key of the line starting at p, as a string,
+// from the cache when it holds that line (c may be nil: no cache).
+func (c *candidates) keyString(p int, k []byte) string {
+	if c == nil {
+		return string(k)
+	}
+	e := &c.keys[uint64(p)*xxP1>>58]
+	if e.p != p+1 || e.key != string(k) {
+		*e = keyEntry{p + 1, string(k)}
+	}
+	return e.key
+}
+
+// frequency returns the frequency column v as a string and parsed, from
+// the cache when it holds v (c may be nil: no cache).
+func (c *candidates) frequency(v []byte) (string, ukvs.Frequency) {
+	if c == nil || len(v) > 16 {
+		var f ukvs.Frequency
+		_ = f.UnmarshalText(v)
+		return string(v), f
+	}
+	e := &c.values[(prefix8(v)*xxP1^uint64(len(v)))>>58]
+	if e.raw != string(v) || e.raw == "" {
+		*e = valueEntry{raw: string(v)}
+		_ = e.f.UnmarshalText(v)
+	}
+	return e.raw, e.f
 }
 
 // valueAt returns the frequency column of a data line.
