@@ -275,6 +275,10 @@ type builder struct {
 	st    BuildStats
 	mimes []string
 	key   []byte
+	// sorted makes a key that sorts before the one of the record before it
+	// an error wrapping cdxj.ErrUnsorted (BuildPart); prev is that key.
+	sorted bool
+	prev   []byte
 }
 
 func (b *builder) read(ctx context.Context, recs iter.Seq2[*cdxj.Record, error]) error {
@@ -369,6 +373,13 @@ func (b *builder) record(rec *cdxj.Record) error {
 	k := b.key
 	if bytes.IndexByte(k, 0) >= 0 {
 		return rec.ParseError(fmt.Errorf("key %q holds a NUL byte", k))
+	}
+	if b.sorted {
+		if bytes.Compare(k, b.prev) < 0 {
+			return fmt.Errorf("%s: line %d: %w: key %q sorts before the key %q of an earlier line (the input is not sorted byte-wise by key)",
+				rec.Source(), rec.LineNumber(), cdxj.ErrUnsorted, clipKey(string(k)), clipKey(string(b.prev)))
+		}
+		b.prev = append(b.prev[:0], k...)
 	}
 	hx := len(k)
 	if i := bytes.IndexByte(k, '?'); i >= 0 {

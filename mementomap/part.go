@@ -206,7 +206,12 @@ func (s *BuildStats) Add(p BuildStats) {
 // o.SkipBad), then one "HXPX M/R" line per HxPx key of the part's records.
 // [Concat] joins the partial maps of a plan into the map Build writes.
 // Errors are Build's: a bad line (a *cdxj.ParseError naming the source and
-// the line or its byte offset) stops it unless o.SkipBad. Stats count this
+// the line or its byte offset) stops it unless o.SkipBad. Unlike Build,
+// which sorts whatever it reads, BuildPart requires the part's records in
+// byte-wise order of their keys (the SURTs as indexed, or as remade under
+// o.Rekey), since Concat only joins parts: a key that sorts before the key
+// of an earlier record stops it, SkipBad or not, with an error wrapping
+// cdxj.ErrUnsorted that names the source and the line. Stats count this
 // part alone. Memory: o.MemoryLimit, as Build.
 func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, opts *BuildOptions) (BuildStats, error) {
 	o := buildOptions(opts)
@@ -216,6 +221,7 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	b := newBuilder(o)
 	b.s = newSorter(o.MemoryLimit, o.TempDir)
 	b.sink = func(k []byte) error { return b.s.add(k, 1) }
+	b.sorted = true
 	if err := b.read(ctx, cdxj.PartRecords(ix, p)); err != nil {
 		b.s.close()
 		return b.st, err

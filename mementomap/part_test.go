@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/clustertest"
@@ -250,6 +252,36 @@ func TestBuildPartConcat(t *testing.T) {
 		if _, err := Concat(context.Background(), io.Discard, readers(raw[0], raw[0]), &o); !errors.Is(err, ErrParts) {
 			t.Errorf("%s: a part twice: %v", p, err)
 		}
+	}
+}
+
+// TestBuildPartUnsorted: a part whose keys are out of byte-wise order is
+// refused by BuildPart (SkipBad or not) with an error wrapping
+// cdxj.ErrUnsorted that names the file and the line, while Build sorts
+// the same file.
+func TestBuildPartUnsorted(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "unsorted.cdxj")
+	in := "com,a)/ 20200101000000 {\"url\": \"http://a.com/\"}\n" +
+		"com,c)/ 20200101000000 {\"url\": \"http://c.com/\"}\n" +
+		"com,b)/ 20200101000000 {\"url\": \"http://b.com/\"}\n" +
+		"com,d)/ 20200101000000 {\"url\": \"http://d.com/\"}\n"
+	if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := openAll(t, p)[0].(cdxj.Index)
+	parts, err := cdxj.Plan(context.Background(), []cdxj.Index{ix}, 1)
+	if err != nil || len(parts) != 1 {
+		t.Fatalf("plan: %d parts, %v", len(parts), err)
+	}
+	for _, skip := range []bool{false, true} {
+		_, err := BuildPart(context.Background(), io.Discard, ix, parts[0], &BuildOptions{SkipBad: skip, Now: fixedNow, TempDir: t.TempDir()})
+		if !errors.Is(err, cdxj.ErrUnsorted) || !strings.Contains(err.Error(), p+": line 3:") || !strings.Contains(err.Error(), `"com,b)/"`) {
+			t.Errorf("SkipBad %v: err = %v, want cdxj.ErrUnsorted naming %s line 3 and its key", skip, err, p)
+		}
+	}
+	got, _ := buildWith(t, 1, BuildOptions{}, p)
+	if d := cmp.Diff(lines("com,a)/ 1/1", "com,b)/ 1/1", "com,c)/ 1/1", "com,d)/ 1/1"), dataLines(got)); d != "" {
+		t.Errorf("Build of the same file (-want +got):\n%s", d)
 	}
 }
 
