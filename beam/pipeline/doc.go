@@ -20,7 +20,7 @@
 //     [Config.ShardBytes] bytes as stored, only between lines whose SURT
 //     authorities differ.
 //  2. One element per part: mementomap.BuildPart writes a partial map and,
-//     when a summary is asked for, summary.Summarizer writes a partial
+//     when a summary is asked for, summary.SummarizePart writes a partial
 //     summary, each a shard file under the plan's temporary folder.
 //  3. The partial maps are gathered and concatenated in key order
 //     (mementomap.Concat, which checks that every part's keys follow the
@@ -32,9 +32,18 @@
 //     the pieces are concatenated.
 //  5. The partial summaries are combined exactly (summary.Combiner: the
 //     counters sum).
-//  6. A last step renames the finished outputs into place. A failing part
-//     fails the pipeline with an error naming the part; nothing is then
-//     written at the output paths.
+//  6. A last step puts the finished outputs in place, all of them or none:
+//     a file already at an output path is moved aside first, and if a
+//     rename fails the outputs already renamed are removed and the files
+//     moved aside put back.
+//
+// # Errors
+//
+// A step that fails leaves its error's message in the temporary folder;
+// [Run] returns the first of them in pipeline order as a [*Failure], one
+// line naming the input file and the part (and the line, for a bad or
+// unsorted line) or the output, instead of the runner's report of the
+// failed bundle. On error none of the outputs is written.
 //
 // # Inputs must be sorted
 //
@@ -42,10 +51,14 @@
 // sorted byte-wise by SURT key (LC_ALL=C sort, as archives write their
 // indexes), and the inputs, in the order given, must hold disjoint key
 // ranges in ascending order (the files of one sorted index cut in pieces,
-// as Common Crawl's cdx-00000 ... cdx-00299 are). Concat checks it: a key
-// of a part that does not sort after every key of the part before it fails
-// the pipeline with an error wrapping mementomap.ErrPartsOverlap, naming
-// the two keys, and no output is written. Sort such inputs first (sort(1)
+// as Common Crawl's cdx-00000 ... cdx-00299 are). Both are checked,
+// whatever the shard size: inside a part, mementomap.BuildPart fails on a
+// key that sorts before the key of an earlier line (cdxj.ErrUnsorted,
+// naming the file and the line; -skip-bad does not skip it), and between
+// parts, mementomap.Concat fails on a part whose first key does not sort
+// after the last key of the part before it (mementomap.ErrPartsOverlap,
+// naming the two keys and the inputs' parts). The pipeline then fails and
+// no output is written. Sort such inputs first (sort(1)
 // with LC_ALL=C, or the single-process mementomap build, which sorts) or
 // build each on its own and merge the maps with mementomap.Merge. The same
 // holds under BuildSpec.Rekey, whose keys are remade from the URLs.

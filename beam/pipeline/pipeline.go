@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
+	"sync"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -81,6 +83,105 @@ func partError(p cdxj.Part, what string, err error) error {
 	return fmt.Errorf("pipeline: part %d of %d (%s): %s: %w", p.Seq, p.Of, p, what, err)
 }
 
+// failedPrefix begins the names of the files in the temporary folder where
+// the steps leave the messages of their errors, for Run: "failed-" then the
+// step's number (the parts 1, concatenating and combining 2, compaction
+// 3 to 5, the commit 6) and what failed, so that the names sort in the
+// order the pipeline meets the failures.
+const failedPrefix = "failed-"
+
+// recordFailure leaves the message of err, if any, in the temporary folder
+// under the name failedPrefix+step+"-"+what, and returns err. The runner
+// reports err too, inside its own report of the bundle; Run reads the
+// message back to say what failed in one line.
+func recordFailure(tempDir string, step int, what string, err error) error {
+	if err != nil {
+		// Best effort: without the file Run still has the runner's error.
+		_ = os.WriteFile(filepath.Join(tempDir, fmt.Sprintf("%s%d-%s", failedPrefix, step, what)), []byte(err.Error()), 0o644)
+	}
+	return err
+}
+
+// running counts the elements being processed in this process, by
+// temporary folder: with an in-process runner (prism) elements of a
+// failed run may still be at work when beam.Run returns, and Run waits for
+// them before it removes their folder.
+var running = struct {
+	sync.Mutex
+	n    map[string]int
+	idle *sync.Cond
+}{n: map[string]int{}}
+
+func init() { running.idle = sync.NewCond(&running.Mutex) }
+
+// busy counts an element of the plan of tempDir as running until the
+// returned func is called.
+func busy(tempDir string) func() {
+	running.Lock()
+	running.n[tempDir]++
+	running.Unlock()
+	return func() {
+		running.Lock()
+		if running.n[tempDir]--; running.n[tempDir] == 0 {
+			delete(running.n, tempDir)
+		}
+		running.Unlock()
+		running.idle.Broadcast()
+	}
+}
+
+// waitIdle waits until no element of the plan of tempDir runs in this
+// process, or until d has passed.
+func waitIdle(tempDir string, d time.Duration) {
+	t := time.AfterFunc(d, running.idle.Broadcast)
+	defer t.Stop()
+	deadline := time.Now().Add(d)
+	running.Lock()
+	defer running.Unlock()
+	for running.n[tempDir] > 0 && time.Now().Before(deadline) {
+		running.idle.Wait()
+	}
+}
+
+// Failure is the error of [Run] when a step of the pipeline failed: Msg is
+// the error of the first step to fail in pipeline order (a part before the
+// steps that gather the parts; among parts, the first in plan order), as
+// the step returned it, naming the input and the part; Others counts the
+// other elements that failed. Runner is the runner's own error, which
+// holds Msg inside its report of the failed bundle (prism's is many lines
+// long).
+type Failure struct {
+	Msg    string
+	Others int
+	Runner error
+}
+
+// Error returns Msg, with the count of other failures.
+func (e *Failure) Error() string {
+	if e.Others > 0 {
+		return fmt.Sprintf("%s (and %d other failed elements)", e.Msg, e.Others)
+	}
+	return e.Msg
+}
+
+// Unwrap returns the runner's error.
+func (e *Failure) Unwrap() error { return e.Runner }
+
+// readFailure returns the Failure recorded in tempDir, or nil when no step
+// recorded one.
+func readFailure(tempDir string, runner error) *Failure {
+	names, _ := filepath.Glob(filepath.Join(tempDir, failedPrefix+"*"))
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	b, err := os.ReadFile(names[0])
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return &Failure{Msg: string(b), Others: len(names) - 1, Runner: runner}
+}
+
 func decodePart(elem string) (cdxj.Part, error) {
 	var p cdxj.Part
 	if err := json.Unmarshal([]byte(elem), &p); err != nil {
@@ -110,10 +211,15 @@ type buildPartFn struct {
 }
 
 func (f *buildPartFn) ProcessElement(ctx context.Context, elem string, emit func(string)) error {
+	defer busy(f.TempDir)()
 	p, err := decodePart(elem)
 	if err != nil {
-		return err
+		return recordFailure(f.TempDir, 1, "element", err)
 	}
+	return recordFailure(f.TempDir, 1, fmt.Sprintf("part-%06d-map", p.Seq), f.process(ctx, p, emit))
+}
+
+func (f *buildPartFn) process(ctx context.Context, p cdxj.Part, emit func(string)) error {
 	ix, err := cdxj.Open(ctx, p.Source, nil)
 	if err != nil {
 		return partError(p, "opening the input", err)
@@ -132,53 +238,37 @@ func (f *buildPartFn) ProcessElement(ctx context.Context, elem string, emit func
 	return nil
 }
 
-// partIndex is one part of an index as a cdxj.Searcher whose whole walk
-// is the part (for summary.Summarizer.ReadIndex).
-type partIndex struct {
-	ix cdxj.Index
-	p  cdxj.Part
-}
-
-func (x partIndex) Records(q cdxj.Query) iter.Seq2[*cdxj.Record, error] {
-	if q != (cdxj.Query{}) {
-		return func(yield func(*cdxj.Record, error) bool) {
-			yield(nil, errors.New("pipeline: a part is read whole"))
-		}
-	}
-	return cdxj.PartRecords(x.ix, x.p)
-}
-
-func (x partIndex) Lines(q cdxj.Query) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		yield(nil, errors.New("pipeline: a part's lines are read as records"))
-	}
-}
-
-// summarizePartFn summarizes one part into a partial summary.
+// summarizePartFn summarizes one part into a partial summary
+// (summary.SummarizePart).
 type summarizePartFn struct {
 	Spec    SummarySpec
 	TempDir string
 }
 
 func (f *summarizePartFn) ProcessElement(ctx context.Context, elem string, emit func(string)) error {
+	defer busy(f.TempDir)()
 	p, err := decodePart(elem)
 	if err != nil {
-		return err
+		return recordFailure(f.TempDir, 1, "element", err)
 	}
+	return recordFailure(f.TempDir, 1, fmt.Sprintf("part-%06d-summary", p.Seq), f.process(ctx, p, emit))
+}
+
+func (f *summarizePartFn) process(ctx context.Context, p cdxj.Part, emit func(string)) error {
 	ix, err := cdxj.Open(ctx, p.Source, nil)
 	if err != nil {
 		return partError(p, "opening the input", err)
 	}
 	defer ix.Close()
-	s := summary.New(f.Spec.Options())
-	if err := s.ReadIndex(ctx, partIndex{ix, p}, f.Spec.SkipBad); err != nil {
+	path := shardPath(f.TempDir, kindSummary, p.Seq)
+	var st summary.Stats
+	err = writeShard(path, func(w io.Writer) error {
+		st, err = summary.SummarizePart(ctx, w, ix, p, *f.Spec.Options(), f.Spec.SkipBad)
+		return err
+	})
+	if err != nil {
 		return partError(p, "summarizing it", err)
 	}
-	path := shardPath(f.TempDir, kindSummary, p.Seq)
-	if err := writeShard(path, func(w io.Writer) error { _, err := s.WriteTo(w); return err }); err != nil {
-		return partError(p, "writing its summary", err)
-	}
-	st := s.Stats()
 	emit(Shard{Kind: kindSummary, Seq: p.Seq, Of: p.Of, Path: path, Part: p.String(), Summary: &st}.encode())
 	return nil
 }
@@ -210,9 +300,33 @@ func gather(kind string, values func(*string) bool) ([]Shard, error) {
 	return shards, nil
 }
 
+// shardFile is an open shard that errors name by what it was made from
+// (mementomap.Concat and summary.Combiner name their inputs so).
+type shardFile struct {
+	*os.File
+	name string
+}
+
+// Name returns "the partial map of part 2 of 8 (SOURCE bytes START-END)"
+// or the like.
+func (f shardFile) Name() string { return f.name }
+
+// describe names a shard by what it was made from.
+func (s Shard) describe() string {
+	switch s.Kind {
+	case kindMap:
+		return fmt.Sprintf("the partial map of part %d of %d (%s)", s.Seq, s.Of, s.Part)
+	case kindSummary:
+		return fmt.Sprintf("the partial summary of part %d of %d (%s)", s.Seq, s.Of, s.Part)
+	case kindCompact:
+		return fmt.Sprintf("compacted piece %d of %d (%s)", s.Seq, s.Of, s.Part)
+	}
+	return fmt.Sprintf("%s shard %d of %d (%s)", s.Kind, s.Seq, s.Of, s.Part)
+}
+
 // openAll opens the shards' files.
-func openAll(shards []Shard) ([]*os.File, func(), error) {
-	fs := make([]*os.File, 0, len(shards))
+func openAll(shards []Shard) ([]shardFile, func(), error) {
+	fs := make([]shardFile, 0, len(shards))
 	done := func() {
 		for _, f := range fs {
 			f.Close()
@@ -222,9 +336,9 @@ func openAll(shards []Shard) ([]*os.File, func(), error) {
 		f, err := os.Open(s.Path)
 		if err != nil {
 			done()
-			return nil, nil, fmt.Errorf("pipeline: %s shard %d of %d (%s): %w", s.Kind, s.Seq, s.Of, s.Part, err)
+			return nil, nil, fmt.Errorf("pipeline: %s: %w", s.describe(), err)
 		}
-		fs = append(fs, f)
+		fs = append(fs, shardFile{f, s.describe()})
 	}
 	return fs, done, nil
 }
@@ -236,6 +350,11 @@ type concatMapFn struct {
 }
 
 func (f *concatMapFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool, emit func(string)) error {
+	defer busy(f.TempDir)()
+	return recordFailure(f.TempDir, 2, "concat-map", f.process(ctx, values, emit))
+}
+
+func (f *concatMapFn) process(ctx context.Context, values func(*string) bool, emit func(string)) error {
 	shards, err := gather(kindMap, values)
 	if err != nil {
 		return err
@@ -281,6 +400,11 @@ type planCompactFn struct {
 }
 
 func (f *planCompactFn) ProcessElement(ctx context.Context, elem string, emit func(string)) error {
+	defer busy(f.TempDir)()
+	return recordFailure(f.TempDir, 3, "compact-plan", f.process(ctx, elem, emit))
+}
+
+func (f *planCompactFn) process(ctx context.Context, elem string, emit func(string)) error {
 	m, err := decodeShard(elem)
 	if err != nil {
 		return err
@@ -296,7 +420,7 @@ func (f *planCompactFn) ProcessElement(ctx context.Context, elem string, emit fu
 	}
 	cuts, err := mementomap.CompactCuts(ctx, mf, fi.Size(), f.Pieces, f.Spec.Options(f.TempDir))
 	if err != nil {
-		return fmt.Errorf("pipeline: cutting %s for compaction: %w", m.Path, err)
+		return fmt.Errorf("pipeline: cutting the map for compaction: %w", err)
 	}
 	bounds := append(append([]int64{0}, cuts...), fi.Size())
 	for i := 0; i+1 < len(bounds); i++ {
@@ -313,10 +437,15 @@ type compactPieceFn struct {
 }
 
 func (f *compactPieceFn) ProcessElement(ctx context.Context, elem string, emit func(string)) error {
+	defer busy(f.TempDir)()
 	pc, err := decodeShard(elem)
 	if err != nil {
-		return err
+		return recordFailure(f.TempDir, 4, "element", err)
 	}
+	return recordFailure(f.TempDir, 4, fmt.Sprintf("piece-%06d-compact", pc.Seq), f.process(pc, emit))
+}
+
+func (f *compactPieceFn) process(pc Shard, emit func(string)) error {
 	mf, err := os.Open(pc.Path)
 	if err != nil {
 		return fmt.Errorf("pipeline: compaction piece %d of %d: %w", pc.Seq, pc.Of, err)
@@ -341,6 +470,11 @@ type concatCompactFn struct {
 }
 
 func (f *concatCompactFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool, emit func(string)) error {
+	defer busy(f.TempDir)()
+	return recordFailure(f.TempDir, 5, "concat-compact", f.process(ctx, values, emit))
+}
+
+func (f *concatCompactFn) process(ctx context.Context, values func(*string) bool, emit func(string)) error {
 	shards, err := gather(kindCompact, values)
 	if err != nil {
 		return err
@@ -380,6 +514,11 @@ type combineSummaryFn struct {
 }
 
 func (f *combineSummaryFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool, emit func(string)) error {
+	defer busy(f.TempDir)()
+	return recordFailure(f.TempDir, 2, "combine-summary", f.process(ctx, values, emit))
+}
+
+func (f *combineSummaryFn) process(ctx context.Context, values func(*string) bool, emit func(string)) error {
 	shards, err := gather(kindSummary, values)
 	if err != nil {
 		return err
@@ -392,12 +531,12 @@ func (f *combineSummaryFn) ProcessElement(ctx context.Context, _ int, values fun
 		}
 		in, err := os.Open(s.Path)
 		if err != nil {
-			return fmt.Errorf("pipeline: summary shard %d of %d (%s): %w", s.Seq, s.Of, s.Part, err)
+			return fmt.Errorf("pipeline: %s: %w", s.describe(), err)
 		}
-		err = c.AddSummary(in, s.Path)
+		err = c.AddSummary(in, s.describe())
 		in.Close()
 		if err != nil {
-			return fmt.Errorf("pipeline: combining summary shard %d of %d (%s): %w", s.Seq, s.Of, s.Part, err)
+			return fmt.Errorf("pipeline: combining %s: %w", s.describe(), err)
 		}
 		if s.Summary != nil {
 			st.Add(*s.Summary)
@@ -412,8 +551,8 @@ func (f *combineSummaryFn) ProcessElement(ctx context.Context, _ int, values fun
 	return nil
 }
 
-// commitFn renames the finished outputs into place, once every one the
-// plan asks for is there, and writes the report.
+// commitFn puts the finished outputs in place, all of them or none, once
+// every one the plan asks for is there, and writes the report.
 type commitFn struct {
 	Outputs map[string]string // kind → final path
 	TempDir string
@@ -424,6 +563,11 @@ type commitFn struct {
 const reportName = "report.json"
 
 func (f *commitFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool) error {
+	defer busy(f.TempDir)()
+	return recordFailure(f.TempDir, 6, "commit", f.process(ctx, values))
+}
+
+func (f *commitFn) process(ctx context.Context, values func(*string) bool) error {
 	got := map[string]Shard{}
 	var elem string
 	for values(&elem) {
@@ -444,30 +588,79 @@ func (f *commitFn) ProcessElement(ctx context.Context, _ int, values func(*strin
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var rep []Shard
+	var outs []Shard
 	for _, kind := range []string{kindMap, kindCompact, kindSummary} {
-		s, ok := got[kind]
-		if !ok {
-			continue
+		if s, ok := got[kind]; ok {
+			outs = append(outs, s)
 		}
-		final := f.Outputs[kind]
-		if err := os.Chmod(s.Path, 0o644); err != nil {
-			return fmt.Errorf("pipeline: %w", err)
-		}
-		if err := os.Rename(s.Path, final); err != nil {
-			return fmt.Errorf("pipeline: putting the %s output in place: %w", kind, err)
-		}
-		if err := syncDir(filepath.Dir(final)); err != nil {
-			return fmt.Errorf("pipeline: %w", err)
-		}
-		s.Path = final
-		rep = append(rep, s)
+	}
+	rep, err := commit(outs, f.Outputs, f.TempDir)
+	if err != nil {
+		return err
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
 	return writeShard(filepath.Join(f.TempDir, reportName), func(w io.Writer) error { _, err := w.Write(b); return err })
+}
+
+// commit renames the finished outputs (in tempDir) onto their final paths,
+// all of them or none: a file already at a final path is first moved
+// aside into tempDir, and when a rename fails the outputs already renamed
+// are removed and the files moved aside are put back. It returns the
+// outputs with Path their final paths.
+func commit(outs []Shard, finals map[string]string, tempDir string) ([]Shard, error) {
+	type step struct {
+		final, aside string // aside: where the file found at final was moved ("" if none)
+		placed       bool   // the output is at final
+	}
+	var done []step
+	undo := func() {
+		for i := len(done) - 1; i >= 0; i-- {
+			d := done[i]
+			if d.placed {
+				os.Remove(d.final)
+			}
+			if d.aside != "" {
+				os.Rename(d.aside, d.final)
+			}
+		}
+	}
+	var rep []Shard
+	for _, s := range outs {
+		final := finals[s.Kind]
+		if err := os.Chmod(s.Path, 0o644); err != nil {
+			undo()
+			return nil, fmt.Errorf("pipeline: %w", err)
+		}
+		st := step{final: final}
+		if fi, err := os.Lstat(final); err == nil && fi.Mode().IsRegular() {
+			st.aside = filepath.Join(tempDir, "previous-"+s.Kind)
+			if err := os.Rename(final, st.aside); err != nil {
+				undo()
+				return nil, fmt.Errorf("pipeline: moving the file at the %s output %s aside: %w", s.Kind, final, err)
+			}
+		}
+		done = append(done, st)
+		if err := os.Rename(s.Path, final); err != nil {
+			undo()
+			var le *os.LinkError
+			if errors.As(err, &le) {
+				err = le.Err // the temporary name says nothing to the user
+			}
+			return nil, fmt.Errorf("pipeline: putting the %s output in place at %s: %w (none of the outputs was written)", s.Kind, final, err)
+		}
+		done[len(done)-1].placed = true
+		s.Path = final
+		rep = append(rep, s)
+	}
+	for _, d := range done {
+		if err := syncDir(filepath.Dir(d.final)); err != nil {
+			return rep, fmt.Errorf("pipeline: the outputs are in place, but syncing their folder: %w", err)
+		}
+	}
+	return rep, nil
 }
 
 func syncDir(dir string) error {
@@ -532,15 +725,28 @@ func (r *Report) Output(kind string) (Shard, bool) {
 // Run runs the pipeline of p on the named Beam runner ("prism", "flink",
 // "spark", "dataflow", ...: beam.Run) and returns its report. The
 // temporary folder is removed afterwards, whether the run failed or not
-// (when NewPlan made it; otherwise the files the pipeline wrote in it). On
-// error nothing has been renamed onto the output paths, unless the error
-// came after the renames (then the report says which are in place).
+// (when NewPlan made it; otherwise the files the pipeline wrote in it).
+//
+// The outputs appear together or not at all: on error none of them is at
+// its output path (a file that was there before the run is left as it
+// was). When a step failed the error is a *Failure, whose message is that
+// step's error (naming the input file and the part, or the output); any
+// other error is the runner's, or ctx's.
 func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 	defer p.cleanup()
 	bp, s := beam.NewPipelineWithRoot()
 	Construct(s, p)
 	if _, err := beam.Run(ctx, runner, bp); err != nil {
-		return nil, err
+		// The elements still at work in this process stop at their next
+		// check of their context (prism cancels it), or finish.
+		waitIdle(p.TempDir, time.Minute)
+		if f := readFailure(p.TempDir, err); f != nil {
+			return nil, f
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("pipeline: the %s runner: %w", runner, err)
 	}
 	b, err := os.ReadFile(filepath.Join(p.TempDir, reportName))
 	if err != nil {
@@ -556,10 +762,18 @@ func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 // cleanup removes the temporary folder (or the pipeline's files in it).
 func (p *Plan) cleanup() {
 	if p.madeTemp {
-		os.RemoveAll(p.TempDir)
+		// A file created while RemoveAll empties the folder (an element
+		// of a failed run) makes it fail: try again.
+		for range 5 {
+			if os.RemoveAll(p.TempDir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		return
 	}
-	for _, pat := range []string{kindMap, kindMap + "-[0-9]*", kindCompact, kindCompact + "-[0-9]*", kindSummary, kindSummary + "-[0-9]*", reportName} {
+	for _, pat := range []string{kindMap, kindMap + "-[0-9]*", kindCompact, kindCompact + "-[0-9]*", kindSummary, kindSummary + "-[0-9]*",
+		reportName, failedPrefix + "*", "previous-*"} {
 		m, _ := filepath.Glob(filepath.Join(p.TempDir, pat))
 		for _, f := range m {
 			os.Remove(f)

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -251,6 +252,7 @@ func TestPipelineFailingPart(t *testing.T) {
 	if err == nil {
 		t.Fatal("the pipeline over a bad line succeeded")
 	}
+	checkFailure(t, err, p)
 	// The bad line is in the third part, at its byte offset.
 	var badPart cdxj.Part
 	off := int64(0)
@@ -293,8 +295,211 @@ func TestPipelineUnsortedInputs(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not sorted into disjoint ascending key ranges") {
 		t.Fatalf("inputs out of order: error %v", err)
 	}
+	checkFailure(t, err, p)
+	for _, f := range files {
+		if !strings.Contains(err.Error(), f) {
+			t.Errorf("error %q does not name the input %s", err, f)
+		}
+	}
 	if ents, _ := os.ReadDir(out); len(ents) != 0 {
 		t.Errorf("%d entries left at the outputs", len(ents))
+	}
+}
+
+// checkFailure checks that err is a *Failure whose message is one line
+// that names no file of the temporary folder.
+func checkFailure(t *testing.T, err error, p *Plan) {
+	t.Helper()
+	var f *Failure
+	if !errors.As(err, &f) {
+		t.Fatalf("error %T %q is not a *Failure", err, err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("the error is %d lines:\n%s", strings.Count(err.Error(), "\n")+1, err)
+	}
+	if strings.Contains(err.Error(), p.TempDir) {
+		t.Errorf("the error names a file of the temporary folder: %s", err)
+	}
+	if f.Runner == nil {
+		t.Error("the failure does not keep the runner's error")
+	}
+}
+
+// writeLines writes lines as a file (one line end each) and returns its
+// path.
+func writeLines(t *testing.T, path string, lines []string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPipelineUnsortedInsidePart: an input whose lines are out of order
+// inside one part fails the pipeline, whatever the number of parts, naming
+// the file and the line, and writes nothing.
+func TestPipelineUnsortedInsidePart(t *testing.T) {
+	lines := generatedLines(t, 6000, 11)
+	// Swap two lines of different keys well inside the file.
+	i := len(lines) / 2
+	j := i + 1
+	for strings.Fields(lines[j])[0] == strings.Fields(lines[i])[0] {
+		j++
+	}
+	lines[i], lines[j] = lines[j], lines[i]
+	in := writeLines(t, filepath.Join(t.TempDir(), "unsorted.cdxj"), lines)
+	st, _ := os.Stat(in)
+	for _, shards := range []int{1, 3} {
+		t.Run(fmt.Sprintf("%d shards", shards), func(t *testing.T) {
+			out := t.TempDir()
+			c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), SummaryOutput: filepath.Join(out, "a.summary"),
+				ShardBytes: st.Size()/int64(shards) + 1, Build: BuildSpec{UpdatedAt: updatedAt, SkipBad: true}}
+			p, err := NewPlan(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Run(context.Background(), "prism", p)
+			if err == nil || !strings.Contains(err.Error(), "out of byte-wise order") {
+				t.Fatalf("an unsorted input: error %v, want one saying it is out of order", err)
+			}
+			// Line j+1 holds the key of line i+1, which sorts before the one
+			// now on line i+1.
+			if !strings.Contains(err.Error(), fmt.Sprintf("%s: line %d:", in, j+1)) {
+				t.Errorf("error %q does not name %s line %d", err, in, j+1)
+			}
+			checkFailure(t, err, p)
+			ents, _ := os.ReadDir(out)
+			for _, e := range ents {
+				t.Errorf("left at the outputs: %s", e.Name())
+			}
+		})
+	}
+}
+
+// TestPipelineBrokenJSON: a CDXJ line whose JSON block is malformed fails
+// the pipeline (naming the file and the line) without SkipBad, and is
+// counted as a bad line with it, as in the single-process build.
+func TestPipelineBrokenJSON(t *testing.T) {
+	lines := generatedLines(t, 3000, 13)
+	bad := len(lines) / 3
+	lines[bad] = strings.TrimSuffix(lines[bad], "}") + `, "extra": "unterminated}`
+	in := writeLines(t, filepath.Join(t.TempDir(), "broken.cdxj"), lines)
+	st, _ := os.Stat(in)
+	for _, skip := range []bool{false, true} {
+		t.Run(fmt.Sprintf("SkipBad %v", skip), func(t *testing.T) {
+			out := t.TempDir()
+			c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), ShardBytes: st.Size()/2 + 1,
+				Build: BuildSpec{UpdatedAt: updatedAt, SkipBad: skip}}
+			p, err := NewPlan(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Run(context.Background(), "prism", p)
+			if !skip {
+				if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%s: line %d", in, bad+1)) || !strings.Contains(err.Error(), "JSON") {
+					t.Fatalf("error %v, want the JSON block of %s line %d named", err, in, bad+1)
+				}
+				checkFailure(t, err, p)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := rep.Output(kindMap)
+			if m.Build == nil || m.Build.Bad != 1 || m.Build.Records != int64(len(lines)) {
+				t.Fatalf("report of the map: %+v, want 1 bad line of %d", m.Build, len(lines))
+			}
+			want, _, _ := reference(t, []string{in}, c)
+			got, err := os.ReadFile(c.MapOutput)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("the map differs from the single-process build's\n%s", firstDiff(got, want))
+			}
+		})
+	}
+}
+
+// TestPipelineCommitAllOrNone: when one output cannot be put in place (a
+// folder appeared at the compacted map's path during the run), none is:
+// the file that was at the map's path before the run is left as it was,
+// and the summary is not written.
+func TestPipelineCommitAllOrNone(t *testing.T) {
+	lines := generatedLines(t, 3000, 17)
+	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), lines)
+	out := t.TempDir()
+	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), CompactOutput: filepath.Join(out, "c.map"),
+		SummaryOutput: filepath.Join(out, "a.summary"), Build: BuildSpec{UpdatedAt: updatedAt}, Compact: DefaultCompactSpec()}
+	old := []byte("the map of an earlier run\n")
+	if err := os.WriteFile(c.MapOutput, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(c.CompactOutput, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), "prism", p)
+	if err == nil || !strings.Contains(err.Error(), "compact output") {
+		t.Fatalf("error %v, want the compact output named", err)
+	}
+	checkFailure(t, err, p)
+	if got, err := os.ReadFile(c.MapOutput); err != nil || !bytes.Equal(got, old) {
+		t.Errorf("the map path holds %d bytes (%v), want the earlier file back", len(got), err)
+	}
+	if _, err := os.Stat(c.SummaryOutput); !os.IsNotExist(err) {
+		t.Errorf("the summary was written (%v)", err)
+	}
+	ents, _ := os.ReadDir(out)
+	if len(ents) != 2 {
+		for _, e := range ents {
+			t.Logf("left: %s", e.Name())
+		}
+		t.Errorf("%d entries in the output folder, want the earlier map and the folder", len(ents))
+	}
+	// Without the folder in the way the same plan's outputs all appear.
+	if err := os.RemoveAll(c.CompactOutput); err != nil {
+		t.Fatal(err)
+	}
+	p, err = NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), "prism", p); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []string{c.MapOutput, c.CompactOutput, c.SummaryOutput} {
+		if b, err := os.ReadFile(o); err != nil || len(b) == 0 || bytes.Equal(b, old) {
+			t.Errorf("%s: %d bytes, %v", o, len(b), err)
+		}
+	}
+}
+
+// TestNewPlanOutputs: an output in a missing folder, an output that is a
+// folder, and two outputs at one path are refused before anything runs,
+// naming the output.
+func TestNewPlanOutputs(t *testing.T) {
+	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 100, 1))
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		c    Config
+		want string
+	}{
+		{"missing folder", Config{MapOutput: filepath.Join(dir, "no", "a.map")}, "output " + filepath.Join(dir, "no", "a.map") + ": its folder"},
+		{"a folder", Config{MapOutput: filepath.Join(dir, "a.map"), CompactOutput: dir}, "output " + dir + " is a folder"},
+		{"twice", Config{MapOutput: filepath.Join(dir, "a.map"), SummaryOutput: filepath.Join(dir, ".", "a.map")}, "is also output"},
+	} {
+		tc.c.Inputs = []string{in}
+		if _, err := NewPlan(context.Background(), tc.c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d entries left in the folder", len(ents))
 	}
 }
 

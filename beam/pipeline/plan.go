@@ -70,8 +70,10 @@ type BuildSpec struct {
 	// mementomap.DefaultSortMemory. A worker's memory is about 3 to 4
 	// times this per part it builds at once.
 	MemoryLimit int
-	// UpdatedAt is the map's !meta updated_at; the zero time means the
-	// time NewPlan runs (one instant for every part).
+	// UpdatedAt is the map's !meta updated_at (kept to the second, in
+	// UTC); the zero time means the time NewPlan runs (one instant for
+	// every part). Fix it to make runs over the same inputs give the same
+	// bytes (mementomap-beam --updated-at).
 	UpdatedAt time.Time
 }
 
@@ -131,6 +133,8 @@ func (s SummarySpec) Options() *summary.Options {
 // the launcher made them ([NewPlan]). It is plain data.
 type Plan struct {
 	Config
+	// Files are the inputs, globs expanded, in the order of the parts.
+	Files []string
 	Parts []cdxj.Part
 	// Bytes is the inputs' size as stored, summed (0 for inputs of unknown
 	// size: streams, CDX servers).
@@ -139,10 +143,11 @@ type Plan struct {
 	madeTemp bool
 }
 
-// NewPlan expands and opens the inputs of c, cuts them into parts
+// NewPlan checks the output paths (each in an existing folder, no two the
+// same), expands and opens the inputs of c, cuts them into parts
 // (cdxj.Plan, each input into about size/ShardBytes parts) and makes the
-// temporary folder. Errors name the input. The caller removes p.TempDir
-// (Run does).
+// temporary folder. Errors name the input or the output. The caller
+// removes p.TempDir (Run does).
 func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 	if c.MapOutput == "" {
 		return nil, errors.New("pipeline: no map output path")
@@ -150,17 +155,21 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 	if len(c.Inputs) == 0 {
 		return nil, errors.New("pipeline: no inputs")
 	}
+	if err := checkOutputs(c.MapOutput, c.CompactOutput, c.SummaryOutput); err != nil {
+		return nil, err
+	}
 	if c.ShardBytes <= 0 {
 		c.ShardBytes = DefaultShardBytes
 	}
 	if c.Build.UpdatedAt.IsZero() {
-		c.Build.UpdatedAt = time.Now().UTC().Truncate(time.Second)
+		c.Build.UpdatedAt = time.Now()
 	}
+	c.Build.UpdatedAt = c.Build.UpdatedAt.UTC().Truncate(time.Second)
 	names, err := ExpandInputs(c.Inputs)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Config: c}
+	p := &Plan{Config: c, Files: names}
 	for i, name := range names {
 		ix, err := cdxj.Open(ctx, name, nil)
 		if err != nil {
@@ -200,6 +209,35 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 		return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
 	}
 	return p, nil
+}
+
+// checkOutputs checks that each output path ("" for none) is in an
+// existing folder, is not a folder itself, and is not another output's.
+func checkOutputs(paths ...string) error {
+	seen := map[string]string{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return fmt.Errorf("pipeline: output %s: %w", p, err)
+		}
+		if q, dup := seen[abs]; dup {
+			return fmt.Errorf("pipeline: output %s is also output %s", p, q)
+		}
+		seen[abs] = p
+		dir := filepath.Dir(abs)
+		if fi, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("pipeline: output %s: its folder: %w", p, err)
+		} else if !fi.IsDir() {
+			return fmt.Errorf("pipeline: output %s: %s is not a folder", p, dir)
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+			return fmt.Errorf("pipeline: output %s is a folder", p)
+		}
+	}
+	return nil
 }
 
 // storedSize returns the bytes of an index as stored: a file's size, the

@@ -8,24 +8,29 @@
 // shape and the rule that inputs be sorted.
 //
 //	mementomap-beam --input 'cdx/*.cdxj' --input cluster/ --output archive.map \
-//	    [--compact archive-compact.map] [--summary archive.summary] [--shard-size 256MiB]
+//	    [--compact archive-compact.map] [--summary archive.summary] [--shard-size 256MiB] \
+//	    [--updated-at 2026-12-01T00:00:00Z]
 //
 // The binary is also the Beam worker a cluster runner starts (beam.Init).
-// Exit status: 0 done, 1 the pipeline failed (its error names the part at
-// fault; nothing is written at the output paths), 2 usage.
+// Exit status: 0 done; 1 the pipeline failed: one line on standard error
+// names the input file and part, or the output, at fault, and none of the
+// outputs is written (a file already at an output path is left as it
+// was); 2 usage. The runner's own progress and its report of a failed
+// bundle are logged with -v.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"log"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
@@ -86,6 +91,42 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
+// parseTime reads an RFC 3339 instant ("2026-12-01T00:00:00Z") or the
+// 14 digits of a Memento-Datetime timestamp in UTC ("20261201000000").
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse("20060102150405", s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("invalid time %q (RFC 3339, such as 2026-12-01T00:00:00Z, or 14 digits YYYYMMDDhhmmss in UTC)", s)
+}
+
+// oneLine is the first line of an error's message, with a note of the
+// lines left out.
+func oneLine(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		return fmt.Sprintf("%s [%d more lines of the runner's report; -v logs them]", strings.TrimSpace(msg[:i]), strings.Count(msg[i:], "\n"))
+	}
+	return msg
+}
+
+// fail prints err on standard error as one line and exits with code.
+// (The log package's output goes to slog, filtered without -v.)
+func fail(code int, err error) {
+	fmt.Fprintf(os.Stderr, "mementomap-beam: %s\n", oneLine(err))
+	os.Exit(code)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func main() {
 	var inputs listFlag
 	var status intList
@@ -98,6 +139,7 @@ func main() {
 	tempDir := flag.String("temp-dir", "", "folder for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
 	id := flag.String("archive-id", "", "archive URI for the map's !id header")
 	name := flag.String("name", "", "name for the map's !meta header")
+	updatedAt := flag.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or YYYYMMDDhhmmss in UTC (default: now), so that runs over the same inputs give the same bytes")
 	flag.Var(&status, "status", "keep only these HTTP status classes, e.g. 2,3")
 	mimes := flag.String("mime", "", "keep only these media types, comma-separated (text/* for a whole type)")
 	noRevisits := flag.Bool("no-revisits", false, "leave out revisit records")
@@ -113,11 +155,13 @@ func main() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s --input INDEX... --output MAP [flags] (and Beam's flags: --runner prism|flink|spark|dataflow, --endpoint, ...)\n", os.Args[0])
 		flag.PrintDefaults()
 	}
-	verbose := flag.Bool("v", false, "log the runner's progress (prism logs at Info)")
+	verbose := flag.Bool("v", false, "log the plan and the runner's progress and reports (prism's logs)")
 	flag.Parse()
 	beam.Init()
 	if !*verbose {
-		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		// The runner's logs (prism's report of a failed bundle is many
+		// lines, at Error) would bury the one line that says what failed.
+		slog.SetDefault(slog.New(slog.DiscardHandler))
 	}
 
 	if len(inputs) == 0 || *output == "" || flag.NArg() > 0 {
@@ -126,19 +170,23 @@ func main() {
 	}
 	shardBytes, err := parseSize(*shard)
 	if err != nil {
-		log.Print(err)
-		os.Exit(2)
+		fail(2, fmt.Errorf("--shard-size: %w", err))
 	}
 	mem, err := parseSize(*memory)
 	if err != nil {
-		log.Print(err)
-		os.Exit(2)
+		fail(2, fmt.Errorf("--memory: %w", err))
+	}
+	var at time.Time
+	if *updatedAt != "" {
+		if at, err = parseTime(*updatedAt); err != nil {
+			fail(2, fmt.Errorf("--updated-at: %w", err))
+		}
 	}
 	c := pipeline.Config{
 		Inputs: inputs, MapOutput: *output, CompactOutput: *compact, SummaryOutput: *sumOut,
 		ShardBytes: shardBytes, CompactPieces: *pieces, TempDir: *tempDir,
 		Build: pipeline.BuildSpec{ArchiveID: *id, Name: *name, StatusClasses: status,
-			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey, SkipBad: *skipBad, MemoryLimit: int(mem)},
+			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey, SkipBad: *skipBad, MemoryLimit: int(mem), UpdatedAt: at},
 		Compact: pipeline.CompactSpec{HostFactor: *hcf, PathFactor: *pcf},
 		Summary: pipeline.SummarySpec{Monthly: *sumMonthly, SkipBad: *skipBad},
 	}
@@ -153,18 +201,21 @@ func main() {
 	defer stop()
 	plan, err := pipeline.NewPlan(ctx, c)
 	if err != nil {
-		log.Print(err)
-		os.Exit(1)
+		fail(1, err)
 	}
 	runner := *runners.Runner
 	if runner == "" {
 		runner = "prism"
 	}
-	log.Printf("mementomap-beam: %d parts of %d inputs (%d bytes) on %s", len(plan.Parts), len(inputs), plan.Bytes, runner)
+	slog.Info(fmt.Sprintf("mementomap-beam: %s of %s (%d bytes) on %s", plural(len(plan.Parts), "part", "parts"),
+		plural(len(plan.Files), "input", "inputs"), plan.Bytes, runner))
 	rep, err := pipeline.Run(ctx, runner, plan)
 	if err != nil {
-		log.Printf("mementomap-beam: %v", err)
-		os.Exit(1)
+		var f *pipeline.Failure
+		if errors.As(err, &f) && *verbose {
+			slog.Info("mementomap-beam: the runner's report", "err", f.Runner)
+		}
+		fail(1, err)
 	}
 	for _, o := range rep.Outputs {
 		switch {

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+// The tests run the command as a child process: this test binary again,
+// told by mainEnv to run main with the arguments it is given.
+const mainEnv = "MEMENTOMAP_BEAM_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		os.Args = append([]string{"mementomap-beam"}, os.Args[1:]...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// run runs the command in dir and returns its exit code, standard output
+// and standard error.
+func run(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stdout.String(), stderr.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	}
+	t.Fatal(err)
+	return 0, "", ""
+}
+
+// genLines returns n sorted cdxgen lines (without line ends).
+func genLines(t *testing.T, n int64) []string {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: n, Seed: 7}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+}
+
+// writeLines writes lines to dir/name and returns its path.
+func writeLines(t *testing.T, dir, name string, lines []string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkOneLine checks that stderr is one line holding each of want and
+// nothing of a runner's report.
+func checkOneLine(t *testing.T, stderr string, want ...string) {
+	t.Helper()
+	if strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+		t.Errorf("standard error is not one line:\n%s", stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("standard error %q does not hold %q", stderr, w)
+		}
+	}
+	for _, bad := range []string{"DataSource", "bundle", ".beam-"} {
+		if strings.Contains(stderr, bad) {
+			t.Errorf("standard error %q holds %q", stderr, bad)
+		}
+	}
+}
+
+// TestFailuresOneLine: every failure, before the run (an output in a
+// missing folder) or in it (a bad line of an input), is one line on
+// standard error naming the output or the input file and line, exit
+// status 1, and nothing written.
+func TestFailuresOneLine(t *testing.T) {
+	dir := t.TempDir()
+	lines := genLines(t, 2000)
+	writeLines(t, dir, "good.cdxj", lines)
+	lines[1500] = strings.TrimSuffix(lines[1500], "}") + `, "x": "unterminated}`
+	writeLines(t, dir, "bad.cdxj", lines)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"missing output folder", []string{"--input", "good.cdxj", "--output", "no/a.map"}, []string{"output no/a.map", "no such file or directory"}},
+		{"missing compact folder", []string{"--input", "good.cdxj", "--output", "a.map", "--compact", "no/c.map"}, []string{"output no/c.map"}},
+		{"bad line", []string{"--input", "bad.cdxj", "--output", "a.map", "--summary", "a.summary", "--shard-size", "64KiB"}, []string{"bad.cdxj: line 1501", "invalid JSON block"}},
+		{"bad --updated-at", []string{"--input", "good.cdxj", "--output", "a.map", "--updated-at", "yesterday"}, []string{"--updated-at", "yesterday"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, dir, tc.args...)
+			want := 1
+			if strings.HasPrefix(tc.name, "bad --") {
+				want = 2
+			}
+			if code != want {
+				t.Errorf("exit status %d, want %d", code, want)
+			}
+			checkOneLine(t, stderr, tc.want...)
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 2 {
+				for _, e := range ents {
+					t.Errorf("in the folder: %s", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// TestUpdatedAt: with --updated-at two runs give the same bytes, those of
+// the single-process build with the same instant.
+func TestUpdatedAt(t *testing.T) {
+	dir := t.TempDir()
+	in := writeLines(t, dir, "index.cdxj", genLines(t, 3000))
+	var maps [][]byte
+	for _, out := range []string{"a.map", "b.map"} {
+		code, stdout, stderr := run(t, dir, "--input", "index.cdxj", "--output", out, "--updated-at", "2026-12-01T00:00:00Z", "--shard-size", "128KiB")
+		if code != 0 {
+			t.Fatalf("exit status %d: %s", code, stderr)
+		}
+		if !strings.Contains(stdout, out+": 3000 records") {
+			t.Errorf("standard output %q", stdout)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, b)
+	}
+	if !bytes.Equal(maps[0], maps[1]) {
+		t.Error("two runs with one --updated-at differ")
+	}
+	ix, err := cdxj.Open(context.Background(), in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var want bytes.Buffer
+	if _, err := mementomap.Build(context.Background(), &want, []cdxj.Searcher{ix}, &mementomap.BuildOptions{Now: func() time.Time { return at }}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(maps[0], want.Bytes()) {
+		t.Errorf("the map differs from the single-process build's (%d and %d bytes)", len(maps[0]), want.Len())
+	}
+	if !bytes.Contains(maps[0], []byte(`2026-12-01T00:00:00Z`)) {
+		t.Errorf("the map's headers do not hold the instant:\n%.400s", maps[0])
+	}
+}
+
+// TestPlanLine: with -v the plan is logged with its parts and its input
+// files counted after the glob is expanded.
+func TestPlanLine(t *testing.T) {
+	dir := t.TempDir()
+	l := genLines(t, 1000)
+	k := len(l) / 2 // cut between two authorities: two parts, one a file
+	for bytes.Equal(cdxj.Authority([]byte(l[k-1])), cdxj.Authority([]byte(l[k]))) {
+		k++
+	}
+	writeLines(t, dir, "a.cdxj", l[:k])
+	writeLines(t, dir, "b.cdxj", l[k:])
+	code, _, stderr := run(t, dir, "-v", "--input", "*.cdxj", "--output", "a.map")
+	if code != 0 {
+		t.Fatalf("exit status %d: %.2000s", code, stderr)
+	}
+	if !strings.Contains(stderr, "2 parts of 2 inputs (") {
+		t.Errorf("standard error has no line \"2 parts of 2 inputs (...\":\n%.2000s", stderr)
+	}
+}
