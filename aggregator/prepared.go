@@ -15,7 +15,7 @@ import (
 // has not changed: the merged mementos and, once written, the whole
 // TimeMap in each format, reused while the cache returns the same entry
 // (same Updated time, same mementos: the same slice from a store that
-// shares it, cache.MemoryOptions.ShareMementos, else equal contents).
+// shares it, memorycache.Options.ShareMementos, else equal contents).
 type prepared struct {
 	stored  []cache.StoredMemento // the entry's mementos, as the store returned them
 	updated time.Time

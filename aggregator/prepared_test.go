@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/memorycache"
 )
 
 // TestPreparedTimeMaps: a TimeMap served from the cache is the same in
@@ -26,7 +27,7 @@ func TestPreparedTimeMaps(t *testing.T) {
 			f.holdings["arc0"] = map[string][]Memento{urir: {
 				{URIM: "http://arc0/web/20050301120000/" + urir, Datetime: t0},
 				{URIM: "http://arc0/web/20100101000000/" + urir, Datetime: t0.AddDate(5, 0, 0)}}}
-			store, err := cache.NewMemory(&cache.MemoryOptions{ShareMementos: share})
+			store, err := memorycache.New(&memorycache.Options{ShareMementos: share})
 			if err != nil {
 				t.Fatal(err)
 			}
