@@ -66,11 +66,12 @@
 // NULL.
 //
 // Every data page is compressed with Zstandard (its fastest level), but
-// record_key's, which are GZIP (DEFLATE): a base-32 hash has no repeats, only
-// 5 bits of information per 8-bit character, which DEFLATE's Huffman codes
-// take (the pages shrink to about 63 %) and Zstandard's fast levels leave
-// as they are; record_key was half of an export of cdxgen lines, and is 36 % of it
-// now. Strings that repeat
+// record_key's, which are GZIP (DEFLATE) with Huffman coding only: a
+// base-32 hash has no repeats, only 5 bits of information per 8-bit
+// character, which DEFLATE's Huffman codes take (the pages shrink to about
+// 63 %, as at GZIP's default level, for a fraction of its CPU) and
+// Zstandard's fast levels leave as they are; record_key was half of an
+// export of cdxgen lines, and is 36 % of it now. Strings that repeat
 // (hosts, MIME types, file names) are dictionary-encoded; url_surtkey, url
 // and url_path are DELTA_BYTE_ARRAY (sorted keys share prefixes); times,
 // offsets and lengths DELTA_BINARY_PACKED. Row groups hold

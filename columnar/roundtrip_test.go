@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/sampledata"
@@ -335,6 +336,44 @@ func TestRowGroups(t *testing.T) {
 		if n := rg.NumRows(); n > 100 || (i < want-1 && n != 100) {
 			t.Errorf("row group %d: %d rows", i, n)
 		}
+	}
+}
+
+// TestColumnCodecs: every column chunk is Zstandard but record_key's,
+// GZIP (Huffman coding only), and the GZIP pages hold less than the
+// 32-character keys (5 bits of each 8).
+func TestColumnCodecs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.parquet")
+	exportSamples(t, path, nil)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, cc := range rg.Columns {
+			name := strings.Join(cc.MetaData.PathInSchema, ".")
+			want := format.Zstd
+			if name == "record_key" {
+				want = format.Gzip
+				if m := cc.MetaData; m.TotalCompressedSize >= m.TotalUncompressedSize*7/8 {
+					t.Errorf("record_key: %d bytes compressed of %d", m.TotalCompressedSize, m.TotalUncompressedSize)
+				}
+			}
+			if cc.MetaData.Codec != want {
+				t.Errorf("column %s: codec %v, want %v", name, cc.MetaData.Codec, want)
+			}
+			checked++
+		}
+	}
+	if checked < len(schema.Fields()) {
+		t.Fatalf("%d column chunks checked", checked)
 	}
 }
 
