@@ -248,6 +248,9 @@ type archiveState struct {
 
 	sent, saved, found, none, failed, dormantSkips, refused atomic.Int64
 
+	probes, probeFailures atomic.Int64
+	lastProbe             atomic.Pointer[probeResult]
+
 	mapWatch // the state of CheckMaps for this archive's map
 }
 
@@ -439,7 +442,8 @@ func (ag *Aggregator) Rules() *Rules { return ag.rules }
 func (ag *Aggregator) AllowList() *AllowList { return ag.allow }
 
 // Stats is one archive's counters since New: requests sent, requests saved
-// by its MementoMap, outcomes, skips while dormant, and its dormancy state.
+// by its MementoMap, outcomes, skips while dormant, probes, and its
+// dormancy state (State, Detail).
 type Stats struct {
 	Archive             string
 	Sent, Saved         int64
@@ -461,6 +465,12 @@ type Stats struct {
 	MapChanged int64
 	MapDropped bool
 	MapReloads int64
+	// Probes and ProbeFailures count the archive's probes (Probe) and
+	// those that failed; LastProbe is when the last one was sent (zero:
+	// never) and ProbeReason its failure reason ("" when answered).
+	Probes, ProbeFailures int64
+	LastProbe             time.Time
+	ProbeReason           string
 }
 
 // Stats returns per-archive counters in rank order.
@@ -478,6 +488,10 @@ func (ag *Aggregator) Stats() []Stats {
 			s.MapLoaded = lm.loaded
 		}
 		s.MapChanged, s.MapReloads, s.MapDropped = st.mapChanged.Load(), st.mapReloads.Load(), st.mapDropped.Load()
+		s.Probes, s.ProbeFailures = st.probes.Load(), st.probeFailures.Load()
+		if p := st.lastProbe.Load(); p != nil {
+			s.LastProbe, s.ProbeReason = p.at, p.reason
+		}
 		out[i] = s
 	}
 	return out

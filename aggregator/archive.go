@@ -36,12 +36,14 @@ type Archive struct {
 	Ignore bool
 
 	// PagingStatus is the archivelist.xml timemap@paging-status: 0 none,
-	// 1 index, 2 forward, 3 backward, -1 unknown. Pages are always followed
-	// through rel="timemap" links, so this is informational.
+	// 1 index, 2 forward, 3 backward, -1 unknown (the readers' value when
+	// the list does not say). Pages are always followed through
+	// rel="timemap" links, so this is informational.
 	PagingStatus int
 	// Redirect is timegate@redirect: "yes", "no" (default) or "refuse".
 	Redirect string
-	// MementoCompliant is archive@memento-status="yes".
+	// MementoCompliant is archive@memento-status="yes": the archive
+	// answers the Memento protocol itself (RFC 7089), not through a proxy.
 	MementoCompliant bool
 	// Type is archive@type, such as "snapshot" or "cms" (a content
 	// management system: its memento at t is the latest not after t,
@@ -150,13 +152,13 @@ type jsonArchive struct {
 	Hosts             []string `json:"hosts"`
 	Probability       float64  `json:"probability"`
 	Type              string   `json:"type"`
-	MementoCompliant  bool     `json:"memento_compliant"`
+	MementoCompliant  *bool    `json:"memento_compliant"`
 }
 
 func (j *jsonArchive) archive() (Archive, error) {
 	a := Archive{ID: strings.TrimSpace(j.ID), Name: j.Name, TimeMap: j.TimeMap, TimeGate: j.TimeGate, Ignore: j.Ignore,
 		Rate: rate.Limit(j.Rate), Burst: j.Burst, MaxConcurrent: j.MaxConcurrent, Hosts: j.Hosts,
-		Probability: j.Probability, Type: j.Type, MementoCompliant: j.MementoCompliant}
+		Probability: j.Probability, Type: j.Type, MementoCompliant: j.MementoCompliant == nil || *j.MementoCompliant, PagingStatus: -1}
 	if j.Rate < 0 || j.Burst < 0 || j.MaxConcurrent < 0 {
 		return a, fmt.Errorf("%w: rate, burst and max_concurrent must not be negative", ErrUnknownValue)
 	}
@@ -192,7 +194,10 @@ func (j *jsonArchive) archive() (Archive, error) {
 // with "id", "name", "timemap", "timegate", an optional "ignore" and
 // MemGator's optional "probability" (0 to 1, Archive.Probability; other
 // keys are accepted and unused). "type" ("cms", ...) and
-// "memento_compliant" set Archive.Type and MementoCompliant. Entries
+// "memento_compliant" set Archive.Type and MementoCompliant; without
+// "memento_compliant" an archive is compliant (MemGator lists the
+// archives' own Memento TimeMap and TimeGate endpoints). PagingStatus is
+// -1 (unknown): MemGator's list does not say. Entries
 // with "ignore": true are dropped; the order of the rest is kept. Optional
 // keys of this package set an archive's limits: "timeout" and
 // "mementomap_refresh" (Go durations, "10s"), "rate" (requests per

@@ -356,44 +356,36 @@ func wantsHTML(r *http.Request) bool {
 
 // ---- /about ----
 
-// stateLine names what an archive is doing now: "DORMANT until T",
-// "Consecutive failures: N", or "" when it answers.
-func (ag *Aggregator) stateLine(s Stats) string {
-	switch {
-	case !s.DormantUntil.IsZero():
-		return "DORMANT until " + isoDate(s.DormantUntil)
-	case s.ConsecutiveFailures > 0:
-		return "Consecutive failures: " + strconv.Itoa(s.ConsecutiveFailures)
-	}
-	return ""
-}
-
 // about answers /about: the endpoints, the archives in rank order with
-// their state (as MemGator's /about marks them: "(Consecutive failures:
-// N)", "(DORMANT ...)") and the configuration; JSON when the request
-// accepts application/json and not text/plain, else plain text.
+// their state and the configuration; JSON when the request accepts
+// application/json and not text/plain, else plain text. In JSON an
+// archive's "state" is one of ok, dormant, failing, unknown
+// (ArchiveState, Stats.State) and "detail" says why (Stats.Detail, omitted
+// when empty); the text marks an archive as MemGator's /about does, with
+// the detail: "(Consecutive failures: N)", "(DORMANT until T)".
 func (h handler) about(w http.ResponseWriter, r *http.Request) {
 	ag, base := h.ag, h.base()
 	stats := ag.Stats()
 	type archiveDoc struct {
-		ID        string `json:"id"`
-		Name      string `json:"name"`
-		TimeMap   string `json:"timemap,omitempty"`
-		TimeGate  string `json:"timegate,omitempty"`
-		Type      string `json:"type,omitempty"`
-		State     string `json:"state"`
-		Failures  int    `json:"consecutive_failures"`
-		MapLoaded bool   `json:"mementomap_loaded"`
+		ID        string       `json:"id"`
+		Name      string       `json:"name"`
+		TimeMap   string       `json:"timemap,omitempty"`
+		TimeGate  string       `json:"timegate,omitempty"`
+		Type      string       `json:"type,omitempty"`
+		State     ArchiveState `json:"state"`
+		Detail    string       `json:"detail,omitempty"`
+		Failures  int          `json:"consecutive_failures"`
+		LastProbe string       `json:"last_probe,omitempty"`
+		MapLoaded bool         `json:"mementomap_loaded"`
 	}
 	archives := make([]archiveDoc, len(stats))
 	for i, s := range stats {
 		a := ag.archives[i].Archive
-		st := "ok"
-		if l := ag.stateLine(s); l != "" {
-			st = l
+		archives[i] = archiveDoc{ID: a.ID, Name: a.Name, TimeMap: a.TimeMap, TimeGate: a.TimeGate, Type: a.Type, State: s.State(),
+			Detail: s.Detail(), Failures: s.ConsecutiveFailures, MapLoaded: !s.MapLoaded.IsZero()}
+		if !s.LastProbe.IsZero() {
+			archives[i].LastProbe = isoDate(s.LastProbe)
 		}
-		archives[i] = archiveDoc{ID: a.ID, Name: a.Name, TimeMap: a.TimeMap, TimeGate: a.TimeGate, Type: a.Type, State: st,
-			Failures: s.ConsecutiveFailures, MapLoaded: !s.MapLoaded.IsZero()}
 	}
 	endpoints := [][2]string{
 		{"TimeMap", base + "/timemap/{link|json|cdxj}/{URI-R}"},
@@ -448,8 +440,8 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 			name = a.ID
 		}
 		fmt.Fprintf(&b, "%d. [%s](%s)", i+1, name, a.ID)
-		if a.State != "ok" {
-			fmt.Fprintf(&b, " - (%s)", a.State)
+		if a.Detail != "" {
+			fmt.Fprintf(&b, " - (%s)", a.Detail)
 		}
 		b.WriteByte('\n')
 	}
@@ -477,8 +469,13 @@ func cacheText(on bool) string {
 // ---- /archives ----
 
 // registry answers /archives (JSON, MemGator's archives.json keys),
-// /archives/json, and /archives/xml (the Time Travel archivelist.xml):
-// the registry in rank order, as loaded (ignored entries are not in it).
+// /archives/json, and /archives/xml (the Time Travel archivelist.xml,
+// internal/spec/TIMETRAVEL.md §3.1): the registry in rank order, as
+// loaded (ignored entries are not in it). The XML has the attributes the
+// registry keeps (link id and longname, timegate uri and redirect,
+// timemap uri and paging-status, archive type and memento-status), each
+// only when it has a value; the others (rewritten-urls, access-policy,
+// calendar, icon) are not kept, so not written.
 func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
 	format := strings.Trim(rest, "/")
 	if format == "" {
@@ -498,7 +495,7 @@ func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
 			TimeGate    string  `json:"timegate,omitempty"`
 			Probability float64 `json:"probability,omitempty"`
 			Type        string  `json:"type,omitempty"`
-			Compliant   bool    `json:"memento_compliant,omitempty"`
+			Compliant   bool    `json:"memento_compliant"`
 		}
 		list := make([]entry, len(as))
 		for i, a := range as {
@@ -513,23 +510,40 @@ func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
 			_ = xml.EscapeText(&e, []byte(s))
 			return e.String()
 		}
+		attr := func(name, v string) {
+			if v != "" {
+				b.WriteString(" " + name + `="` + esc(v) + `"`)
+			}
+		}
 		for _, a := range as {
-			fmt.Fprintf(&b, "  <link id=\"%s\" longname=\"%s\">\n", esc(a.ID), esc(a.Name))
+			b.WriteString("  <link")
+			attr("id", a.ID)
+			attr("longname", a.Name)
+			b.WriteString(">\n")
 			if a.TimeGate != "" {
 				redirect := a.Redirect
 				if redirect == "" {
 					redirect = "no"
 				}
-				fmt.Fprintf(&b, "    <timegate uri=\"%s\" redirect=\"%s\"/>\n", esc(a.TimeGate), esc(redirect))
+				b.WriteString("    <timegate")
+				attr("uri", a.TimeGate)
+				attr("redirect", redirect)
+				b.WriteString("/>\n")
 			}
 			if a.TimeMap != "" {
-				fmt.Fprintf(&b, "    <timemap uri=\"%s\" paging-status=\"%d\"/>\n", esc(a.TimeMap), a.PagingStatus)
+				b.WriteString("    <timemap")
+				attr("uri", a.TimeMap)
+				attr("paging-status", strconv.Itoa(a.PagingStatus))
+				b.WriteString("/>\n")
 			}
-			typ, ms := a.Type, "no"
+			ms := "no"
 			if a.MementoCompliant {
 				ms = "yes"
 			}
-			fmt.Fprintf(&b, "    <archive type=\"%s\" memento-status=\"%s\"/>\n", esc(typ), ms)
+			b.WriteString("    <archive")
+			attr("type", a.Type)
+			attr("memento-status", ms)
+			b.WriteString("/>\n")
 			b.WriteString("  </link>\n")
 		}
 		b.WriteString("</links>\n")

@@ -2,7 +2,10 @@ package aggregator
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +153,10 @@ func TestAboutAndArchives(t *testing.T) {
 	cms := Archive{ID: "wiki", Name: "A Wiki", TimeMap: good.TimeMapPrefix(), TimeGate: good.TimeGatePrefix(), Type: "cms", Redirect: "yes", PagingStatus: 1}
 	ag := newAggregator(t, Options{Archives: []Archive{entry("good", good), entry("bad", bad), cms}, Tolerance: 5, UserAgent: "test-agent <ops@example.org>",
 		About: []ConfigLine{{"Archive list", "list.json"}}})
+	// Before any request or probe every archive's state is unknown.
+	if _, body := do(t, ag.Handler(), "GET", "/about", "Accept", "application/json"); strings.Count(body, `"state": "unknown"`) != 3 {
+		t.Errorf("/about JSON before any request: want 3 archives unknown:\n%s", body)
+	}
 	do(t, ag.Handler(), "GET", "/timemap/link/http://example.com/")
 	resp, body := do(t, ag.Handler(), "GET", "/about")
 	for _, want := range []string{"1. [Fake good](good)\n", "2. [Fake bad](bad) - (Consecutive failures: 1)\n", "3. [A Wiki](wiki)\n",
@@ -162,8 +169,15 @@ func TestAboutAndArchives(t *testing.T) {
 		t.Errorf("/about Content-Type %q", resp.Header.Get("Content-Type"))
 	}
 	resp, body = do(t, ag.Handler(), "GET", "/about", "Accept", "application/json")
-	if resp.Header.Get("Content-Type") != ctJSON || !strings.Contains(body, `"state": "Consecutive failures: 1"`) {
-		t.Errorf("/about JSON: %s", body)
+	var doc struct {
+		Archives []struct{ ID, State, Detail string }
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || resp.Header.Get("Content-Type") != ctJSON {
+		t.Fatalf("/about JSON: %v %s", err, body)
+	}
+	wantStates := []struct{ ID, State, Detail string }{{"good", "ok", ""}, {"bad", "failing", "Consecutive failures: 1"}, {"wiki", "ok", ""}}
+	if d := cmp.Diff(wantStates, doc.Archives); d != "" {
+		t.Errorf("/about JSON archives (-want +got):\n%s", d)
 	}
 	_, body = do(t, ag.Handler(), "GET", "/archives")
 	got, err := ParseArchivesJSON(strings.NewReader(body))
@@ -250,5 +264,153 @@ func TestWriteMGJSON(t *testing.T) {
 	writeMGJSON(&b, []mgField{{key: "a", val: `x"<y>&`}, {key: "n", obj: []mgField{{key: "b", val: "é"}, {key: "c", val: "http://a/b?c=d&e"}, {key: "d", val: "t\tab\\"}}}})
 	if got, want := b.String(), `{"a": "x\"<y>&", "n": {"b": "é", "c": "http://a/b?c=d&e", "d": "t\tab\\"}}`; got != want {
 		t.Errorf("writeMGJSON = %s, want %s", got, want)
+	}
+}
+
+// TestArchivesXMLRoundTrip: /archives/xml writes the attributes of Time
+// Travel's archivelist.xml (testdata/archivelist.xml, internal/spec/
+// TIMETRAVEL.md §3.1) that the registry keeps, with the list's values and
+// never an empty one; a MemGator JSON list's archives are
+// memento-status="yes" with paging-status -1 (unknown) and no type.
+func TestArchivesXMLRoundTrip(t *testing.T) {
+	src, err := os.ReadFile("testdata/archivelist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := ParseArchivesXML(bytes.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag := newAggregator(t, Options{Archives: as})
+	_, body := do(t, ag.Handler(), "GET", "/archives/xml")
+	want := []string{
+		`  <link id="ia" longname="Internet Archive">`,
+		`    <timegate uri="https://web.archive.org/web/" redirect="no"/>`,
+		`    <timemap uri="https://web.archive.org/web/timemap/link/" paging-status="2"/>`,
+		`    <archive type="snapshot" memento-status="yes"/>`,
+		`  </link>`,
+		`  <link id="webcite" longname="WebCite">`,
+		`    <timegate uri="http://timetravel.mementoweb.org/webcite/timegate/" redirect="no"/>`,
+		`    <timemap uri="http://timetravel.mementoweb.org/webcite/timemap/link/" paging-status="0"/>`,
+		`    <archive type="on-demand" memento-status="no"/>`,
+		`  </link>`,
+		`  <link id="wikipedia" longname="Wikipedia">`,
+		`    <timegate uri="http://mementoweb.org/proxy/wiki/timegate/" redirect="yes"/>`,
+		`    <timemap uri="http://mementoweb.org/proxy/wiki/timemap/link/" paging-status="1"/>`,
+		`    <archive type="cms" memento-status="no"/>`,
+		`  </link>`,
+	}
+	got := lines(body)
+	if len(got) < 2 || got[1] != "<links>" || got[len(got)-1] != "</links>" {
+		t.Fatalf("/archives/xml:\n%s", body)
+	}
+	if d := cmp.Diff(want, got[2:len(got)-1]); d != "" {
+		t.Errorf("/archives/xml (-want +got):\n%s", d)
+	}
+	back, err := ParseArchivesXML(strings.NewReader(body))
+	if err != nil || cmp.Diff(as, back) != "" {
+		t.Errorf("read back: %v (-list +read back):\n%s", err, cmp.Diff(as, back))
+	}
+
+	js, err := ParseArchivesJSON(strings.NewReader(`[{"id": "arc1.local", "timemap": "http://127.0.0.1:19001/timemap/link/", "timegate": "http://127.0.0.1:19001/timegate/"},
+ {"id": "proxied", "name": "Proxied", "timegate": "http://127.0.0.1:19002/timegate/", "memento_compliant": false}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag = newAggregator(t, Options{Archives: js})
+	_, body = do(t, ag.Handler(), "GET", "/archives/xml")
+	want = []string{
+		`  <link id="arc1.local" longname="arc1.local">`,
+		`    <timegate uri="http://127.0.0.1:19001/timegate/" redirect="no"/>`,
+		`    <timemap uri="http://127.0.0.1:19001/timemap/link/" paging-status="-1"/>`,
+		`    <archive memento-status="yes"/>`,
+		`  </link>`,
+		`  <link id="proxied" longname="Proxied">`,
+		`    <timegate uri="http://127.0.0.1:19002/timegate/" redirect="no"/>`,
+		`    <archive memento-status="no"/>`,
+		`  </link>`,
+	}
+	if got := lines(body); len(got) < 3 || cmp.Diff(want, got[2:len(got)-1]) != "" || strings.Contains(body, `=""`) {
+		t.Errorf("/archives/xml of a JSON list (-want +got):\n%s", cmp.Diff(want, got[2:max(2, len(got)-1)]))
+	}
+	// The JSON registry says memento_compliant either way, so that it
+	// reads back the same.
+	_, body = do(t, ag.Handler(), "GET", "/archives")
+	back, err = ParseArchivesJSON(strings.NewReader(body))
+	if err != nil || len(back) != 2 || !back[0].MementoCompliant || back[1].MementoCompliant {
+		t.Errorf("/archives read back: %v %+v\n%s", err, back, body)
+	}
+}
+
+// transcriptHeader returns the value of header name in the first
+// exchange under "### title" of the MemGator transcripts, with the fake
+// archives' addresses replaced as transcriptBody does.
+func transcriptHeader(t *testing.T, title, name string, archiveURLs ...string) string {
+	t.Helper()
+	b, err := sampledata.ReadFile("cases/memgator_transcripts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "### "+title+"\n")
+	if i < 0 {
+		t.Fatalf("no section %q in the transcripts", title)
+	}
+	s = s[i:]
+	j := strings.Index(s, "\n"+name+": ")
+	if j < 0 || j > strings.Index(s[4:], "\n### ")+4 {
+		t.Fatalf("no %s header under %q", name, title)
+	}
+	v := s[j+len(name)+3:]
+	v = v[:strings.Index(v, "\n")]
+	for k, u := range archiveURLs {
+		v = strings.ReplaceAll(v, "http://127.0.0.1:1900"+string(rune('1'+k)), u)
+	}
+	return v
+}
+
+// TestSelectedMementoRels: in link format (the TimeGate's Link header and
+// /memento/link/...) the selected memento carries rel="memento" merged
+// with its place: "last memento" when it is the last, "first memento"
+// when it is the first (RFC 7089 §5 has no "closest" rel, and MemGator's
+// link format writes none; its CDXJ writes "closest memento"). The Link
+// header of a TimeGate asked without Accept-Datetime is MemGator's, byte
+// for byte.
+func TestSelectedMementoRels(t *testing.T) {
+	ag, arcs := memgatorAggregator(t, Options{})
+	arc1, arc2, arc3 := arcs[0].URL, arcs[1].URL, arcs[2].URL
+	resp, _ := do(t, ag.Handler(), "GET", "/timegate/http://example.com/")
+	if want := transcriptHeader(t, "TimeGate without Accept-Datetime (defaults to now)", "Link", arc1, arc2, arc3); resp.Header.Get("Link") != want {
+		t.Errorf("TimeGate Link (-memgator +ours):\n%s", cmp.Diff(want, resp.Header.Get("Link")))
+	}
+	for _, tc := range []struct {
+		target, line string
+	}{
+		{"/memento/link/2099/http://example.com/", `<` + arc3 + `/web/20230808080808/http://example.com/>; rel="last memento"; datetime="Tue, 08 Aug 2023 08:08:08 GMT",`},
+		{"/memento/link/20230808080808/http://example.com/", `<` + arc3 + `/web/20230808080808/http://example.com/>; rel="last memento"; datetime="Tue, 08 Aug 2023 08:08:08 GMT",`},
+		{"/memento/link/1990/http://example.com/", `<` + arc1 + `/web/19990125093000/http://example.com/>; rel="first memento"; datetime="Mon, 25 Jan 1999 09:30:00 GMT",`},
+		{"/memento/link/2013/http://example.com/search?q=a%20b&lang=en", `<` + arc1 + `/web/20130303030303/http://example.com/search?q=a%20b&lang=en>; rel="first last memento"; datetime="Sun, 03 Mar 2013 03:03:03 GMT",`},
+	} {
+		resp, body := do(t, ag.Handler(), "GET", tc.target)
+		got := lines(body)
+		if resp.StatusCode != 200 || !slices.Contains(got, tc.line) || strings.Contains(body, "closest") {
+			t.Errorf("%s: %d, want the line\n%s\n(and no \"closest\") in:\n%s", tc.target, resp.StatusCode, tc.line, body)
+		}
+		n := 0
+		for _, l := range got {
+			if strings.Contains(l, `memento"; datetime=`) {
+				n++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 3}[strings.Contains(tc.target, "search")]; n != want {
+			t.Errorf("%s: %d memento links, want %d (first, prev or next, last; merged when they coincide):\n%s", tc.target, n, want, body)
+		}
+	}
+	// The TimeGate's Link header for a datetime after every memento
+	// marks the selected one "last memento" (and the Location is it).
+	resp, _ = do(t, ag.Handler(), "GET", "/timegate/http://example.com/", "Accept-Datetime", "Thu, 01 Jan 2099 00:00:00 GMT")
+	if l := resp.Header.Get("Link"); resp.Header.Get("Location") != arc3+"/web/20230808080808/http://example.com/" ||
+		!strings.Contains(l, `<`+arc3+`/web/20230808080808/http://example.com/>; rel="last memento"`) || strings.Contains(l, `rel="memento"`) {
+		t.Errorf("TimeGate after every memento: Location %q Link %s", resp.Header.Get("Location"), l)
 	}
 }

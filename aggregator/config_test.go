@@ -46,17 +46,18 @@ func TestParseArchivesJSON(t *testing.T) {
 		{"memgator transcript list", `[
   {"id": "arc3.local", "name": "Fake Archive Three", "timemap": "http://127.0.0.1:19003/timemap/link", "timegate": "http://127.0.0.1:19003/timegate", "probability": 0.2},
   {"id": "ignored.local", "name": "Ignored", "timemap": "http://127.0.0.1:19009/timemap/link/", "timegate": "http://127.0.0.1:19009/timegate/", "ignore": true}
-]`, []Archive{{ID: "arc3.local", Name: "Fake Archive Three", TimeMap: "http://127.0.0.1:19003/timemap/link/", TimeGate: "http://127.0.0.1:19003/timegate/", Probability: 0.2}}, nil, 0},
+]`, []Archive{{ID: "arc3.local", Name: "Fake Archive Three", TimeMap: "http://127.0.0.1:19003/timemap/link/", TimeGate: "http://127.0.0.1:19003/timegate/", Probability: 0.2, PagingStatus: -1, MementoCompliant: true}}, nil, 0},
 		{"empty array", `[]`, nil, nil, 0},
 		{"limits", `[{"id":"a","timemap":"http://a/","timeout":"2.5s","rate":4,"burst":2,"max_concurrent":3,"mementomap":"https://a/map.ukvs","mementomap_refresh":"24h"},
 		  {"id":"b","timegate":"http://b/","mementomap":"discover"},{"id":"c","timegate":"http://c/","mementomap":"maps/c.ukvs"}]`, []Archive{
-			{ID: "a", Name: "a", TimeMap: "http://a/", Timeout: 2500 * time.Millisecond, Rate: 4, Burst: 2, MaxConcurrent: 3, Map: MapSource{URL: "https://a/map.ukvs", Refresh: 24 * time.Hour}},
-			{ID: "b", Name: "b", TimeGate: "http://b/", Map: MapSource{Discover: true}},
-			{ID: "c", Name: "c", TimeGate: "http://c/", Map: MapSource{File: "maps/c.ukvs"}},
+			{ID: "a", Name: "a", TimeMap: "http://a/", Timeout: 2500 * time.Millisecond, Rate: 4, Burst: 2, MaxConcurrent: 3, Map: MapSource{URL: "https://a/map.ukvs", Refresh: 24 * time.Hour}, PagingStatus: -1, MementoCompliant: true},
+			{ID: "b", Name: "b", TimeGate: "http://b/", Map: MapSource{Discover: true}, PagingStatus: -1, MementoCompliant: true},
+			{ID: "c", Name: "c", TimeGate: "http://c/", Map: MapSource{File: "maps/c.ukvs"}, PagingStatus: -1, MementoCompliant: true},
 		}, nil, 0},
 		{"bad timeout", `[{"id":"a","timemap":"http://a/","timeout":"soon"}]`, nil, ErrUnknownValue, 1},
 		{"negative rate", `[{"id":"a","timemap":"http://a/","rate":-1}]`, nil, ErrUnknownValue, 1},
-		{"name defaults to id", `[{"id":"a","timemap":"http://a/tm/"}]`, []Archive{{ID: "a", Name: "a", TimeMap: "http://a/tm/"}}, nil, 0},
+		{"name defaults to id", `[{"id":"a","timemap":"http://a/tm/"}]`, []Archive{{ID: "a", Name: "a", TimeMap: "http://a/tm/", PagingStatus: -1, MementoCompliant: true}}, nil, 0},
+		{"not compliant", `[{"id":"a","timemap":"http://a/tm/","memento_compliant":false,"type":"cms"}]`, []Archive{{ID: "a", Name: "a", TimeMap: "http://a/tm/", PagingStatus: -1, Type: "cms"}}, nil, 0},
 		{"no id", `[{"id":"a","timemap":"http://a/"}, {"timemap":"http://b/"}]`, nil, ErrNoID, 33},
 		{"duplicate id", `[{"id":"a","timemap":"http://a/"},{"id":"a","timemap":"http://b/"}]`, nil, ErrDuplicateID, 33},
 		{"no endpoint", `[{"id":"a"}]`, nil, ErrNoEndpoint, 1},

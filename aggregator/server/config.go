@@ -86,6 +86,14 @@ type Config struct {
 	ScanEvery  Duration `json:"scan_every"`
 	StaleAfter Duration `json:"stale_after"`
 
+	// ProbeEvery is how often Serve probes every archive in the background
+	// (aggregator.Aggregator.RunProbes: one TimeGate request each, the
+	// first at start), so that /healthz and /about know an archive that is
+	// down, failing or dormant without traffic; 0 never probes.
+	// ProbeTimeout bounds one probe.
+	ProbeEvery   Duration `json:"probe_every"`
+	ProbeTimeout Duration `json:"probe_timeout"`
+
 	// Root is the path prefix the server answers under, such as "/mg"
 	// (MemGator's --root): every path is Root + the endpoint's path, and
 	// requests outside it get 404. "" or "/" is none. The default BaseURL
@@ -117,6 +125,10 @@ type Config struct {
 	// a configuration file.
 	Logger *slog.Logger `json:"-"`
 }
+
+// DefaultProbeEvery is Config.ProbeEvery's default: every archive is
+// probed every 5 minutes.
+const DefaultProbeEvery = 5 * time.Minute
 
 // DefaultUserAgent is the User-Agent sent to archives when
 // Config.UserAgent is empty.
@@ -171,6 +183,8 @@ func DefaultConfig() Config {
 		MapCheck:        Duration(aggregator.DefaultMapCheckEvery),
 		ScanEvery:       Duration(time.Hour),
 		StaleAfter:      Duration(14 * 24 * time.Hour),
+		ProbeEvery:      Duration(DefaultProbeEvery),
+		ProbeTimeout:    Duration(aggregator.DefaultProbeTimeout),
 		LogFormat:       "json",
 		LogLevel:        "info",
 		AccessLog:       true,
@@ -223,7 +237,7 @@ func (c *Config) Check() error {
 		name string
 		v    Duration
 	}{{"cache-timeout", c.CacheTimeout}, {"request-timeout", c.RequestTimeout}, {"dynamic-budget", c.DynamicBudget}, {"thorough-budget", c.ThoroughBudget},
-		{"shutdown-timeout", c.ShutdownTimeout}, {"worker-idle", c.WorkerIdle}, {"dormant-for", c.DormantFor}, {"mementomap-max-age", c.MapMaxAge}} {
+		{"shutdown-timeout", c.ShutdownTimeout}, {"worker-idle", c.WorkerIdle}, {"dormant-for", c.DormantFor}, {"mementomap-max-age", c.MapMaxAge}, {"probe-timeout", c.ProbeTimeout}} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %v", d.name, time.Duration(d.v)))
 		}
@@ -231,7 +245,7 @@ func (c *Config) Check() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
-	}{{"mementomap-refresh", c.MapRefresh}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}} {
+	}{{"mementomap-refresh", c.MapRefresh}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}, {"probe-every", c.ProbeEvery}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", d.name, time.Duration(d.v)))
 		}

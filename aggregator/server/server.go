@@ -296,6 +296,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.c.ScanEvery > 0 && s.store != nil {
 		bg.Go(func() { s.maintain(bgCtx) })
 	}
+	if s.c.ProbeEvery > 0 {
+		bg.Go(func() { s.ag.RunProbes(bgCtx, time.Duration(s.c.ProbeEvery), time.Duration(s.c.ProbeTimeout)) })
+	}
 	stopClaiming := make(chan struct{})
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
@@ -541,16 +544,21 @@ func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start
 
 // health answers /healthz: 200 with a JSON summary while the server works;
 // 503 with "status": "degraded" when every archive is dormant or failing
-// (its last answer a failure), with the counts; 503 "unavailable" when the
-// cache does not answer within CacheTimeout (aggregator.CheckCache: never
-// longer, whatever the store does); 503 "draining" while it shuts down.
+// (aggregator.Stats.State: its last request or probe failed), with the
+// counts of each state; 503 "unavailable" when the cache does not answer
+// within CacheTimeout (aggregator.CheckCache: never longer, whatever the
+// store does); 503 "draining" while it shuts down. With ProbeEvery the
+// states are known from the first probes on, without traffic; "unknown"
+// counts the archives neither asked nor probed yet.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	type archives struct {
 		Total   int `json:"total"`
+		OK      int `json:"ok"`
 		Dormant int `json:"dormant"`
-		// Failing: awake archives whose last answer was a failure
+		// Failing: awake archives whose last request or probe failed
 		// (consecutive failures > 0, not yet dormant).
 		Failing    int `json:"failing"`
+		Unknown    int `json:"unknown"`
 		MapsLoaded int `json:"mementomaps_loaded"`
 		// MapsDropped: maps dropped after their file changed in place,
 		// not yet loaded again (their archives are always asked).
@@ -561,13 +569,19 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		Cache       string   `json:"cache"`
 		Archives    archives `json:"archives"`
 		MapsLoading bool     `json:"mementomaps_loading"`
-	}{Status: "ok", Cache: "ok", MapsLoading: s.mapsLoading.Load()}
+		ProbeEvery  string   `json:"probe_every"`
+	}{Status: "ok", Cache: "ok", MapsLoading: s.mapsLoading.Load(), ProbeEvery: probeText(s.c.ProbeEvery)}
 	for _, st := range s.ag.Stats() {
 		doc.Archives.Total++
-		if !st.DormantUntil.IsZero() {
+		switch st.State() {
+		case aggregator.StateOK:
+			doc.Archives.OK++
+		case aggregator.StateDormant:
 			doc.Archives.Dormant++
-		} else if st.ConsecutiveFailures > 0 {
+		case aggregator.StateFailing:
 			doc.Archives.Failing++
+		default:
+			doc.Archives.Unknown++
 		}
 		if !st.MapLoaded.IsZero() {
 			doc.Archives.MapsLoaded++
@@ -595,6 +609,14 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// probeText is ProbeEvery as /healthz shows it: "never" or a duration.
+func probeText(d Duration) string {
+	if d <= 0 {
+		return "never"
+	}
+	return time.Duration(d).String()
 }
 
 // stripRoot returns a shallow copy of r whose request target is rest

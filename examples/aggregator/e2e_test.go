@@ -122,7 +122,7 @@ func TestEndpoints(t *testing.T) {
 		{name: "api json", path: "/api/json/2005/" + held, status: 200, ctype: "application/json", contains: []string{`"closest"`}},
 		{name: "api json none", path: "/api/json/2005/http://nothing.example.net/", status: 404},
 		{name: "timemap json page", path: "/timemap/json/1/" + held, status: 200, ctype: "application/json", contains: []string{`"page": 1`, `"pages": 1`}},
-		{name: "timemap index (DIY)", path: "/timemap/index/" + held, status: 200, ctype: "application/link-format", contains: []string{`title="memento_compliant:no|archive_id:a1"`}},
+		{name: "timemap index (DIY)", path: "/timemap/index/" + held, status: 200, ctype: "application/link-format", contains: []string{`title="memento_compliant:yes|archive_id:a1"`}},
 		{name: "memento cdxj description", path: "/memento/cdxj/2010/" + held, status: 200, ctype: "application/cdxj+ors", contains: []string{`"rel": "closest memento"`}},
 		{name: "memento json description", path: "/memento/json/2010/" + held, status: 200, ctype: "application/json", contains: []string{`"closest": {`}},
 		{name: "memento link description", path: "/memento/link/2010/" + held, status: 200, ctype: "application/link-format", contains: []string{`rel="first memento"`}},

@@ -90,7 +90,9 @@ func start(t *testing.T, args ...string) *instance {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &instance{Stderr: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	out := &urlWatch{url: make(chan string, 1)}
-	all := append([]string{"-addr", "127.0.0.1:0", "-log-format", "json", "-shutdown-timeout", "10s"}, args...)
+	// No probes unless a test asks for them: the tests count the requests
+	// the archives get.
+	all := append([]string{"-addr", "127.0.0.1:0", "-log-format", "json", "-shutdown-timeout", "10s", "-probe-every", "0"}, args...)
 	go func() { in.done <- run(ctx, all, strings.NewReader(""), out, in.Stderr) }()
 	select {
 	case in.URL = <-out.url:
