@@ -29,10 +29,22 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	skipBad := fs.Bool("skip-bad", false, "skip bad index lines (unparseable, or a URL that does not canonicalize), counting them in the map's !meta, instead of refusing to build")
 	mem := fs.Int("mem", mementomap.DefaultSortMemory>>20, "sort memory in MiB before spilling runs to disk")
 	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
+	updatedAt := fs.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or YYYYMMDDhhmmss in UTC (default: now), so that builds of the same inputs give the same bytes")
 	return func() (mementomap.BuildOptions, error) {
 		classes, err := intList(*status)
 		if err != nil {
 			return mementomap.BuildOptions{}, err
+		}
+		var now func() time.Time
+		if *updatedAt != "" {
+			at, err := time.Parse(time.RFC3339, *updatedAt)
+			if err != nil {
+				if at, err = time.Parse("20060102150405", *updatedAt); err != nil {
+					return mementomap.BuildOptions{}, fmt.Errorf("-updated-at %q: not RFC 3339 (2026-12-01T00:00:00Z) nor 14 digits YYYYMMDDhhmmss", *updatedAt)
+				}
+			}
+			at = at.UTC()
+			now = func() time.Time { return at }
 		}
 		if *mem <= 0 {
 			return mementomap.BuildOptions{}, errors.New("-mem must be positive")
@@ -40,7 +52,7 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 		o := mementomap.BuildOptions{
 			ArchiveID: *id, Name: *name, StatusClasses: classes, MIMETypes: strList(*mime),
 			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey,
-			CheckEvery: *check, SkipBad: *skipBad, MemoryLimit: *mem << 20, TempDir: *tmp,
+			CheckEvery: *check, SkipBad: *skipBad, MemoryLimit: *mem << 20, TempDir: *tmp, Now: now,
 		}
 		if *check <= 0 {
 			o.CheckEvery = -1

@@ -233,3 +233,38 @@ func hostOf(line string) string {
 	k, _, _ := strings.Cut(line, ")")
 	return k
 }
+
+// TestBuildUpdatedAt: with -updated-at two builds of one index give the
+// same bytes, the instant in !meta; a malformed instant is refused.
+func TestBuildUpdatedAt(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "index.cdxj")
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 2000, Seed: 3}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(idx, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var maps [][]byte
+	for i, at := range []string{"2026-12-01T00:00:00Z", "20261201000000"} {
+		out := filepath.Join(dir, "m"+string(rune('0'+i)))
+		if _, errOut, err := runCmd(t, "", "build", "-q", "-updated-at", at, "-o", out, idx); err != nil {
+			t.Fatalf("-updated-at %s: %v\n%s", at, err, errOut)
+		}
+		m, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps = append(maps, m)
+	}
+	if !bytes.Equal(maps[0], maps[1]) {
+		t.Error("two builds with one -updated-at differ")
+	}
+	if !bytes.Contains(maps[0], []byte("2026-12-01T00:00:00Z")) {
+		t.Errorf("the map's headers do not hold the instant:\n%.400s", maps[0])
+	}
+	if _, _, err := runCmd(t, "", "build", "-q", "-updated-at", "yesterday", "-o", filepath.Join(dir, "x"), idx); err == nil || !strings.Contains(err.Error(), "-updated-at") {
+		t.Errorf("-updated-at yesterday: %v", err)
+	}
+}
