@@ -93,9 +93,10 @@ const failedPrefix = "failed-"
 // recordFailure leaves the message of err, if any, in the temporary folder
 // under the name failedPrefix+step+"-"+what, and returns err. The runner
 // reports err too, inside its own report of the bundle; Run reads the
-// message back to say what failed in one line.
-func recordFailure(tempDir string, step int, what string, err error) error {
-	if err != nil {
+// message back to say what failed in one line. An element stopped because
+// the run is ending (ctx done: another element failed) records nothing.
+func recordFailure(ctx context.Context, tempDir string, step int, what string, err error) error {
+	if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 		// Best effort: without the file Run still has the runner's error.
 		_ = os.WriteFile(filepath.Join(tempDir, fmt.Sprintf("%s%d-%s", failedPrefix, step, what)), []byte(err.Error()), 0o644)
 	}
@@ -214,9 +215,9 @@ func (f *buildPartFn) ProcessElement(ctx context.Context, elem string, emit func
 	defer busy(f.TempDir)()
 	p, err := decodePart(elem)
 	if err != nil {
-		return recordFailure(f.TempDir, 1, "element", err)
+		return recordFailure(ctx, f.TempDir, 1, "element", err)
 	}
-	return recordFailure(f.TempDir, 1, fmt.Sprintf("part-%06d-map", p.Seq), f.process(ctx, p, emit))
+	return recordFailure(ctx, f.TempDir, 1, fmt.Sprintf("part-%06d-map", p.Seq), f.process(ctx, p, emit))
 }
 
 func (f *buildPartFn) process(ctx context.Context, p cdxj.Part, emit func(string)) error {
@@ -249,9 +250,9 @@ func (f *summarizePartFn) ProcessElement(ctx context.Context, elem string, emit 
 	defer busy(f.TempDir)()
 	p, err := decodePart(elem)
 	if err != nil {
-		return recordFailure(f.TempDir, 1, "element", err)
+		return recordFailure(ctx, f.TempDir, 1, "element", err)
 	}
-	return recordFailure(f.TempDir, 1, fmt.Sprintf("part-%06d-summary", p.Seq), f.process(ctx, p, emit))
+	return recordFailure(ctx, f.TempDir, 1, fmt.Sprintf("part-%06d-summary", p.Seq), f.process(ctx, p, emit))
 }
 
 func (f *summarizePartFn) process(ctx context.Context, p cdxj.Part, emit func(string)) error {
@@ -351,7 +352,7 @@ type concatMapFn struct {
 
 func (f *concatMapFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool, emit func(string)) error {
 	defer busy(f.TempDir)()
-	return recordFailure(f.TempDir, 2, "concat-map", f.process(ctx, values, emit))
+	return recordFailure(ctx, f.TempDir, 2, "concat-map", f.process(ctx, values, emit))
 }
 
 func (f *concatMapFn) process(ctx context.Context, values func(*string) bool, emit func(string)) error {
@@ -401,7 +402,7 @@ type planCompactFn struct {
 
 func (f *planCompactFn) ProcessElement(ctx context.Context, elem string, emit func(string)) error {
 	defer busy(f.TempDir)()
-	return recordFailure(f.TempDir, 3, "compact-plan", f.process(ctx, elem, emit))
+	return recordFailure(ctx, f.TempDir, 3, "compact-plan", f.process(ctx, elem, emit))
 }
 
 func (f *planCompactFn) process(ctx context.Context, elem string, emit func(string)) error {
@@ -440,9 +441,9 @@ func (f *compactPieceFn) ProcessElement(ctx context.Context, elem string, emit f
 	defer busy(f.TempDir)()
 	pc, err := decodeShard(elem)
 	if err != nil {
-		return recordFailure(f.TempDir, 4, "element", err)
+		return recordFailure(ctx, f.TempDir, 4, "element", err)
 	}
-	return recordFailure(f.TempDir, 4, fmt.Sprintf("piece-%06d-compact", pc.Seq), f.process(pc, emit))
+	return recordFailure(ctx, f.TempDir, 4, fmt.Sprintf("piece-%06d-compact", pc.Seq), f.process(pc, emit))
 }
 
 func (f *compactPieceFn) process(pc Shard, emit func(string)) error {
@@ -471,7 +472,7 @@ type concatCompactFn struct {
 
 func (f *concatCompactFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool, emit func(string)) error {
 	defer busy(f.TempDir)()
-	return recordFailure(f.TempDir, 5, "concat-compact", f.process(ctx, values, emit))
+	return recordFailure(ctx, f.TempDir, 5, "concat-compact", f.process(ctx, values, emit))
 }
 
 func (f *concatCompactFn) process(ctx context.Context, values func(*string) bool, emit func(string)) error {
@@ -515,7 +516,7 @@ type combineSummaryFn struct {
 
 func (f *combineSummaryFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool, emit func(string)) error {
 	defer busy(f.TempDir)()
-	return recordFailure(f.TempDir, 2, "combine-summary", f.process(ctx, values, emit))
+	return recordFailure(ctx, f.TempDir, 2, "combine-summary", f.process(ctx, values, emit))
 }
 
 func (f *combineSummaryFn) process(ctx context.Context, values func(*string) bool, emit func(string)) error {
@@ -564,7 +565,7 @@ const reportName = "report.json"
 
 func (f *commitFn) ProcessElement(ctx context.Context, _ int, values func(*string) bool) error {
 	defer busy(f.TempDir)()
-	return recordFailure(f.TempDir, 6, "commit", f.process(ctx, values))
+	return recordFailure(ctx, f.TempDir, 6, "commit", f.process(ctx, values))
 }
 
 func (f *commitFn) process(ctx context.Context, values func(*string) bool) error {
