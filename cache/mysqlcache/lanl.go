@@ -223,6 +223,33 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfte
 ) ENGINE=InnoDB`); err != nil {
 		return fmt.Errorf("lanl migration: %w", err)
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	// What is migrated, before anything changes: the old tables with their
+	// row counts, the steps to run and those already done (a resumed
+	// migration).
+	attrs := []any{}
+	for _, t := range lanlTables {
+		var n int64
+		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+t).Scan(&n); err == nil {
+			attrs = append(attrs, slog.Int64(t+"_rows", n))
+		}
+	}
+	var todo, already []string
+	for _, st := range steps {
+		if done[st.name] {
+			already = append(already, st.name)
+		} else {
+			todo = append(todo, st.name)
+		}
+	}
+	attrs = append(attrs, slog.String("tables", strings.Join(lanlTables, ",")), slog.String("steps", strings.Join(todo, ",")))
+	if len(already) > 0 {
+		attrs = append(attrs, slog.String("resuming_after", strings.Join(already, ",")))
+	}
+	log.Info("mysql cache: migrating the Time Travel aggregator's tables (conf/agg_tables.sql) to this schema, keeping every row", attrs...)
+	begin := time.Now()
 	for _, st := range steps {
 		if done[st.name] {
 			continue
@@ -231,10 +258,14 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfte
 		if st.run != nil {
 			err = st.run(ctx, conn)
 		}
+		var rows int64
 		for i := 0; err == nil && i < len(st.stmts); i++ {
-			_, err = conn.ExecContext(ctx, st.stmts[i])
+			var res sql.Result
+			res, err = conn.ExecContext(ctx, st.stmts[i])
 			if err != nil {
 				err = fmt.Errorf("statement %d: %w", i+1, err)
+			} else if n, e := res.RowsAffected(); e == nil {
+				rows += n
 			}
 		}
 		if err == nil {
@@ -243,13 +274,17 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfte
 		if err != nil {
 			return fmt.Errorf("lanl migration, step %s (%s): %w; run again to resume", st.name, st.what, err)
 		}
-		if log != nil {
-			log.Info("mysql cache: LANL table migration step done", "step", st.name, "elapsed", time.Since(start))
+		stepAttrs := []any{slog.String("step", st.name), slog.String("what", st.what), slog.Duration("elapsed", time.Since(start))}
+		if strings.HasPrefix(st.name, "copy-") {
+			stepAttrs = append(stepAttrs, slog.Int64("rows_copied", rows))
 		}
+		log.Info("mysql cache: LANL table migration step done", stepAttrs...)
 		if st.name == stopAfter {
 			return errLANLStopped
 		}
 	}
+	log.Info("mysql cache: LANL table migration done; the old tables are kept as linkmaster_lanl, links_lanl, jobs_lanl, archive_register_lanl (and jobs_lanl_duplicates) for the operator to check and drop",
+		slog.Duration("elapsed", time.Since(begin)))
 	return nil
 }
 

@@ -1,45 +1,77 @@
 package mysqlcache_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
+	"github.com/mementokit/mementokit/internal/mysqltest"
 )
 
 // loadLANL creates a database with the Time Travel aggregator's own schema
-// (testdata/lanl_agg_tables.sql) and rows shaped like theirs
-// (testdata/lanl_rows.sql), and returns its DSN.
+// (testdata/lanl_agg_tables.sql, conf/agg_tables.sql as LANL ships it,
+// read as the mysql client reads it: its "delimiter |" lines included,
+// mysqltest.Script) and rows shaped like theirs (testdata/lanl_rows.sql),
+// and returns its DSN. The test's database stands for the script's
+// "aggregator": the statements that drop, create and select that database
+// and the GRANT (which would create the user cache@localhost on the
+// shared server) are not sent, ALTER DATABASE names the test's database,
+// and the triggers' DEFINER=`cache`@`localhost` is dropped (the triggers
+// run as the test's user). Everything else is sent as written.
 func loadLANL(t *testing.T) string {
 	t.Helper()
 	dsn := testDB(t)
-	db := rawDB(t, dsn)
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := rawDB(t, dsn).Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sent := 0
 	for _, f := range []string{"testdata/lanl_agg_tables.sql", "testdata/lanl_rows.sql"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, stmt := range strings.Split(string(b), "\n;\n") {
-			var lines []string
-			for _, l := range strings.Split(stmt, "\n") {
-				if !strings.HasPrefix(strings.TrimSpace(l), "--") {
-					lines = append(lines, l)
-				}
-			}
-			if s := strings.TrimSpace(strings.Join(lines, "\n")); s != "" && s != ";" {
-				if _, err := db.Exec(s); err != nil {
-					t.Fatalf("%s statement %d: %v\n%s", f, i+1, err, s)
-				}
-			}
+		stmts, err := mysqltest.Script(string(b))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
 		}
+		for _, st := range stmts {
+			s, lower := st.SQL, strings.ToLower(st.SQL)
+			switch {
+			case strings.HasPrefix(lower, "drop database"), strings.HasPrefix(lower, "create database"),
+				strings.HasPrefix(lower, "use "), strings.HasPrefix(lower, "grant "):
+				continue
+			case strings.HasPrefix(lower, "alter database aggregator "):
+				s = "ALTER DATABASE " + cfg.DBName + s[len("alter database aggregator"):]
+			}
+			s = strings.ReplaceAll(s, "DEFINER=`cache`@`localhost` ", "")
+			if _, err := conn.ExecContext(t.Context(), s); err != nil {
+				t.Fatalf("%s:%d: %v\n%s", f, st.Line, err, s)
+			}
+			sent++
+		}
+	}
+	// 13 of the schema (ALTER DATABASE, 4 tables, 2 keys, 4 indexes, 2
+	// triggers) and 4 INSERTs of rows.
+	if sent != 17 {
+		t.Fatalf("%d statements sent, want 13 of the schema and 4 of rows", sent)
 	}
 	return dsn
 }
@@ -171,11 +203,14 @@ func TestLANLMigration(t *testing.T) {
 	if after := lanlRows(t, rawDB(t, dsn), "", false); !cmp.Equal(before, after) {
 		t.Errorf("MigrationPlan changed the database")
 	}
-	c, err := mysqlcache.Open(t.Context(), dsn, nil)
+	var logBuf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	c, err := mysqlcache.Open(t.Context(), dsn, &mysqlcache.Options{Logger: log})
 	if err != nil {
 		t.Fatalf("Open of a LANL database: %v", err)
 	}
 	c.Close()
+	checkLANLLog(t, logBuf.String())
 	checkMigrated(t, dsn, before)
 	// Twice: the second Open (inside checkMigrated) and a third change
 	// nothing, and the plan is empty.
@@ -191,6 +226,42 @@ func TestLANLMigration(t *testing.T) {
 		t.Errorf("plan after migration: %v %q, want none", err, plan)
 	}
 	claimMigrated(t, dsn)
+}
+
+// checkLANLLog: the migration said at info level what it migrates (the
+// tables with their row counts, the steps), each step done (copies with
+// their rows), and the end.
+func checkLANLLog(t *testing.T, log string) {
+	t.Helper()
+	var start map[string]any
+	steps := map[string]map[string]any{}
+	done := false
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		msg, _ := rec["msg"].(string)
+		switch {
+		case rec["level"] != "INFO":
+		case strings.HasPrefix(msg, "mysql cache: migrating the Time Travel aggregator's tables"):
+			start = rec
+		case msg == "mysql cache: LANL table migration step done":
+			steps[rec["step"].(string)] = rec
+		case strings.HasPrefix(msg, "mysql cache: LANL table migration done"):
+			done = true
+		}
+	}
+	if start == nil || start["linkmaster_rows"] != 4.0 || start["links_rows"] != 6.0 || start["jobs_rows"] != 4.0 || start["archive_register_rows"] != 3.0 ||
+		start["steps"] != "create,copy-archive_register,copy-linkmaster,copy-links,copy-jobs,check,swap" || start["tables"] != "archive_register,linkmaster,links,jobs" {
+		t.Errorf("start record %v\nlog:\n%s", start, log)
+	}
+	if len(steps) != 7 || steps["copy-links"]["rows_copied"] != 6.0 || steps["copy-jobs"]["rows_copied"] != 4.0 || steps["swap"]["what"] == "" {
+		t.Errorf("step records %v\nlog:\n%s", steps, log)
+	}
+	if !done {
+		t.Errorf("no end record\nlog:\n%s", log)
+	}
 }
 
 // TestLANLMigrationResumes: a migration cut off after each step resumes

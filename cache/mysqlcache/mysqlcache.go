@@ -115,7 +115,13 @@ const (
 // aggregator's own schema (conf/agg_tables.sql of
 // lanl/TimeStitch-Memento-Aggregator) is migrated in place keeping every
 // row, resuming a migration cut off earlier (lanl.go; MigrationPlan shows
-// the steps without running them). It fails with a [*cache.Error] if the
+// the steps without running them). Such a database is made by running
+// that file with the mysql client as LANL ships it (mysql -u root <
+// agg_tables.sql: the client reads its "delimiter |" lines; the file
+// names the database "aggregator"); Open reads the tables, never the
+// file. The migration logs at info level (Options.Logger) the tables with
+// their row counts and the steps before it starts, each step done (with
+// the rows a copy wrote), and its end. It fails with a [*cache.Error] if the
 // server cannot be reached within ctx or the DSN's timeout (5 s by
 // default; it bounds both the dial and the server's handshake), the
 // server has no such database or refuses the user, the DSN names no

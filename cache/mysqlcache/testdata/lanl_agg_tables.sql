@@ -1,11 +1,10 @@
--- The Time Travel aggregator's MySQL schema, conf/agg_tables.sql of
--- github.com/lanl/TimeStitch-Memento-Aggregator (commit 685998c, BSD-3
--- licence; see PROVENANCE.md), as the tests load it: the lines that drop,
--- create and select the database and grant its user, the delimiter lines
--- and the ALTER DATABASE are left out (each test makes its own database),
--- the triggers lose their DEFINER (no user cache@localhost in tests), and
--- the statements end with a line holding only ";" instead of "|".
+drop database if exists aggregator;
+create database if not exists aggregator;
+GRANT ALL PRIVILEGES ON aggregator.* TO 'cache'@'localhost' identified by 'plenty';
+use aggregator;
+delimiter |
 
+ALTER DATABASE aggregator  DEFAULT COLLATE utf8mb4_unicode_ci|
 
 CREATE TABLE if not exists `archive_register` (
   `id` int(11)  NOT NULL AUTO_INCREMENT,
@@ -13,11 +12,9 @@ CREATE TABLE if not exists `archive_register` (
   `timegate` varchar(255) DEFAULT NULL,
   `timemap` varchar(255) DEFAULT NULL,
    PRIMARY KEY (`id`)
-) ENGINE=MyISAM
-;
+) ENGINE=MyISAM|
 ALTER TABLE archive_register
- ADD CONSTRAINT  pk_host UNIQUE (hostname)
-;
+ ADD CONSTRAINT  pk_host UNIQUE (hostname)|
 
 CREATE TABLE if not exists `jobs` (
   `id` int(11) NOT NULL AUTO_INCREMENT,
@@ -26,12 +23,9 @@ CREATE TABLE if not exists `jobs` (
   `process_id` int(11) DEFAULT NULL,
   `compltime` datetime DEFAULT NULL,
   PRIMARY KEY (`id`)
-) ENGINE=MyISAM
-;
-CREATE INDEX url_index ON jobs (url)
-;
-CREATE INDEX p_index ON jobs (process_id)
-;
+) ENGINE=MyISAM|
+CREATE INDEX url_index ON jobs (url)|
+CREATE INDEX p_index ON jobs (process_id)|
 
  CREATE TABLE if not exists `links` (
   `id` varchar(32) NOT NULL,
@@ -59,8 +53,7 @@ CREATE INDEX p_index ON jobs (process_id)
  PARTITION pc VALUES IN (99) ENGINE = MyISAM,
  PARTITION pd VALUES IN (100) ENGINE = MyISAM,
  PARTITION pe VALUES IN (101) ENGINE = MyISAM,
- PARTITION pf VALUES IN (102) ENGINE = MyISAM) */
-;
+ PARTITION pf VALUES IN (102) ENGINE = MyISAM) */ |
  
  CREATE TABLE if not exists `linkmaster` (
   `url` varchar(100) DEFAULT NULL,
@@ -68,31 +61,26 @@ CREATE INDEX p_index ON jobs (process_id)
   `reqtime` datetime DEFAULT NULL,
   `numreq` int(11) DEFAULT NULL,
   `updtime` datetime DEFAULT NULL
-) ENGINE=MyISAM
-;
+) ENGINE=MyISAM|
 
 ALTER TABLE linkmaster
- ADD CONSTRAINT  pk_id PRIMARY KEY (id) 
-;
+ ADD CONSTRAINT  pk_id PRIMARY KEY (id) |
 
- CREATE INDEX url_index_m ON linkmaster (url)
-;
- CREATE INDEX update_index_m ON linkmaster (updtime)
-;
+ CREATE INDEX url_index_m ON linkmaster (url)|
+ CREATE INDEX update_index_m ON linkmaster (updtime)|
 
-CREATE TRIGGER part_update BEFORE UPDATE ON `links`
+CREATE DEFINER=`cache`@`localhost` TRIGGER part_update BEFORE UPDATE ON `links`
  FOR EACH ROW
   BEGIN 
   SET NEW.part = ASCII(SUBSTR(NEW.id,1,1));
-  END 
-;
+  END |
 
 
-CREATE TRIGGER part_insert BEFORE INSERT ON `links`
+CREATE DEFINER=`cache`@`localhost` TRIGGER part_insert BEFORE INSERT ON `links`
 FOR EACH ROW
 BEGIN
 SET NEW.part = ASCII(SUBSTR(NEW.id,1,1));
-END 
-;
+END |
 
+delimiter ;
 

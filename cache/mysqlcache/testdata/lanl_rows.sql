@@ -28,3 +28,4 @@ INSERT INTO jobs (id, url, reqtime, process_id, compltime) VALUES
  (2, 'http://pending.example/', '2016-03-06 09:00:00', NULL, NULL),
  (3, 'http://claimed.example/', '2016-03-06 09:10:00', 4711, NULL),
  (4, 'http://pending.example/', '2016-03-06 09:30:00', NULL, NULL)
+;
