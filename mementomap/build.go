@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/extsort"
 	"github.com/mementokit/mementokit/surt"
 )
 
@@ -144,21 +145,21 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 		}
 	}
 	b := newBuilder(o)
-	b.s = newSorter(o.MemoryLimit, o.TempDir)
-	b.sink = func(k []byte) error { return b.s.add(k, 1) }
+	b.s = extsort.New(o.MemoryLimit, o.TempDir)
+	b.sink = func(k []byte) error { return b.s.Add(k, 1) }
 	for _, in := range inputs {
 		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
-			b.s.close()
+			b.s.Close()
 			return b.st, err
 		}
 	}
-	b.st.Runs = len(b.s.runs)
+	b.st.Runs = b.s.Runs()
 	bw := bufio.NewWriterSize(dst, 1<<20)
 	if err := writeBuildHeaders(bw, o, b.st.Bad, nil); err != nil {
-		b.s.close()
+		b.s.Close()
 		return b.st, err
 	}
-	if err := writeMapLines(ctx, bw, &b.st, []*sorter{b.s}); err != nil {
+	if err := writeMapLines(ctx, bw, &b.st, []*extsort.Sorter{b.s}); err != nil {
 		return b.st, err
 	}
 	b.logDone()
@@ -175,7 +176,7 @@ func (b *builder) logDone() {
 
 // writeMapLines writes the data lines "HXPX M/R" of the sort keys of ss
 // (see eachOf) to bw and flushes it, counting Keys and URIRs in st.
-func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*sorter) error {
+func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*extsort.Sorter) error {
 	var cur []byte
 	var m, r uint64
 	var line []byte
@@ -194,7 +195,7 @@ func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*
 		return err
 	}
 	n := 0
-	err := eachOf(ss, func(key []byte, count uint64) error {
+	err := extsort.EachOf(ss, func(key []byte, count uint64) error {
 		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -271,7 +272,7 @@ func newBuilder(o BuildOptions) *builder {
 type builder struct {
 	sink  func(sortKey []byte) error
 	o     BuildOptions
-	s     *sorter
+	s     *extsort.Sorter
 	st    BuildStats
 	mimes []string
 	key   []byte

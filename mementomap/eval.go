@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/extsort"
 	"runtime/debug"
 	"strings"
 
@@ -65,22 +66,22 @@ func LoadTruth(ctx context.Context, inputs []cdxj.Searcher, lookups []string, op
 		o.MemoryLimit = DefaultSortMemory
 	}
 	b := newBuilder(o)
-	b.s = newSorter(o.MemoryLimit, o.TempDir)
+	b.s = extsort.New(o.MemoryLimit, o.TempDir)
 	b.sink = func(k []byte) error {
 		if idx, ok := want[string(k)]; ok {
 			for _, i := range idx {
 				t.Held[i] = true
 			}
 		}
-		return b.s.add(k, 1)
+		return b.s.Add(k, 1)
 	}
-	defer b.s.close()
+	defer b.s.Close()
 	for _, in := range inputs {
 		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
 			return nil, err
 		}
 	}
-	err := b.s.each(func([]byte, uint64) error { t.URIRs++; return nil })
+	err := b.s.Each(func([]byte, uint64) error { t.URIRs++; return nil })
 	t.Stats = b.st
 	return t, err
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/extsort"
 	"github.com/mementokit/mementokit/ukvs"
 )
 
@@ -92,14 +93,14 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	cancels := make([]context.CancelFunc, len(items))
 	for i := range items {
 		b := newBuilder(o)
-		b.s = newSorter(limit, o.TempDir)
-		b.sink = func(k []byte) error { return b.s.add(k, 1) }
+		b.s = extsort.New(limit, o.TempDir)
+		b.sink = func(k []byte) error { return b.s.Add(k, 1) }
 		bs[i] = b
 		ctxs[i], cancels[i] = context.WithCancel(ctx)
 	}
 	closeAll := func() {
 		for _, b := range bs {
-			b.s.close()
+			b.s.Close()
 		}
 	}
 	var mu sync.Mutex
@@ -122,9 +123,9 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 			defer func() { <-sem }()
 			b := bs[i]
 			err := b.read(ctxs[i], it.records())
-			if err == nil && len(items) > w && len(b.s.ents) > 1<<12 {
+			if err == nil && len(items) > w && b.s.Buffered() > 1<<12 {
 				// More parts than workers: a finished part keeps no chunk.
-				err = b.s.spill()
+				err = b.s.Spill()
 			}
 			if err != nil {
 				errs[i] = err
@@ -145,7 +146,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	}
 	var st BuildStats
 	for _, b := range bs {
-		b.st.Runs = len(b.s.runs)
+		b.st.Runs = b.s.Runs()
 		st.Add(b.st)
 	}
 	if failed < len(items) {
@@ -160,7 +161,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		closeAll()
 		return st, err
 	}
-	ss := make([]*sorter, len(bs))
+	ss := make([]*extsort.Sorter, len(bs))
 	for i, b := range bs {
 		ss[i] = b.s
 	}
@@ -219,20 +220,20 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 		o.MemoryLimit = DefaultSortMemory
 	}
 	b := newBuilder(o)
-	b.s = newSorter(o.MemoryLimit, o.TempDir)
-	b.sink = func(k []byte) error { return b.s.add(k, 1) }
+	b.s = extsort.New(o.MemoryLimit, o.TempDir)
+	b.sink = func(k []byte) error { return b.s.Add(k, 1) }
 	b.sorted = true
 	if err := b.read(ctx, cdxj.PartRecords(ix, p)); err != nil {
-		b.s.close()
+		b.s.Close()
 		return b.st, err
 	}
-	b.st.Runs = len(b.s.runs)
+	b.st.Runs = b.s.Runs()
 	bw := bufio.NewWriterSize(dst, 1<<20)
 	if err := writeBuildHeaders(bw, o, b.st.Bad, &p); err != nil {
-		b.s.close()
+		b.s.Close()
 		return b.st, err
 	}
-	err := writeMapLines(ctx, bw, &b.st, []*sorter{b.s})
+	err := writeMapLines(ctx, bw, &b.st, []*extsort.Sorter{b.s})
 	return b.st, err
 }
 

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/publicsuffix"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/extsort"
 	"github.com/mementokit/mementokit/timestamp"
 )
 
@@ -236,8 +237,8 @@ func Profile(ctx context.Context, inputs []cdxj.Searcher, opts *ProfileOptions) 
 	}
 	p := newProfiler(o)
 	b := newBuilder(o.BuildOptions)
-	b.s = newSorter(o.MemoryLimit, o.TempDir)
-	defer b.s.close()
+	b.s = extsort.New(o.MemoryLimit, o.TempDir)
+	defer b.s.Close()
 	p.sorter = b.s
 	var rec *cdxj.Record
 	b.sink = func(k []byte) error { return p.add(rec, k) }
@@ -273,11 +274,11 @@ func Profile(ctx context.Context, inputs []cdxj.Searcher, opts *ProfileOptions) 
 	ix.Lines, ix.URIMs, ix.Filtered, ix.NonHTTP = b.st.Records, b.st.Used, b.st.Filtered, b.st.NonHTTP
 	ix.Bad, ix.BadExamples, ix.Mismatched = b.st.Bad, b.st.BadExamples, b.st.Mismatched
 	if !o.NoCompaction {
-		p.lines = newSorter(o.MemoryLimit, o.TempDir)
-		defer p.lines.close()
+		p.lines = extsort.New(o.MemoryLimit, o.TempDir)
+		defer p.lines.Close()
 	}
 	n := 0
-	err := b.s.each(func(key []byte, count uint64) error {
+	err := b.s.Each(func(key []byte, count uint64) error {
 		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -326,9 +327,9 @@ type profiler struct {
 	o      ProfileOptions
 	out    ArchiveProfile
 	sk     []byte
-	sorter *sorter
-	lines  *sorter // the baseline map's lines, for Figure 9
-	first  []byte  // earliest and latest timestamps seen
+	sorter *extsort.Sorter
+	lines  *extsort.Sorter // the baseline map's lines, for Figure 9
+	first  []byte          // earliest and latest timestamps seen
 	last   []byte
 
 	// The current URI-R, HxPx key, host, domain and TLD (sort-key form).
@@ -421,7 +422,7 @@ tail:
 	if ts := rec.Timestamp(); bytes.Compare(ts, p.last) > 0 {
 		p.last = append(p.last[:0], ts...)
 	}
-	return p.sorter.add(sk, 1)
+	return p.sorter.Add(sk, 1)
 }
 
 // entry takes one sorted (URI-R, year, status class) group of count captures.
@@ -678,7 +679,7 @@ func (p *profiler) endKey() error {
 	p.line = line
 	p.out.Index.MapBytes += int64(len(line)) + 1
 	if p.lines != nil {
-		return p.lines.add(line, 0)
+		return p.lines.Add(line, 0)
 	}
 	return nil
 }
@@ -812,7 +813,7 @@ func (p *profiler) compaction(ctx context.Context, o ProfileOptions) error {
 	}()
 	bw := bufio.NewWriterSize(pw, 1<<16)
 	n := 0
-	err := p.lines.each(func(line []byte, _ uint64) error {
+	err := p.lines.Each(func(line []byte, _ uint64) error {
 		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/extsort"
 )
 
 // EachURIR streams the indexes once, with the same record handling and
@@ -21,9 +22,9 @@ func EachURIR(ctx context.Context, inputs []cdxj.Searcher, opts *BuildOptions, f
 		o.MemoryLimit = DefaultSortMemory
 	}
 	b := newBuilder(o)
-	b.s = newSorter(o.MemoryLimit, o.TempDir)
-	b.sink = func(k []byte) error { return b.s.add(k, 1) }
-	defer b.s.close()
+	b.s = extsort.New(o.MemoryLimit, o.TempDir)
+	b.sink = func(k []byte) error { return b.s.Add(k, 1) }
+	defer b.s.Close()
 	for _, in := range inputs {
 		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
 			return b.st, err
@@ -31,7 +32,7 @@ func EachURIR(ctx context.Context, inputs []cdxj.Searcher, opts *BuildOptions, f
 	}
 	var key []byte
 	n := 0
-	err := b.s.each(func(k []byte, count uint64) error {
+	err := b.s.Each(func(k []byte, count uint64) error {
 		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

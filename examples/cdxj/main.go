@@ -12,9 +12,10 @@
 // legend column without a well-known CDXJ name is written under its legend
 // name (wget's u, the WARC record ID, as "warc_record_id"; see
 // cdxj.LegendName). -sort sorts the output
-// byte-wise (as LC_ALL=C sort does) in bounded memory: about -mem bytes of
-// lines are sorted at a time and spilled to temporary files in -tmpdir,
-// which are then merged. A bad line stops the command with its file and line
+// byte-wise (as LC_ALL=C sort does) in bounded memory with package
+// internal/extsort: about -mem bytes of distinct lines (plus 16 bytes each)
+// are sorted at a time and spilled to temporary files in -tmpdir, which are
+// then merged. A bad line stops the command with its file and line
 // number and exit status 1, unless -skip-bad, which passes over bad lines
 // and reports their count on standard error. With -o the output goes to a
 // temporary file beside OUT, renamed to OUT only when complete, with the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -224,9 +223,6 @@ func TestSort(t *testing.T) {
 	if slices.IsSorted(lines(unsorted)) {
 		t.Fatal("test input is already sorted")
 	}
-	oldFanIn := maxFanIn
-	defer func() { maxFanIn = oldFanIn }()
-	maxFanIn = 3
 	for _, mem := range []string{"1000000000", "50000", "4000"} {
 		t.Run("mem="+mem, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -385,47 +381,6 @@ func TestOutputMode(t *testing.T) {
 				t.Errorf("mode %v, want %v", got, c.want)
 			}
 		})
-	}
-}
-
-// TestSortFailedMergeCleansUp: the run files have no name, and when a merge
-// pass fails (a run unreadable, a full disk, an interrupt), cleanup still
-// releases every run.
-func TestSortFailedMergeCleansUp(t *testing.T) {
-	defer func(n int) { maxFanIn = n }(maxFanIn)
-	maxFanIn = 4
-	dir := t.TempDir()
-	s := newExternalSorter(1, dir) // one line per run
-	for i := range 20 {
-		if err := s.add(fmt.Appendf(nil, "k%02d 2020 {}\n", 19-i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if len(s.runs) < 2*maxFanIn {
-		t.Fatalf("%d runs, want more than %d so that merging takes passes", len(s.runs), 2*maxFanIn)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
-		t.Errorf("run files have names in %s: %d entries; they must vanish with the process", dir, len(ents))
-	}
-	if err := s.runs[1].Close(); err != nil { // the first pass's merge fails
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	w := bufio.NewWriter(&out)
-	if err := s.finish(context.Background(), w); err == nil {
-		t.Fatal("finish succeeded without one of its runs")
-	}
-	s.cleanup()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var left []string
-	for _, e := range entries {
-		left = append(left, e.Name())
-	}
-	if len(left) > 0 {
-		t.Errorf("temporary runs left behind: %v", left)
 	}
 }
 

@@ -2,17 +2,20 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/columnar"
 	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/extsort"
 )
 
 // options are the command-line settings.
@@ -89,6 +92,33 @@ func (s writerSink) add(line []byte) error {
 	return err
 }
 
+// sortSink adds each line, without its newline, to an external sort.
+type sortSink struct{ s *extsort.Sorter }
+
+func (k sortSink) add(line []byte) error {
+	return k.s.Add(bytes.TrimSuffix(line, []byte("\n")), 1)
+}
+
+// writeSorted writes the lines of s in order, each as often as it was added:
+// byte-identical to LC_ALL=C sort of the same lines.
+func writeSorted(ctx context.Context, s *extsort.Sorter, w *bufio.Writer) error {
+	n := 0
+	return s.Each(func(line []byte, count uint64) error {
+		for range count {
+			if n++; n%8192 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			w.Write(line)
+			if err := w.WriteByte('\n'); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
@@ -107,11 +137,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	out := bufio.NewWriterSize(stdout, 256<<10)
 	var sink lineSink = writerSink{out}
-	var sorter *externalSorter
+	var sorter *extsort.Sorter
 	if o.sort {
-		sorter = newExternalSorter(o.mem, o.tmpdir)
-		defer sorter.cleanup()
-		sink = sorter
+		sorter = extsort.New(int(min(o.mem, math.MaxInt)), o.tmpdir)
+		defer sorter.Close()
+		sink = sortSink{sorter}
 	}
 	var skipped int64
 	o.skips = &skipLog{w: stderr}
@@ -123,7 +153,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	if sorter != nil {
-		if err := sorter.finish(ctx, out); err != nil {
+		if err := writeSorted(ctx, sorter, out); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,425 @@
+// Package extsort is the module's external sort: byte strings (index lines,
+// HxPx keys, URI-Rs) in byte-wise order, as LC_ALL=C sort orders lines, in
+// bounded memory, each distinct string once with the sum of the counts added
+// for it.
+//
+// Strings accumulate in an in-memory chunk (consecutive equal strings are
+// summed at once, which makes a sorted input cheap); when the chunk passes
+// its memory limit it is sorted and spilled to a run file in the temporary
+// folder, and the runs are k-way merged at the end, at most [MaxFanIn] at a
+// time (more runs take several passes, so that the open files and read
+// buffers stay bounded). Run files have no name
+// (internal/atomicfile.Scratch): they vanish with the process however it
+// ends, and [Sorter.Close] frees their space.
+//
+// A caller that needs every string as often as it was added (a line sort)
+// writes it count times: equal strings are equal bytes, so the output is
+// byte-identical to LC_ALL=C sort's.
+package extsort
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/mementokit/mementokit/internal/atomicfile"
+)
+
+// MaxFanIn is the most runs one merge pass reads at once.
+const MaxFanIn = 64
+
+// runBuffer is the read buffer of one run being merged, in bytes.
+const runBuffer = 256 << 10
+
+// Sorter sorts the strings given to [Sorter.Add]. Memory: the chunk limit
+// plus one read buffer of 256 KiB per run being merged (at most MaxFanIn
+// per sorter). It is not safe for concurrent use; several sorters (one per
+// goroutine) can be merged by [EachOf].
+type Sorter struct {
+	limit   int
+	tempDir string
+	fanIn   int
+	arena   []byte
+	ents    []entry
+	runs    []*os.File
+	spills  int
+	sorted  bool // the chunk is in order so far
+	// lo and hi are the least and the greatest string spilled so far
+	// (have says whether there is one), for bounds.
+	lo, hi []byte
+	have   bool
+}
+
+type entry struct {
+	off, n uint32
+	count  uint64
+}
+
+const entrySize = 16
+
+// New returns a sorter that keeps about limit bytes of strings (and 16 bytes
+// per distinct buffered string) in memory and spills runs to tempDir ("" is
+// the system's temporary folder).
+func New(limit int, tempDir string) *Sorter {
+	return &Sorter{limit: limit, tempDir: tempDir, fanIn: MaxFanIn, sorted: true}
+}
+
+func (s *Sorter) key(e entry) []byte { return s.arena[e.off : e.off+e.n] }
+
+// Add adds key with count n (0 records the key without counting it). The
+// key is copied.
+func (s *Sorter) Add(key []byte, n uint64) error {
+	if l := len(s.ents); l > 0 {
+		last := &s.ents[l-1]
+		switch c := bytes.Compare(key, s.key(*last)); {
+		case c == 0:
+			last.count += n
+			return nil
+		case c < 0:
+			s.sorted = false
+		}
+	}
+	if len(s.arena)+len(key) > 1<<32-1 || len(s.arena)+len(key)+entrySize*(len(s.ents)+1) > s.limit {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	if len(s.ents) == cap(s.ents) {
+		s.ents = slices.Grow(s.ents, grown(cap(s.ents), entrySize, s.limit))
+	}
+	if len(s.arena)+len(key) > cap(s.arena) {
+		s.arena = slices.Grow(s.arena, max(len(key), grown(cap(s.arena), 1, s.limit)))
+	}
+	s.ents = append(s.ents, entry{off: uint32(len(s.arena)), n: uint32(len(key)), count: n})
+	s.arena = append(s.arena, key...)
+	return nil
+}
+
+// Buffered returns the number of distinct strings held in memory.
+func (s *Sorter) Buffered() int { return len(s.ents) }
+
+// Spill writes the strings held in memory to a sorted run and frees the
+// chunk for reuse: for a sorter that is done adding while others still
+// are. It does nothing when none is held.
+func (s *Sorter) Spill() error { return s.spill() }
+
+// Runs returns the number of sorted runs spilled to disk so far.
+func (s *Sorter) Runs() int { return s.spills }
+
+// grown returns how many more elements of size bytes a chunk slice of
+// capacity c grows by: doubling (at least 4 KiB of elements), within the
+// memory limit. The runtime's own growth for large slices, a quarter at a
+// time, would copy a chunk about five times over as it grew, half of a
+// MementoMap build's CPU time on a sorted input.
+func grown(c, size, limit int) int {
+	add := max(c, 4096/size)
+	if c > 0 && (c+add)*size > limit {
+		add = max(limit/size-c, 1)
+	}
+	return add
+}
+
+func (s *Sorter) sortChunk() {
+	if !s.sorted {
+		slices.SortFunc(s.ents, func(a, b entry) int { return bytes.Compare(s.key(a), s.key(b)) })
+	}
+	// merge equal neighbours
+	out := s.ents[:0]
+	for _, e := range s.ents {
+		if len(out) > 0 && bytes.Equal(s.key(out[len(out)-1]), s.key(e)) {
+			out[len(out)-1].count += e.count
+			continue
+		}
+		out = append(out, e)
+	}
+	s.ents = out
+	s.sorted = true
+}
+
+// noteBounds widens lo and hi to the strings of the sorted chunk.
+func (s *Sorter) noteBounds() {
+	if len(s.ents) == 0 {
+		return
+	}
+	first, last := s.key(s.ents[0]), s.key(s.ents[len(s.ents)-1])
+	if !s.have || bytes.Compare(first, s.lo) < 0 {
+		s.lo = append(s.lo[:0], first...)
+	}
+	if !s.have || bytes.Compare(last, s.hi) > 0 {
+		s.hi = append(s.hi[:0], last...)
+	}
+	s.have = true
+}
+
+// bounds sorts the chunk and returns the least and the greatest string
+// added, ok false when none was.
+func (s *Sorter) bounds() (lo, hi []byte, ok bool) {
+	s.sortChunk()
+	s.noteBounds()
+	return s.lo, s.hi, s.have
+}
+
+// newRun creates an empty run file.
+func (s *Sorter) newRun() (*os.File, *runWriter, error) {
+	f, err := atomicfile.Scratch(s.tempDir, "extsort-*.run") // no name: gone with the process
+	if err != nil {
+		return nil, nil, fmt.Errorf("sort run: %w", err)
+	}
+	return f, &runWriter{bw: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (s *Sorter) spill() error {
+	if len(s.ents) == 0 {
+		return nil
+	}
+	s.sortChunk()
+	s.noteBounds()
+	f, w, err := s.newRun()
+	if err != nil {
+		return err
+	}
+	for _, e := range s.ents {
+		w.write(s.key(e), e.count)
+	}
+	if err := w.bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("sort run in %s: %w", s.tempDir, err)
+	}
+	s.spills++
+	s.runs = append(s.runs, f)
+	s.arena = s.arena[:0]
+	s.ents = s.ents[:0]
+	return nil
+}
+
+// runWriter writes a run: per string its length and count as uvarints,
+// then its bytes.
+type runWriter struct {
+	bw  *bufio.Writer
+	hdr [2 * binary.MaxVarintLen64]byte
+}
+
+func (w *runWriter) write(key []byte, count uint64) error {
+	n := binary.PutUvarint(w.hdr[:], uint64(len(key)))
+	n += binary.PutUvarint(w.hdr[n:], count)
+	w.bw.Write(w.hdr[:n])
+	_, err := w.bw.Write(key)
+	return err
+}
+
+// reduce merges runs fanIn at a time into new runs until at most fanIn are
+// left. The merged runs are closed even when a pass fails.
+func (s *Sorter) reduce() error {
+	for len(s.runs) > s.fanIn {
+		f, w, err := s.newRun()
+		if err != nil {
+			return err
+		}
+		group := s.runs[:s.fanIn]
+		s.runs = append(s.runs[s.fanIn:], f)
+		err = merge(nil, group, w.write)
+		if err == nil {
+			err = w.bw.Flush()
+		}
+		for _, r := range group {
+			r.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("sort: merging runs in %s: %w", s.tempDir, err)
+		}
+	}
+	return nil
+}
+
+// runReader reads one run, or a sorter's sorted chunk.
+type runReader struct {
+	br    *bufio.Reader
+	mem   *Sorter // when not nil, the run is mem's sorted chunk, from ents[i]
+	i     int
+	key   []byte
+	count uint64
+}
+
+func (r *runReader) next() (bool, error) {
+	if r.mem != nil {
+		if r.i >= len(r.mem.ents) {
+			return false, nil
+		}
+		e := r.mem.ents[r.i]
+		r.i++
+		r.key, r.count = r.mem.key(e), e.count
+		return true, nil
+	}
+	n, err := binary.ReadUvarint(r.br)
+	if err == io.EOF {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	c, err := binary.ReadUvarint(r.br)
+	if err != nil {
+		return false, err
+	}
+	if cap(r.key) < int(n) {
+		r.key = make([]byte, n)
+	}
+	r.key = r.key[:n]
+	if _, err := io.ReadFull(r.br, r.key); err != nil {
+		return false, err
+	}
+	r.count = c
+	return true, nil
+}
+
+type runHeap []*runReader
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].key, h[j].key) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Each calls fn for every distinct string in order with its summed count,
+// then closes s. The key slice is valid only during the call; an error of
+// fn ends the sort and is returned.
+func (s *Sorter) Each(fn func(key []byte, count uint64) error) error {
+	defer s.Close()
+	if len(s.runs) == 0 {
+		s.sortChunk()
+		for _, e := range s.ents {
+			if err := fn(s.key(e), e.count); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := s.spill(); err != nil {
+		return err
+	}
+	s.arena, s.ents = nil, nil // the chunk memory is not needed while merging
+	if err := s.reduce(); err != nil {
+		return err
+	}
+	return merge(nil, s.runs, fn)
+}
+
+// EachOf calls fn for every distinct string of the sorters ss together, in
+// order, with its count summed over all of them, then closes them: the
+// sorters one after the other when each one's strings all sort before the
+// next one's (the parts of a sorted input), else a k-way merge of all their
+// runs and chunks.
+func EachOf(ss []*Sorter, fn func(key []byte, count uint64) error) error {
+	defer func() {
+		for _, s := range ss {
+			s.Close()
+		}
+	}()
+	var live []*Sorter
+	for _, s := range ss {
+		if _, _, ok := s.bounds(); ok {
+			live = append(live, s)
+		}
+	}
+	ordered := true
+	for i := 1; i < len(live); i++ {
+		if bytes.Compare(live[i-1].hi, live[i].lo) >= 0 {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		for _, s := range live {
+			if err := s.Each(fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var runs []*os.File
+	for _, s := range live {
+		if err := s.reduce(); err != nil {
+			return err
+		}
+		runs = append(runs, s.runs...)
+	}
+	return merge(live, runs, fn)
+}
+
+// merge k-way merges the sorted chunks of chunks and the run files runs
+// (each read from its start), summing the counts of equal strings.
+func merge(chunks []*Sorter, runs []*os.File, fn func(key []byte, count uint64) error) error {
+	var h runHeap
+	for _, s := range chunks {
+		s.sortChunk()
+		if len(s.ents) > 0 {
+			r := &runReader{mem: s}
+			r.next()
+			h = append(h, r)
+		}
+	}
+	for _, f := range runs {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("sort run: %w", err)
+		}
+		r := &runReader{br: bufio.NewReaderSize(f, runBuffer)}
+		ok, err := r.next()
+		if err != nil {
+			return fmt.Errorf("sort run: %w", err)
+		}
+		if ok {
+			h = append(h, r)
+		}
+	}
+	heap.Init(&h)
+	var cur []byte
+	var curCount uint64
+	have := false
+	for h.Len() > 0 {
+		r := h[0]
+		if have && bytes.Equal(r.key, cur) {
+			curCount += r.count
+		} else {
+			if have {
+				if err := fn(cur, curCount); err != nil {
+					return err
+				}
+			}
+			cur = append(cur[:0], r.key...)
+			curCount = r.count
+			have = true
+		}
+		ok, err := r.next()
+		if err != nil {
+			return fmt.Errorf("sort run: %w", err)
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	if have {
+		return fn(cur, curCount)
+	}
+	return nil
+}
+
+// Close closes the run files, which frees their space. Each and EachOf
+// close their sorters; Close after them, or twice, does nothing.
+func (s *Sorter) Close() {
+	for _, f := range s.runs {
+		f.Close()
+	}
+	s.runs = nil
+}

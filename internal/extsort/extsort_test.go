@@ -1,0 +1,204 @@
+package extsort
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// lines returns n lines drawn with repeats, bytes above 0x7f, empty lines,
+// prefixes of one another and CDXJ-like shapes.
+func lines(n int, seed uint64) [][]byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	pool := [][]byte{{}, []byte("a"), []byte("ab"), []byte("a b"), []byte("\xffz"), []byte("é"), []byte("A")}
+	var out [][]byte
+	for range n {
+		switch r.IntN(4) {
+		case 0:
+			out = append(out, pool[r.IntN(len(pool))])
+		default:
+			out = append(out, fmt.Appendf(nil, "com,example%d)/p/%d %014d {\"s\": %d}", r.IntN(30), r.IntN(500), 20000101000000+r.IntN(1000), r.IntN(3)))
+		}
+	}
+	return out
+}
+
+// sortLines sorts ls with s, writing each line as often as it was added.
+func sortLines(t *testing.T, s *Sorter, ls [][]byte) []byte {
+	t.Helper()
+	for _, l := range ls {
+		if err := s.Add(l, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out bytes.Buffer
+	err := s.Each(func(key []byte, count uint64) error {
+		for range count {
+			out.Write(key)
+			out.WriteByte('\n')
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func joined(ls [][]byte) []byte {
+	var b bytes.Buffer
+	for _, l := range ls {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// TestMatchesCSort: the lines, written count times, are byte-identical to
+// LC_ALL=C sort's output, in memory, spilled, and merged in several passes.
+func TestMatchesCSort(t *testing.T) {
+	ls := lines(5000, 7)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(in, joined(ls), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sort", in)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	want, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("LC_ALL=C sort: %v", err)
+	}
+	sorted := slices.Clone(ls)
+	slices.SortFunc(sorted, bytes.Compare)
+	if !bytes.Equal(want, joined(sorted)) {
+		t.Fatal("LC_ALL=C sort and bytes.Compare disagree on the test lines")
+	}
+	for _, c := range []struct {
+		name         string
+		limit, fanIn int
+		minRuns      int
+	}{
+		{"memory", 1 << 30, MaxFanIn, 0},
+		{"spilled", 20000, MaxFanIn, 2},
+		{"passes", 2000, 3, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := New(c.limit, dir)
+			s.fanIn = c.fanIn
+			got := sortLines(t, s, ls)
+			if !bytes.Equal(got, want) {
+				t.Errorf("output differs from LC_ALL=C sort (%d vs %d bytes)", len(got), len(want))
+			}
+			if s.Runs() < c.minRuns {
+				t.Errorf("%d runs, want at least %d", s.Runs(), c.minRuns)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("%d files left in the temporary folder", len(ents))
+			}
+		})
+	}
+}
+
+// TestEachOfSumsCounts: the strings of several sorters, interleaved or in
+// order, come out once each with their counts summed.
+func TestEachOfSumsCounts(t *testing.T) {
+	for _, interleaved := range []bool{false, true} {
+		want := map[string]uint64{}
+		var ss []*Sorter
+		for i := range 3 {
+			s := New(300, t.TempDir())
+			for j := range 200 {
+				k := fmt.Sprintf("%d-%03d", i, j%50)
+				if interleaved {
+					k = fmt.Sprintf("%03d", j%50)
+				}
+				n := uint64(i + 1)
+				want[k] += n
+				if err := s.Add([]byte(k), n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ss = append(ss, s)
+		}
+		got := map[string]uint64{}
+		var prev []byte
+		err := EachOf(ss, func(key []byte, count uint64) error {
+			if prev != nil && bytes.Compare(prev, key) >= 0 {
+				t.Errorf("%q after %q", key, prev)
+			}
+			prev = append(prev[:0], key...)
+			got[string(key)] = count
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("interleaved=%v: %d keys, want %d", interleaved, len(got), len(want))
+		}
+		for k, n := range want {
+			if got[k] != n {
+				t.Errorf("interleaved=%v: %q count %d, want %d", interleaved, k, got[k], n)
+			}
+		}
+	}
+}
+
+// TestFailedMergeCleansUp: the run files have no name, and when a merge
+// pass fails (a run unreadable), the error is returned and Close releases
+// every run.
+func TestFailedMergeCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	s := New(1, dir) // one string per run
+	s.fanIn = 4
+	for i := range 20 {
+		if err := s.Add(fmt.Appendf(nil, "k%02d", 19-i), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.spill(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.runs) < 2*s.fanIn {
+		t.Fatalf("%d runs, want more than %d so that merging takes passes", len(s.runs), 2*s.fanIn)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Errorf("run files have names in %s: %d entries; they must vanish with the process", dir, len(ents))
+	}
+	if err := s.runs[1].Close(); err != nil { // the first pass's merge fails
+		t.Fatal(err)
+	}
+	err := s.Each(func([]byte, uint64) error { return nil })
+	if err == nil {
+		t.Fatal("Each succeeded without one of its runs")
+	}
+	if !errors.Is(err, os.ErrClosed) {
+		t.Errorf("err = %v, want one wrapping os.ErrClosed", err)
+	}
+	if len(s.runs) != 0 {
+		t.Errorf("%d runs still open after Each", len(s.runs))
+	}
+}
+
+// TestCallbackErrorEnds: an error of the callback is returned as it is.
+func TestCallbackErrorEnds(t *testing.T) {
+	stop := errors.New("stop")
+	s := New(1, t.TempDir())
+	for _, k := range []string{"b", "a", "c"} {
+		if err := s.Add([]byte(k), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	err := s.Each(func([]byte, uint64) error { n++; return stop })
+	if err != stop || n != 1 {
+		t.Errorf("Each = %v after %d calls, want stop after 1", err, n)
+	}
+}
