@@ -156,17 +156,18 @@ func fastPage(b []byte) (ms []Memento, next []string, links int, ok bool) {
 			if !haveDT {
 				continue
 			}
-			t, ok := strictHTTPDate(dt)
+			t, ok := strictHTTPDate(dt) // UTC, whole seconds
 			if !ok {
 				var err error
 				if t, err = memento.ParseHTTPDateLenient(string(dt)); err != nil {
 					continue
 				}
+				t = t.UTC().Truncate(time.Second)
 			}
 			if ms == nil {
 				ms = make([]Memento, 0, bytes.Count(b[i:], []byte{'<'})+1) // this one, at most one per link left
 			}
-			ms = append(ms, Memento{URIM: str(tFrom, tTo), Datetime: t.UTC().Truncate(time.Second)})
+			ms = append(ms, Memento{URIM: str(tFrom, tTo), Datetime: t})
 		case isTimeMap && !isSelf:
 			next = append(next, str(tFrom, tTo))
 		}
@@ -197,18 +198,14 @@ func plainTarget(t []byte) bool {
 }
 
 // isTokenChar: RFC 9110 §5.6.2 tchar.
-func isTokenChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-}
+func isTokenChar(c byte) bool { return tchar[c] }
 
-var (
-	weekdays = [...]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
-	months   = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-)
+var tchar = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", byte(c)) >= 0
+	}
+	return t
+}()
 
 // strictHTTPDate reads the RFC 7089 §2.1.1 form "Mon, 02 Jan 2006
 // 15:04:05 GMT" without allocating, with time.Parse(http.TimeFormat)'s
@@ -217,22 +214,42 @@ var (
 // hands to memento.ParseHTTPDateLenient.
 func strictHTTPDate(b []byte) (time.Time, bool) {
 	if len(b) != 29 || b[3] != ',' || b[4] != ' ' || b[7] != ' ' || b[11] != ' ' || b[16] != ' ' ||
-		b[19] != ':' || b[22] != ':' || b[25] != ' ' || string(b[26:]) != "GMT" {
+		b[19] != ':' || b[22] != ':' || b[25] != ' ' || b[26] != 'G' || b[27] != 'M' || b[28] != 'T' {
 		return time.Time{}, false
 	}
-	wd := false
-	for _, w := range weekdays {
-		if string(b[:3]) == w {
-			wd = true
-			break
-		}
+	switch string(b[:3]) {
+	case "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat":
+	default:
+		return time.Time{}, false
 	}
 	mon := 0
-	for i, m := range months {
-		if string(b[8:11]) == m {
-			mon = i + 1
-			break
-		}
+	switch string(b[8:11]) {
+	case "Jan":
+		mon = 1
+	case "Feb":
+		mon = 2
+	case "Mar":
+		mon = 3
+	case "Apr":
+		mon = 4
+	case "May":
+		mon = 5
+	case "Jun":
+		mon = 6
+	case "Jul":
+		mon = 7
+	case "Aug":
+		mon = 8
+	case "Sep":
+		mon = 9
+	case "Oct":
+		mon = 10
+	case "Nov":
+		mon = 11
+	case "Dec":
+		mon = 12
+	default:
+		return time.Time{}, false
 	}
 	num := func(p []byte) int {
 		n := 0
@@ -245,12 +262,25 @@ func strictHTTPDate(b []byte) (time.Time, bool) {
 		return n
 	}
 	day, year, hh, mm, ss := num(b[5:7]), num(b[12:16]), num(b[17:19]), num(b[20:22]), num(b[23:25])
-	if !wd || mon == 0 || day < 1 || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59 {
-		return time.Time{}, false
+	if day < 1 || day > daysIn(mon, year) || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59 {
+		return time.Time{}, false // 31 Apr and the like too
 	}
-	t := time.Date(year, time.Month(mon), day, hh, mm, ss, 0, time.UTC)
-	if t.Day() != day || t.IsZero() { // 31 Apr and the like; the lenient parser refuses the zero time
-		return time.Time{}, false
+	if year == 1 && mon == 1 && day == 1 && hh == 0 && mm == 0 && ss == 0 {
+		return time.Time{}, false // the zero time, which the lenient parser refuses
 	}
-	return t, true
+	return time.Unix(daysFromCivil(year, mon, day)*86400+int64(hh*3600+mm*60+ss), 0).UTC(), true
+}
+
+// daysIn is the number of days of month (1-12) in year (Gregorian).
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }

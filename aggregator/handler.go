@@ -578,35 +578,90 @@ func timemapRel(i, n int) string {
 // writeMementoLink writes one memento link-value and its separator
 // without fmt: TimeMaps have thousands of them.
 func writeMementoLink(b *bytes.Buffer, m Memento, rel string) {
-	b.WriteByte('<')
-	b.WriteString(m.URIM)
-	b.WriteString(`>; rel="`)
-	b.WriteString(rel)
-	b.WriteString(`"; datetime="`)
-	b.Write(appendHTTPDate(b.AvailableBuffer(), m.Datetime))
-	b.WriteString("\",\n")
+	b.Grow(len(m.URIM) + len(rel) + 64)
+	l := append(b.AvailableBuffer(), '<')
+	l = append(l, m.URIM...)
+	l = append(l, `>; rel="`...)
+	l = append(l, rel...)
+	l = append(l, `"; datetime="`...)
+	l = appendHTTPDate(l, m.Datetime)
+	l = append(l, "\",\n"...)
+	b.Write(l) // the bytes are in place: Write only moves the length
 }
 
 // appendHTTPDate appends t in UTC as an HTTP-date in the IMF-fixdate
 // form (RFC 9110 §5.6.7, http.TimeFormat: "Sun, 06 Nov 1994 08:49:37
 // GMT"), as t.UTC().AppendFormat(b, http.TimeFormat) does for the years
-// 0-9999, without reading a layout: TimeMaps write thousands.
+// 0-9999, without reading a layout and with one conversion of the
+// instant to its date: TimeMaps write thousands.
 func appendHTTPDate(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
+	sec := t.Unix()
+	days, tod := floorDiv(sec, 86400), floorMod(sec, 86400)
+	y, mo, d := civilFromDays(days)
 	if y < 0 || y > 9999 {
-		return t.AppendFormat(b, http.TimeFormat)
+		return t.UTC().AppendFormat(b, http.TimeFormat)
 	}
-	hh, mm, ss := t.Clock()
-	const days = "SunMonTueWedThuFriSat"
+	hh, mm, ss := int(tod/3600), int(tod/60%60), int(tod%60)
+	const wdays = "SunMonTueWedThuFriSat"
 	const months = "JanFebMarAprMayJunJulAugSepOctNovDec"
-	wd := int(t.Weekday()) * 3
-	m3 := (int(mo) - 1) * 3
-	return append(b, days[wd], days[wd+1], days[wd+2], ',', ' ',
+	wd := int(floorMod(days+4, 7)) * 3 // 1970-01-01 was a Thursday
+	m3 := (mo - 1) * 3
+	return append(b, wdays[wd], wdays[wd+1], wdays[wd+2], ',', ' ',
 		byte('0'+d/10), byte('0'+d%10), ' ', months[m3], months[m3+1], months[m3+2], ' ',
 		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), ' ',
 		byte('0'+hh/10), byte('0'+hh%10), ':', byte('0'+mm/10), byte('0'+mm%10), ':', byte('0'+ss/10), byte('0'+ss%10),
 		' ', 'G', 'M', 'T')
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}
+
+func floorMod(a, b int64) int64 {
+	m := a % b
+	if m < 0 {
+		m += b
+	}
+	return m
+}
+
+// civilFromDays is the proleptic Gregorian date of the day days after
+// 1970-01-01 (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
+func civilFromDays(days int64) (year, month, day int) {
+	z := days + 719468
+	era := floorDiv(z, 146097)
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if mp >= 10 {
+		m = mp - 9
+	}
+	y := yoe + era*400
+	if m <= 2 {
+		y++
+	}
+	return int(y), int(m), int(d)
+}
+
+// daysFromCivil is civilFromDays's inverse for a valid date.
+func daysFromCivil(year, month, day int) int64 {
+	y, m := int64(year), int64(month)
+	if m <= 2 {
+		y--
+	}
+	era := floorDiv(y, 400)
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + int64(day) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
 
 func (h handler) formats(b *bytes.Buffer, urir string) {

@@ -33,3 +33,35 @@ func TestAppendHTTPDate(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictHTTPDate: strictHTTPDate reads what time.Parse with
+// http.TimeFormat reads (the same instant), over random instants of the
+// years 0-9999 and the edges of months and leap years, and refuses what
+// it refuses or what is not the exact form: days past a month's end,
+// fields out of range, other zones, the zero time, wrong names and
+// lengths.
+func TestStrictHTTPDate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	lo, hi := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+	in := []string{
+		"Sun, 06 Nov 1994 08:49:37 GMT", "Tue, 29 Feb 2000 23:59:59 GMT", "Mon, 29 Feb 1900 00:00:00 GMT",
+		"Wed, 29 Feb 2023 00:00:00 GMT", "Thu, 31 Apr 2005 12:00:00 GMT", "Fri, 00 Jan 2005 12:00:00 GMT",
+		"Sat, 01 Jan 0001 00:00:00 GMT", "Sat, 01 Jan 0001 00:00:01 GMT", "Sat, 01 Jan 0000 00:00:00 GMT",
+		"Fri, 31 Dec 9999 23:59:59 GMT", "Fri, 01 Jan 2005 24:00:00 GMT", "Fri, 01 Jan 2005 23:60:00 GMT",
+		"Fri, 01 Jan 2005 23:59:60 GMT", "Fri, 01 Jan 2005 23:59:59 UTC", "Fri, 01 Jan 2005 23:59:59 gmt",
+		"Fry, 01 Jan 2005 23:59:59 GMT", "Fri, 01 Jam 2005 23:59:59 GMT", "Fri, 1 Jan 2005 23:59:59 GMT",
+		"Fri, 01 Jan 2005 23:59:59 GMT ", "Fri, 0x Jan 2005 23:59:59 GMT", "Fri, 01 Jan 20o5 23:59:59 GMT",
+		"Mon, 01 Jan 2005 23:59:59 GMT", // a wrong weekday is read, as time.Parse reads it
+	}
+	for range 100_000 {
+		in = append(in, time.Unix(lo+rng.Int64N(hi-lo), 0).UTC().Format(http.TimeFormat))
+	}
+	for _, s := range in {
+		want, err := time.Parse(http.TimeFormat, s)
+		ok := err == nil && !want.IsZero()
+		got, gotOK := strictHTTPDate([]byte(s))
+		if gotOK != ok || ok && (!got.Equal(want) || got.Location() != time.UTC) {
+			t.Fatalf("%q: %v %v, want %v %v", s, got, gotOK, want, ok)
+		}
+	}
+}
