@@ -61,7 +61,7 @@ type config struct {
 	held        float64
 	evalLookups int
 	evalHeld    float64
-	svg         string
+	out         string
 	keep        bool
 	phase       string
 	cpuprofile  string
@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&c.held, "held", 0.5, "share of held URIs among the throughput lookups")
 	fs.IntVar(&c.evalLookups, "eval-lookups", 200_000, "lookup URIs for the Table 9 evaluation")
 	fs.Float64Var(&c.evalHeld, "eval-held", 0.0164, "share of held URIs among the evaluation lookups (the paper's logs: 1.64%)")
-	fs.StringVar(&c.svg, "svg", "mementomap-figure10.svg", "where to write the Figure 10 plot")
+	fs.StringVar(&c.out, "o", "", "folder for the outputs (figure10.svg) (default: a new temporary folder, printed)")
 	fs.BoolVar(&c.keep, "keep", false, "keep the work folder")
 	fs.StringVar(&c.phase, "phase", "", "internal: run one measured phase in this process")
 	fs.IntVar(&c.warm, "warm", 100_000, "with -phase lookup-*: lookups run before the measure, to warm the page cache and the lazily built index (the whole query list once gives a long-running server's steady state)")
@@ -93,6 +93,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.n <= 0 || c.lookups <= 0 || c.evalLookups <= 0 {
 		return errors.New("-n, -lookups and -eval-lookups must be positive")
 	}
+	if c.out == "" {
+		d, err := os.MkdirTemp("", "mementomap-bench-out-")
+		if err != nil {
+			return err
+		}
+		c.out = d
+	} else if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "outputs go to %s\n", c.out)
 	if c.dir != "" {
 		if err := os.MkdirAll(c.dir, 0o755); err != nil {
 			return err
@@ -160,10 +170,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	writeTable9(w, rows)
-	if err := plotFigure10(rows, c.svg); err != nil {
+	svg := filepath.Join(c.out, "figure10.svg")
+	if err := plotFigure10(rows, svg); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nFigure 10 written to %s\n", c.svg)
+	fmt.Fprintf(w, "\nFigure 10 written to %s\n", svg)
 	return nil
 }
 

@@ -28,10 +28,10 @@ func TestMain(m *testing.M) {
 // run is never part of go test).
 func TestSmallRun(t *testing.T) {
 	dir := t.TempDir()
-	svg := filepath.Join(dir, "fig.svg")
+	svg := filepath.Join(dir, "out", "figure10.svg")
 	var out, errb bytes.Buffer
 	err := run(context.Background(), []string{"-n", "4000", "-lookups", "300", "-eval-lookups", "300", "-eval-held", "0.2",
-		"-dir", filepath.Join(dir, "work"), "-svg", svg}, &out, &errb)
+		"-dir", filepath.Join(dir, "work"), "-o", filepath.Join(dir, "out")}, &out, &errb)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, errb.String())
 	}
