@@ -30,30 +30,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { benchutil.Main(run) }
 
 type config struct {
 	n          int64
@@ -109,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// 1. Data: the index and its gzip form.
 	if _, err := os.Stat(p("index.cdxj")); err != nil {
 		logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
-		if _, err := writeFile(p("index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) {
+		if _, err := benchutil.WriteFile(p("index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) {
 			return cdxgen.New(cdxgen.Config{Lines: c.n, Seed: c.seed}).Write(f)
 		}); err != nil {
 			return err
@@ -139,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		cpu[ph] = r.CPU
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items,
-			r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), perLine(r.CPU, r.Items), rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
+			r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), perLine(r.CPU, r.Items), benchutil.Rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
 		if r.Note != "" {
 			fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
 		}
@@ -167,20 +155,6 @@ func perLine(d time.Duration, n int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f ns", float64(d.Nanoseconds())/float64(n))
-}
-
-func rate(n int64, d time.Duration) string {
-	if d <= 0 {
-		return "-"
-	}
-	v := float64(n) / d.Seconds()
-	switch {
-	case v >= 1e6:
-		return fmt.Sprintf("%.2f M", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1f k", v/1e3)
-	}
-	return fmt.Sprintf("%.1f", v)
 }
 
 func size(path string) int64 {
@@ -226,7 +200,7 @@ func gzipFile(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	_, err = writeFile(dst, func(w io.Writer) (int64, error) {
+	_, err = benchutil.WriteFile(dst, func(w io.Writer) (int64, error) {
 		zw, _ := gzip.NewWriterLevel(w, 6)
 		n, err := io.Copy(zw, in)
 		if cerr := zw.Close(); err == nil {
@@ -235,23 +209,6 @@ func gzipFile(src, dst string) error {
 		return n, err
 	})
 	return err
-}
-
-func writeFile[T any](path string, fn func(io.Writer) (T, error)) (T, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	v, err := fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return v, err
 }
 
 // result is what a phase child reports (JSON on its stdout); the parent
@@ -265,41 +222,22 @@ type result struct {
 }
 
 func child(ctx context.Context, c config, phase string) (result, error) {
-	exe, err := os.Executable()
+	var r result
+	u, err := benchutil.RunChild(ctx, &r, "-phase", phase, "-dir", c.dir, "-rowgroup", fmt.Sprint(c.rowGroup))
 	if err != nil {
 		return result{}, err
 	}
-	cmd := exec.CommandContext(ctx, exe, "-phase", phase, "-dir", c.dir, "-rowgroup", fmt.Sprint(c.rowGroup))
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return result{}, err
-	}
-	var r result
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return result{}, fmt.Errorf("child output %q: %w", out.String(), err)
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
-		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	r.MaxRSS = u.MaxRSS
+	r.CPU = u.CPU
 	return r, nil
 }
 
 func runPhase(ctx context.Context, c config, stdout io.Writer) error {
-	if c.cpuprofile != "" {
-		f, err := os.Create(c.cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := benchutil.StartCPUProfile(c.cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	p := func(name string) string { return filepath.Join(c.dir, name) }
 	var r result
 	t0 := time.Now()
@@ -310,7 +248,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 			return err
 		}
 		defer f.Close()
-		st, err := writeFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
+		st, err := benchutil.WriteFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
 			return mementomap.Build(ctx, w, []cdxj.Searcher{f}, &mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
 		})
 		if err != nil {

@@ -20,7 +20,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,30 +27,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { benchutil.Main(run) }
 
 type config struct {
 	n           int64
@@ -127,17 +115,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
 	cfg := cdxgen.Config{Lines: c.n, Seed: c.seed}
 	t0 := time.Now()
-	gst, err := writeFile(filepath.Join(c.dir, "index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) { return cdxgen.New(cfg).Write(f) })
+	gst, err := benchutil.WriteFile(filepath.Join(c.dir, "index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) { return cdxgen.New(cfg).Write(f) })
 	if err != nil {
 		return err
 	}
 	genTime := time.Since(t0)
-	if _, err := writeFile(filepath.Join(c.dir, "lookups.surt"), func(f io.Writer) (cdxgen.LookupStats, error) {
+	if _, err := benchutil.WriteFile(filepath.Join(c.dir, "lookups.surt"), func(f io.Writer) (cdxgen.LookupStats, error) {
 		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.lookups, Held: c.held, SURT: true})
 	}); err != nil {
 		return err
 	}
-	if _, err := writeFile(filepath.Join(c.dir, "eval.urls"), func(f io.Writer) (cdxgen.LookupStats, error) {
+	if _, err := benchutil.WriteFile(filepath.Join(c.dir, "eval.urls"), func(f io.Writer) (cdxgen.LookupStats, error) {
 		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.evalLookups, Held: c.evalHeld})
 	}); err != nil {
 		return err
@@ -156,7 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("phase %s: %w", ph, err)
 		}
 		fmt.Fprintf(w, "| %s | %d %s | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items, r.Unit,
-			r.Wall.Round(time.Microsecond), r.CPU.Round(time.Microsecond), rate(r.Items, r.Wall), rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
+			r.Wall.Round(time.Microsecond), r.CPU.Round(time.Microsecond), benchutil.Rate(r.Items, r.Wall), benchutil.Rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
 		if r.Note != "" {
 			fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
 		}
@@ -178,37 +166,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func rate(n int64, d time.Duration) string {
-	if d <= 0 {
-		return "-"
-	}
-	v := float64(n) / d.Seconds()
-	switch {
-	case v >= 1e6:
-		return fmt.Sprintf("%.2f M", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1f k", v/1e3)
-	}
-	return fmt.Sprintf("%.1f", v)
-}
-
-func writeFile[T any](path string, fn func(io.Writer) (T, error)) (T, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	v, err := fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return v, err
-}
-
 // result is what a phase child reports (JSON on its stdout); the parent
 // adds the child's rusage.
 type result struct {
@@ -221,27 +178,14 @@ type result struct {
 }
 
 func child(ctx context.Context, c config, phase string) (result, error) {
-	exe, err := os.Executable()
+	var r result
+	u, err := benchutil.RunChild(ctx, &r, "-phase", phase, "-dir", c.dir)
 	if err != nil {
 		return result{}, err
 	}
-	cmd := exec.CommandContext(ctx, exe, "-phase", phase, "-dir", c.dir)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return result{}, err
-	}
-	var r result
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return result{}, fmt.Errorf("child output %q: %w", out.String(), err)
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
-		if r.CPU == 0 {
-			r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		}
+	r.MaxRSS = u.MaxRSS
+	if r.CPU == 0 {
+		r.CPU = u.CPU
 	}
 	return r, nil
 }
@@ -264,17 +208,11 @@ func readLines(path string) ([]string, error) {
 }
 
 func runPhase(ctx context.Context, c config, stdout io.Writer) error {
-	if c.cpuprofile != "" {
-		f, err := os.Create(c.cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := benchutil.StartCPUProfile(c.cpuprofile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	var r result
 	p := func(name string) string { return filepath.Join(c.dir, name) }
 	switch c.phase {
@@ -285,7 +223,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		}
 		defer f.Close()
 		t0 := time.Now()
-		st, err := writeFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
+		st, err := benchutil.WriteFile(p("base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
 			return mementomap.Build(ctx, w, []cdxj.Searcher{f}, &mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/", Name: "bench"})
 		})
 		if err != nil {
@@ -300,7 +238,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		}
 		defer f.Close()
 		t0 := time.Now()
-		st, err := writeFile(p("c11.ukvs"), func(w io.Writer) (mementomap.CompactStats, error) {
+		st, err := benchutil.WriteFile(p("c11.ukvs"), func(w io.Writer) (mementomap.CompactStats, error) {
 			return mementomap.Compact(w, f, mementomap.DefaultCompactOptions())
 		})
 		if err != nil {

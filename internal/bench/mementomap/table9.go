@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/mementomap"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -78,7 +79,7 @@ func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, e
 			o := mementomap.DefaultCompactOptions()
 			o.HostFactor, o.PathFactor, o.TempDir = wh, wp, c.dir
 			t0 := time.Now()
-			st, err := writeFile(out, func(w io.Writer) (mementomap.CompactStats, error) { return mementomap.Compact(w, in, o) })
+			st, err := benchutil.WriteFile(out, func(w io.Writer) (mementomap.CompactStats, error) { return mementomap.Compact(w, in, o) })
 			in.Close()
 			if err != nil {
 				return nil, fmt.Errorf("W=(%g,%g): %w", wh, wp, err)

@@ -17,7 +17,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,28 +24,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
-	"syscall"
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { benchutil.Main(run) }
 
 type config struct {
 	n     int64
@@ -174,26 +162,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func child(ctx context.Context, c config, phase string) (result, error) {
-	exe, err := os.Executable()
+	var r result
+	u, err := benchutil.RunChild(ctx, &r, "-phase", phase, "-dir", c.dir)
 	if err != nil {
 		return result{}, err
 	}
-	cmd := exec.CommandContext(ctx, exe, "-phase", phase, "-dir", c.dir)
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return result{}, err
-	}
-	var r result
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return result{}, fmt.Errorf("child output %.200q: %w", out.String(), err)
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSS = ru.Maxrss * 1024 // KiB on Linux
-		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
+	r.MaxRSS = u.MaxRSS
+	r.CPU = u.CPU
 	return r, nil
 }
 
@@ -208,18 +183,9 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 	t0 := time.Now()
 	switch c.phase {
 	case "build":
-		out, err := os.Create(filepath.Join(c.dir, "base.ukvs"))
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(out, 1<<20)
-		st, err := mementomap.Build(ctx, bw, in, &mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/"})
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
+		st, err := benchutil.WriteFile(filepath.Join(c.dir, "base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
+			return mementomap.Build(ctx, w, in, &mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/"})
+		})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,124 @@
+// Package benchutil holds what the bench programs under internal/bench share:
+// the main wrapper, measured phases run as child processes on one core with
+// their CPU time and peak resident memory from wait4, CPU profiles, buffered
+// output files and the throughput figures they print.
+package benchutil
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime/pprof"
+	"syscall"
+	"time"
+)
+
+// Main runs run with the program's arguments, standard output and standard
+// error, under a context that SIGINT and SIGTERM cancel. An error other
+// than flag.ErrHelp (the flag package has printed the usage then) is
+// printed as "bench: ERR"; any error exits with status 1.
+func Main(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// Usage is what the kernel measured of a finished child process.
+type Usage struct {
+	CPU    time.Duration // user plus system CPU time
+	MaxRSS int64         // peak resident set, in bytes
+}
+
+// RunChild runs this program again with args and GOMAXPROCS=1 (one measured
+// phase on one core), its standard error passed through, decodes the JSON
+// it writes on standard output into out, and returns its Usage (wait4's
+// rusage; ru_maxrss is in KiB on Linux).
+func RunChild(ctx context.Context, out any, args ...string) (Usage, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return Usage{}, err
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return Usage{}, err
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return Usage{}, fmt.Errorf("child output %.200q: %w", stdout.String(), err)
+	}
+	var u Usage
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		u.MaxRSS = ru.Maxrss * 1024
+		u.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return u, nil
+}
+
+// StartCPUProfile starts a CPU profile written to path and returns the
+// function that stops it and closes the file; path "" profiles nothing.
+func StartCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// WriteFile creates path and calls fn with a 1 MiB buffered writer on it,
+// returning fn's value and the first error of fn, the flush and the close.
+func WriteFile[T any](path string, fn func(io.Writer) (T, error)) (T, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	v, err := fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return v, err
+}
+
+// Rate formats n items in d as items per second: "1.25 M", "12.5 k",
+// "3.0", or "-" when d is not positive.
+func Rate(n int64, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	v := float64(n) / d.Seconds()
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2f M", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1f k", v/1e3)
+	}
+	return fmt.Sprintf("%.1f", v)
+}

@@ -1,0 +1,50 @@
+package benchutil
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestRate(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		d    time.Duration
+		want string
+	}{
+		{2_500_000, time.Second, "2.50 M"},
+		{12_500, time.Second, "12.5 k"},
+		{3, time.Second, "3.0"},
+		{5, 0, "-"},
+	} {
+		if got := Rate(c.n, c.d); got != c.want {
+			t.Errorf("Rate(%d, %v) = %q, want %q", c.n, c.d, got, c.want)
+		}
+	}
+}
+
+func TestWriteFileAndProfile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	n, err := WriteFile(p, func(w io.Writer) (int, error) { return io.WriteString(w, "abc\n") })
+	if err != nil || n != 4 {
+		t.Fatalf("WriteFile = %d, %v", n, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "abc\n" {
+		t.Errorf("file holds %q", b)
+	}
+	if _, err := WriteFile(filepath.Join(dir, "no", "such", "dir"), func(io.Writer) (int, error) { return 0, nil }); err == nil {
+		t.Error("WriteFile into a missing folder succeeded")
+	}
+	prof := filepath.Join(dir, "cpu.pprof")
+	stop, err := StartCPUProfile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("no profile written: %v", err)
+	}
+}
