@@ -1,8 +1,8 @@
 // Package accesslog reads the logs of Memento aggregators and of the web
 // servers in front of them, for the routing analysis of the MementoMap
-// paper (Alam et al., JCDL 2019, Section 5.2: 3.3 M lookups from
-// aggregator logs): the URI-Rs asked for, with the datetime where the
-// request names one ([Lookup]: lookup lists for "mementomap eval" and
+// paper (Alam et al., JCDL 2019: its 3.3 M lookups came from aggregator
+// logs; internal/spec/MEMENTOMAP.md, "Evaluation"): the URI-Rs asked for,
+// with the datetime where the request names one ([Lookup]: lookup lists for "mementomap eval" and
 // "mementomap lookup"), what each archive answered (Table 3:
 // [ArchiveCounts]), and how often each URI-R was asked against how many
 // mementos an index holds of it (Figure 4: [Overlap]).
