@@ -2,40 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"io"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestDemoRoutingSavesWithFullRecall(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
-	sum, err := demo(ctx, config{gen: 80, seed: 1, workers: 4, rows: 0}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Recall != 1 {
-		t.Errorf("recall %.4f, want 1", sum.Recall)
-	}
-	if sum.Saved < 0.6 {
-		t.Errorf("routing saved %.1f %% of upstream requests, want at least 60 %%", 100*sum.Saved)
-	}
-	if sum.Failures != 0 {
-		t.Errorf("%d lookups failed", sum.Failures)
-	}
-	if sum.MementosAll != sum.MementosTruth || sum.MementosRouted != sum.MementosAll {
-		t.Errorf("mementos: routed %d, all %d, indexes %d; want all equal", sum.MementosRouted, sum.MementosAll, sum.MementosTruth)
-	}
-	// every real index URI-R (about 90) plus the generated ones, and as many absent
-	if sum.Held < 90 || sum.Absent != sum.Held {
-		t.Errorf("held %d, absent %d", sum.Held, sum.Absent)
-	}
-	if sum.RequestsAll != 3*(sum.Held+sum.Absent) {
-		t.Errorf("without routing %d upstream requests, want 3 per URI-R (%d)", sum.RequestsAll, 3*(sum.Held+sum.Absent))
-	}
-}
 
 func TestRunPrintsTableAndTotals(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
@@ -76,5 +50,16 @@ func TestRunFlags(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestHelpPrintsUsage(t *testing.T) {
+	var errOut strings.Builder
+	err := run(context.Background(), []string{"-h"}, strings.NewReader(""), io.Discard, &errOut)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: err = %v, want flag.ErrHelp", err)
+	}
+	if !strings.HasPrefix(errOut.String(), "usage: demo [flags]\n") || !strings.Contains(errOut.String(), "-rows") {
+		t.Errorf("-h prints:\n%s", errOut.String())
 	}
 }

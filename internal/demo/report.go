@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/mementokit/mementokit/aggregator"
 )
 
-// report prints the archives, one row per lookup (at most cfg.rows when
-// cfg.rows >= 0) and the totals.
-func report(out io.Writer, cfg config, archives []*archive, stats []aggregator.Stats, lookups []*lookup, sum summary) {
+// report prints the archives, one row per lookup (at most cfg.Rows when
+// cfg.Rows >= 0) and the totals.
+func report(out io.Writer, cfg *Config, archives []*archive, stats []aggregator.Stats, lookups []*lookup, sum Summary) {
 	fmt.Fprintln(out, "Archives (127.0.0.1, each serving its index and its compacted MementoMap at /.well-known/mementomap):")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "id\tname\tURI-Rs\tmementos\tmap lines\tmap bytes\tsent (routed)\tsaved by map\tbase")
@@ -30,7 +30,7 @@ func report(out io.Writer, cfg config, archives []*archive, stats []aggregator.S
 	fmt.Fprintln(tw, "#\tdata\tURI-R\theld by\tasked\tskipped\tanswering\tmementos\tall\tstatus")
 	shown := 0
 	for i, l := range lookups {
-		if cfg.rows >= 0 && shown >= cfg.rows {
+		if cfg.Rows >= 0 && shown >= cfg.Rows {
 			fmt.Fprintf(tw, "...\t\t(%d more rows; -rows -1 prints all)\t\t\t\t\t\t\t\n", len(lookups)-shown)
 			break
 		}

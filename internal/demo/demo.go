@@ -1,4 +1,14 @@
-package main
+// Package demo runs the project's main job offline, on the real index files
+// the project ships (internal/sampledata) plus generated ones
+// (internal/cdxgen): three Memento archives on 127.0.0.1 with different,
+// overlapping holdings, each publishing its compacted MementoMap at
+// /.well-known/mementomap; an aggregator that discovers the maps and routes
+// by them; and, for comparison, the same aggregator asking every archive.
+// [Run] looks up every URI-R any archive holds and as many that none holds
+// and reports the upstream requests with and without routing, the share
+// saved, and the recall of routing (1.0: a MementoMap never hides a
+// memento). examples/demo is its command line.
+package demo
 
 import (
 	"bufio"
@@ -27,13 +37,17 @@ import (
 	"github.com/mementokit/mementokit/surt"
 )
 
-// config is what the flags set.
-type config struct {
-	gen     int64  // generated CDXJ lines per archive
-	seed    uint64 // seed of the generated indexes and absent lookups
-	workers int    // concurrent lookups
-	rows    int    // table rows to print; < 0 prints all
+// Config sets the size of a run. A nil *Config means [DefaultConfig].
+type Config struct {
+	Gen     int64  // generated CDXJ lines per archive (0: none)
+	Seed    uint64 // seed of the generated indexes and absent lookups
+	Workers int    // lookups in flight at once, at least 1
+	Rows    int    // table rows to print (0: none; < 0: all)
 }
+
+// DefaultConfig returns the configuration of `go run ./examples/demo`:
+// 300 generated lines per archive, seed 1, 8 lookups at once, every row.
+func DefaultConfig() *Config { return &Config{Gen: 300, Seed: 1, Workers: 8, Rows: -1} }
 
 // part is a slice of one index: the lines of a real file or of a generated
 // index whose data-line number n (0-based) has n%every == 0.
@@ -188,8 +202,8 @@ type result struct {
 	err       error
 }
 
-// summary is what the demo measured.
-type summary struct {
+// Summary is what a run measured.
+type Summary struct {
 	Held, Absent   int
 	RequestsRouted int
 	RequestsAll    int
@@ -202,10 +216,20 @@ type summary struct {
 	Elapsed        time.Duration
 }
 
-// demo runs the whole job and writes its report to out.
-func demo(ctx context.Context, cfg config, out io.Writer) (summary, error) {
+// Run runs the whole job with cfg (nil means the defaults: see Config) and
+// writes its report to out: one row per URI-R looked up (archives asked,
+// skipped, answering; mementos found), at most cfg.Rows of them, then the
+// totals. The error is that of starting the archives or the aggregators;
+// lookups that fail are counted in Summary.Failures.
+func Run(ctx context.Context, cfg *Config, out io.Writer) (Summary, error) {
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	if cfg.Gen < 0 || cfg.Workers < 1 {
+		return Summary{}, fmt.Errorf("demo: Gen must be >= 0 and Workers >= 1 (have %d and %d)", cfg.Gen, cfg.Workers)
+	}
 	start := time.Now()
-	var sum summary
+	var sum Summary
 	specs := specs()
 	n := len(specs)
 
@@ -214,7 +238,7 @@ func demo(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 		for _, p := range sp.parts {
 			if p.real == "" && gens[p.gen] == nil {
 				var b bytes.Buffer
-				if _, err := cdxgen.New(cdxgen.Config{Lines: cfg.gen, Seed: cfg.seed*10 + p.gen}).Write(&b); err != nil {
+				if _, err := cdxgen.New(cdxgen.Config{Lines: cfg.Gen, Seed: cfg.Seed*10 + p.gen}).Write(&b); err != nil {
 					return sum, err
 				}
 				gens[p.gen] = b.Bytes()
@@ -309,7 +333,7 @@ func demo(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 		return ag, nil
 	}
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.workers}, Timeout: 30 * time.Second}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Workers}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
 	var routedStats []aggregator.Stats
 	for phase, routing := range []bool{true, false} {
@@ -326,7 +350,7 @@ func demo(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 		rec.phase = phase
 		rec.mu.Unlock()
 		before := lookupRequests(archives)
-		err = runLookups(ctx, client, base, cfg.workers, lookups, archives, routing)
+		err = runLookups(ctx, client, base, cfg.Workers, lookups, archives, routing)
 		if routing {
 			routedStats = ag.Stats()
 		}
@@ -400,7 +424,7 @@ func lookupRequests(archives []*archive) int {
 // byte-wise order), then as many that none holds: a path no archive has on
 // each real host, then the generator's plausible absent URIs (other paths
 // on held hosts, hosts it never makes), all deterministic.
-func plan(ctx context.Context, cfg config, archives []*archive) ([]*lookup, error) {
+func plan(ctx context.Context, cfg *Config, archives []*archive) ([]*lookup, error) {
 	realKeys, err := realHoldings(ctx)
 	if err != nil {
 		return nil, err
@@ -479,7 +503,7 @@ func plan(ctx context.Context, cfg config, archives []*archive) ([]*lookup, erro
 	}
 	for g := uint64(1); g <= 3 && len(absent) < want; g++ {
 		var b bytes.Buffer
-		_, err := cdxgen.WriteLookups(&b, cdxgen.Config{Lines: cfg.gen, Seed: cfg.seed*10 + g},
+		_, err := cdxgen.WriteLookups(&b, cdxgen.Config{Lines: cfg.Gen, Seed: cfg.Seed*10 + g},
 			cdxgen.LookupConfig{N: want, Held: 0})
 		if err != nil {
 			return nil, err
