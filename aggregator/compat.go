@@ -390,9 +390,9 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 	endpoints := [][2]string{
 		{"TimeMap", base + "/timemap/{link|json|cdxj}/{URI-R}"},
 		{"TimeMap page", base + "/timemap/{link|json}/{N}/{URI-R}"},
-		{"TimeMap index", base + "/timemap/index/{URI-R}"},
+		{"TimeMap index", base + "/timemap/index[/json]/{URI-R}"},
 		{"TimeGate", base + "/timegate/{URI-R} [Accept-Datetime]"},
-		{"Memento", base + "/memento[/{link|json|cdxj}]/{DATETIME}/{URI-R}"},
+		{"Memento", base + "/memento[/{link|json|cdxj|proxy}]/{DATETIME}/{URI-R}"},
 		{"Time Travel JSON", base + "/api/json/{DATETIME}/{URI-R}"},
 		{"List", base + "/list/{DATETIME}/{URI-R}"},
 		{"Archives", base + "/archives[/{json|xml}]"},

@@ -109,9 +109,7 @@ func TestMementoDescriptions(t *testing.T) {
 	if resp, _ := do(t, ag.Handler(), "GET", "/memento/xml/2005/http://example.com/"); resp.StatusCode != 400 {
 		t.Errorf("/memento/xml/: %d, want 400", resp.StatusCode)
 	}
-	if resp, _ := do(t, ag.Handler(), "GET", "/memento/proxy/2005/http://example.com/"); resp.StatusCode != 501 {
-		t.Errorf("/memento/proxy/: %d, want 501", resp.StatusCode)
-	}
+
 }
 
 // TestPreflight: a browser's CORS preflight for a GET with
@@ -160,7 +158,7 @@ func TestAboutAndArchives(t *testing.T) {
 	do(t, ag.Handler(), "GET", "/timemap/link/http://example.com/")
 	resp, body := do(t, ag.Handler(), "GET", "/about")
 	for _, want := range []string{"1. [Fake good](good)\n", "2. [Fake bad](bad) - (Consecutive failures: 1)\n", "3. [A Wiki](wiki)\n",
-		"User-agent:             test-agent <ops@example.org>\n", "Archive list:           list.json\n", "/timemap/index/{URI-R}"} {
+		"User-agent:             test-agent <ops@example.org>\n", "Archive list:           list.json\n", "/timemap/index[/json]/{URI-R}"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/about lacks %q:\n%s", want, body)
 		}
@@ -412,5 +410,82 @@ func TestSelectedMementoRels(t *testing.T) {
 	if l := resp.Header.Get("Link"); resp.Header.Get("Location") != arc3+"/web/20230808080808/http://example.com/" ||
 		!strings.Contains(l, `<`+arc3+`/web/20230808080808/http://example.com/>; rel="last memento"`) || strings.Contains(l, `rel="memento"`) {
 		t.Errorf("TimeGate after every memento: Location %q Link %s", resp.Header.Get("Location"), l)
+	}
+}
+
+// TestMementoProxy: /memento/proxy/{datetime}/{URI-R} streams the closest
+// memento's unrewritten bytes ("id_" after the timestamp) from its
+// archive, with Memento-Datetime and Link (original, the archive's
+// TimeGate), as MemGator's answer in the transcripts ("Memento proxy");
+// a URI-R found nowhere is 404, a bad datetime 400.
+func TestMementoProxy(t *testing.T) {
+	ag, arcs := memgatorAggregator(t, Options{UserAgent: "test-agent <ops@example.org>"})
+	arc1 := arcs[0]
+	before := len(arc1.Requests())
+	resp, body := do(t, ag.Handler(), "GET", "/memento/proxy/2012/http://example.com/")
+	want := transcriptHeader(t, "Memento proxy (streams the closest memento, id_ inserted after the timestamp)", "Link", arc1.URL, arcs[1].URL, arcs[2].URL)
+	if resp.StatusCode != 200 || resp.Header.Get("Link") != want ||
+		resp.Header.Get("Memento-Datetime") != "Fri, 15 Jun 2012 08:09:10 GMT" || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
+		body != "<html><body>memento of http://example.com/ at 20120615080910 (mode \"id_\")</body></html>\n" {
+		t.Errorf("proxy: %d Link %q (want %q) Memento-Datetime %q\n%s", resp.StatusCode, resp.Header.Get("Link"), want, resp.Header.Get("Memento-Datetime"), body)
+	}
+	var fetched []archivetest.Request
+	for _, r := range arc1.Requests()[before:] {
+		if r.Endpoint == "memento" {
+			fetched = append(fetched, r)
+		}
+	}
+	if len(fetched) != 1 || fetched[0].RawPath != "/web/20120615080910id_/http://example.com/" || fetched[0].UserAgent != "test-agent <ops@example.org>" {
+		t.Errorf("memento requests seen by arc1: %+v", fetched)
+	}
+	if resp, _ := do(t, ag.Handler(), "GET", "/memento/proxy/2005/http://nothing.example/"); resp.StatusCode != 404 {
+		t.Errorf("proxy of a URI-R found nowhere: %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := do(t, ag.Handler(), "GET", "/memento/proxy/20051/http://example.com/"); resp.StatusCode != 400 {
+		t.Errorf("proxy with a bad datetime: %d, want 400", resp.StatusCode)
+	}
+	for _, tc := range [][2]string{
+		{"http://a.example/web/20120615080910/http://example.com/", "http://a.example/web/20120615080910id_/http://example.com/"},
+		{"http://a.example/wayback/20120615080910/http://example.com/20010101000000/", "http://a.example/wayback/20120615080910id_/http://example.com/20010101000000/"},
+		{"http://a.example/memento/abc", "http://a.example/memento/abc"},
+	} {
+		if got := rawURIM(tc[0]); got != tc[1] {
+			t.Errorf("rawURIM(%q) = %q, want %q", tc[0], got, tc[1])
+		}
+	}
+}
+
+// TestDIYIndexJSON: /timemap/index/json/{URI-R} is Time Travel's JSON
+// TimeMap index (internal/spec/TIMETRAVEL.md §1.3): one timemap_index
+// entry per archive with a TimeMap, memento_compliant as "yes" or "no".
+func TestDIYIndexJSON(t *testing.T) {
+	good := newArchive(t, archivetest.Config{})
+	proxied := Archive{ID: "proxied", TimeMap: good.TimeMapPrefix(), TimeGate: good.TimeGatePrefix(), MementoCompliant: false}
+	gateOnly := Archive{ID: "gate-only", TimeGate: good.TimeGatePrefix(), MementoCompliant: true}
+	compliant := entry("good", good)
+	compliant.MementoCompliant = true
+	ag := newAggregator(t, Options{Archives: []Archive{compliant, proxied, gateOnly}})
+	resp, body := do(t, ag.Handler(), "GET", "/timemap/index/json/http://example.com/")
+	var doc struct {
+		OriginalURI  string `json:"original_uri"`
+		TimeGateURI  string `json:"timegate_uri"`
+		TimeMapIndex []struct {
+			URI              string `json:"uri"`
+			MementoCompliant string `json:"memento_compliant"`
+			ArchiveID        string `json:"archive_id"`
+		} `json:"timemap_index"`
+		TimeMapURI map[string]string `json:"timemap_uri"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != ctJSON {
+		t.Fatalf("%d %v\n%s", resp.StatusCode, err, body)
+	}
+	if doc.OriginalURI != "http://example.com/" || doc.TimeGateURI != "http://localhost:1208/timegate/http://example.com/" || len(doc.TimeMapIndex) != 2 ||
+		doc.TimeMapIndex[0].ArchiveID != "good" || doc.TimeMapIndex[0].MementoCompliant != "yes" || doc.TimeMapIndex[0].URI != good.TimeMapPrefix()+"http://example.com/" ||
+		doc.TimeMapIndex[1].ArchiveID != "proxied" || doc.TimeMapIndex[1].MementoCompliant != "no" ||
+		doc.TimeMapURI["link_format"] != "http://localhost:1208/timemap/index/http://example.com/" || doc.TimeMapURI["json_format"] != "http://localhost:1208/timemap/index/json/http://example.com/" {
+		t.Errorf("JSON index:\n%s", body)
+	}
+	if n := len(good.Requests()); n != 0 {
+		t.Errorf("the index asked the archive %d times", n)
 	}
 }

@@ -45,9 +45,11 @@ const (
 //	/timemap/{link|json|cdxj}/{URI-R}     the whole TimeMap (MemGator layouts)
 //	/timemap/{link|json}/{N}/{URI-R}      page N (1-based) of at most 500 mementos
 //	/timemap/index/{URI-R}                Time Travel's "DIY" index: one rel="timemap" per archive (no archive asked)
+//	/timemap/index/json/{URI-R}           the same index in Time Travel's JSON (timemap_index)
 //	/timegate/{URI-R}                     302 to the memento closest to Accept-Datetime
 //	/memento/{datetime}/{URI-R}           302 to the memento closest to datetime
 //	/memento/{link|json|cdxj}/{datetime}/{URI-R}  MemGator's description: first, prev, closest, next, last
+//	/memento/proxy/{datetime}/{URI-R}     the closest memento's own bytes, streamed from its archive (MemGator)
 //	/api/json/{datetime}/{URI-R}          the Time Travel JSON description
 //	/list/{datetime}/{URI-R}              an HTML list of the mementos around datetime
 //	/about                                endpoints, archives with their state, configuration (text; JSON on Accept: application/json)
@@ -125,6 +127,8 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		raw = r.URL.RequestURI() // absolute-form request target
 	}
 	switch {
+	case strings.HasPrefix(raw, "/timemap/index/json/"):
+		h.diyIndexJSON(w, raw[len("/timemap/index/json/"):])
 	case strings.HasPrefix(raw, "/timemap/index/"):
 		h.diyIndex(w, raw[len("/timemap/index/"):])
 	case strings.HasPrefix(raw, "/timemap/"):
@@ -139,8 +143,8 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			})
 			return
 		}
-		if strings.HasPrefix(rest, "proxy/") {
-			writeBody(w, http.StatusNotImplemented, ctText, []byte("Not implemented: /memento/proxy/ (this aggregator redirects to mementos, it does not stream them): use /memento/{DATETIME}/{URI-R}\n"))
+		if tail, ok := strings.CutPrefix(rest, "proxy/"); ok {
+			h.dated(w, r, raw, tail, h.proxyMemento)
 			return
 		}
 		h.dated(w, r, raw, rest, h.memento)

@@ -19,15 +19,18 @@
 //	/timemap/{link|json|cdxj}/{URI-R}  the merged TimeMap (RFC 7089 §5)
 //	/timemap/{link|json}/{N}/{URI-R}   page N of it
 //	/timemap/index/{URI-R}             Time Travel's DIY index: one rel="timemap" per archive
+//	/timemap/index/json/{URI-R}        the same index in Time Travel's JSON (timemap_index)
 //	/timegate/{URI-R}                  302 to the memento closest to Accept-Datetime (RFC 7089 §4)
 //	/memento/{datetime}/{URI-R}        302 to the memento closest to datetime
 //	/memento/{link|json|cdxj}/{datetime}/{URI-R}  MemGator's description (first, prev, closest, next, last)
+//	/memento/proxy/{datetime}/{URI-R}  the closest memento's own bytes, streamed from its archive
 //	/api/json/{datetime}/{URI-R}       the Time Travel JSON description
 //	/about                             endpoints, archives with their state, configuration
 //	/archives[/{json|xml}]             the archive registry (MemGator JSON, archivelist.xml)
 //	/metrics                           Prometheus metrics
 //	/healthz                           200 with a JSON summary; 503 while draining, when the cache
 //	                                   fails, or degraded when every archive is dormant or failing
+//	                                   (known from background probes, -probe-every, without traffic)
 //
 // With -root PREFIX every path is under PREFIX. Given a URI-R (and a
 // datetime) on the command line, it searches once and prints the answer

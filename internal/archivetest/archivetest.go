@@ -9,6 +9,7 @@
 //	GET /timemap/link/{URI-R} + paging   first page; later pages at /tmpage/{N}/{URI-R}
 //	GET|HEAD /timegate/{URI-R}           302 (or 303, 307, 200 style) to the closest memento (RFC 7089 §4)
 //	GET|HEAD /web/{14 digits}/{URI-R}    the memento itself, with Memento-Datetime
+//	                                     (also /web/{14 digits}id_/{URI-R}, its "unrewritten" form)
 //	GET /.well-known/mementomap          the archive's MementoMap, when one is given
 //	GET /maps/archive.mementomap         the same, when advertised by a rel="mementomap" link
 //
@@ -109,6 +110,7 @@ type Request struct {
 	RawPath        string // r.RequestURI as received
 	Endpoint       string // "timemap", "tmpage", "timegate", "memento", "mementomap" or "other"
 	AcceptDatetime string
+	UserAgent      string
 }
 
 // Archive is one running fake archive. Its methods are safe for concurrent
@@ -237,7 +239,7 @@ func (a *Archive) serve(w http.ResponseWriter, r *http.Request) {
 		endpoint = "mementomap"
 	}
 	a.mu.Lock()
-	a.requests = append(a.requests, Request{Method: r.Method, RawPath: raw, Endpoint: endpoint, AcceptDatetime: r.Header.Get("Accept-Datetime")})
+	a.requests = append(a.requests, Request{Method: r.Method, RawPath: raw, Endpoint: endpoint, AcceptDatetime: r.Header.Get("Accept-Datetime"), UserAgent: r.UserAgent()})
 	cfg := a.cfg
 	a.mu.Unlock()
 
@@ -483,6 +485,7 @@ func (a *Archive) serveTimeGate(w http.ResponseWriter, r *http.Request, cfg Conf
 
 func (a *Archive) serveMemento(w http.ResponseWriter, r *http.Request, cfg Config, rest string) {
 	stamp, urir, ok := strings.Cut(rest, "/")
+	stamp, raw := strings.CutSuffix(stamp, "id_") // the unrewritten memento (Wayback's "id_" mode)
 	t, err := timestamp.Parse(stamp)
 	if !ok || err != nil {
 		http.NotFound(w, r)
@@ -502,5 +505,9 @@ func (a *Archive) serveMemento(w http.ResponseWriter, r *http.Request, cfg Confi
 	w.Header().Set("Memento-Datetime", t.UTC().Format(http.TimeFormat))
 	w.Header().Set("Link", "<"+urir+`>; rel="original", <`+a.TimeGatePrefix()+urir+`>; rel="timegate"`)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if raw {
+		_, _ = fmt.Fprintf(w, "<html><body>memento of %s at %s (mode \"id_\")</body></html>\n", urir, stamp)
+		return
+	}
 	_, _ = fmt.Fprintf(w, "<html><body>memento of %s at %s</body></html>\n", urir, stamp)
 }
