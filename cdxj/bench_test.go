@@ -79,6 +79,33 @@ func BenchmarkReadCDXJ(b *testing.B) {
 	_ = sink
 }
 
+// BenchmarkCheckJSON checks the JSON block of pywb-style CDXJ lines whole
+// (what a build does to every line): one op is one line.
+func BenchmarkCheckJSON(b *testing.B) {
+	data := benchLines(10000)
+	var recs []*Record
+	for _, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		r, err := ParseLine(l, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	b.SetBytes(int64(len(data) / 10000))
+	b.ReportAllocs()
+	i := 0
+	cpu := startCPU()
+	for b.Loop() {
+		r := recs[i%len(recs)]
+		i++
+		r.jx.reset()
+		if err := r.CheckJSON(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportSpeed(b, cpu)
+}
+
 // BenchmarkReadCDX11 does the same for classic 11-column CDX lines.
 func BenchmarkReadCDX11(b *testing.B) {
 	var data []byte

@@ -2,6 +2,8 @@ package cdxj
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -53,7 +55,36 @@ func skipSpace(b []byte, i int) int {
 // stringEnd returns the index of the quote closing the JSON string whose
 // opening quote is at b[i], or -1.
 func stringEnd(b []byte, i int) int {
+	// The first '"' or '\\', eight bytes at a time (member names and most
+	// values are short; a call of IndexByte for each costs more): a quote
+	// ends the string; a backslash sends it to the general loop below,
+	// from its start.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	j := i + 1
+	for ; j+8 <= len(b); j += 8 {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q, s := x^('"'*ones), x^('\\'*ones)
+		// A byte of q or s is zero where x has a quote or a backslash;
+		// the lowest high bit set marks the first of them.
+		if m := ((q-ones)&^q | (s-ones)&^s) & highs; m != 0 {
+			j += bits.TrailingZeros64(m) / 8
+			if b[j] == '"' {
+				return j
+			}
+			j = i + 1
+			goto general
+		}
+	}
+	for ; j < len(b); j++ {
+		if c := b[j]; c == '"' {
+			return j
+		} else if c == '\\' {
+			j = i + 1
+			goto general
+		}
+	}
+	return -1
+general:
 	for j <= len(b) {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {

@@ -338,7 +338,9 @@ func (b *builder) record(rec *cdxj.Record) error {
 	}
 	u := rec.URL()
 	key := rec.Key()
-	surtKey := rec.KeyIsSURT() && bytes.IndexByte(key, ')') > 0 && !bytes.Contains(key, []byte("://"))
+	// KeyIsSURT of a key without "://" is a key with a ')' after its
+	// first byte, read from a layout whose key is not the URL.
+	surtKey := rec.KeyIsSURT() && !bytes.Contains(key, []byte("://"))
 	switch {
 	case u != nil:
 		if !hasHTTPScheme(u) {
