@@ -122,3 +122,28 @@ func Rate(n int64, d time.Duration) string {
 	}
 	return fmt.Sprintf("%.1f", v)
 }
+
+// WorkDir returns the work folder of a run: dir, created if need be, or
+// when dir is "" a new temporary folder named after prefix. done removes a
+// temporary folder unless keep; it leaves a given dir alone.
+func WorkDir(dir, prefix string, keep bool) (path string, done func(), err error) {
+	if dir != "" {
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	if keep {
+		return d, func() {}, nil
+	}
+	return d, func() { os.RemoveAll(d) }, nil
+}
+
+// Logf returns a printf to w of progress lines, each led by the time of day
+// (15:04:05).
+func Logf(w io.Writer) func(format string, a ...any) {
+	return func(format string, a ...any) {
+		fmt.Fprintf(w, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+	}
+}

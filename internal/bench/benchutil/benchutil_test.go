@@ -48,3 +48,26 @@ func TestWriteFileAndProfile(t *testing.T) {
 		t.Errorf("no profile written: %v", err)
 	}
 }
+
+func TestWorkDir(t *testing.T) {
+	given := filepath.Join(t.TempDir(), "a", "b")
+	d, done, err := WorkDir(given, "x-", false)
+	if err != nil || d != given {
+		t.Fatalf("WorkDir(%s) = %s, %v", given, d, err)
+	}
+	done()
+	if _, err := os.Stat(given); err != nil {
+		t.Errorf("a given folder was removed or not made: %v", err)
+	}
+	tmp, done, err := WorkDir("", "benchutil-test-", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("temporary folder %s still there after done: %v", tmp, err)
+	}
+}

@@ -73,25 +73,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.n <= 0 {
 		return errors.New("-n must be positive")
 	}
-	if c.dir != "" {
-		if err := os.MkdirAll(c.dir, 0o755); err != nil {
-			return err
-		}
-	} else {
-		d, err := os.MkdirTemp("", "columnar-bench-")
-		if err != nil {
-			return err
-		}
-		c.dir = d
-		if !c.keep {
-			defer os.RemoveAll(d)
-		}
+	work, done, err := benchutil.WorkDir(c.dir, "columnar-bench-", c.keep)
+	if err != nil {
+		return err
 	}
+	defer done()
+	c.dir = work
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
-	}
+	logf := benchutil.Logf(stderr)
 	p := func(name string) string { return filepath.Join(c.dir, name) }
 
 	// 1. Data: the index and its gzip form.

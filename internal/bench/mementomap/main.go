@@ -91,25 +91,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "outputs go to %s\n", c.out)
-	if c.dir != "" {
-		if err := os.MkdirAll(c.dir, 0o755); err != nil {
-			return err
-		}
-	} else {
-		d, err := os.MkdirTemp("", "mementomap-bench-")
-		if err != nil {
-			return err
-		}
-		c.dir = d
-		if !c.keep {
-			defer os.RemoveAll(d)
-		}
+	work, done, err := benchutil.WorkDir(c.dir, "mementomap-bench-", c.keep)
+	if err != nil {
+		return err
 	}
+	defer done()
+	c.dir = work
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
-	}
+	logf := benchutil.Logf(stderr)
 
 	// 1. Data.
 	logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)

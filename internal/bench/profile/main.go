@@ -72,23 +72,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.n <= 0 {
 		return errors.New("-n must be positive")
 	}
-	if c.dir == "" {
-		d, err := os.MkdirTemp("", "profile-bench-")
-		if err != nil {
-			return err
-		}
-		c.dir = d
-		if !c.keep {
-			defer os.RemoveAll(d)
-		}
-	} else if err := os.MkdirAll(c.dir, 0o755); err != nil {
+	work, done, err := benchutil.WorkDir(c.dir, "profile-bench-", c.keep)
+	if err != nil {
 		return err
 	}
+	defer done()
+	c.dir = work
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
-	logf := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
-	}
+	logf := benchutil.Logf(stderr)
 	idx := filepath.Join(c.dir, "index.cdxj")
 	if _, err := os.Stat(idx); err != nil {
 		logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
