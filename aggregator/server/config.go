@@ -62,6 +62,10 @@ type Config struct {
 	// "bolt" or "" (DataDir/cache.db), "bolt:PATH", or a MySQL DSN with or without a "mysql:" prefix
 	// (user:pass@tcp(host:3306)/db).
 	Cache string `json:"cache"`
+	// MigrateTimeout bounds a MySQL cache's schema migration at start (the
+	// copy of a Time Travel aggregator database included); 0 means no
+	// limit.
+	MigrateTimeout Duration `json:"migrate_timeout"`
 
 	CacheTimeout    Duration `json:"cache_timeout"`
 	RequestTimeout  Duration `json:"request_timeout"`
@@ -245,7 +249,7 @@ func (c *Config) Check() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
-	}{{"mementomap-refresh", c.MapRefresh}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}, {"probe-every", c.ProbeEvery}} {
+	}{{"mementomap-refresh", c.MapRefresh}, {"migrate-timeout", c.MigrateTimeout}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}, {"probe-every", c.ProbeEvery}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", d.name, time.Duration(d.v)))
 		}

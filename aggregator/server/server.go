@@ -137,7 +137,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 	if err := os.MkdirAll(mapDir, 0o755); err != nil {
 		return nil, err
 	}
-	store, storeName, err := OpenCache(ctx, cfg.Cache, dataDir, log)
+	store, storeName, err := openCache(ctx, cfg.Cache, dataDir, time.Duration(cfg.MigrateTimeout), log)
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +230,17 @@ func mapCheckEvery(d Duration) time.Duration {
 // "mysql:" prefix. It returns the store and a name for logs ("none",
 // "memory", "bolt:PATH", "mysql"); the DSN is never written in errors or
 // logs. A spec that is none of these is an error wrapping ErrConfig.
+//
+// A MySQL store is reached within its DSN's timeout (5 s by default) and
+// waits up to 60 s for another node's schema migration; the migration
+// itself (the copy of a Time Travel aggregator database, logged per
+// batch) has no time limit but ctx.
 func OpenCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cache.Cache, string, error) {
+	return openCache(ctx, spec, dataDir, 0, log)
+}
+
+// openCache is OpenCache with Config.MigrateTimeout (0: no limit).
+func openCache(ctx context.Context, spec, dataDir string, migrateTimeout time.Duration, log *slog.Logger) (cache.Cache, string, error) {
 	switch {
 	case spec == "none":
 		return nil, "none", nil
@@ -254,9 +264,7 @@ func OpenCache(ctx context.Context, spec, dataDir string, log *slog.Logger) (cac
 	if !strings.Contains(dsn, "/") {
 		return nil, "", fmt.Errorf("%w: cache: want memory, bolt:PATH or a MySQL DSN such as user:pass@tcp(host:3306)/db", ErrConfig)
 	}
-	octx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	my, err := mysqlcache.Open(octx, dsn, &mysqlcache.Options{Logger: log})
+	my, err := mysqlcache.Open(ctx, dsn, &mysqlcache.Options{Logger: log, MigrateTimeout: migrateTimeout})
 	return my, "mysql", err
 }
 

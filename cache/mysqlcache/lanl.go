@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // The migration of a database made by the Time Travel aggregator's own
@@ -17,9 +19,12 @@ import (
 // needs) to schema/0001_init.sql, keeping every row:
 //
 //  1. the new tables are created beside the old ones (linkmaster_mk, ...);
-//  2. each old table is copied into its new one by one INSERT IGNORE ...
-//     SELECT (one statement each: atomic on the InnoDB target, and
-//     idempotent, so a copy cut off is run again from the start);
+//  2. each old table is copied into its new one by INSERT IGNORE ...
+//     SELECT (idempotent); linkmaster and links in batches of
+//     Options.MigrateBatchRows rows by ranges of id, each batch committed
+//     in one transaction with the last id it copied
+//     (mementokit_lanl_progress), so that a copy cut off resumes after
+//     the last batch committed;
 //     linkmaster gets status 'N' where it was searched and holds no link,
 //     links get parts 0, 1, ... per (id, mdate, archive), jobs get their
 //     hash key, a claim time for those a worker held, and the refresh
@@ -51,6 +56,15 @@ type lanlStep struct {
 	name, what string
 	stmts      []string
 	run        func(ctx context.Context, conn *sql.Conn) error // instead of stmts
+	batch      *lanlBatch                                      // instead of stmts
+}
+
+// lanlBatch is a copy run in batches by ranges of the old table's id
+// (links: every row of one id in one batch, so that the parts of an (id,
+// mdate, archive) are numbered together). stmt has one %s, the range
+// condition on key.
+type lanlBatch struct {
+	table, key, stmt string
 }
 
 func lanlSteps() ([]lanlStep, error) {
@@ -73,19 +87,15 @@ SELECT id, COALESCE(NULLIF(hostname, ''), CONCAT('lanl-archive-', id)), timegate
 			`INSERT IGNORE INTO archive_register_mk (hostname)
 SELECT '` + lanlUnknownArchive + `' FROM DUAL WHERE EXISTS (SELECT 1 FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE a.id IS NULL)`,
 		}},
-		{name: "copy-linkmaster", what: "copy linkmaster (status N where searched and no link is held)", stmts: []string{
-			`INSERT IGNORE INTO linkmaster_mk (url, id, reqtime, numreq, updtime, status)
+		{name: "copy-linkmaster", what: "copy linkmaster (status N where searched and no link is held)", batch: &lanlBatch{table: "linkmaster", key: "m.id", stmt: `INSERT IGNORE INTO linkmaster_mk (url, id, reqtime, numreq, updtime, status)
 SELECT COALESCE(m.url, ''), LOWER(m.id), m.reqtime, COALESCE(m.numreq, 0), m.updtime,
   CASE WHEN m.updtime IS NOT NULL AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = m.id) THEN 'N' END
-FROM linkmaster m`,
-		}},
-		{name: "copy-links", what: "copy links (part renumbered 0, 1, ... per id, mdate and archive)", stmts: []string{
-			`INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
+FROM linkmaster m WHERE %s`}},
+		{name: "copy-links", what: "copy links (part renumbered 0, 1, ... per id, mdate and archive)", batch: &lanlBatch{table: "links", key: "l.id", stmt: `INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
 SELECT LOWER(l.id), l.mdate, COALESCE(a.id, (SELECT id FROM archive_register_mk WHERE hostname = '` + lanlUnknownArchive + `')),
   COALESCE(l.href, ''), l.type, l.rel,
   ROW_NUMBER() OVER (PARTITION BY l.id, l.mdate, a.id ORDER BY l.part, l.href) - 1
-FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id`,
-		}},
+FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE %s`}},
 		{name: "copy-jobs", what: "copy jobs (hash key, claim time of claimed jobs, refresh priority; one job per URI-R, the others to jobs_lanl_duplicates)", stmts: []string{
 			`INSERT IGNORE INTO jobs_mk (id, url, reqtime, process_id, claimtime, compltime, priority, hashkey)
 SELECT j.id, COALESCE(j.url, ''), COALESCE(j.reqtime, j.compltime, UTC_TIMESTAMP()), CAST(j.process_id AS CHAR),
@@ -200,10 +210,124 @@ func lanlDone(ctx context.Context, conn *sql.Conn, tables map[string]bool) (map[
 	return done, rows.Err()
 }
 
+// lanlRun is how migrateLANL runs: its log, the rows of one batch, and,
+// for tests, where it ends with errLANLStopped as a crash would (after
+// the named step, or after stopBatches batches of a batched step).
+type lanlRun struct {
+	log         *slog.Logger
+	batchRows   int
+	stopAfter   string
+	stopBatches int
+}
+
+// defaultMigrateBatchRows is Options.MigrateBatchRows when 0.
+const defaultMigrateBatchRows = 50000
+
+const sqlLANLProgress = `CREATE TABLE IF NOT EXISTS mementokit_lanl_progress (
+  step        VARCHAR(64) NOT NULL PRIMARY KEY,
+  last_id     VARBINARY(255) NOT NULL,
+  rows_copied BIGINT NOT NULL,
+  batches     BIGINT NOT NULL
+) ENGINE=InnoDB`
+
+// lanlProgress returns the last id a batched step committed, the rows and
+// batches it copied so far (ok false: none yet).
+func lanlProgress(ctx context.Context, conn *sql.Conn, step string) (last string, rows, batches int64, ok bool, err error) {
+	err = conn.QueryRowContext(ctx, "SELECT last_id, rows_copied, batches FROM mementokit_lanl_progress WHERE step = ?", step).Scan(&last, &rows, &batches)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", 0, 0, false, nil
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1146 { // no such table: nothing copied yet
+		return "", 0, 0, false, nil
+	}
+	return last, rows, batches, err == nil, err
+}
+
+// runBatches copies st.batch's table in batches of size rows by ranges of
+// its id, each batch in one transaction with its progress record,
+// resuming after the last batch committed. It returns the rows copied by
+// this run.
+func runBatches(ctx context.Context, conn *sql.Conn, st lanlStep, r lanlRun) (int64, error) {
+	b := st.batch
+	if _, err := conn.ExecContext(ctx, sqlLANLProgress); err != nil {
+		return 0, err
+	}
+	last, copied, batches, resumed, err := lanlProgress(ctx, conn, st.name)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+b.table).Scan(&total); err != nil {
+		return 0, err
+	}
+	if resumed {
+		r.log.Info("mysql cache: LANL copy resumes after the last batch committed", "step", st.name, "after_id", last, "rows_copied", copied, "of", total, "batches", batches)
+	}
+	var run, runBatches int64
+	for {
+		start := time.Now()
+		// The batch ends at the id batchRows rows on; every row of that id
+		// is in the batch.
+		q, args := "SELECT id FROM "+b.table+" ORDER BY id LIMIT 1 OFFSET ?", []any{r.batchRows - 1}
+		if resumed {
+			q, args = "SELECT id FROM "+b.table+" WHERE id > ? ORDER BY id LIMIT 1 OFFSET ?", []any{last, r.batchRows - 1}
+		}
+		var hi sql.NullString
+		if err := conn.QueryRowContext(ctx, q, args...).Scan(&hi); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return run, fmt.Errorf("batch %d: find its end: %w", batches+1, err)
+		}
+		var conds []string
+		args = nil
+		if resumed {
+			conds, args = append(conds, b.key+" > ?"), append(args, last)
+		}
+		if hi.Valid {
+			conds, args = append(conds, b.key+" <= ?"), append(args, hi.String)
+		}
+		if len(conds) == 0 {
+			conds = []string{"TRUE"}
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return run, err
+		}
+		res, err := tx.ExecContext(ctx, fmt.Sprintf(b.stmt, strings.Join(conds, " AND ")), args...)
+		var n int64
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		if err == nil && hi.Valid {
+			_, err = tx.ExecContext(ctx, `INSERT INTO mementokit_lanl_progress (step, last_id, rows_copied, batches) VALUES (?, ?, ?, ?)
+ON DUPLICATE KEY UPDATE last_id = VALUES(last_id), rows_copied = VALUES(rows_copied), batches = VALUES(batches)`, st.name, hi.String, copied+n, batches+1)
+		}
+		if err == nil {
+			err = tx.Commit()
+		} else {
+			tx.Rollback()
+		}
+		if err != nil {
+			from := "the first id"
+			if resumed {
+				from = "id " + last
+			}
+			return run, fmt.Errorf("batch %d (after %s): %w", batches+1, from, err)
+		}
+		run, copied, batches, runBatches = run+n, copied+n, batches+1, runBatches+1
+		r.log.Info("mysql cache: LANL copy batch committed", "step", st.name, "batch", batches, "rows", n, "rows_copied", copied, "of", total, "last_id", hi.String, "elapsed", time.Since(start))
+		if !hi.Valid {
+			return run, nil
+		}
+		last, resumed = hi.String, true
+		if r.stopBatches > 0 && runBatches >= int64(r.stopBatches) {
+			return run, errLANLStopped
+		}
+	}
+}
+
 // migrateLANL runs the steps of the LANL migration not yet done, on conn
-// (which holds the migration lock), recording each. stopAfter, for tests,
-// ends the run with errLANLStopped after the named step, as a crash would.
-func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfter string) error {
+// (which holds the migration lock), recording each.
+func migrateLANL(ctx context.Context, conn *sql.Conn, r lanlRun) error {
 	need, done, err := lanlNeeded(ctx, conn)
 	if err != nil || !need {
 		return err
@@ -223,9 +347,13 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfte
 ) ENGINE=InnoDB`); err != nil {
 		return fmt.Errorf("lanl migration: %w", err)
 	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
 	}
+	if r.batchRows <= 0 {
+		r.batchRows = defaultMigrateBatchRows
+	}
+	log := r.log
 	// What is migrated, before anything changes: the old tables with their
 	// row counts, the steps to run and those already done (a resumed
 	// migration).
@@ -255,10 +383,16 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfte
 			continue
 		}
 		start := time.Now()
-		if st.run != nil {
-			err = st.run(ctx, conn)
-		}
 		var rows int64
+		switch {
+		case st.run != nil:
+			err = st.run(ctx, conn)
+		case st.batch != nil:
+			rows, err = runBatches(ctx, conn, st, r)
+			if errors.Is(err, errLANLStopped) {
+				return err
+			}
+		}
 		for i := 0; err == nil && i < len(st.stmts); i++ {
 			var res sql.Result
 			res, err = conn.ExecContext(ctx, st.stmts[i])
@@ -279,7 +413,7 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, log *slog.Logger, stopAfte
 			stepAttrs = append(stepAttrs, slog.Int64("rows_copied", rows))
 		}
 		log.Info("mysql cache: LANL table migration step done", stepAttrs...)
-		if st.name == stopAfter {
+		if st.name == r.stopAfter {
 			return errLANLStopped
 		}
 	}
@@ -333,6 +467,13 @@ func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
 			line := "lanl " + st.name + ": " + st.what
 			if t, ok := strings.CutPrefix(st.name, "copy-"); ok {
 				line += fmt.Sprintf(" [%d rows]", counts[t])
+			}
+			if st.batch != nil {
+				if last, rows, batches, ok, err := lanlProgress(ctx, conn, st.name); err != nil {
+					return nil, err
+				} else if ok {
+					line += fmt.Sprintf(" (resumes after id %s: %d rows copied in %d batches)", last, rows, batches)
+				}
 			}
 			plan = append(plan, line)
 		}

@@ -76,7 +76,9 @@ func stripComments(s string) string {
 // migrate brings the database's schema to the latest version, on one
 // connection holding a named lock so that nodes starting together migrate
 // once. Applied versions are recorded in mementokit_schema.
-func migrate(ctx context.Context, db *sql.DB, lockWait time.Duration, log *slog.Logger, lanlStopAfter string) error {
+// Options.MigrateTimeout, when set, bounds it from the lock on.
+func migrate(ctx context.Context, db *sql.DB, o Options, log *slog.Logger) error {
+	lockWait := o.MigrateLockWait
 	ms, err := migrations()
 	if err != nil {
 		return err
@@ -89,15 +91,20 @@ func migrate(ctx context.Context, db *sql.DB, lockWait time.Duration, log *slog.
 	var got sql.NullInt64
 	lock := "mementokit.cache.migrate"
 	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK(CONCAT(?, DATABASE()), ?)", lock, int(lockWait.Seconds())).Scan(&got); err != nil {
-		return fmt.Errorf("lock for migration: %w", err)
+		return fmt.Errorf("lock for migration: %w%s", err, lockHolder(ctx, db, lock))
 	}
 	if got.Int64 != 1 {
-		return fmt.Errorf("lock for migration: not granted within %v (another node migrating?)", lockWait)
+		return fmt.Errorf("lock for migration: not granted within %v%s", lockWait, lockHolder(ctx, db, lock))
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT RELEASE_LOCK(CONCAT(?, DATABASE()))", lock)
+	if o.MigrateTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.MigrateTimeout)
+		defer cancel()
+	}
 	// Tables of the Time Travel aggregator's own schema are migrated
 	// first (lanl.go), keeping their rows.
-	if err := migrateLANL(ctx, conn, log, lanlStopAfter); err != nil {
+	if err := migrateLANL(ctx, conn, lanlRun{log: log, batchRows: o.MigrateBatchRows, stopAfter: o.lanlStopAfter, stopBatches: o.lanlStopBatches}); err != nil {
 		return err
 	}
 	_, err = conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS mementokit_schema (
@@ -131,6 +138,34 @@ func migrate(ctx context.Context, db *sql.DB, lockWait time.Duration, log *slog.
 		}
 	}
 	return checkColumns(ctx, conn)
+}
+
+// lockHolder names the connection holding the migration lock, asked on a
+// connection of its own (ctx may have ended while waiting for the lock):
+// ": another connection (id N, running for S s: STATEMENT) holds the
+// migration lock ...". It is "" when the lock is free or nothing can be
+// asked.
+func lockHolder(ctx context.Context, db *sql.DB, lock string) string {
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	var id sql.NullInt64
+	if err := db.QueryRowContext(qctx, "SELECT IS_USED_LOCK(CONCAT(?, DATABASE()))", lock).Scan(&id); err != nil || !id.Valid {
+		return ""
+	}
+	what := fmt.Sprintf("id %d", id.Int64)
+	var secs sql.NullInt64
+	var command, info sql.NullString
+	if err := db.QueryRowContext(qctx, "SELECT COMMAND, TIME, INFO FROM information_schema.PROCESSLIST WHERE ID = ?", id.Int64).Scan(&command, &secs, &info); err == nil {
+		stmt := strings.Join(strings.Fields(info.String), " ")
+		if len(stmt) > 80 {
+			stmt = stmt[:80] + "..."
+		}
+		if stmt == "" {
+			stmt = command.String
+		}
+		what += fmt.Sprintf(", %s for %d s: %s", strings.ToLower(command.String), secs.Int64, stmt)
+	}
+	return fmt.Sprintf(": another connection (%s) holds the migration lock: another node migrating, or the statement of a migration whose client was stopped still running on the server (it ends by itself, or: KILL %d)", what, id.Int64)
 }
 
 // checkColumns catches a database whose tables predate this schema (an

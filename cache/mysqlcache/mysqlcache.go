@@ -82,7 +82,17 @@ type Options struct {
 	// none.
 	Logger *slog.Logger
 
-	lanlStopAfter string // tests: end the LANL migration after this step
+	// MigrateTimeout bounds the schema migration once its lock is held
+	// (the copy of a Time Travel aggregator database included); 0 means
+	// no limit. Open's ctx bounds it too.
+	MigrateTimeout time.Duration
+	// MigrateBatchRows is how many rows of links (and linkmaster) the
+	// migration of a Time Travel aggregator database copies per batch,
+	// each batch committed with its progress; 0 means 50000.
+	MigrateBatchRows int
+
+	lanlStopAfter   string // tests: end the LANL migration after this step
+	lanlStopBatches int    // tests: end a batched LANL copy after this many batches
 }
 
 // Cache is the MySQL-backed store. It is safe for concurrent use, and many
@@ -217,7 +227,7 @@ func (c *Cache) ping(ctx context.Context, dbName string, connectTimeout time.Dur
 }
 
 func (c *Cache) init(ctx context.Context, o Options) error {
-	if err := migrate(ctx, c.db, o.MigrateLockWait, c.log, o.lanlStopAfter); err != nil {
+	if err := migrate(ctx, c.db, o, c.log); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
 	for _, p := range []struct {
