@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -199,7 +200,9 @@ func TestAboutAndArchives(t *testing.T) {
 }
 
 // TestCMSFloor: an archive of type "cms" gives the version in force at
-// the datetime (latest not after it), even when a later one is closer.
+// the datetime (latest not after it), even when a later one is closer:
+// at /memento/{datetime} and at /timegate with Accept-Datetime (its
+// Location and its rel="memento" link).
 func TestCMSFloor(t *testing.T) {
 	urir := "http://wiki.example/Page"
 	w := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{urir: times(t, "20100101000000", "20100301000000")}})
@@ -215,6 +218,13 @@ func TestCMSFloor(t *testing.T) {
 		}
 		if got := resp.Header.Get("Location"); resp.StatusCode != 302 || got != want {
 			t.Errorf("type %s: %d Location %q, want %q", typ, resp.StatusCode, got, want)
+		}
+		resp, _ = do(t, ag.Handler(), "GET", "/timegate/"+urir, "Accept-Datetime", "Thu, 25 Feb 2010 00:00:00 GMT")
+		if got := resp.Header.Get("Location"); resp.StatusCode != 302 || got != want {
+			t.Errorf("type %s: /timegate %d Location %q, want %q", typ, resp.StatusCode, got, want)
+		}
+		if link := resp.Header.Get("Link"); !regexp.MustCompile(`<` + regexp.QuoteMeta(want) + `>; rel="[a-z ]*memento"`).MatchString(link) {
+			t.Errorf("type %s: /timegate Link lacks %s as the memento:\n%s", typ, want, link)
 		}
 	}
 }

@@ -838,7 +838,7 @@ func (h handler) timeGate(w http.ResponseWriter, r *http.Request, rawR string) {
 		want = time.Now()
 	}
 	ms := ans.Mementos
-	n := navigate(ms, want)
+	n := h.ag.navigateAt(ms, want)
 	w.Header().Set("Link", h.navLinks(urir, ms, n))
 	w.Header().Set("Location", ms[n.closest].URIM)
 	writeBody(w, http.StatusFound, ctHTML, foundBody(ms[n.closest].URIM))
