@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
 	"github.com/mementokit/mementokit/timestamp"
+	"github.com/mementokit/mementokit/ukvs"
 )
 
 // ObservedOptions sets up [WriteObservedMap].
@@ -28,14 +30,27 @@ type ObservedOptions struct {
 	// "negatives_max_age"); 0 means mementomap.DefaultObservedMaxAge.
 	MaxAge time.Duration
 	// Previous, when not "", is the observed map this one replaces (the
-	// one the aggregator has been routing with): its lines for URI-Rs the
+	// one the aggregator has been routing with; every line is checked,
+	// an error names its line): its lines for URI-Rs the
 	// cache says nothing new about are kept, and a negative it holds is
 	// not renewed by a cache entry made before it expired (see
 	// [WriteObservedMap]).
 	Previous string
+	// Listed says that the caller found Archive in the archive list the
+	// cached searches asked: its "0" lines are written even when no entry
+	// holds a memento of it. Unset, such an archive is refused
+	// ([ErrArchiveNotObserved]).
+	Listed bool
 	// Now is the time of the !meta updated_at; nil means time.Now.
 	Now func() time.Time
 }
+
+// ErrArchiveNotObserved is wrapped by the error of [WriteObservedMap] for
+// an archive of which no cache entry holds a memento (and that is neither
+// Listed nor has a previous map): nothing shows that the cached searches asked it, so its "0"
+// lines would claim absences without evidence (a mistyped id, or an
+// archive the aggregator does not ask).
+var ErrArchiveNotObserved = errors.New("no cache entry holds a memento of it: nothing shows it was asked")
 
 // ObservedStats counts what [WriteObservedMap] wrote.
 type ObservedStats struct {
@@ -65,9 +80,13 @@ type ObservedStats struct {
 //   - any other entry says nothing of the archive: a failed search, a
 //     blocked or pending URI-R.
 //
-// The archive must be one that the cached searches ask for every URI-R
-// (an archive that the rules file leaves out for some URI-Rs would be
-// observed as answering none for them), with no map but this one.
+// The cache does not record which archives a search asked, only the
+// mementos they answered, so the archive must be one that the cached
+// searches ask for every URI-R (an archive that the rules file leaves out
+// for some URI-Rs would be observed as answering none for them), with no
+// map but this one. The evidence rule: an archive of which no entry holds
+// a memento, not Listed and with no Previous map, is refused
+// ([ErrArchiveNotObserved]) rather than written as holding nothing.
 //
 // The staleness rule (mementomap.Map.LookupObserved): a negative is
 // trusted for MaxAge after it was observed, then says nothing, so the
@@ -109,6 +128,8 @@ func WriteObservedMap(ctx context.Context, dst io.Writer, c cache.Cache, o Obser
 		return st, fmt.Errorf("aggregator: observed map: listing the cache: %w", err)
 	}
 	lines := map[string]observedLine{}
+	seen := false               // some entry holds a memento of o.Archive
+	others := map[string]bool{} // the archive ids the entries hold
 	for _, info := range infos {
 		st.Entries++
 		if info.Status != cache.StatusFound && info.Status != cache.StatusNone {
@@ -134,8 +155,11 @@ func WriteObservedMap(ctx context.Context, dst io.Writer, c cache.Cache, o Obser
 			for _, m := range e.Mementos {
 				if m.Archive == o.Archive {
 					n++
+				} else if len(others) < 100 {
+					others[m.Archive] = true
 				}
 			}
+			seen = seen || n > 0
 		}
 		at := info.Updated.UTC().Truncate(time.Second)
 		if old, ok := lines[key]; ok && !at.After(old.at) {
@@ -151,6 +175,11 @@ func WriteObservedMap(ctx context.Context, dst io.Writer, c cache.Cache, o Obser
 			continue
 		}
 		lines[key] = observedLine{at: at, freq: "0"}
+	}
+	if !seen && !o.Listed && len(prev) == 0 {
+		ids := slices.Sorted(maps.Keys(others))
+		return st, fmt.Errorf("aggregator: observed map: archive %q: %w (the cache's %d entries hold mementos of %q)",
+			o.Archive, ErrArchiveNotObserved, st.Entries, ids)
 	}
 	for k, p := range prev {
 		if _, ok := lines[k]; !ok {
@@ -209,14 +238,17 @@ func readObserved(path string) (map[string]observedLine, error) {
 			continue
 		}
 		fs := strings.Fields(line)
-		if len(fs) < 3 {
-			return nil, fmt.Errorf("aggregator: previous observed map %s: line %d: want SURT OBSERVED FREQUENCY", path, n)
+		if len(fs) != 3 {
+			return nil, fmt.Errorf("aggregator: previous observed map %s: line %d: %d fields, want SURT OBSERVED FREQUENCY", path, n, len(fs))
 		}
 		if fs[0] == "*" {
 			continue
 		}
 		t, err := timestamp.Parse(fs[1])
 		if err != nil {
+			return nil, fmt.Errorf("aggregator: previous observed map %s: line %d: %w", path, n, err)
+		}
+		if _, err := ukvs.ParseFrequency(fs[2]); err != nil {
 			return nil, fmt.Errorf("aggregator: previous observed map %s: line %d: %w", path, n, err)
 		}
 		if old, ok := out[fs[0]]; !ok || t.After(old.at) {

@@ -56,6 +56,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -87,7 +88,17 @@ type Options struct {
 	// too, with an error that says so. 0 means DefaultCheckTimeout; a
 	// negative value skips the check (the file is then trusted).
 	CheckTimeout time.Duration
+	// ReadOnly opens an existing cache file for reading only (a shared
+	// lock, so that several readers may hold it; none while an aggregator
+	// writes it): a missing file fails with [ErrNoFile] and an empty one
+	// as no cache file, and nothing is created or written. Put, Enqueue
+	// and the other writes then fail.
+	ReadOnly bool
 }
+
+// ErrNoFile is wrapped by the error of [Open] with Options.ReadOnly set
+// when the path names no file.
+var ErrNoFile = errors.New("no such cache file")
 
 // DefaultCheckTimeout is the consistency check's bound when
 // Options.CheckTimeout is 0. The check reads the whole file: about 1 GB/s
@@ -154,11 +165,22 @@ func Open(path string, opts *Options) (*Cache, error) {
 		// a device or a folder is no cache file either.
 		return fail(fmt.Errorf("%s: not a regular file (%v): give the path of a cache file, or of one to create", path, st.Mode().Type()))
 	}
+	if o.ReadOnly {
+		st, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fail(fmt.Errorf("%s: %w", path, ErrNoFile))
+		case err != nil:
+			return fail(err)
+		case st.Size() == 0:
+			return fail(fmt.Errorf("%s: empty file: not a bbolt cache file", path))
+		}
+	}
 	checked, err := checkFile(path, o.CheckTimeout >= 0, deadline)
 	if err != nil {
 		return fail(err)
 	}
-	db, err := openBolt(path, &bolt.Options{Timeout: o.Timeout, NoSync: o.NoSync})
+	db, err := openBolt(path, &bolt.Options{Timeout: o.Timeout, NoSync: o.NoSync, ReadOnly: o.ReadOnly})
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return fail(fmt.Errorf("%s: %w: the file stayed locked by another process (another aggregator using this cache?) for %v (Options.Timeout)", path, err, o.Timeout))
@@ -175,30 +197,48 @@ func Open(path string, opts *Options) (*Cache, error) {
 			return fail(err)
 		}
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range allBkts {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
+	if o.ReadOnly {
+		err = db.View(func(tx *bolt.Tx) error {
+			for _, b := range allBkts {
+				if tx.Bucket(b) == nil {
+					return fmt.Errorf("no bucket %q: not a cache file", b)
+				}
 			}
-		}
-		meta := tx.Bucket(bMeta)
-		v := meta.Get([]byte("layout"))
-		switch {
-		case v == nil:
-			return meta.Put([]byte("layout"), []byte{layoutVersion})
-		case len(v) != 1 || v[0] != layoutVersion:
-			return fmt.Errorf("layout version %v, want %d", v, layoutVersion)
-		}
-		return nil
-	})
+			if v := tx.Bucket(bMeta).Get([]byte("layout")); len(v) != 1 || v[0] != layoutVersion {
+				return fmt.Errorf("layout version %v, want %d", v, layoutVersion)
+			}
+			return nil
+		})
+	} else {
+		err = db.Update(initBuckets)
+	}
 	if err != nil {
 		db.Close()
 		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if o.Logger != nil {
-		o.Logger.Info("cache file open", "path", path, "nosync", o.NoSync, "checked", checked, "elapsed", time.Since(start))
+		o.Logger.Info("cache file open", "path", path, "nosync", o.NoSync, "readonly", o.ReadOnly, "checked", checked, "elapsed", time.Since(start))
 	}
 	return &Cache{db: db}, nil
+}
+
+// initBuckets creates the buckets a cache file lacks and its layout
+// version, or checks the version it has.
+func initBuckets(tx *bolt.Tx) error {
+	for _, b := range allBkts {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(bMeta)
+	v := meta.Get([]byte("layout"))
+	switch {
+	case v == nil:
+		return meta.Put([]byte("layout"), []byte{layoutVersion})
+	case len(v) != 1 || v[0] != layoutVersion:
+		return fmt.Errorf("layout version %v, want %d", v, layoutVersion)
+	}
+	return nil
 }
 
 // boltCheck runs bbolt's Tx.Check in a read transaction until deadline.

@@ -14,19 +14,28 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/aggregator/server"
+	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/cache/boltcache"
 	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
-const observedUsage = `usage: aggregator observed -cache STORE -archive ID[,ID...] -o DIR [-max-age D]
+const observedUsage = `usage: aggregator observed -cache STORE -archive ID[,ID...] -o DIR [-archives FILE] [-max-age D]
 
 Writes the observed map of each archive (aggregator.WriteObservedMap: what
 the aggregator's cache says the archive answered, with when; negatives
 expire after -max-age) to DIR/ID.ukvs, for an archive that publishes no
 MementoMap: serve it with -mementomap ID=DIR/ID.ukvs. A map already at
 DIR/ID.ukvs is the previous one: its negatives are kept, not renewed, while
-they are trusted. STORE is bolt:PATH (opened while no aggregator holds it)
-or a MySQL DSN; a memory cache ends with its process and cannot be read.
+they are trusted. STORE is bolt:PATH, an existing cache file opened read-only (while no
+aggregator holds it), or a MySQL DSN; a memory cache ends with its process
+and cannot be read.
+
+The cache records the mementos each archive answered, not which archives
+a search asked: an ID of which no cache entry holds a memento (and with no
+map at DIR/ID.ukvs) is refused, as nothing shows it was asked, unless
+-archives names the archive list the aggregator searched with and it lists
+ID.
 
 `
 
@@ -49,6 +58,7 @@ func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return nil
 	})
 	out := fs.String("o", "", "output `folder`: one ID.ukvs per archive")
+	listFile := fs.String("archives", "", "the archive list `file` the aggregator searched with (JSON or archivelist.xml): an ID it lists may hold nothing in the cache")
 	maxAge := fs.Duration("max-age", mementomap.DefaultObservedMaxAge, "how long a negative observation is trusted (the map's negatives_max_age)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,18 +87,48 @@ func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return usageError{fmt.Errorf("observed: archive id %q cannot name a file in %s", id, *out)}
 		}
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
+	listed := map[string]bool{}
+	if *listFile != "" {
+		data, err := os.ReadFile(*listFile)
+		if err != nil {
+			return fmt.Errorf("observed: %w", err)
+		}
+		as, err := server.ParseArchiveList(data)
+		if err != nil {
+			return fmt.Errorf("observed: %s: %w", *listFile, err)
+		}
+		for _, a := range as {
+			listed[a.ID] = true
+		}
+		for _, id := range ids {
+			if !listed[id] {
+				return usageError{fmt.Errorf("observed: archive id %q is not in %s", id, *listFile)}
+			}
+		}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	c, name, err := server.OpenCache(ctx, *store, "", log)
+	var (
+		c    cache.Cache
+		name string
+		err  error
+	)
+	if path, ok := strings.CutPrefix(*store, "bolt:"); ok {
+		// Read-only: a missing or empty file is refused, never created.
+		c, err = boltcache.Open(path, &boltcache.Options{ReadOnly: true, Logger: log})
+		name = *store
+	} else {
+		c, name, err = server.OpenCache(ctx, *store, "", log)
+	}
 	if err != nil {
 		return fmt.Errorf("observed: opening the cache: %w", err)
 	}
 	defer c.Close()
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
 	for _, id := range ids {
 		path := filepath.Join(*out, id+".ukvs")
-		o := aggregator.ObservedOptions{Archive: id, MaxAge: *maxAge}
+		o := aggregator.ObservedOptions{Archive: id, MaxAge: *maxAge, Listed: listed[id]}
 		if _, err := os.Stat(path); err == nil {
 			o.Previous = path
 		}

@@ -118,6 +118,49 @@ func TestObservedBolt(t *testing.T) {
 	if !strings.Contains(stdout.String(), "positives 0, negatives 0, kept 3") {
 		t.Errorf("second run: %q", stdout.String())
 	}
+	// No evidence, no map: an archive no entry holds a memento of, a
+	// missing or empty cache file; nothing is written.
+	x1Before, _ := os.ReadFile(filepath.Join(maps, "x1.ukvs"))
+	empty := filepath.Join(dir0, "empty.db")
+	os.WriteFile(empty, nil, 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-cache", store, "-archive", "nosuch", "-o", maps}, "nothing shows it was asked"},
+		{[]string{"-cache", store, "-archive", "nosuch", "-archives", list, "-o", maps}, "not in"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir0, "nonexist", "x.db"), "-archive", "x1", "-o", maps}, "no such cache file"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir0, "typo.db"), "-archive", "x1", "-o", maps}, "no such cache file"},
+		{[]string{"-cache", "bolt:" + empty, "-archive", "x1", "-o", maps}, "empty file"},
+	} {
+		err := run(context.Background(), append([]string{"observed"}, tc.args...), strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("observed %q: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(maps, "nosuch.ukvs")); err == nil {
+		t.Error("a map was written for an archive never observed")
+	}
+	for _, p := range []string{filepath.Join(dir0, "nonexist"), filepath.Join(dir0, "typo.db")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
+	if st, err := os.Stat(empty); err != nil || st.Size() != 0 {
+		t.Errorf("the empty file was written: %v", err)
+	}
+	if x1After, _ := os.ReadFile(filepath.Join(maps, "x1.ukvs")); !bytes.Equal(x1Before, x1After) {
+		t.Error("x1's map was rewritten by a failed run")
+	}
+	// A listed archive that holds nothing is written with its negatives.
+	stdout.Reset()
+	list3 := writeList(t, dir0, listEntry{ID: "x1", TimeMap: "http://127.0.0.1:1/timemap/"}, listEntry{ID: "x3", TimeMap: "http://127.0.0.1:1/timemap/"})
+	if err := run(context.Background(), []string{"observed", "-cache", store, "-archive", "x3", "-archives", list3, "-o", maps}, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("listed x3: %v", err)
+	}
+	if !strings.Contains(stdout.String(), "positives 0, negatives 3") {
+		t.Errorf("listed x3: %q", stdout.String())
+	}
 }
 
 // TestObservedMySQL writes the observed maps from a MariaDB cache.
