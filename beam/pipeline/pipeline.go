@@ -159,7 +159,10 @@ type Failure struct {
 
 // Error returns Msg, with the count of other failures.
 func (e *Failure) Error() string {
-	if e.Others > 0 {
+	switch {
+	case e.Others == 1:
+		return e.Msg + " (and 1 other failed element)"
+	case e.Others > 1:
 		return fmt.Sprintf("%s (and %d other failed elements)", e.Msg, e.Others)
 	}
 	return e.Msg
@@ -734,7 +737,7 @@ func (r *Report) Output(kind string) (Shard, bool) {
 // step's error (naming the input file and the part, or the output); any
 // other error is the runner's, or ctx's.
 func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
-	defer p.cleanup()
+	defer p.Cleanup()
 	bp, s := beam.NewPipelineWithRoot()
 	Construct(s, p)
 	if _, err := beam.Run(ctx, runner, bp); err != nil {
@@ -760,8 +763,9 @@ func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 	return r, nil
 }
 
-// cleanup removes the temporary folder (or the pipeline's files in it).
-func (p *Plan) cleanup() {
+// Cleanup removes the temporary folder (or the pipeline's files in it);
+// Run calls it, and a caller that makes a plan and does not run it does.
+func (p *Plan) Cleanup() {
 	if p.madeTemp {
 		// A file created while RemoveAll empties the folder (an element
 		// of a failed run) makes it fail: try again.

@@ -531,3 +531,26 @@ func firstDiff(got, want []byte) string {
 	}
 	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
 }
+
+// TestValidate: Config.Validate names the setting no run could use, and
+// accepts the defaults.
+func TestValidate(t *testing.T) {
+	ok := Config{Inputs: []string{"a.cdxj"}, MapOutput: "a.map", Compact: DefaultCompactSpec()}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("the defaults: %v", err)
+	}
+	for want, edit := range map[string]func(*Config){
+		"no inputs":            func(c *Config) { c.Inputs = nil },
+		"no map output":        func(c *Config) { c.MapOutput = "" },
+		"compaction pieces -3": func(c *Config) { c.CompactPieces = -3 },
+		"status class 7":       func(c *Config) { c.Build.StatusClasses = []int{2, 7} },
+		"host factor -1":       func(c *Config) { c.Compact.HostFactor = -1 },
+		"shard size -1 bytes":  func(c *Config) { c.ShardBytes = -1 },
+	} {
+		c := ok
+		edit(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v", want, err)
+		}
+	}
+}

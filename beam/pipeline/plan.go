@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,6 +104,34 @@ type CompactSpec struct {
 // DefaultCompactSpec is mementomap.DefaultCompactOptions: W_h = W_p = 1.
 func DefaultCompactSpec() CompactSpec { return CompactSpec{HostFactor: 1, PathFactor: 1} }
 
+// Validate returns an error naming the first setting of c that no run
+// could use: no inputs, no map output, a negative ShardBytes or
+// CompactPieces, an HTTP status class outside 1..5, or compaction
+// options that mementomap.Compact refuses (mementomap.ErrBadOptions).
+// It reads no input; NewPlan calls it first.
+func (c Config) Validate() error {
+	switch {
+	case c.MapOutput == "":
+		return errors.New("pipeline: no map output path")
+	case len(c.Inputs) == 0:
+		return errors.New("pipeline: no inputs")
+	case c.ShardBytes < 0:
+		return fmt.Errorf("pipeline: shard size %d bytes (0 for the default, or more)", c.ShardBytes)
+	case c.CompactPieces < 0:
+		return fmt.Errorf("pipeline: compaction pieces %d (0 for one per part, or more)", c.CompactPieces)
+	}
+	for _, sc := range c.Build.StatusClasses {
+		if sc < 1 || sc > 5 {
+			return fmt.Errorf("pipeline: HTTP status class %d not in 1..5", sc)
+		}
+	}
+	// Compact checks its options before it reads a byte.
+	if _, err := mementomap.Compact(io.Discard, strings.NewReader(""), c.Compact.Options("")); errors.Is(err, mementomap.ErrBadOptions) {
+		return fmt.Errorf("pipeline: compaction: %w", err)
+	}
+	return nil
+}
+
 // Options returns the mementomap.CompactOptions of s.
 func (s CompactSpec) Options(tempDir string) *mementomap.CompactOptions {
 	return &mementomap.CompactOptions{
@@ -149,11 +178,8 @@ type Plan struct {
 // temporary folder. Errors name the input or the output. The caller
 // removes p.TempDir (Run does).
 func NewPlan(ctx context.Context, c Config) (*Plan, error) {
-	if c.MapOutput == "" {
-		return nil, errors.New("pipeline: no map output path")
-	}
-	if len(c.Inputs) == 0 {
-		return nil, errors.New("pipeline: no inputs")
+	if err := c.Validate(); err != nil {
+		return nil, err
 	}
 	if err := checkOutputs(c.MapOutput, c.CompactOutput, c.SummaryOutput); err != nil {
 		return nil, err

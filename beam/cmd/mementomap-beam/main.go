@@ -15,7 +15,9 @@
 // Exit status: 0 done; 1 the pipeline failed: one line on standard error
 // names the input file and part, or the output, at fault, and none of the
 // outputs is written (a file already at an output path is left as it
-// was); 2 usage. The runner's own progress and its report of a failed
+// was); 2 usage: a missing or bad flag, an unknown --runner or --async,
+// refused before anything is read or written. --dry_run prints the plan
+// (its parts) and writes nothing. The runner's own progress and its report of a failed
 // bundle are logged with -v.
 package main
 
@@ -25,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -33,6 +36,7 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // the runners, the file systems
 
@@ -120,6 +124,21 @@ func fail(code int, err error) {
 	os.Exit(code)
 }
 
+// usage prints msg and where the flags are listed on standard error, and
+// exits with status 2.
+func usage(msg string) {
+	fmt.Fprintf(os.Stderr, "mementomap-beam: %s; -h lists the flags\n", msg)
+	os.Exit(2)
+}
+
+// knownRunners are the names of the runners beamx links in (beam.Run
+// exits the process on any other name).
+var knownRunners = map[string]bool{
+	"prism": true, "PrismRunner": true, "flink": true, "FlinkRunner": true, "spark": true, "SparkRunner": true,
+	"dataflow": true, "DataflowRunner": true, "universal": true, "portable": true, "PortableRunner": true,
+	"direct": true, "DirectRunner": true, "dot": true,
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -152,7 +171,7 @@ func main() {
 	sumHost := flag.Bool("summary-host", false, "summary keyed by host instead of registrable domain")
 	sumMonthly := flag.Bool("summary-monthly", false, "summary by month instead of year")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s --input INDEX... --output MAP [flags] (and Beam's flags: --runner prism|flink|spark|dataflow, --endpoint, ...)\n", os.Args[0])
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: %s --input INDEX... --output MAP [flags] (and Beam's flags: --runner prism|flink|spark|dataflow, default prism, in this process; --endpoint, ...)\n", os.Args[0])
 		flag.PrintDefaults()
 	}
 	verbose := flag.Bool("v", false, "log the plan and the runner's progress and reports (prism's logs)")
@@ -164,9 +183,27 @@ func main() {
 		slog.SetDefault(slog.New(slog.DiscardHandler))
 	}
 
-	if len(inputs) == 0 || *output == "" || flag.NArg() > 0 {
-		flag.Usage()
-		os.Exit(2)
+	switch {
+	case len(inputs) == 0:
+		usage("--input is required (an index, a glob, a cluster or a CDX server URL)")
+	case *output == "":
+		usage("--output is required (the MementoMap to write)")
+	case flag.NArg() > 0:
+		usage(fmt.Sprintf("unexpected argument %q (inputs are given with --input)", flag.Arg(0)))
+	}
+	runner := *runners.Runner
+	if runner == "" {
+		runner = "prism"
+	}
+	if !knownRunners[runner] {
+		fail(2, fmt.Errorf("--runner %s: no such runner (prism, flink, spark, dataflow, universal, direct)", runner))
+	}
+	if *jobopts.Async {
+		fail(2, errors.New("--async: not supported; the command waits for the job, which puts the outputs in place and reports their counts"))
+	}
+	dryRun := false
+	if f := flag.Lookup("dry_run"); f != nil {
+		dryRun = f.Value.String() == "true"
 	}
 	shardBytes, err := parseSize(*shard)
 	if err != nil {
@@ -180,6 +217,20 @@ func main() {
 	if *updatedAt != "" {
 		if at, err = parseTime(*updatedAt); err != nil {
 			fail(2, fmt.Errorf("--updated-at: %w", err))
+		}
+	}
+	if math.IsNaN(*hcf) || *hcf < 0 {
+		fail(2, fmt.Errorf("--hcf %v: a factor of 0 or more (inf never rolls up)", *hcf))
+	}
+	if math.IsNaN(*pcf) || *pcf < 0 {
+		fail(2, fmt.Errorf("--pcf %v: a factor of 0 or more (inf never rolls up)", *pcf))
+	}
+	if *pieces < 0 {
+		fail(2, fmt.Errorf("--compact-pieces %d: 0 (one per part) or more", *pieces))
+	}
+	for _, sc := range status {
+		if sc < 1 || sc > 5 {
+			fail(2, fmt.Errorf("--status %d: an HTTP status class, 1 to 5", sc))
 		}
 	}
 	c := pipeline.Config{
@@ -197,18 +248,27 @@ func main() {
 		c.Summary.Keys = summary.KeyHost
 	}
 
+	if err := c.Validate(); err != nil {
+		fail(2, err)
+	}
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	plan, err := pipeline.NewPlan(ctx, c)
 	if err != nil {
 		fail(1, err)
 	}
-	runner := *runners.Runner
-	if runner == "" {
-		runner = "prism"
+	line := fmt.Sprintf("mementomap-beam: %s of %s (%d bytes) on %s", plural(len(plan.Parts), "part", "parts"),
+		plural(len(plan.Files), "input", "inputs"), plan.Bytes, runner)
+	if dryRun {
+		plan.Cleanup()
+		fmt.Println(line + " (--dry_run: nothing run, nothing written)")
+		for _, pt := range plan.Parts {
+			fmt.Printf("  part %d of %d: %s\n", pt.Seq, pt.Of, pt)
+		}
+		return
 	}
-	slog.Info(fmt.Sprintf("mementomap-beam: %s of %s (%d bytes) on %s", plural(len(plan.Parts), "part", "parts"),
-		plural(len(plan.Files), "input", "inputs"), plan.Bytes, runner))
+	slog.Info(line)
 	rep, err := pipeline.Run(ctx, runner, plan)
 	if err != nil {
 		var f *pipeline.Failure

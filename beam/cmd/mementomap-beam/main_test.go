@@ -195,3 +195,58 @@ func TestPlanLine(t *testing.T) {
 		t.Errorf("standard error has no line \"2 parts of 2 inputs (...\":\n%.2000s", stderr)
 	}
 }
+
+// TestUsageErrors: a missing or bad flag, an unknown runner or --async is
+// one line on standard error naming the flag, exit status 2, before
+// anything is read or written; --dry_run prints the plan and writes
+// nothing.
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeLines(t, dir, "good.cdxj", genLines(t, 500))
+	in := []string{"--input", "good.cdxj", "--output", "a.map"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no input", []string{"--output", "a.map"}, []string{"--input is required"}},
+		{"no output", []string{"--input", "good.cdxj"}, []string{"--output is required"}},
+		{"argument", append(in, "extra"), []string{`unexpected argument "extra"`}},
+		{"bogus runner", append(in, "--runner", "bogus"), []string{"--runner bogus", "no such runner"}},
+		{"async", append(in, "--async"), []string{"--async", "not supported"}},
+		{"negative hcf", append(in, "--compact", "c.map", "--hcf", "-1"), []string{"--hcf -1"}},
+		{"NaN pcf", append(in, "--pcf", "NaN"), []string{"--pcf NaN"}},
+		{"negative pieces", append(in, "--compact-pieces", "-3"), []string{"--compact-pieces -3"}},
+		{"status class", append(in, "--status", "2,7"), []string{"--status 7"}},
+		{"shard size", append(in, "--shard-size", "-5"), []string{"--shard-size", `"-5"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, dir, tc.args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2 (standard output %q)", code, stdout)
+			}
+			checkOneLine(t, stderr, tc.want...)
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != 1 {
+				for _, e := range ents {
+					t.Errorf("in the folder: %s", e.Name())
+				}
+			}
+		})
+	}
+	t.Run("dry run", func(t *testing.T) {
+		code, stdout, stderr := run(t, dir, append(in, "--shard-size", "16KiB", "--dry_run")...)
+		if code != 0 {
+			t.Fatalf("exit status %d: %s", code, stderr)
+		}
+		if !strings.Contains(stdout, "nothing run, nothing written") || !strings.Contains(stdout, "  part 0 of ") {
+			t.Errorf("standard output %q", stdout)
+		}
+		ents, _ := os.ReadDir(dir)
+		if len(ents) != 1 {
+			for _, e := range ents {
+				t.Errorf("in the folder: %s", e.Name())
+			}
+		}
+	})
+}
