@@ -554,3 +554,47 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestNewPlanOutputIsInput: an output that is an input (by its name, a
+// glob's match, a symbolic link, or a part of an input cluster) is
+// refused before anything runs, and the input is left as it was.
+func TestNewPlanOutputIsInput(t *testing.T) {
+	dir := t.TempDir()
+	lines := generatedLines(t, 2000, 9)
+	in := writeLines(t, filepath.Join(dir, "index.cdxj"), lines)
+	link := filepath.Join(dir, "link.map")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	cluster := writeCluster(t, filepath.Join(dir, "cc"), lines)
+	blocks, _ := filepath.Glob(filepath.Join(cluster, "*.gz"))
+	if len(blocks) == 0 {
+		t.Fatal("the cluster has no part files")
+	}
+	before, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		c    Config
+	}{
+		{"map output", Config{Inputs: []string{in}, MapOutput: in}},
+		{"compact output by glob", Config{Inputs: []string{filepath.Join(dir, "*.cdxj")}, MapOutput: filepath.Join(dir, "a.map"), CompactOutput: in}},
+		{"summary output through a link", Config{Inputs: []string{in}, MapOutput: filepath.Join(dir, "a.map"), SummaryOutput: link}},
+		{"cluster part in the input folder", Config{Inputs: []string{cluster}, MapOutput: blocks[0]}},
+		{"cluster part of the input .idx", Config{Inputs: []string{filepath.Join(cluster, "cluster.idx")}, MapOutput: blocks[len(blocks)-1]}},
+		{"cluster secondary index", Config{Inputs: []string{filepath.Join(cluster, "cluster.idx")}, MapOutput: filepath.Join(dir, "a.map"), SummaryOutput: filepath.Join(cluster, "cluster.idx")}},
+	} {
+		_, err := NewPlan(context.Background(), tc.c)
+		if err == nil || !strings.Contains(err.Error(), "is the input") {
+			t.Errorf("%s: error %v, want \"output ... is the input ...\"", tc.name, err)
+		}
+	}
+	if after, err := os.ReadFile(in); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the input changed (%v)", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*beam-*")); len(m) > 0 {
+		t.Errorf("left: %v", m)
+	}
+}

@@ -173,7 +173,9 @@ type Plan struct {
 }
 
 // NewPlan checks the output paths (each in an existing folder, no two the
-// same), expands and opens the inputs of c, cuts them into parts
+// same, none the file of an input: an input file, a file in an input
+// folder or a part of an input cluster, compared with os.SameFile after
+// symbolic links), expands and opens the inputs of c, cuts them into parts
 // (cdxj.Plan, each input into about size/ShardBytes parts) and makes the
 // temporary folder. Errors name the input or the output. The caller
 // removes p.TempDir (Run does).
@@ -196,10 +198,20 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Config: c, Files: names}
+	outs := statOutputs(c.MapOutput, c.CompactOutput, c.SummaryOutput)
 	for i, name := range names {
+		if err := checkNotInput(outs, name, name); err != nil {
+			return nil, err
+		}
 		ix, err := cdxj.Open(ctx, name, nil)
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
+		}
+		if cl, ok := ix.(*cdxj.Cluster); ok && len(outs) > 0 {
+			if err := checkNotClusterFile(outs, name, cl); err != nil {
+				ix.Close()
+				return nil, err
+			}
 		}
 		size, err := storedSize(ix)
 		if err != nil {
@@ -261,6 +273,90 @@ func checkOutputs(paths ...string) error {
 		}
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			return fmt.Errorf("pipeline: output %s is a folder", p)
+		}
+	}
+	return nil
+}
+
+// existingOutput is an output path that names a file before the run.
+type existingOutput struct {
+	path string
+	fi   os.FileInfo
+}
+
+// statOutputs returns the outputs among paths that already name a file.
+func statOutputs(paths ...string) []existingOutput {
+	var outs []existingOutput
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil {
+			outs = append(outs, existingOutput{p, fi})
+		}
+	}
+	return outs
+}
+
+// checkNotInput returns an error when one of outs is the file at path
+// (after symbolic links), an input file named input or one of its files.
+func checkNotInput(outs []existingOutput, input, path string) error {
+	if len(outs) == 0 {
+		return nil
+	}
+	l := strings.ToLower(path)
+	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // opening the input reports it
+	}
+	if fi.IsDir() {
+		// A cluster folder: its secondary index and its parts.
+		ents, err := os.ReadDir(path)
+		if err != nil {
+			return nil
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				if err := checkNotInput(outs, input, filepath.Join(path, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, o := range outs {
+		if os.SameFile(o.fi, fi) {
+			if path == input {
+				return fmt.Errorf("pipeline: output %s is the input %s; write to another file", o.path, input)
+			}
+			return fmt.Errorf("pipeline: output %s is the input %s (its file %s); write to another file", o.path, input, path)
+		}
+	}
+	return nil
+}
+
+// checkNotClusterFile returns an error when one of outs is a part file
+// of cluster cl (the input named input).
+func checkNotClusterFile(outs []existingOutput, input string, cl *cdxj.Cluster) error {
+	dir := filepath.Dir(cdxj.SourceName(cl))
+	seen := map[string]bool{}
+	for e, err := range cl.Entries() {
+		if err != nil {
+			return nil // planning reports it
+		}
+		if seen[e.Part] {
+			continue
+		}
+		seen[e.Part] = true
+		path := e.Part
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		if err := checkNotInput(outs, input, path); err != nil {
+			return err
 		}
 	}
 	return nil

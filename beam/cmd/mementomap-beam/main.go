@@ -205,6 +205,11 @@ func main() {
 	if f := flag.Lookup("dry_run"); f != nil {
 		dryRun = f.Value.String() == "true"
 	}
+	for _, o := range []struct{ flag, path string }{{"--output", *output}, {"--compact", *compact}, {"--summary", *sumOut}} {
+		if o.path == "-" {
+			fail(2, fmt.Errorf("%s -: the outputs are files put in place when the run ends, not standard output; name a file", o.flag))
+		}
+	}
 	shardBytes, err := parseSize(*shard)
 	if err != nil {
 		fail(2, fmt.Errorf("--shard-size: %w", err))

@@ -113,6 +113,9 @@ func TestFailuresOneLine(t *testing.T) {
 		{"missing output folder", []string{"--input", "good.cdxj", "--output", "no/a.map"}, []string{"output no/a.map", "no such file or directory"}},
 		{"missing compact folder", []string{"--input", "good.cdxj", "--output", "a.map", "--compact", "no/c.map"}, []string{"output no/c.map"}},
 		{"bad line", []string{"--input", "bad.cdxj", "--output", "a.map", "--summary", "a.summary", "--shard-size", "64KiB"}, []string{"bad.cdxj: line 1501", "invalid JSON block"}},
+		{"output is the input", []string{"--input", "good.cdxj", "--output", "good.cdxj"}, []string{"output good.cdxj is the input good.cdxj"}},
+		{"bad --output -", []string{"--input", "good.cdxj", "--output", "-"}, []string{"--output -", "name a file"}},
+		{"bad --summary -", []string{"--input", "good.cdxj", "--output", "a.map", "--summary", "-"}, []string{"--summary -"}},
 		{"bad --updated-at", []string{"--input", "good.cdxj", "--output", "a.map", "--updated-at", "yesterday"}, []string{"--updated-at", "yesterday"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
