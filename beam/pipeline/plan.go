@@ -226,7 +226,9 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
 		}
 		for _, pt := range parts {
-			pt.Input = i
+			// The name as given, which a worker opens as the planner did
+			// (a CDX server URL with its url= and matchType=).
+			pt.Input, pt.Source = i, name
 			p.Parts = append(p.Parts, pt)
 		}
 	}

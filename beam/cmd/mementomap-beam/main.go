@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -41,6 +42,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx" // the runners, the file systems
 
 	"github.com/mementokit/mementokit/beam/pipeline"
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/summary"
 )
 
@@ -124,6 +126,49 @@ func fail(code int, err error) {
 	os.Exit(code)
 }
 
+// scopeInputs returns inputs with the part of the archive to read from a
+// CDX server (--url-prefix or --domain) set as url= and matchType= of
+// each CDX server URL among them. Its error names the flag: both given, a
+// URL that cannot be canonicalized, no CDX server input, or one whose URL
+// names its own url=.
+func scopeInputs(inputs []string, prefix, domain string) ([]string, error) {
+	name, r := "--url-prefix", cdxj.Request{URL: prefix, Match: cdxj.MatchPrefix}
+	if domain != "" {
+		name, r = "--domain", cdxj.Request{URL: strings.TrimPrefix(domain, "*."), Match: cdxj.MatchDomain}
+	}
+	if prefix != "" && domain != "" {
+		return nil, errors.New("--url-prefix and --domain: give one of them")
+	}
+	if _, err := r.Query(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	out := make([]string, len(inputs))
+	n := 0
+	for i, in := range inputs {
+		out[i] = in
+		l := strings.ToLower(in)
+		if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
+			continue
+		}
+		u, err := url.Parse(in)
+		if err != nil {
+			return nil, fmt.Errorf("--input %s: %w", in, err)
+		}
+		q := u.Query()
+		if q.Get("url") != "" {
+			return nil, fmt.Errorf("%s: the input %s names its own url=", name, in)
+		}
+		q.Set("url", r.URL)
+		q.Set("matchType", r.Match.String())
+		u.RawQuery = q.Encode()
+		out[i], n = u.String(), n+1
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%s chooses what to read from a CDX server, and no input is one (an http:// or https:// URL)", name)
+	}
+	return out, nil
+}
+
 // usage prints msg and where the flags are listed on standard error, and
 // exits with status 2.
 func usage(msg string) {
@@ -150,6 +195,8 @@ func main() {
 	var inputs listFlag
 	var status intList
 	flag.Var(&inputs, "input", "an index: a CDX/CDXJ file, a glob of them, a ZipNum cluster's .idx or folder (Common Crawl's cluster.idx layout), a CDX server URL; repeat for more (disjoint ascending key ranges, in order)")
+	prefix := flag.String("url-prefix", "", "for a CDX server input (http:// or https:// URL): read the captures of the URLs that start with this one (its url= and matchType=prefix)")
+	domain := flag.String("domain", "", "for a CDX server input: read the captures of this host and its subdomains (its url= and matchType=domain)")
 	output := flag.String("output", "", "the MementoMap to write (required)")
 	compact := flag.String("compact", "", "also write the compacted map here")
 	sumOut := flag.String("summary", "", "also write a cdx-summarize summary here")
@@ -236,6 +283,11 @@ func main() {
 	for _, sc := range status {
 		if sc < 1 || sc > 5 {
 			fail(2, fmt.Errorf("--status %d: an HTTP status class, 1 to 5", sc))
+		}
+	}
+	if *prefix != "" || *domain != "" {
+		if inputs, err = scopeInputs(inputs, *prefix, *domain); err != nil {
+			fail(2, err)
 		}
 	}
 	c := pipeline.Config{

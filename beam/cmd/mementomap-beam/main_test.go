@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/cdxservertest"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -252,4 +255,53 @@ func TestUsageErrors(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCDXServerInput: a CDX server URL input is read for the part that
+// --domain, --url-prefix or the URL's own url= and matchType= choose, and
+// gives the map that the same lines in a flat file give.
+func TestCDXServerInput(t *testing.T) {
+	dir := t.TempDir()
+	lines := genLines(t, 3000)
+	all := writeLines(t, dir, "all.cdxj", lines)
+	endpoint, _ := cdxservertest.Serve(t, all)
+	key := string(cdxj.Authority([]byte(lines[len(lines)/2])))
+	labels := strings.Split(strings.TrimSuffix(key, ")"), ",")
+	slices.Reverse(labels)
+	host := strings.Join(labels, ".")
+	want := cdxservertest.DomainLines(lines, strings.TrimSuffix(key, ")"))
+	if len(want) == 0 || len(want) == len(lines) {
+		t.Fatalf("host %s (key %s) holds %d of %d lines", host, key, len(want), len(lines))
+	}
+	writeLines(t, dir, "host.cdxj", want)
+	at := []string{"--updated-at", "2026-12-01T00:00:00Z"}
+	read := func(out string, args ...string) []byte {
+		t.Helper()
+		code, stdout, stderr := run(t, dir, append(append(args, "--output", out), at...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit status %d: %s", args, code, stderr)
+		}
+		if !strings.Contains(stdout, fmt.Sprintf("%s: %d records", out, len(want))) {
+			t.Errorf("%v: standard output %q, want %d records", args, stdout, len(want))
+		}
+		b, err := os.ReadFile(filepath.Join(dir, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	flat := read("flat.map", "--input", "host.cdxj")
+	for i, args := range [][]string{
+		{"--input", endpoint, "--domain", host},
+		{"--input", endpoint + "?url=" + host + "&matchType=domain"},
+	} {
+		if got := read(fmt.Sprintf("server%d.map", i), args...); !bytes.Equal(got, flat) {
+			t.Errorf("%v: the map differs from the flat file's (%d and %d bytes)", args, len(got), len(flat))
+		}
+	}
+	code, _, stderr := run(t, dir, "--input", "all.cdxj", "--output", "x.map", "--domain", host)
+	if code != 2 {
+		t.Errorf("--domain without a CDX server input: exit status %d", code)
+	}
+	checkOneLine(t, stderr, "--domain", "no input is one")
 }
