@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,29 +174,54 @@ func (h handler) description(w http.ResponseWriter, r *http.Request, format, uri
 		}
 		writeBody(w, http.StatusOK, ctCDXJ, b.Bytes())
 	default:
-		one := func(i int) *tmJSONMemento {
-			if i < 0 {
-				return nil
-			}
-			return &tmJSONMemento{Datetime: isoDate(ms[i].Datetime), URI: ms[i].URIM}
-		}
 		doc := struct {
-			OriginalURI string `json:"original_uri"`
-			Mementos    struct {
-				First   *tmJSONMemento `json:"first"`
-				Prev    *tmJSONMemento `json:"prev,omitempty"`
-				Closest *tmJSONMemento `json:"closest"`
-				Next    *tmJSONMemento `json:"next,omitempty"`
-				Last    *tmJSONMemento `json:"last"`
-			} `json:"mementos"`
-			TimeMapURI  tmURIs `json:"timemap_uri"`
-			TimeGateURI string `json:"timegate_uri"`
-		}{OriginalURI: urir, TimeMapURI: h.uris(urir, true), TimeGateURI: h.base() + "/timegate/" + urir}
-		doc.Mementos.First, doc.Mementos.Prev, doc.Mementos.Closest = one(n.first), one(n.prev), one(n.closest)
-		doc.Mementos.Next, doc.Mementos.Last = one(n.next), one(n.last)
+			OriginalURI string      `json:"original_uri"`
+			Mementos    navMementos `json:"mementos"`
+			TimeMapURI  tmURIs      `json:"timemap_uri"`
+			TimeGateURI string      `json:"timegate_uri"`
+		}{OriginalURI: urir, Mementos: navMementos{ms: ms, n: n}, TimeMapURI: h.uris(urir, true), TimeGateURI: h.base() + "/timegate/" + urir}
 		encodeJSON(&b, doc, true)
 		writeBody(w, http.StatusOK, ctJSON, b.Bytes())
 	}
+}
+
+// navMementos is the "mementos" object of MemGator's JSON memento
+// description: one key per navigation rel, in MemGator's order (its
+// setNavRels and serializeLinks): the mementos in TimeMap order, and the
+// rels of one memento in the order first, last, closest, next, prev. So
+// after every memento it reads first, prev, last, closest; with a single
+// memento first, last, closest.
+type navMementos struct {
+	ms []Memento
+	n  nav
+}
+
+// MarshalJSON writes the object with its keys in that order.
+func (v navMementos) MarshalJSON() ([]byte, error) {
+	type rel struct {
+		name string
+		i    int
+	}
+	var rels []rel
+	for _, r := range []rel{{"first", v.n.first}, {"last", v.n.last}, {"closest", v.n.closest}, {"next", v.n.next}, {"prev", v.n.prev}} {
+		if r.i >= 0 {
+			rels = append(rels, r)
+		}
+	}
+	slices.SortStableFunc(rels, func(a, b rel) int { return a.i - b.i })
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for k, r := range rels {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:", r.name)
+		m := tmJSONMemento{Datetime: isoDate(v.ms[r.i].Datetime), URI: v.ms[r.i].URIM}
+		encodeJSON(&b, m, false)
+		b.Truncate(b.Len() - 1) // Encode's newline
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 func (h handler) cdxjMeta(b *bytes.Buffer, urir string) {

@@ -98,6 +98,18 @@ func TestMementoDescriptions(t *testing.T) {
 	if want := transcriptBody(t, "/api alias (Time Travel API compatibility)", arc1, arc2, arc3); body != want {
 		t.Errorf("JSON description %d (-memgator +ours):\n%s", resp.StatusCode, cmp.Diff(want, body))
 	}
+	// MemGator's key order (TimeMap order, then first, last, closest,
+	// next, prev), byte for byte: a datetime between mementos, after every
+	// memento, and a URI-R with a single memento.
+	for _, tc := range []struct{ title, target string }{
+		{"Memento, datetime after every memento", "/memento/json/2099/http://example.com/"},
+		{"Memento description for a URI-R with a single memento", "/memento/json/2013/http://example.com/search?q=a%20b&lang=en"},
+	} {
+		resp, body := do(t, ag.Handler(), "GET", tc.target)
+		if want := transcriptBody(t, tc.title, arc1, arc2, arc3); resp.StatusCode != 200 || body != want {
+			t.Errorf("%s: %d (-memgator +ours):\n%s", tc.target, resp.StatusCode, cmp.Diff(want, body))
+		}
+	}
 	// A single memento: first, closest and last are the same; no prev, no next.
 	_, body = do(t, ag.Handler(), "GET", "/memento/cdxj/2013/http://example.com/search?q=a%20b&lang=en")
 	if got := lines(body); len(got) != 6 || !strings.Contains(got[5], `"rel": "first last closest memento"`) {
