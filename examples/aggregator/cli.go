@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 
 	"github.com/mementokit/mementokit/aggregator"
@@ -74,6 +75,9 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 	if len(args) > 2 {
 		return usageError{fmt.Errorf("want URI-R [DATETIME], got %d arguments", len(args))}
 	}
+	if err := checkCLIURIR(args[0]); err != nil {
+		return usageError{err}
+	}
 	target := "/timemap/" + cliFormat + "/" + args[0]
 	if len(args) == 2 {
 		if _, err := aggregator.ParsePathDatetime(args[1]); err != nil {
@@ -98,8 +102,14 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 	if err := ag.LoadMaps(ctx); err != nil {
 		log.Warn("some MementoMaps were not loaded; those archives are always asked", "err", err)
 	}
-	req := httptest.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	req.RequestURI = target // the raw target, as a server would see it
+	// The Handler reads the raw target (RequestURI) as a server gives it;
+	// the URL is built, not parsed, so no URI-R can make it fail.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	if err != nil {
+		return err
+	}
+	req.URL = &url.URL{Path: target}
+	req.RequestURI = target
 	rec := &cliRecorder{ResponseRecorder: httptest.NewRecorder()}
 	ag.Handler().ServeHTTP(rec, req)
 	body := rec.Body.String()
@@ -118,4 +128,23 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 		return context.Cause(ctx)
 	}
 	return notFound{strings.TrimSpace(body)}
+}
+
+// checkCLIURIR refuses a command-line URI-R that is empty, starts or ends
+// with a space, or holds a control character (bytes 0x00-0x1F, 0x7F);
+// those are typing slips, never part of a URI. Spaces inside the URI-R
+// are kept: NormalizeURIR percent-encodes them, as for a request path.
+func checkCLIURIR(s string) error {
+	if s == "" {
+		return errors.New("empty URI-R")
+	}
+	if strings.TrimSpace(s) != s {
+		return fmt.Errorf("bad URI-R %q: leading or trailing white space", s)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return fmt.Errorf("bad URI-R %q: control character 0x%02X at byte %d", s, s[i], i)
+		}
+	}
+	return nil
 }

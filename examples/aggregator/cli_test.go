@@ -126,3 +126,58 @@ func TestMigrateDryRun(t *testing.T) {
 		t.Errorf("dry run on memory: exit %d %s", code, errb.String())
 	}
 }
+
+// TestCLIOddURIR runs the command-line mode over URI-Rs and datetimes no
+// URL parser accepts as a request target (white space, CR LF, NUL, bad
+// escapes, non-ASCII): none panics; each is a usage error (exit 2) with
+// the reason, or is asked of the one archive (down here: exit 1).
+func TestCLIOddURIR(t *testing.T) {
+	down := archivetest.New(archivetest.Config{})
+	down.Close()
+	list := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "down.local", "timemap": "`+down.TimeMapPrefix()+`", "timegate": "`+down.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runIt := func(args ...string) (code int, out, errs string) {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Errorf("%q: panic: %v", args, p)
+				code = -1
+			}
+		}()
+		var outb, errb bytes.Buffer
+		cliFormat = "link"
+		err := run(context.Background(), append([]string{"-cache", "none", "-archives", list}, args...), nil, &outb, &errb)
+		return cli.Status("aggregator", err, &errb), outb.String(), errb.String()
+	}
+	for _, c := range []struct{ urir, want string }{
+		{"", "aggregator: empty URI-R\n"},
+		{" http://example.com/ ", "leading or trailing white space"},
+		{"http://example.com/\r\nX: y", "control character 0x0D at byte 19"},
+		{"http://example.com/\nX", "control character 0x0A at byte 19"},
+		{"http://example.com/\x00", "control character 0x00 at byte 19"},
+		{"http://example.com/\x7f", "control character 0x7F at byte 19"},
+		{"http://example.com/\t", "white space"},
+	} {
+		if code, out, errs := runIt(c.urir); code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and %q", c.urir, code, out, errs, c.want)
+		}
+	}
+	// Asked of the archive as the HTTP API would: space percent-encoded.
+	if code, _, errs := runIt("http://example.com/a b"); code != 1 || !strings.Contains(errs, "http://example.com/a%20b (1 failed: down.local=") {
+		t.Errorf("space inside: exit %d, stderr %q; want 1, asked as a%%20b", code, errs)
+	}
+	odd := []string{"http://example.com/a b", "%", "%zz", "http://%41/", "http://[::1/", "http://é.example/ü", "?", "#", "//", "http://a/?x=1#f",
+		"\xff\xfe", "http://x/" + strings.Repeat("a", 10000), "http:", "https://", "ftp://x/", "-"}
+	for _, u := range odd {
+		for _, dt := range []string{"", "2010", "20100101000000", "x y", "2010\r\n", "-1"} {
+			args := []string{u}
+			if dt != "" {
+				args = append(args, dt)
+			}
+			if code, out, errs := runIt(args...); code != 1 && code != 2 || out != "" || errs == "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want 1 or 2, a reason", args, code, out, errs)
+			}
+		}
+	}
+}
