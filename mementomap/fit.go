@@ -54,6 +54,12 @@ type CutoffFit struct {
 // are needed with mean children above zero.
 var ErrFit = errors.New("mementomap: too few depths to fit a power law")
 
+// ErrFitInput reports depth rows that cannot be fitted: a depth listed
+// twice, a mean children that is not finite, or a fit whose a, k, r² or
+// RMSE is not finite (mean children too large for float64). The error
+// names the layer and the depth.
+var ErrFitInput = errors.New("mementomap: depth rows cannot be fitted")
+
 // FitCutoffs fits the compaction cutoffs to an archive's tree
 // (internal/spec/MEMENTOMAP.md, "Fitting the cutoffs"): for each layer, the
 // power law a·(i+1)^(−k) by least squares in log space (ln m = ln a −
@@ -68,29 +74,50 @@ var ErrFit = errors.New("mementomap: too few depths to fit a power law")
 // space of the paper's P1–P9 row, and its log-space fit is a = 18.8,
 // k = 1.09; its host constants are near the log-space fit of H3–H8
 // (16.40, 0.682). It returns ErrFit (wrapped, naming the layer) when a
-// layer has fewer than two depths to fit.
+// layer has fewer than two depths to fit, and ErrFitInput (wrapped, naming
+// the layer and depth) for rows that cannot be fitted.
 func FitCutoffs(p *ArchiveProfile, minParents int64) (CutoffFit, error) {
 	if minParents <= 0 {
 		minParents = 1
 	}
 	var f CutoffFit
 	var err error
+	layerErr := func(layer string, err error) error {
+		if errors.Is(err, ErrFitInput) {
+			return fmt.Errorf("%s %w", layer, err)
+		}
+		return fmt.Errorf("%w: %s (%v)", ErrFit, layer, err)
+	}
 	f.Host, err = fitLayer(p.HostDepth, 3, DefaultHostDepth+1, 2, minParents)
 	if err != nil {
-		return f, fmt.Errorf("%w: hosts (%v)", ErrFit, err)
+		return f, layerErr("hosts", err)
 	}
 	f.Path, err = fitLayer(p.PathDepth, 1, DefaultPathDepth, 1, minParents)
 	if err != nil {
-		return f, fmt.Errorf("%w: paths (%v)", ErrFit, err)
+		return f, layerErr("paths", err)
 	}
 	f.HostLinear = linearFit(f.Host)
+	if err := finite(f.HostLinear); err != nil {
+		return f, layerErr("hosts (linear fit)", err)
+	}
 	f.PathLinear = linearFit(f.Path)
+	if err := finite(f.PathLinear); err != nil {
+		return f, layerErr("paths (linear fit)", err)
+	}
 	return f, nil
 }
 
 func fitLayer(rows []DepthStats, lo, hi, levelOff int, minParents int64) (PowerLawFit, error) {
 	var pl PowerLawFit
+	seen := map[int]bool{}
 	for _, r := range rows {
+		if seen[r.Depth] {
+			return pl, fmt.Errorf("%w: depth %d listed twice", ErrFitInput, r.Depth)
+		}
+		seen[r.Depth] = true
+		if math.IsNaN(r.MeanChildren) || math.IsInf(r.MeanChildren, 0) {
+			return pl, fmt.Errorf("%w: depth %d: mean children %v", ErrFitInput, r.Depth, r.MeanChildren)
+		}
 		if r.Depth < lo || r.Depth > hi || r.Parents < minParents || r.MeanChildren <= 0 {
 			continue
 		}
@@ -132,7 +159,20 @@ func fitLayer(rows []DepthStats, lo, hi, levelOff int, minParents int64) (PowerL
 	if n > 2 {
 		pl.KStdErr = math.Sqrt(sse / (n - 2) / sxx)
 	}
-	return pl, nil
+	return pl, finite(pl)
+}
+
+// finite checks that a fit's a, k, r² and RMSE are finite numbers.
+func finite(pl PowerLawFit) error {
+	for _, v := range [...]struct {
+		name string
+		v    float64
+	}{{"a", pl.A}, {"k", pl.K}, {"r2", pl.R2}, {"rmse", pl.RMSE}} {
+		if math.IsNaN(v.v) || math.IsInf(v.v, 0) {
+			return fmt.Errorf("%w: depths %d to %d give %s = %v", ErrFitInput, pl.Points[0].Depth, pl.Points[len(pl.Points)-1].Depth, v.name, v.v)
+		}
+	}
+	return nil
 }
 
 // linearFit fits a·x^(−k) to the points of lf by least squares of the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -165,5 +166,35 @@ func TestFitCutoffsCdxgen(t *testing.T) {
 	}
 	if f.Path.R2 < 0.9 {
 		t.Errorf("log-space path fit R² %.3f, want 0.9 or more", f.Path.R2)
+	}
+}
+
+// TestFitCutoffsRejectsUnfittable: a depth listed twice, or mean children
+// so large that the fit is not finite, is an error naming layer and depth.
+func TestFitCutoffsRejectsUnfittable(t *testing.T) {
+	p := paperProfile()
+	p.PathDepth = append(p.PathDepth, p.PathDepth[3])
+	_, err := FitCutoffs(p, 0)
+	if !errors.Is(err, ErrFitInput) || err.Error() != "paths mementomap: depth rows cannot be fitted: depth 3 listed twice" {
+		t.Errorf("duplicate P3: %v", err)
+	}
+	// Two rows of one depth alone would fit with a NaN slope and r² 1.
+	p = paperProfile()
+	p.HostDepth = []DepthStats{{Depth: 3, Parents: 10, MeanChildren: 8}, {Depth: 3, Parents: 10, MeanChildren: 9}}
+	if _, err := FitCutoffs(p, 0); !errors.Is(err, ErrFitInput) || !strings.Contains(err.Error(), "hosts") || !strings.Contains(err.Error(), "depth 3") {
+		t.Errorf("H3 twice: %v", err)
+	}
+	p = paperProfile()
+	p.PathDepth = p.PathDepth[:3]
+	p.PathDepth[1].MeanChildren = math.MaxFloat64
+	p.PathDepth[2].MeanChildren = 1e-320
+	f, err := FitCutoffs(p, 0)
+	if !errors.Is(err, ErrFitInput) || !strings.Contains(err.Error(), "paths") {
+		t.Errorf("extreme mean children: %v (fit %+v)", err, f.Path)
+	}
+	p = paperProfile()
+	p.HostDepth[4].MeanChildren = math.Inf(1)
+	if _, err := FitCutoffs(p, 0); !errors.Is(err, ErrFitInput) || !strings.Contains(err.Error(), "depth 5: mean children +Inf") {
+		t.Errorf("+Inf mean children: %v", err)
 	}
 }

@@ -75,4 +75,18 @@ func TestProfileAndCompactFit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "base.ukvs") {
 		t.Errorf("compact -fit MAP: err %v", err)
 	}
+	// A profile with a path depth listed twice is refused, naming file
+	// and depth, and no map is written.
+	p.PathDepth = append(p.PathDepth, p.PathDepth[2])
+	pj, _ = json.Marshal(&p)
+	dup := filepath.Join(dir, "dup.json")
+	os.WriteFile(dup, pj, 0o644)
+	out := filepath.Join(dir, "z.ukvs")
+	_, _, err = runCmd(t, "", "compact", "-q", "-fit", dup, base, out)
+	if err == nil || !strings.Contains(err.Error(), "dup.json") || !strings.Contains(err.Error(), "depth 2 listed twice") {
+		t.Errorf("compact -fit with P2 twice: err %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("compact -fit with P2 twice wrote a map")
+	}
 }
