@@ -93,8 +93,8 @@ func TestCLIMode(t *testing.T) {
 		t.Errorf("all answered: exit %d, stderr %q; want 0 and nothing", code, errs)
 	}
 	for _, args := range [][]string{{"http://dup.example.net/", "20051"}, {"http://dup.example.net/", "2010", "extra"}, {"-format", "xml", "http://dup.example.net/"}} {
-		if code, out, errs := runIt(args...); code != 2 || out != "" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2", args, code, out, errs)
+		if code, out, errs := runIt(args...); code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errs)
 		}
 	}
 	cliFormat = "link"

@@ -113,6 +113,7 @@ func TestExitStatus(t *testing.T) {
 	}{
 		{"help", []string{"-h"}, 0, "usage: aggregator"},
 		{"bad flag", []string{"-workers", "many"}, 2, "invalid value"},
+		{"flag after server", []string{"server", "-workers", "many"}, 2, "invalid value \"many\" for flag -workers"},
 		{"bad value", []string{"-fan-out", "0"}, 2, "aggregator: fan-out must be positive"},
 		{"missing archive list", []string{"-addr", "127.0.0.1:0", "-cache", "memory", "-archives", "/nonexistent/list.json"}, 1, "no such file"},
 	} {

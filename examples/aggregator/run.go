@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,7 +134,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	return fs
 }
 
-const usage = `usage: aggregator [flags] [server]            serve HTTP
+const usage = `usage: aggregator [flags] [server [flags]]    serve HTTP
        aggregator [flags] URI-R [DATETIME]    one search, printed (MemGator's CLI)
        aggregator observed -cache STORE -archive ID -o DIR
                                               observed maps from the cache ("aggregator observed -h")
@@ -160,9 +161,23 @@ Flags:
 func parseConfig(args []string, stderr io.Writer) (server.Config, []string, error) {
 	c := server.DefaultConfig()
 	var file string
-	fs := flagSet(&c, &file, stderr)
+	// A bad flag is reported once, by the exit status's message; -h
+	// prints the usage.
+	fs := flagSet(&c, &file, io.Discard)
 	if err := fs.Parse(args); err != nil {
-		return c, nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprint(stderr, usage)
+			fs.PrintDefaults()
+			return c, nil, err
+		}
+		return c, nil, fmt.Errorf("%w (aggregator -h lists the flags)", err)
+	}
+	if fs.NArg() > 1 && fs.Arg(0) == "server" {
+		// Flags after the subcommand, as in "aggregator server -archives
+		// FILE": read as if given before it.
+		before := args[:len(args)-fs.NArg()]
+		return parseConfig(append(append(slices.Clip(before), fs.Args()[1:]...), "server"), stderr)
 	}
 	rest := fs.Args()
 	if file != "" {
