@@ -32,7 +32,7 @@ func benchInputs(b *testing.B) {
 		}
 		benchData.index = idx.Bytes()
 		var m bytes.Buffer
-		if _, err := Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, &BuildOptions{CheckEvery: -1}); err != nil {
+		if _, err := Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(idx.Bytes()), nil)}, nil); err != nil {
 			b.Fatal(err)
 		}
 		benchData.base = m.Bytes()
@@ -74,7 +74,7 @@ func BenchmarkBuild(b *testing.B) {
 	b.SetBytes(int64(len(benchData.index)))
 	cpu0 := processCPU()
 	for b.Loop() {
-		if _, err := Build(context.Background(), io.Discard, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(benchData.index), nil)}, &BuildOptions{CheckEvery: -1}); err != nil {
+		if _, err := Build(context.Background(), io.Discard, []cdxj.Searcher{cdxj.NewStream("gen", bytes.NewReader(benchData.index), nil)}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -43,14 +43,14 @@ type BuildOptions struct {
 	ExcludeRobots bool
 
 	// Rekey canonicalizes every record's original URL with surt's default
-	// profile instead of using the index key as it is. Use it when the
-	// key check reports mismatches (keys made by another canonicalizer).
+	// profile instead of using the index key as it is. Without it every
+	// record that has both a SURT key and an original URL is still
+	// checked: a key that differs from the URL's canonical SURT (one made
+	// by another canonicalizer, such as ipwb's "…)/path/") is replaced by
+	// it, so that a lookup of the URL finds it, and counted in
+	// BuildStats.Mismatched and in !meta "rekeyed_lines". Rekey is then
+	// only needed for keys that are SURTs of another form entirely.
 	Rekey bool
-	// CheckEvery checks one record in CheckEvery (those that have both a
-	// SURT key and an original URL): the URL is canonicalized and compared
-	// with the key, and [BuildStats] reports the mismatches. 0 means 97;
-	// a negative value turns the check off.
-	CheckEvery int
 
 	// SkipBad passes over bad lines, counting them in BuildStats.Bad and
 	// recording the count in the map's !meta header ("skipped_lines"),
@@ -93,8 +93,8 @@ type BuildStats struct {
 	Keys        int64 // data lines written (distinct HxPx keys)
 	URIRs       int64 // distinct URI-Rs (full SURTs, query included)
 	Runs        int   // sorted runs spilled to disk
-	Checked     int64 // records whose key was compared with their canonicalized URL
-	Mismatched  int64 // of those, keys that differ
+	Checked     int64 // records whose SURT key was compared with the canonical SURT of their original URL (or of the URL the key stands for, when there is none)
+	Mismatched  int64 // of those, keys that differ, replaced by the canonical SURT
 	// MismatchExamples holds up to 5 "key <> canonical (url)" examples.
 	MismatchExamples []string
 }
@@ -120,9 +120,10 @@ func (s BuildStats) MismatchRate() float64 {
 // SURT keys of the index are used as they are (query cut); keys that are
 // not SURTs (wget's URL-keyed CDX) and every key under Rekey are
 // canonicalized from the original URL with surt.Canonicalize. Non-HTTP(S)
-// pseudo-URIs are always left out. A sample of records is checked against
-// the canonicalization a lookup will use (see CheckEvery): a mismatch is a
-// false negative waiting to happen, and is logged and counted.
+// pseudo-URIs are always left out. Every other SURT key is checked against
+// the canonicalization a lookup will use (see Rekey): a key that differs is
+// replaced by the canonical SURT of the record's URL, logged and counted,
+// so that the map never misses a URL the index holds.
 //
 // Memory is bounded by o.MemoryLimit whatever the input size: an external
 // sort spills sorted runs (unlinked temporary files in o.TempDir) and
@@ -155,7 +156,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 	}
 	b.st.Runs = b.s.Runs()
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, b.st.Bad, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, nil); err != nil {
 		b.s.Close()
 		return b.st, err
 	}
@@ -240,7 +241,11 @@ func buildOptions(opts *BuildOptions) BuildOptions {
 	return *opts
 }
 
-func writeBuildHeaders(w io.Writer, o BuildOptions, skipped int64, part *cdxj.Part) error {
+// writeBuildHeaders writes the header lines of a built map: !meta holds
+// "skipped_lines" (bad lines skipped under SkipBad) and "rekeyed_lines"
+// (records whose index key was replaced by the canonical SURT of their
+// URL) when not 0, and "part" for a partial map.
+func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part *cdxj.Part) error {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -251,17 +256,15 @@ func writeBuildHeaders(w io.Writer, o BuildOptions, skipped int64, part *cdxj.Pa
 		Type      string     `json:"type"`
 		UpdatedAt string     `json:"updated_at"`
 		Skipped   int64      `json:"skipped_lines,omitempty"`
+		Rekeyed   int64      `json:"rekeyed_lines,omitempty"`
 		Part      *cdxj.Part `json:"part,omitempty"`
-	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, part})
+	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, rekeyed, part})
 	_, err := fmt.Fprintf(w, "!context [%q]\n!id %s\n!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n!meta %s\n",
 		UKVSContext, id, meta)
 	return err
 }
 
 func newBuilder(o BuildOptions) *builder {
-	if o.CheckEvery == 0 {
-		o.CheckEvery = 97
-	}
 	b := &builder{o: o}
 	for _, mt := range o.MIMETypes {
 		b.mimes = append(b.mimes, strings.ToLower(strings.TrimSpace(mt)))
@@ -276,6 +279,8 @@ type builder struct {
 	st    BuildStats
 	mimes []string
 	key   []byte
+	canon []byte // the canonical SURT of the record's URL, when checked
+	url   []byte // the URL a key stands for, for records without one
 	// sorted makes a key that sorts before the one of the record before it
 	// an error wrapping cdxj.ErrUnsorted (BuildPart); prev is that key.
 	sorted bool
@@ -359,18 +364,26 @@ func (b *builder) record(rec *cdxj.Record) error {
 		return nil
 	}
 	if b.o.Rekey || !surtKey {
-		k, err := surt.Canonicalize(string(u))
-		if err == nil && strings.IndexByte(k, ')') < 0 {
+		k, err := surt.Default.AppendCanonical(b.key[:0], string(u))
+		if err == nil && bytes.IndexByte(k, ')') < 0 {
 			err = fmt.Errorf("its SURT %q has no host", k)
 		}
 		if err != nil {
 			return rec.ParseError(fmt.Errorf("URL %q does not canonicalize: %w", u, err))
 		}
-		b.key = append(b.key[:0], k...)
+		b.key = k
 	} else {
 		b.key = append(b.key[:0], key...)
-		if b.o.CheckEvery > 0 && u != nil && (b.st.Records-1)%int64(b.o.CheckEvery) == 0 {
-			b.check(key, u)
+		// A record without an original URL is checked against the URL
+		// its key stands for, as a lookup of that URL computes its key.
+		cu := u
+		if cu == nil {
+			b.url = appendURLFromSURT(b.url[:0], key)
+			cu = b.url
+		}
+		b.st.Checked++
+		if !simpleSURTMatches(key, cu) {
+			b.check(key, cu)
 		}
 	}
 	k := b.key
@@ -378,11 +391,18 @@ func (b *builder) record(rec *cdxj.Record) error {
 		return rec.ParseError(fmt.Errorf("key %q holds a NUL byte", k))
 	}
 	if b.sorted {
-		if bytes.Compare(k, b.prev) < 0 {
-			return fmt.Errorf("%s: line %d: %w: key %q sorts before the key %q of an earlier line (the input is not sorted byte-wise by key)",
-				rec.Source(), rec.LineNumber(), cdxj.ErrUnsorted, clipKey(string(k)), clipKey(string(b.prev)))
+		// The order is the index's, of its keys as indexed (or remade
+		// under Rekey); a key replaced by check is sorted by the part's
+		// sorter.
+		ok := k
+		if !b.o.Rekey && surtKey {
+			ok = key
 		}
-		b.prev = append(b.prev[:0], k...)
+		if bytes.Compare(ok, b.prev) < 0 {
+			return fmt.Errorf("%s: line %d: %w: key %q sorts before the key %q of an earlier line (the input is not sorted byte-wise by key)",
+				rec.Source(), rec.LineNumber(), cdxj.ErrUnsorted, clipKey(string(ok)), clipKey(string(b.prev)))
+		}
+		b.prev = append(b.prev[:0], ok...)
 	}
 	hx := len(k)
 	if i := bytes.IndexByte(k, '?'); i >= 0 {
@@ -408,18 +428,26 @@ func (b *builder) record(rec *cdxj.Record) error {
 	return b.sink(k)
 }
 
+// check compares a record's SURT key with the canonical SURT of its URL
+// u and, when they differ, makes b.key the canonical one, counting it. A
+// URL that does not canonicalize keeps the index key (counted too).
 func (b *builder) check(key, u []byte) {
-	b.st.Checked++
-	c, err := surt.Canonicalize(string(u))
-	if err == nil && c == string(key) {
+	c, err := surt.Default.AppendCanonical(b.canon[:0], string(u))
+	b.canon = c
+	if err == nil && bytes.Equal(c, key) {
 		return
 	}
 	b.st.Mismatched++
+	if err == nil && bytes.IndexByte(c, ')') > 0 {
+		b.key = append(b.key[:0], c...)
+	} else {
+		c = append(c[:0], "(no SURT)"...)
+	}
 	if len(b.st.MismatchExamples) < 5 {
 		b.st.MismatchExamples = append(b.st.MismatchExamples, fmt.Sprintf("%s <> %s (%s)", key, c, u))
 	}
 	if b.o.Logger != nil && b.st.Mismatched <= 5 {
-		b.o.Logger.Warn("index key differs from the canonicalized URL", "key", string(key), "canonical", c, "url", string(u))
+		b.o.Logger.Warn("index key differs from the canonical SURT of its URL: using the canonical one", "key", string(key), "canonical", string(c), "url", string(u))
 	}
 }
 

@@ -157,7 +157,10 @@ func TestBuildKeyCheckAndRekey(t *testing.T) {
 	for i := range 500 {
 		fmt.Fprintf(&b, "com,example,www)/Page%03d 20200101000000 {\"url\": \"http://www.example.com/Page%03d\"}\n", i, i)
 	}
-	_, st := buildString(t, BuildOptions{CheckEvery: 1}, b.String())
+	plain, st := buildString(t, BuildOptions{}, b.String())
+	if !strings.HasPrefix(dataLines(plain), "com,example)/page000 1/1\n") {
+		t.Errorf("map without Rekey starts %q, not with the canonical key", dataLines(plain)[:40])
+	}
 	if st.Checked != 500 || st.Mismatched != 500 || len(st.MismatchExamples) != 5 {
 		t.Errorf("check: %d checked, %d mismatched, %d examples; want 500, 500, 5", st.Checked, st.Mismatched, len(st.MismatchExamples))
 	}
@@ -278,7 +281,7 @@ func TestBuildRefusesKeyTooLong(t *testing.T) {
 			key := "com,b)/" + strings.Repeat("x", tc.n-len("com,b)/"))
 			in := "com,a)/ 20200101000000 {}\n" + key + " 2020 {}\n"
 			var out bytes.Buffer
-			_, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream("long.cdxj", strings.NewReader(in), &cdxj.OpenOptions{MaxLineSize: 2 * MaxLineLength})}, &BuildOptions{CheckEvery: -1})
+			_, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream("long.cdxj", strings.NewReader(in), &cdxj.OpenOptions{MaxLineSize: 2 * MaxLineLength})}, nil)
 			if !tc.ok {
 				if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), "long.cdxj") || !strings.Contains(err.Error(), "line 2") {
 					t.Fatalf("err = %v, want ErrLineTooLong naming long.cdxj line 2", err)

@@ -83,7 +83,7 @@ func TestBuildLosesNoLine(t *testing.T) {
 			}
 			defer ix.Close()
 			var m bytes.Buffer
-			st, err := Build(context.Background(), &m, []cdxj.Searcher{ix}, &BuildOptions{CheckEvery: -1, Now: fixedNow})
+			st, err := Build(context.Background(), &m, []cdxj.Searcher{ix}, &BuildOptions{Now: fixedNow})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -157,7 +157,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		return st, errs[failed]
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, st.Bad, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil); err != nil {
 		closeAll()
 		return st, err
 	}
@@ -229,7 +229,7 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	}
 	b.st.Runs = b.s.Runs()
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, b.st.Bad, &p); err != nil {
+	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, &p); err != nil {
 		b.s.Close()
 		return b.st, err
 	}
@@ -251,6 +251,7 @@ var ErrParts = errors.New("mementomap: not the partial maps of one plan")
 type partMeta struct {
 	Type    string     `json:"type"`
 	Skipped int64      `json:"skipped_lines"`
+	Rekeyed int64      `json:"rekeyed_lines"`
 	Part    *cdxj.Part `json:"part"`
 }
 
@@ -286,10 +287,11 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 			return st, fmt.Errorf("%w: %s is part %d of %d, given as part %d of %d", ErrParts, r.name, pm.Part.Seq, pm.Part.Of, i, len(parts))
 		}
 		st.Bad += pm.Skipped
+		st.Mismatched += pm.Rekeyed
 		rs[i] = r
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, st.Bad, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil); err != nil {
 		return st, err
 	}
 	var last []byte

@@ -65,7 +65,6 @@ type BuildSpec struct {
 	ExcludeRevisits bool
 	ExcludeRobots   bool
 	Rekey           bool
-	CheckEvery      int
 	SkipBad         bool
 	// MemoryLimit bounds each part's in-memory sort chunk (bytes); 0 means
 	// mementomap.DefaultSortMemory. A worker's memory is about 3 to 4
@@ -85,7 +84,7 @@ func (s BuildSpec) Options(tempDir string) *mementomap.BuildOptions {
 	return &mementomap.BuildOptions{
 		ArchiveID: s.ArchiveID, Name: s.Name, StatusClasses: s.StatusClasses, MIMETypes: s.MIMETypes,
 		ExcludeRevisits: s.ExcludeRevisits, ExcludeRobots: s.ExcludeRobots, Rekey: s.Rekey,
-		CheckEvery: s.CheckEvery, SkipBad: s.SkipBad, MemoryLimit: s.MemoryLimit, TempDir: tempDir,
+		SkipBad: s.SkipBad, MemoryLimit: s.MemoryLimit, TempDir: tempDir,
 		Workers: 1, Now: func() time.Time { return at },
 	}
 }

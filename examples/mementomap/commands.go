@@ -25,7 +25,6 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	noRevisits := fs.Bool("no-revisits", false, "leave out revisit records")
 	noRobots := fs.Bool("no-robots", false, "leave out /robots.txt and /sitemap.xml")
 	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of using the index keys")
-	check := fs.Int("check", 97, "compare one record in N with its canonicalized URL (0 or less: off)")
 	skipBad := fs.Bool("skip-bad", false, "skip bad index lines (unparseable, or a URL that does not canonicalize), counting them in the map's !meta, instead of refusing to build")
 	mem := fs.Int("mem", mementomap.DefaultSortMemory>>20, "sort memory in MiB before spilling runs to disk")
 	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
@@ -52,10 +51,7 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 		o := mementomap.BuildOptions{
 			ArchiveID: *id, Name: *name, StatusClasses: classes, MIMETypes: strList(*mime),
 			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey,
-			CheckEvery: *check, SkipBad: *skipBad, MemoryLimit: *mem << 20, TempDir: *tmp, Now: now,
-		}
-		if *check <= 0 {
-			o.CheckEvery = -1
+			SkipBad: *skipBad, MemoryLimit: *mem << 20, TempDir: *tmp, Now: now,
 		}
 		return o, nil
 	}
@@ -144,7 +140,7 @@ func (e *env) build(args []string) error {
 		e.log.Warn("bad index lines skipped (-skip-bad); the map's !meta says how many", "skipped_lines", st.Bad, "examples", st.BadExamples)
 	}
 	if st.Mismatched > 0 {
-		e.log.Warn("index keys differ from the canonicalized URLs: lookups by URL may miss them; consider -rekey",
+		e.log.Warn("index keys differ from the canonical SURTs of their URLs: the map holds the canonical ones (!meta rekeyed_lines)",
 			"checked", st.Checked, "mismatched", st.Mismatched,
 			"rate", fmt.Sprintf("%.2f%%", 100*st.MismatchRate()), "examples", st.MismatchExamples)
 	}
@@ -284,7 +280,6 @@ func (e *env) eval(args []string) error {
 	if err != nil {
 		return err
 	}
-	o.CheckEvery = -1
 	lb, err := os.ReadFile(*lookups)
 	if err != nil {
 		return err

@@ -72,7 +72,6 @@ func (e *env) logs(args []string) error {
 		return err
 	}
 	bo.Logger = e.log
-	bo.CheckEvery = -1
 	if *maxBad == 0 {
 		*maxBad = -1
 	}

@@ -166,7 +166,7 @@ func BuildMap(ctx context.Context, idx *Index, o Options) ([]byte, error) {
 	go func() { pw.CloseWithError(idx.WriteCDXJ(pw)) }()
 	var base bytes.Buffer
 	bst, err := mementomap.Build(ctx, &base, []cdxj.Searcher{cdxj.NewStream("index", pr, nil)},
-		&mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID, CheckEvery: -1, Now: o.Now, Logger: o.Logger})
+		&mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID, Now: o.Now, Logger: o.Logger})
 	pr.CloseWithError(err) // unblocks the writer if Build stopped early
 	if err != nil {
 		return nil, fmt.Errorf("archiveserver: building the MementoMap: %w", err)

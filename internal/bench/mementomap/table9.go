@@ -43,7 +43,7 @@ func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, e
 	if err != nil {
 		return nil, err
 	}
-	truth, err := mementomap.LoadTruth(ctx, []cdxj.Searcher{f}, lookups, &mementomap.BuildOptions{CheckEvery: -1})
+	truth, err := mementomap.LoadTruth(ctx, []cdxj.Searcher{f}, lookups, nil)
 	f.Close()
 	if err != nil {
 		return nil, err
