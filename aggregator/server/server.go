@@ -480,6 +480,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(raw, "/") {
 		raw = r.URL.RequestURI()
 	}
+	target := raw // logged whole, the root prefix included
 	if root := s.c.RootPrefix(); root != "" {
 		rest, ok := strings.CutPrefix(raw, root)
 		if !ok || rest != "" && rest[0] != '/' && rest[0] != '?' {
@@ -495,7 +496,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ep := endpoint(raw)
 	sw := &statusWriter{ResponseWriter: w, logs: s.c.AccessLog && s.log.Enabled(r.Context(), slog.LevelInfo)}
 	s.m.inFlight.Inc()
-	defer s.finish(sw, r, raw, ep, start)
+	defer s.finish(sw, r, target, ep, start)
 	if r.Method == http.MethodOptions && ep != "metrics" && ep != "healthz" {
 		s.api.ServeHTTP(sw, r) // the CORS preflight, for every page
 		return
@@ -523,7 +524,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // record: one record per request, with the aggregator's answer in it
 // when the request reached a lookup (statusWriter.LogAnswer), built only
 // when the access log is on and takes info records.
-func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start time.Time) {
+func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start time.Time) { // raw: the request target as received
 	s.m.inFlight.Dec()
 	d := time.Since(start)
 	code := sw.status

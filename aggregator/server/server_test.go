@@ -299,7 +299,8 @@ func TestRootListURLUserAgent(t *testing.T) {
 	c := DefaultConfig()
 	c.Archives, c.Cache, c.DataDir, c.Addr = lists.URL+"/archives.json", "none", "", "127.0.0.1:1208"
 	c.Root, c.UserAgent, c.Contact = "/mg/", "ops-agent", "ops@example.org"
-	c.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	var logBuf lockedBuffer
+	c.Logger = slog.New(slog.NewJSONHandler(&logBuf, nil))
 	s, err := New(t.Context(), &c)
 	if err != nil {
 		t.Fatal(err)
@@ -332,6 +333,10 @@ func TestRootListURLUserAgent(t *testing.T) {
 	if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != "/mg/list/20050301000000/http://example.com/" {
 		t.Errorf("/mg/search: %d Location %q", rec.Code, loc)
 	}
+	// The access log's target is the request's, the prefix included.
+	if log := logBuf.String(); !strings.Contains(log, `"target":"/mg/timemap/link/http://example.com/"`) || !strings.Contains(log, `"target":"/mg/about"`) {
+		t.Errorf("access log targets without the root prefix:\n%s", log)
+	}
 	mu.Lock()
 	if len(agents) == 0 || agents[0] != "ops-agent <ops@example.org>" {
 		t.Errorf("User-Agent seen by the archive: %q", agents)
@@ -345,4 +350,22 @@ func TestRootListURLUserAgent(t *testing.T) {
 	if _, err := New(t.Context(), &c); err == nil || !strings.Contains(err.Error(), lists.URL+"/missing.json") || !strings.Contains(err.Error(), "404") {
 		t.Errorf("archive list URL answering 404: err = %v", err)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the log's concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
