@@ -728,8 +728,8 @@ func (r *Report) Output(kind string) (Shard, bool) {
 
 // Run runs the pipeline of p on the named Beam runner ("prism", "flink",
 // "spark", "dataflow", ...: beam.Run) and returns its report. The
-// temporary folder is removed afterwards, whether the run failed or not
-// (when NewPlan made it; otherwise the files the pipeline wrote in it).
+// run's temporary folder (Plan.TempDir) is removed afterwards, whether
+// the run failed or not.
 //
 // The outputs appear together or not at all: on error none of them is at
 // its output path (a file that was there before the run is left as it
@@ -763,25 +763,16 @@ func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 	return r, nil
 }
 
-// Cleanup removes the temporary folder (or the pipeline's files in it);
-// Run calls it, and a caller that makes a plan and does not run it does.
+// Cleanup removes the run's temporary folder, Plan.TempDir (a folder of
+// its own that NewPlan made); Run calls it, and a caller that makes a
+// plan and does not run it does.
 func (p *Plan) Cleanup() {
-	if p.madeTemp {
-		// A file created while RemoveAll empties the folder (an element
-		// of a failed run) makes it fail: try again.
-		for range 5 {
-			if os.RemoveAll(p.TempDir) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
+	// A file created while RemoveAll empties the folder (an element of a
+	// failed run) makes it fail: try again.
+	for range 5 {
+		if os.RemoveAll(p.TempDir) == nil {
+			return
 		}
-		return
-	}
-	for _, pat := range []string{kindMap, kindMap + "-[0-9]*", kindCompact, kindCompact + "-[0-9]*", kindSummary, kindSummary + "-[0-9]*",
-		reportName, failedPrefix + "*", "previous-*"} {
-		m, _ := filepath.Glob(filepath.Join(p.TempDir, pat))
-		for _, f := range m {
-			os.Remove(f)
-		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

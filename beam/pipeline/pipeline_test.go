@@ -598,3 +598,56 @@ func TestNewPlanOutputIsInput(t *testing.T) {
 		t.Errorf("left: %v", m)
 	}
 }
+
+// TestPipelineTempDirOwnFolder: with Config.TempDir the run works in a
+// new folder of its own inside it and removes only that: the user's
+// files there, named as the pipeline's shards are, survive a run that
+// succeeds and one that fails.
+func TestPipelineTempDirOwnFolder(t *testing.T) {
+	lines := generatedLines(t, 2000, 21)
+	dir := t.TempDir()
+	in := writeLines(t, filepath.Join(dir, "index.cdxj"), lines)
+	td := filepath.Join(dir, "td")
+	if err := os.Mkdir(td, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := []string{"map", "compact", "summary", "report.json", "map-00000", "failed-1-x", "previous-map"}
+	for _, n := range mine {
+		if err := os.WriteFile(filepath.Join(td, n), []byte("the user's "+n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), CompactOutput: filepath.Join(out, "c.map"),
+		SummaryOutput: filepath.Join(out, "a.summary"), TempDir: td, Build: BuildSpec{UpdatedAt: updatedAt}, Compact: DefaultCompactSpec()}
+	for _, fails := range []bool{false, true} {
+		p, err := NewPlan(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fails {
+			// A folder at the compacted map's path fails the commit.
+			if err := os.Remove(filepath.Join(out, "c.map")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(out, "c.map", "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if filepath.Dir(p.TempDir) != td {
+			t.Errorf("the run's folder %s is not inside %s", p.TempDir, td)
+		}
+		_, err = Run(context.Background(), "prism", p)
+		if (err != nil) != fails {
+			t.Fatalf("failing %v: %v", fails, err)
+		}
+		for _, n := range mine {
+			if b, err := os.ReadFile(filepath.Join(td, n)); err != nil || string(b) != "the user's "+n+"\n" {
+				t.Errorf("failing %v: the user's %s: %q, %v", fails, n, b, err)
+			}
+		}
+		if ents, _ := os.ReadDir(td); len(ents) != len(mine) {
+			t.Errorf("failing %v: %d entries in the temporary folder, want the user's %d", fails, len(ents), len(mine))
+		}
+	}
+}

@@ -45,8 +45,10 @@ type Config struct {
 	// CompactPieces bounds the pieces the map is cut into for compaction;
 	// 0 means one per part of the build.
 	CompactPieces int
-	// TempDir holds the shards while the pipeline runs. "" makes a new
-	// folder beside MapOutput; it is removed by Run in any case.
+	// TempDir is where NewPlan makes the run's own new folder for the
+	// shards (os.MkdirTemp; Plan.TempDir names it), which Run removes in
+	// any case; nothing else in TempDir is touched. "" makes the folder
+	// beside MapOutput.
 	TempDir string
 
 	Build   BuildSpec
@@ -167,8 +169,6 @@ type Plan struct {
 	// Bytes is the inputs' size as stored, summed (0 for inputs of unknown
 	// size: streams, CDX servers).
 	Bytes int64
-	// madeTemp records that NewPlan made TempDir (Run removes it).
-	madeTemp bool
 }
 
 // NewPlan checks the output paths (each in an existing folder, no two the
@@ -234,19 +234,22 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 	for i := range p.Parts {
 		p.Parts[i].Seq, p.Parts[i].Of = i, len(p.Parts)
 	}
-	if p.TempDir == "" {
-		dir, base := filepath.Split(c.MapOutput)
-		if dir == "" {
-			dir = "."
-		}
-		t, err := os.MkdirTemp(dir, "."+base+".beam-")
-		if err != nil {
+	dir, base := filepath.Split(c.MapOutput)
+	if dir == "" {
+		dir = "."
+	}
+	pattern := "." + base + ".beam-"
+	if c.TempDir != "" {
+		if err := os.MkdirAll(c.TempDir, 0o755); err != nil {
 			return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
 		}
-		p.TempDir, p.madeTemp = t, true
-	} else if err := os.MkdirAll(p.TempDir, 0o755); err != nil {
+		dir, pattern = c.TempDir, "mementomap-beam-"
+	}
+	t, err := os.MkdirTemp(dir, pattern)
+	if err != nil {
 		return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
 	}
+	p.TempDir = t
 	return p, nil
 }
 

@@ -202,7 +202,7 @@ func main() {
 	sumOut := flag.String("summary", "", "also write a cdx-summarize summary here")
 	shard := flag.String("shard-size", "256MiB", "bytes of input (as stored) per part: the unit of work")
 	pieces := flag.Int("compact-pieces", 0, "pieces the map is cut into for compaction (0: one per part)")
-	tempDir := flag.String("temp-dir", "", "folder for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
+	tempDir := flag.String("temp-dir", "", "folder in which the run makes (and then removes) a folder of its own for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
 	id := flag.String("archive-id", "", "archive URI for the map's !id header")
 	name := flag.String("name", "", "name for the map's !meta header")
 	updatedAt := flag.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or YYYYMMDDhhmmss in UTC (default: now), so that runs over the same inputs give the same bytes")
