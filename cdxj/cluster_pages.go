@@ -53,7 +53,7 @@ func (c *Cluster) PageBlocks(q Query, page, pageSize int) iter.Seq2[IdxEntry, er
 			return
 		}
 		i := -1
-		for e, err := range c.candidates(cq) {
+		for e, err := range c.candidates(cq, false) {
 			if err != nil {
 				yield(IdxEntry{}, err)
 				return

@@ -104,7 +104,9 @@ func cutBetween(a, b []byte) bool {
 // around it, and the whole secondary index), never the whole input. The
 // parts of an input hold every one of its lines once, sorted or not; on a
 // sorted SURT index no HxPx key has lines in two parts. Errors name the
-// input.
+// input; a cluster whose blocks do not tile its parts (a missing .idx
+// line, see [Cluster]) is an error wrapping [ErrZipNum] naming the .idx
+// file and line.
 func Plan(ctx context.Context, inputs []Index, n int) ([]Part, error) {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -225,11 +227,18 @@ func (f *File) planCuts(ctx context.Context, n int) ([]int64, error) {
 // entries.
 func (c *Cluster) planCuts(ctx context.Context, n int) ([]int64, int64, error) {
 	var ents []IdxEntry
+	t := tiling{c: c, fromStart: true, sizes: true}
 	for e, err := range c.Entries() {
+		if err == nil {
+			err = t.next(e)
+		}
 		if err != nil {
 			return nil, 0, err
 		}
 		ents = append(ents, e)
+	}
+	if err := t.end(); err != nil {
+		return nil, 0, err
 	}
 	total := int64(len(ents))
 	// lastLine and firstLine read the Authority of a block's last and

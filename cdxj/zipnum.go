@@ -195,6 +195,23 @@ func idxKey(line []byte) []byte {
 // member's end (into the next block) is an error wrapping ErrZipNum, as
 // is a block cut short.
 //
+// The blocks of each part must tile it: they are listed in one run, in
+// order of offset, the first at offset 0, each starting where the one
+// before it ends, the last ending at the part file's size; and every part
+// file that holds data has a block listed. A missing or wrong .idx line
+// breaks that, and a query reports it as an error wrapping ErrZipNum
+// naming the .idx file and line, after the lines of the blocks before it,
+// instead of answering without that block's lines. Every entry a query
+// reads is checked against the one before it (a gap or overlap), so a
+// whole walk (Records(cdxj.Query{}), PartRecords, Plan) checks them all;
+// a part's size is checked when a query reads past its last block (part
+// files are local: remote .loc locations are not read), and the unlisted
+// parts at the end of a whole walk. The parts of a cluster without a .loc
+// file are the !meta "filename" and the files beside the .idx named like
+// a listed part (PREFIX-DIGITS.gz for a listed PREFIX-DIGITS.gz). An .idx
+// without a block line is an empty cluster only when those parts are
+// absent or empty (see OpenCluster).
+//
 // The secondary index must be sorted. A query reports an entry that sorts
 // before the one above it, from the entry before its starting block on,
 // as an error wrapping ErrZipNum naming both byte offsets; disorder
@@ -232,6 +249,7 @@ type Cluster struct {
 	format      string
 	defaultPart string
 	loc         map[string][]string
+	noBlocks    bool // the secondary index has no data line
 
 	mu    sync.Mutex
 	parts map[string]*os.File
@@ -250,7 +268,11 @@ func (c *Cluster) getBlockReader() *blockReader {
 // (".idx" or ".summary"); opt may be nil. The location file is idxPath
 // with its extension replaced by ".loc", read when it exists. Nothing is
 // modified. Errors wrap ErrZipNum for a malformed !meta header or .loc
-// file.
+// file, and for a secondary index that lists no blocks while a part holds
+// data ("cluster X.idx lists no blocks, but its part P holds N bytes"):
+// the parts are those of the .loc file, the !meta "filename", and the
+// files NAME-DIGITS.gz beside NAME.idx (cdx-DIGITS.gz beside cluster.idx);
+// a remote .loc location counts as holding data.
 func OpenCluster(idxPath string, opt *OpenOptions) (*Cluster, error) {
 	f, err := os.Open(idxPath)
 	if err != nil {
@@ -282,6 +304,12 @@ func OpenCluster(idxPath string, opt *OpenOptions) (*Cluster, error) {
 		f.Close()
 		return nil, err
 	}
+	if c.noBlocks {
+		if err := c.unlisted(nil); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -289,6 +317,7 @@ func OpenCluster(idxPath string, opt *OpenOptions) (*Cluster, error) {
 // "!meta" line gives the format and the default part filename.
 func (c *Cluster) readMeta() error {
 	lf := newLineFile(c.idx, c.size, c.MaxLineSize)
+	c.noBlocks = true
 	for off := int64(0); off < c.size; {
 		line, next, err := lf.lineAt(off)
 		if err != nil {
@@ -296,6 +325,7 @@ func (c *Cluster) readMeta() error {
 		}
 		if !isHeaderLine(line) {
 			if !isBlankLine(line) {
+				c.noBlocks = false
 				return nil
 			}
 			off = next
@@ -542,8 +572,11 @@ func (c *Cluster) Lines(q Query) iter.Seq2[[]byte, error] {
 
 // candidates yields the entries of the blocks that may hold lines matching
 // cq, in order: from the last block whose key sorts before cq.start to the
-// last block whose key sorts before cq.end.
-func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
+// last block whose key sorts before cq.end. Every entry it reads is
+// checked to tile its part with the ones read before it (see tiling);
+// with sizes, a part's last block is checked against the part file's size
+// too.
+func (c *Cluster) candidates(cq *compiled, sizes bool) iter.Seq2[IdxEntry, error] {
 	return func(yield func(IdxEntry, error) bool) {
 		lf := newLineFile(c.idx, c.size, c.MaxLineSize)
 		off, err := lf.search(cq.start, idxKey)
@@ -556,11 +589,13 @@ func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
 			yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
 			return
 		}
+		// With no data line before off, off is the index's first.
+		t := tiling{c: c, fromStart: prev < 0, sizes: sizes}
 		if prev >= 0 {
 			off = prev
 		}
 		// Read from one entry earlier still, only to check the order
-		// around the search's landing point (see below).
+		// and the tiling around the search's landing point (see below).
 		check := false
 		if prev >= 0 {
 			pp, err := lf.prevDataLine(prev)
@@ -570,17 +605,20 @@ func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
 			}
 			if pp >= 0 {
 				off, check = pp, true
+			} else {
+				t.fromStart = true
 			}
 		}
 		end := string(cq.end)
 		prevKey, prevAt := "", int64(-1)
 		for e, err := range c.entriesFrom(off) {
 			if check {
-				// Only for the order check: a bad line there is not
-				// this query's concern.
+				// Only for the checks: a bad line there is not this
+				// query's concern.
 				check = false
 				if err == nil {
 					prevKey, prevAt = e.Key, e.At
+					t.next(e)
 				}
 				continue
 			}
@@ -596,12 +634,21 @@ func (c *Cluster) candidates(cq *compiled) iter.Seq2[IdxEntry, error] {
 				return
 			}
 			prevKey, prevAt = e.Key, e.At
+			// A gap before this entry may have held lines of the query
+			// even when this block sorts past it.
+			if err := t.next(e); err != nil {
+				yield(IdxEntry{}, err)
+				return
+			}
 			if cq.end != nil && e.Key >= end {
 				return
 			}
 			if !yield(e, nil) {
 				return
 			}
+		}
+		if err := t.end(); err != nil {
+			yield(IdxEntry{}, err)
 		}
 	}
 }
@@ -626,7 +673,7 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 		// The candidate blocks of this page.
 		blocks := func(yield func(IdxEntry, error) bool) {
 			i := -1
-			for e, err := range c.candidates(cq) {
+			for e, err := range c.candidates(cq, true) {
 				if err != nil {
 					yield(e, err)
 					return
@@ -861,8 +908,9 @@ func splitLines(data []byte, max int, yield func([]byte) bool) error {
 
 // Pages returns how many pages of pageSize blocks the answer to q spans,
 // and how many blocks, as a CDX server's showNumPages=true does for a
-// ZipNum index: only the secondary index is read. pageSize must be
-// positive. Use Page to read one page.
+// ZipNum index: only the secondary index is read, so a gap or overlap
+// between two blocks it lists is an error (see Cluster) but part sizes
+// are not checked. pageSize must be positive. Use Page to read one page.
 func (c *Cluster) Pages(q Query, pageSize int) (pages, blocks int, err error) {
 	if pageSize <= 0 {
 		return 0, 0, fmt.Errorf("%w: page size %d", ErrQuery, pageSize)
@@ -871,7 +919,7 @@ func (c *Cluster) Pages(q Query, pageSize int) (pages, blocks int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, err := range c.candidates(cq) {
+	for _, err := range c.candidates(cq, false) {
 		if err != nil {
 			return 0, 0, err
 		}

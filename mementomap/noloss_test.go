@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,5 +121,38 @@ func TestBuildSkipBadLosesNothingElse(t *testing.T) {
 	_, err = Build(context.Background(), &m, []cdxj.Searcher{cdxj.NewStream("in.cdxj", strings.NewReader(in), nil)}, &BuildOptions{Now: fixedNow})
 	if err == nil || !strings.Contains(err.Error(), "in.cdxj: line 2") {
 		t.Errorf("without SkipBad: %v", err)
+	}
+}
+
+// A cluster whose secondary index lost a line (its block's bytes are in no
+// block listed) is refused, even under SkipBad and on several workers: a
+// map without that block's keys would answer "absent" for URLs the
+// archive holds.
+func TestBuildRefusesMissingIdxLine(t *testing.T) {
+	s := clustertest.Write(t, t.TempDir(), clustertest.SampleLines(t, 400))
+	for _, in := range []struct{ name, idx string }{{"pywb cluster", s.PywbIdx}, {"Common Crawl cluster", s.CCIdx}} {
+		t.Run(in.name, func(t *testing.T) {
+			b, err := os.ReadFile(in.idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(b), "\n")
+			mid := len(lines) / 2
+			if err := os.WriteFile(in.idx, []byte(strings.Join(append(lines[:mid:mid], lines[mid+1:]...), "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{1, 2} {
+				ix, err := cdxj.Open(context.Background(), in.idx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m bytes.Buffer
+				st, err := Build(context.Background(), &m, []cdxj.Searcher{ix}, &BuildOptions{SkipBad: true, Workers: workers, Now: fixedNow})
+				ix.Close()
+				if !errors.Is(err, cdxj.ErrZipNum) || !strings.Contains(err.Error(), in.idx+" line ") {
+					t.Errorf("workers %d: err = %v (stats %+v), want cdxj.ErrZipNum naming %s and a line", workers, err, st, in.idx)
+				}
+			}
+		})
 	}
 }
