@@ -328,6 +328,9 @@ func New(opts *Options) (*Aggregator, error) {
 		if a.ID == "" {
 			return nil, ErrNoID
 		}
+		if err := CheckArchiveID(a.ID); err != nil {
+			return nil, fmt.Errorf("aggregator: archive %q: %w", a.ID, err)
+		}
 		if _, dup := ag.byID[a.ID]; dup {
 			return nil, fmt.Errorf("aggregator: %w: %q", ErrDuplicateID, a.ID)
 		}

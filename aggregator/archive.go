@@ -21,7 +21,9 @@ import (
 // (internal/spec/TIMETRAVEL.md §3).
 type Archive struct {
 	// ID names the archive in rules, caches, outcomes and the
-	// Archive-Failures header. Unique within a registry.
+	// Archive-Failures header. Unique within a registry; no control
+	// character, space, '"', ',', '=', ';', '<', '>' or '\\'
+	// (CheckArchiveID).
 	ID string
 	// Name is the display name (archivelist.xml longname).
 	Name string
@@ -101,6 +103,7 @@ func (m MapSource) Configured() bool { return m.File != "" || m.URL != "" || m.D
 var (
 	ErrNoID         = errors.New("archive has no id")
 	ErrDuplicateID  = errors.New("duplicate archive id")
+	ErrBadID        = errors.New("archive id holds a control character, space, '\"', ',', '=', ';', '<' or '>'")
 	ErrNoEndpoint   = errors.New("archive has neither a timemap nor a timegate prefix")
 	ErrBadEndpoint  = errors.New("endpoint prefix is not an absolute http(s) URL")
 	ErrUnknownValue = errors.New("unknown attribute value")
@@ -242,9 +245,26 @@ func ParseArchivesJSON(r io.Reader) ([]Archive, error) {
 	return out, nil
 }
 
+// CheckArchiveID reports ErrBadID, with the first offending byte and its
+// offset, when id holds a byte that cannot stand in a quoted Link
+// parameter or an Archive-Failures entry as is (RFC 8288 section 3, RFC
+// 7230 section 3.2.6): a control character (0x00-0x1F, 0x7F), space,
+// '"', ',', '=', ';', '<', '>' or '\\'.
+func CheckArchiveID(id string) error {
+	if i := strings.IndexFunc(id, func(r rune) bool {
+		return r < 0x20 || r == 0x7f || strings.ContainsRune(" \",=;<>\\", r)
+	}); i >= 0 {
+		return fmt.Errorf("%w: %q at byte %d", ErrBadID, id[i], i)
+	}
+	return nil
+}
+
 func validate(a *Archive, seen map[string]bool) error {
 	if a.ID == "" {
 		return ErrNoID
+	}
+	if err := CheckArchiveID(a.ID); err != nil {
+		return err
 	}
 	if seen[a.ID] {
 		return ErrDuplicateID

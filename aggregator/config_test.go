@@ -61,6 +61,11 @@ func TestParseArchivesJSON(t *testing.T) {
 		{"no id", `[{"id":"a","timemap":"http://a/"}, {"timemap":"http://b/"}]`, nil, ErrNoID, 33},
 		{"duplicate id", `[{"id":"a","timemap":"http://a/"},{"id":"a","timemap":"http://b/"}]`, nil, ErrDuplicateID, 33},
 		{"no endpoint", `[{"id":"a"}]`, nil, ErrNoEndpoint, 1},
+		{"id with quote", `[{"id":"a","timemap":"http://a/"},{"id":"<x&y>\"'","timemap":"http://b/"}]`, nil, ErrBadID, 33},
+		{"id with CR LF", `[{"id":"a\r\nX: y","timemap":"http://a/"}]`, nil, ErrBadID, 1},
+		{"id with space", `[{"id":"a b","timemap":"http://a/"}]`, nil, ErrBadID, 1},
+		{"id with comma", `[{"id":"a,b","timemap":"http://a/"}]`, nil, ErrBadID, 1},
+		{"id with equals", `[{"id":"a=b","timemap":"http://a/"}]`, nil, ErrBadID, 1},
 		{"relative endpoint", `[{"id":"a","timemap":"/tm/"}]`, nil, ErrBadEndpoint, 1},
 		{"ftp endpoint", `[{"id":"a","timegate":"ftp://a/"}]`, nil, ErrBadEndpoint, 1},
 	} {
@@ -118,6 +123,9 @@ func TestParseArchivesXML(t *testing.T) {
 		{"bad paging", "<links>\n\n<link id=\"a\"><timemap uri=\"http://a/\" paging-status=\"7\"/></link></links>", 3, ErrUnknownValue},
 		{"duplicate", "<links><link id=\"a\"><timemap uri=\"http://a/\"/></link>\n<link id=\"a\"><timemap uri=\"http://b/\"/></link></links>", 2, ErrDuplicateID},
 		{"no id", "<links><link><timemap uri=\"http://a/\"/></link></links>", 1, ErrNoID},
+		{"id with quote", "<links>\n<link id=\"&lt;x&amp;y&gt;&quot;'\"><timemap uri=\"http://a/\"/></link></links>", 2, ErrBadID},
+		{"id with CR LF", "<links><link id=\"a&#13;&#10;X: y\"><timemap uri=\"http://a/\"/></link></links>", 1, ErrBadID},
+		{"id with comma", "<links><link id=\"a,b\"><timemap uri=\"http://a/\"/></link></links>", 1, ErrBadID},
 		{"wrong root", "<archives/>", 1, nil},
 		{"unclosed", "<links><link id=\"a\">", 1, nil},
 		{"empty", "", 1, nil},
@@ -347,4 +355,20 @@ func FuzzParseBlacklist(f *testing.F) {
 		}
 		_ = bl.Blocks(urir) // must not panic
 	})
+}
+
+// TestNewRefusesBadArchiveID: archives given to New directly obey the
+// archive lists' id rule (CheckArchiveID), so no id written into a Link
+// parameter or the Archive-Failures header can break its syntax.
+func TestNewRefusesBadArchiveID(t *testing.T) {
+	for _, id := range []string{`<x&y>"'`, "a\r\nX: y", "a b", "a,b", "a=b", "a;b", `a\b`, "a\x7f"} {
+		if _, err := New(&Options{Archives: []Archive{{ID: id, TimeMap: "http://a/"}}}); !errors.Is(err, ErrBadID) {
+			t.Errorf("New with archive id %q: err %v, want ErrBadID", id, err)
+		}
+	}
+	ag, err := New(&Options{Archives: []Archive{{ID: "web.archive.org-2_x", TimeMap: "http://a/"}}})
+	if err != nil {
+		t.Fatalf("New with a good id: %v", err)
+	}
+	ag.Close()
 }
