@@ -213,10 +213,13 @@ var ErrNoTimeKey = errors.New("mementomap: not a datetime")
 // datetime value ([ukvs.ParsePeriod]: "2015", "20150314", a 14-digit
 // Memento-Datetime, or a range such as "2014:2016"). In a map with a
 // "datetime" key column, the lookup keys are tried most specific first, and
-// the first that has a line whose period contains the whole of datetime
-// decides, through the narrowest such line; a key whose lines are all
-// about other times does not decide, so that a more general key (a
-// wildcard, "*") answers. Match.Time is the deciding line's datetime. In
+// the first that has a line whose period overlaps datetime decides: through
+// the narrowest line whose period contains the whole of datetime, else
+// through the sum of the lines that overlap it, an upper bound (a range
+// "2011:2013" finds the line "2012"); a key whose lines are all about other
+// times does not decide, so that a more general key (a wildcard, "*")
+// answers. Match.Time is the deciding line's datetime ("" for a sum of
+// several). In
 // any other map the datetime does not matter: the answer is Lookup's.
 func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 	q, err := ukvs.ParsePeriod(datetime)
@@ -251,9 +254,19 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 			}
 			ls = m.keyLines(ls[:0], p, key)
 			best, width := -1, time.Duration(0)
+			over, first := 0, -1
+			var sum ukvs.Frequency
 			for j, l := range ls {
 				p, err := ukvs.ParsePeriod(string(l.time))
-				if err != nil || !within(q, p) {
+				if err != nil || !overlaps(q, p) {
+					continue
+				}
+				if over++; first < 0 {
+					first, sum = j, l.f
+				} else {
+					sum = sum.Add(l.f)
+				}
+				if !within(q, p) {
 					continue
 				}
 				if w := span(p); best < 0 || w < width {
@@ -263,6 +276,16 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 			if best >= 0 {
 				l := ls[best]
 				return Match{Key: string(key), Value: string(l.value), Frequency: l.f, Distance: i, Time: string(l.time)}
+			}
+			if over > 0 {
+				// No line covers the whole of q: the lines that overlap it
+				// hold all its mementos, and maybe more.
+				sum.URIM, sum.URIR = upperBound(sum.URIM), upperBound(sum.URIR)
+				t := ""
+				if over == 1 {
+					t = string(ls[first].time)
+				}
+				return Match{Key: string(key), Value: sum.String(), Frequency: sum, Distance: i, Time: t}
 			}
 		}
 		return Match{Distance: -1}
@@ -276,6 +299,18 @@ func within(q, p ukvs.Period) bool {
 		return false
 	}
 	if hi := p.Upper(); hi != "" && (q.Upper() == "" || q.Upper() > hi) {
+		return false
+	}
+	return true
+}
+
+// overlaps reports whether periods q and p share a moment (open ends are
+// unbounded).
+func overlaps(q, p ukvs.Period) bool {
+	if hi, lo := q.Upper(), p.Lower(); hi != "" && lo != "" && hi < lo {
+		return false
+	}
+	if hi, lo := p.Upper(), q.Lower(); hi != "" && lo != "" && hi < lo {
 		return false
 	}
 	return true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -304,5 +305,43 @@ func TestCompactRefusesTimeKeys(t *testing.T) {
 	}
 	if _, err := Compact(&out, strings.NewReader(figure2Map), nil); err != nil {
 		t.Errorf("Compact of Figure 2 (a !fields of the default layout): %v", err)
+	}
+}
+
+// TestLookupAtRangeOverlap: a range that overlaps a key's period finds it
+// (no false negative), for random periods and ranges of years.
+func TestLookupAtRangeOverlap(t *testing.T) {
+	const head = "!fields {\"keys\": [\"surt\", \"datetime\"], \"values\": [\"frequency\"]}\n"
+	m := FromBytes([]byte(head + "org,x)/ 2012 5\n"))
+	for _, at := range []string{"2012", "2012:2012", "2011:2013", "2012:2020", ":2012", "2012:", "201206:2013"} {
+		if got, err := m.LookupAt("http://x.org/", at); err != nil || !got.Present() || got.Key != "org,x)/" {
+			t.Errorf("LookupAt(%q) = %+v, %v: want the line 2012", at, got, err)
+		}
+	}
+	if got, _ := m.LookupAt("http://x.org/", "2013:2014"); got.Present() {
+		t.Errorf("LookupAt(2013:2014) = %+v: no line overlaps it", got)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	period := func() (string, int, int) {
+		a, b := 2000+rng.IntN(20), 2000+rng.IntN(20)
+		if a > b {
+			a, b = b, a
+		}
+		if a == b {
+			return strconv.Itoa(a), a, b
+		}
+		return strconv.Itoa(a) + ":" + strconv.Itoa(b), a, b
+	}
+	for range 2000 {
+		p, pa, pb := period()
+		q, qa, qb := period()
+		m := FromBytes([]byte(head + "org,x)/ " + p + " 3\n"))
+		got, err := m.LookupAt("http://x.org/", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := qa <= pb && pa <= qb; got.Present() != want {
+			t.Fatalf("line %q, LookupAt(%q): present %v, want %v", p, q, got.Present(), want)
+		}
 	}
 }
