@@ -155,6 +155,24 @@ func (c *Config) userAgent() string {
 	return ua + " <" + contact + ">"
 }
 
+// checkRoot refuses a Root no request path can reach as written: one
+// holding '?', '#', '%', a space, a control character or a non-ASCII
+// byte, or a "." or ".." segment (clients remove those, RFC 3986 section
+// 5.2.4).
+func checkRoot(root string) error {
+	for i := 0; i < len(root); i++ {
+		if b := root[i]; b <= ' ' || b >= 0x7f || strings.IndexByte("?#%", b) >= 0 {
+			return fmt.Errorf("root %q: byte %q at %d; want a path of ASCII letters, digits and punctuation but ?#%%, such as /mg", root, b, i)
+		}
+	}
+	for _, seg := range strings.Split(root, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("root %q: a %q segment; want a path such as /mg", root, seg)
+		}
+	}
+	return nil
+}
+
 // RootPrefix is Config.Root as a prefix: "" or "/x/y" without a trailing slash.
 func (c *Config) RootPrefix() string {
 	r := strings.TrimRight(c.Root, "/")
@@ -282,8 +300,8 @@ func (c *Config) Check() error {
 	if c.TopK < 0 {
 		errs = append(errs, fmt.Errorf("topk must not be negative, got %d", c.TopK))
 	}
-	if strings.ContainsAny(c.Root, "?#% ") {
-		errs = append(errs, fmt.Errorf("root %q: want a path such as /mg", c.Root))
+	if err := checkRoot(c.Root); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Addr == "" && c.BaseURL == "" {
 		errs = append(errs, errors.New("addr is empty"))

@@ -155,3 +155,19 @@ func TestOpenCache(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRoot: a Root no request path can reach as written is refused
+// (a "." or ".." segment, non-ASCII, '%', '?', '#', white space); real
+// prefixes pass.
+func TestCheckRoot(t *testing.T) {
+	for _, bad := range []string{"/../", "/mg/../x", "/./mg", "/é/", "/mg?x", "/m#g", "/m%20g", "/m g", "/mg\n"} {
+		if err := checkRoot(bad); err == nil {
+			t.Errorf("checkRoot(%q): no error", bad)
+		}
+	}
+	for _, good := range []string{"", "/", "/mg", "/mg/", "/a/b.c/..d/", "/~x/a-b_c"} {
+		if err := checkRoot(good); err != nil {
+			t.Errorf("checkRoot(%q): %v", good, err)
+		}
+	}
+}
