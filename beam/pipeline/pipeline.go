@@ -610,24 +610,25 @@ func (f *commitFn) process(ctx context.Context, values func(*string) bool) error
 }
 
 // commit renames the finished outputs (in tempDir) onto their final paths,
-// all of them or none: a file already at a final path is first moved
-// aside into tempDir, and when a rename fails the outputs already renamed
-// are removed and the files moved aside are put back. It returns the
-// outputs with Path their final paths.
+// all of them or none. Each rename replaces the file at its final path at
+// once, so that at every moment the path holds the old file or the new
+// one; a hard link of the old file (a copy where links fail) is kept in
+// tempDir, and when a later rename fails the outputs already renamed are
+// replaced by those old files again, or removed where there was none. It
+// returns the outputs with Path their final paths.
 func commit(outs []Shard, finals map[string]string, tempDir string) ([]Shard, error) {
 	type step struct {
-		final, aside string // aside: where the file found at final was moved ("" if none)
+		final, aside string // aside: the old file at final, kept ("" if none)
 		placed       bool   // the output is at final
 	}
 	var done []step
 	undo := func() {
 		for i := len(done) - 1; i >= 0; i-- {
 			d := done[i]
-			if d.placed {
-				os.Remove(d.final)
-			}
 			if d.aside != "" {
 				os.Rename(d.aside, d.final)
+			} else if d.placed {
+				os.Remove(d.final)
 			}
 		}
 	}
@@ -641,9 +642,9 @@ func commit(outs []Shard, finals map[string]string, tempDir string) ([]Shard, er
 		st := step{final: final}
 		if fi, err := os.Lstat(final); err == nil && fi.Mode().IsRegular() {
 			st.aside = filepath.Join(tempDir, "previous-"+s.Kind)
-			if err := os.Rename(final, st.aside); err != nil {
+			if err := keep(final, st.aside); err != nil {
 				undo()
-				return nil, fmt.Errorf("pipeline: moving the file at the %s output %s aside: %w", s.Kind, final, err)
+				return nil, fmt.Errorf("pipeline: keeping the file at the %s output %s until the outputs are in place: %w", s.Kind, final, err)
 			}
 		}
 		done = append(done, st)
@@ -665,6 +666,20 @@ func commit(outs []Shard, finals map[string]string, tempDir string) ([]Shard, er
 		}
 	}
 	return rep, nil
+}
+
+// keep makes a hard link at aside of the file at path, or a copy of it
+// where the file system has no links.
+func keep(path, aside string) error {
+	if os.Link(path, aside) == nil {
+		return nil
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return writeShard(aside, func(w io.Writer) error { _, err := io.Copy(w, in); return err })
 }
 
 func syncDir(dir string) error {

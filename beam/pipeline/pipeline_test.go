@@ -651,3 +651,41 @@ func TestPipelineTempDirOwnFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitReplacesAtOnce: commit renames each output over the file at
+// its path (the path never empty), and when a later output cannot be put
+// in place the old file itself is back at the first path.
+func TestCommitReplacesAtOnce(t *testing.T) {
+	tmp, out := t.TempDir(), t.TempDir()
+	final := filepath.Join(out, "a.map")
+	if err := os.WriteFile(final, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	oldFi, _ := os.Stat(final)
+	newMap := filepath.Join(tmp, "map")
+	os.WriteFile(newMap, []byte("new\n"), 0o644)
+	newSum := filepath.Join(tmp, "summary")
+	os.WriteFile(newSum, []byte("sum\n"), 0o644)
+	blocked := filepath.Join(out, "a.summary")
+	os.MkdirAll(filepath.Join(blocked, "x"), 0o755)
+	outs := []Shard{{Kind: kindMap, Path: newMap}, {Kind: kindSummary, Path: newSum}}
+	finals := map[string]string{kindMap: final, kindSummary: blocked}
+	if _, err := commit(outs, finals, tmp); err == nil {
+		t.Fatal("commit over a folder succeeded")
+	}
+	fi, err := os.Stat(final)
+	if b, _ := os.ReadFile(final); err != nil || string(b) != "old\n" || !os.SameFile(fi, oldFi) {
+		t.Errorf("the map path holds %q (%v), want the old file itself", b, err)
+	}
+	os.RemoveAll(blocked)
+	os.WriteFile(newMap, []byte("new\n"), 0o644)
+	if _, err := commit(outs, finals, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(final); string(b) != "new\n" {
+		t.Errorf("the map path holds %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(tmp, "previous-map")); string(b) != "old\n" {
+		t.Errorf("the kept old map holds %q", b)
+	}
+}
