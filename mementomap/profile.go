@@ -74,9 +74,9 @@ type IndexStats struct {
 	URIRs    int64 `json:"urirs"`     // distinct URI-Rs (full SURTs, query included)
 	HxPxKeys int64 `json:"hxpx_keys"` // distinct HxPx keys (the baseline map's data lines)
 	Hosts    int64 `json:"hosts"`     // distinct hosts (SURT host parts, port included)
-	IPHosts  int64 `json:"ip_hosts"`  // of those, IP addresses
+	IPHosts  int64 `json:"ip_hosts"`  // of those, IP addresses (v4 and v6; in no TLD)
 	Domains  int64 `json:"domains"`   // distinct registrable domains (public suffix plus one label)
-	TLDs     int64 `json:"tlds"`      // distinct first host labels
+	TLDs     int64 `json:"tlds"`      // distinct first host labels of the hosts that are not IP addresses
 	// First and Last are the earliest and latest capture datetimes.
 	First time.Time `json:"first"`
 	Last  time.Time `json:"last"`
@@ -334,6 +334,7 @@ type profiler struct {
 
 	// The current URI-R, HxPx key, host, domain and TLD (sort-key form).
 	urir, hx, host, domain, tld []byte
+	ipHost                      bool   // the current host is an IP address (no TLD)
 	urirM                       uint64 // mementos of the current URI-R
 	urirYear                    int    // the last year seen for it, -1 before
 	urirYears                   int    // years it was seen in
@@ -626,18 +627,27 @@ func (p *profiler) newHost(host []byte, labels int) {
 		bare = bare[:c]
 	}
 	parts := strings.Split(bare, ",")
-	ip := strings.HasPrefix(bare, "[") || (len(parts) == 4 && allDigitLabels(parts))
-	if ip {
-		ix.IPHosts++
-	}
+	// An IP host: IPv4 as SURT writes it (four reversed decimal labels),
+	// IPv6 bare (two colons or more: a name with a port has one) or in
+	// brackets. It has no TLD: Table 1 and Index.TLDs leave it out.
+	ip := strings.HasPrefix(bare, "[") || strings.Count(name, ":") >= 2 || (len(parts) == 4 && allDigitLabels(parts))
 	tld := host
 	if i := bytes.IndexByte(host, sepLabel); i >= 0 {
 		tld = host[:i]
 	}
-	if !bytes.Equal(tld, p.tld) || len(p.tld) == 0 {
+	switch {
+	case ip:
+		ix.IPHosts++
 		p.endTLD()
+		p.tld = p.tld[:0]
+		p.ipHost = true
+	case p.ipHost || !bytes.Equal(tld, p.tld) || len(p.tld) == 0:
+		p.endTLD()
+		p.ipHost = false
+		if n := len(p.tlds); n == 0 || p.tlds[n-1].TLD != string(tld) {
+			ix.TLDs++ // not the TLD that IP hosts interrupted
+		}
 		p.tld = append(p.tld[:0], tld...)
-		ix.TLDs++
 	}
 	// The registrable domain: the first n labels of the host, n the label
 	// count of the public suffix plus one.
@@ -662,10 +672,16 @@ func (p *profiler) newHost(host []byte, labels int) {
 }
 
 func (p *profiler) endTLD() {
-	if len(p.tld) == 0 {
+	if len(p.tld) == 0 { // none yet, or IP hosts
+		p.tldR, p.tldM = 0, 0
 		return
 	}
-	p.tlds = append(p.tlds, TLDShare{TLD: string(p.tld), URIRs: p.tldR, URIMs: p.tldM})
+	if n := len(p.tlds); n > 0 && p.tlds[n-1].TLD == string(p.tld) {
+		p.tlds[n-1].URIRs += p.tldR
+		p.tlds[n-1].URIMs += p.tldM
+	} else {
+		p.tlds = append(p.tlds, TLDShare{TLD: string(p.tld), URIRs: p.tldR, URIMs: p.tldM})
+	}
 	p.tldR, p.tldM = 0, 0
 }
 

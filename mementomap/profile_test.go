@@ -3,6 +3,7 @@ package mementomap
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/surt"
 )
 
 // profileIndex is a hand-made index whose profile is worked out by hand in
@@ -67,7 +69,7 @@ func TestProfileHandMade(t *testing.T) {
 	// mail.example.com, test.org, portal.gov.pt; domains: example.com
 	// (two hosts), test.org, portal.gov.pt (the IP host has none).
 	wantIndex := IndexStats{Lines: 12, URIMs: 12, URIRs: 9, HxPxKeys: 8, Hosts: 5, IPHosts: 1,
-		Domains: 3, TLDs: 4,
+		Domains: 3, TLDs: 3,
 		First: time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC), Last: time.Date(2012, 12, 31, 23, 59, 59, 0, time.UTC),
 		IndexBytes: int64(len(profileIndex)),
 		// The baseline map's lines (see the compaction below).
@@ -77,11 +79,11 @@ func TestProfileHandMade(t *testing.T) {
 		t.Errorf("Table 2 (-want +got):\n%s", diff)
 	}
 
-	// Table 1: com holds R1..R6 (6 URI-Rs, 3+1+1+1+1+1 = 8 URI-Ms); "1"
-	// R9 (1, 2); org R7 (1, 1); pt R8 (1, 1). Ties in URI-Rs go by URI-Ms.
+	// Table 1: com holds R1..R6 (6 URI-Rs, 3+1+1+1+1+1 = 8 URI-Ms); org
+	// R7 (1, 1); pt R8 (1, 1); the IP host R9 is in no TLD. Shares are of
+	// all URI-Rs and URI-Ms.
 	wantTLDs := []TLDShare{
 		{"com", 6, 8, 6.0 / 9, 8.0 / 12},
-		{"1", 1, 2, 1.0 / 9, 2.0 / 12},
 		{"org", 1, 1, 1.0 / 9, 1.0 / 12},
 		{"pt", 1, 1, 1.0 / 9, 1.0 / 12},
 	}
@@ -228,6 +230,31 @@ pt,gov,portal)/x/y/z 1/1
 
 // TestProfileBaselineIsBuild checks that the map lines Profile compacts
 // are the lines Build writes.
+// TestProfileIPHosts: IPv4 and IPv6 hosts, as SURT writes them, are
+// counted once each as IP hosts and in no TLD; a TLD that IP hosts sort
+// into the middle of is one row.
+func TestProfileIPHosts(t *testing.T) {
+	var idx strings.Builder
+	for _, u := range []string{
+		"http://0a.2/", "http://1.0.0.10/", "http://[2001:db8::1]/a", "http://[2001:db8::1]/b",
+		"http://[::1]:8080/", "http://192.168.1.2:8080/", "http://9a.2/", "http://example.com/",
+	} {
+		k, err := surt.Canonicalize(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&idx, "%s 20200101000000 {\"url\": %q, \"status\": \"200\"}\n", k, u)
+	}
+	p := profileString(t, ProfileOptions{}, idx.String())
+	if p.Index.Hosts != 7 || p.Index.IPHosts != 4 || p.Index.TLDs != 2 || p.Index.URIRs != 8 {
+		t.Errorf("hosts %d, IP hosts %d, TLDs %d, URI-Rs %d; want 7, 4, 2, 8\n%s", p.Index.Hosts, p.Index.IPHosts, p.Index.TLDs, p.Index.URIRs, idx.String())
+	}
+	wantTLDs := []TLDShare{{"2", 2, 2, 2.0 / 8, 2.0 / 8}, {"com", 1, 1, 1.0 / 8, 1.0 / 8}}
+	if diff := cmp.Diff(wantTLDs, p.TLDs, approx); diff != "" {
+		t.Errorf("Table 1 (-want +got):\n%s", diff)
+	}
+}
+
 func TestProfileBaselineIsBuild(t *testing.T) {
 	m, _ := buildString(t, BuildOptions{}, profileIndex)
 	if got := dataLines(m); got != baselineOfProfileIndex {
