@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -257,6 +258,34 @@ func checkOutput(cmd, out string, ins ...string) error {
 		}
 		if fi, err := os.Stat(in); err == nil && os.SameFile(fo, fi) {
 			return fmt.Errorf("%s: output %s is the input %s; write to another file", cmd, out, in)
+		}
+	}
+	return nil
+}
+
+// checkDistinctOutputs refuses two output flags naming one file (by
+// path, or by os.SameFile when it exists): the second write would replace
+// the first. outs alternates flag names and paths; "" and "-" are skipped.
+func checkDistinctOutputs(cmd string, outs ...string) error {
+	for i := 0; i+1 < len(outs); i += 2 {
+		a := outs[i+1]
+		if a == "" || a == "-" {
+			continue
+		}
+		for j := i + 2; j+1 < len(outs); j += 2 {
+			b := outs[j+1]
+			if b == "" || b == "-" {
+				continue
+			}
+			same := filepath.Clean(a) == filepath.Clean(b)
+			if !same {
+				fa, errA := os.Stat(a)
+				fb, errB := os.Stat(b)
+				same = errA == nil && errB == nil && os.SameFile(fa, fb)
+			}
+			if same {
+				return fmt.Errorf("%s: %s and %s both name %s; give each output its own file", cmd, outs[i], outs[j], b)
+			}
 		}
 	}
 	return nil

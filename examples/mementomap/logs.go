@@ -61,6 +61,9 @@ func (e *env) logs(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkDistinctOutputs("logs", "-o", *out, "-lookups", *lookups, "-html", *htmlOut); err != nil {
+		return err
+	}
 	inputs := append(append([]string{}, fs.Args()...), indexes...)
 	for _, o := range []string{*out, *lookups, *htmlOut} {
 		if err := checkOutput("logs", o, inputs...); err != nil {

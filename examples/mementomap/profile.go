@@ -42,6 +42,9 @@ func (e *env) profile(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkDistinctOutputs("profile", "-o", *out, "-html", *htmlOut); err != nil {
+		return err
+	}
 	if err := checkOutput("profile", *out, fs.Args()...); err != nil {
 		return err
 	}
