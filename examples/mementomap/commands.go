@@ -285,10 +285,12 @@ func (e *env) eval(args []string) error {
 		return err
 	}
 	var ls []string
-	for _, l := range strings.Split(string(lb), "\n") {
+	var lineOf []int // the lookups file's line of ls[i]
+	for n, l := range strings.Split(string(lb), "\n") {
 		// "URI DATETIME" lines (mementomap logs -datetimes) are looked up by URI.
 		if f := strings.Fields(l); len(f) > 0 && f[0][0] != '#' {
 			ls = append(ls, f[0])
+			lineOf = append(lineOf, n+1)
 		}
 	}
 	m, err := mementomap.Open(fs.Arg(0))
@@ -305,12 +307,21 @@ func (e *env) eval(args []string) error {
 	if err != nil {
 		return err
 	}
+	bad := 0 // lookups with no SURT: left out of the scores
+	for i, k := range truth.Keys {
+		if k == "" {
+			if bad++; bad <= 5 {
+				fmt.Fprintf(e.stderr, "eval: %s:%d: %q is no URL or SURT: not evaluated\n", *lookups, lineOf[i], ls[i])
+			}
+		}
+	}
 	ev, err := mementomap.Evaluate(m, truth)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "map lines\t%d\nindex URI-Rs\t%d\nrelative cost\t%.4f\nlookups\t%d\nheld\t%d\naccuracy\t%.4f\nprecision\t%.4f\nrecall\t%.4f\n",
 		ev.Lines, truth.URIRs, ev.RelativeCost, ev.Lookups, ev.TruePositive+ev.FalseNegative, ev.Accuracy, ev.Precision, ev.Recall)
+	fmt.Fprintf(e.stdout, "bad lookups\t%d\n", bad)
 	return ev.Check()
 }
 

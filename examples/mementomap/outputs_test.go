@@ -47,3 +47,25 @@ func TestTwoOutputsOneFile(t *testing.T) {
 		t.Errorf("a refused run rewrote x: %q", b)
 	}
 }
+
+// TestEvalCountsBadLookups: a lookup that is no URL or SURT is counted
+// and named by file and line, not dropped unseen.
+func TestEvalCountsBadLookups(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "i.cdxj")
+	os.WriteFile(idx, []byte("com,a)/ 20200101000000 {\"url\": \"http://a.com/\"}\n"), 0o644)
+	m := filepath.Join(dir, "m.ukvs")
+	os.WriteFile(m, []byte("com,a)/ 1/1\n"), 0o644)
+	lk := filepath.Join(dir, "l.txt")
+	os.WriteFile(lk, []byte("http://a.com/\n# a comment\nhttp://a.com:99999/\nhttp://b.com/\nhttp://b.com:123456/x\n"), 0o644)
+	out, errOut, err := runCmd(t, "", "eval", "-lookups", lk, m, idx)
+	if err != nil {
+		t.Fatalf("eval: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(out, "lookups\t2\n") || !strings.Contains(out, "bad lookups\t2\n") {
+		t.Errorf("output %q: want 2 lookups evaluated and 2 bad", out)
+	}
+	if !strings.Contains(errOut, lk+":3: \"http://a.com:99999/\"") || !strings.Contains(errOut, lk+":5: ") {
+		t.Errorf("stderr %q does not name lines 3 and 5", errOut)
+	}
+}
