@@ -169,6 +169,12 @@ type Plan struct {
 	// Bytes is the inputs' size as stored, summed (0 for inputs of unknown
 	// size: streams, CDX servers).
 	Bytes int64
+	// Asked counts the parts that ShardBytes asks for, summed over the
+	// inputs (each input's size/ShardBytes rounded up, at least 1). Parts
+	// can be fewer: a gzip file or a CDX server is one part, and a ZipNum
+	// cluster is cut only at the edges of its blocks where the SURT host
+	// changes (cdxj.Plan).
+	Asked int
 }
 
 // NewPlan checks the output paths (each in an existing folder, no two the
@@ -219,6 +225,7 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 		}
 		p.Bytes += size
 		n := int(max(1, (size+c.ShardBytes-1)/c.ShardBytes))
+		p.Asked += n
 		parts, err := cdxj.Plan(ctx, []cdxj.Index{ix}, n)
 		ix.Close()
 		if err != nil {

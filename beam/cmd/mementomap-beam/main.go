@@ -317,6 +317,12 @@ func main() {
 	}
 	line := fmt.Sprintf("mementomap-beam: %s of %s (%d bytes) on %s", plural(len(plan.Parts), "part", "parts"),
 		plural(len(plan.Files), "input", "inputs"), plan.Bytes, runner)
+	if 2*len(plan.Parts) <= plan.Asked {
+		// Fewer parts mean less parallelism, not a different result; a
+		// plain file's cuts, moved to SURT host edges, merge a few.
+		fmt.Fprintf(os.Stderr, "mementomap-beam: note: %s, not the %d that --shard-size %s asks for (a gzip file or a CDX server is one part; a ZipNum cluster is cut only at block edges where the SURT host changes)\n",
+			plural(len(plan.Parts), "part", "parts"), plan.Asked, *shard)
+	}
 	if dryRun {
 		plan.Cleanup()
 		fmt.Println(line + " (--dry_run: nothing run, nothing written)")

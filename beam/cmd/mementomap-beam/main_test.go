@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -304,4 +305,27 @@ func TestCDXServerInput(t *testing.T) {
 		t.Errorf("--domain without a CDX server input: exit status %d", code)
 	}
 	checkOneLine(t, stderr, "--domain", "no input is one")
+}
+
+// TestFewerPartsNote: an input cut into fewer parts than --shard-size
+// asks for (a gzip file is one part) is noted in one line on standard
+// error, and the run goes on.
+func TestFewerPartsNote(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(strings.Join(genLines(t, 3000), "\n") + "\n"))
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(dir, "index.cdxj.gz"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, dir, "--input", "index.cdxj.gz", "--output", "a.map", "--shard-size", "4KiB")
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr)
+	}
+	asked := (b.Len() + 4095) / 4096
+	checkOneLine(t, stderr, fmt.Sprintf("note: 1 part, not the %d that --shard-size 4KiB asks for", asked))
+	if !strings.Contains(stdout, "a.map: 3000 records") {
+		t.Errorf("standard output %q", stdout)
+	}
 }
