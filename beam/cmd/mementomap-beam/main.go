@@ -77,6 +77,9 @@ func (l *intList) Set(s string) error {
 	return nil
 }
 
+// minShardBytes is the smallest --shard-size: 64 KiB.
+const minShardBytes = 64 << 10
+
 // parseSize reads "256MiB", "1GiB", "64k", "1000" (bytes).
 func parseSize(s string) (int64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
@@ -91,8 +94,8 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("invalid size %q (a positive number of bytes, or with KiB, MiB, GiB)", s)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("invalid size %q (a positive number of bytes below 8 EiB, or with KiB, MiB, GiB)", s)
 	}
 	return n * mult, nil
 }
@@ -260,6 +263,10 @@ func main() {
 	shardBytes, err := parseSize(*shard)
 	if err != nil {
 		fail(2, fmt.Errorf("--shard-size: %w", err))
+	}
+	if shardBytes < minShardBytes {
+		// Planning looks for a cut near every multiple of the size.
+		fail(2, fmt.Errorf("--shard-size %s: below the smallest part, 64KiB", *shard))
 	}
 	mem, err := parseSize(*memory)
 	if err != nil {
