@@ -77,8 +77,8 @@ func (l *intList) Set(s string) error {
 	return nil
 }
 
-// minShardBytes is the smallest --shard-size: 64 KiB.
-const minShardBytes = 64 << 10
+// minShardBytes is the smallest --shard-size: 4 KiB.
+const minShardBytes = 4 << 10
 
 // parseSize reads "256MiB", "1GiB", "64k", "1000" (bytes).
 func parseSize(s string) (int64, error) {
@@ -266,7 +266,7 @@ func main() {
 	}
 	if shardBytes < minShardBytes {
 		// Planning looks for a cut near every multiple of the size.
-		fail(2, fmt.Errorf("--shard-size %s: below the smallest part, 64KiB", *shard))
+		fail(2, fmt.Errorf("--shard-size %s: below the smallest part, 4KiB", *shard))
 	}
 	mem, err := parseSize(*memory)
 	if err != nil {

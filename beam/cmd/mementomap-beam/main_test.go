@@ -120,7 +120,7 @@ func TestFailuresOneLine(t *testing.T) {
 		{"output is the input", []string{"--input", "good.cdxj", "--output", "good.cdxj"}, []string{"output good.cdxj is the input good.cdxj"}},
 		{"bad --output -", []string{"--input", "good.cdxj", "--output", "-"}, []string{"--output -", "name a file"}},
 		{"bad --summary -", []string{"--input", "good.cdxj", "--output", "a.map", "--summary", "-"}, []string{"--summary -"}},
-		{"bad --shard-size 1", []string{"--input", "good.cdxj", "--output", "a.map", "--shard-size", "1"}, []string{"--shard-size 1", "64KiB"}},
+		{"bad --shard-size 1", []string{"--input", "good.cdxj", "--output", "a.map", "--shard-size", "1"}, []string{"--shard-size 1", "4KiB"}},
 		{"bad --shard-size overflow", []string{"--input", "good.cdxj", "--output", "a.map", "--shard-size", "18014398509481985k"}, []string{"--shard-size", "invalid size"}},
 		{"bad --updated-at", []string{"--input", "good.cdxj", "--output", "a.map", "--updated-at", "yesterday"}, []string{"--updated-at", "yesterday"}},
 	} {
