@@ -492,7 +492,9 @@ func MeanChildrenChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 			curve("hosts, fit "+law(f.Host.A, f.Host.K), f.Host.A, f.Host.K, c.Series[0].Points),
 			curve("paths, fit "+law(f.Path.A, f.Path.K), f.Path.A, f.Path.K, c.Series[1].Points))
 	}
-	c.Series = append(c.Series, curve("paths, reference "+law(24.546, 1.429), 24.546, 1.429, c.Series[1].Points))
+	c.Series = append(c.Series,
+		curve("hosts, reference "+law(mementomap.DefaultHostAlpha, mementomap.DefaultHostK), mementomap.DefaultHostAlpha, mementomap.DefaultHostK, c.Series[0].Points),
+		curve("paths, reference "+law(mementomap.DefaultPathAlpha, mementomap.DefaultPathK), mementomap.DefaultPathAlpha, mementomap.DefaultPathK, c.Series[1].Points))
 	c.Series = slices.DeleteFunc(c.Series, func(s chart.Series) bool { return len(s.Points) == 0 })
 	if len(c.Series) == 0 {
 		return nil, chart.ErrNoData

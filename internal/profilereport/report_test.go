@@ -3,6 +3,7 @@ package profilereport
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -65,5 +66,57 @@ func TestReport(t *testing.T) {
 	}
 	if err := report.Write(&out, pg); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The mean-children chart draws both reference cutoffs of Table 8, host and
+// path, and the written page names both.
+func TestMeanChildrenReferences(t *testing.T) {
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 5000, Seed: 2}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	p, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("gen", &b, nil)}, &mementomap.ProfileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := MeanChildrenChart(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]func(x float64) float64{
+		"hosts, reference 16.33·(i+1)^−0.71": func(x float64) float64 { return 16.329 * math.Pow(x+1, -0.714) },
+		"paths, reference 24.55·(i+1)^−1.43": func(x float64) float64 { return 24.546 * math.Pow(x+1, -1.429) },
+	}
+	for _, s := range c.Series {
+		f, ok := want[s.Name]
+		if !ok {
+			continue
+		}
+		delete(want, s.Name)
+		if len(s.Points) == 0 {
+			t.Errorf("%s: no points", s.Name)
+		}
+		for _, q := range s.Points {
+			if math.Abs(q.Y-f(q.X)) > 1e-9 {
+				t.Errorf("%s at %v: %v, want %v", s.Name, q.X, q.Y, f(q.X))
+			}
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("series missing: %v", want)
+	}
+	pg, err := Report(Input{Profile: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report.Write(&out, pg); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hosts, reference 16.33·(i+1)^−0.71", "paths, reference 24.55·(i+1)^−1.43"} {
+		if !strings.Contains(out.String(), name) {
+			t.Errorf("page does not name %q", name)
+		}
 	}
 }
