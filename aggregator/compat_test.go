@@ -155,6 +155,38 @@ func TestJSONTimeMapPages(t *testing.T) {
 	}
 }
 
+// TestSignedTimeMapPage: a signed segment after the format is a page
+// number that is refused, never part of the URI-R; a host with a label
+// starting or ending with '-' is refused, naming the host; numeric and
+// IPv4 hosts still answer.
+func TestSignedTimeMapPage(t *testing.T) {
+	ag, _ := memgatorAggregator(t, Options{PageSize: 3})
+	h := ag.Handler()
+	for _, f := range []string{"json", "link"} {
+		for _, n := range []string{"-1", "-0", "+1", "0", "99999999999999999999"} {
+			resp, body := do(t, h, "GET", "/timemap/"+f+"/"+n+"/http://example.com/")
+			if resp.StatusCode != 400 || body != "Bad page number: "+n+"\n" {
+				t.Errorf("%s page %s: %d %q, want 400 Bad page number", f, n, resp.StatusCode, body)
+			}
+		}
+		for _, host := range []string{"-1", "a-", "x.-b.example", "b-.example"} {
+			resp, body := do(t, h, "GET", "/timemap/"+f+"/http://"+host+"/")
+			if resp.StatusCode != 400 || !strings.Contains(body, `"`+host+`"`) || !strings.Contains(body, "'-'") {
+				t.Errorf("%s host %s: %d %q, want 400 naming the host", f, host, resp.StatusCode, body)
+			}
+		}
+		for _, u := range []string{"http://1.2.3.4/", "http://123.com/", "http://a-b.example.com/", "http://example.com/"} {
+			resp, body := do(t, h, "GET", "/timemap/"+f+"/"+u)
+			if resp.StatusCode == 400 {
+				t.Errorf("%s %s: 400 %q", f, u, body)
+			}
+		}
+	}
+	if resp, body := do(t, h, "GET", "/timemap/json/1/http://example.com/"); resp.StatusCode != 200 || !strings.Contains(body, `"page": 1`) {
+		t.Errorf("page 1: %d\n%s", resp.StatusCode, body)
+	}
+}
+
 // TestAboutAndArchives: /about lists the archives with their state and the
 // configuration; /archives gives the registry as JSON and as an
 // archivelist.xml that reads back to the same registry.

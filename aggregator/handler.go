@@ -462,9 +462,9 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 	}
 	page := 0
 	if format == "link" || format == "json" {
-		if n, tail, ok := strings.Cut(rawR, "/"); ok && tail != "" && n != "" && allDigits(n) {
+		if n, tail, ok := strings.Cut(rawR, "/"); ok && tail != "" && isPageSegment(n) {
 			p, err := strconv.Atoi(n)
-			if err != nil || p < 1 {
+			if err != nil || p < 1 || !allDigits(n) {
 				writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+"\n"))
 				return
 			}
@@ -549,6 +549,16 @@ func (ag *Aggregator) pageSize() int {
 		return ag.opts.PageSize
 	}
 	return DefaultPageSize
+}
+
+// isPageSegment reports whether the segment after a TimeMap's format is
+// its page number: an optional sign ('+' or '-') and digits. A page number
+// is 1 or more, written in decimal digits alone; a signed one is refused.
+func isPageSegment(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return allDigits(s)
 }
 
 func allDigits(s string) bool {

@@ -46,7 +46,8 @@ const (
 //   - an IPv6 address (without brackets) is written as RFC 5952 says,
 //     and an IPv4-mapped one ("::ffff:127.0.0.1") as its IPv4 address.
 //
-// Other than letters, digits, '-', '_' and '.', no byte may remain. The
+// Other than letters, digits, '-', '_' and '.', no byte may remain; no
+// label starts or ends with '-' (RFC 1123 §2.1, RFC 952). The
 // result is at most 253 bytes, labels at most 63. Errors wrap ErrEmptyHost
 // or ErrBadHost. NormalizeHost(NormalizeHost(h)) is NormalizeHost(h).
 func NormalizeHost(host string) (string, error) {
@@ -93,6 +94,9 @@ func NormalizeHost(host string) (string, error) {
 		if len(l) > maxLabelLen {
 			return "", fmt.Errorf("host %q: %w: a label is longer than %d bytes", host, ErrBadHost, maxLabelLen)
 		}
+		if l[0] == '-' || l[len(l)-1] == '-' {
+			return "", fmt.Errorf("host %q: %w: label %q starts or ends with '-'", host, ErrBadHost, l)
+		}
 		for i := 0; i < len(l); i++ {
 			if !hostByte(l[i]) {
 				return "", fmt.Errorf("host %q: %w: character %q", host, ErrBadHost, l[i])
@@ -107,7 +111,7 @@ func NormalizeHost(host string) (string, error) {
 }
 
 // isNormalHost is the fast path of NormalizeHost: a host already in its
-// normal form (lower-case letters, digits, '-', '_', single dots inside,
+// normal form (lower-case letters, digits, '-' inside labels, '_', single dots inside,
 // a last label that is not a number, length limits).
 func isNormalHost(h string) bool {
 	if h == "" || len(h) > maxHostLen || h[0] == '.' || h[len(h)-1] == '.' {
@@ -119,12 +123,16 @@ func isNormalHost(h string) bool {
 		c := h[i]
 		switch {
 		case c == '.':
-			if label == 0 {
+			if label == 0 || h[i-1] == '-' {
 				return false
 			}
 			label, lastStart = 0, i+1
 			continue
-		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+		case c == '-':
+			if label == 0 || i == len(h)-1 {
+				return false
+			}
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '_':
 		default:
 			return false
 		}
