@@ -250,7 +250,8 @@ func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 // setRanges sets X and Y ranges from the data: categories span -0.5 to
 // n-0.5; a linear Y axis starts at 0 (or below, for negative bars) and ends
 // at a nice step above the largest value; a log axis spans whole powers of
-// ten around the positive values.
+// ten around the positive values, and for bars starts at half the power of
+// ten below when the smallest bar is itself a power of ten.
 func (c *Chart) setRanges() {
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	see := func(v float64) {
@@ -302,6 +303,11 @@ func (c *Chart) setRanges() {
 	if c.Y.Type == Log {
 		c.Y.Min = math.Pow(10, math.Floor(math.Log10(ymin)))
 		c.Y.Max = math.Pow(10, math.Ceil(math.Log10(ymax)))
+		if c.Kind != Line && c.Y.Min >= ymin {
+			// Bars rise from the floor: half a power lower keeps the
+			// smallest bar (1, 10, ...) visible.
+			c.Y.Min /= 2
+		}
 		if c.Y.Max <= c.Y.Min {
 			c.Y.Max = c.Y.Min * 10
 		}

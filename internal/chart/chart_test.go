@@ -539,3 +539,63 @@ func TestSeriesStyle(t *testing.T) {
 		t.Errorf("other dashed: %v", d)
 	}
 }
+
+// A log axis under bars starts below the smallest bar when that bar is a
+// power of ten, so a bar of 1 (or 10) has height; lines, and bars whose
+// smallest value lies above the floor, keep whole powers of ten.
+func TestLogBarFloor(t *testing.T) {
+	bars := func(vs ...float64) *Chart {
+		return &Chart{ID: "b", Title: "t", Kind: Bar, Categories: []string{"a", "b", "c"},
+			X: Axis{Label: "depth"}, Y: Axis{Label: "prefixes", Unit: Count, Type: Log},
+			Series: []Series{{Name: "n", Values: vs}}}
+	}
+	for _, tc := range []struct {
+		c        *Chart
+		min, max float64
+	}{
+		{bars(1, 40, 7), 0.5, 100},
+		{bars(10, 400, 70), 5, 1000},
+		{bars(3, 40, 7), 1, 100},
+		{&Chart{ID: "l", Title: "t", Kind: Line, X: Axis{Label: "x"}, Y: Axis{Label: "y", Type: Log},
+			Series: []Series{{Name: "s", Points: []Point{{0, 1}, {1, 40}}}}}, 1, 100},
+	} {
+		c := tc.c
+		if err := c.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if c.Y.Min != tc.min || c.Y.Max != tc.max {
+			t.Errorf("%s %v: Y from %g to %g, want %g to %g", c.ID, c.Series[0].Values, c.Y.Min, c.Y.Max, tc.min, tc.max)
+		}
+		// The labelled ticks stay on whole powers of ten inside the axis.
+		var got []string
+		for _, k := range c.Y.Ticks {
+			if k.Value < c.Y.Min || k.Value > c.Y.Max {
+				t.Errorf("%s: tick %g outside %g to %g", c.ID, k.Value, c.Y.Min, c.Y.Max)
+			}
+			if k.Label != "" {
+				got = append(got, k.Label)
+			}
+		}
+		if c.ID == "b" && tc.min == 0.5 {
+			if d := cmp.Diff([]string{"1", "10", "100"}, got); d != "" {
+				t.Errorf("labelled ticks (-want +got):\n%s", d)
+			}
+			// The bar of 1 takes log(1/0.5)/log(100/0.5) ≈ 13 % of the
+			// plot's height.
+			if h := math.Log(1/c.Y.Min) / math.Log(c.Y.Max/c.Y.Min); h < 0.1 {
+				t.Errorf("bar of 1: %.3f of the height", h)
+			}
+		}
+	}
+	c := bars(1, 40, 7)
+	if err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "b.png")
+	if k := os.Getenv("CHART_KEEP"); k != "" {
+		out = k
+	}
+	if err := Save(out, c); err != nil {
+		t.Fatal(err)
+	}
+}

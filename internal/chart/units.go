@@ -187,7 +187,7 @@ func niceStep(raw float64, u Unit) float64 {
 func valueTicks(a Axis) []Tick {
 	var ticks []Tick
 	if a.Type == Log {
-		lo := int(math.Round(math.Log10(a.Min)))
+		lo := int(math.Ceil(math.Log10(a.Min) - 1e-9))
 		hi := int(math.Round(math.Log10(a.Max)))
 		every := 1
 		if hi-lo > 12 {
