@@ -95,15 +95,10 @@ func (e *env) openIndexes(paths []string, what string) ([]cdxj.Searcher, func(),
 }
 
 func (e *env) build(args []string) error {
-	fs, parse := e.flags("build", "INDEX...")
+	fs, parse := e.indexFlags("build", "INDEX...")
 	out := fs.String("o", "-", "output map file ('-' for standard output)")
 	opts := buildFlags(fs)
-	server := cdxflag.Add(fs)
 	if err := parse(args); err != nil {
-		return err
-	}
-	var err error
-	if e.server, err = server(); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -148,7 +143,7 @@ func (e *env) build(args []string) error {
 }
 
 func (e *env) compact(args []string) error {
-	fs, parse := e.flags("compact", "IN OUT")
+	fs, parse := e.indexFlags("compact", "IN OUT")
 	d := mementomap.DefaultCompactOptions()
 	hcf := fs.Float64("hcf", d.HostFactor, "host compaction factor W_h (inf never rolls up, 0 rolls up every node with a child)")
 	pcf := fs.Float64("pcf", d.PathFactor, "path compaction factor W_p")
@@ -264,12 +259,7 @@ func (e *env) eval(args []string) error {
 	fs, parse := e.flags("eval", "MAP INDEX...")
 	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line, any field after the first ignored (required; mementomap logs -lookups writes one)")
 	opts := buildFlags(fs)
-	server := cdxflag.Add(fs)
 	if err := parse(args); err != nil {
-		return err
-	}
-	var err error
-	if e.server, err = server(); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 || *lookups == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mementokit/mementokit/internal/cdxflag"
 	"io"
 	"log/slog"
 	"os"
@@ -27,6 +28,22 @@ type env struct {
 	log            *slog.Logger
 	progress       bool
 	server         *cdxj.ServerOptions // for CDX server inputs (-url-prefix, -domain, ...)
+}
+
+// indexFlags is flags plus the CDX server input flags of package cdxflag
+// (-url-prefix, -domain, ...), for commands that read indexes: its parse
+// also sets e.server from them.
+func (e *env) indexFlags(name, args string) (*flag.FlagSet, func([]string) error) {
+	fs, parse := e.flags(name, args)
+	server := cdxflag.Add(fs)
+	return fs, func(a []string) error {
+		if err := parse(a); err != nil {
+			return err
+		}
+		var err error
+		e.server, err = server()
+		return err
+	}
 }
 
 // flags returns a FlagSet with the common flags (-v, -q, -progress).

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator/accesslog"
 	"github.com/mementokit/mementokit/cdxj"
-	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/internal/logreport"
 	"github.com/mementokit/mementokit/internal/report"
 	"github.com/mementokit/mementokit/timestamp"
@@ -30,7 +29,7 @@ type logsResult struct {
 // logs reads access logs (package aggregator/accesslog) into a lookup list
 // for eval and lookup, the paper's Table 3 and, against an index, Figure 4.
 func (e *env) logs(args []string) error {
-	fs, parse := e.flags("logs", "LOG...")
+	fs, parse := e.indexFlags("logs", "LOG...")
 	format := fs.String("format", "auto", "log format: auto (per file), common, combined, memgator or aggregator (this module's JSON log)")
 	root := fs.String("root", "", "path prefix the aggregator answers under (its -root), removed from request targets")
 	lookups := fs.String("lookups", "", "write the lookups, one URI-R a line in log order, to this file (for eval -lookups and lookup)")
@@ -45,12 +44,7 @@ func (e *env) logs(args []string) error {
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report (Table 3, Figure 4 as a chart) to this file")
 	maxBad := fs.Int("max-bad", 20, "bad and refused lines named in the report")
 	opts := buildFlags(fs)
-	server := cdxflag.Add(fs)
 	if err := parse(args); err != nil {
-		return err
-	}
-	var err error
-	if e.server, err = server(); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/internal/profilereport"
 	"github.com/mementokit/mementokit/internal/report"
 	"github.com/mementokit/mementokit/mementomap"
@@ -18,7 +17,7 @@ import (
 // profile writes the paper's analysis of an archive (mementomap.Profile)
 // as JSON, and with -html as a self-contained report.
 func (e *env) profile(args []string) error {
-	fs, parse := e.flags("profile", "INDEX...")
+	fs, parse := e.indexFlags("profile", "INDEX...")
 	out := fs.String("o", "-", "output JSON file ('-' for standard output)")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report (tables and charts) to this file")
 	top := fs.Int("top", 25, "most archived URI-Rs listed (Table 5)")
@@ -26,12 +25,7 @@ func (e *env) profile(args []string) error {
 	hcf := fs.Float64("hcf", 1, "host compaction factor W_h of the Figure 9 run")
 	pcf := fs.Float64("pcf", 1, "path compaction factor W_p of the Figure 9 run")
 	opts := buildFlags(fs)
-	server := cdxflag.Add(fs)
 	if err := parse(args); err != nil {
-		return err
-	}
-	var err error
-	if e.server, err = server(); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
