@@ -69,8 +69,9 @@ func (c *cliRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
 // the answer's headline (aggregator.Headline: the mementos found and what
 // each archive did, as counts and Archive-Failures) is written to stderr
 // as one line, the exit status staying 0. Errors: a bad URI-R or
-// datetime, or more arguments, are usage errors (exit 2); no memento, or
-// every archive failed, is exit 1 with the headline on stderr.
+// datetime, or more arguments, and a failure to start (server.New) are
+// exit status 2; no memento, or every archive failed, is exit 1 with the
+// headline on stderr.
 func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 2 {
 		return usageError{fmt.Errorf("want URI-R [DATETIME], got %d arguments", len(args))}
@@ -92,10 +93,7 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 	c.Logger = log
 	s, err := server.New(ctx, &c)
 	if err != nil {
-		if errors.Is(err, server.ErrConfig) {
-			return usageError{err}
-		}
-		return err
+		return usageError{err}
 	}
 	defer s.Close()
 	ag := s.Aggregator()

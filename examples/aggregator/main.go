@@ -54,8 +54,12 @@
 // with the cache scenario. SIGINT or SIGTERM starts a graceful shutdown: the listener
 // closes, requests in flight and refresh jobs running get -shutdown-timeout
 // to finish, and the cache is closed. Exit status: 0 after a clean
-// shutdown (command-line mode: a memento found), 2 for a usage error, 1
-// otherwise (command-line mode: none found).
+// shutdown (command-line mode: a memento found); 1 in command-line mode
+// when no memento was found or every archive failed, in server mode when
+// the server failed after it started; 2 for a usage, configuration or
+// start-up error (a bad flag or value, an unreadable -config file, archive
+// list, rules or blacklist, a cache that cannot be opened or migrated, an
+// address in use); 128+N after signal N (130 SIGINT, 143 SIGTERM).
 package main
 
 import (

@@ -6,11 +6,16 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"net"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
 // TestMain lets the signal tests run main itself: when
@@ -102,9 +107,29 @@ func TestSignals(t *testing.T) {
 	}
 }
 
-// TestExitStatus checks main's exit statuses: 2 for a usage error, 1 for a
-// start-up failure, 0 for -h.
+// TestExitStatus checks main's exit statuses on the running binary: 0 for
+// -h and a memento found, 1 for none found (command-line mode), 2 for a
+// usage, configuration or start-up error in either mode.
 func TestExitStatus(t *testing.T) {
+	day, _ := time.Parse("20060102", "20100101")
+	arc := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://found.example.net/": {day}}})
+	t.Cleanup(arc.Close)
+	dir := t.TempDir()
+	list := filepath.Join(dir, "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "arc1.local", "name": "One", "timemap": "`+arc.TimeMapPrefix()+`", "timegate": "`+arc.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badConfig := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(badConfig, []byte(`{"fan_out": 4,`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	serve := []string{"-addr", "127.0.0.1:0", "-archives", list, "-cache", "memory"}
+	with := func(args ...string) []string { return append(slices.Clone(serve), args...) }
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -112,10 +137,20 @@ func TestExitStatus(t *testing.T) {
 		msg  string
 	}{
 		{"help", []string{"-h"}, 0, "usage: aggregator"},
+		{"found", []string{"-archives", list, "http://found.example.net/"}, 0, ""},
+		{"not found", []string{"-archives", list, "http://nothing.example.net/"}, 1, "No mementos found"},
 		{"bad flag", []string{"-workers", "many"}, 2, "invalid value"},
 		{"flag after server", []string{"server", "-workers", "many"}, 2, "invalid value \"many\" for flag -workers"},
 		{"bad value", []string{"-fan-out", "0"}, 2, "aggregator: fan-out must be positive"},
-		{"missing archive list", []string{"-addr", "127.0.0.1:0", "-cache", "memory", "-archives", "/nonexistent/list.json"}, 1, "no such file"},
+		{"bad datetime", []string{"-archives", list, "http://found.example.net/", "20051"}, 2, "malformed datetime"},
+		{"missing archive list", with("-archives", "/nonexistent/list.json"), 2, "no such file"},
+		{"missing archive list, command line", []string{"-archives", "/nonexistent/list.json", "http://found.example.net/"}, 2, "no such file"},
+		{"bad config file", []string{"-config", badConfig}, 2, "bad.json"},
+		{"missing config file", []string{"-config", filepath.Join(dir, "none.json")}, 2, "none.json"},
+		{"missing blacklist", with("-blacklist", filepath.Join(dir, "none.txt")), 2, "none.txt"},
+		{"bolt cache cannot open", with("-cache", "bolt:"+list+"/cache.db"), 2, "not a directory"},
+		{"MySQL cache cannot open", with("-cache", "root@tcp(127.0.0.1:1)/test"), 2, "127.0.0.1:1"},
+		{"address in use", []string{"-addr", busy.Addr().String(), "-archives", list, "-cache", "memory"}, 2, "address already in use"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := command(t, tc.args...)
@@ -128,7 +163,7 @@ func TestExitStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 			if code != tc.code || !strings.Contains(string(out), tc.msg) {
-				t.Errorf("exit %d, want %d; output:\n%s", code, tc.code, out)
+				t.Errorf("exit %d, want %d with %q; output:\n%s", code, tc.code, tc.msg, out)
 			}
 		})
 	}

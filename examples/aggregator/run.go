@@ -16,10 +16,13 @@ import (
 	"github.com/mementokit/mementokit/aggregator/server"
 )
 
-// usageError is a bad flag or configuration value: the exit status is 2.
+// usageError is a bad flag or configuration value, or a failure to start
+// (an archive list, rules or blacklist that cannot be read, a cache that
+// cannot be opened, an address that cannot be listened on): the exit
+// status is 2, apart from 1 (command-line mode: no memento found).
 type usageError struct{ error }
 
-// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
+// Usage gives the error exit status 2 (internal/cli).
 func (usageError) Usage() bool { return true }
 
 func (u usageError) Unwrap() error { return u.error }
@@ -41,7 +44,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return usageError{err}
 	}
 	if migrateDryRun {
-		return printMigrationPlan(ctx, c.Cache, stdout)
+		if err := printMigrationPlan(ctx, c.Cache, stdout); err != nil {
+			return usageError{err}
+		}
+		return nil
 	}
 	if len(rest) == 1 && rest[0] == "server" {
 		rest = nil // MemGator's "memgator [flags] server"
@@ -56,7 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	c.Logger = log
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + ln.Addr().String() + c.RootPrefix()
@@ -64,10 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s, err := server.New(ctx, &c)
 	if err != nil {
 		ln.Close()
-		if errors.Is(err, server.ErrConfig) {
-			return usageError{err}
-		}
-		return err
+		return usageError{err}
 	}
 	fmt.Fprintf(stdout, "aggregator: listening on http://%s\n", ln.Addr())
 	return s.Serve(ctx, ln)
@@ -147,8 +150,14 @@ Given a URI-R it searches once and prints its TimeMap on standard output,
 or, with a DATETIME (YYYY[MM[DD[hh[mm[ss]]]]]), the first, prev, closest,
 next and last mementos, in MemGator's link, json or cdxj layout (-format).
 When some archive failed, standard error gets one line saying what each
-archive did. Exit status: 0 found, 1 not found or every archive failed
-(the reason on standard error), 2 usage.
+archive did.
+
+Exit status: 0 found (server mode: a clean shutdown); 1 not found, or
+every archive failed (command-line mode, the reason on standard error;
+server mode: the server failed after it started); 2 a usage, configuration
+or start-up error: a bad flag or value, a -config file, archive list, rules
+or blacklist that cannot be read, a cache that cannot be opened or
+migrated, an address that cannot be listened on.
 
 Flags:
 `
