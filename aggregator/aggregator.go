@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // Defaults used when an Options field is zero (internal/spec/TIMETRAVEL.md, "our
@@ -650,7 +651,7 @@ const searchGrace = 100 * time.Millisecond
 // answer is one archive's report to its search.
 type answer struct {
 	i   int
-	ms  []Memento
+	ms  []memento.Memento
 	out Outcome
 }
 
@@ -659,7 +660,7 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 	defer cancel()
 	route := ag.Route(s, urir)
 	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route)), SkippedByRule: max(len(ag.archives)-len(route), 0)}
-	found := make([][]Memento, len(route))
+	found := make([][]memento.Memento, len(route))
 	reported := make([]bool, len(route))
 	// Each archive is asked in a goroutine of its own (at most FanOut at
 	// once) that reports on a channel: the search stops waiting at its
@@ -730,9 +731,9 @@ wait:
 	for _, ms := range found {
 		total += len(ms)
 	}
-	var all []Memento
+	var all []memento.Memento
 	if total > 0 {
-		all = make([]Memento, 0, total)
+		all = make([]memento.Memento, 0, total)
 	}
 	for _, ms := range found {
 		all = append(all, ms...)
@@ -745,13 +746,13 @@ wait:
 
 // ask sends one archive its request(s) and classifies the answer (judge:
 // the same rule for TimeMap and TimeGate answers).
-func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir string, at time.Time) ([]Memento, Outcome) {
+func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir string, at time.Time) ([]memento.Memento, Outcome) {
 	start := time.Now()
 	o := Outcome{Archive: st.ID}
 	// notAsked is a failure before any request was sent (the archive's
 	// concurrency or rate limit left no time): it says nothing about the
 	// archive, so it does not count toward dormancy.
-	notAsked := func(reason string, err error) ([]Memento, Outcome) {
+	notAsked := func(reason string, err error) ([]memento.Memento, Outcome) {
 		o.Status, o.Class, o.Reason, o.Err, o.Elapsed = StatusFailed, ClassDown, reason, err, time.Since(start)
 		st.failed.Add(1)
 		return nil, o
@@ -771,7 +772,7 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	defer cancel()
 	rctx, prog := withProgress(rctx)
 	var (
-		ms  []Memento
+		ms  []memento.Memento
 		n   int
 		err error
 	)
@@ -861,15 +862,15 @@ func ctxReason(ctx context.Context) string {
 // link-format reader lets through and which would break the link format,
 // JSON consumers and Location headers we write. ms is returned as is when
 // every URI-M is clean, else a new slice.
-func cleanMementos(ms []Memento) []Memento {
-	var out []Memento // nil until a memento needs a change
+func cleanMementos(ms []memento.Memento) []memento.Memento {
+	var out []memento.Memento // nil until a memento needs a change
 	for i, m := range ms {
 		u, ok := cleanURIM(m.URIM)
 		if out == nil && ok && u == m.URIM {
 			continue
 		}
 		if out == nil {
-			out = append(make([]Memento, 0, len(ms)), ms[:i]...)
+			out = append(make([]memento.Memento, 0, len(ms)), ms[:i]...)
 		}
 		if ok {
 			m.URIM = u

@@ -11,15 +11,17 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
-func benchMementos(n, archives int) []Memento {
+func benchMementos(n, archives int) []memento.Memento {
 	rng := rand.New(rand.NewPCG(1, 2))
-	ms := make([]Memento, n)
+	ms := make([]memento.Memento, n)
 	for i := range ms {
 		dt := time.Date(1996, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(rng.IntN(900_000_000)) * time.Second)
 		a := fmt.Sprintf("arc%d", rng.IntN(archives))
-		ms[i] = Memento{URIM: "http://" + a + ".example/web/" + dt.Format("20060102150405") + "/http://example.com/", Datetime: dt, Archive: a}
+		ms[i] = memento.Memento{URIM: "http://" + a + ".example/web/" + dt.Format("20060102150405") + "/http://example.com/", Datetime: dt, Archive: a}
 	}
 	return ms
 }
@@ -32,7 +34,7 @@ func BenchmarkMerge(b *testing.B) {
 		size += len(m.URIM) + 8
 	}
 	rank := func(id string) int { return int(id[3] - '0') }
-	buf := make([]Memento, len(in))
+	buf := make([]memento.Memento, len(in))
 	b.ReportAllocs()
 	b.SetBytes(int64(size))
 	for b.Loop() {
@@ -50,7 +52,7 @@ func BenchmarkHandlerTimeMapFromCache(b *testing.B) {
 	for i := range ms {
 		ms[i].Archive = ""
 	}
-	f.holdings["arc0"] = map[string][]Memento{urir: ms}
+	f.holdings["arc0"] = map[string][]memento.Memento{urir: ms}
 	ag := newAggregator(b, Options{Archives: []Archive{{ID: "arc0", TimeMap: "http://arc0/"}}, Upstream: f, Cache: newMemCache(b)})
 	h := ag.Handler()
 	req := httptest.NewRequest("GET", "/timemap/link/"+urir, nil)
@@ -96,7 +98,7 @@ func BenchmarkSearchFanOut(b *testing.B) {
 	for i := range 8 {
 		id := fmt.Sprintf("arc%d", i)
 		archives = append(archives, Archive{ID: id, TimeMap: "http://" + id + "/"})
-		f.holdings[id] = map[string][]Memento{"http://example.com/": benchMementos(100, 1)}
+		f.holdings[id] = map[string][]memento.Memento{"http://example.com/": benchMementos(100, 1)}
 	}
 	ag := newAggregator(b, Options{Archives: archives, Upstream: f})
 	b.ReportAllocs()
@@ -143,13 +145,13 @@ func BenchmarkRouteMementoMaps(b *testing.B) {
 // archives of 1,000 mementos each, every list sorted by its archive (the
 // bench program's large TimeMaps).
 func BenchmarkMergeArchiveLists(b *testing.B) {
-	var in []Memento
+	var in []memento.Memento
 	for a := range 3 {
 		ms := benchMementos(1000, 1)
 		for i := range ms {
 			ms[i].Archive = fmt.Sprintf("arc%d", a)
 		}
-		slices.SortFunc(ms, func(x, y Memento) int { return x.Datetime.Compare(y.Datetime) })
+		slices.SortFunc(ms, func(x, y memento.Memento) int { return x.Datetime.Compare(y.Datetime) })
 		in = append(in, ms...)
 	}
 	size := 0
@@ -157,7 +159,7 @@ func BenchmarkMergeArchiveLists(b *testing.B) {
 		size += len(m.URIM) + 8
 	}
 	rank := func(id string) int { return int(id[3] - '0') }
-	buf := make([]Memento, len(in))
+	buf := make([]memento.Memento, len(in))
 	b.ReportAllocs()
 	b.SetBytes(int64(size))
 	for b.Loop() {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/memorycache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // hostileUpstream gives each archive a way to misbehave: never return
@@ -25,22 +26,22 @@ type hostileUpstream struct {
 	calls   atomic.Int64
 }
 
-func (u *hostileUpstream) answer(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+func (u *hostileUpstream) answer(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	u.calls.Add(1)
 	t0 := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	switch a.ID {
 	case "ignores-context":
 		<-u.release
-		return []Memento{{URIM: "http://late.example/1", Datetime: t0}}, 1, nil
+		return []memento.Memento{{URIM: "http://late.example/1", Datetime: t0}}, 1, nil
 	case "slow":
 		select {
 		case <-ctx.Done():
 			return nil, 1, &UpstreamError{Archive: a.ID, Reason: ctxReason(ctx), Err: ctx.Err()}
 		case <-time.After(time.Hour):
-			return []Memento{{URIM: "http://slow.example/1", Datetime: t0}}, 1, nil
+			return []memento.Memento{{URIM: "http://slow.example/1", Datetime: t0}}, 1, nil
 		}
 	case "garbage":
-		return []Memento{
+		return []memento.Memento{
 			{URIM: "javascript:alert(1)", Datetime: t0},
 			{URIM: "http://g.example/a\r\nSet-Cookie: x=1", Datetime: t0.Add(time.Hour)},
 			{URIM: "data:text/html,<b>", Datetime: t0.Add(2 * time.Hour)},
@@ -50,14 +51,14 @@ func (u *hostileUpstream) answer(ctx context.Context, a *Archive, urir string) (
 	case "fails":
 		return nil, 1, &UpstreamError{Archive: a.ID, Reason: "status-500", Err: errors.New("HTTP status 500")}
 	}
-	return []Memento{{URIM: "http://good.example/web/1/" + urir, Datetime: t0.Add(5 * time.Hour)}}, 1, nil
+	return []memento.Memento{{URIM: "http://good.example/web/1/" + urir, Datetime: t0.Add(5 * time.Hour)}}, 1, nil
 }
 
-func (u *hostileUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+func (u *hostileUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	return u.answer(ctx, a, urir)
 }
 
-func (u *hostileUpstream) TimeGate(ctx context.Context, a *Archive, urir string, _ time.Time) ([]Memento, int, error) {
+func (u *hostileUpstream) TimeGate(ctx context.Context, a *Archive, urir string, _ time.Time) ([]memento.Memento, int, error) {
 	return u.answer(ctx, a, urir)
 }
 

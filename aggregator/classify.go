@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
 // Class is what one archive's answer means for a search: the one rule by
@@ -116,7 +118,7 @@ func ClassOf(reason string) Class {
 // judge judges one archive's answer: ms and err as an Upstream returns
 // them, ms already cleaned (cleanMementos). It returns the class and, for
 // a failure, the reason.
-func judge(ms []Memento, err error, ctxReason func() string) (Class, string) {
+func judge(ms []memento.Memento, err error, ctxReason func() string) (Class, string) {
 	switch {
 	case err == nil && len(ms) > 0:
 		return ClassAnswered, ""

@@ -44,7 +44,7 @@ func (u *ClientUpstream) client(a *Archive) *memento.Client {
 // TimeMap returned with an error is a failure; with too many pages its
 // mementos come with the error (ReasonTooManyPages). A TimeMap without
 // mementos is an empty answer (no mementos, no error).
-func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	if a.TimeMap == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
 	}
@@ -61,9 +61,9 @@ func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) (
 			return nil, requests, err
 		}
 	}
-	out := make([]Memento, len(tm.Mementos))
+	out := make([]memento.Memento, len(tm.Mementos))
 	for i, m := range tm.Mementos {
-		out[i] = Memento{URIM: m.URIM, Datetime: m.Datetime}
+		out[i] = memento.Memento{URIM: m.URIM, Datetime: m.Datetime}
 	}
 	return out, requests, err
 }
@@ -72,7 +72,7 @@ func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) (
 // memento plus every memento link of the answer's Link header; when the
 // answer gives no datetime for the selected URI-M, its Memento-Datetime is
 // read (memento.Client.Memento).
-func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]Memento, int, error) {
+func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]memento.Memento, int, error) {
 	if a.TimeGate == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timegate", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeGate endpoint")}
 	}
@@ -83,7 +83,7 @@ func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, 
 	if err != nil {
 		return nil, 1, prog.mark(clientError(ctx, a, "timegate", uri, err))
 	}
-	var out []Memento
+	var out []memento.Memento
 	for _, l := range res.Links {
 		if !l.IsMemento() {
 			continue
@@ -93,20 +93,20 @@ func (u *ClientUpstream) TimeGate(ctx context.Context, a *Archive, urir string, 
 			continue
 		}
 		if t, err := memento.ParseHTTPDateLenient(dt); err == nil {
-			out = append(out, Memento{URIM: l.Target, Datetime: t.UTC()})
+			out = append(out, memento.Memento{URIM: l.Target, Datetime: t.UTC()})
 		}
 	}
 	requests := 1
 	switch {
 	case !res.Datetime.IsZero():
-		out = append(out, Memento{URIM: res.URIM, Datetime: res.Datetime.UTC()})
+		out = append(out, memento.Memento{URIM: res.URIM, Datetime: res.Datetime.UTC()})
 	case len(out) == 0:
 		requests++
 		info, err := c.Memento(ctx, res.URIM)
 		if err != nil {
 			return nil, requests, slowAnswer(clientError(ctx, a, "timegate", res.URIM, err)) // the TimeGate answered
 		}
-		out = append(out, Memento{URIM: info.URIM, Datetime: info.Datetime.UTC()})
+		out = append(out, memento.Memento{URIM: info.URIM, Datetime: info.Datetime.UTC()})
 	}
 	return out, requests, nil
 }

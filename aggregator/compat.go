@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/timestamp"
 )
 
@@ -81,7 +82,7 @@ func (h handler) mgTimeMapURIs(urir string) []mgField {
 	}
 }
 
-func writeCDXJMemento(b *bytes.Buffer, m Memento, rel string) {
+func writeCDXJMemento(b *bytes.Buffer, m memento.Memento, rel string) {
 	b.Write(timestamp.Append(b.AvailableBuffer(), m.Datetime))
 	b.WriteByte(' ')
 	writeMGJSON(b, []mgField{{key: "uri", val: m.URIM}, {key: "rel", val: rel}, {key: "datetime", val: httpDate(m.Datetime)}})
@@ -192,7 +193,7 @@ func (h handler) description(w http.ResponseWriter, r *http.Request, format, uri
 // after every memento it reads first, prev, last, closest; with a single
 // memento first, last, closest.
 type navMementos struct {
-	ms []Memento
+	ms []memento.Memento
 	n  nav
 }
 
@@ -242,7 +243,7 @@ func (h handler) cdxjMeta(b *bytes.Buffer, urir string) {
 // the closest only if it is not after t (the floor); other archives'
 // mementos follow closestIndex's rule. Without cms archives it is
 // navigate.
-func (ag *Aggregator) navigateAt(ms []Memento, t time.Time) nav {
+func (ag *Aggregator) navigateAt(ms []memento.Memento, t time.Time) nav {
 	n := navigate(ms, t)
 	if !ag.hasCMS || len(ms) == 0 {
 		return n
@@ -287,7 +288,7 @@ func (ag *Aggregator) isCMS(id string) bool {
 
 // closestOf is closestIndex for the mementos of one archive: the floor
 // for a cms archive (its first memento when none is at or before t).
-func (ag *Aggregator) closestOf(id string, ms []Memento, t time.Time) int {
+func (ag *Aggregator) closestOf(id string, ms []memento.Memento, t time.Time) int {
 	if !ag.isCMS(id) {
 		return closestIndex(ms, t)
 	}
@@ -335,7 +336,7 @@ func (h handler) diyIndex(w http.ResponseWriter, rawR string) {
 // writeJSONPage writes page p of size mementos in the JSON layout of the
 // whole TimeMap, with "self" the page's URL and "pages" (the page count)
 // and "timemap_index" (the whole TimeMap's JSON URL).
-func (h handler) writeJSONPage(b *bytes.Buffer, urir string, ms []Memento, p, size int) {
+func (h handler) writeJSONPage(b *bytes.Buffer, urir string, ms []memento.Memento, p, size int) {
 	lo, hi := (p-1)*size, min(p*size, len(ms))
 	list := make([]tmJSONMemento, 0, hi-lo)
 	for _, m := range ms[lo:hi] {

@@ -7,27 +7,29 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
 // fakeUpstream answers from a table, with per-archive behaviour, without a
 // network: the timing tests run it under testing/synctest.
 type fakeUpstream struct {
 	mu       sync.Mutex
-	holdings map[string]map[string][]Memento // archive id → URI-R → mementos
-	fail     map[string]bool                 // archive id → fail with a reset
-	hang     map[string]bool                 // archive id → block until ctx ends
+	holdings map[string]map[string][]memento.Memento // archive id → URI-R → mementos
+	fail     map[string]bool                         // archive id → fail with a reset
+	hang     map[string]bool                         // archive id → block until ctx ends
 	calls    map[string]int
 }
 
 func newFake() *fakeUpstream {
-	return &fakeUpstream{holdings: map[string]map[string][]Memento{}, fail: map[string]bool{}, hang: map[string]bool{}, calls: map[string]int{}}
+	return &fakeUpstream{holdings: map[string]map[string][]memento.Memento{}, fail: map[string]bool{}, hang: map[string]bool{}, calls: map[string]int{}}
 }
 
-func (f *fakeUpstream) answer(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+func (f *fakeUpstream) answer(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	f.mu.Lock()
 	f.calls[a.ID]++
 	fail, hang := f.fail[a.ID], f.hang[a.ID]
-	ms := append([]Memento(nil), f.holdings[a.ID][urir]...)
+	ms := append([]memento.Memento(nil), f.holdings[a.ID][urir]...)
 	f.mu.Unlock()
 	if hang {
 		<-ctx.Done()
@@ -42,11 +44,11 @@ func (f *fakeUpstream) answer(ctx context.Context, a *Archive, urir string) ([]M
 	return ms, 1, nil
 }
 
-func (f *fakeUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+func (f *fakeUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	return f.answer(ctx, a, urir)
 }
 
-func (f *fakeUpstream) TimeGate(ctx context.Context, a *Archive, urir string, _ time.Time) ([]Memento, int, error) {
+func (f *fakeUpstream) TimeGate(ctx context.Context, a *Archive, urir string, _ time.Time) ([]memento.Memento, int, error) {
 	return f.answer(ctx, a, urir)
 }
 
@@ -59,7 +61,7 @@ func (f *fakeUpstream) count(id string) int {
 func TestDormancy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
-		f.holdings["good"] = map[string][]Memento{"http://a.example/": {{URIM: "http://good/1", Datetime: time.Unix(1e9, 0).UTC()}}}
+		f.holdings["good"] = map[string][]memento.Memento{"http://a.example/": {{URIM: "http://good/1", Datetime: time.Unix(1e9, 0).UTC()}}}
 		f.fail["bad"] = true
 		ag, err := New(&Options{Archives: []Archive{{ID: "good", TimeMap: "http://good/"}, {ID: "bad", TimeMap: "http://bad/"}},
 			Upstream: f, Tolerance: 2, DormantFor: 8 * time.Second})
@@ -121,7 +123,7 @@ func TestBudgetsUnderSynctest(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
 		f.hang["slow"] = true
-		f.holdings["fast"] = map[string][]Memento{"http://a.example/": {{URIM: "http://fast/1", Datetime: time.Unix(1e9, 0).UTC()}}}
+		f.holdings["fast"] = map[string][]memento.Memento{"http://a.example/": {{URIM: "http://fast/1", Datetime: time.Unix(1e9, 0).UTC()}}}
 		ag, err := New(&Options{Archives: []Archive{{ID: "fast", TimeMap: "http://f/"}, {ID: "slow", TimeMap: "http://s/", Timeout: time.Hour}},
 			Upstream: f, DynamicBudget: 3 * time.Second, ThoroughBudget: 40 * time.Second, Tolerance: -1})
 		if err != nil {

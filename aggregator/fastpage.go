@@ -52,7 +52,7 @@ func readPrefix(buf *bytes.Buffer, r io.Reader) (io.Reader, bool) {
 // at the first one: one allocation per page instead of one per memento
 // (a kept memento keeps the page's text alive, about 1.5 times its
 // URI-M).
-func fastPage(b []byte) (ms []Memento, next []string, links int, ok bool) {
+func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool) {
 	var page string                    // string(b), once needed
 	str := func(from, to int) string { // string(b[from:to])
 		if page == "" {
@@ -165,9 +165,9 @@ func fastPage(b []byte) (ms []Memento, next []string, links int, ok bool) {
 				t = t.UTC().Truncate(time.Second)
 			}
 			if ms == nil {
-				ms = make([]Memento, 0, bytes.Count(b[i:], []byte{'<'})+1) // this one, at most one per link left
+				ms = make([]memento.Memento, 0, bytes.Count(b[i:], []byte{'<'})+1) // this one, at most one per link left
 			}
-			ms = append(ms, Memento{URIM: str(tFrom, tTo), Datetime: t})
+			ms = append(ms, memento.Memento{URIM: str(tFrom, tTo), Datetime: t})
 		case isTimeMap && !isSelf:
 			next = append(next, str(tFrom, tTo))
 		}

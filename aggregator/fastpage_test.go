@@ -13,7 +13,7 @@ import (
 
 // readerPage is what timeMapPage takes from the general reader: the
 // specification fastPage must meet whenever it accepts an input.
-func readerPage(body string) (ms []Memento, next []string, links int, err error) {
+func readerPage(body string) (ms []memento.Memento, next []string, links int, err error) {
 	rd := memento.NewReader(strings.NewReader(body), &memento.ParseOptions{Base: "http://arc.example/timemap/link/http://ex.com/"})
 	for {
 		l, err := rd.Read()
@@ -36,7 +36,7 @@ func readerPage(body string) (ms []Memento, next []string, links int, err error)
 			if err != nil {
 				continue
 			}
-			ms = append(ms, Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+			ms = append(ms, memento.Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
 		case l.HasRel("timemap") && !l.HasRel("self"):
 			next = append(next, l.Target)
 		}

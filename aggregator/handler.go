@@ -591,7 +591,7 @@ func timemapRel(i, n int) string {
 
 // writeMementoLink writes one memento link-value and its separator
 // without fmt: TimeMaps have thousands of them.
-func writeMementoLink(b *bytes.Buffer, m Memento, rel string) {
+func writeMementoLink(b *bytes.Buffer, m memento.Memento, rel string) {
 	b.Grow(len(m.URIM) + len(rel) + 64)
 	l := append(b.AvailableBuffer(), '<')
 	l = append(l, m.URIM...)
@@ -695,7 +695,7 @@ func (h handler) formats(b *bytes.Buffer, urir string) {
 }
 
 // writeLink writes the whole TimeMap in MemGator's layout (RFC 7089 §5).
-func (h handler) writeLink(b *bytes.Buffer, urir string, ms []Memento) {
+func (h handler) writeLink(b *bytes.Buffer, urir string, ms []memento.Memento) {
 	b.WriteByte('<')
 	b.WriteString(urir)
 	b.WriteString(`>; rel="original",` + "\n<")
@@ -716,9 +716,9 @@ func (h handler) writeLink(b *bytes.Buffer, urir string, ms []Memento) {
 // writeLinkPage writes page p of size mementos: self with from/until, a
 // rel="timemap" link with from/until per other page, and an index link to
 // the whole TimeMap (RFC 7089 §5 paging; there are no prev/next rels).
-func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []Memento, p, size int) {
+func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []memento.Memento, p, size int) {
 	pages := (len(ms) + size - 1) / size
-	span := func(q int) (Memento, Memento) {
+	span := func(q int) (memento.Memento, memento.Memento) {
 		lo, hi := (q-1)*size, min(q*size, len(ms))-1
 		return ms[lo], ms[hi]
 	}
@@ -771,7 +771,7 @@ func encodeJSON(b *bytes.Buffer, v any, indent bool) {
 }
 
 // writeJSON writes MemGator's JSON TimeMap: "uri" is a string.
-func (h handler) writeJSON(b *bytes.Buffer, urir string, ms []Memento) {
+func (h handler) writeJSON(b *bytes.Buffer, urir string, ms []memento.Memento) {
 	list := make([]tmJSONMemento, len(ms))
 	for i, m := range ms {
 		list[i] = tmJSONMemento{Datetime: isoDate(m.Datetime), URI: m.URIM}
@@ -795,7 +795,7 @@ func (h handler) writeJSON(b *bytes.Buffer, urir string, ms []Memento) {
 
 // writeCDXJ writes MemGator's CDXJ TimeMap (application/cdxj+ors), its
 // JSON in MemGator's layout byte for byte (writeMGJSON).
-func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []Memento) {
+func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []memento.Memento) {
 	b.WriteString("!context [\"https://oduwsdl.github.io/contexts/memento\"]\n!id ")
 	writeMGJSON(b, []mgField{{key: "uri", val: h.base() + "/timemap/cdxj/" + urir}})
 	b.WriteString("\n!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
@@ -861,7 +861,7 @@ func foundBody(loc string) []byte {
 // navLinks renders a TimeGate Link header: original, first, prev, the
 // closest memento, next, last (one link per URI-M, rels merged, as
 // MemGator writes them), then the TimeMaps and the TimeGate.
-func (h handler) navLinks(urir string, ms []Memento, n nav) string {
+func (h handler) navLinks(urir string, ms []memento.Memento, n nav) string {
 	type item struct {
 		i    int
 		rels []string
@@ -1026,7 +1026,7 @@ func (h handler) list(w http.ResponseWriter, r *http.Request, urir string, t tim
 		fmt.Fprintf(&b, "<li>%s: <a href=\"%s\">%s</a> (%s)</li>\n", e.name, esc(ms[e.i].URIM), esc(isoDate(ms[e.i].Datetime)), esc(ms[e.i].Archive))
 	}
 	b.WriteString("</ul>\n<h2>Per archive</h2>\n<ul>\n")
-	byArchive := map[string][]Memento{}
+	byArchive := map[string][]memento.Memento{}
 	var order []string
 	for _, m := range ms {
 		if _, ok := byArchive[m.Archive]; !ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/memorycache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // panickyMemory is a memorycache.Cache (cache.Nonblocking) whose Get panics.
@@ -26,7 +27,7 @@ func TestNonblockingCacheInline(t *testing.T) {
 	}
 	defer m.Close()
 	f := newFake()
-	f.holdings["a"] = map[string][]Memento{"http://example.com/": {{URIM: "http://a.example/web/20050301120000/http://example.com/", Datetime: time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC)}}}
+	f.holdings["a"] = map[string][]memento.Memento{"http://example.com/": {{URIM: "http://a.example/web/20050301120000/http://example.com/", Datetime: time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC)}}}
 	archives := []Archive{{ID: "a", TimeMap: "http://a.example/timemap/link/"}}
 
 	ag := newAggregator(t, Options{Archives: archives, Upstream: f, Cache: m})

@@ -10,13 +10,15 @@ import (
 	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
 // mergeReference is the specification of merge: sort by (datetime, rank,
 // URI-M), then keep the first of each identical (URI-M, datetime) pair.
-func mergeReference(ms []Memento, rank func(string) int) []Memento {
+func mergeReference(ms []memento.Memento, rank func(string) int) []memento.Memento {
 	ms = slices.Clone(ms)
-	slices.SortFunc(ms, func(a, b Memento) int {
+	slices.SortFunc(ms, func(a, b memento.Memento) int {
 		if c := a.Datetime.Compare(b.Datetime); c != 0 {
 			return c
 		}
@@ -25,7 +27,7 @@ func mergeReference(ms []Memento, rank func(string) int) []Memento {
 		}
 		return strings.Compare(a.URIM, b.URIM)
 	})
-	var out []Memento
+	var out []memento.Memento
 	for _, m := range ms {
 		dup := false
 		for _, o := range out {
@@ -43,9 +45,9 @@ func mergeReference(ms []Memento, rank func(string) int) []Memento {
 
 // archiveList is one archive's answer: n mementos over few distinct
 // seconds (so that ties and duplicates occur), in the given order.
-func archiveList(rng *rand.Rand, id string, n int, order string) []Memento {
+func archiveList(rng *rand.Rand, id string, n int, order string) []memento.Memento {
 	base := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	ms := make([]Memento, n)
+	ms := make([]memento.Memento, n)
 	for i := range ms {
 		dt := base.Add(time.Duration(rng.IntN(n/2+1)) * time.Hour)
 		// URI-Ms shared across archives for some captures (duplicates)
@@ -53,9 +55,9 @@ func archiveList(rng *rand.Rand, id string, n int, order string) []Memento {
 		if rng.IntN(4) == 0 {
 			host = "shared"
 		}
-		ms[i] = Memento{URIM: fmt.Sprintf("http://%s/web/%s/%d", host, dt.Format("20060102150405"), rng.IntN(2)), Datetime: dt, Archive: id}
+		ms[i] = memento.Memento{URIM: fmt.Sprintf("http://%s/web/%s/%d", host, dt.Format("20060102150405"), rng.IntN(2)), Datetime: dt, Archive: id}
 	}
-	byTime := func(a, b Memento) int {
+	byTime := func(a, b memento.Memento) int {
 		if c := a.Datetime.Compare(b.Datetime); c != 0 {
 			return c
 		}
@@ -65,7 +67,7 @@ func archiveList(rng *rand.Rand, id string, n int, order string) []Memento {
 	case "ascending":
 		slices.SortFunc(ms, byTime)
 	case "descending":
-		slices.SortFunc(ms, func(a, b Memento) int { return byTime(b, a) })
+		slices.SortFunc(ms, func(a, b memento.Memento) int { return byTime(b, a) })
 	}
 	return ms
 }
@@ -94,7 +96,7 @@ func TestMergeMatchesSort(t *testing.T) {
 		{"more-runs-than-maxRuns", 70, 5, []string{"ascending", "descending"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var all []Memento
+			var all []memento.Memento
 			for i := range tc.archives {
 				all = append(all, archiveList(rng, fmt.Sprintf("arc%d", i%10), tc.n, tc.orders[i%len(tc.orders)])...)
 			}

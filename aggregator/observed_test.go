@@ -14,6 +14,7 @@ import (
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/memorycache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 func putEntry(t *testing.T, c cache.Cache, urir string, st cache.Status, at time.Time, archives ...string) {
@@ -100,8 +101,8 @@ func TestObservedMapFindsNewMementoAfterExpiry(t *testing.T) {
 	const u = "http://example.com/news"
 	f := newFake()
 	archives := []Archive{{ID: "A", TimeMap: "http://A/timemap/"}, {ID: "B", TimeMap: "http://B/timemap/"}}
-	f.holdings["A"] = map[string][]Memento{}
-	f.holdings["B"] = map[string][]Memento{}
+	f.holdings["A"] = map[string][]memento.Memento{}
+	f.holdings["B"] = map[string][]memento.Memento{}
 	c, err := memorycache.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestObservedMapFindsNewMementoAfterExpiry(t *testing.T) {
 	}
 	// A gains a memento after the observation.
 	f.mu.Lock()
-	f.holdings["A"][u] = []Memento{{URIM: "http://A/web/20260101000000/" + u, Datetime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	f.holdings["A"][u] = []memento.Memento{{URIM: "http://A/web/20260101000000/" + u, Datetime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
 	f.mu.Unlock()
 	calls := func() int { f.mu.Lock(); defer f.mu.Unlock(); return f.calls["A"] }
 	before := calls()

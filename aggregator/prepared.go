@@ -7,6 +7,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // A cached entry is read for every request of a URI-R, and its mementos
@@ -19,7 +20,7 @@ import (
 type prepared struct {
 	stored  []cache.StoredMemento // the entry's mementos, as the store returned them
 	updated time.Time
-	ms      []Memento                 // merged, checked: shared by every request, never written
+	ms      []memento.Memento         // merged, checked: shared by every request, never written
 	bodies  [3]atomic.Pointer[[]byte] // whole TimeMaps, by timeMapFormat
 }
 
@@ -78,7 +79,7 @@ func (ag *Aggregator) preparedFor(urir string, e *cache.Entry) *prepared {
 
 // prepare makes and keeps the prepared entry of urir from e, an entry
 // checkEntry left unchanged, with ms its merged mementos.
-func (ag *Aggregator) prepare(urir string, e *cache.Entry, ms []Memento) *prepared {
+func (ag *Aggregator) prepare(urir string, e *cache.Entry, ms []memento.Memento) *prepared {
 	p := &prepared{stored: e.Mementos, updated: e.Updated, ms: ms}
 	ag.preparedCache().Add(urir, p)
 	return p

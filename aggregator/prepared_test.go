@@ -9,6 +9,7 @@ import (
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/memorycache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // TestPreparedTimeMaps: a TimeMap served from the cache is the same in
@@ -24,7 +25,7 @@ func TestPreparedTimeMaps(t *testing.T) {
 	for _, share := range []bool{true, false} {
 		t.Run(map[bool]string{true: "shared", false: "copied"}[share], func(t *testing.T) {
 			f := newFake()
-			f.holdings["arc0"] = map[string][]Memento{urir: {
+			f.holdings["arc0"] = map[string][]memento.Memento{urir: {
 				{URIM: "http://arc0/web/20050301120000/" + urir, Datetime: t0},
 				{URIM: "http://arc0/web/20100101000000/" + urir, Datetime: t0.AddDate(5, 0, 0)}}}
 			store, err := memorycache.New(&memorycache.Options{ShareMementos: share})

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
 // ProbeURIR is the URI-R a probe asks every archive about: any answer
@@ -78,7 +80,7 @@ func (ag *Aggregator) probe(ctx context.Context, st *archiveState, timeout time.
 	defer cancel()
 	rctx, prog := withProgress(rctx)
 	var (
-		ms  []Memento
+		ms  []memento.Memento
 		n   int
 		err error
 	)

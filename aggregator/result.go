@@ -8,16 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Memento is one capture found by the aggregator: its URI-M, its
-// Memento-Datetime (UTC, second precision) and the id of the archive that
-// listed it.
-type Memento struct {
-	URIM     string
-	Datetime time.Time
-	Archive  string
-}
+	"github.com/mementokit/mementokit/memento"
+)
 
 // Status is what one archive contributed to a search.
 type Status int
@@ -95,8 +88,11 @@ type Result struct {
 	// Mementos are sorted by datetime, then by the archive's rank in the
 	// registry, then by URI-M; identical (URI-M, datetime) pairs are listed
 	// once, distinct URI-Ms of the same second are all kept (RFC 7089 §5
-	// allows duplicates; AGG-04 asks for a stable order).
-	Mementos []Memento
+	// allows duplicates; AGG-04 asks for a stable order). Each has its
+	// URI-M, its Memento-Datetime (UTC, second precision) and the id of
+	// the archive that listed it (memento.Memento.Archive); Rel and Extra
+	// are nil.
+	Mementos []memento.Memento
 	// Outcomes has one entry per archive the route considered, in route
 	// order.
 	Outcomes []Outcome
@@ -285,7 +281,7 @@ const maxRuns = 64
 // merge sorts and de-duplicates mementos; rank gives each archive id its
 // position in the registry. It may reorder ms and may return a different
 // slice. Memory: one extra slice of len(ms) when ms has 2 to maxRuns runs.
-func merge(ms []Memento, rank func(id string) int) []Memento {
+func merge(ms []memento.Memento, rank func(id string) int) []memento.Memento {
 	if len(ms) == 0 {
 		return ms
 	}
@@ -298,7 +294,7 @@ func merge(ms []Memento, rank func(id string) int) []Memento {
 	}
 	// The order is total (datetime, rank, URI-M): equal elements are
 	// identical, so no sort or merge below needs to be stable.
-	compare := func(a, b Memento) int {
+	compare := func(a, b memento.Memento) int {
 		if c := a.Datetime.Compare(b.Datetime); c != 0 {
 			return c
 		}
@@ -339,7 +335,7 @@ func merge(ms []Memento, rank func(id string) int) []Memento {
 // sortRuns sorts ms by compare. It splits ms into maximal ascending or
 // strictly descending runs (descending ones are reversed in place); up to
 // maxRuns runs are merged pairwise, more are sorted with slices.SortFunc.
-func sortRuns(ms []Memento, compare func(a, b Memento) int) []Memento {
+func sortRuns(ms []memento.Memento, compare func(a, b memento.Memento) int) []memento.Memento {
 	var bounds []int // run i is ms[bounds[i]:bounds[i+1]]
 	for start := 0; start < len(ms); {
 		end := start + 1
@@ -364,7 +360,7 @@ func sortRuns(ms []Memento, compare func(a, b Memento) int) []Memento {
 	if len(bounds) == 2 {
 		return ms // one run
 	}
-	src, dst := ms, make([]Memento, len(ms))
+	src, dst := ms, make([]memento.Memento, len(ms))
 	for len(bounds) > 2 {
 		next := bounds[:0:0]
 		for i := 0; i+1 < len(bounds); i += 2 {
@@ -385,7 +381,7 @@ func sortRuns(ms []Memento, compare func(a, b Memento) int) []Memento {
 }
 
 // mergeInto merges the sorted a and b into dst (len(a)+len(b) long).
-func mergeInto(dst, a, b []Memento, compare func(a, b Memento) int) {
+func mergeInto(dst, a, b []memento.Memento, compare func(a, b memento.Memento) int) {
 	k := 0
 	for len(a) > 0 && len(b) > 0 {
 		if compare(b[0], a[0]) < 0 {

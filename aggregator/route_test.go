@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/internal/archivetest"
+	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/surt"
 )
 
@@ -52,7 +53,7 @@ func writeMap(t testing.TB, dir, name string, lines map[string]string) string {
 // exact HxPx keys, rolled up into a host wildcard when the archive holds
 // more than rollup paths of a host, with exclusion lines (frequency 0) for
 // paths of such a host that it does not hold but others do.
-func holdingsMap(t testing.TB, held map[string][]Memento, allPaths map[string][]string, rollup int) map[string]string {
+func holdingsMap(t testing.TB, held map[string][]memento.Memento, allPaths map[string][]string, rollup int) map[string]string {
 	lines := map[string]string{}
 	perHost := map[string][]string{}
 	for urir, ms := range held {
@@ -94,7 +95,7 @@ func TestRoutingPropertyRecall(t *testing.T) {
 	ids := make([]string, nArchives)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("arc%d", i)
-		f.holdings[ids[i]] = map[string][]Memento{}
+		f.holdings[ids[i]] = map[string][]memento.Memento{}
 	}
 	allPaths := map[string][]string{} // host key → URI-Rs on it
 	var universe []string
@@ -115,7 +116,7 @@ func TestRoutingPropertyRecall(t *testing.T) {
 					n := 1 + rng.IntN(3)
 					for j := range n {
 						dt := time.Date(1996+rng.IntN(28), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), j, 0, 0, 0, time.UTC)
-						f.holdings[id][urir] = append(f.holdings[id][urir], Memento{URIM: fmt.Sprintf("http://%s/%s/%s", id, dt.Format("20060102150405"), urir), Datetime: dt})
+						f.holdings[id][urir] = append(f.holdings[id][urir], memento.Memento{URIM: fmt.Sprintf("http://%s/%s/%s", id, dt.Format("20060102150405"), urir), Datetime: dt})
 					}
 				}
 			}

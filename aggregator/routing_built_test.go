@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/memento"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,12 +35,12 @@ func TestRoutingWithBuiltMaps(t *testing.T) {
 	for i := range nArchives {
 		id := fmt.Sprintf("arc%d", i)
 		archives = append(archives, Archive{ID: id, TimeMap: "http://" + id + "/timemap/"})
-		f.holdings[id] = map[string][]Memento{}
+		f.holdings[id] = map[string][]memento.Memento{}
 		cfg := cdxgen.Config{Lines: lines, Seed: uint64(100 + i)}
 		g := cdxgen.New(cfg)
 		dt := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
 		g.OnURIR = func(_, url string) {
-			f.holdings[id][url] = []Memento{{URIM: "http://" + id + "/web/20100101000000/" + url, Datetime: dt}}
+			f.holdings[id][url] = []memento.Memento{{URIM: "http://" + id + "/web/20100101000000/" + url, Datetime: dt}}
 		}
 		var cdx bytes.Buffer
 		if _, err := g.Write(&cdx); err != nil {

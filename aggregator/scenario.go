@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // Cache is the store the aggregator keeps results and refresh jobs in: the
@@ -76,7 +77,7 @@ const (
 // 504) and what the Time Travel scenario decided.
 type Answer struct {
 	URIR     string
-	Mementos []Memento
+	Mementos []memento.Memento
 	// Status is 200 when there are mementos, else 404 (none found, or
 	// some archive answered none or was skipped by its MementoMap while
 	// others failed), 502 (Result.AllFailed: every asked archive failed,
@@ -278,9 +279,9 @@ func scenarioName(forced bool, s string) string {
 }
 
 func (ag *Aggregator) cachedAnswer(urir string, e *cache.Entry, scenario string) *Answer {
-	ms := make([]Memento, len(e.Mementos))
+	ms := make([]memento.Memento, len(e.Mementos))
 	for i, m := range e.Mementos {
-		ms[i] = Memento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive}
+		ms[i] = memento.Memento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive}
 	}
 	ms = merge(ms, ag.rank)
 	st := http.StatusOK

@@ -12,6 +12,7 @@ import (
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/boltcache"
 	"github.com/mementokit/mementokit/internal/archivetest"
+	"github.com/mementokit/mementokit/memento"
 )
 
 type step struct {
@@ -60,8 +61,8 @@ func runSteps(t *testing.T, ag *Aggregator, f *fakeUpstream, steps []step) {
 func TestCacheScenarios(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
-		m := []Memento{{URIM: "http://a/2001/x", Datetime: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)}}
-		f.holdings["a"] = map[string][]Memento{"http://found.example/": m, "http://partial.example/": m}
+		m := []memento.Memento{{URIM: "http://a/2001/x", Datetime: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)}}
+		f.holdings["a"] = map[string][]memento.Memento{"http://found.example/": m, "http://partial.example/": m}
 		c := newMemCache(t)
 		ag, err := New(&Options{Archives: []Archive{{ID: "a", TimeMap: "http://a/", TimeGate: "http://a/tg/"}, {ID: "b", TimeMap: "http://b/", TimeGate: "http://b/tg/"}},
 			Upstream: f, Cache: c, Tolerance: -1})
@@ -121,8 +122,8 @@ func TestCacheScenarios(t *testing.T) {
 func TestTimeGateScenarioQueues(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFake()
-		m := []Memento{{URIM: "http://a/2001/x", Datetime: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)}}
-		f.holdings["a"] = map[string][]Memento{"http://old.example/": m, "http://new.example/": m}
+		m := []memento.Memento{{URIM: "http://a/2001/x", Datetime: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)}}
+		f.holdings["a"] = map[string][]memento.Memento{"http://old.example/": m, "http://new.example/": m}
 		c := newMemCache(t)
 		ag, err := New(&Options{Archives: []Archive{{ID: "a", TimeMap: "http://a/", TimeGate: "http://a/tg/"}}, Upstream: f, Cache: c})
 		if err != nil {

@@ -136,7 +136,7 @@ func TestAGG01TimeGateRedirectStyles(t *testing.T) {
 		if d := cmp.Diff(map[string]string{"first": "found", "second": "found"}, outcomeSummary(res)); d != "" {
 			t.Errorf("outcomes (-want +got):\n%s", d)
 		}
-		want := []Memento{
+		want := []memento.Memento{
 			{URIM: "https://arch2.example.net/20190924000000/http://example.org/", Datetime: ts(t, "20190924000000"), Archive: "second"},
 			{URIM: "https://arch.example.net/awa/20190924232650mp_/http://example.org/", Datetime: ts(t, "20190924232650"), Archive: "first"},
 		}
@@ -241,7 +241,7 @@ func TestAGG04StableOrder(t *testing.T) {
 	}
 	b, a := mk("b"), mk("a")
 	ag := newAggregator(t, Options{Archives: []Archive{{ID: "B", TimeMap: b.URL + "/tm/"}, {ID: "A", TimeMap: a.URL + "/tm/"}}})
-	var first []Memento
+	var first []memento.Memento
 	for run := range 20 {
 		res, err := ag.Search(context.Background(), TimeMapCache, urir, time.Time{})
 		if err != nil {
@@ -249,7 +249,7 @@ func TestAGG04StableOrder(t *testing.T) {
 		}
 		if run == 0 {
 			first = res.Mementos
-			want := []Memento{
+			want := []memento.Memento{
 				{URIM: "http://b.example.net/20100101000000/" + urir, Datetime: dt, Archive: "B"},
 				{URIM: "http://shared.example.net/20100101000000/" + urir, Datetime: dt, Archive: "B"},
 				{URIM: "http://a.example.net/20100101000000/" + urir, Datetime: dt, Archive: "A"},

@@ -3,6 +3,8 @@ package aggregator
 import (
 	"sort"
 	"time"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
 // nav is the navigation around a requested datetime in a sorted memento
@@ -19,7 +21,7 @@ type nav struct {
 // mementos of the same second the first in list order (the archive rank)
 // wins, so that the choice is stable run after run (AGG-04). It returns -1
 // for an empty list.
-func closestIndex(ms []Memento, t time.Time) int {
+func closestIndex(ms []memento.Memento, t time.Time) int {
 	if len(ms) == 0 {
 		return -1
 	}
@@ -38,14 +40,14 @@ func closestIndex(ms []Memento, t time.Time) int {
 	return i
 }
 
-func groupStart(ms []Memento, i int) int {
+func groupStart(ms []memento.Memento, i int) int {
 	for i > 0 && ms[i-1].Datetime.Equal(ms[i].Datetime) {
 		i--
 	}
 	return i
 }
 
-func navigate(ms []Memento, t time.Time) nav {
+func navigate(ms []memento.Memento, t time.Time) nav {
 	n := nav{first: -1, last: -1, closest: -1, prev: -1, next: -1}
 	if len(ms) == 0 {
 		return n
@@ -67,7 +69,7 @@ func navigate(ms []Memento, t time.Time) nav {
 }
 
 // sameSecond returns the URI-Ms of the mementos in the second of ms[i].
-func sameSecond(ms []Memento, i int) []string {
+func sameSecond(ms []memento.Memento, i int) []string {
 	var out []string
 	for j := groupStart(ms, i); j < len(ms) && ms[j].Datetime.Equal(ms[i].Datetime); j++ {
 		out = append(out, ms[j].URIM)

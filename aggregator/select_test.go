@@ -9,11 +9,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/internal/sampledata"
+	"github.com/mementokit/mementokit/memento"
 )
 
 func TestNavigate(t *testing.T) {
 	d := func(s string) time.Time { return ts(t, s) }
-	ms := []Memento{
+	ms := []memento.Memento{
 		{URIM: "m1999", Datetime: d("19990125093000")},
 		{URIM: "m2001", Datetime: d("20010911084600")},
 		{URIM: "m2005a", Datetime: d("20050301120000")},

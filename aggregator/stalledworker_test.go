@@ -10,6 +10,7 @@ import (
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/memorycache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // stallingCache is a memory cache whose chosen operations never return
@@ -76,7 +77,7 @@ func TestStalledCacheDoesNotHangWorkers(t *testing.T) {
 		}
 		sc := &stallingCache{Cache: mem, release: make(chan struct{})}
 		f := newFake()
-		f.holdings["a"] = map[string][]Memento{"http://a.example/": {{URIM: "http://a/1", Datetime: time.Unix(1e9, 0).UTC()}}}
+		f.holdings["a"] = map[string][]memento.Memento{"http://a.example/": {{URIM: "http://a/1", Datetime: time.Unix(1e9, 0).UTC()}}}
 		ag, err := New(&Options{Archives: []Archive{{ID: "a", TimeMap: "http://a.example/tm/"}}, Upstream: f, Cache: sc})
 		if err != nil {
 			t.Fatal(err)

@@ -28,10 +28,10 @@ import (
 // The Archive field of returned mementos is set by the caller.
 type Upstream interface {
 	// TimeMap fetches the whole TimeMap of urir from a (all pages).
-	TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error)
+	TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error)
 	// TimeGate asks a's TimeGate for the memento of urir closest to at
 	// (zero: now) and returns every memento its answer names.
-	TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]Memento, int, error)
+	TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]memento.Memento, int, error)
 }
 
 // HTTPUpstream is the Upstream that speaks RFC 7089 over HTTP, the default.
@@ -278,7 +278,7 @@ func statusError(a *Archive, op, rawURL string, code int) error {
 // than MaxPages give the mementos read with an error of reason
 // ReasonTooManyPages. Memento links without a readable datetime are dropped
 // (RFC 7089 §5 requires one); identical links are kept once by the caller.
-func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]Memento, int, error) {
+func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	if a.TimeMap == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
 	}
@@ -289,7 +289,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	first := a.TimeMap + urir
 	queue := []string{first}
 	seen := map[string]bool{first: true}
-	var out []Memento
+	var out []memento.Memento
 	requests := 0
 	c := u.client(a, true)
 	for len(queue) > 0 {
@@ -328,7 +328,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	return out, requests, nil
 }
 
-func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archive, page string) ([]Memento, []string, error) {
+func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archive, page string) ([]memento.Memento, []string, error) {
 	req, err := u.newRequest(ctx, http.MethodGet, page)
 	if err != nil {
 		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonUnexpectedReply, Err: err}
@@ -371,7 +371,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	}
 	rd := memento.NewReader(body, &memento.ParseOptions{Base: base})
 	var (
-		ms    []Memento
+		ms    []memento.Memento
 		next  []string
 		links int // links a TimeMap has: original, memento, timemap, timegate, self
 	)
@@ -405,7 +405,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 			if err != nil {
 				continue
 			}
-			ms = append(ms, Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+			ms = append(ms, memento.Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
 		case l.HasRel("timemap") && !l.HasRel("self"):
 			next = append(next, l.Target)
 		}
@@ -430,7 +430,7 @@ func isHTML(resp *http.Response) bool {
 // without Vary: accept-datetime and without memento links is a plain
 // redirect and is followed (at most MaxRedirects). 404 and 410 mean "holds
 // nothing"; other statuses are failures.
-func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]Memento, int, error) {
+func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]memento.Memento, int, error) {
 	if a.TimeGate == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timegate", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeGate endpoint")}
 	}
@@ -468,7 +468,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 		case code == http.StatusOK:
 			if cl := resp.Header.Get("Content-Location"); cl != "" {
 				if t, err := memento.ParseHTTPDateLenient(resp.Header.Get("Memento-Datetime")); err == nil {
-					ms = append(ms, Memento{URIM: resolveRef(target, cl), Datetime: t.UTC()})
+					ms = append(ms, memento.Memento{URIM: resolveRef(target, cl), Datetime: t.UTC()})
 				}
 			}
 			if len(ms) == 0 {
@@ -493,7 +493,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 			if err != nil {
 				return nil, requests, slowAnswer(classify(ctx, a, "timegate", loc, err))
 			}
-			return []Memento{{URIM: loc, Datetime: t}}, requests, nil
+			return []memento.Memento{{URIM: loc, Datetime: t}}, requests, nil
 		default:
 			return nil, requests, statusError(a, "timegate", target, code)
 		}
@@ -519,8 +519,8 @@ func (u *HTTPUpstream) mementoDatetime(ctx context.Context, a *Archive, urim str
 
 // linkMementos returns the memento links of Link header values, resolved
 // against base; links without a readable datetime are dropped.
-func linkMementos(values []string, base string) []Memento {
-	var out []Memento
+func linkMementos(values []string, base string) []memento.Memento {
+	var out []memento.Memento
 	for _, v := range values {
 		links, _ := memento.ParseLinkFormat(v, &memento.ParseOptions{Base: base})
 		for _, l := range links {
@@ -535,7 +535,7 @@ func linkMementos(values []string, base string) []Memento {
 			if err != nil {
 				continue
 			}
-			out = append(out, Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+			out = append(out, memento.Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
 		}
 	}
 	return out

@@ -168,12 +168,11 @@ const (
 	MaxPriority Priority = 9
 )
 
-// StoredMemento is one archived capture of a URI-R as a store keeps it (a row
-// of the Time Travel links table): the URI-M and Memento-Datetime an archive's
-// TimeMap listed (RFC 7089 section 5), the id of that archive, and the link's
-// rel and type as plain strings. A parsed TimeMap link, with all its
-// parameters, is a
-// [github.com/mementokit/mementokit/memento.Memento].
+// StoredMemento is a [github.com/mementokit/mementokit/memento.Memento] as a
+// store keeps it (a row of the Time Travel links table): the URI-M and
+// Memento-Datetime an archive's TimeMap listed (RFC 7089 section 5), the id of
+// that archive, and the link's rel and type as plain strings; the link's other
+// parameters are not kept.
 type StoredMemento struct {
 	URIM     string    // the memento's URI, byte-exact, 1 to MaxURILen bytes
 	Datetime time.Time // Memento-Datetime; stored in UTC at second precision

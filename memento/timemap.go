@@ -16,6 +16,11 @@ type Memento struct {
 	URIM string
 	// Datetime is its Memento-Datetime, in UTC, at one-second precision.
 	Datetime time.Time
+	// Archive is the id of the archive that listed the memento, where a
+	// list merges several archives' TimeMaps (an aggregator's answer,
+	// github.com/mementokit/mementokit/aggregator); empty in a TimeMap
+	// read from one source. Readers leave it empty; writers do not write it.
+	Archive string
 	// Rel holds the relation types the source gave the link ("memento",
 	// "first", "last", ...); read-only, it may be shared with other
 	// mementos. Writers recompute first/last from position and ignore it.

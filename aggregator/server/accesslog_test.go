@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // TestAccessRecordJSON: the direct access record is byte for byte what
@@ -20,7 +21,7 @@ func TestAccessRecordJSON(t *testing.T) {
 	at := time.Date(2026, 12, 2, 4, 50, 38, 123456789, time.UTC)
 	odd := "a\"b\\c\nd\re\tf\x00g\x1fh\x7fi<j>&k\u2028l\u2029m\xffn\xe2\x82o é €\ufffd"
 	ans := &aggregator.Answer{URIR: "http://example.com/" + odd, Scenario: "fresh", Source: aggregator.FromCache,
-		Mementos: make([]aggregator.Memento, 3)}
+		Mementos: make([]memento.Memento, 3)}
 	for i, a := range []accessRecord{
 		{method: "GET", target: "/timemap/link/http://example.com/", endpoint: "timemap", status: 200, bytes: 1234,
 			duration: 1500 * time.Microsecond, remote: "127.0.0.1:4242", userAgent: "curl/8"},

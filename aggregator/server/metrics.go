@@ -14,6 +14,7 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // metrics are the server's Prometheus metrics, on a registry of its own
@@ -227,7 +228,7 @@ func (u meteredUpstream) observe(a *aggregator.Archive, op string, start time.Ti
 }
 
 // TimeMap calls the wrapped Upstream and records its time.
-func (u meteredUpstream) TimeMap(ctx context.Context, a *aggregator.Archive, urir string) ([]aggregator.Memento, int, error) {
+func (u meteredUpstream) TimeMap(ctx context.Context, a *aggregator.Archive, urir string) ([]memento.Memento, int, error) {
 	start := time.Now()
 	ms, n, err := u.next.TimeMap(ctx, a, urir)
 	u.observe(a, "timemap", start, err)
@@ -235,7 +236,7 @@ func (u meteredUpstream) TimeMap(ctx context.Context, a *aggregator.Archive, uri
 }
 
 // TimeGate calls the wrapped Upstream and records its time.
-func (u meteredUpstream) TimeGate(ctx context.Context, a *aggregator.Archive, urir string, at time.Time) ([]aggregator.Memento, int, error) {
+func (u meteredUpstream) TimeGate(ctx context.Context, a *aggregator.Archive, urir string, at time.Time) ([]memento.Memento, int, error) {
 	start := time.Now()
 	ms, n, err := u.next.TimeGate(ctx, a, urir, at)
 	u.observe(a, "timegate", start, err)

@@ -7,17 +7,18 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/memento"
 )
 
 // benchMementos returns n mementos spread over n days from 2000, three
 // archives taking turns.
-func benchMementos(n int) ([]aggregator.Memento, int64) {
-	ms := make([]aggregator.Memento, n)
+func benchMementos(n int) ([]memento.Memento, int64) {
+	ms := make([]memento.Memento, n)
 	var size int64
 	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range ms {
 		d := start.Add(time.Duration(i) * 24 * time.Hour)
-		ms[i] = aggregator.Memento{URIM: fmt.Sprintf("http://archive%d.example/web/%s/http://example.com/", i%3, d.Format("20060102150405")), Datetime: d, Archive: fmt.Sprintf("a%d", i%3)}
+		ms[i] = memento.Memento{URIM: fmt.Sprintf("http://archive%d.example/web/%s/http://example.com/", i%3, d.Format("20060102150405")), Datetime: d, Archive: fmt.Sprintf("a%d", i%3)}
 		size += int64(len(ms[i].URIM))
 	}
 	return ms, size

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/timestamp"
 )
 
@@ -71,7 +72,7 @@ func (u *UI) view(ans *aggregator.Answer, at time.Time) *View {
 	v := &View{URIR: ans.URIR, At: at, Count: len(ans.Mementos), Nav: navigate(ans.Mementos, at),
 		FromCache: ans.Source == aggregator.FromCache, Updated: ans.Updated, Scenario: ans.Scenario,
 		Failures: ans.Failures, Links: u.links(ans.URIR, at)}
-	byArchive := map[string][]aggregator.Memento{}
+	byArchive := map[string][]memento.Memento{}
 	for _, m := range ans.Mementos {
 		byArchive[m.Archive] = append(byArchive[m.Archive], m)
 	}
@@ -149,7 +150,7 @@ func (u *UI) view(ans *aggregator.Answer, at time.Time) *View {
 // going to the later (internal/spec/TIMETRAVEL.md §1.2), and among mementos of one second
 // the first listed (the best-ranked archive); prev and next are the nearest
 // mementos of another second; last is the first of the last second.
-func navigate(ms []aggregator.Memento, t time.Time) Nav {
+func navigate(ms []memento.Memento, t time.Time) Nav {
 	if len(ms) == 0 {
 		return Nav{}
 	}

@@ -7,15 +7,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/memento"
 )
 
 func TestNavigate(t *testing.T) {
-	m := func(stamp, archive string) aggregator.Memento {
-		return aggregator.Memento{URIM: "http://" + archive + "/" + stamp, Datetime: ts(t, stamp), Archive: archive}
+	m := func(stamp, archive string) memento.Memento {
+		return memento.Memento{URIM: "http://" + archive + "/" + stamp, Datetime: ts(t, stamp), Archive: archive}
 	}
 	// Sorted by datetime then rank, as the aggregator returns them.
-	list := []aggregator.Memento{
+	list := []memento.Memento{
 		m("20000101000000", "a"),
 		m("20100101000000", "a"), m("20100101000000", "b"),
 		m("20200101000000", "b"),
@@ -35,7 +35,7 @@ func TestNavigate(t *testing.T) {
 	type want struct{ First, Prev, Closest, Next, Last string }
 	tests := []struct {
 		name string
-		ms   []aggregator.Memento
+		ms   []memento.Memento
 		at   string
 		want want
 	}{
@@ -48,7 +48,7 @@ func TestNavigate(t *testing.T) {
 		{"nearer the later", list, "20180101000000", want{"2000/a", "2010/a+1", "2020/b", "2030/a+1", "2030/a+1"}},
 		// 2015-01-01 00:00:00 is not the midpoint of 2010 and 2020 (leap
 		// days); build an exact tie instead.
-		{"tie goes to the later", []aggregator.Memento{m("20100101000000", "a"), m("20100101000010", "b")}, "20100101000005",
+		{"tie goes to the later", []memento.Memento{m("20100101000000", "a"), m("20100101000010", "b")}, "20100101000005",
 			want{"2010/a", "2010/a", "2010/b", "-", "2010/b"}},
 	}
 	for _, tc := range tests {
