@@ -8,6 +8,7 @@ import (
 	"github.com/mementokit/mementokit/internal/extsort"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/mementokit/mementokit/surt"
 	"github.com/mementokit/mementokit/ukvs"
@@ -100,12 +101,24 @@ type Eval struct {
 	Precision      float64  // TP / (TP+FP); 1 when nothing was said present
 	Recall         float64  // TP / (TP+FN); 1 when nothing is held
 	FalseNegatives []string // up to 10 inputs the map missed
+	// Expired counts the lookups that an observed map answered with a
+	// negative older than its max age ([Map.LookupObserved]): such a
+	// negative says nothing, the aggregator asks the archive, so they are
+	// scored as "present" (true or false positives), never as negatives.
+	Expired int64
 }
 
-// Evaluate looks every key of t up in m and scores the answers. A recall
+// Evaluate is [EvaluateAt] at the present time.
+func Evaluate(m *Map, t *Truth) (Eval, error) { return EvaluateAt(m, t, time.Now()) }
+
+// EvaluateAt looks every key of t up in m and scores the answers. A recall
 // below 1 means the map (or the code that made it) is wrong: zero false
-// negatives is the contract of a MementoMap.
-func Evaluate(m *Map, t *Truth) (Eval, error) {
+// negatives is the contract of a MementoMap. An observed map (time key
+// [TimeKeyObserved]) is looked up as the aggregator routes with it,
+// [Map.LookupObserved] at now under the map's max age: a negative counts
+// as absent while it is trusted, and an expired one as present (the
+// archive is asked; see Eval.Expired). Other maps do not depend on now.
+func EvaluateAt(m *Map, t *Truth, now time.Time) (Eval, error) {
 	var e Eval
 	n, err := m.DataLines()
 	if err != nil {
@@ -124,7 +137,17 @@ func Evaluate(m *Map, t *Truth) (Eval, error) {
 			return e, ErrClosed
 		}
 		present := false
-		if len(m.b) > 0 {
+		switch {
+		case m.lay.timeKey == TimeKeyObserved:
+			r, err := m.LookupObserved(k, now, 0)
+			if err != nil {
+				return e, err
+			}
+			present = r.Present()
+			if r.Stale {
+				e.Expired++
+			}
+		case len(m.b) > 0:
 			c.build([]byte(k))
 			present = m.lookupCandidates(c).Present()
 		}

@@ -7,11 +7,14 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 func TestMerge(t *testing.T) {
@@ -292,5 +295,65 @@ func TestMergeMany(t *testing.T) {
 	}
 	if st.Both != 3 || st.Exclusions != 2 || st.Lines != 4 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestEvaluateObservedExpiry evaluates an observed map as the aggregator
+// routes with it: a negative is absent while trusted, and once older than
+// the map's max age it says nothing (the archive is asked), so it counts as
+// present, a true positive for a URI-R the index came to hold and a false
+// positive for one it still does not, never a false negative.
+func TestEvaluateObservedExpiry(t *testing.T) {
+	// The archive's index: b was captured after the observation said none.
+	idx := lines(
+		`com,example)/a 20231110000000 {"url": "http://example.com/a", "mime": "text/html", "status": "200"}`,
+		`com,example)/b 20240102000000 {"url": "http://example.com/b", "mime": "text/html", "status": "200"}`,
+	)
+	om := lines(
+		`!fields {"keys": ["surt", "observed"], "values": ["frequency"]}`,
+		`!meta {"type": "MementoMap", "negatives_max_age": "48h"}`,
+		`* - /`,
+		`com,example)/a 20240101000000 1/1`,
+		`com,example)/b 20240101000000 0`,
+		`com,example)/c 20240101000000 0`,
+	)
+	lookups := []string{"http://example.com/a", "http://example.com/b", "http://example.com/c", "http://example.com/d"}
+	truth, err := LoadTruth(context.Background(), []cdxj.Searcher{cdxj.NewStream("idx.cdxj", strings.NewReader(idx), nil)}, lookups, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{true, true, false, false}; !slices.Equal(truth.Held, want) {
+		t.Fatalf("held %v, want %v", truth.Held, want)
+	}
+	m := FromBytes([]byte(om))
+	at := func(s string) time.Time { t, _ := timestamp.Parse(s); return t }
+	tests := []struct {
+		name, now          string
+		tp, fp, tn, fn, ex int64
+	}{
+		// Trusted negatives: b is missed (a memento added since the
+		// observation, inside the max age: the documented limit), c is a
+		// true negative; d was never observed (present).
+		{"trusted", "20240102000000", 1, 1, 1, 1, 0},
+		{"at the max age", "20240103000000", 1, 1, 1, 1, 0},
+		// Expired: b and c say nothing, the archive is asked.
+		{"expired", "20240103000001", 2, 2, 0, 0, 2},
+		// An observation after the time of the lookups is not trusted.
+		{"before the observation", "20231231000000", 2, 2, 0, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := EvaluateAt(m, truth, at(tt.now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [5]int64{e.TruePositive, e.FalsePositive, e.TrueNegative, e.FalseNegative, e.Expired}
+			if want := [5]int64{tt.tp, tt.fp, tt.tn, tt.fn, tt.ex}; got != want {
+				t.Errorf("TP FP TN FN expired = %v, want %v (%+v)", got, want, e)
+			}
+		})
+	}
+	if e, err := EvaluateAt(m, truth, at("20240103000001")); err != nil || e.Check() != nil || e.Recall != 1 {
+		t.Errorf("expired negatives: %+v, %v; want recall 1", e, err)
 	}
 }

@@ -36,13 +36,10 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 		}
 		var now func() time.Time
 		if *updatedAt != "" {
-			at, err := time.Parse(time.RFC3339, *updatedAt)
+			at, err := parseTime(*updatedAt)
 			if err != nil {
-				if at, err = time.Parse("20060102150405", *updatedAt); err != nil {
-					return mementomap.BuildOptions{}, fmt.Errorf("-updated-at %q: not RFC 3339 (2026-12-01T00:00:00Z) nor 14 digits YYYYMMDDhhmmss", *updatedAt)
-				}
+				return mementomap.BuildOptions{}, fmt.Errorf("-updated-at: %w", err)
 			}
-			at = at.UTC()
 			now = func() time.Time { return at }
 		}
 		if *mem <= 0 {
@@ -55,6 +52,18 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 		}
 		return o, nil
 	}
+}
+
+// parseTime reads a time flag: RFC 3339, or 14 digits YYYYMMDDhhmmss in
+// UTC. The result is in UTC.
+func parseTime(s string) (time.Time, error) {
+	at, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		if at, err = time.Parse("20060102150405", s); err != nil {
+			return time.Time{}, fmt.Errorf("%q: not RFC 3339 (2026-12-01T00:00:00Z) nor 14 digits YYYYMMDDhhmmss", s)
+		}
+	}
+	return at.UTC(), nil
 }
 
 // openIndexes opens the indexes at paths with cdxj.Open (files, ZipNum
@@ -258,6 +267,7 @@ func (e *env) lookup(args []string) error {
 func (e *env) eval(args []string) error {
 	fs, parse := e.flags("eval", "MAP INDEX...")
 	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line, any field after the first ignored (required; mementomap logs -lookups writes one)")
+	nowFlag := fs.String("now", "", "the time of the lookups, RFC 3339 or YYYYMMDDhhmmss in UTC (default: the present): an observed map's negatives older than its max age then say nothing, and the archive is asked, as the aggregator does")
 	opts := buildFlags(fs)
 	if err := parse(args); err != nil {
 		return err
@@ -269,6 +279,12 @@ func (e *env) eval(args []string) error {
 	o, err := opts()
 	if err != nil {
 		return err
+	}
+	now := time.Now()
+	if *nowFlag != "" {
+		if now, err = parseTime(*nowFlag); err != nil {
+			return fmt.Errorf("eval: -now: %w", err)
+		}
 	}
 	lb, err := os.ReadFile(*lookups)
 	if err != nil {
@@ -305,9 +321,13 @@ func (e *env) eval(args []string) error {
 			}
 		}
 	}
-	ev, err := mementomap.Evaluate(m, truth)
+	ev, err := mementomap.EvaluateAt(m, truth, now)
 	if err != nil {
 		return err
+	}
+	if m.TimeKey() == mementomap.TimeKeyObserved {
+		// Expired negatives are counted as present: the archive is asked.
+		fmt.Fprintf(e.stdout, "observed at\t%s\nmax age\t%s\nexpired negatives\t%d\n", now.UTC().Format(time.RFC3339), m.ObservedMaxAge(), ev.Expired)
 	}
 	fmt.Fprintf(e.stdout, "map lines\t%d\nindex URI-Rs\t%d\nrelative cost\t%.4f\nlookups\t%d\nheld\t%d\naccuracy\t%.4f\nprecision\t%.4f\nrecall\t%.4f\n",
 		ev.Lines, truth.URIRs, ev.RelativeCost, ev.Lookups, ev.TruePositive+ev.FalseNegative, ev.Accuracy, ev.Precision, ev.Recall)

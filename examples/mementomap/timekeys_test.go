@@ -51,3 +51,35 @@ com,twitter)/* : 100/35
 		t.Error("lookup -at accepted a map without a datetime key column")
 	}
 }
+
+// TestEvalObservedExpired evaluates an observed map: an expired negative
+// for a URI-R the index holds is asked for (as the aggregator routes), so
+// it is no false negative, while a trusted one is.
+func TestEvalObservedExpired(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx.cdxj")
+	os.WriteFile(idx, []byte(`com,example)/b 20240102000000 {"url": "http://example.com/b", "mime": "text/html", "status": "200"}
+`), 0o644)
+	om := filepath.Join(dir, "observed.ukvs")
+	os.WriteFile(om, []byte(`!fields {"keys": ["surt", "observed"], "values": ["frequency"]}
+!meta {"type": "MementoMap", "negatives_max_age": "48h"}
+* - /
+com,example)/b 20240101000000 0
+com,example)/c 20240101000000 0
+`), 0o644)
+	lk := filepath.Join(dir, "lookups.txt")
+	os.WriteFile(lk, []byte("http://example.com/b\nhttp://example.com/c\n"), 0o644)
+	out, errOut, err := runCmd(t, "", "eval", "-q", "-now", "20240104000000", "-lookups", lk, om, idx)
+	for _, want := range []string{"expired negatives\t2\n", "max age\t48h0m0s\n", "held\t1\n", "precision\t0.5000\n", "recall\t1.0000\n"} {
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("eval after expiry: %v; output %q lacks %q\n%s", err, out, want, errOut)
+		}
+	}
+	out, _, err = runCmd(t, "", "eval", "-q", "-now", "2024-01-02T00:00:00Z", "-lookups", lk, om, idx)
+	if err == nil || !strings.Contains(out, "expired negatives\t0\n") || !strings.Contains(out, "recall\t0.0000\n") {
+		t.Errorf("eval with trusted negatives: %v, %q; want a false negative", err, out)
+	}
+	if _, _, err := runCmd(t, "", "eval", "-q", "-now", "soon", "-lookups", lk, om, idx); err == nil || !strings.Contains(err.Error(), "-now") {
+		t.Errorf("eval -now soon: %v", err)
+	}
+}
