@@ -503,17 +503,24 @@ func (s *runSink) flush(yield func(*Record, error) bool) {
 // AppendRecord appends rec to dst as one line of r's output (newline
 // included), with r.Fields when set:
 //
-//   - OutputCDXJ: a CDXJ record's line as it is, a classic CDX record as
-//     AppendLine writes it; with Fields, "urlkey timestamp {json}" whose
-//     JSON block holds the other fields asked for.
+//   - OutputCDXJ: a CDXJ record's line as it is; a classic CDX record as
+//     "urlkey timestamp {json}" whose JSON block holds each other column
+//     of its line in order, under pywb's names, "-" kept, as pywb writes a
+//     stored CDX line; with Fields, "urlkey timestamp {json}" whose JSON
+//     block holds the other fields asked for.
 //   - OutputJSON: {"urlkey": ..., "timestamp": ..., then the members of
 //     the CDXJ form}; with Fields, those fields in that order.
-//   - OutputText: a classic CDX record's line as it is, else the eleven
-//     fields of CDX N b a m s k r M S V g; with Fields, those fields. An
-//     unknown value is "-"; a space inside a value other than the MIME
-//     type is written %20 so that the line splits back into its fields.
+//   - OutputText: the fields of the stored line in their order, as pywb
+//     writes a capture it holds as fields: a classic CDX record's line as
+//     it is; for a CDXJ record the key, the timestamp and the value of
+//     each member of its JSON block (a string decoded, any other value as
+//     its JSON text), so that a capture a CDX server answered as JSON
+//     reads as the CDX line it was stored as; with Fields, those fields.
+//     An unknown or empty value is "-"; a space inside a value other than
+//     the MIME type is written %20 so that the line splits back into its
+//     fields.
 //
-// A field with no value is left out of the JSON forms. An error is the
+// With Fields, a field with no value is left out of the JSON forms. An error is the
 // *ParseError of a CDXJ record whose JSON block is malformed; dst is then
 // returned unchanged.
 func (r *Request) AppendRecord(dst []byte, rec *Record) ([]byte, error) {
@@ -533,7 +540,10 @@ func (r *Request) AppendRecord(dst []byte, rec *Record) ([]byte, error) {
 				dst = append(append(dst, rec.Line()...), '\n')
 				return dst, nil
 			}
-			return AppendLine(dst, nil, rec)
+			dst = appendKeyTS(dst, rec)
+			dst = append(dst, " {"...)
+			dst = appendStoredMembers(dst, rec)
+			return append(dst, "}\n"...), nil
 		}
 		dst = appendKeyTS(dst, rec)
 		dst = append(dst, " {"...)
@@ -553,6 +563,51 @@ func (r *Request) AppendRecord(dst []byte, rec *Record) ([]byte, error) {
 		return dst[:start], err
 	}
 	return dst, nil
+}
+
+// appendStoredMembers appends, for a classic CDX record, the JSON members
+// `"name": "value"` of each of its columns but the key and the timestamp,
+// in column order, under pywb's names (url, mime, status, digest,
+// redirect, robotflags, length, offset, filename, orig.length,
+// orig.offset, orig.filename; another column under its legend name), an
+// unknown value kept as "-": pywb's JSON form of a stored CDX line, which
+// keeps every field of it.
+func appendStoredMembers(dst []byte, rec *Record) []byte {
+	l := rec.layout
+	first := true
+	for c, f := range l.cols {
+		var name string
+		switch f {
+		case fKey, fTimestamp:
+			continue
+		case fOrigLength:
+			name = "orig.length"
+		case fOrigOffset:
+			name = "orig.offset"
+		case fOrigFilename:
+			name = "orig.filename"
+		case fNone:
+			for _, o := range l.other {
+				if o.col == c {
+					name = o.name
+				}
+			}
+		default:
+			name = jsonNames[f][0]
+		}
+		if name == "" {
+			continue
+		}
+		if !first {
+			dst = append(dst, ", "...)
+		}
+		first = false
+		s := rec.spans[c]
+		dst = appendJSONString(dst, name)
+		dst = append(dst, ": "...)
+		dst = appendJSONString(dst, rec.line[s[0]:s[1]])
+	}
+	return dst
 }
 
 func appendKeyTS(dst []byte, rec *Record) []byte {
@@ -618,11 +673,7 @@ func appendJSONRecord(dst []byte, rec *Record, fields []string) ([]byte, error) 
 			}
 			block = bytes.TrimSpace(rec.JSON())
 		} else {
-			line, err := AppendLine(nil, nil, rec)
-			if err != nil {
-				return dst, err
-			}
-			block = bytes.TrimSpace(line[bytes.Index(line, []byte(" {"))+1:])
+			block = append(appendStoredMembers([]byte{'{'}, rec), '}')
 		}
 		dst = append(dst, `{"urlkey": `...)
 		dst = appendJSONString(dst, rec.Key())
@@ -645,45 +696,82 @@ func appendJSONRecord(dst []byte, rec *Record, fields []string) ([]byte, error) 
 	return append(dst, "}\n"...), nil
 }
 
-var cdx11Fields = FieldNames
-
 func appendTextRecord(dst []byte, rec *Record, fields []string) ([]byte, error) {
 	if fields == nil {
 		if !rec.IsCDXJ() {
 			return append(append(dst, rec.Line()...), '\n'), nil
 		}
-		if err := rec.CheckJSON(); err != nil {
-			return dst, err
-		}
-		fields = cdx11Fields
+		return appendTextCDXJ(dst, rec)
 	}
 	for i, name := range fields {
 		if i > 0 {
 			dst = append(dst, ' ')
 		}
 		v, ok := FieldValue(rec, name)
-		if !ok || v == "" {
-			dst = append(dst, '-')
-			continue
-		}
-		if canonicalField(name) == "mime" {
-			dst = append(dst, v...)
-			continue
-		}
-		for j := 0; j < len(v); j++ {
-			switch c := v[j]; c {
-			case ' ':
-				dst = append(dst, "%20"...)
-			case '\n':
-				dst = append(dst, "%0A"...)
-			case '\r':
-				dst = append(dst, "%0D"...)
-			default:
-				dst = append(dst, c)
-			}
-		}
+		dst = appendTextValue(dst, v, ok && canonicalField(name) == "mime")
 	}
 	return append(dst, '\n'), nil
+}
+
+// appendTextCDXJ appends the text line of a CDXJ record: its key, its
+// timestamp and the values of its JSON block's members in their order.
+func appendTextCDXJ(dst []byte, rec *Record) ([]byte, error) {
+	start := len(dst)
+	dst = appendTextValue(dst, string(rec.Key()), false)
+	dst = append(dst, ' ')
+	dst = appendTextValue(dst, string(rec.Timestamp()), false)
+	var scratch []byte
+	bad := false
+	err := rec.Fields(func(key, raw []byte) bool {
+		v := raw
+		if raw[0] == '"' {
+			s, sc, ok := unquote(raw, scratch[:0])
+			if !ok {
+				bad = true
+				return false
+			}
+			v, scratch = s, sc
+		}
+		dst = append(dst, ' ')
+		dst = appendTextValue(dst, string(v), canonicalField(string(key)) == "mime")
+		return true
+	})
+	if err == nil && bad {
+		err = rec.CheckJSON()
+		if err == nil {
+			err = rec.ParseError(causef(ErrJSON, "a string with a bad escape in the JSON block"))
+		}
+	}
+	if err != nil {
+		return dst[:start], err
+	}
+	return append(dst, '\n'), nil
+}
+
+// appendTextValue appends one field of a text line: "-" for an empty or
+// unknown ("-") value, else v with its spaces and line breaks
+// percent-encoded (a MIME type keeps its spaces, as CDX lines hold it).
+func appendTextValue(dst []byte, v string, mime bool) []byte {
+	if v == "" || v == "-" {
+		return append(dst, '-')
+	}
+	for j := 0; j < len(v); j++ {
+		switch c := v[j]; c {
+		case ' ':
+			if mime {
+				dst = append(dst, c)
+			} else {
+				dst = append(dst, "%20"...)
+			}
+		case '\n':
+			dst = append(dst, "%0A"...)
+		case '\r':
+			dst = append(dst, "%0D"...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // AppendIdxEntry appends e to dst as one line of a showPagedIndex answer:

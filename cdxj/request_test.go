@@ -352,20 +352,26 @@ func TestAppendRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	odd, err := ParseLine([]byte(`com,x)/a%20b 20200101000000 {"url": "http://x.com/a b", "mime": "text/html; charset=utf-8", "status": "-", "digest": "", "length": 12, "extra": {"a": [1, 2]}, "note": "a\nb"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, query string
 		rec         *Record
 		want        string
 	}{
-		{"cdxj of cdx", "url=x", cdx, `org,iana)/ 20140126200624 {"url": "http://www.iana.org/", "mime": "text/html", "status": "200", "digest": "OSSAPWJ23L56IYVRW3GFEAR4MCJMGPTB", "length": "2258", "offset": "334", "filename": "iana.warc.gz"}`},
+		{"cdxj of cdx", "url=x", cdx, `org,iana)/ 20140126200624 {"url": "http://www.iana.org/", "mime": "text/html", "status": "200", "digest": "OSSAPWJ23L56IYVRW3GFEAR4MCJMGPTB", "redirect": "-", "robotflags": "-", "length": "2258", "offset": "334", "filename": "iana.warc.gz"}`},
 		{"cdxj of cdxj", "url=x", cj, cdxjLine},
 		{"cdxj fields", "url=x&fl=urlkey,timestamp,status,mime-detected", cj, `org,commoncrawl)/ 20250804103329 {"status": "301", "mime-detected": "text/html"}`},
-		{"json of cdx", "url=x&output=json", cdx, `{"urlkey": "org,iana)/", "timestamp": "20140126200624", "url": "http://www.iana.org/", "mime": "text/html", "status": "200", "digest": "OSSAPWJ23L56IYVRW3GFEAR4MCJMGPTB", "length": "2258", "offset": "334", "filename": "iana.warc.gz"}`},
+		{"json of cdx", "url=x&output=json", cdx, `{"urlkey": "org,iana)/", "timestamp": "20140126200624", "url": "http://www.iana.org/", "mime": "text/html", "status": "200", "digest": "OSSAPWJ23L56IYVRW3GFEAR4MCJMGPTB", "redirect": "-", "robotflags": "-", "length": "2258", "offset": "334", "filename": "iana.warc.gz"}`},
 		{"json of cdxj", "url=x&output=json", cj, `{"urlkey": "org,commoncrawl)/", "timestamp": "20250804103329", "url": "https://www.commoncrawl.org/", "mime": "text/html", "mime-detected": "text/html", "status": "301", "length": "560", "redirect": "https://commoncrawl.org/"}`},
 		{"json fields", "url=x&output=json&fl=urlkey,timestamp,status", cdx, `{"urlkey": "org,iana)/", "timestamp": "20140126200624", "status": "200"}`},
 		{"json fields absent left out", "url=x&output=json&fl=timestamp,digest,filename", cj, `{"timestamp": "20250804103329"}`},
 		{"text of cdx", "url=x&output=text", cdx, string(cdx.Line())},
-		{"text of cdxj", "url=x&output=text", cj, "org,commoncrawl)/ 20250804103329 https://www.commoncrawl.org/ text/html 301 - https://commoncrawl.org/ - 560 - -"},
+		{"text of cdxj", "url=x&output=text", cj, "org,commoncrawl)/ 20250804103329 https://www.commoncrawl.org/ text/html text/html 301 560 https://commoncrawl.org/"},
+		{"text of cdxj, odd values", "url=x&output=text", odd, "com,x)/a%20b 20200101000000 http://x.com/a%20b text/html; charset=utf-8 - - 12 {\"a\":%20[1,%202]} a%0Ab"},
+		{"text fields of cdxj", "url=x&output=text&fl=timestamp,mime,digest,mime-detected", odd, "20200101000000 text/html; charset=utf-8 - -"},
 		{"text fields", "url=x&output=text&fl=timestamp,original,statuscode", cdx, "20140126200624 http://www.iana.org/ 200"},
 	}
 	for _, tc := range cases {
@@ -403,6 +409,13 @@ func TestAppendRecord(t *testing.T) {
 		if !errors.As(err, &pe) || string(got) != "keep" {
 			t.Errorf("%s: %q, %v", q, got, err)
 		}
+	}
+	// So is a string with a bad escape, which text output decodes.
+	esc, _ := ParseLine([]byte(`com,x)/ 20200101000000 {"url": "http://x.com/", "note": "a\qb"}`), nil)
+	got, err := parseReq(t, "url=x&output=text").AppendRecord([]byte("keep"), esc)
+	var pe *ParseError
+	if !errors.As(err, &pe) || !errors.Is(err, ErrJSON) || string(got) != "keep" {
+		t.Errorf("bad escape: %q, %v", got, err)
 	}
 }
 

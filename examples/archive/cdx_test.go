@@ -103,7 +103,7 @@ func TestRunFromCDXServer(t *testing.T) {
 			}
 			answers := func(base string) []string {
 				var out []string
-				for _, p := range []string{"/cdx?" + tc.query + "&output=text&fl=urlkey,timestamp,url,mime,status,digest", "/timemap/link/" + tc.timemap, "/.well-known/mementomap"} {
+				for _, p := range []string{"/cdx?" + tc.query + "&output=text", "/cdx?" + tc.query + "&output=text&fl=urlkey,timestamp,url,mime,status,digest,length,offset", "/timemap/link/" + tc.timemap, "/.well-known/mementomap"} {
 					code, body := getBody(t, base+p)
 					if code != 200 {
 						t.Errorf("%s: %d", p, code)
@@ -130,7 +130,20 @@ func TestRunFromCDXServer(t *testing.T) {
 			if n := strings.Count(got[0], "\n"); n != len(tc.lines) {
 				t.Errorf("the CDX answer has %d lines, want %d", n, len(tc.lines))
 			}
-			for i, what := range []string{"CDX answer", "TimeMap", "MementoMap"} {
+			// Without fl= a capture stored as a CDX line reads as that line.
+			text, classic := strings.Split(strings.TrimSuffix(got[0], "\n"), "\n"), 0
+			for i, l := range tc.lines {
+				if i < len(text) && !strings.Contains(l, " {") {
+					classic++
+					if text[i] != l {
+						t.Errorf("text line %d is not the stored line:\n%s\nwant:\n%s", i+1, text[i], l)
+					}
+				}
+			}
+			if classic < 10 {
+				t.Errorf("%d stored CDX lines compared", classic)
+			}
+			for i, what := range []string{"CDX answer", "CDX answer with fl=", "TimeMap", "MementoMap"} {
 				if got[i] != want[i] {
 					t.Errorf("%s from the CDX server (%d lines) differs from the flat file's (%d lines):\n%s\nwant:\n%s", what, strings.Count(got[i], "\n"), strings.Count(want[i], "\n"), got[i], want[i])
 				}
