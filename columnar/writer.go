@@ -80,8 +80,9 @@ var pageSize = 64 << 10
 // output is not a Parquet file.
 //
 // Memory: the row group being written, as encoded and compressed pages
-// (with Options.BufferDir, these go to temporary files there instead), plus
-// one page of values per column (64 KiB each). Not safe for
+// (with Options.BufferDir, these go to temporary files there instead, each
+// behind a 32 KiB write buffer), plus one page of values per column (64 KiB
+// each). Not safe for
 // concurrent use.
 type Writer struct {
 	pw    *parquet.GenericWriter[Row]
@@ -99,6 +100,10 @@ func NewWriter(w io.Writer, opts *Options) *Writer {
 		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(int64(o.RowGroupRows)),
 		parquet.PageBufferSize(pageSize),
+		// Page bounds go to the column index and the column chunk
+		// statistics, where engines look for them; the same bounds in
+		// every data page header would cost a second pass over each page.
+		parquet.DataPageStatistics(false),
 		parquet.CreatedBy("github.com/mementokit/mementokit/columnar", "", ""),
 		parquet.KeyValueMetadata("mementokit.schema", SchemaName),
 	}
@@ -106,7 +111,7 @@ func NewWriter(w io.Writer, opts *Options) *Writer {
 		wopts = append(wopts, parquet.SkipPageBounds(c))
 	}
 	if o.BufferDir != "" {
-		wopts = append(wopts, parquet.ColumnPageBuffers(parquet.NewFileBufferPool(o.BufferDir, ".columnar-buffer-*")))
+		wopts = append(wopts, parquet.ColumnPageBuffers(newFilePagePool(o.BufferDir)))
 	}
 	return &Writer{pw: parquet.NewGenericWriter[Row](w, wopts...), batch: make([]Row, 0, writeBatch)}
 }

@@ -1,0 +1,106 @@
+package columnar
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// pageFileBuffer is the size of the write buffer in front of each temporary
+// page file: a data page reaches the file in four writes (header, levels,
+// values), most of them a few hundred bytes, which this gathers into one
+// system call per 32 KiB.
+const pageFileBuffer = 32 << 10
+
+// filePagePool is a parquet.BufferPool of temporary files in dir, each
+// behind a write buffer of pageFileBuffer bytes; a returned file is
+// removed.
+type filePagePool struct {
+	dir string
+	err error
+}
+
+func newFilePagePool(dir string) parquet.BufferPool {
+	abs, err := filepath.Abs(dir)
+	return &filePagePool{dir: abs, err: err}
+}
+
+func (p *filePagePool) GetBuffer() io.ReadWriteSeeker {
+	if p.err != nil {
+		return &failedBuffer{p.err}
+	}
+	f, err := os.CreateTemp(p.dir, ".columnar-buffer-*")
+	if err != nil {
+		return &failedBuffer{err}
+	}
+	return &pageFile{f: f}
+}
+
+func (p *filePagePool) PutBuffer(b io.ReadWriteSeeker) {
+	if pf, ok := b.(*pageFile); ok {
+		pf.f.Close()
+		os.Remove(pf.f.Name())
+	}
+}
+
+// pageFile is a temporary file written through a buffer. Seek and Read see
+// every byte written before them.
+type pageFile struct {
+	f   *os.File
+	buf []byte
+	err error
+}
+
+func (b *pageFile) Write(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if len(b.buf)+len(p) > pageFileBuffer {
+		if err := b.flush(); err != nil {
+			return 0, err
+		}
+		if len(p) >= pageFileBuffer {
+			n, err := b.f.Write(p)
+			b.err = err
+			return n, err
+		}
+	}
+	if b.buf == nil {
+		b.buf = make([]byte, 0, pageFileBuffer)
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *pageFile) flush() error {
+	if b.err != nil || len(b.buf) == 0 {
+		return b.err
+	}
+	_, b.err = b.f.Write(b.buf)
+	b.buf = b.buf[:0]
+	return b.err
+}
+
+func (b *pageFile) Seek(offset int64, whence int) (int64, error) {
+	if err := b.flush(); err != nil {
+		return 0, err
+	}
+	return b.f.Seek(offset, whence)
+}
+
+func (b *pageFile) Read(p []byte) (int, error) {
+	if err := b.flush(); err != nil {
+		return 0, err
+	}
+	return b.f.Read(p)
+}
+
+// failedBuffer is the buffer of a pool that could not make one: every call
+// returns its error.
+type failedBuffer struct{ err error }
+
+func (b *failedBuffer) Read([]byte) (int, error)       { return 0, b.err }
+func (b *failedBuffer) Write([]byte) (int, error)      { return 0, b.err }
+func (b *failedBuffer) Seek(int64, int) (int64, error) { return 0, b.err }
