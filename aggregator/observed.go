@@ -103,9 +103,14 @@ type ObservedStats struct {
 // The map is written sorted, with !context, !id, !fields and !meta
 // (name, type, updated_at, negatives_max_age) headers, to dst; write it to
 // a temporary file and rename it (internal/atomicfile) for the aggregator
-// to reload. Errors of the cache and of the previous map stop it.
-func WriteObservedMap(ctx context.Context, dst io.Writer, c cache.Cache, o ObservedOptions) (ObservedStats, error) {
+// to reload. Errors of the cache and of the previous map stop it; opts
+// must name the archive (a nil opts or an empty Archive is an error).
+func WriteObservedMap(ctx context.Context, dst io.Writer, c cache.Cache, opts *ObservedOptions) (ObservedStats, error) {
 	var st ObservedStats
+	var o ObservedOptions
+	if opts != nil {
+		o = *opts
+	}
 	if o.Archive == "" {
 		return st, errors.New("aggregator: observed map: no archive id")
 	}

@@ -41,7 +41,7 @@ func TestWriteObservedMap(t *testing.T) {
 	putEntry(t, c, "http://example.com/d", cache.StatusFailed, t1, "B")    // says nothing
 	var out bytes.Buffer
 	now := func() time.Time { return t2.Add(time.Hour) }
-	st, err := WriteObservedMap(context.Background(), &out, c, ObservedOptions{Archive: "A", MaxAge: 72 * time.Hour, Now: now})
+	st, err := WriteObservedMap(context.Background(), &out, c, &ObservedOptions{Archive: "A", MaxAge: 72 * time.Hour, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestObservedMapFindsNewMementoAfterExpiry(t *testing.T) {
 	}
 	observedAt := e.Updated
 	var out bytes.Buffer
-	if _, err := WriteObservedMap(context.Background(), &out, c, ObservedOptions{Archive: "A", MaxAge: 24 * time.Hour, Listed: true}); err != nil {
+	if _, err := WriteObservedMap(context.Background(), &out, c, &ObservedOptions{Archive: "A", MaxAge: 24 * time.Hour, Listed: true}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "A.observed")
@@ -186,7 +186,7 @@ func TestObservedRoutingRecallProperty(t *testing.T) {
 		rebuild := func() {
 			for _, a := range archives {
 				var out bytes.Buffer
-				if _, err := WriteObservedMap(context.Background(), &out, c, ObservedOptions{Archive: a, MaxAge: maxAge, Previous: paths[a], Listed: true}); err != nil {
+				if _, err := WriteObservedMap(context.Background(), &out, c, &ObservedOptions{Archive: a, MaxAge: maxAge, Previous: paths[a], Listed: true}); err != nil {
 					t.Fatal(err)
 				}
 				p := filepath.Join(dir, fmt.Sprintf("%s.%d.observed", a, clock.Unix()))
@@ -265,21 +265,21 @@ func TestWriteObservedMapEvidence(t *testing.T) {
 	putEntry(t, c, "http://example.com/a", cache.StatusFound, t1, "A")
 	putEntry(t, c, "http://example.com/b", cache.StatusNone, t1)
 	var out bytes.Buffer
-	_, err = WriteObservedMap(context.Background(), &out, c, ObservedOptions{Archive: "nosuch"})
+	_, err = WriteObservedMap(context.Background(), &out, c, &ObservedOptions{Archive: "nosuch"})
 	if !errors.Is(err, ErrArchiveNotObserved) || !strings.Contains(err.Error(), `["A"]`) {
 		t.Fatalf("unobserved archive: %v, want ErrArchiveNotObserved naming the archives seen", err)
 	}
 	if out.Len() != 0 {
 		t.Errorf("wrote %q for an unobserved archive", out.String())
 	}
-	if _, err := WriteObservedMap(context.Background(), &out, c, ObservedOptions{Archive: "nosuch", Listed: true}); err != nil || !strings.Contains(out.String(), "com,example)/b 20260301100000 0\n") {
+	if _, err := WriteObservedMap(context.Background(), &out, c, &ObservedOptions{Archive: "nosuch", Listed: true}); err != nil || !strings.Contains(out.String(), "com,example)/b 20260301100000 0\n") {
 		t.Fatalf("listed archive: %v\n%s", err, out.String())
 	}
 	dir := t.TempDir()
 	for i, bad := range []string{"com,example)/x 20260301100000 abc", "com,example)/x 20260301100000 -5/x", "com,example)/x 20260301100000", "com,example)/x 20260301100000 0 extra"} {
 		p := filepath.Join(dir, fmt.Sprintf("%d.ukvs", i))
 		os.WriteFile(p, []byte("!fields {}\n* - /\ncom,example)/a 20260301100000 1/1\n"+bad+"\n"), 0o644)
-		_, err := WriteObservedMap(context.Background(), &bytes.Buffer{}, c, ObservedOptions{Archive: "A", Previous: p})
+		_, err := WriteObservedMap(context.Background(), &bytes.Buffer{}, c, &ObservedOptions{Archive: "A", Previous: p})
 		if err == nil || !strings.Contains(err.Error(), p+": line 4") {
 			t.Errorf("previous line %q: %v, want an error naming %s line 4", bad, err, p)
 		}

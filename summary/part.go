@@ -17,14 +17,18 @@ var minPartBytes int64 = 4 << 20
 
 // SummarizePart summarizes the records of one part of an index (a unit of
 // distributed work, see cdxj.Plan; ix is the index p.Source names) with a
-// new Summarizer made with opts (Grouped is ignored) and writes the
-// partial summary to dst (see Summarizer.WriteTo; its note line records
-// the part's skipped lines). Partial summaries of any parts, disjoint or
+// new Summarizer made with opts (nil means defaults; Grouped and Out are
+// ignored) and writes the partial summary to dst (see Summarizer.WriteTo;
+// its note line records the part's skipped lines). Partial summaries of any parts, disjoint or
 // not, add up exactly with Combiner.AddSummary: every counter is a sum.
 // skipBad is ReadIndex's.
-func SummarizePart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, opts Options, skipBad bool) (Stats, error) {
-	opts.Grouped, opts.Out = false, nil
-	s := New(&opts)
+func SummarizePart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, opts *Options, skipBad bool) (Stats, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Grouped, o.Out = false, nil
+	s := New(&o)
 	if err := s.read(ctx, cdxj.PartRecords(ix, p), skipBad); err != nil {
 		return s.stats, err
 	}

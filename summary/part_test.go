@@ -123,7 +123,7 @@ func TestSummarizePartCombine(t *testing.T) {
 	c := NewCombiner(nil)
 	for _, part := range parts {
 		var out bytes.Buffer
-		if _, err := SummarizePart(context.Background(), &out, ix, part, Options{}, false); err != nil {
+		if _, err := SummarizePart(context.Background(), &out, ix, part, nil, false); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.AddSummary(&out, part.String()); err != nil {

@@ -267,7 +267,7 @@ func (f *summarizePartFn) process(ctx context.Context, p cdxj.Part, emit func(st
 	path := shardPath(f.TempDir, kindSummary, p.Seq)
 	var st summary.Stats
 	err = writeShard(path, func(w io.Writer) error {
-		st, err = summary.SummarizePart(ctx, w, ix, p, *f.Spec.Options(), f.Spec.SkipBad)
+		st, err = summary.SummarizePart(ctx, w, ix, p, f.Spec.Options(), f.Spec.SkipBad)
 		return err
 	})
 	if err != nil {

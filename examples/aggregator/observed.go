@@ -137,7 +137,7 @@ func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		start := time.Now()
-		st, err := aggregator.WriteObservedMap(ctx, f, c, o)
+		st, err := aggregator.WriteObservedMap(ctx, f, c, &o)
 		if err == nil {
 			err = f.Commit()
 		}
