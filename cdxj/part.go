@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math/bits"
 	"runtime"
+	"sort"
+	"strconv"
 )
 
 // PartKind says what a [Part]'s Start and End count.
@@ -19,8 +22,14 @@ const (
 	// Start and End are byte offsets, each at a line start (End the file
 	// size for the last part).
 	PartBytes PartKind = "bytes"
-	// PartBlocks is a run of blocks of a ZipNum cluster: Start and End are
-	// numbers of entries of its secondary index (its data lines, from 0).
+	// PartBlocks is a run of lines of a ZipNum cluster: Start and End are
+	// numbers of entries of its secondary index (its data lines, from 0),
+	// that is of blocks, and StartLine and EndLine place the part's ends
+	// inside those blocks. The part begins after the first StartLine lines
+	// of block Start and ends after the first EndLine lines of block End
+	// (EndLine 0: where block End begins; End may then be the number of
+	// blocks). Lines are counted as they are stored in the decompressed
+	// block, blank lines too.
 	PartBlocks PartKind = "blocks"
 	// PartWhole is a whole index, read by Records(cdxj.Query{}): a gzip
 	// file, a stream, a CDX server, or a file or cluster not cut.
@@ -38,14 +47,30 @@ type Part struct {
 	Source string   `json:"source"` // the input's name: what Open takes on a worker
 	Kind   PartKind `json:"kind"`
 	Start  int64    `json:"start"` // first byte or block, inclusive
-	End    int64    `json:"end"`   // last byte or block, exclusive; 0 for PartWhole
+	End    int64    `json:"end"`   // last byte or block, exclusive (a block with EndLine > 0 is in part); 0 for PartWhole
+	// StartLine and EndLine are, for PartBlocks, the lines of block Start
+	// before the part and of block End in it; 0 for other kinds.
+	StartLine int64 `json:"start_line,omitempty"`
+	EndLine   int64 `json:"end_line,omitempty"`
 }
 
-// String returns "SOURCE bytes START-END" (or blocks, or whole), for
-// messages.
+// String returns "SOURCE bytes START-END", "SOURCE blocks START-END" or
+// "SOURCE (whole)", for messages; a blocks part whose ends lie inside
+// blocks gives them as "blocks 3 line 121-7 line 46" (1-based: the first
+// line of the part, and the line after its last).
 func (p Part) String() string {
-	if p.Kind == PartWhole {
+	switch {
+	case p.Kind == PartWhole:
 		return fmt.Sprintf("%s (whole)", p.Source)
+	case p.Kind == PartBlocks && (p.StartLine > 0 || p.EndLine > 0):
+		s, e := strconv.FormatInt(p.Start, 10), strconv.FormatInt(p.End, 10)
+		if p.StartLine > 0 {
+			s += fmt.Sprintf(" line %d", p.StartLine+1)
+		}
+		if p.EndLine > 0 {
+			e += fmt.Sprintf(" line %d", p.EndLine+1)
+		}
+		return fmt.Sprintf("%s blocks %s-%s", p.Source, s, e)
 	}
 	return fmt.Sprintf("%s %s %d-%d", p.Source, p.Kind, p.Start, p.End)
 }
@@ -95,18 +120,22 @@ func cutBetween(a, b []byte) bool {
 // Plan splits each of inputs into at most n parts (n <= 0 means
 // runtime.GOMAXPROCS(0)), in input order and, within an input, in index
 // order. A plain [*File] is cut near Size*i/n, a [*Cluster] near
-// blocks*i/n, in both cases only between two data lines whose
-// Authorities differ, both ending in ')' (see [Authority]; looking on from
-// the target up to the next one); an
-// input that offers no such cut there has fewer parts. A gzip file, a
+// blocks*i/n (inside a block, at the same fraction of its lines), in both
+// cases only between two data lines whose Authorities differ, both ending
+// in ')' (see [Authority]): at the first such place after the target's
+// line, which in a sorted index is the end of the run of that line's
+// Authority; a run that spans targets makes fewer parts. A gzip file, a
 // [*Stream], a CDX server and any other [Index] is one PartWhole part.
-// Plan reads the lines around each cut (for a cluster, the two blocks
-// around it, and the whole secondary index), never the whole input. The
-// parts of an input hold every one of its lines once, sorted or not; on a
-// sorted SURT index no HxPx key has lines in two parts. Errors name the
-// input; a cluster whose blocks do not tile its parts (a missing .idx
-// line, see [Cluster]) is an error wrapping [ErrZipNum] naming the .idx
-// file and line.
+// Plan reads the lines around each cut (a few lines found by binary
+// search in a file; in a cluster, the whole secondary index and two or
+// three blocks per cut), never the whole input, and its work grows with
+// the parts it makes, not with n (an input that is not sorted around a
+// target is read on line by line up to the next target). The parts of an
+// input hold every one of its lines once, sorted or not; on a sorted SURT
+// index no HxPx key has lines in two parts. Errors name the input; a
+// cluster whose blocks do not tile its parts (a missing .idx line, see
+// [Cluster]) is an error wrapping [ErrZipNum] naming the .idx file and
+// line.
 func Plan(ctx context.Context, inputs []Index, n int) ([]Part, error) {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -116,39 +145,39 @@ func Plan(ctx context.Context, inputs []Index, n int) ([]Part, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var cuts []int64
-		var kind PartKind
-		var end int64
-		var err error
+		src := SourceName(ix)
 		switch x := ix.(type) {
 		case *File:
-			if !x.gz && n > 1 {
-				kind, end = PartBytes, x.size
-				cuts, err = x.planCuts(ctx, n)
+			if x.gz || n <= 1 {
+				break
 			}
+			cuts, err := x.planCuts(ctx, n)
+			if err != nil {
+				return nil, err
+			}
+			start := int64(0)
+			for _, c := range append(cuts, x.size) {
+				parts = append(parts, Part{Input: i, Source: src, Kind: PartBytes, Start: start, End: c})
+				start = c
+			}
+			continue
 		case *Cluster:
-			if n > 1 {
-				kind = PartBlocks
-				cuts, end, err = x.planCuts(ctx, n)
+			if n <= 1 {
+				break
 			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		src := SourceName(ix)
-		if kind == "" || len(cuts) == 0 {
-			if kind == "" {
-				parts = append(parts, Part{Input: i, Source: src, Kind: PartWhole})
-			} else {
-				parts = append(parts, Part{Input: i, Source: src, Kind: kind, Start: 0, End: end})
+			cuts, total, err := x.planCuts(ctx, n)
+			if err != nil {
+				return nil, err
+			}
+			start := blockPoint{}
+			for _, c := range append(cuts, blockPoint{total, 0}) {
+				parts = append(parts, Part{Input: i, Source: src, Kind: PartBlocks,
+					Start: start.Block, StartLine: start.Line, End: c.Block, EndLine: c.Line})
+				start = c
 			}
 			continue
 		}
-		start := int64(0)
-		for _, c := range append(cuts, end) {
-			parts = append(parts, Part{Input: i, Source: src, Kind: kind, Start: start, End: c})
-			start = c
-		}
+		parts = append(parts, Part{Input: i, Source: src, Kind: PartWhole})
 	}
 	for i := range parts {
 		parts[i].Seq, parts[i].Of = i, len(parts)
@@ -175,57 +204,279 @@ func SourceName(s Searcher) string {
 	return ""
 }
 
+// runEnd returns the probe that sorts after every line that begins with
+// the Authority a (which ends in ')'): a with its ')' made '*', the next
+// byte. In a sorted index the lines of a run of one Authority are the
+// lines from the run's first up to the first line >= runEnd(a).
+func runEnd(a []byte) []byte {
+	p := append([]byte(nil), a...)
+	p[len(p)-1] = ')' + 1
+	return p
+}
+
+// mulDiv returns a*b/c and the remainder, for 0 <= a, 0 <= b <= c, c > 0,
+// without overflow (a file of a terabyte cut into 4 KiB parts).
+func mulDiv(a, b, c int64) (q, r int64) {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	uq, ur := bits.Div64(hi, lo, uint64(c))
+	return int64(uq), int64(ur)
+}
+
+// at returns total*i/n.
+func at(total int64, i, n int) int64 {
+	q, _ := mulDiv(total, int64(i), int64(n))
+	return q
+}
+
+// nextTarget returns the least i in (from, n) whose target total*i/n
+// lies after pos (the units of both: bytes or blocks), or n when none.
+func nextTarget(pos, total int64, from, n int) int {
+	if total <= 0 {
+		return n
+	}
+	if pos >= total {
+		return n
+	}
+	// The least i with total*i/n > pos is about (pos+1)*n/total.
+	q, _ := mulDiv(pos+1, int64(n), total)
+	i := int(q)
+	for i > from+1 && at(total, i-1, n) > pos {
+		i--
+	}
+	for i < n && (i <= from || at(total, i, n) <= pos) {
+		i++
+	}
+	return i
+}
+
 // planCuts returns the byte offsets (line starts, ascending, none 0 or
 // the size) at which to cut a plain file into at most n parts.
+//
+// For each target (a multiple of size/n after the last cut) the cut is
+// the first line after the target's line whose Authority differs from the
+// one before it. In a sorted file that is the end of the run of the
+// target line's Authority, found by binary search (a few reads, however
+// long the run), and checked; a file where the check fails (not sorted,
+// or an Authority not ending in ')') is scanned on from the target up to
+// the next target instead. The next target is the first one after the
+// cut, so the work is about the number of parts (times log size), not n.
 func (f *File) planCuts(ctx context.Context, n int) ([]int64, error) {
 	lf := newLineFile(f.f, f.size, f.opt.maxLine())
 	var cuts []int64
 	last := int64(0)
-	for i := 1; i < n; i++ {
+	for i := 1; i < n; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		target := f.size * int64(i) / int64(n)
-		limit := f.size * int64(i+1) / int64(n)
-		if target <= last {
-			continue
-		}
-		off, err := lf.lineStartAfter(target)
+		target, limit := at(f.size, i, n), at(f.size, i+1, n)
+		cut, reach, err := f.cutAfter(lf, target, limit)
 		if err != nil {
 			return nil, fmt.Errorf("cdxj: %s: %w", f.path, err)
 		}
-		var prev []byte
-		cut := int64(-1)
-		err = lf.scan(off, func(line []byte, at int64) bool {
-			if at >= limit {
-				return false
-			}
-			if isBlankLine(line) || isHeaderLine(line) {
-				return true
-			}
-			a := Authority(line)
-			if prev != nil && cutBetween(prev, a) {
-				cut = at
-				return false
-			}
-			prev = append(prev[:0], a...)
-			return true
-		})
-		if err != nil {
-			return nil, fmt.Errorf("cdxj: %s: %w", f.path, err)
+		if cut == toEnd {
+			break
 		}
 		if cut > last && cut < f.size {
 			cuts = append(cuts, cut)
 			last = cut
 		}
+		i = nextTarget(max(last, reach-1), f.size, i, n)
 	}
 	return cuts, nil
 }
 
-// planCuts returns the entry numbers (ascending, none 0 or the count) at
-// which to cut the cluster into at most n parts, and the number of
+// toEnd is what File.cutAfter returns when the run of the target line's
+// Authority goes on to the end of the file: no later target has a cut.
+const toEnd = -2
+
+// cutAfter returns the cut for target (see planCuts), -1 when the scan
+// finds none before limit, or toEnd; reach is the cut, or the line start
+// where the scan stopped (no cut before it).
+func (f *File) cutAfter(lf *lineFile, target, limit int64) (cut, reach int64, err error) {
+	off, err := lf.lineStartAfter(target)
+	if err != nil {
+		return 0, 0, err
+	}
+	start, line, ok, err := lf.dataLineFrom(off)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !ok {
+		return toEnd, f.size, nil
+	}
+	if a := Authority(line); a[len(a)-1] == ')' {
+		a = append([]byte(nil), a...)
+		at, err := searchFrom(lf, start, runEnd(a))
+		if err != nil {
+			return 0, 0, err
+		}
+		if at >= f.size {
+			// The run goes on to the end (or the file is not sorted:
+			// the scan below finds out).
+			if last, err := lf.prevDataLine(f.size); err != nil {
+				return 0, 0, err
+			} else if last >= 0 {
+				if l, _, err := lf.lineAt(last); err != nil {
+					return 0, 0, err
+				} else if bytes.Equal(Authority(l), a) {
+					return toEnd, f.size, nil
+				}
+			}
+		} else if at > start {
+			// Check it: the data line before at has Authority a, the one
+			// at at another one ending in ')'.
+			prev, err := lf.prevDataLine(at)
+			if err != nil {
+				return 0, 0, err
+			}
+			if prev >= start {
+				pl, _, err := lf.lineAt(prev)
+				if err != nil {
+					return 0, 0, err
+				}
+				pa := append([]byte(nil), Authority(pl)...)
+				l, _, err := lf.lineAt(at)
+				if err != nil {
+					return 0, 0, err
+				}
+				if bytes.Equal(pa, a) && cutBetween(pa, Authority(l)) {
+					return at, at, nil
+				}
+			}
+		}
+	}
+	// Not sorted around here, or no SURT host: look line by line.
+	var prev []byte
+	cut, reach = -1, f.size
+	err = lf.scan(start, func(line []byte, at int64) bool {
+		if at >= limit && prev != nil {
+			reach = at
+			return false
+		}
+		if isBlankLine(line) || isHeaderLine(line) {
+			return true
+		}
+		a := Authority(line)
+		if prev != nil && cutBetween(prev, a) {
+			cut, reach = at, at
+			return false
+		}
+		prev = append(prev[:0], a...)
+		return true
+	})
+	return cut, reach, err
+}
+
+// searchFrom returns the offset of the first data line at or after the
+// line start lo that sorts at or after probe, by binary search (the file
+// taken as sorted), or the size when there is none.
+func searchFrom(lf *lineFile, lo int64, probe []byte) (int64, error) {
+	hi := lf.size
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start, line, ok, err := lf.probe(mid)
+		if err != nil {
+			return 0, err
+		}
+		if !ok || bytes.Compare(line, probe) >= 0 {
+			hi = mid
+		} else {
+			lo = start + 1
+		}
+	}
+	ls, err := lf.lineStartAfter(lo)
+	if err != nil {
+		return 0, err
+	}
+	start, _, _, err := lf.dataLineFrom(ls)
+	return start, err
+}
+
+// blockPoint is a place between two lines of a cluster: before the line
+// Line (0-based, counting every line of the block) of block Block; Line 0
+// is the block's start.
+type blockPoint struct {
+	Block, Line int64
+}
+
+func (a blockPoint) before(b blockPoint) bool {
+	return a.Block < b.Block || (a.Block == b.Block && a.Line < b.Line)
+}
+
+// clusterPlanner reads the blocks of a cluster for Plan, keeping the last
+// one read.
+type clusterPlanner struct {
+	c     *Cluster
+	ents  []IdxEntry
+	cache map[int64][][]byte // a few blocks read last, by number
+}
+
+// block returns the lines of block j (every line, blank and header lines
+// too, as the lines of a query count them).
+func (p *clusterPlanner) block(j int64) ([][]byte, error) {
+	if lines, ok := p.cache[j]; ok {
+		return lines, nil
+	}
+	var lines [][]byte
+	for line, err := range p.c.BlockLines(p.ents[j]) {
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, append([]byte(nil), line...))
+	}
+	if len(p.cache) >= 4 {
+		clear(p.cache)
+	}
+	p.cache[j] = lines
+	return lines, nil
+}
+
+// dataAuthority returns the Authority of the first data line at or after
+// pt (forward) or the last one before it (!forward), within the blocks
+// from lo to hi-1, with its place (before it, for forward; after it,
+// otherwise); nil when there is none.
+func (p *clusterPlanner) dataAuthority(pt blockPoint, forward bool, lo, hi int64) ([]byte, blockPoint, error) {
+	for j := pt.Block; j >= lo && j < hi; {
+		lines, err := p.block(j)
+		if err != nil {
+			return nil, pt, err
+		}
+		if forward {
+			for k := pt.Line; k < int64(len(lines)); k++ {
+				if l := lines[k]; !isBlankLine(l) && !isHeaderLine(l) {
+					return append([]byte(nil), Authority(l)...), blockPoint{j, k}, nil
+				}
+			}
+			j++
+			pt = blockPoint{j, 0}
+		} else {
+			for k := min(pt.Line, int64(len(lines))) - 1; k >= 0; k-- {
+				if l := lines[k]; !isBlankLine(l) && !isHeaderLine(l) {
+					return append([]byte(nil), Authority(l)...), blockPoint{j, k + 1}, nil
+				}
+			}
+			j--
+			if j >= lo {
+				pt = blockPoint{j, 1 << 62}
+			}
+		}
+	}
+	return nil, pt, nil
+}
+
+// planCuts returns the places (ascending, none at the start or the end)
+// at which to cut the cluster into at most n parts, and the number of
 // entries.
-func (c *Cluster) planCuts(ctx context.Context, n int) ([]int64, int64, error) {
+//
+// Target i is the place total*i/n blocks in: block total*i/n (whole
+// blocks), at the same fraction of its lines. The cut is the first line
+// after the target's line whose Authority differs from the one before it:
+// in a sorted cluster the end of the run of that Authority, found by
+// binary search of the entries (their keys are their blocks' first lines)
+// and one block read, then checked; where the check fails the lines are
+// read on from the target up to the next target. The next target is the
+// first one after the cut.
+func (c *Cluster) planCuts(ctx context.Context, n int) ([]blockPoint, int64, error) {
 	var ents []IdxEntry
 	t := tiling{c: c, fromStart: true, sizes: true}
 	for e, err := range c.Entries() {
@@ -241,57 +492,168 @@ func (c *Cluster) planCuts(ctx context.Context, n int) ([]int64, int64, error) {
 		return nil, 0, err
 	}
 	total := int64(len(ents))
-	// lastLine and firstLine read the Authority of a block's last and
-	// first data line (nil for a block without data lines).
-	edge := func(e IdxEntry, first bool) ([]byte, error) {
-		var a []byte
-		for line, err := range c.BlockLines(e) {
+	p := &clusterPlanner{c: c, ents: ents, cache: map[int64][][]byte{}}
+	var cuts []blockPoint
+	last := blockPoint{}
+	end := blockPoint{total, 0}
+	// place returns target i.
+	place := func(i int) (blockPoint, error) {
+		j, r := mulDiv(total, int64(i), int64(n)) // j + r/n blocks in
+		if r == 0 || j >= total {
+			return blockPoint{j, 0}, nil
+		}
+		lines, err := p.block(j)
+		if err != nil {
+			return blockPoint{}, err
+		}
+		k, _ := mulDiv(r, int64(len(lines)), int64(n))
+		return blockPoint{j, k}, nil
+	}
+	// firstAt returns the least i > from whose target is at pt or after
+	// it (after it, when strict), or n: place(i) is at or after {B, K} when
+	// total*i*L >= (B*L + K)*n, L the lines of block B.
+	firstAt := func(pt blockPoint, strict bool, from int) (int, error) {
+		if pt.Block >= total {
+			return n, nil
+		}
+		lines, err := p.block(pt.Block)
+		if err != nil {
+			return 0, err
+		}
+		l := max(1, int64(len(lines)))
+		k := min(pt.Line, l)
+		if strict {
+			k++
+		}
+		q, r := mulDiv(pt.Block*l+k, int64(n), total*l)
+		if r > 0 {
+			q++
+		}
+		i := max(from+1, int(min(q, int64(n))))
+		for i < n {
+			t, err := place(i)
 			if err != nil {
-				return nil, err
+				return 0, err
 			}
-			if isBlankLine(line) || isHeaderLine(line) {
-				continue
-			}
-			a = append(a[:0], Authority(line)...)
-			if first {
+			if !t.before(pt) && (!strict || pt.before(t)) {
 				break
 			}
+			i++
 		}
-		return a, nil
+		return i, nil
 	}
-	var cuts []int64
-	last := int64(0)
-	for i := 1; i < n; i++ {
-		target := total * int64(i) / int64(n)
-		limit := total * int64(i+1) / int64(n)
-		if target <= last {
-			continue
+	for i := 1; i < n; {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
 		}
-		prev, err := edge(ents[target-1], false)
+		target, err := place(i)
 		if err != nil {
 			return nil, 0, err
 		}
-		for j := target; j < limit; j++ {
-			if err := ctx.Err(); err != nil {
+		limit := end
+		if i+1 < n {
+			if limit, err = place(i + 1); err != nil {
 				return nil, 0, err
 			}
-			next, err := edge(ents[j], true)
-			if err != nil {
-				return nil, 0, err
-			}
-			if prev != nil && next != nil && cutBetween(prev, next) {
-				cuts = append(cuts, j)
-				last = j
-				break
-			}
-			if p, err := edge(ents[j], false); err != nil {
-				return nil, 0, err
-			} else if p != nil {
-				prev = p
-			}
+		}
+		cut, ok, reach, err := p.cutAfter(target, limit)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok && last.before(cut) && cut.before(end) {
+			cuts = append(cuts, cut)
+			last = cut
+			i, err = firstAt(cut, false, i)
+		} else {
+			i, err = firstAt(reach, true, i)
+		}
+		if err != nil {
+			return nil, 0, err
 		}
 	}
 	return cuts, total, nil
+}
+
+// cutAfter returns the cut for target (see planCuts); ok is false when
+// there is none: the run of the target line's Authority goes on to the
+// end, or the lines read one by one have none up to limit. reach is the
+// place of the last line known to have no cut before it (the end, when
+// the run goes on to the end).
+func (p *clusterPlanner) cutAfter(target, limit blockPoint) (cut blockPoint, ok bool, reach blockPoint, err error) {
+	total := int64(len(p.ents))
+	end := blockPoint{total, 0}
+	a, from, err := p.dataAuthority(target, true, 0, total)
+	if err != nil || a == nil {
+		return cut, false, end, err
+	}
+	if a[len(a)-1] == ')' {
+		probe := string(runEnd(a))
+		// The last block whose first key sorts before probe holds the
+		// run's end, or ends with it.
+		m := int64(sort.Search(len(p.ents), func(k int) bool { return p.ents[k].Key >= probe })) - 1
+		if m >= from.Block {
+			lines, err := p.block(m)
+			if err != nil {
+				return cut, false, end, err
+			}
+			k := int64(sort.Search(len(lines), func(k int) bool { return string(lines[k]) >= probe }))
+			if m == from.Block {
+				k = max(k, from.Line)
+			}
+			cut = blockPoint{m, k}
+			if k == int64(len(lines)) {
+				cut = blockPoint{m + 1, 0}
+			}
+			// Check it: the data lines on either side.
+			pa, _, err := p.dataAuthority(cut, false, from.Block, total)
+			if err != nil {
+				return cut, false, end, err
+			}
+			if cut.Block >= total {
+				if bytes.Equal(pa, a) {
+					return cut, false, end, nil // the run goes on to the end
+				}
+			} else {
+				na, at, err := p.dataAuthority(cut, true, 0, total)
+				if err != nil {
+					return cut, false, end, err
+				}
+				if pa != nil && na != nil && bytes.Equal(pa, a) && cutBetween(pa, na) && from.before(at) {
+					return cut, true, cut, nil
+				}
+			}
+		}
+	}
+	// Read on line by line, up to limit.
+	prev := a
+	reach = from
+	for j := from.Block; j < total; j++ {
+		lines, err := p.block(j)
+		if err != nil {
+			return cut, false, end, err
+		}
+		k0 := int64(0)
+		if j == from.Block {
+			k0 = from.Line + 1
+		}
+		for k := k0; k < int64(len(lines)); k++ {
+			pt := blockPoint{j, k}
+			if limit.before(pt) {
+				return cut, false, reach, nil
+			}
+			l := lines[k]
+			if isBlankLine(l) || isHeaderLine(l) {
+				continue
+			}
+			na := Authority(l)
+			if cutBetween(prev, na) {
+				return pt, true, pt, nil
+			}
+			prev = append(prev[:0:0], na...)
+			reach = pt
+		}
+	}
+	return cut, false, end, nil
 }
 
 // PartRecords returns the records of part p of ix, which must be the index
@@ -329,11 +691,37 @@ func PartRecords(ix Index, p Part) iter.Seq2[*Record, error] {
 		if !ok {
 			return fail(fmt.Errorf("%w: %s: a blocks part needs a ZipNum cluster", ErrPart, p))
 		}
-		if p.Start < 0 || p.End < p.Start {
+		if p.Start < 0 || p.End < p.Start || p.StartLine < 0 || p.EndLine < 0 ||
+			(p.Start == p.End && p.EndLine > 0 && p.EndLine < p.StartLine) {
 			return fail(fmt.Errorf("%w: %s", ErrPart, p))
 		}
+		if p.Start == p.End && p.EndLine == 0 {
+			return func(func(*Record, error) bool) {} // empty
+		}
+		count := p.End - p.Start
+		if p.EndLine > 0 {
+			count++
+		}
 		var at blockPos
-		lines := c.lines(Query{}, int(p.Start), int(p.End-p.Start), &at)
+		lines := c.lines(Query{}, int(p.Start), int(count), &at)
+		if p.StartLine > 0 || p.EndLine > 0 {
+			inner := lines
+			lines = func(yield func([]byte, error) bool) {
+				for line, err := range inner {
+					if err == nil {
+						if at.n == 0 && int64(at.line) <= p.StartLine {
+							continue
+						}
+						if p.EndLine > 0 && int64(at.n) == count-1 && int64(at.line) > p.EndLine {
+							return
+						}
+					}
+					if !yield(line, err) {
+						return
+					}
+				}
+			}
+		}
 		return records(lines, nil, c.opt.Layout, c.placeLine(&at))
 	}
 	return fail(fmt.Errorf("%w: %s: unknown kind %q", ErrPart, p, p.Kind))

@@ -66,7 +66,7 @@ func writeLines(t *testing.T, lines []string) string {
 // is on both sides). The same indexes as ZipNum clusters of small blocks
 // keep the property too.
 func TestPlanKeepsHxPxKeys(t *testing.T) {
-	cuts := 0
+	cuts, inBlock := 0, 0
 	for seed := range uint64(60) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		var lines []string
@@ -85,9 +85,15 @@ func TestPlanKeepsHxPxKeys(t *testing.T) {
 		}
 		defer f.Close()
 		ixs = append(ixs, f)
-		if seed%4 == 0 {
+		if seed%3 == 0 {
+			// Small blocks, and blocks larger than the hosts, so that
+			// cuts fall inside blocks.
+			lpb := 1 + int(seed%7)
+			if seed%2 == 0 {
+				lpb = 40 + int(seed)*5
+			}
 			dir := t.TempDir()
-			w, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 1 + int(seed%7)})
+			w, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: lpb})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,6 +120,11 @@ func TestPlanKeepsHxPxKeys(t *testing.T) {
 				t.Fatalf("seed %d: %d parts for n %d", seed, len(parts), n)
 			}
 			cuts += len(parts) - 1
+			for _, p := range parts[1:] {
+				if p.StartLine > 0 {
+					inBlock++
+				}
+			}
 			var got []string
 			prevMax := ""
 			for i, p := range parts {
@@ -146,8 +157,126 @@ func TestPlanKeepsHxPxKeys(t *testing.T) {
 			}
 		}
 	}
-	if cuts < 100 {
-		t.Errorf("only %d cuts over all indexes: the property was hardly tested", cuts)
+	if cuts < 100 || inBlock < 20 {
+		t.Errorf("only %d cuts over all indexes, %d inside blocks: the property was hardly tested", cuts, inBlock)
+	}
+}
+
+// hostLines returns sorted CDXJ lines of hosts h000 ... with per lines
+// each, their keys under several paths and queries.
+func hostLines(hosts, per int) []string {
+	var lines []string
+	for h := range hosts {
+		for i := range per {
+			lines = append(lines, fmt.Sprintf("com,h%03d)/p%d?q=%d 20200101%06d {\"url\": \"http://h%03d.com/p%d?q=%d\"}", h, i%4, i, i, h, i%4, i))
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+func writeCluster(t *testing.T, lines []string, opt *ClusterOptions) *Cluster {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := CreateCluster(dir, "c", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if err := w.WriteLine([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCluster(filepath.Join(dir, "c.idx"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// TestPlanClusterInsideBlocks: a cluster of one block of 400 hosts is cut
+// into the parts asked for, inside the block, at host changes; the parts
+// hold every line once, in order; a bad line in a part that starts inside
+// a block is named by its line in the block.
+func TestPlanClusterInsideBlocks(t *testing.T) {
+	lines := hostLines(400, 5)
+	lines[1234] = "com,h246)/p9"
+	c := writeCluster(t, lines, &ClusterOptions{LinesPerBlock: 10000})
+	parts, err := Plan(context.Background(), []Index{c}, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 20 {
+		t.Fatalf("%d parts, want 20: %v", len(parts), parts)
+	}
+	var got []string
+	var bad *ParseError
+	for i, p := range parts {
+		if p.Kind != PartBlocks || (i > 0 && p.StartLine == 0) || p.Start != 0 {
+			t.Fatalf("part %d: %+v, want one starting inside block 0", i, p)
+		}
+		first := ""
+		for rec, err := range PartRecords(c, p) {
+			if err != nil {
+				if !errors.As(err, &bad) {
+					t.Fatal(err)
+				}
+				got = append(got, lines[1234])
+				continue
+			}
+			got = append(got, string(rec.Line()))
+			if first == "" {
+				first = string(rec.Key())
+			}
+		}
+		// Every part after the first begins with a host's first line.
+		if i > 0 && !strings.Contains(first, "/p0?q=0") {
+			t.Errorf("part %d (%s) begins with %q, not at a host's first line", i, p, first)
+		}
+	}
+	if !slices.Equal(got, lines) {
+		t.Fatalf("the parts hold %d lines, the cluster %d", len(got), len(lines))
+	}
+	if bad == nil || bad.Line != 1235 || !strings.Contains(bad.Error(), "block at byte 0+") {
+		t.Errorf("bad line: %v, want line 1235 of block 0", bad)
+	}
+	if s := parts[1].String(); !strings.Contains(s, fmt.Sprintf("blocks 0 line %d-0 line %d", parts[1].StartLine+1, parts[1].EndLine+1)) {
+		t.Errorf("String() = %q", s)
+	}
+	// A part that does not fit: its end before its start inside a block.
+	for _, err := range PartRecords(c, Part{Kind: PartBlocks, Start: 0, End: 0, StartLine: 9, EndLine: 3}) {
+		if !errors.Is(err, ErrPart) {
+			t.Errorf("backwards part: %v", err)
+		}
+	}
+}
+
+// TestPlanCostFollowsParts: asking for far more parts than an input has
+// places to cut costs the cuts found, not the parts asked for (a loop
+// over 2^40 targets would not end): a file and a cluster of one host are
+// one part, of three hosts three parts.
+func TestPlanCostFollowsParts(t *testing.T) {
+	for _, hosts := range []int{1, 3} {
+		lines := hostLines(hosts, 3000)
+		f, err := OpenFile(writeLines(t, lines), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		c := writeCluster(t, lines, &ClusterOptions{LinesPerBlock: 700})
+		for _, ix := range []Index{f, c} {
+			parts, err := Plan(context.Background(), []Index{ix}, 1<<40)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(parts) != hosts {
+				t.Errorf("%d hosts in %s: %d parts %v", hosts, SourceName(ix), len(parts), parts)
+			}
+		}
 	}
 }
 

@@ -653,10 +653,12 @@ func (c *Cluster) candidates(cq *compiled, sizes bool) iter.Seq2[IdxEntry, error
 	}
 }
 
-// blockPos is where a line of a cluster is: its block and its 1-based
-// line number in the block.
+// blockPos is where a line of a cluster is: its block, the block's
+// number among the blocks the query reads (from 0) and the line's 1-based
+// number in the block.
 type blockPos struct {
 	e    IdxEntry
+	n    int
 	line int
 }
 
@@ -692,14 +694,14 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 		n := 0
 		done := false
 		var cur IdxEntry
-		ln := 0
+		ln, bn := 0, -1
 		onLine := func(line []byte) bool {
 			ln++
 			if isBlankLine(line) || isHeaderLine(line) {
 				return true
 			}
 			if at != nil {
-				at.e, at.line = cur, ln
+				at.e, at.n, at.line = cur, bn, ln
 			}
 			switch cq.test(line) {
 			case vStop:
@@ -748,7 +750,7 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 					return
 				}
 				inline++
-				cur, ln = e, 0
+				cur, ln, bn = e, 0, bn+1
 				ok = c.blockLines(br, e, onLine, fail)
 				c.opt.progress(e.Length)
 				if !ok {
@@ -773,7 +775,7 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 			f := ahead[0]
 			ahead = ahead[1:]
 			<-f.done
-			cur, ln = f.e, 0
+			cur, ln, bn = f.e, 0, bn+1
 			if f.err != nil {
 				c.putFetched(f)
 				fail(f.err)
