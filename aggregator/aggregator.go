@@ -156,7 +156,8 @@ type Options struct {
 	UserAgent string
 	// TopK, when positive, asks only the K archives of highest
 	// Archive.Probability (ties in rank order) among those a search would
-	// ask (MemGator's --topk); the others count as skipped by rule.
+	// ask (MemGator's --topk); the others are counted and listed apart
+	// (Result.SkippedByTopK, Result.NotAsked).
 	TopK int
 	// MissToList makes /memento and /api/json answer a miss (404) to a
 	// browser (Accept: text/html) with a 302 to the /list page of the same
@@ -512,18 +513,39 @@ type Decision struct {
 // order with a verdict each: skipped when its MementoMap (loaded, not
 // older than MapMaxAge, readable) says it holds nothing (no matching key,
 // or a matched frequency of 0), else when dormant. An archive with a missing,
-// stale or unreadable map is always asked. Route does not count requests;
-// Search does.
+// stale or unreadable map is always asked. With Options.TopK, the archives
+// to be asked beyond the K of highest Probability are left out (NotAsked
+// lists them). Route does not count requests; Search does.
 func (ag *Aggregator) Route(s Service, urir string) []Decision {
+	route, _ := ag.routeAll(s, urir)
+	return route
+}
+
+// NotAsked returns the registry archives that Route(s, urir) leaves out,
+// in registry order, each with why: StatusSkippedByTopK (the rule lists
+// it, Options.TopK left it out) or StatusSkippedByRule (the service's rule
+// does not list it).
+func (ag *Aggregator) NotAsked(s Service, urir string) []Decision {
+	_, left := ag.routeAll(s, urir)
+	return left
+}
+
+// routeAll is Route and NotAsked at once.
+func (ag *Aggregator) routeAll(s Service, urir string) (route, left []Decision) {
 	now := time.Now()
 	ids := ag.rules.Archives(s, urir)
-	out := make([]Decision, 0, len(ids))
+	route = make([]Decision, 0, len(ids))
 	q := &query{urir: urir}
+	why := map[string]Status{}
 	for _, id := range ids {
 		st, ok := ag.byID[id]
 		if !ok {
 			continue
 		}
+		if _, dup := why[id]; dup {
+			continue
+		}
+		why[id] = 0
 		d := Decision{Archive: id}
 		// The map's "absent" comes first: such an archive would not be
 		// asked awake either, and is reported as skipped by its map.
@@ -532,18 +554,29 @@ func (ag *Aggregator) Route(s Service, urir string) []Decision {
 		} else if asleep, _ := st.dorm.asleep(now); asleep {
 			d.Status = StatusDormant
 		}
-		out = append(out, d)
+		route = append(route, d)
 	}
 	if ag.opts.TopK > 0 {
-		out = ag.topK(out)
+		var dropped []string
+		route, dropped = ag.topK(route)
+		for _, id := range dropped {
+			why[id] = StatusSkippedByTopK
+		}
 	}
-	return out
+	for _, st := range ag.archives {
+		if w, ok := why[st.ID]; !ok {
+			left = append(left, Decision{Archive: st.ID, Status: StatusSkippedByRule})
+		} else if w == StatusSkippedByTopK {
+			left = append(left, Decision{Archive: st.ID, Status: w})
+		}
+	}
+	return route, left
 }
 
 // topK keeps, of the archives route would ask, the Options.TopK of
 // highest Probability (ties in rank order), and the archives not asked;
-// the others are dropped (counted as skipped by rule).
-func (ag *Aggregator) topK(route []Decision) []Decision {
+// the others are dropped, and returned apart.
+func (ag *Aggregator) topK(route []Decision) (kept []Decision, dropped []string) {
 	var asked []int
 	for i, d := range route {
 		if d.Status == 0 {
@@ -551,7 +584,7 @@ func (ag *Aggregator) topK(route []Decision) []Decision {
 		}
 	}
 	if len(asked) <= ag.opts.TopK {
-		return route
+		return route, nil
 	}
 	slices.SortStableFunc(asked, func(a, b int) int {
 		x, y := ag.byID[route[a].Archive], ag.byID[route[b].Archive]
@@ -566,11 +599,13 @@ func (ag *Aggregator) topK(route []Decision) []Decision {
 	}
 	out := route[:0:0]
 	for i, d := range route {
-		if !drop[i] {
+		if drop[i] {
+			dropped = append(dropped, d.Archive)
+		} else {
 			out = append(out, d)
 		}
 	}
-	return out
+	return out, dropped
 }
 
 // kindOf maps a service to its search kind: *_dynamic services make
@@ -658,8 +693,15 @@ type answer struct {
 func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Result {
 	ctx, cancel := context.WithTimeout(ag.base, ag.budget(k))
 	defer cancel()
-	route := ag.Route(s, urir)
-	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route)), SkippedByRule: max(len(ag.archives)-len(route), 0)}
+	route, left := ag.routeAll(s, urir)
+	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route)), NotAsked: left}
+	for _, d := range left {
+		if d.Status == StatusSkippedByTopK {
+			res.SkippedByTopK++
+		} else {
+			res.SkippedByRule++
+		}
+	}
 	found := make([][]memento.Memento, len(route))
 	reported := make([]bool, len(route))
 	// Each archive is asked in a goroutine of its own (at most FanOut at

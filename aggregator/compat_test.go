@@ -187,6 +187,64 @@ func TestSignedTimeMapPage(t *testing.T) {
 	}
 }
 
+// TestTimeMapPageAttempts: a segment after a TimeMap's format that is no
+// host, followed by a URI-R, is a page number, refused unless it is 1 or
+// more in decimal digits; URI-Rs without a scheme, whose first segment is
+// a host, are read whole.
+func TestTimeMapPageAttempts(t *testing.T) {
+	ag, _ := memgatorAggregator(t, Options{PageSize: 3})
+	h := ag.Handler()
+	for _, f := range []string{"json", "link", "cdxj"} {
+		for _, tc := range []struct{ seg, tail string }{
+			{"abc", "http://example.com/"},
+			{"abc", "example.com/"},
+			{"1.5", "http://example.com/"},
+			{"1.5", "example.com/"},
+			{"1e3", "example.com/"},
+			{"0x10", "https://example.com/"},
+			{"one", "//example.com/"},
+			{"2,5", "example.com:8080/x"},
+			{"--1", "1.2.3.4/"},
+		} {
+			resp, body := do(t, h, "GET", "/timemap/"+f+"/"+tc.seg+"/"+tc.tail)
+			if resp.StatusCode != 400 || body != "Bad page number: "+tc.seg+"\n" {
+				t.Errorf("%s %s/%s: %d %q, want 400 Bad page number", f, tc.seg, tc.tail, resp.StatusCode, body)
+			}
+		}
+		// Read whole as the URI-R: the answer's original link names it.
+		for _, tc := range []struct{ path, urir string }{
+			{"example.com/", "http://example.com/"},
+			{"example.com/abc", "http://example.com/abc"},
+			{"example.com/1.5/http://example.com/", "http://example.com/1.5/http://example.com/"},
+			{"abc/def", "http://abc/def"},
+			{"1.2.3.4/example.com/", "http://1.2.3.4/example.com/"},
+			{"localhost:8080/example.com/", "http://localhost:8080/example.com/"},
+			{"http://abc/example.com/", "http://abc/example.com/"},
+			{"www.example.co.uk./abc/example.com/", "http://www.example.co.uk/abc/example.com/"},
+		} {
+			resp, body := do(t, h, "GET", "/timemap/"+f+"/"+tc.path)
+			if resp.StatusCode == 400 {
+				t.Errorf("%s %s: 400 %q, want it read as %s", f, tc.path, body, tc.urir)
+				continue
+			}
+			if resp.StatusCode == 200 {
+				if !strings.Contains(body, tc.urir) {
+					t.Errorf("%s %s: TimeMap does not name %s:\n%s", f, tc.path, tc.urir, body)
+				}
+			} else if l := resp.Header.Get("Link"); l != "<"+tc.urir+`>; rel="original"` {
+				t.Errorf("%s %s: %d, Link %q, want the original %s", f, tc.path, resp.StatusCode, l, tc.urir)
+			}
+		}
+	}
+	// cdxj TimeMaps have no pages.
+	if resp, body := do(t, h, "GET", "/timemap/cdxj/1/http://example.com/"); resp.StatusCode != 400 || !strings.Contains(body, "no pages") {
+		t.Errorf("cdxj page 1: %d %q, want 400", resp.StatusCode, body)
+	}
+	if resp, body := do(t, h, "GET", "/timemap/link/1/example.com/"); resp.StatusCode != 200 || !strings.Contains(body, `rel="index"`) {
+		t.Errorf("link page 1 of a URI-R without scheme: %d\n%s", resp.StatusCode, body)
+	}
+}
+
 // TestAboutAndArchives: /about lists the archives with their state and the
 // configuration; /archives gives the registry as JSON and as an
 // archivelist.xml that reads back to the same registry.
@@ -274,7 +332,8 @@ func TestCMSFloor(t *testing.T) {
 }
 
 // TestTopK: only the K archives of highest probability are asked; the
-// others count as skipped by rule.
+// others are counted and listed as left out by top-k, apart from the
+// archives the rules leave out.
 func TestTopK(t *testing.T) {
 	arc1, arc2, arc3 := memgatorArchives(t)
 	p := func(a Archive, v float64) Archive { a.Probability = v; return a }
@@ -285,8 +344,27 @@ func TestTopK(t *testing.T) {
 			arc1.Count("timemap"), arc2.Count("timemap"), arc3.Count("timemap"), body)
 	}
 	res, err := ag.Search(t.Context(), TimeMapDynamic, "http://example.com/", time.Time{})
-	if err != nil || res.Counts() != (Counts{Found: 1, SkippedByRule: 2}) {
-		t.Errorf("topk counts: %v %+v", err, res.Counts())
+	if err != nil || res.Counts() != (Counts{Found: 1, SkippedByTopK: 2}) {
+		t.Fatalf("topk counts: %v %+v", err, res.Counts())
+	}
+	want := []Decision{{"arc3", StatusSkippedByTopK}, {"arc2", StatusSkippedByTopK}}
+	if !slices.Equal(res.NotAsked, want) || !slices.Equal(ag.NotAsked(TimeMapDynamic, "http://example.com/"), want) {
+		t.Errorf("NotAsked %v / %v, want %v", res.NotAsked, ag.NotAsked(TimeMapDynamic, "http://example.com/"), want)
+	}
+	if got := res.Counts().String(); got != "1 found, 2 left out by top-k" {
+		t.Errorf("counts %q", got)
+	}
+	// With a rule listing arc3 and arc2 only, arc1 is skipped by rule and
+	// top-k keeps arc2 (0.5 over 0.2).
+	rules, err := ParseRules(strings.NewReader(`{"timemap_dynamicdefault": "arc3,arc2"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag = newAggregator(t, Options{TopK: 1, Rules: rules, Archives: []Archive{p(entry("arc3", arc3), 0.2), p(entry("arc1", arc1), 0.9), p(entry("arc2", arc2), 0.5)}})
+	res, err = ag.Search(t.Context(), TimeMapDynamic, "http://example.com/", time.Time{})
+	want = []Decision{{"arc3", StatusSkippedByTopK}, {"arc1", StatusSkippedByRule}}
+	if err != nil || res.Counts() != (Counts{Found: 1, SkippedByRule: 1, SkippedByTopK: 1}) || !slices.Equal(res.NotAsked, want) {
+		t.Errorf("rule and topk: %v %+v %v, want %v", err, res.Counts(), res.NotAsked, want)
 	}
 }
 

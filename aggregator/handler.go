@@ -461,15 +461,17 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		return
 	}
 	page := 0
-	if format == "link" || format == "json" {
-		if n, tail, ok := strings.Cut(rawR, "/"); ok && tail != "" && isPageSegment(n) {
-			p, err := strconv.Atoi(n)
-			if err != nil || p < 1 || !allDigits(n) {
-				writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+"\n"))
-				return
-			}
-			page, rawR = p, tail
+	if n, tail, ok := strings.Cut(rawR, "/"); ok && tail != "" && isPageSegment(n, tail) {
+		p, err := strconv.Atoi(n)
+		switch {
+		case err != nil || p < 1 || !allDigits(n):
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+"\n"))
+			return
+		case format == "cdxj":
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+" (a cdxj TimeMap has no pages)\n"))
+			return
 		}
+		page, rawR = p, tail
 	}
 	urir, ok := h.prelude(w, rawR)
 	if !ok {
@@ -551,14 +553,74 @@ func (ag *Aggregator) pageSize() int {
 	return DefaultPageSize
 }
 
-// isPageSegment reports whether the segment after a TimeMap's format is
-// its page number: an optional sign ('+' or '-') and digits. A page number
-// is 1 or more, written in decimal digits alone; a signed one is refused.
-func isPageSegment(s string) bool {
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		s = s[1:]
+// isPageSegment reports whether seg, the path segment after a TimeMap's
+// format that tail follows, is meant as a page number, never as the start
+// of a URI-R. It is when seg is an optional sign ('+' or '-') and decimal
+// digits; or when tail starts a URI-R of its own (a scheme, "//", or a
+// first segment that is a host name with a dot and a last label starting
+// with a letter, such as example.com) and seg is no host: it has no ':'
+// (a scheme or a port) and no '@', is no dotted-quad IPv4 address, and is
+// no host name with a dot and a last label starting with a letter. So
+// "abc/example.com/", "1.5/http://example.com/" and "0x10/example.com/"
+// are page numbers (refused: a page number is 1 or more, in decimal
+// digits alone), while "example.com/abc", "1.2.3.4/example.com/" and
+// "abc/def" are URI-Rs. A URI-R whose host is one label followed by a
+// path looking like a URI-R is asked with its scheme
+// (/timemap/link/http://intranet/example.com/).
+func isPageSegment(seg, tail string) bool {
+	if d := strings.TrimLeft(seg, "+-"); len(seg)-len(d) <= 1 && allDigits(d) {
+		return true
 	}
-	return allDigits(s)
+	if seg == "" || strings.ContainsAny(seg, ":@[]") || isDNSName(seg) || isDottedQuad(seg) {
+		return false
+	}
+	return startsURIR(tail)
+}
+
+// startsURIR reports whether s starts like a URI-R of its own: a scheme
+// ("http:", "https:", any case), "//", or a first segment that is a
+// dotted host name (isDNSName), with or without a port.
+func startsURIR(s string) bool {
+	ls := strings.ToLower(s)
+	if strings.HasPrefix(ls, "http:") || strings.HasPrefix(ls, "https:") || strings.HasPrefix(s, "//") {
+		return true
+	}
+	first := s
+	if i := strings.IndexAny(s, "/?#\\"); i >= 0 {
+		first = s[:i]
+	}
+	if i := strings.LastIndexByte(first, ':'); i >= 0 && allDigits(first[i+1:]) {
+		first = first[:i]
+	}
+	return isDNSName(first) || isDottedQuad(first)
+}
+
+// isDNSName reports whether s is a host name with at least one dot whose
+// last label (a trailing dot aside) starts with a letter: example.com,
+// www.example.co.uk, xn--e1afmkfd.xn--p1ai.
+func isDNSName(s string) bool {
+	s = strings.TrimSuffix(s, ".")
+	i := strings.LastIndexByte(s, '.')
+	if i <= 0 || i == len(s)-1 {
+		return false
+	}
+	c := s[i+1] | 0x20
+	return 'a' <= c && c <= 'z'
+}
+
+// isDottedQuad reports whether s is four dot-separated decimal parts
+// (1.2.3.4), the one IPv4 spelling a page number is never mistaken for.
+func isDottedQuad(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if !allDigits(p) {
+			return false
+		}
+	}
+	return true
 }
 
 func allDigits(s string) bool {

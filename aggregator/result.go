@@ -17,20 +17,23 @@ type Status int
 
 // The per-archive statuses of a search.
 const (
-	StatusFound        Status = iota + 1 // answered with at least one memento
-	StatusNone                           // answered "not found" (404 or 410)
-	StatusSkippedByMap                   // not asked: its MementoMap says it holds nothing
-	StatusDormant                        // not asked: sleeping after consecutive failures
-	StatusFailed                         // asked, and the request failed (Outcome.Reason says why)
+	StatusFound         Status = iota + 1 // answered with at least one memento
+	StatusNone                            // answered "not found" (404 or 410)
+	StatusSkippedByMap                    // not asked: its MementoMap says it holds nothing
+	StatusDormant                         // not asked: sleeping after consecutive failures
+	StatusFailed                          // asked, and the request failed (Outcome.Reason says why)
+	StatusSkippedByRule                   // not asked: the service's rule does not list it (Result.NotAsked only)
+	StatusSkippedByTopK                   // not asked: listed, but Options.TopK left it out (Result.NotAsked only)
 )
 
 var statusNames = map[Status]string{
 	StatusFound: "found", StatusNone: "none", StatusSkippedByMap: "skipped-by-map",
-	StatusDormant: "dormant", StatusFailed: "failed",
+	StatusDormant: "dormant", StatusFailed: "failed", StatusSkippedByRule: "skipped-by-rule",
+	StatusSkippedByTopK: "skipped-by-topk",
 }
 
 // String is the status as outcomes print it: found, none, skipped-by-map,
-// dormant, failed.
+// dormant, failed, skipped-by-rule, skipped-by-topk.
 func (s Status) String() string {
 	if n, ok := statusNames[s]; ok {
 		return n
@@ -101,6 +104,12 @@ type Result struct {
 	// SkippedByRule is the number of registry archives the service's
 	// rule left out (not in Outcomes).
 	SkippedByRule int
+	// SkippedByTopK is the number of archives the rule listed and that
+	// would have been asked, but Options.TopK left out (not in Outcomes).
+	SkippedByTopK int
+	// NotAsked has one entry per registry archive not in Outcomes, in
+	// registry order: StatusSkippedByTopK or StatusSkippedByRule.
+	NotAsked []Decision
 }
 
 // Failures returns the outcomes with StatusFailed.
@@ -151,14 +160,16 @@ func (r *Result) AllFailed() bool {
 // outcome: answered with mementos, answered none, failed (TimedOut of
 // them by a timeout, ReasonTimeout or ReasonSlowAnswer), not asked as
 // dormant, not asked as their MementoMap says they hold nothing, and left
-// out by the rules (in the registry, not in the service's rule list).
+// out by the rules (in the registry, not in the service's rule list) or
+// by Options.TopK.
 type Counts struct {
-	Found, None, Failed, TimedOut, Dormant, SkippedByMap, SkippedByRule int
+	Found, None, Failed, TimedOut, Dormant, SkippedByMap, SkippedByRule, SkippedByTopK int
 }
 
-// Counts tallies the outcomes (SkippedByRule from Result.SkippedByRule).
+// Counts tallies the outcomes (SkippedByRule and SkippedByTopK from the
+// Result's fields of those names).
 func (r *Result) Counts() Counts {
-	c := Counts{SkippedByRule: r.SkippedByRule}
+	c := Counts{SkippedByRule: r.SkippedByRule, SkippedByTopK: r.SkippedByTopK}
 	for _, o := range r.Outcomes {
 		switch o.Status {
 		case StatusFound:
@@ -180,7 +191,8 @@ func (r *Result) Counts() Counts {
 }
 
 // String lists the non-zero counts, such as "1 found, 2 none, 1 failed (1
-// timed out), 3 skipped by MementoMap, 1 dormant, 2 skipped by rule";
+// timed out), 3 skipped by MementoMap, 1 dormant, 2 skipped by rule, 1
+// left out by top-k";
 // "no archive" when all are zero.
 func (c Counts) String() string {
 	var parts []string
@@ -201,6 +213,7 @@ func (c Counts) String() string {
 	add(c.SkippedByMap, "skipped by MementoMap")
 	add(c.Dormant, "dormant")
 	add(c.SkippedByRule, "skipped by rule")
+	add(c.SkippedByTopK, "left out by top-k")
 	if len(parts) == 0 {
 		return "no archive"
 	}

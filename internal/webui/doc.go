@@ -16,7 +16,9 @@
 // per archive the aggregator considered: found (its closest memento and its
 // own first, previous, next and last), no mementos, skipped because its
 // MementoMap says it holds nothing, dormant, or failed with the reason
-// (timeout, status-503, ...). It links to the TimeMap in each format
+// (timeout, status-503, ...); then one row per other archive of the
+// registry, not asked: left out by top-k or not listed by the rules for
+// the service. It links to the TimeMap in each format
 // (link, JSON, CDXJ), the TimeGate and the /api/json description, served by
 // the aggregator's HTTP API (aggregator.Handler) on the same host.
 //

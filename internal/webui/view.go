@@ -20,7 +20,7 @@ type View struct {
 	Updated   time.Time // when the answer's data was searched (zero: unknown)
 	Scenario  string    // the cache scenario (aggregator.Answer.Scenario)
 	Failures  string    // the Archive-Failures value, "" when none
-	Archives  []Row     // one per archive considered, in route order
+	Archives  []Row     // one per archive considered, in route order, then the registry's others (not asked: by top-k or the rules)
 	Links     Links     // the other formats of this answer
 }
 
@@ -41,7 +41,8 @@ type Memento struct {
 // Row is one archive's part in the answer.
 type Row struct {
 	ID, Name string
-	// State is "found", "none", "skipped", "dormant" or "failed" (a CSS
+	// State is "found", "none", "skipped" (by its MementoMap, by the
+	// rules or by top-k: Label says which), "dormant" or "failed" (a CSS
 	// class too); Label is the phrase shown, Reason the failure's token.
 	State, Label, Reason string
 	Count                int           // mementos it contributed
@@ -128,6 +129,25 @@ func (u *UI) view(ans *aggregator.Answer, at time.Time) *View {
 			}
 			add(r)
 		}
+	}
+	// The registry's other archives: left out by -topk or by the rules.
+	notAsked := func() []aggregator.Decision {
+		if ans.Result != nil {
+			return ans.Result.NotAsked
+		}
+		return ag.NotAsked(aggregator.TimeTravelDynamic, ans.URIR)
+	}()
+	for _, d := range notAsked {
+		r := Row{ID: d.Archive, State: "skipped"}
+		if d.Status == aggregator.StatusSkippedByTopK {
+			r.Label = "not asked: left out by top-k (only the archives of highest probability are asked)"
+		} else {
+			r.Label = "not asked: the rules do not list it for this service"
+		}
+		if len(byArchive[d.Archive]) > 0 {
+			r.Label += " (cached mementos shown)"
+		}
+		add(r)
 	}
 	// Archives whose mementos came from a refresh by other lists.
 	var rest []string

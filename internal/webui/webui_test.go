@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -360,5 +361,69 @@ func TestFromCache(t *testing.T) {
 	}
 	if resp.Header.Get("Last-Modified") == "" {
 		t.Error("no Last-Modified on a cached answer")
+	}
+}
+
+// TestNotAskedRows: the archives a search did not ask have rows saying
+// why: left out by top-k, not listed by the rules, next to one skipped by
+// its MementoMap; searched and, the second time, from the cache.
+func TestNotAskedRows(t *testing.T) {
+	a := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{held: {ts(t, "20050301120000")}}})
+	t.Cleanup(a.Close)
+	other := archivetest.New(archivetest.Config{})
+	t.Cleanup(other.Close)
+	rules, err := aggregator.ParseRules(strings.NewReader(`{"timetravel_dynamicdefault": "a,b,c,m", "timetravel_cachedefault": "a,b,c,m", "batchdefault": "a,b,c,m"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := memorycache.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arc := func(id string, p float64, x *archivetest.Archive) aggregator.Archive {
+		return aggregator.Archive{ID: id, TimeMap: x.TimeMapPrefix(), TimeGate: x.TimeGatePrefix(), Probability: p}
+	}
+	ag, err := aggregator.New(&aggregator.Options{Cache: store, Rules: rules, TopK: 1, Tolerance: -1, Archives: []aggregator.Archive{
+		arc("a", 0.9, a), arc("b", 0.5, other), arc("c", 0.2, other), arc("m", 0.95, other), arc("e", 0.99, other)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ag.Close() })
+	if err := ag.SetMap("m", aggregator.MapLookupFunc(func(string) (int64, error) { return 0, nil }), nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ui, err := New(Options{Aggregator: ag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ui)
+	t.Cleanup(srv.Close)
+	for _, pass := range []string{"searched", "from the cache"} {
+		resp, body := get(t, srv, "GET", "/list/2009/"+held, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d:\n%s", pass, resp.StatusCode, body)
+		}
+		if pass == "searched" {
+			if _, err := ag.Refresh(t.Context(), held); err != nil { // a thorough search, stored
+				t.Fatal(err)
+			}
+		} else if !strings.Contains(body, "from the cache (searched ") {
+			t.Errorf("second answer not from the cache:\n%s", body)
+		}
+		if d := cmp.Diff(map[string]string{"a": "found", "m": "skipped", "b": "skipped", "c": "skipped", "e": "skipped"}, rows(t, body)); d != "" {
+			t.Errorf("%s: rows (-want +got):\n%s", pass, d)
+		}
+		for id, label := range map[string]string{
+			"m": "skipped: its MementoMap says it holds nothing",
+			"b": "not asked: left out by top-k", "c": "not asked: left out by top-k",
+			"e": "not asked: the rules do not list it for this service",
+		} {
+			if !regexp.MustCompile(`data-archive="` + id + `">\s*<td[^>]*>[^<]*</td>\s*<td class="state">` + regexp.QuoteMeta(label)).MatchString(body) {
+				t.Errorf("%s: row %s does not say %q:\n%s", pass, id, label, body)
+			}
+		}
+	}
+	if n := other.Count(""); n != 0 {
+		t.Errorf("archives left out were asked %d times", n)
 	}
 }
