@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ import (
 //     in one transaction with the last id it copied
 //     (mementokit_lanl_progress), so that a copy cut off resumes after
 //     the last batch committed;
+//     links rows whose mdate is a zero date (0000-00-00) are not copied:
+//     they are counted, logged with the first one's id, and kept in
+//     links_lanl; zero reqtime and updtime values of linkmaster become
+//     NULL (counted and logged);
 //     linkmaster gets status 'N' where it was searched and holds no link,
 //     links get parts 0, 1, ... per (id, mdate, archive), jobs get their
 //     hash key, a claim time for those a worker held, and the refresh
@@ -32,8 +37,13 @@ import (
 //     "lanl-unknown-archive"; of several jobs for one URI-R (the old table
 //     had no unique key) the open, then the oldest, one is kept as the
 //     job and the others are kept in jobs_lanl_duplicates;
-//  3. the row counts are compared: a copy that lost a row stops the
-//     migration before anything is replaced;
+//  3. the row counts are compared (links: the rows with a datetime): a
+//     copy that lost a row stops the migration before anything is
+//     replaced, with an error naming the table and the first key that
+//     differs, and the copy of that table is undone (its new table
+//     emptied, its step and batch progress unrecorded), so that opening
+//     the database again copies it again and, the cause gone (rows
+//     written to the old tables during the copy), finishes;
 //  4. one RENAME TABLE (atomic) puts the new tables in place and keeps
 //     the old ones as linkmaster_lanl, links_lanl, jobs_lanl and
 //     archive_register_lanl, for the operator to check and drop.
@@ -42,6 +52,17 @@ import (
 // step done is recorded in mementokit_lanl_migration, and a migration cut
 // off (a crash, a killed process, a lost connection) resumes at the first
 // step not recorded when the database is opened again.
+
+// zeroDate is the SQL condition "col is a zero or partly zero date"
+// (0000-00-00 00:00:00, 2005-00-00, 0000-05-01): MySQL stores them when
+// NO_ZERO_DATE is off, as the Time Travel aggregator's MyISAM tables
+// allowed, and they are no datetime (the driver would read them as
+// 0001-01-01, the zero time.Time that means "absent"). A links row with
+// one is not copied (counted, logged, kept in links_lanl); a linkmaster
+// reqtime or updtime with one is copied as NULL (counted, logged).
+func zeroDate(col string) string {
+	return "(YEAR(" + col + ") = 0 OR MONTH(" + col + ") = 0 OR DAYOFMONTH(" + col + ") = 0)"
+}
 
 // lanlUnknownArchive is the archive_register.hostname given to links whose
 // archive_id names no registered archive.
@@ -88,14 +109,15 @@ SELECT id, COALESCE(NULLIF(hostname, ''), CONCAT('lanl-archive-', id)), timegate
 SELECT '` + lanlUnknownArchive + `' FROM DUAL WHERE EXISTS (SELECT 1 FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE a.id IS NULL)`,
 		}},
 		{name: "copy-linkmaster", what: "copy linkmaster (status N where searched and no link is held)", batch: &lanlBatch{table: "linkmaster", key: "m.id", stmt: `INSERT IGNORE INTO linkmaster_mk (url, id, reqtime, numreq, updtime, status)
-SELECT COALESCE(m.url, ''), LOWER(m.id), m.reqtime, COALESCE(m.numreq, 0), m.updtime,
-  CASE WHEN m.updtime IS NOT NULL AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = m.id) THEN 'N' END
+SELECT COALESCE(m.url, ''), LOWER(m.id), CASE WHEN NOT ` + zeroDate("m.reqtime") + ` THEN m.reqtime END, COALESCE(m.numreq, 0),
+  CASE WHEN NOT ` + zeroDate("m.updtime") + ` THEN m.updtime END,
+  CASE WHEN m.updtime IS NOT NULL AND NOT ` + zeroDate("m.updtime") + ` AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = m.id AND NOT ` + zeroDate("l.mdate") + `) THEN 'N' END
 FROM linkmaster m WHERE %s`}},
 		{name: "copy-links", what: "copy links (part renumbered 0, 1, ... per id, mdate and archive)", batch: &lanlBatch{table: "links", key: "l.id", stmt: `INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
 SELECT LOWER(l.id), l.mdate, COALESCE(a.id, (SELECT id FROM archive_register_mk WHERE hostname = '` + lanlUnknownArchive + `')),
   COALESCE(l.href, ''), l.type, l.rel,
   ROW_NUMBER() OVER (PARTITION BY l.id, l.mdate, a.id ORDER BY l.part, l.href) - 1
-FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE %s`}},
+FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE NOT ` + zeroDate("l.mdate") + ` AND %s`}},
 		{name: "copy-jobs", what: "copy jobs (hash key, claim time of claimed jobs, refresh priority; one job per URI-R, the others to jobs_lanl_duplicates)", stmts: []string{
 			`INSERT IGNORE INTO jobs_mk (id, url, reqtime, process_id, claimtime, compltime, priority, hashkey)
 SELECT j.id, COALESCE(j.url, ''), COALESCE(j.reqtime, j.compltime, UTC_TIMESTAMP()), CAST(j.process_id AS CHAR),
@@ -105,7 +127,7 @@ FROM jobs j ORDER BY j.compltime IS NOT NULL, j.id`,
 			`CREATE TABLE IF NOT EXISTS jobs_lanl_duplicates LIKE jobs`,
 			`INSERT IGNORE INTO jobs_lanl_duplicates SELECT j.* FROM jobs j WHERE j.id NOT IN (SELECT id FROM jobs_mk)`,
 		}},
-		{name: "check", what: "compare row counts: every old row is in a new table", run: lanlCheckCounts},
+		{name: "check", what: "compare row counts: every old row is in a new table (links: every row with a datetime)", run: lanlCheckCounts},
 		{name: "swap", what: "RENAME TABLE: the new tables in place, the old ones kept as *_lanl", stmts: []string{
 			`RENAME TABLE linkmaster TO linkmaster_lanl, linkmaster_mk TO linkmaster, links TO links_lanl, links_mk TO links,
   jobs TO jobs_lanl, jobs_mk TO jobs, archive_register TO archive_register_lanl, archive_register_mk TO archive_register`,
@@ -113,20 +135,52 @@ FROM jobs j ORDER BY j.compltime IS NOT NULL, j.id`,
 	}, nil
 }
 
-// lanlCheckCounts fails when a new table holds fewer rows than its old one
-// (jobs: with jobs_lanl_duplicates).
+// lanlCheck is what the check step compares for one table: the old and
+// new row counts, the first old key missing from the new table, and what
+// undoes the table's copy.
+type lanlCheck struct {
+	table, step, old, new, firstMissing string
+	undo                                []string
+}
+
+var lanlChecks = []lanlCheck{
+	{table: "archive_register", step: "copy-archive_register",
+		old:          "SELECT COUNT(*) FROM archive_register",
+		new:          "SELECT COUNT(*) FROM archive_register_mk WHERE hostname <> '" + lanlUnknownArchive + "'",
+		firstMissing: "SELECT CONCAT('id ', o.id, ' (hostname ', COALESCE(o.hostname, 'NULL'), ')') FROM archive_register o LEFT JOIN archive_register_mk n ON n.id = o.id WHERE n.id IS NULL ORDER BY o.id LIMIT 1",
+		undo:         []string{"TRUNCATE TABLE archive_register_mk"}},
+	{table: "linkmaster", step: "copy-linkmaster",
+		old:          "SELECT COUNT(*) FROM linkmaster",
+		new:          "SELECT COUNT(*) FROM linkmaster_mk",
+		firstMissing: "SELECT CONCAT('id ', o.id, ' (url ', COALESCE(o.url, 'NULL'), ')') FROM linkmaster o LEFT JOIN linkmaster_mk n ON n.id = LOWER(o.id) WHERE n.id IS NULL ORDER BY o.id LIMIT 1",
+		undo:         []string{"TRUNCATE TABLE linkmaster_mk"}},
+	{table: "links", step: "copy-links",
+		old: "SELECT COUNT(*) FROM links WHERE NOT " + zeroDate("mdate"),
+		new: "SELECT COUNT(*) FROM links_mk",
+		firstMissing: `SELECT CONCAT('id ', o.id, ' (', o.c, ' rows with a datetime, ', COALESCE(n.c, 0), ' copied)')
+FROM (SELECT LOWER(id) AS id, COUNT(*) AS c FROM links WHERE NOT ` + zeroDate("mdate") + ` GROUP BY LOWER(id)) o
+LEFT JOIN (SELECT id, COUNT(*) AS c FROM links_mk GROUP BY id) n ON n.id = o.id
+WHERE n.c IS NULL OR n.c <> o.c ORDER BY o.id LIMIT 1`,
+		undo: []string{"TRUNCATE TABLE links_mk"}},
+	{table: "jobs", step: "copy-jobs",
+		old:          "SELECT COUNT(*) FROM jobs",
+		new:          "SELECT (SELECT COUNT(*) FROM jobs_mk) + (SELECT COUNT(*) FROM jobs_lanl_duplicates)",
+		firstMissing: "SELECT CONCAT('id ', o.id, ' (url ', COALESCE(o.url, 'NULL'), ')') FROM jobs o WHERE o.id NOT IN (SELECT id FROM jobs_mk) AND o.id NOT IN (SELECT id FROM jobs_lanl_duplicates) ORDER BY o.id LIMIT 1",
+		undo:         []string{"TRUNCATE TABLE jobs_mk", "TRUNCATE TABLE jobs_lanl_duplicates"}},
+}
+
+// lanlCheckCounts fails when a new table holds fewer or more rows than
+// its old one (links: the old rows with a datetime; jobs: with
+// jobs_lanl_duplicates), naming the first old key the copy lacks, and
+// undoes that table's copy (lanlChecks' undo; its step and batch progress
+// unrecorded) so that the next run copies it again.
 func lanlCheckCounts(ctx context.Context, conn *sql.Conn) error {
 	count := func(q string) (int64, error) {
 		var n int64
 		err := conn.QueryRowContext(ctx, q).Scan(&n)
 		return n, err
 	}
-	for _, c := range []struct{ table, old, new string }{
-		{"archive_register", "SELECT COUNT(*) FROM archive_register", "SELECT COUNT(*) FROM archive_register_mk WHERE hostname <> '" + lanlUnknownArchive + "'"},
-		{"linkmaster", "SELECT COUNT(*) FROM linkmaster", "SELECT COUNT(*) FROM linkmaster_mk"},
-		{"links", "SELECT COUNT(*) FROM links", "SELECT COUNT(*) FROM links_mk"},
-		{"jobs", "SELECT COUNT(*) FROM jobs", "SELECT (SELECT COUNT(*) FROM jobs_mk) + (SELECT COUNT(*) FROM jobs_lanl_duplicates)"},
-	} {
+	for _, c := range lanlChecks {
 		o, err := count(c.old)
 		if err != nil {
 			return fmt.Errorf("count %s: %w", c.table, err)
@@ -135,11 +189,53 @@ func lanlCheckCounts(ctx context.Context, conn *sql.Conn) error {
 		if err != nil {
 			return fmt.Errorf("count new %s: %w", c.table, err)
 		}
-		if n != o {
-			return fmt.Errorf("table %s: %d rows, %d copied (rows with the same key?): nothing replaced; the old tables are untouched", c.table, o, n)
+		if n == o {
+			continue
 		}
+		key := "none found (the new table holds rows the old one lacks: rows deleted from " + c.table + " during the copy?)"
+		var k sql.NullString
+		if err := conn.QueryRowContext(ctx, c.firstMissing).Scan(&k); err == nil && k.Valid {
+			key = k.String
+		} else if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			key = "not found: " + err.Error()
+		}
+		undo := append(slices.Clone(c.undo),
+			"DELETE FROM mementokit_lanl_migration WHERE step = '"+c.step+"'",
+			"DELETE FROM mementokit_lanl_progress WHERE step = '"+c.step+"'")
+		var undone error
+		for _, u := range undo {
+			if _, err := conn.ExecContext(ctx, u); err != nil {
+				var me *mysql.MySQLError
+				if errors.As(err, &me) && me.Number == 1146 { // no progress table: no batches recorded
+					continue
+				}
+				undone = fmt.Errorf("%s: %w", u, err)
+				break
+			}
+		}
+		msg := fmt.Sprintf("table %s: %d rows, %d copied; first differing key: %s: nothing replaced, the old tables are untouched", c.table, o, n, key)
+		if undone != nil {
+			return fmt.Errorf("%s; undoing the copy of %s failed (%w): empty %s_mk and delete step %s from mementokit_lanl_migration and mementokit_lanl_progress by hand", msg, c.table, undone, c.table, c.step)
+		}
+		return fmt.Errorf("%s; the copy of %s is undone and runs again when the database is opened again", msg, c.table)
 	}
 	return nil
+}
+
+// lanlZeroDates counts the zero dates (zeroDate) of the old tables that
+// the copy leaves out (links.mdate) or writes as NULL (linkmaster reqtime
+// and updtime), with the first links id holding one ("" when none).
+func lanlZeroDates(ctx context.Context, conn *sql.Conn) (links, linkmaster int64, first string, err error) {
+	if err = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM links WHERE "+zeroDate("mdate")).Scan(&links); err != nil {
+		return
+	}
+	if err = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM linkmaster WHERE "+zeroDate("reqtime")+" OR "+zeroDate("updtime")).Scan(&linkmaster); err != nil {
+		return
+	}
+	if links > 0 {
+		err = conn.QueryRowContext(ctx, "SELECT id FROM links WHERE "+zeroDate("mdate")+" ORDER BY id LIMIT 1").Scan(&first)
+	}
+	return
 }
 
 // tableColumns returns the columns of each table of the current database
@@ -372,6 +468,15 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, r lanlRun) error {
 			todo = append(todo, st.name)
 		}
 	}
+	zeroLinks, zeroMaster, zeroFirst, err := lanlZeroDates(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("lanl migration: count zero dates: %w", err)
+	}
+	zeroAttrs := []any{slog.Int64("links_zero_mdate", zeroLinks), slog.Int64("linkmaster_zero_times", zeroMaster)}
+	if zeroLinks+zeroMaster > 0 {
+		log.Warn("mysql cache: LANL rows with zero dates (0000-00-00): links rows with one are not copied (kept in links_lanl), linkmaster reqtime and updtime with one are copied as NULL",
+			append(zeroAttrs, slog.String("first_links_id", zeroFirst))...)
+	}
 	attrs = append(attrs, slog.String("tables", strings.Join(lanlTables, ",")), slog.String("steps", strings.Join(todo, ",")))
 	if len(already) > 0 {
 		attrs = append(attrs, slog.String("resuming_after", strings.Join(already, ",")))
@@ -418,7 +523,7 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, r lanlRun) error {
 		}
 	}
 	log.Info("mysql cache: LANL table migration done; the old tables are kept as linkmaster_lanl, links_lanl, jobs_lanl, archive_register_lanl (and jobs_lanl_duplicates) for the operator to check and drop",
-		slog.Duration("elapsed", time.Since(begin)))
+		append(zeroAttrs, slog.Duration("elapsed", time.Since(begin)))...)
 	return nil
 }
 
@@ -452,6 +557,10 @@ func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		zeroLinks, zeroMaster, zeroFirst, err := lanlZeroDates(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
 		counts := map[string]int64{}
 		for _, t := range lanlTables {
 			var n int64
@@ -467,6 +576,12 @@ func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
 			line := "lanl " + st.name + ": " + st.what
 			if t, ok := strings.CutPrefix(st.name, "copy-"); ok {
 				line += fmt.Sprintf(" [%d rows]", counts[t])
+				switch {
+				case t == "links" && zeroLinks > 0:
+					line += fmt.Sprintf(" (%d with a zero mdate, 0000-00-00, not copied: kept in links_lanl; the first id %s)", zeroLinks, zeroFirst)
+				case t == "linkmaster" && zeroMaster > 0:
+					line += fmt.Sprintf(" (%d with a zero reqtime or updtime, 0000-00-00, copied as NULL)", zeroMaster)
+				}
 			}
 			if st.batch != nil {
 				if last, rows, batches, ok, err := lanlProgress(ctx, conn, st.name); err != nil {

@@ -292,7 +292,9 @@ func TestLANLMigrationResumes(t *testing.T) {
 // TestLANLCopyLossStops: a copy that would lose a row (a links row whose
 // (id, mdate, archive) the new key cannot tell apart is impossible, so a
 // row is removed from the copy by hand) stops before the swap, the old
-// tables untouched, with an error naming the table.
+// tables untouched, with an error naming the table and the first key that
+// differs; the copy of that table is undone, so that opening again copies
+// it again and finishes with every row.
 func TestLANLCopyLossStops(t *testing.T) {
 	dsn := loadLANL(t)
 	before := lanlRows(t, rawDB(t, dsn), "", false)
@@ -300,14 +302,143 @@ func TestLANLCopyLossStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := rawDB(t, dsn)
+	var lost string
+	if err := db.QueryRow("SELECT id FROM links_mk ORDER BY mdate LIMIT 1").Scan(&lost); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.Exec("DELETE FROM links_mk ORDER BY mdate LIMIT 1"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := mysqlcache.Open(t.Context(), dsn, nil)
-	if err == nil || !strings.Contains(err.Error(), "table links: 6 rows, 5 copied") {
+	if err == nil || !strings.Contains(err.Error(), "table links: 6 rows, 5 copied; first differing key: id "+lost+" (4 rows with a datetime, 3 copied)") ||
+		!strings.Contains(err.Error(), "undone") {
 		t.Fatalf("Open after a lost row: err = %v", err)
 	}
 	if d := cmp.Diff(before, lanlRows(t, db, "", false)); d != "" {
 		t.Errorf("old tables changed after the refused migration:\n%s", d)
+	}
+	plan, err := mysqlcache.MigrationPlan(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(plan, "\n"); !strings.Contains(p, "done: copy-linkmaster") || !strings.Contains(p, "lanl copy-links:") || strings.Contains(p, "done: copy-links") {
+		t.Errorf("plan after the refused check:\n%s", p)
+	}
+	checkMigrated(t, dsn, before)
+}
+
+// TestLANLRowsWrittenDuringCopy: rows written to the old tables after
+// their copy (the Time Travel aggregator still running) fail the check,
+// naming the first new key; the next Open copies those tables again and
+// finishes with every row, the new ones included.
+func TestLANLRowsWrittenDuringCopy(t *testing.T) {
+	dsn := loadLANL(t)
+	if _, err := mysqlcache.OpenStoppingLANL(t.Context(), dsn, "copy-jobs"); !errors.Is(err, mysqlcache.ErrLANLStopped) {
+		t.Fatal(err)
+	}
+	db := rawDB(t, dsn)
+	for _, q := range []string{
+		"INSERT INTO linkmaster (url, id, reqtime, numreq, updtime) VALUES ('late.example/', MD5('late.example/'), '2016-03-07 10:00:00', 1, '2016-03-07 10:00:01')",
+		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('late.example/'), '2003-03-03 03:03:03', 1, 'http://web.archive.org/web/20030303030303/http://late.example/', NULL, 'memento', 0)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := lanlRows(t, db, "", false)
+	var late string
+	if err := db.QueryRow("SELECT MD5('late.example/')").Scan(&late); err != nil {
+		t.Fatal(err)
+	}
+	_, err := mysqlcache.Open(t.Context(), dsn, nil)
+	if err == nil || !strings.Contains(err.Error(), "table linkmaster: 5 rows, 4 copied; first differing key: id "+late+" (url late.example/)") {
+		t.Fatalf("Open after rows written during the copy: err = %v", err)
+	}
+	_, err = mysqlcache.Open(t.Context(), dsn, nil)
+	if err == nil || !strings.Contains(err.Error(), "table links: 7 rows, 6 copied; first differing key: id "+late+" (1 rows with a datetime, 0 copied)") {
+		t.Fatalf("second Open: err = %v", err)
+	}
+	checkMigrated(t, dsn, before)
+	c, err := mysqlcache.Open(t.Context(), dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if e, err := c.Get(t.Context(), cache.URIRKeyOf("http://late.example/")); err != nil || len(e.Mementos) != 1 {
+		t.Errorf("Get late.example: %v %+v, want its memento", err, e)
+	}
+}
+
+// TestLANLZeroDates: links rows whose mdate is 0000-00-00 (MyISAM kept
+// them) are not copied as mementos of year 0001: the plan and the log
+// count them and name the first id, the old rows stay in links_lanl, and
+// a zero linkmaster updtime becomes NULL (pending), counted.
+func TestLANLZeroDates(t *testing.T) {
+	dsn := loadLANL(t)
+	db := rawDB(t, dsn)
+	for _, q := range []string{
+		"INSERT INTO linkmaster (url, id, reqtime, numreq, updtime) VALUES ('zero.example/', MD5('zero.example/'), '2016-03-07 10:00:00', 1, '0000-00-00 00:00:00')",
+		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('zero.example/'), '0000-00-00 00:00:00', 1, 'http://web.archive.org/web/0/http://zero.example/', NULL, 'memento', 0)",
+		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('zero.example/'), '2005-00-00 00:00:00', 2, 'http://arquivo.pt/wayback/2005/http://zero.example/', NULL, 'memento', 0)",
+		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('zero.example/'), '2006-06-06 06:06:06', 1, 'http://web.archive.org/web/20060606060606/http://zero.example/', NULL, 'memento', 0)",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	var zero string
+	if err := db.QueryRow("SELECT MD5('zero.example/')").Scan(&zero); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := mysqlcache.MigrationPlan(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(plan, "\n"); !strings.Contains(p, "[9 rows] (2 with a zero mdate, 0000-00-00, not copied: kept in links_lanl; the first id "+zero+")") ||
+		!strings.Contains(p, "[5 rows] (1 with a zero reqtime or updtime, 0000-00-00, copied as NULL)") {
+		t.Errorf("plan:\n%s", p)
+	}
+	var logBuf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	c, err := mysqlcache.Open(t.Context(), dsn, &mysqlcache.Options{Logger: log})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer c.Close()
+	var warned, summarized bool
+	for _, l := range strings.Split(strings.TrimSpace(logBuf.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := rec["msg"].(string)
+		switch {
+		case rec["level"] == "WARN" && strings.Contains(msg, "zero dates"):
+			warned = rec["links_zero_mdate"] == 2.0 && rec["linkmaster_zero_times"] == 1.0 && rec["first_links_id"] == zero
+		case strings.HasPrefix(msg, "mysql cache: LANL table migration done"):
+			summarized = rec["links_zero_mdate"] == 2.0 && rec["linkmaster_zero_times"] == 1.0
+		}
+	}
+	if !warned || !summarized {
+		t.Errorf("zero dates not logged (warning %v, summary %v):\n%s", warned, summarized, logBuf.String())
+	}
+	var kept, copied int
+	if err := db.QueryRow("SELECT COUNT(*) FROM links_lanl WHERE id = ?", zero).Scan(&kept); err != nil || kept != 3 {
+		t.Errorf("links_lanl holds %d rows of zero.example (%v), want 3", kept, err)
+	}
+	if err := db.QueryRow("SELECT COUNT(*) FROM links WHERE id = ?", zero).Scan(&copied); err != nil || copied != 1 {
+		t.Errorf("links holds %d rows of zero.example (%v), want 1", copied, err)
+	}
+	e, err := c.Get(t.Context(), cache.URIRKeyOf("http://zero.example/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range e.Mementos {
+		if m.Datetime.Year() < 1000 {
+			t.Errorf("memento %+v of year %d", m, m.Datetime.Year())
+		}
+	}
+	if len(e.Mementos) > 1 || !e.Updated.IsZero() {
+		t.Errorf("zero.example: %+v, want at most its one dated memento and no update time", e)
 	}
 }
