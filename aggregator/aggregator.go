@@ -829,6 +829,7 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	o.Elapsed = time.Since(start)
 	raw := len(ms)
 	ms = cleanMementos(ms)
+	o.Dropped = raw - len(ms)
 	for i := range ms {
 		ms[i].Archive = st.ID
 	}
@@ -902,12 +903,17 @@ func ctxReason(ctx context.Context) string {
 // percent-encodes the other bytes that cannot appear in a URI
 // (escapeNonURI: '>', '"', spaces, non-ASCII), which the lenient
 // link-format reader lets through and which would break the link format,
-// JSON consumers and Location headers we write. ms is returned as is when
-// every URI-M is clean, else a new slice.
+// JSON consumers and Location headers we write; a memento whose datetime
+// lies outside [EarliestDatetime, cache.MaxTime] is left out too (no web
+// capture is that old, and no store keeps it). ms is returned as is when
+// every memento is kept unchanged, else a new slice.
 func cleanMementos(ms []memento.Memento) []memento.Memento {
 	var out []memento.Memento // nil until a memento needs a change
 	for i, m := range ms {
 		u, ok := cleanURIM(m.URIM)
+		if m.Datetime.Before(EarliestDatetime) || m.Datetime.After(cache.MaxTime) {
+			ok = false
+		}
 		if out == nil && ok && u == m.URIM {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/timestamp"
 )
@@ -67,7 +68,9 @@ const (
 // normalized (NormalizeHost: "ARCHIVE.org.", "archive..org" and
 // "user@archive.org:80" are all http://archive.org), and bytes that
 // cannot appear in a URI ('<', '>', '"', spaces, non-ASCII, a '%' that
-// starts no %XX escape) are percent-encoded. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date.
+// starts no %XX escape) are percent-encoded. {datetime} is YYYY[MM[DD[hh[mm[ss]]]]] or an HTTP date;
+// a datetime before 1000-01-01 is read as 1000-01-01 (EarliestDatetime
+// gives the one rule for the earliest datetimes).
 //
 // Statuses: 400 for a bad URI-R, datetime or Accept-Datetime (RFC 7089
 // §4.5.3: Accept-Datetime must be an rfc1123-date in GMT); 403 for a
@@ -869,11 +872,38 @@ func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []memento.Memento) {
 
 // ---- TimeGate ----
 
+// isYear1Date reports whether s is an HTTP date in year 0001, which
+// package memento refuses (its zero time means "absent"): s with the year
+// written 1000 parses.
+func isYear1Date(s string, parse func(string) (time.Time, error)) bool {
+	i := strings.Index(s, " 0001 ")
+	if i < 0 {
+		return false
+	}
+	t, err := parse(s[:i] + " 1000 " + s[i+len(" 0001 "):])
+	return err == nil && t.Year() == 1000
+}
+
+// parseAcceptDatetime is memento.ParseHTTPDate (RFC 7089's rfc1123-date
+// in GMT) with the rule of EarliestDatetime: a date before it, the zero
+// time "Mon, 01 Jan 0001 00:00:00 GMT" included, is read as
+// EarliestDatetime.
+func parseAcceptDatetime(ad string) (time.Time, error) {
+	t, err := memento.ParseHTTPDate(ad)
+	if err != nil {
+		if isYear1Date(ad, memento.ParseHTTPDate) {
+			return EarliestDatetime, nil
+		}
+		return time.Time{}, err
+	}
+	return atLeastEarliest(t), nil
+}
+
 func (h handler) timeGate(w http.ResponseWriter, r *http.Request, rawR string) {
 	w.Header().Set("Vary", "accept-datetime")
 	at := time.Time{}
 	if ad := r.Header.Get("Accept-Datetime"); ad != "" {
-		t, err := memento.ParseHTTPDate(ad)
+		t, err := parseAcceptDatetime(ad)
 		if err != nil {
 			writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed Accept-Datetime: "+ad+"\nExpected an RFC 1123 date in GMT, such as Sun, 06 Mar 2016 01:19:12 GMT (RFC 7089 section 2.1.1)\n"))
 			return
@@ -1002,12 +1032,53 @@ func (h handler) dated(w http.ResponseWriter, r *http.Request, raw, rest string,
 // YYYYMMDDhhmmss (missing parts are the start of the period, UTC; out-of-range
 // fields such as month 13 are errors wrapping timestamp.ErrInvalid), or an
 // HTTP date in a form memento.ParseHTTPDateLenient reads. It is
-// memento.ParseDatetime restricted to the timestamp lengths Time Travel lists.
+// memento.ParseDatetime restricted to the timestamp lengths Time Travel
+// lists, with the earliest-datetime rule of EarliestDatetime: a datetime
+// before 1000-01-01 ("0000", "0001", "0999", years 0000 and 0001 in an
+// HTTP date) is read as 1000-01-01T00:00:00Z, never refused and never the
+// zero time.Time.
 func ParsePathDatetime(s string) (time.Time, error) {
-	if allDigits(s) && (len(s)%2 != 0 || len(s) > 14) {
-		return time.Time{}, fmt.Errorf("timestamp %q: want 4, 6, 8, 10, 12 or 14 digits: %w", s, timestamp.ErrInvalid)
+	if allDigits(s) {
+		if len(s)%2 != 0 || len(s) > 14 {
+			return time.Time{}, fmt.Errorf("timestamp %q: want 4, 6, 8, 10, 12 or 14 digits: %w", s, timestamp.ErrInvalid)
+		}
+		t, err := timestamp.Parse(s) // "0001" is the zero time, read as EarliestDatetime below
+		if err != nil {
+			return time.Time{}, err
+		}
+		return atLeastEarliest(t), nil
 	}
-	return memento.ParseDatetime(s)
+	t, err := memento.ParseDatetime(s)
+	if err != nil {
+		// memento refuses the zero time ("absent"); here it is a date
+		// before EarliestDatetime like any other.
+		if isYear1Date(s, memento.ParseHTTPDateLenient) {
+			return EarliestDatetime, nil
+		}
+		return time.Time{}, err
+	}
+	return atLeastEarliest(t), nil
+}
+
+// EarliestDatetime is the earliest datetime the aggregator handles,
+// 1000-01-01T00:00:00Z (cache.MinTime, the earliest a store accepts: the
+// range of a MySQL DATETIME). The one rule for earlier datetimes: a
+// requested datetime before it (a {datetime} such as "0000" or "0001",
+// an Accept-Datetime in year 0000 or 0001) asks for the earliest memento
+// and is read as EarliestDatetime, never refused; a memento an archive
+// or a cache lists with a datetime before it (or after cache.MaxTime)
+// is no web capture and is left out of the answer, counted in its
+// archive's Outcome.Dropped; so no answer, stored entry or output ever
+// holds a datetime before it, and the zero time.Time ("0001-01-01",
+// which packages memento and cache use for "absent") is never a datetime.
+var EarliestDatetime = cache.MinTime
+
+// atLeastEarliest is t, or EarliestDatetime when t is before it.
+func atLeastEarliest(t time.Time) time.Time {
+	if t.Before(EarliestDatetime) {
+		return EarliestDatetime
+	}
+	return t
 }
 
 func (h handler) memento(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
