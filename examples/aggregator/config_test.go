@@ -175,7 +175,7 @@ func TestRulesAndXMLList(t *testing.T) {
 }
 
 // TestRunFailsCleanly checks start-up errors: they come back from run
-// (exit status 1) without leaving a listener.
+// (exit status 2, TestExitStatus) without leaving a listener.
 func TestRunFailsCleanly(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
