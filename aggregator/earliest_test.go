@@ -63,3 +63,21 @@ func TestEarliestDatetimeRule(t *testing.T) {
 		t.Errorf("Search: %v %+v", err, res)
 	}
 }
+
+// TestAPIAlias: /api/{link|cdxj}/... is MemGator's alias of
+// /memento/{link|cdxj}/... (its bytes), /api/json/... Time Travel's JSON,
+// and /api/ without a format 400, as MemGator answers
+// ("/api without a format" in the transcripts).
+func TestAPIAlias(t *testing.T) {
+	ag, _ := memgatorAggregator(t, Options{})
+	h := ag.Handler()
+	for _, f := range []string{"link", "cdxj"} {
+		_, want := do(t, h, "GET", "/memento/"+f+"/2016/http://example.com/")
+		if resp, body := do(t, h, "GET", "/api/"+f+"/2016/http://example.com/"); resp.StatusCode != 200 || body != want {
+			t.Errorf("/api/%s: %d\n%s\nwant\n%s", f, resp.StatusCode, body, want)
+		}
+	}
+	if resp, body := do(t, h, "GET", "/api/2016/http://example.com/"); resp.StatusCode != 400 || !strings.HasPrefix(body, "Malformed request: /api/2016/http://example.com/\n") {
+		t.Errorf("/api/2016/...: %d %q, want 400", resp.StatusCode, body)
+	}
+}

@@ -52,6 +52,7 @@ const (
 //	/memento/{link|json|cdxj}/{datetime}/{URI-R}  MemGator's description: first, prev, closest, next, last
 //	/memento/proxy/{datetime}/{URI-R}     the closest memento's own bytes, streamed from its archive (MemGator)
 //	/api/json/{datetime}/{URI-R}          the Time Travel JSON description
+//	/api/{link|cdxj}/{datetime}/{URI-R}   MemGator's alias of /memento/{link|cdxj}/...; another /api/... is 400
 //	/list/{datetime}/{URI-R}              an HTML list of the mementos around datetime
 //	/about                                endpoints, archives with their state, configuration (text; JSON on Accept: application/json)
 //	/archives[/{json|xml}]                the registry as MemGator JSON or Time Travel archivelist.xml
@@ -153,6 +154,14 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.dated(w, r, raw, rest, h.memento)
 	case strings.HasPrefix(raw, "/api/json/"):
 		h.dated(w, r, raw, raw[len("/api/json/"):], h.apiJSON)
+	case strings.HasPrefix(raw, "/api/link/"), strings.HasPrefix(raw, "/api/cdxj/"):
+		// MemGator's alias of /memento/{link|cdxj}/...
+		f, tail, _ := strings.Cut(raw[len("/api/"):], "/")
+		h.dated(w, r, raw, tail, func(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
+			h.description(w, r, f, urir, t)
+		})
+	case strings.HasPrefix(raw, "/api/"):
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: "+raw+"\nExpected: /api/{FORMAT}/{DATETIME}/{URI-R} (FORMAT => link|json|cdxj, DATETIME => YYYY[MM[DD[hh[mm[ss]]]]])\n"))
 	case strings.HasPrefix(raw, "/list/"):
 		h.dated(w, r, raw, raw[len("/list/"):], h.list)
 	case raw == "/about" || strings.HasPrefix(raw, "/about?"):
