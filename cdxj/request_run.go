@@ -611,18 +611,7 @@ func appendStoredMembers(dst []byte, rec *Record) []byte {
 }
 
 func appendKeyTS(dst []byte, rec *Record) []byte {
-	for _, c := range rec.Key() {
-		switch c {
-		case ' ':
-			dst = append(dst, "%20"...)
-		case '\n':
-			dst = append(dst, "%0A"...)
-		case '\r':
-			dst = append(dst, "%0D"...)
-		default:
-			dst = append(dst, c)
-		}
-	}
+	dst = appendEscapedKey(dst, rec.Key())
 	dst = append(dst, ' ')
 	return append(dst, rec.Timestamp()...)
 }
@@ -755,14 +744,11 @@ func appendTextValue(dst []byte, v string, mime bool) []byte {
 	if v == "" || v == "-" {
 		return append(dst, '-')
 	}
+	if !mime {
+		return appendEscapedKey(dst, v)
+	}
 	for j := 0; j < len(v); j++ {
 		switch c := v[j]; c {
-		case ' ':
-			if mime {
-				dst = append(dst, c)
-			} else {
-				dst = append(dst, "%20"...)
-			}
 		case '\n':
 			dst = append(dst, "%0A"...)
 		case '\r':

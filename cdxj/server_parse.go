@@ -102,8 +102,9 @@ func (c *objectConv) append(dst, obj []byte) ([]byte, error) {
 
 // appendEscapedKey appends a key with its spaces and line breaks
 // percent-encoded, as Writer writes keys.
-func appendEscapedKey(dst, key []byte) []byte {
-	for _, c := range key {
+func appendEscapedKey[T ~string | ~[]byte](dst []byte, key T) []byte {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
 		switch c {
 		case ' ':
 			dst = append(dst, "%20"...)

@@ -101,18 +101,7 @@ func AppendLine(dst, key []byte, rec *Record) ([]byte, error) {
 	if len(key) == 0 {
 		key = []byte("-")
 	}
-	for _, c := range key {
-		switch c {
-		case ' ':
-			dst = append(dst, "%20"...)
-		case '\n':
-			dst = append(dst, "%0A"...)
-		case '\r':
-			dst = append(dst, "%0D"...)
-		default:
-			dst = append(dst, c)
-		}
-	}
+	dst = appendEscapedKey(dst, key)
 	dst = append(dst, ' ')
 	dst = append(dst, rec.Timestamp()...)
 	dst = append(dst, " {"...)
