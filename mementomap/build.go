@@ -281,6 +281,16 @@ type builder struct {
 	key   []byte
 	canon []byte // the canonical SURT of the record's URL, when checked
 	url   []byte // the URL a key stands for, for records without one
+	// okKey and okURL are the index key and the URL of the last record
+	// whose key was found canonical (okURL is nil when there is none):
+	// the captures of one URI-R are neighbours in a sorted index, and the
+	// same bytes canonicalize the same way, so the next record with both
+	// equal is canonical too.
+	okKey, okURL []byte
+	// rkURL and rkKey are the last URL canonicalized for its key (Rekey
+	// or a key that is not a SURT) and its SURT; rkURL is nil when there
+	// is none.
+	rkURL, rkKey []byte
 	// sorted makes a key that sorts before the one of the record before it
 	// an error wrapping cdxj.ErrUnsorted (BuildPart); prev is that key.
 	sorted bool
@@ -364,14 +374,20 @@ func (b *builder) record(rec *cdxj.Record) error {
 		return nil
 	}
 	if b.o.Rekey || !surtKey {
-		k, err := surt.Default.AppendCanonical(b.key[:0], string(u))
-		if err == nil && bytes.IndexByte(k, ')') < 0 {
-			err = fmt.Errorf("its SURT %q has no host", k)
+		if b.rkURL != nil && bytes.Equal(u, b.rkURL) {
+			b.key = append(b.key[:0], b.rkKey...)
+		} else {
+			k, err := surt.Default.AppendCanonical(b.key[:0], string(u))
+			if err == nil && bytes.IndexByte(k, ')') < 0 {
+				err = fmt.Errorf("its SURT %q has no host", k)
+			}
+			if err != nil {
+				return rec.ParseError(fmt.Errorf("URL %q does not canonicalize: %w", u, err))
+			}
+			b.key = k
+			b.rkURL = append(b.rkURL[:0], u...)
+			b.rkKey = append(b.rkKey[:0], k...)
 		}
-		if err != nil {
-			return rec.ParseError(fmt.Errorf("URL %q does not canonicalize: %w", u, err))
-		}
-		b.key = k
 	} else {
 		b.key = append(b.key[:0], key...)
 		// A record without an original URL is checked against the URL
@@ -382,8 +398,11 @@ func (b *builder) record(rec *cdxj.Record) error {
 			cu = b.url
 		}
 		b.st.Checked++
-		if !simpleSURTMatches(key, cu) {
-			b.check(key, cu)
+		if b.okURL == nil || !bytes.Equal(key, b.okKey) || !bytes.Equal(cu, b.okURL) {
+			if simpleSURTMatches(key, cu) || b.check(key, cu) {
+				b.okKey = append(b.okKey[:0], key...)
+				b.okURL = append(b.okURL[:0], cu...)
+			}
 		}
 	}
 	k := b.key
@@ -430,12 +449,13 @@ func (b *builder) record(rec *cdxj.Record) error {
 
 // check compares a record's SURT key with the canonical SURT of its URL
 // u and, when they differ, makes b.key the canonical one, counting it. A
-// URL that does not canonicalize keeps the index key (counted too).
-func (b *builder) check(key, u []byte) {
+// URL that does not canonicalize keeps the index key (counted too). It
+// reports whether key is canonical.
+func (b *builder) check(key, u []byte) bool {
 	c, err := surt.Default.AppendCanonical(b.canon[:0], string(u))
 	b.canon = c
 	if err == nil && bytes.Equal(c, key) {
-		return
+		return true
 	}
 	b.st.Mismatched++
 	if err == nil && bytes.IndexByte(c, ')') > 0 {
@@ -449,6 +469,7 @@ func (b *builder) check(key, u []byte) {
 	if b.o.Logger != nil && b.st.Mismatched <= 5 {
 		b.o.Logger.Warn("index key differs from the canonical SURT of its URL: using the canonical one", "key", string(key), "canonical", string(c), "url", string(u))
 	}
+	return false
 }
 
 func (b *builder) keep(rec *cdxj.Record) bool {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/surt"
 )
@@ -158,5 +160,63 @@ func TestBuildIPWBSample(t *testing.T) {
 	}
 	if n != 65 {
 		t.Errorf("looked up %d URLs, want 65", n)
+	}
+}
+
+// TestBuildKeyCheckOfRepeatedURLs: consecutive captures of one URL are
+// checked as the first one was (the builder remembers the last canonical
+// key and URL): a line whose key or URL differs from its neighbour's is
+// checked again, so every mismatching line is counted and rekeyed, with
+// and without Rekey.
+func TestBuildKeyCheckOfRepeatedURLs(t *testing.T) {
+	type capture struct{ key, url string }
+	groups := []capture{
+		{"com,example)/a", "http://example.com/a"},         // canonical
+		{"com,example)/a", "http://example.com/z"},         // same key, another URL: not canonical
+		{"com,example)/a", "http://example.com/a"},         // canonical again
+		{"com,example)/a/", "http://example.com/a/"},       // canonical, not the simple form
+		{"com,example)/b", "http://example.com/b"},         // canonical
+		{"com,example,www)/b", "http://example.com/b"},     // same URL, another key
+		{"com,example,www)/c", "http://www.example.com/c"}, // not canonical
+	}
+	var b strings.Builder
+	var mismatched int64
+	ts := 20200101000000
+	for _, g := range groups {
+		canon, err := surt.Default.AppendCanonical(nil, g.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			fmt.Fprintf(&b, "%s %d {\"url\": %q}\n", g.key, ts, g.url)
+			ts++
+			if string(canon) != g.key {
+				mismatched++
+			}
+		}
+	}
+	n := int64(3 * len(groups))
+	for _, o := range []BuildOptions{{}, {Rekey: true}} {
+		m, st := buildString(t, o, b.String())
+		if st.Used != n {
+			t.Errorf("Rekey %v: used %d lines, want %d", o.Rekey, st.Used, n)
+		}
+		if !o.Rekey && (st.Checked != n || st.Mismatched != mismatched) {
+			t.Errorf("checked %d, rekeyed %d; want %d, %d (%v)", st.Checked, st.Mismatched, n, mismatched, st.MismatchExamples)
+		}
+		mp := FromBytes([]byte(m))
+		for _, g := range groups {
+			res, err := mp.Lookup(g.url)
+			if err != nil || !res.Present() {
+				t.Errorf("Rekey %v: Lookup(%q) = %+v, %v: a false negative", o.Rekey, g.url, res, err)
+			}
+		}
+		if o.Rekey {
+			continue
+		}
+		want, _ := buildString(t, BuildOptions{Rekey: true}, b.String())
+		if d := cmp.Diff(dataLines(want), dataLines(m)); d != "" {
+			t.Errorf("checked map differs from the rekeyed one (-rekey +check):\n%s", d)
+		}
 	}
 }
