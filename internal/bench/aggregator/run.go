@@ -151,7 +151,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "peer: MemGator %s (no cache, no routing: every request asks the 3 archives)\n", cfg.memgator)
 	}
 	fmt.Fprintln(stdout)
-	fmt.Fprintf(stdout, rowFormat, "scenario", "server", "conns", "req/s", "p50", "p99", "CPU/req", "bench CPU/req", "upstream/req", "fan-outs/req", "req/fan-out", "new up conns/req", "non-200")
+	fmt.Fprintf(stdout, rowFormat, "scenario", "server", "conns", "req/s", "p50", "p99", "CPU/req", "allocs/req", "KB/req", "bench CPU/req", "upstream/req", "fan-outs/req", "req/fan-out", "new up conns/req", "non-200")
 
 	var rows []row
 	memgatorRows := map[[2]int]result{} // {archive set, conns}
@@ -244,6 +244,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintln(stdout, "\nCPU/req: the server process's user+system time (/proc/PID/stat) over the measured requests; mementokit with its access log on")
 	fmt.Fprintln(stdout, "(JSON, info level, to a file), MemGator with its default logging (none written).")
+	fmt.Fprintln(stdout, "allocs/req and KB/req: the mementokit server's heap allocations and allocated KiB per request (runtime.MemStats")
+	fmt.Fprintln(stdout, "Mallocs and TotalAlloc, read from the server process before and after the measured requests); \"-\" for MemGator.")
 	fmt.Fprintln(stdout, "bench CPU/req: this process's (load generator and the three archives, which keep rendered TimeMaps).")
 	fmt.Fprintln(stdout, "upstream/req and new up conns/req: requests the archives served and TCP connections they accepted, per client request;")
 	fmt.Fprintln(stdout, "fan-outs/req: searches over the archives per client request, counted at the archives (TimeMaps found, over the archives")
@@ -456,13 +458,18 @@ type result struct {
 	upstream         int64
 	fanOuts          float64
 	newConns         int64
-	peer             *result // MemGator's run at the same connections, if any
+	// mallocs and allocBytes are the server's heap allocations and
+	// allocated bytes over the measured requests (runtime.MemStats of the
+	// mementokit server; allocKnown false for MemGator).
+	mallocs, allocBytes uint64
+	allocKnown          bool
+	peer                *result // MemGator's run at the same connections, if any
 }
 
 func (r result) cpuPerReq() float64 { return float64(r.cpu) / float64(max(r.requests, 1)) }
 func (r result) rate() float64      { return float64(r.requests) / r.elapsed.Seconds() }
 
-const rowFormat = "%-50s %-10s %5v %7v %9v %9v %9v %13v %12v %12v %11v %16v %7v\n"
+const rowFormat = "%-50s %-10s %5v %7v %9v %9v %9v %10v %8v %13v %12v %12v %11v %16v %7v\n"
 
 func (r result) print(w io.Writer, name, server string, conns int) {
 	n := float64(max(r.requests, 1))
@@ -470,9 +477,13 @@ func (r result) print(w io.Writer, name, server string, conns int) {
 	if r.fanOuts > 0 {
 		perFan = fmt.Sprintf("%.2f", n/r.fanOuts)
 	}
+	allocs, kb := "-", "-"
+	if r.allocKnown {
+		allocs, kb = fmt.Sprintf("%.0f", float64(r.mallocs)/n), fmt.Sprintf("%.1f", float64(r.allocBytes)/n/1024)
+	}
 	fmt.Fprintf(w, rowFormat, name, server, conns,
 		fmt.Sprintf("%.0f", r.rate()), r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond),
-		fmt.Sprintf("%.3f ms", float64(r.cpu)/n/1e6), fmt.Sprintf("%.3f ms", float64(r.benchCPU)/n/1e6),
+		fmt.Sprintf("%.3f ms", float64(r.cpu)/n/1e6), allocs, kb, fmt.Sprintf("%.3f ms", float64(r.benchCPU)/n/1e6),
 		fmt.Sprintf("%.2f", float64(r.upstream)/n), fmt.Sprintf("%.2f", r.fanOuts/n), perFan,
 		fmt.Sprintf("%.3f", float64(r.newConns)/n), r.errors)
 }
@@ -486,6 +497,9 @@ type proc struct {
 	addr string
 	pid  int
 	stop func()
+	// memStats, when set, is the server's heap allocations and allocated
+	// bytes so far (runtime.MemStats Mallocs and TotalAlloc).
+	memStats func() (mallocs, bytes uint64, err error)
 }
 
 // starter starts a server.
@@ -513,12 +527,27 @@ func startChild(exe string, args []string, stderr io.Writer) starter {
 			in.Close()
 			_ = cmd.Wait()
 		}
-		line, err := bufio.NewReader(out).ReadString('\n')
+		br := bufio.NewReader(out)
+		line, err := br.ReadString('\n')
 		if err != nil {
 			stop()
 			return nil, fmt.Errorf("server child did not start: %w", err)
 		}
-		return &proc{addr: strings.TrimSpace(line), pid: cmd.Process.Pid, stop: stop}, nil
+		memStats := func() (uint64, uint64, error) {
+			if _, err := io.WriteString(in, "memstats\n"); err != nil {
+				return 0, 0, err
+			}
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return 0, 0, fmt.Errorf("server child's memstats: %w", err)
+			}
+			var m, b uint64
+			if _, err := fmt.Sscanf(l, "memstats %d %d\n", &m, &b); err != nil {
+				return 0, 0, fmt.Errorf("server child's memstats %q: %w", l, err)
+			}
+			return m, b, nil
+		}
+		return &proc{addr: strings.TrimSpace(line), pid: cmd.Process.Pid, stop: stop, memStats: memStats}, nil
 	}
 }
 
@@ -628,6 +657,12 @@ func measure(ctx context.Context, start starter, as []*benchArchive, uris []stri
 	}
 	before := snapshot(as)
 	cpu0 := cpuTime()
+	var m0, b0 uint64
+	if p.memStats != nil {
+		if m0, b0, err = p.memStats(); err != nil {
+			return r, err
+		}
+	}
 	pcpu0, err := procCPU(p.pid)
 	if err != nil {
 		return r, err
@@ -643,6 +678,12 @@ func measure(ctx context.Context, start starter, as []*benchArchive, uris []stri
 		return r, err
 	}
 	benchCPU := cpuTime() - cpu0
+	var m1, b1 uint64
+	if p.memStats != nil {
+		if m1, b1, err = p.memStats(); err != nil {
+			return r, err
+		}
+	}
 	after := snapshot(as)
 	if err := ctx.Err(); err != nil {
 		return r, err
@@ -653,6 +694,9 @@ func measure(ctx context.Context, start starter, as []*benchArchive, uris []stri
 	r.upstream = after.upstream - before.upstream
 	r.fanOuts = float64(after.found-before.found) / float64(holders)
 	r.newConns = after.newConns - before.newConns
+	if p.memStats != nil {
+		r.mallocs, r.allocBytes, r.allocKnown = m1-m0, b1-b0, true
+	}
 	return r, nil
 }
 

@@ -19,7 +19,9 @@ import (
 // assembles it) in this child process: it listens on a free loopback
 // port, waits for the MementoMaps when routing, writes the address as one
 // line to stdout, and serves until stdin reaches EOF (the parent closed
-// it) or ctx ends.
+// it) or ctx ends. Each line "memstats" on stdin is answered with one line
+// on stdout, "memstats MALLOCS BYTES": the process's heap allocations and
+// allocated bytes so far (runtime.MemStats Mallocs and TotalAlloc).
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	list := fs.String("archives", "", "archive list file (MemGator JSON)")
@@ -96,7 +98,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
 	done := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(io.Discard, bufio.NewReader(stdin))
+		sc := bufio.NewScanner(stdin)
+		for sc.Scan() {
+			if sc.Text() == "memstats" {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				fmt.Fprintf(stdout, "memstats %d %d\n", ms.Mallocs, ms.TotalAlloc)
+			}
+		}
 		close(done)
 	}()
 	select {
