@@ -27,6 +27,10 @@ type jsonIndex struct {
 	state   uint8 // jsonUnread, jsonOpen, jsonDone, jsonBad
 	errPos  int   // byte offset in the block of the error
 	errMsg  string
+	// checked is set once the whole block has been validated (CheckJSON);
+	// stack is validate's scratch.
+	checked bool
+	stack   []byte
 }
 
 const (
@@ -41,12 +45,19 @@ func (x *jsonIndex) reset() {
 	x.pos = 0
 	x.state = jsonUnread
 	x.errMsg = ""
+	x.checked = false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
+// jsonSpaces has bit c set for each JSON white-space byte c.
+const jsonSpaces = 1<<' ' | 1<<'\t' | 1<<'\r' | 1<<'\n'
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space (len(b) if none); a byte above ' ', the usual one, is
+// told with one comparison.
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
+	for i < len(b) && b[i] <= ' ' && jsonSpaces>>b[i]&1 != 0 {
 		i++
 	}
 	return i

@@ -484,16 +484,34 @@ func (r *Record) Field(name string) (value string, ok bool, err error) {
 }
 
 // CheckJSON scans the whole JSON block of a CDXJ record and returns a
-// *ParseError wrapping ErrJSON if it is malformed (nil for classic CDX).
-// It checks structure only (strings, nesting, separators), not the
-// spelling of numbers and literals.
+// *ParseError wrapping ErrJSON, with the column of the fault, unless it is
+// a JSON object that encoding/json.Valid accepts (strings, escapes,
+// numbers, literals, nesting and separators are checked); nil for classic
+// CDX. The block is checked once: later calls return the same answer.
 func (r *Record) CheckJSON() error {
 	if r.json == nil {
 		return nil
 	}
-	for r.jx.scanNext(r.json) {
+	x := &r.jx
+	if !x.checked {
+		x.checked = true
+		x.members = x.members[:0]
+		pos, msg := x.validate(r.json)
+		if pos < 0 && r.json[skipSpace(r.json, 0)] == '{' {
+			x.state = jsonDone
+		} else {
+			// The structural scan's reason where it finds the fault (a
+			// JSON value that is not an object, too), else the
+			// validator's.
+			x.members, x.pos, x.state = x.members[:0], 0, jsonUnread
+			for x.scanNext(r.json) {
+			}
+			if x.state != jsonBad {
+				x.state, x.errPos, x.errMsg = jsonBad, pos, msg
+			}
+		}
 	}
-	if r.jx.state == jsonBad {
+	if x.state == jsonBad {
 		return r.jsonErr()
 	}
 	return nil

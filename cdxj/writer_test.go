@@ -222,13 +222,22 @@ func TestFieldBadEscape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok, err := rec.Field("a"); v != `\x` || !ok || err != nil {
-		t.Errorf(`Field("a") = %q, %v, %v; want \x`, v, ok, err)
+	// A bad escape anywhere makes the block malformed: every field
+	// names the string that holds it.
+	for _, name := range []string{"a", "b"} {
+		_, _, err = rec.Field(name)
+		var pe *ParseError
+		if !errors.As(err, &pe) || !errors.Is(err, ErrJSON) || pe.Column != 26 || !strings.Contains(err.Error(), `bad escape 'x' in the value of key "b"`) {
+			t.Errorf(`Field(%q) error = %v, want ErrJSON at column 26 naming the escape and the key`, name, err)
+		}
 	}
-	_, _, err = rec.Field("b")
-	var pe *ParseError
-	if !errors.As(err, &pe) || !errors.Is(err, ErrJSON) || pe.Column != 26 {
-		t.Errorf(`Field("b") error = %v, want ErrJSON at column 26`, err)
+	// The lazy accessors decode a good string before the fault.
+	rec, err = ParseLine([]byte(`k 2014 {"mime": "a\/b", "b": "\x"}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(rec.MIME()); got != "a/b" {
+		t.Errorf("MIME() = %q, want a/b", got)
 	}
 }
 
@@ -248,7 +257,21 @@ func TestCheckJSON(t *testing.T) {
 		{"text after", `{"a": 1} x`, false},
 		{"unterminated", `{"a": "x`, false},
 		{"member without a key", `{1}`, false},
-		{"too deep", `{"a": ` + strings.Repeat("[", 65) + strings.Repeat("]", 65) + `}`, false},
+		{"deep", `{"a": ` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`, true},
+		{"too deep", `{"a": ` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, false},
+		{"numbers", `{"a": [0, -0, 1.5, -12e+3, 4E-2, 7e9]}`, true},
+		{"leading zero", `{"a": 01}`, false},
+		{"bare minus", `{"a": -}`, false},
+		{"no fraction digit", `{"a": 1.}`, false},
+		{"no exponent digit", `{"a": 1e}`, false},
+		{"literals", `{"a": true, "b": false, "c": null}`, true},
+		{"bad literal", `{"a": nul}`, false},
+		{"capital literal", `{"a": True}`, false},
+		{"control byte", "{\"a\": \"x\ty\"}", false},
+		{"bad escape", `{"a": "\q"}`, false},
+		{"short unicode escape", `{"a": "\u12"}`, false},
+		{"unicode escape", `{"a": "\u00e9\ud83d\ude00"}`, true},
+		{"invalid UTF-8", "{\"a\": \"\xff\xfe\"}", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
