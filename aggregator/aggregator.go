@@ -782,7 +782,9 @@ wait:
 	}
 	res.Mementos = merge(all, ag.rank)
 	res.At = time.Now()
-	ag.log.Debug("search", "service", s, "urir", urir, "mementos", len(res.Mementos), "failures", res.FailureHeader())
+	if ag.log.Enabled(ag.base, slog.LevelDebug) { // the record's attributes are built only when it is written
+		ag.log.Debug("search", "service", s, "urir", urir, "mementos", len(res.Mementos), "failures", res.FailureHeader())
+	}
 	return res
 }
 

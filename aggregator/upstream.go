@@ -76,6 +76,11 @@ type HTTPUpstream struct {
 	// follows redirects, [1] does not. The fields above must not change
 	// once the HTTPUpstream is in use.
 	clients [2]atomic.Pointer[http.Client]
+	// userAgent is the User-Agent header's value, made on first use and
+	// put into every request's own Header (never one Header shared by
+	// requests: a cookie Jar writes into it; a one-element value slice
+	// is only read, and an append to it copies).
+	userAgent atomic.Pointer[[]string]
 }
 
 var (
@@ -178,11 +183,16 @@ func (u *HTTPUpstream) newRequest(ctx context.Context, method, rawURL string) (*
 	if err != nil {
 		return nil, err
 	}
-	ua := u.UserAgent
-	if ua == "" {
-		ua = "mementokit-aggregator"
+	ua := u.userAgent.Load()
+	if ua == nil {
+		v := u.UserAgent
+		if v == "" {
+			v = "mementokit-aggregator"
+		}
+		ua = &[]string{v}
+		u.userAgent.Store(ua)
 	}
-	req.Header.Set("User-Agent", ua)
+	req.Header["User-Agent"] = (*ua)[:1:1]
 	return req, nil
 }
 
@@ -347,10 +357,6 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	case resp.StatusCode != http.StatusOK:
 		return nil, nil, statusError(a, "timemap", page, resp.StatusCode)
 	}
-	base := page
-	if resp.Request != nil && resp.Request.URL != nil {
-		base = resp.Request.URL.String()
-	}
 	// A page of up to fastPageLimit bytes in the plain layout is parsed
 	// from memory (fastPage); anything else streams through memento.Reader.
 	buf := pagePool.Get().(*bytes.Buffer)
@@ -368,6 +374,10 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 			}
 			return ms, next, nil
 		}
+	}
+	base := page // relative links resolve against the page's final URL
+	if resp.Request != nil && resp.Request.URL != nil {
+		base = resp.Request.URL.String()
 	}
 	rd := memento.NewReader(body, &memento.ParseOptions{Base: base})
 	var (

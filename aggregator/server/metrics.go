@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,6 +48,69 @@ type metrics struct {
 	cacheGets   *prometheus.CounterVec
 	jobs        *prometheus.CounterVec
 	queue       *queueTracker
+
+	// the children of requests, reqDuration and cacheGets, looked up once
+	// (on first use, so that a series appears only once it counted
+	// something, as with WithLabelValues per call) and kept: byEndpoint
+	// and byCacheResult hold every label value endpoint and meteredCache.Get
+	// give and are read-only after newMetrics.
+	byEndpoint    map[string]*endpointHandles
+	byCacheResult map[string]*atomic.Pointer[prometheus.Counter]
+}
+
+// endpointHandles are one endpoint's request duration histogram and its
+// request counters by status code (codes 0-599; others are looked up per
+// request).
+type endpointHandles struct {
+	duration atomic.Pointer[prometheus.Observer]
+	codes    [600]atomic.Pointer[prometheus.Counter]
+}
+
+// endpoints are the label values endpoint returns.
+var endpoints = []string{"home", "search", "metrics", "healthz", "static", "list", "timemap", "timegate", "memento", "api_json", "other"}
+
+// cacheResults are the label values of mementokit_cache_lookups_total.
+var cacheResults = []string{"fresh", "stale", "negative", "negative_expired", "failed", "miss", "error"}
+
+// observeRequest counts one answered request of endpoint ep with status
+// code and its duration d.
+func (m *metrics) observeRequest(ep string, code int, d time.Duration) {
+	h := m.byEndpoint[ep]
+	if h == nil || code < 0 || code >= len(h.codes) {
+		m.requests.WithLabelValues(ep, codeLabel(code)).Inc()
+		m.reqDuration.WithLabelValues(ep).Observe(d.Seconds())
+		return
+	}
+	c := h.codes[code].Load()
+	if c == nil {
+		v := m.requests.WithLabelValues(ep, codeLabel(code))
+		c = &v
+		h.codes[code].Store(c)
+	}
+	(*c).Inc()
+	o := h.duration.Load()
+	if o == nil {
+		v := m.reqDuration.WithLabelValues(ep)
+		o = &v
+		h.duration.Store(o)
+	}
+	(*o).Observe(d.Seconds())
+}
+
+// countCacheGet counts one cache read with result res.
+func (m *metrics) countCacheGet(res string) {
+	p := m.byCacheResult[res]
+	if p == nil {
+		m.cacheGets.WithLabelValues(res).Inc()
+		return
+	}
+	c := p.Load()
+	if c == nil {
+		v := m.cacheGets.WithLabelValues(res)
+		c = &v
+		p.Store(c)
+	}
+	(*c).Inc()
 }
 
 // latencyBuckets span 1 ms to about 65 s: cached answers take well under a
@@ -74,7 +138,15 @@ func newMetrics() *metrics {
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mementokit_refresh_jobs_total", Help: "Refresh jobs run by this process's workers, by result (done, error).",
 		}, []string{"result"}),
-		queue: newQueueTracker(),
+		queue:         newQueueTracker(),
+		byEndpoint:    map[string]*endpointHandles{},
+		byCacheResult: map[string]*atomic.Pointer[prometheus.Counter]{},
+	}
+	for _, ep := range endpoints {
+		m.byEndpoint[ep] = &endpointHandles{}
+	}
+	for _, r := range cacheResults {
+		m.byCacheResult[r] = &atomic.Pointer[prometheus.Counter]{}
 	}
 	m.reg.MustRegister(m.requests, m.reqDuration, m.inFlight, m.upDuration, m.cacheGets, m.jobs,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -213,25 +285,77 @@ func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 // meteredUpstream times each archive's answer.
 type meteredUpstream struct {
 	next aggregator.Upstream
-	hist *prometheus.HistogramVec
+	hist *upstreamHandles
 }
 
-func (u meteredUpstream) observe(a *aggregator.Archive, op string, start time.Time, err error) {
-	res := "ok"
+// upstreamHandles are the children of mementokit_upstream_duration_seconds,
+// looked up once per archive, operation and result (on first use) and
+// kept: byArchive maps an archive ID to its handles and is replaced, never
+// changed, when an archive is added (under mu).
+type upstreamHandles struct {
+	vec       *prometheus.HistogramVec
+	mu        sync.Mutex
+	byArchive atomic.Pointer[map[string]*archiveHandles]
+}
+
+// archiveHandles are one archive's histograms by operation (timemap,
+// timegate) and result (ok, not_found, error).
+type archiveHandles [2][3]atomic.Pointer[prometheus.Observer]
+
+var (
+	upstreamOps     = [2]string{"timemap", "timegate"}
+	upstreamResults = [3]string{"ok", "not_found", "error"}
+)
+
+func newUpstreamHandles(vec *prometheus.HistogramVec) *upstreamHandles {
+	h := &upstreamHandles{vec: vec}
+	h.byArchive.Store(&map[string]*archiveHandles{})
+	return h
+}
+
+// observer is the histogram of archive id, operation op (0 timemap, 1
+// timegate) and result res (0 ok, 1 not_found, 2 error).
+func (h *upstreamHandles) observer(id string, op, res int) prometheus.Observer {
+	ah := (*h.byArchive.Load())[id]
+	if ah == nil {
+		h.mu.Lock()
+		old := *h.byArchive.Load()
+		if ah = old[id]; ah == nil {
+			m := make(map[string]*archiveHandles, len(old)+1)
+			for k, v := range old {
+				m[k] = v
+			}
+			ah = &archiveHandles{}
+			m[id] = ah
+			h.byArchive.Store(&m)
+		}
+		h.mu.Unlock()
+	}
+	o := ah[op][res].Load()
+	if o == nil {
+		v := h.vec.WithLabelValues(id, upstreamOps[op], upstreamResults[res])
+		o = &v
+		ah[op][res].Store(o)
+	}
+	return *o
+}
+
+func (u meteredUpstream) observe(a *aggregator.Archive, op int, start time.Time, err error) {
+	res := 0 // ok
 	switch {
 	case errors.Is(err, aggregator.ErrNotFound):
-		res = "not_found"
+		res = 1 // not_found
 	case err != nil:
-		res = "error"
+		res = 2 // error
 	}
-	u.hist.WithLabelValues(a.ID, op, res).Observe(time.Since(start).Seconds())
+	u.hist.observer(a.ID, op, res).Observe(time.Since(start).Seconds())
 }
 
 // TimeMap calls the wrapped Upstream and records its time.
 func (u meteredUpstream) TimeMap(ctx context.Context, a *aggregator.Archive, urir string) ([]memento.Memento, int, error) {
 	start := time.Now()
 	ms, n, err := u.next.TimeMap(ctx, a, urir)
-	u.observe(a, "timemap", start, err)
+	u.observe(a, 0, start, err)
 	return ms, n, err
 }
 
@@ -239,7 +363,7 @@ func (u meteredUpstream) TimeMap(ctx context.Context, a *aggregator.Archive, uri
 func (u meteredUpstream) TimeGate(ctx context.Context, a *aggregator.Archive, urir string, at time.Time) ([]memento.Memento, int, error) {
 	start := time.Now()
 	ms, n, err := u.next.TimeGate(ctx, a, urir, at)
-	u.observe(a, "timegate", start, err)
+	u.observe(a, 1, start, err)
 	return ms, n, err
 }
 
@@ -283,7 +407,7 @@ func (c *meteredCache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry,
 	default:
 		res = "failed"
 	}
-	c.m.cacheGets.WithLabelValues(res).Inc()
+	c.m.countCacheGet(res)
 	return e, err
 }
 

@@ -169,7 +169,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		Archives: archives, Rules: rules, Blacklist: bl,
 		// Every request, redirect hops included, goes only to the hosts the
 		// archive list names (aggregator.AllowList).
-		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives), UserAgent: cfg.userAgent()}, hist: m.upDuration},
+		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives), UserAgent: cfg.userAgent()}, hist: newUpstreamHandles(m.upDuration)},
 		HTTPClient: client, Cache: agCache, CacheTimeout: time.Duration(cfg.CacheTimeout),
 		RequestTimeout: time.Duration(cfg.RequestTimeout), DynamicBudget: time.Duration(cfg.DynamicBudget), ThoroughBudget: time.Duration(cfg.ThoroughBudget),
 		Tolerance: cfg.Tolerance, DormantFor: time.Duration(cfg.DormantFor),
@@ -531,8 +531,7 @@ func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start
 	if code == 0 {
 		code = http.StatusOK
 	}
-	s.m.requests.WithLabelValues(ep, codeLabel(code)).Inc()
-	s.m.reqDuration.WithLabelValues(ep).Observe(d.Seconds())
+	s.m.observeRequest(ep, code, d)
 	if !sw.logs {
 		return
 	}
