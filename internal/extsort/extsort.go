@@ -44,23 +44,42 @@ type Sorter struct {
 	limit   int
 	tempDir string
 	fanIn   int
-	arena   []byte
-	ents    []entry
-	runs    []*os.File
-	spills  int
-	sorted  bool // the chunk is in order so far
+	// blocks hold the chunk's strings, blocks[cur] being filled; used is
+	// the bytes of strings they hold. A block is never grown or copied:
+	// a string that does not fit in the rest of the current one goes to
+	// the next, so that filling the chunk writes each byte once and
+	// touches no more memory than the strings take (a doubling slice
+	// would copy and fault in about twice that).
+	blocks [][]byte
+	cur    int
+	used   int
+	ents   []entry
+	runs   []*os.File
+	spills int
+	sorted bool // the chunk is in order so far
 	// lo and hi are the least and the greatest string spilled so far
 	// (have says whether there is one), for bounds.
 	lo, hi []byte
 	have   bool
 }
 
+// entry is one distinct string of the chunk: off is its block's index
+// times 2^blockBits plus its offset in the block, n its length.
 type entry struct {
 	off, n uint32
 	count  uint64
 }
 
 const entrySize = 16
+
+// Blocks of the chunk: the first is 4 KiB, each next one twice the size of
+// the one before up to 2^blockBits bytes (a string longer than that has a
+// block of its own), at most maxBlocks of them (4 GiB).
+const (
+	blockBits  = 20
+	firstBlock = 4 << 10
+	maxBlocks  = 1 << (32 - blockBits)
+)
 
 // New returns a sorter that keeps about limit bytes of strings (and 16 bytes
 // per distinct buffered string) in memory and spills runs to tempDir ("" is
@@ -69,7 +88,10 @@ func New(limit int, tempDir string) *Sorter {
 	return &Sorter{limit: limit, tempDir: tempDir, fanIn: MaxFanIn, sorted: true}
 }
 
-func (s *Sorter) key(e entry) []byte { return s.arena[e.off : e.off+e.n] }
+func (s *Sorter) key(e entry) []byte {
+	o := e.off & (1<<blockBits - 1)
+	return s.blocks[e.off>>blockBits][o : o+e.n]
+}
 
 // Add adds key with count n (0 records the key without counting it). The
 // key is copied.
@@ -84,7 +106,7 @@ func (s *Sorter) Add(key []byte, n uint64) error {
 			s.sorted = false
 		}
 	}
-	if len(s.arena)+len(key) > 1<<32-1 || len(s.arena)+len(key)+entrySize*(len(s.ents)+1) > s.limit {
+	if s.used+len(key)+entrySize*(len(s.ents)+1) > s.limit || !s.fits(len(key)) && s.cur+1 == maxBlocks {
 		if err := s.spill(); err != nil {
 			return err
 		}
@@ -92,12 +114,47 @@ func (s *Sorter) Add(key []byte, n uint64) error {
 	if len(s.ents) == cap(s.ents) {
 		s.ents = slices.Grow(s.ents, grown(cap(s.ents), entrySize, s.limit))
 	}
-	if len(s.arena)+len(key) > cap(s.arena) {
-		s.arena = slices.Grow(s.arena, max(len(key), grown(cap(s.arena), 1, s.limit)))
+	if !s.fits(len(key)) {
+		s.nextBlock(len(key))
 	}
-	s.ents = append(s.ents, entry{off: uint32(len(s.arena)), n: uint32(len(key)), count: n})
-	s.arena = append(s.arena, key...)
+	b := s.blocks[s.cur]
+	s.ents = append(s.ents, entry{off: uint32(s.cur<<blockBits | len(b)), n: uint32(len(key)), count: n})
+	s.blocks[s.cur] = append(b, key...)
+	s.used += len(key)
 	return nil
+}
+
+// fits reports whether a string of n bytes fits in the rest of the
+// current block, at an offset that entry.off can hold.
+func (s *Sorter) fits(n int) bool {
+	if len(s.blocks) == 0 {
+		return false
+	}
+	b := s.blocks[s.cur]
+	return len(b)+n <= cap(b) && len(b) < 1<<blockBits
+}
+
+// nextBlock makes the next block, one that holds at least n bytes, the
+// current one: a block kept from before the last spill when it is large
+// enough, else a new one.
+func (s *Sorter) nextBlock(n int) {
+	if len(s.blocks) > 0 {
+		s.cur++
+	}
+	size := firstBlock
+	if s.cur > 0 {
+		size = min(2*cap(s.blocks[s.cur-1]), 1<<blockBits)
+	}
+	size = max(size, n)
+	if s.cur < len(s.blocks) && cap(s.blocks[s.cur]) >= size {
+		return // reused, emptied by spill
+	}
+	b := make([]byte, 0, size)
+	if s.cur < len(s.blocks) {
+		s.blocks[s.cur] = b
+	} else {
+		s.blocks = append(s.blocks, b)
+	}
 }
 
 // Buffered returns the number of distinct strings held in memory.
@@ -192,7 +249,10 @@ func (s *Sorter) spill() error {
 	}
 	s.spills++
 	s.runs = append(s.runs, f)
-	s.arena = s.arena[:0]
+	for i := range s.blocks {
+		s.blocks[i] = s.blocks[i][:0]
+	}
+	s.cur, s.used = 0, 0
 	s.ents = s.ents[:0]
 	return nil
 }
@@ -307,7 +367,7 @@ func (s *Sorter) Each(fn func(key []byte, count uint64) error) error {
 	if err := s.spill(); err != nil {
 		return err
 	}
-	s.arena, s.ents = nil, nil // the chunk memory is not needed while merging
+	s.blocks, s.cur, s.used, s.ents = nil, 0, 0, nil // the chunk memory is not needed while merging
 	if err := s.reduce(); err != nil {
 		return err
 	}

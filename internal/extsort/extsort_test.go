@@ -202,3 +202,53 @@ func TestCallbackErrorEnds(t *testing.T) {
 		t.Errorf("Each = %v after %d calls, want stop after 1", err, n)
 	}
 }
+
+// TestLongStringsAcrossBlocks: strings that do not fit in the rest of a
+// chunk block, strings longer than the largest block (2^blockBits bytes),
+// and small strings after a spill in the blocks kept from before it (a
+// block of one long string refilled with small ones past 2^blockBits
+// bytes) come back whole and in order, as slices.Sort orders them.
+func TestLongStringsAcrossBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 1))
+	str := func(n int) []byte {
+		l := make([]byte, n)
+		for j := range l {
+			l[j] = 'a' + byte(r.IntN(3))
+		}
+		return l
+	}
+	long := func() []byte { return str(1<<blockBits + 200<<10 + r.IntN(1000)) }
+	var first, second [][]byte // before and after an explicit spill
+	for i := range 3000 {
+		switch i % 500 {
+		case 7:
+			first = append(first, long())
+		case 8, 9:
+			first = append(first, str(firstBlock+r.IntN(3*firstBlock)))
+		default:
+			first = append(first, str(1+r.IntN(100)))
+		}
+	}
+	second = append(second, str(10))
+	for range 40000 {
+		second = append(second, str(1+r.IntN(100))) // fills the long strings' blocks
+	}
+	second = append(second, long(), str(5))
+	want := slices.Concat(first, second)
+	slices.SortFunc(want, bytes.Compare)
+	for _, limit := range []int{256 << 20, 5 << 20} { // one spill; several
+		s := New(limit, t.TempDir())
+		for _, l := range first {
+			if err := s.Add(l, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Spill(); err != nil {
+			t.Fatal(err)
+		}
+		got := sortLines(t, s, second)
+		if !bytes.Equal(got, joined(want)) {
+			t.Errorf("limit %d: the sorted strings differ from slices.Sort's (%d runs)", limit, s.Runs())
+		}
+	}
+}
