@@ -336,6 +336,9 @@ func (b *builder) bad(err error) error {
 }
 
 func hasHTTPScheme(u []byte) bool {
+	if len(u) >= 7 && string(u[:7]) == "http://" || len(u) >= 8 && string(u[:8]) == "https://" {
+		return true // the usual spelling, told without folding case
+	}
 	if len(u) >= 7 && strings.EqualFold(string(u[:7]), "http://") {
 		return true
 	}
