@@ -26,6 +26,7 @@ import (
 	"github.com/mementokit/mementokit/timestamp"
 
 	"github.com/mementokit/mementokit/internal/archiveserver"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/surt"
 )
 
@@ -656,7 +657,7 @@ func measure(ctx context.Context, start starter, as []*benchArchive, uris []stri
 		load(ctx, client, addr, uris, conns, cfg.warmup)
 	}
 	before := snapshot(as)
-	cpu0 := cpuTime()
+	cpu0 := benchutil.SelfCPU()
 	var m0, b0 uint64
 	if p.memStats != nil {
 		if m0, b0, err = p.memStats(); err != nil {
@@ -677,7 +678,7 @@ func measure(ctx context.Context, start starter, as []*benchArchive, uris []stri
 	if err != nil {
 		return r, err
 	}
-	benchCPU := cpuTime() - cpu0
+	benchCPU := benchutil.SelfCPU() - cpu0
 	var m1, b1 uint64
 	if p.memStats != nil {
 		if m1, b1, err = p.memStats(); err != nil {

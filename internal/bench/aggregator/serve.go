@@ -9,10 +9,10 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator/server"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 )
 
 // serve runs the deployment (aggregator/server, as examples/aggregator
@@ -37,23 +37,17 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *profile != "" {
-		f, err := os.Create(*profile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := benchutil.StartCPUProfile(*profile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if *mutexProfile != "" {
 		runtime.SetMutexProfileFraction(1)
-		defer writeProfile("mutex", *mutexProfile)
+		defer func() { _ = benchutil.WriteProfile("mutex", *mutexProfile) }()
 	}
 	if *memProfile != "" {
-		defer writeProfile("allocs", *memProfile)
+		defer func() { _ = benchutil.WriteProfile("allocs", *memProfile) }()
 	}
 	lf, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
@@ -125,14 +119,4 @@ func mapsLoaded(s *server.Server) bool {
 		}
 	}
 	return true
-}
-
-// writeProfile writes the named runtime/pprof profile to path.
-func writeProfile(name, path string) {
-	f, err := os.Create(path)
-	if err != nil {
-		return
-	}
-	_ = pprof.Lookup(name).WriteTo(f, 0)
-	_ = f.Close()
 }

@@ -63,12 +63,29 @@ func RunChild(ctx context.Context, out any, args ...string) (Usage, error) {
 	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
 		return Usage{}, fmt.Errorf("child output %.200q: %w", stdout.String(), err)
 	}
+	return ProcessUsage(cmd.ProcessState), nil
+}
+
+// ProcessUsage returns the Usage of a finished child process, from wait4's
+// rusage (ru_maxrss is in KiB on Linux); the zero Usage where the
+// platform gives none.
+func ProcessUsage(ps *os.ProcessState) Usage {
 	var u Usage
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		u.MaxRSS = ru.Maxrss * 1024
 		u.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	return u, nil
+	return u
+}
+
+// SelfCPU returns this process's user plus system CPU time so far
+// (getrusage RUSAGE_SELF), or 0 when the kernel does not tell.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // StartCPUProfile starts a CPU profile written to path and returns the
@@ -86,6 +103,25 @@ func StartCPUProfile(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// WriteProfile writes the runtime/pprof profile of that name ("allocs",
+// "mutex", "heap", …) to path, in the gzipped protobuf form go tool pprof
+// reads.
+func WriteProfile(name, path string) error {
+	p := pprof.Lookup(name)
+	if p == nil {
+		return fmt.Errorf("no %q profile", name)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := p.WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // WriteFile creates path and calls fn with a 1 MiB buffered writer on it,

@@ -3,6 +3,7 @@ package benchutil
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -69,5 +70,29 @@ func TestWorkDir(t *testing.T) {
 	done()
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Errorf("temporary folder %s still there after done: %v", tmp, err)
+	}
+}
+
+func TestWriteProfileAndUsage(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "allocs.pprof")
+	if err := WriteProfile("allocs", p); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+		t.Errorf("no allocation profile written: %v", err)
+	}
+	if err := WriteProfile("no-such-profile", filepath.Join(dir, "x.pprof")); err == nil {
+		t.Error("WriteProfile of an unknown profile succeeded")
+	}
+	if SelfCPU() <= 0 {
+		t.Error("SelfCPU of a running test process is not positive")
+	}
+	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("no sh: %v", err)
+	}
+	if u := ProcessUsage(cmd.ProcessState); u.MaxRSS <= 0 {
+		t.Errorf("ProcessUsage of a finished sh = %+v, want a peak RSS", u)
 	}
 }

@@ -34,35 +34,25 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var err error
-	if len(os.Args) > 1 && os.Args[1] == "child-build" {
-		err = childBuild(ctx, os.Args[2:])
-	} else {
-		err = run(ctx, os.Args[1:], os.Stdout)
-	}
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+	benchutil.Main(func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+		if len(args) > 0 && args[0] == "child-build" {
+			return childBuild(ctx, args[1:])
 		}
-		os.Exit(1)
-	}
+		return run(ctx, args, stdout)
+	})
 }
 
 // childBuild builds IN into OUT with the given workers: the measured
@@ -76,17 +66,11 @@ func childBuild(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if prof != "" {
-		f, err := os.Create(prof)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := benchutil.StartCPUProfile(prof)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	ix, err := cdxj.Open(ctx, in, nil)
 	if err != nil {
 		return err
@@ -119,15 +103,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dir == "" {
-		d, err := os.MkdirTemp("", "bench-sharded-")
-		if err != nil {
+	work, done, err := benchutil.WorkDir(*dir, "bench-sharded-", false)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if *profDir != "" {
+		if err := os.MkdirAll(*profDir, 0o755); err != nil {
 			return err
 		}
-		defer os.RemoveAll(d)
-		*dir = d
 	}
-	plain := filepath.Join(*dir, "index.cdxj")
+	plain := filepath.Join(work, "index.cdxj")
 	gz := plain + ".gz"
 	if err := generate(plain, gz, *n); err != nil {
 		return err
@@ -153,13 +139,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("%s: %v\n%s", name, err, errb.String())
 		}
 		wall := time.Since(start)
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		cpu := benchutil.ProcessUsage(cmd.ProcessState).CPU
 		ms = append(ms, measure{name, wall, cpu})
 		fmt.Fprintf(stdout, "%-32s wall %8.2f s  cpu %8.2f s  %7.1f ns cpu/line  %s\n", name, wall.Seconds(), cpu.Seconds(), float64(cpu.Nanoseconds())/float64(*n), bytes.TrimSpace(errb.Bytes()))
 		return nil
 	}
-	map1, map2, mapz := filepath.Join(*dir, "w1.ukvs"), filepath.Join(*dir, "w2.ukvs"), filepath.Join(*dir, "gz.ukvs")
+	map1, map2, mapz := filepath.Join(work, "w1.ukvs"), filepath.Join(work, "w2.ukvs"), filepath.Join(work, "gz.ukvs")
 	steps := []struct {
 		name string
 		env  []string
