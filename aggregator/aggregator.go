@@ -832,6 +832,10 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	raw := len(ms)
 	ms = cleanMementos(ms)
 	o.Dropped = raw - len(ms)
+	if o.Dropped > 0 {
+		ag.log.LogAttrs(ctx, slog.LevelWarn, "archive answer: mementos left out (a URI-M that is no http(s) URL, or a datetime outside 1000-01-01..9999-12-31)",
+			slog.String("archive", st.ID), slog.String("urir", urir), slog.Int("left_out", o.Dropped), slog.Int("listed", raw))
+	}
 	for i := range ms {
 		ms[i].Archive = st.ID
 	}

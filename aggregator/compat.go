@@ -362,12 +362,12 @@ func (h handler) writeJSONPage(b *bytes.Buffer, urir string, ms []memento.Mement
 // ---- CORS preflight ----
 
 // preflight answers an OPTIONS request (a browser's CORS preflight, sent
-// before a script's GET with Accept-Datetime): 204, GET, HEAD and OPTIONS
-// allowed from any origin with the request headers the API reads.
+// before a script's GET with Accept-Datetime): 204, GET, HEAD, POST and
+// OPTIONS allowed from any origin with the request headers the API reads.
 func preflight(w http.ResponseWriter) {
 	hd := w.Header()
-	hd.Set("Allow", "GET, HEAD, OPTIONS")
-	hd.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+	hd["Allow"] = hvAllow
+	hd.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
 	hd.Set("Access-Control-Allow-Headers", "Accept-Datetime, Cache-Control, Accept, Prefer")
 	hd.Set("Access-Control-Max-Age", "86400")
 	w.WriteHeader(http.StatusNoContent)

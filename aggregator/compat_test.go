@@ -135,8 +135,11 @@ func TestPreflight(t *testing.T) {
 		resp.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "GET") {
 		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
 	}
-	if resp, _ := do(t, ag.Handler(), "POST", "/timegate/http://example.com/"); resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
-		t.Errorf("POST: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	if resp.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" || resp.Header.Get("Access-Control-Allow-Methods") != "GET, HEAD, POST, OPTIONS" {
+		t.Errorf("preflight: Allow %q, Access-Control-Allow-Methods %q", resp.Header.Get("Allow"), resp.Header.Get("Access-Control-Allow-Methods"))
+	}
+	if resp, _ := do(t, ag.Handler(), "PUT", "/timegate/http://example.com/"); resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
+		t.Errorf("PUT: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
 	}
 }
 

@@ -90,7 +90,9 @@
 // time.RFC1123); 403 for a blacklisted host; 404 when no memento is found;
 // 502 when every archive that could hold mementos failed or is dormant;
 // 504 for an only-if-cached miss or when every asked archive timed out;
-// 405 with Allow: GET, HEAD for other methods; a URI-R longer than
+// POST is answered as GET (MemGator answers every method as GET); 405
+// with Allow: GET, HEAD, POST, OPTIONS for PUT, DELETE and any other
+// method that asks for a change; a URI-R longer than
 // MaxURIRLen (1024 bytes) is a 400. Every aggregated response names the
 // archives that failed, and those not asked because they are dormant, in
 // an Archive-Failures header ("ia=timeout, ukwa=status-503, bl=dormant"),
@@ -121,7 +123,8 @@
 //     archive rank, not by which answered first (AGG-04), and the very same
 //     URI-M listed by two archives appears once;
 //   - unparsable datetimes from an archive are dropped, never passed on;
-//   - the method is checked (405), where MemGator answers POST;
+//   - POST is answered as GET, as MemGator, but a method that asks for a
+//     change (PUT, DELETE, ...) is a 405, where MemGator answers it as GET;
 //   - a failure is distinguishable from "not archived": 502/504 and
 //     Archive-Failures, where MemGator answers 404 or a partial 200;
 //   - 302, 303 and 307 TimeGate answers and the 200-with-Content-Location

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -36,11 +37,16 @@ func TestEarliestDatetimeRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag := newAggregator(t, Options{Cache: store, Archives: []Archive{entry("a", a)}})
+	var log logBuffer
+	ag := newAggregator(t, Options{Cache: store, Archives: []Archive{entry("a", a)}, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	h := ag.Handler()
 	resp, body := do(t, h, "GET", "/timemap/link/http://example.com/")
 	if resp.StatusCode != 200 || resp.Header.Get("X-Memento-Count") != "1" || strings.Contains(body, "0500") || resp.Header.Get("Cache-Degraded") != "" {
 		t.Errorf("TimeMap: %d count %s Cache-Degraded %q\n%s", resp.StatusCode, resp.Header.Get("X-Memento-Count"), resp.Header.Get("Cache-Degraded"), body)
+	}
+	if l := log.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "mementos left out") || !strings.Contains(l, "archive=a") ||
+		!strings.Contains(l, "left_out=1 listed=2") {
+		t.Errorf("the memento left out is not logged:\n%s", l)
 	}
 	if e, err := store.Get(t.Context(), cache.URIRKeyOf("http://example.com/")); err != nil || len(e.Mementos) != 1 {
 		t.Errorf("stored: %v %+v, want the one dated memento", err, e)
@@ -64,8 +70,8 @@ func TestEarliestDatetimeRule(t *testing.T) {
 	}
 }
 
-// TestAPIAlias: /api/{link|cdxj}/... is MemGator's alias of
-// /memento/{link|cdxj}/... (its bytes), /api/json/... Time Travel's JSON,
+// TestAPIAlias: /api/{link|cdxj|proxy}/... is MemGator's alias of
+// /memento/{link|cdxj|proxy}/... (its bytes), /api/json/... Time Travel's JSON,
 // and /api/ without a format 400, as MemGator answers
 // ("/api without a format" in the transcripts).
 func TestAPIAlias(t *testing.T) {
@@ -76,6 +82,11 @@ func TestAPIAlias(t *testing.T) {
 		if resp, body := do(t, h, "GET", "/api/"+f+"/2016/http://example.com/"); resp.StatusCode != 200 || body != want {
 			t.Errorf("/api/%s: %d\n%s\nwant\n%s", f, resp.StatusCode, body, want)
 		}
+	}
+	wantResp, want := do(t, h, "GET", "/memento/proxy/2016/http://example.com/")
+	if resp, body := do(t, h, "GET", "/api/proxy/2016/http://example.com/"); resp.StatusCode != wantResp.StatusCode || body != want ||
+		resp.Header.Get("Memento-Datetime") == "" || resp.Header.Get("Memento-Datetime") != wantResp.Header.Get("Memento-Datetime") {
+		t.Errorf("/api/proxy: %d %v\n%s\nwant %d %v\n%s", resp.StatusCode, resp.Header, body, wantResp.StatusCode, wantResp.Header, want)
 	}
 	if resp, body := do(t, h, "GET", "/api/2016/http://example.com/"); resp.StatusCode != 400 || !strings.HasPrefix(body, "Malformed request: /api/2016/http://example.com/\n") {
 		t.Errorf("/api/2016/...: %d %q, want 400", resp.StatusCode, body)

@@ -38,10 +38,12 @@ const (
 	ctText = "text/plain; charset=utf-8"
 )
 
-// Handler returns the aggregator's HTTP API (GET and HEAD; OPTIONS, a
-// browser's CORS preflight, gets 204 allowing Accept-Datetime and
-// Cache-Control from any origin; any other method gets 405 with Allow:
-// GET, HEAD, OPTIONS):
+// Handler returns the aggregator's HTTP API (GET and HEAD, and POST
+// answered as GET, its body unread, as MemGator answers every method on
+// its read-only paths; OPTIONS, a browser's CORS preflight, gets 204
+// allowing Accept-Datetime and Cache-Control from any origin; any other
+// method, such as PUT or DELETE, asks for a change this read-only API
+// cannot make and gets 405 with Allow: GET, HEAD, POST, OPTIONS):
 //
 //	/timemap/{link|json|cdxj}/{URI-R}     the whole TimeMap (MemGator layouts)
 //	/timemap/{link|json}/{N}/{URI-R}      page N (1-based) of at most 500 mementos
@@ -52,7 +54,7 @@ const (
 //	/memento/{link|json|cdxj}/{datetime}/{URI-R}  MemGator's description: first, prev, closest, next, last
 //	/memento/proxy/{datetime}/{URI-R}     the closest memento's own bytes, streamed from its archive (MemGator)
 //	/api/json/{datetime}/{URI-R}          the Time Travel JSON description
-//	/api/{link|cdxj}/{datetime}/{URI-R}   MemGator's alias of /memento/{link|cdxj}/...; another /api/... is 400
+//	/api/{link|cdxj|proxy}/{datetime}/{URI-R}  MemGator's alias of /memento/{link|cdxj|proxy}/...; another /api/... is 400
 //	/list/{datetime}/{URI-R}              an HTML list of the mementos around datetime
 //	/about                                endpoints, archives with their state, configuration (text; JSON on Accept: application/json)
 //	/archives[/{json|xml}]                the registry as MemGator JSON or Time Travel archivelist.xml
@@ -118,8 +120,8 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		preflight(w)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		hd.Set("Allow", "GET, HEAD, OPTIONS")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost {
+		hd["Allow"] = hvAllow
 		writeBody(w, http.StatusMethodNotAllowed, ctText, []byte("Method not allowed: "+r.Method+"\n"))
 		return
 	}
@@ -160,6 +162,8 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.dated(w, r, raw, tail, func(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
 			h.description(w, r, f, urir, t)
 		})
+	case strings.HasPrefix(raw, "/api/proxy/"):
+		h.dated(w, r, raw, raw[len("/api/proxy/"):], h.proxyMemento) // MemGator's alias of /memento/proxy/...
 	case strings.HasPrefix(raw, "/api/"):
 		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: "+raw+"\nExpected: /api/{FORMAT}/{DATETIME}/{URI-R} (FORMAT => link|json|cdxj, DATETIME => YYYY[MM[DD[hh[mm[ss]]]]])\n"))
 	case strings.HasPrefix(raw, "/list/"):
@@ -185,6 +189,7 @@ func (h headWriter) Write(p []byte) (int, error) { return len(p), nil }
 // writes them; len == cap, so an Add elsewhere copies).
 var (
 	hvAllowOrigin   = []string{"*"}
+	hvAllow         = []string{"GET, HEAD, POST, OPTIONS"}
 	hvExposeHeaders = []string{"Link, Location, X-Memento-Count, Archive-Failures, Cache-Degraded, Memento-Datetime"}
 	hvContentType   = map[string][]string{}
 )

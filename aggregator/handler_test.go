@@ -59,7 +59,8 @@ func TestHandlerStatuses(t *testing.T) {
 		want                 int
 		location             string
 	}{
-		{"post not allowed", "POST", "/timemap/link/http://dup.example.net/", nil, 405, ""},
+		{"post answered as get", "POST", "/memento/2005/http://example.com/", nil, 302, arc1.URL + "/web/20050301120000/http://example.com/"},
+		{"delete not allowed", "DELETE", "/timemap/link/http://dup.example.net/", nil, 405, ""},
 		{"put not allowed", "PUT", "/timegate/http://example.com/", nil, 405, ""},
 		{"format case-sensitive", "GET", "/timemap/LINK/http://example.com/", nil, 400, ""},
 		{"unknown format", "GET", "/timemap/xml/http://example.com/", nil, 400, ""},
@@ -89,7 +90,7 @@ func TestHandlerStatuses(t *testing.T) {
 			if tc.location != "" && resp.Header.Get("Location") != tc.location {
 				t.Errorf("Location = %q, want %q", resp.Header.Get("Location"), tc.location)
 			}
-			if tc.want == 405 && resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
+			if tc.want == 405 && resp.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
 				t.Errorf("Allow = %q", resp.Header.Get("Allow"))
 			}
 			if tc.method == "HEAD" && body != "" {

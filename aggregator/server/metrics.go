@@ -226,6 +226,8 @@ func endpoint(raw string) string {
 		return "metrics"
 	case p == "/healthz":
 		return "healthz"
+	case p == "/monitor":
+		return "monitor"
 	case strings.HasPrefix(p, "/static/"):
 		return "static"
 	case strings.HasPrefix(p, "/list/"):

@@ -513,6 +513,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} else {
 			s.health(sw, r)
 		}
+	case "monitor":
+		// MemGator's /monitor is its SSE benchmark stream, 501 when not
+		// enabled; this server has none, and says where its figures are.
+		http.Error(sw, "Not implemented: /monitor (MemGator's SSE benchmark stream); this server's figures are at "+s.c.RootPrefix()+"/metrics (Prometheus)", http.StatusNotImplemented)
 	case "home", "search", "list", "static":
 		s.ui.ServeHTTP(sw, r)
 	default:

@@ -131,7 +131,10 @@ func TestEndpoints(t *testing.T) {
 		{name: "archives xml", path: "/archives/xml", status: 200, ctype: "application/xml", contains: []string{`<link id="a1"`}},
 		{name: "preflight", method: "OPTIONS", path: "/timegate/" + held, hdr: []string{"Origin", "https://page.example", "Access-Control-Request-Headers", "accept-datetime"}, status: 204,
 			header: map[string]string{"Access-Control-Allow-Origin": "*"}},
-		{name: "post timemap", method: "POST", path: "/timemap/link/" + held, status: 405, header: map[string]string{"Allow": "GET, HEAD, OPTIONS"}},
+		{name: "post timemap", method: "POST", path: "/timemap/link/" + held, status: 200, ctype: "application/link-format",
+			contains: []string{f.a1.URIM(held, ts(t, "19990125093000"))}, header: map[string]string{"X-Memento-Count": "5"}},
+		{name: "delete timemap", method: "DELETE", path: "/timemap/link/" + held, status: 405, header: map[string]string{"Allow": "GET, HEAD, POST, OPTIONS"}},
+		{name: "monitor", path: "/monitor", status: 501, ctype: "text/plain", contains: []string{"/metrics"}},
 		{name: "put page", method: "PUT", path: "/", status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
 		{name: "delete metrics", method: "DELETE", path: "/metrics", status: 405, header: map[string]string{"Allow": "GET, HEAD"}},
 		{name: "head timemap", method: "HEAD", path: "/timemap/link/" + held, status: 200, header: map[string]string{"X-Memento-Count": "5"}},
@@ -448,5 +451,51 @@ func TestMemoryCacheLeavesNothingOnDisk(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(home, "cache", "mementokit-aggregator")); !os.IsNotExist(err) {
 		t.Errorf("the default data folder was created (stat error %v)", err)
+	}
+}
+
+// TestMethodsLikeMemGator: MemGator answers every method on its paths as
+// GET; here POST on each read-only endpoint of the API gets the answer of
+// GET (status, Content-Type, X-Memento-Count, Location, body), other
+// methods that ask for a change get 405 naming the allowed ones, and
+// /monitor (MemGator's SSE stream, 501 when not enabled) is 501 for every
+// method, pointing at /metrics.
+func TestMethodsLikeMemGator(t *testing.T) {
+	f := newFederation(t)
+	in := startFederation(t, f)
+	u := in.URL
+	for _, path := range []string{
+		"/timemap/link/" + held, "/timemap/json/" + held, "/timemap/cdxj/" + held,
+		"/timemap/link/1/" + held, "/timemap/json/1/" + held, "/timemap/index/" + held, "/timemap/index/json/" + held,
+		"/timegate/" + held, "/memento/2005/" + held, "/memento/link/2005/" + held, "/memento/json/2005/" + held,
+		"/memento/cdxj/2005/" + held, "/api/json/2005/" + held, "/api/link/2005/" + held, "/api/cdxj/2005/" + held,
+		"/api/proxy/2005/" + held, "/memento/proxy/2005/" + held, "/api/xml/2005/" + held, "/timemap/link/http://nothing.example.net/", "/timemap/link/abc/" + held,
+		"/about", "/archives", "/archives/xml",
+	} {
+		do(t, u, "GET", path) // the first answer is searched, the next ones cached: compare two cached ones
+		get := do(t, u, "GET", path)
+		post := do(t, u, "POST", path)
+		if get.Status == 0 || post.Status != get.Status || post.Body != get.Body {
+			t.Errorf("POST %s: %d %q, GET: %d %q", path, post.Status, post.Body, get.Status, get.Body)
+		}
+		for _, h := range []string{"Content-Type", "X-Memento-Count", "Location", "Link"} {
+			if post.Header.Get(h) != get.Header.Get(h) {
+				t.Errorf("POST %s: %s %q, GET: %q", path, h, post.Header.Get(h), get.Header.Get(h))
+			}
+		}
+		for _, m := range []string{"PUT", "DELETE", "PATCH", "PROPFIND"} {
+			if r := do(t, u, m, path); r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
+				t.Errorf("%s %s: %d Allow %q, want 405 Allow GET, HEAD, POST, OPTIONS", m, path, r.Status, r.Header.Get("Allow"))
+			}
+		}
+	}
+	for _, m := range []string{"GET", "POST", "HEAD", "DELETE"} {
+		r := do(t, u, m, "/monitor")
+		if r.Status != http.StatusNotImplemented || m != "HEAD" && !strings.Contains(r.Body, "/metrics") {
+			t.Errorf("%s /monitor: %d %q, want 501 naming /metrics", m, r.Status, r.Body)
+		}
+	}
+	if r := do(t, u, "GET", "/metrics"); !strings.Contains(r.Body, `endpoint="monitor"`) {
+		t.Errorf("/metrics does not count /monitor under its own label")
 	}
 }

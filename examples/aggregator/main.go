@@ -25,6 +25,7 @@
 //	/memento/{link|json|cdxj}/{datetime}/{URI-R}  MemGator's description (first, prev, closest, next, last)
 //	/memento/proxy/{datetime}/{URI-R}  the closest memento's own bytes, streamed from its archive
 //	/api/json/{datetime}/{URI-R}       the Time Travel JSON description
+//	/api/{link|cdxj|proxy}/...         MemGator's alias of /memento/{link|cdxj|proxy}/...
 //	/about                             endpoints, archives with their state, configuration
 //	/archives[/{json|xml}]             the archive registry (MemGator JSON, archivelist.xml)
 //	/metrics                           Prometheus metrics
