@@ -97,6 +97,17 @@ func (b *pageFile) Read(p []byte) (int, error) {
 	return b.f.Read(p)
 }
 
+// WriteTo copies the rest of the file, from the current offset, to w. When
+// w leads to an *os.File (parquet-go's bufio.Writer in front of the output
+// file), the kernel copies the pages file to file (copy_file_range(2))
+// instead of reading them into memory and writing them out again.
+func (b *pageFile) WriteTo(w io.Writer) (int64, error) {
+	if err := b.flush(); err != nil {
+		return 0, err
+	}
+	return io.Copy(w, b.f)
+}
+
 // failedBuffer is the buffer of a pool that could not make one: every call
 // returns its error.
 type failedBuffer struct{ err error }

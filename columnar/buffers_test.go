@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"math/rand/v2"
@@ -47,6 +48,35 @@ func TestPageFile(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("round %d: read %d bytes back, differing from the %d written", round, len(got), len(want))
+		}
+		// io.Copy, as parquet-go copies a row group's pages out: through
+		// WriteTo, to a file behind a bufio.Writer (holding a header
+		// already) and to memory.
+		if _, err := b.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw := bufio.NewWriterSize(out, 1024)
+		bw.WriteString("PAR1")
+		if n, err := io.Copy(bw, b); n != int64(len(want)) || err != nil {
+			t.Fatalf("round %d: io.Copy to a file = %d, %v; want %d bytes", round, n, err, len(want))
+		}
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+		if got, err := os.ReadFile(out.Name()); err != nil || !bytes.Equal(got, append([]byte("PAR1"), want...)) {
+			t.Fatalf("round %d: the file copy has %d bytes, %v, differing from the %d written", round, len(got), err, 4+len(want))
+		}
+		if _, err := b.Seek(int64(len(want)-900), io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		var mem bytes.Buffer
+		if n, err := io.Copy(&mem, b); n != 900 || err != nil || !bytes.Equal(mem.Bytes(), want[len(want)-900:]) {
+			t.Fatalf("round %d: io.Copy of the last 900 bytes to memory = %d, %v", round, n, err)
 		}
 	}
 	pool.PutBuffer(b)
