@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		inputs = append(inputs, ix)
 	}
 	start := time.Now()
-	idx, st, err := archiveserver.LoadIndex(ctx, inputs, archiveserver.LoadOptions{SkipBad: *skipBad, Rekey: *rekey, Logger: log})
+	idx, st, err := archiveserver.LoadIndex(ctx, inputs, &archiveserver.LoadOptions{SkipBad: *skipBad, Rekey: *rekey, Logger: log})
 	if err != nil {
 		return err
 	}

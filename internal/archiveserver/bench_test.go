@@ -17,7 +17,7 @@ func benchServer(b *testing.B, lines int64) (*Server, []string) {
 	if _, err := cdxgen.New(cdxgen.Config{Lines: lines, Seed: 1}).Write(&buf); err != nil {
 		b.Fatal(err)
 	}
-	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("gen", &buf, nil)}, LoadOptions{})
+	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("gen", &buf, nil)}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func BenchmarkLoadIndexOneKeyManyURLs(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {
-		if _, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("s", bytes.NewReader(in), nil)}, LoadOptions{}); err != nil {
+		if _, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("s", bytes.NewReader(in), nil)}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -17,7 +17,7 @@ func Example() {
 com,example)/ 20200101000000 {"url": "http://www.example.com/"}
 `
 	ctx := context.Background()
-	idx, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("example", strings.NewReader(index), nil)}, archiveserver.LoadOptions{})
+	idx, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("example", strings.NewReader(index), nil)}, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +43,7 @@ func ExampleServer_MementoMap() {
 com,example)/b 20100101000000 {"url": "http://example.com/b"}
 `
 	ctx := context.Background()
-	idx, _, _ := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("example", strings.NewReader(index), nil)}, archiveserver.LoadOptions{})
+	idx, _, _ := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("example", strings.NewReader(index), nil)}, nil)
 	s, _ := archiveserver.New(ctx, idx, archiveserver.Options{ID: "example"})
 	for _, u := range []string{"http://example.com/a", "http://example.org/"} {
 		m, _ := s.Map().Lookup(u)

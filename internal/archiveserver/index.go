@@ -109,8 +109,12 @@ type Index struct {
 // not parse, a URL that does not canonicalize, an invalid timestamp) stops
 // the load with a *cdxj.ParseError naming its source and line, unless
 // o.SkipBad counts it in LoadStats.Bad; any other error of an input stops
-// it always. ctx cancels the load between records.
-func LoadIndex(ctx context.Context, inputs []cdxj.Searcher, o LoadOptions) (*Index, LoadStats, error) {
+// it always. ctx cancels the load between records. A nil o means the
+// zero LoadOptions (stop at the first bad line, no log).
+func LoadIndex(ctx context.Context, inputs []cdxj.Searcher, o *LoadOptions) (*Index, LoadStats, error) {
+	if o == nil {
+		o = &LoadOptions{}
+	}
 	var st LoadStats
 	byKey := make(map[string]*group)
 	// bad counts a bad line under SkipBad; it returns the error to stop

@@ -35,7 +35,7 @@ org,example)/only 20050505050505 {"url": "https://example.org/only"}
 
 func mustServer(t testing.TB, o Options, index string) *Server {
 	t.Helper()
-	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(index), nil)}, LoadOptions{})
+	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(index), nil)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func mustServer(t testing.TB, o Options, index string) *Server {
 }
 
 func TestLoadIndexStats(t *testing.T) {
-	_, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(testIndex), nil)}, LoadOptions{})
+	_, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(testIndex), nil)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestLoadIndexErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("in", strings.NewReader(tc.index), nil)}, LoadOptions{SkipBad: tc.skipBad})
+			_, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("in", strings.NewReader(tc.index), nil)}, &LoadOptions{SkipBad: tc.skipBad})
 			switch {
 			case tc.wantLine == "" && err != nil:
 				t.Fatalf("unexpected error %v", err)
@@ -100,7 +100,7 @@ func TestLoadIndexReadError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("cut.cdxj.gz", zr, nil)}, LoadOptions{SkipBad: skipBad})
+		_, _, err = LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("cut.cdxj.gz", zr, nil)}, &LoadOptions{SkipBad: skipBad})
 		if err == nil || !strings.Contains(err.Error(), "cut.cdxj.gz: after line ") || !strings.Contains(err.Error(), "of the decompressed input") ||
 			!errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Errorf("SkipBad %v: LoadIndex = %v, want an unexpected EOF naming the input, line and offset", skipBad, err)
@@ -110,7 +110,7 @@ func TestLoadIndexReadError(t *testing.T) {
 
 func TestLoadIndexParseErrorWrapped(t *testing.T) {
 	in := "com,example)/ 20100101000000 {\"url\": \"http://example.com/\"}\nthree fields only\n"
-	_, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("in", strings.NewReader(in), nil)}, LoadOptions{})
+	_, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("in", strings.NewReader(in), nil)}, nil)
 	var pe *cdxj.ParseError
 	if !errors.As(err, &pe) {
 		t.Fatalf("error %v is not a *cdxj.ParseError", err)
@@ -366,7 +366,7 @@ func TestRealIndexes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			idx, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(b), nil)}, LoadOptions{})
+			idx, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(b), nil)}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -543,7 +543,7 @@ func TestHTTP10WithoutHost(t *testing.T) {
 }
 
 func TestNewOptionErrors(t *testing.T) {
-	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(testIndex), nil)}, LoadOptions{})
+	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(testIndex), nil)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +619,7 @@ func TestLoadIndexManyURLsOneKey(t *testing.T) {
 	const n = 3 * urlScanMax
 	in := sessionIndex(n)
 	in = append(in, in...) // every capture twice
-	idx, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("s", bytes.NewReader(in), nil)}, LoadOptions{})
+	idx, st, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("s", bytes.NewReader(in), nil)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

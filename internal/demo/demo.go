@@ -271,7 +271,7 @@ func Run(ctx context.Context, cfg *Config, out io.Writer) (Summary, error) {
 			}
 			inputs = append(inputs, cdxj.NewStream(name, bytes.NewReader(slice(b, p.every)), nil))
 		}
-		idx, st, err := archiveserver.LoadIndex(ctx, inputs, archiveserver.LoadOptions{})
+		idx, st, err := archiveserver.LoadIndex(ctx, inputs, nil)
 		if err != nil {
 			return sum, err
 		}
@@ -540,7 +540,7 @@ func realHoldings(ctx context.Context) (map[string]bool, error) {
 			inputs = append(inputs, cdxj.NewStream(p.real, bytes.NewReader(b), nil))
 		}
 	}
-	idx, _, err := archiveserver.LoadIndex(ctx, inputs, archiveserver.LoadOptions{})
+	idx, _, err := archiveserver.LoadIndex(ctx, inputs, nil)
 	if err != nil {
 		return nil, err
 	}

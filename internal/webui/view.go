@@ -27,11 +27,12 @@ type View struct {
 // Nav is the navigation around a datetime in a sorted list of mementos;
 // a nil field is absent (no earlier or later memento).
 type Nav struct {
-	First, Prev, Closest, Next, Last *Memento
+	First, Prev, Closest, Next, Last *NavMemento
 }
 
-// Memento is one memento as a page shows it.
-type Memento struct {
+// NavMemento is one memento as the navigation of a page shows it (a view
+// of a memento.Memento with its count of same-second neighbours).
+type NavMemento struct {
 	URIM     string
 	Datetime time.Time
 	Archive  string
@@ -195,13 +196,13 @@ func navigate(ms []memento.Memento, t time.Time) Nav {
 			c = i
 		}
 	}
-	at := func(i int) *Memento {
+	at := func(i int) *NavMemento {
 		m := ms[i]
 		n := 0
 		for j := i + 1; j < len(ms) && ms[j].Datetime.Equal(m.Datetime); j++ {
 			n++
 		}
-		return &Memento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive, Same: n}
+		return &NavMemento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive, Same: n}
 	}
 	n := Nav{First: at(0), Closest: at(c), Last: at(start(len(ms) - 1))}
 	if c > 0 {

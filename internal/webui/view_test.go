@@ -22,7 +22,7 @@ func TestNavigate(t *testing.T) {
 		m("20300101000000", "a"), m("20300101000000", "b"),
 	}
 	// label gives each navigation entry as "stamp/archive" (+N same second).
-	label := func(p *Memento) string {
+	label := func(p *NavMemento) string {
 		if p == nil {
 			return "-"
 		}

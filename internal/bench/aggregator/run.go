@@ -366,7 +366,7 @@ func startArchives(ctx context.Context, cfg config, uris []string, large bool) (
 				fmt.Fprintf(&idx, "%s %s {\"url\": %q}\n", key, timestamp.Format(ts), u)
 			}
 		}
-		x, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("bench", &idx, nil)}, archiveserver.LoadOptions{})
+		x, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("bench", &idx, nil)}, nil)
 		if err != nil {
 			return nil, err
 		}
