@@ -708,7 +708,10 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 	// once) that reports on a channel: the search stops waiting at its
 	// budget (plus searchGrace) whatever an Upstream does.
 	results := make(chan answer, len(route))
-	fan := make(chan struct{}, ag.opts.FanOut)
+	var fan chan struct{} // nil when every archive may be asked at once
+	if ag.opts.FanOut < len(route) {
+		fan = make(chan struct{}, ag.opts.FanOut)
+	}
 	pending := 0
 	for i, d := range route {
 		st := ag.byID[d.Archive]
@@ -725,13 +728,15 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 		}
 		pending++
 		go func() {
-			select {
-			case fan <- struct{}{}:
-			case <-ctx.Done():
-				results <- answer{i: i, out: Outcome{Archive: st.ID, Status: StatusFailed, Class: ClassDown, Reason: ctxReason(ctx), Err: ctx.Err()}}
-				return
+			if fan != nil {
+				select {
+				case fan <- struct{}{}:
+				case <-ctx.Done():
+					results <- answer{i: i, out: Outcome{Archive: st.ID, Status: StatusFailed, Class: ClassDown, Reason: ctxReason(ctx), Err: ctx.Err()}}
+					return
+				}
+				defer func() { <-fan }()
 			}
-			defer func() { <-fan }()
 			ms, o := ag.ask(ctx, st, usesTimeGate(s), urir, at)
 			results <- answer{i: i, ms: ms, out: o}
 		}()

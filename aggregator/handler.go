@@ -289,7 +289,11 @@ func NormalizeURIR(s string) (string, error) {
 			port = ""
 		}
 	}
-	s = scheme + "://" + hostPort(host, port) + escapeNonURI(tail)
+	hp, et := hostPort(host, port), escapeNonURI(tail)
+	if h := len(scheme) + len("://"); len(s) != h+len(hp)+len(et) || s[:len(scheme)] != scheme || s[len(scheme):h] != "://" ||
+		s[h:h+len(hp)] != hp || s[h+len(hp):] != et {
+		s = scheme + "://" + hp + et // the common URI-R, already in this form, is kept as it is
+	}
 	if len(s) > MaxURIRLen {
 		return "", fmt.Errorf("URI-R longer than %d bytes", MaxURIRLen)
 	}

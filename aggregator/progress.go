@@ -16,20 +16,20 @@ import (
 // (Class, the dormancy rule).
 type progress struct {
 	sent, answered atomic.Bool
+	trace          httptrace.ClientTrace // in the same allocation as the flags
 }
 
 // withProgress returns ctx with a client trace that records into p; a
 // trace already in ctx is still called.
 func withProgress(ctx context.Context) (context.Context, *progress) {
 	p := &progress{}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteRequest: func(i httptrace.WroteRequestInfo) {
-			if i.Err == nil {
-				p.sent.Store(true)
-			}
-		},
-		GotFirstResponseByte: func() { p.answered.Store(true) },
-	}), p
+	p.trace.WroteRequest = func(i httptrace.WroteRequestInfo) {
+		if i.Err == nil {
+			p.sent.Store(true)
+		}
+	}
+	p.trace.GotFirstResponseByte = func() { p.answered.Store(true) }
+	return httptrace.WithClientTrace(ctx, &p.trace), p
 }
 
 // reached reports whether a failure of reason came after the request
