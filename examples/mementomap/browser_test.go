@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -72,29 +71,7 @@ func TestProfileReportInBrowser(t *testing.T) {
 	}
 
 	br := chromiumtest.Start(t, ctx, &chromiumtest.Options{Width: 1280, Height: 900})
-	p := br.Page(t, ctx)
-	var mu sync.Mutex
-	var requested, thrown []string
-	p.Watch("Network.requestWillBeSent", func(params json.RawMessage) {
-		var ev struct {
-			Request struct {
-				URL string `json:"url"`
-			} `json:"request"`
-		}
-		json.Unmarshal(params, &ev)
-		mu.Lock()
-		requested = append(requested, ev.Request.URL)
-		mu.Unlock()
-	})
-	p.Watch("Runtime.exceptionThrown", func(params json.RawMessage) {
-		mu.Lock()
-		thrown = append(thrown, string(params))
-		mu.Unlock()
-	})
-	p.Call(t, ctx, "Runtime.enable", nil, nil)
-	p.Call(t, ctx, "Network.enable", nil, nil)
-	p.Call(t, ctx, "Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}, nil)
-	p.Navigate(t, ctx, "file://"+path)
+	p := br.OpenOffline(t, ctx, path)
 	rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
 	p.WaitFor(t, rctx, `document.body.dataset.ready === "true" && document.querySelectorAll(".chart[data-rendered]").length === `+strconv.Itoa(len(ids)))
 	rcancel()
@@ -134,7 +111,7 @@ func TestProfileReportInBrowser(t *testing.T) {
 	// as the model writes it.
 	cm := models["chart-compaction"].Chart
 	last := cm.Series[0].Points[len(cm.Series[0].Points)-1]
-	tip := hover(t, ctx, p, "chart-compaction", fmt.Sprintf("[%g, %g]", last.X, last.Y))
+	tip := p.HoverChart(t, ctx, "chart-compaction", fmt.Sprintf("[%g, %g]", last.X, last.Y))
 	if want := chart.Exact(last.Y, chart.Bytes); !strings.Contains(tip, chart.Human(last.Y, chart.Bytes)) && !strings.Contains(tip, want) {
 		t.Errorf("tooltip over the last compaction point = %q, lacks %q", tip, want)
 	}
@@ -152,16 +129,8 @@ func TestProfileReportInBrowser(t *testing.T) {
 		t.Errorf("Table 8 sorted by Count: first rows %q then %q", first[0], first[1])
 	}
 
-	mu.Lock()
-	for _, e := range thrown {
-		t.Errorf("the page threw: %.500s", e)
-	}
-	for _, u := range requested {
-		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
-			t.Errorf("the report asked the network for %s", u)
-		}
-	}
-	mu.Unlock()
+	p.CheckThrown(t)
+	p.CheckLocal(t)
 
 	shots := []string{t.TempDir()}
 	if d := os.Getenv("MEMENTOKIT_SCREENSHOTS"); d != "" {
@@ -178,25 +147,6 @@ func TestProfileReportInBrowser(t *testing.T) {
 			p.Screenshot(t, ctx, filepath.Join(d, "profile-"+id+".png"), false)
 		}
 	}
-}
-
-// hover scrolls the chart into view, moves the mouse over the data point
-// (an ECharts [x, y] in the first series' coordinates), and returns the
-// text of the tooltip once it shows.
-func hover(t *testing.T, ctx context.Context, p *chromiumtest.Page, id, point string) string {
-	t.Helper()
-	sel := `document.querySelector("#` + id + ` .chart")`
-	p.Eval(t, ctx, `(`+sel+`.scrollIntoView({block: "center"}), true)`, new(bool))
-	var at struct{ X, Y float64 }
-	p.Eval(t, ctx, `(() => { const el = `+sel+`; const r = el.getBoundingClientRect();
-		const px = echarts.getInstanceByDom(el).convertToPixel({seriesIndex: 0}, `+point+`);
-		return {X: r.left + px[0], Y: r.top + px[1]}; })()`, &at)
-	p.MoveMouse(t, ctx, at.X-3, at.Y)
-	p.MoveMouse(t, ctx, at.X, at.Y)
-	p.WaitFor(t, ctx, `(() => { const tip = `+sel+`.querySelector(".mk-tooltip"); return tip && tip.style.display !== "none" && tip.style.opacity !== "0" && tip.textContent.length > 0; })()`)
-	var text string
-	p.Eval(t, ctx, sel+`.querySelector(".mk-tooltip").innerText`, &text)
-	return text
 }
 
 // TestLogsReportInBrowser writes the report of an aggregator log (lookups
@@ -267,29 +217,7 @@ func TestLogsReportInBrowser(t *testing.T) {
 		t.Errorf("Figure 4 model: categories %q, series %d", ov.Categories, len(ov.Series))
 	}
 	br := chromiumtest.Start(t, ctx, &chromiumtest.Options{Width: 1280, Height: 900})
-	p := br.Page(t, ctx)
-	var mu sync.Mutex
-	var requested, thrown []string
-	p.Watch("Network.requestWillBeSent", func(params json.RawMessage) {
-		var ev struct {
-			Request struct {
-				URL string `json:"url"`
-			} `json:"request"`
-		}
-		json.Unmarshal(params, &ev)
-		mu.Lock()
-		requested = append(requested, ev.Request.URL)
-		mu.Unlock()
-	})
-	p.Watch("Runtime.exceptionThrown", func(params json.RawMessage) {
-		mu.Lock()
-		thrown = append(thrown, string(params))
-		mu.Unlock()
-	})
-	p.Call(t, ctx, "Runtime.enable", nil, nil)
-	p.Call(t, ctx, "Network.enable", nil, nil)
-	p.Call(t, ctx, "Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}, nil)
-	p.Navigate(t, ctx, "file://"+path)
+	p := br.OpenOffline(t, ctx, path)
 	rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
 	p.WaitFor(t, rctx, `document.body.dataset.ready === "true" && document.querySelectorAll(".chart[data-rendered]").length === 2`)
 	rcancel()
@@ -312,16 +240,8 @@ func TestLogsReportInBrowser(t *testing.T) {
 			t.Errorf("%s: drew %d series (model %d), legend %d, %.1f%% inked", id, got.Series, len(m.Series), got.Legend, 100*got.Inked)
 		}
 	}
-	mu.Lock()
-	for _, e := range thrown {
-		t.Errorf("the page threw: %.500s", e)
-	}
-	for _, u := range requested {
-		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
-			t.Errorf("the report asked the network for %s", u)
-		}
-	}
-	mu.Unlock()
+	p.CheckThrown(t)
+	p.CheckLocal(t)
 	shots := []string{t.TempDir()}
 	if d := os.Getenv("MEMENTOKIT_SCREENSHOTS"); d != "" {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -5,13 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"html"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -101,35 +99,8 @@ func TestReportInBrowser(t *testing.T) {
 	}
 
 	b := chromiumtest.Start(t, ctx, &chromiumtest.Options{Width: 1280, Height: 900})
-	p := b.Page(t, ctx)
-	var mu sync.Mutex
-	var requested []string
-	p.Watch("Network.requestWillBeSent", func(params json.RawMessage) {
-		var ev struct {
-			Request struct {
-				URL string `json:"url"`
-			} `json:"request"`
-		}
-		json.Unmarshal(params, &ev)
-		mu.Lock()
-		requested = append(requested, ev.Request.URL)
-		mu.Unlock()
-	})
-	var thrown []string
-	p.Watch("Runtime.exceptionThrown", func(params json.RawMessage) {
-		mu.Lock()
-		thrown = append(thrown, string(params))
-		mu.Unlock()
-	})
-	p.Call(t, ctx, "Runtime.enable", nil, nil)
-	p.Call(t, ctx, "Network.enable", nil, nil)
-	p.Call(t, ctx, "Network.emulateNetworkConditions", map[string]any{"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}, nil)
-	p.Navigate(t, ctx, "file://"+path)
-	mu.Lock()
-	for _, e := range thrown {
-		t.Errorf("the page threw: %.500s", e)
-	}
-	mu.Unlock()
+	p := b.OpenOffline(t, ctx, path)
+	p.CheckThrown(t)
 	rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
 	p.WaitFor(t, rctx, `document.body.dataset.ready === "true" && document.querySelectorAll(".chart[data-rendered]").length === `+strconv.Itoa(len(ids)))
 	rcancel()
@@ -181,7 +152,7 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 	wantDay := time.Unix(int64(best.X), 0).UTC().Format("2006-01-02")
-	tip := hover(t, ctx, p, "chart-daily-captures", fmt.Sprintf("[%g, %g]", best.X*1000, best.Y))
+	tip := p.HoverChart(t, ctx, "chart-daily-captures", fmt.Sprintf("[%g, %g]", best.X*1000, best.Y))
 	for _, want := range []string{wantDay, top.Name, chart.Exact(best.Y, chart.Count)} {
 		if !strings.Contains(tip, want) {
 			t.Errorf("tooltip over %s %s = %q, lacks %q", top.Name, wantDay, tip, want)
@@ -189,7 +160,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	bytesChart := models["chart-bytes-per-type"].Chart
 	cat := 1 // 2013, the largest year of the sample
-	tip = hover(t, ctx, p, "chart-bytes-per-type", fmt.Sprintf("[%d, %g]", cat, bytesChart.Series[0].Values[cat]/2))
+	tip = p.HoverChart(t, ctx, "chart-bytes-per-type", fmt.Sprintf("[%d, %g]", cat, bytesChart.Series[0].Values[cat]/2))
 	for _, want := range []string{bytesChart.Categories[cat], bytesChart.Series[0].Name, chart.Human(bytesChart.Series[0].Values[cat], chart.Bytes)} {
 		if !strings.Contains(tip, want) {
 			t.Errorf("tooltip over the %s bar = %q, lacks %q", bytesChart.Categories[cat], tip, want)
@@ -230,13 +201,8 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("daily CSV link: %v %.200q", err, csv)
 	}
 
-	mu.Lock()
-	for _, u := range requested {
-		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
-			t.Errorf("the report asked the network for %s", html.EscapeString(u))
-		}
-	}
-	mu.Unlock()
+	p.CheckThrown(t)
+	p.CheckLocal(t)
 
 	shots := []string{t.TempDir()}
 	if d := os.Getenv(screenshotEnv); d != "" {
@@ -254,26 +220,7 @@ func TestReportInBrowser(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 			p.Screenshot(t, ctx, filepath.Join(d, "report-"+id+".png"), false)
 		}
-		hover(t, ctx, p, "chart-daily-captures", fmt.Sprintf("[%g, %g]", best.X*1000, best.Y))
+		p.HoverChart(t, ctx, "chart-daily-captures", fmt.Sprintf("[%g, %g]", best.X*1000, best.Y))
 		p.Screenshot(t, ctx, filepath.Join(d, "report-hover.png"), false)
 	}
-}
-
-// hover scrolls the chart into view, moves the mouse over the data point
-// (an ECharts [x, y] in the first series' coordinates), and returns the
-// text of the tooltip once it shows.
-func hover(t *testing.T, ctx context.Context, p *chromiumtest.Page, id, point string) string {
-	t.Helper()
-	sel := `document.querySelector("#` + id + ` .chart")`
-	p.Eval(t, ctx, `(`+sel+`.scrollIntoView({block: "center"}), true)`, new(bool))
-	var at struct{ X, Y float64 }
-	p.Eval(t, ctx, `(() => { const el = `+sel+`; const r = el.getBoundingClientRect();
-		const px = echarts.getInstanceByDom(el).convertToPixel({seriesIndex: 0}, `+point+`);
-		return {X: r.left + px[0], Y: r.top + px[1]}; })()`, &at)
-	p.MoveMouse(t, ctx, at.X-3, at.Y)
-	p.MoveMouse(t, ctx, at.X, at.Y)
-	p.WaitFor(t, ctx, `(() => { const tip = `+sel+`.querySelector(".mk-tooltip"); return tip && tip.style.display !== "none" && tip.style.opacity !== "0" && tip.textContent.length > 0; })()`)
-	var text string
-	p.Eval(t, ctx, sel+`.querySelector(".mk-tooltip").innerText`, &text)
-	return text
 }
