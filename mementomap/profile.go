@@ -77,9 +77,10 @@ type IndexStats struct {
 	IPHosts  int64 `json:"ip_hosts"`  // of those, IP addresses (v4 and v6; in no TLD)
 	Domains  int64 `json:"domains"`   // distinct registrable domains (public suffix plus one label)
 	TLDs     int64 `json:"tlds"`      // distinct first host labels of the hosts that are not IP addresses
-	// First and Last are the earliest and latest capture datetimes.
-	First time.Time `json:"first"`
-	Last  time.Time `json:"last"`
+	// First and Last are the earliest and latest capture datetimes (UTC);
+	// nil (null in JSON) when no capture was profiled.
+	First *time.Time `json:"first"`
+	Last  *time.Time `json:"last"`
 	// IndexBytes is the size of the index lines read (uncompressed, line
 	// ends included); MapBytes the size of the baseline map's data lines.
 	IndexBytes int64 `json:"index_bytes"`
@@ -713,8 +714,8 @@ func (p *profiler) finish() error {
 	out := &p.out
 	ix := &out.Index
 	if len(p.first) > 0 {
-		ix.First = recordTime(p.first)
-		ix.Last = recordTime(p.last)
+		first, last := recordTime(p.first), recordTime(p.last)
+		ix.First, ix.Last = &first, &last
 	}
 	// Table 1.
 	slices.SortStableFunc(p.tlds, func(a, b TLDShare) int {

@@ -3,6 +3,7 @@ package mementomap
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -70,7 +71,7 @@ func TestProfileHandMade(t *testing.T) {
 	// (two hosts), test.org, portal.gov.pt (the IP host has none).
 	wantIndex := IndexStats{Lines: 12, URIMs: 12, URIRs: 9, HxPxKeys: 8, Hosts: 5, IPHosts: 1,
 		Domains: 3, TLDs: 3,
-		First: time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC), Last: time.Date(2012, 12, 31, 23, 59, 59, 0, time.UTC),
+		First: new(time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)), Last: new(time.Date(2012, 12, 31, 23, 59, 59, 0, time.UTC)),
 		IndexBytes: int64(len(profileIndex)),
 		// The baseline map's lines (see the compaction below).
 		MapBytes: int64(len(baselineOfProfileIndex)),
@@ -519,5 +520,21 @@ func TestProfileRealFiles(t *testing.T) {
 			t.Logf("%d lines, %d URI-Rs, %d keys, %d hosts; Gini %.3f; compaction %d → %d lines",
 				ix.Lines, ix.URIRs, ix.HxPxKeys, ix.Hosts, p.Mementos.Gini, cst.InLines, cst.OutLines)
 		})
+	}
+}
+
+// An empty index has no first or last capture: null in JSON, not the zero
+// time 0001-01-01.
+func TestProfileEmptyDatetimes(t *testing.T) {
+	p := profileString(t, ProfileOptions{}, "")
+	if p.Index.First != nil || p.Index.Last != nil {
+		t.Errorf("empty index: first %v, last %v; want none", p.Index.First, p.Index.Last)
+	}
+	b, err := json.Marshal(p.Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, `"first":null,"last":null`) || strings.Contains(s, "0001-01-01") {
+		t.Errorf("empty index JSON: %s", s)
 	}
 }

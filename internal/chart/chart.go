@@ -245,6 +245,10 @@ func (c *Chart) Finish() error {
 	return nil
 }
 
+// shareSlack is the rounding error allowed in shares that sum to 1 (a
+// stack of fractions of one total).
+const shareSlack = 1e-9
+
 func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 
 // setRanges sets X and Y ranges from the data: categories span -0.5 to
@@ -321,7 +325,10 @@ func (c *Chart) setRanges() {
 	step := niceStep((hi-lo)/5, c.Y.Unit)
 	c.Y.Min = math.Floor(lo/step) * step
 	c.Y.Max = math.Ceil(hi/step) * step
-	if c.Y.Unit == Percent && ymax <= 1 && c.Y.Max > 1 {
+	// A share axis ends at 100 %: stacked shares that sum to 1 in exact
+	// arithmetic may come to 1 plus a rounding error, which is no reason
+	// to draw the axis to 120 %.
+	if c.Y.Unit == Percent && ymax <= 1+shareSlack && c.Y.Max > 1 {
 		c.Y.Max = 1
 	}
 }

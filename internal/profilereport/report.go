@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mementokit/mementokit/internal/chart"
 	"github.com/mementokit/mementokit/internal/report"
@@ -152,10 +153,14 @@ func indexTable(p *mementomap.ArchiveProfile) *report.Table {
 	row("IP-address hosts", cnt(ix.IPHosts))
 	row("registrable domains", cnt(ix.Domains))
 	row("TLDs", cnt(ix.TLDs))
-	if !ix.First.IsZero() {
-		row("first capture", ix.First.Format("2006-01-02 15:04:05"))
-		row("last capture", ix.Last.Format("2006-01-02 15:04:05"))
+	when := func(t *time.Time) string {
+		if t == nil {
+			return "—" // no capture profiled
+		}
+		return t.Format("2006-01-02 15:04:05")
 	}
+	row("first capture", when(ix.First))
+	row("last capture", when(ix.Last))
 	row("index size (lines read, uncompressed)", chart.Human(float64(ix.IndexBytes), chart.Bytes))
 	row("baseline map size (data lines)", chart.Human(float64(ix.MapBytes), chart.Bytes))
 	row("left out by the filters", cnt(ix.Filtered))
@@ -223,7 +228,9 @@ func yearTable(p *mementomap.ArchiveProfile) *report.Table {
 			inum(y.URIMs), inum(y.CumURIMs), fmt.Sprintf("%.2f", y.Gamma), fmt.Sprintf("%.2f", y.CumGamma),
 			share(2), share(3), share(4), share(5), share(0)})
 	}
-	t.Note = "Shares of status classes are of the year's URI-Ms; other: no status (revisits), 1xx, 6xx and up."
+	t.Note = "γ is the year's mementos per URI-R (URI-Ms ÷ URI-Rs captured that year); γ+ the same to the end of the year " +
+		"(URI-M+ ÷ URI-R+, every year so far). URI-R+ and URI-M+ are running totals; dup. URI-R is the share of the year's URI-Rs " +
+		"captured in an earlier year. Shares of status classes are of the year's URI-Ms; other: no status (revisits), 1xx, 6xx and up."
 	return t
 }
 
@@ -366,11 +373,16 @@ func LorenzChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 }
 
 // MementoHistogram is the distribution behind Table 4: URI-Rs per memento
-// count, on log axes.
+// count, on log axes. Only counts that some URI-R has are plotted: the
+// line joins consecutive counts (Gap 1) and breaks where counts are
+// missing, and a count with no neighbour is a dot, so that no straight
+// line across a gap reads as URI-Rs that are not there.
 func MementoHistogram(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "mementos-per-urir", Title: "URI-Rs by their number of mementos", Kind: chart.Line,
-		X: chart.Axis{Label: "mementos of a URI-R (log scale)", Type: chart.Log, Unit: chart.Count},
-		Y: chart.Axis{Label: "URI-Rs (log scale)", Type: chart.Log, Unit: chart.Count}}
+		X:    chart.Axis{Label: "mementos of a URI-R (log scale)", Type: chart.Log, Unit: chart.Count},
+		Y:    chart.Axis{Label: "URI-Rs (log scale)", Type: chart.Log, Unit: chart.Count},
+		Gap:  1,
+		Note: "Only memento counts held by some URI-R are drawn: the line breaks at counts no URI-R has, and a count alone is a dot."}
 	s := chart.Series{Name: "URI-Rs"}
 	for _, h := range p.Mementos.Histogram {
 		if h.Count > 0 {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/chart"
 	"github.com/mementokit/mementokit/internal/report"
 	"github.com/mementokit/mementokit/mementomap"
 )
@@ -118,5 +120,80 @@ func TestMeanChildrenReferences(t *testing.T) {
 		if !strings.Contains(out.String(), name) {
 			t.Errorf("page does not name %q", name)
 		}
+	}
+}
+
+// The charts and tables read as they should: a share axis ends at 100 %,
+// the memento histogram breaks at counts no URI-R has, Table 6 says what
+// γ and γ+ are, the footer explains only the controls the page has, and
+// an empty index has no first or last capture.
+func TestReportReadings(t *testing.T) {
+	// Shares of 28 captures: 9/28 + 18/28 + 1/28 comes to more than 1 in
+	// floating point.
+	y := mementomap.YearStats{Year: 2010, URIRs: 28, New: 28, URIMs: 28, Status: [6]int64{2: 9, 3: 18, 4: 1}}
+	if a, b, c := 9/28.0, 18/28.0, 1/28.0; a+b+c <= 1 {
+		t.Fatal("the shares sum to no more than 1: the test needs others")
+	}
+	p := &mementomap.ArchiveProfile{Years: []mementomap.YearStats{y}}
+	st, err := StatusChart(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Y.Max != 1 {
+		t.Errorf("status shares axis ends at %g, want 1 (100 %%)", st.Y.Max)
+	}
+
+	p.Mementos.Histogram = []mementomap.CountFrequency{{Count: 1, Items: 7}, {Count: 2, Items: 3}, {Count: 5, Items: 1}, {Count: 40, Items: 1}, {Count: 41, Items: 2}}
+	h, err := MementoHistogram(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []int
+	for _, seg := range chart.Segments(h.Series[0].Points, h.Gap) {
+		runs = append(runs, len(seg))
+	}
+	if !slices.Equal(runs, []int{2, 1, 2}) {
+		t.Errorf("histogram drawn in runs of %v points, want [2 1 2] (broken at the missing counts)", runs)
+	}
+
+	note := yearTable(p).Note
+	for _, want := range []string{"γ is the year's mementos per URI-R", "γ+", "URI-M+ ÷ URI-R+"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("Table 6 note lacks %q: %q", want, note)
+		}
+	}
+
+	e, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("empty", strings.NewReader(""), nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, r := range indexTable(e).Rows {
+		rows[r[0]] = r[1]
+	}
+	if rows["first capture"] != "—" || rows["last capture"] != "—" {
+		t.Errorf("empty index: first %q, last %q; want —", rows["first capture"], rows["last capture"])
+	}
+
+	// The profile report has line charts (zoom) but no date axis.
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 2000, Seed: 3}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	full, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream("gen", &b, nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := Report(Input{Profile: full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report.Write(&out, pg); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	if strings.Contains(page, "date axis") || !strings.Contains(page, "zoom along its X axis") {
+		t.Error("the footer does not describe the page's zoom: it names a date axis or leaves the line charts' zoom out")
 	}
 }

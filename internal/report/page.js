@@ -150,7 +150,9 @@
     opt.yAxis = Object.assign(axisName(c.y.label), {
       type: log ? 'log' : 'value', logBase: 10, nameGap: 60,
       minInterval: unit === 'count' || unit === 'bytes' ? 1 : undefined, // no half captures
-      min: log ? c.y.min : undefined, max: log ? c.y.max : undefined,
+      min: log ? c.y.min : undefined,
+      // A share axis ends where the model's does (100 %), not at ECharts' next step.
+      max: log || (unit === 'percent' && c.y.max <= 1) ? c.y.max : undefined,
       axisLabel: { formatter: function (v) { return human(v, unit); } },
       splitLine: { lineStyle: { color: '#e3e3e3' } }
     });

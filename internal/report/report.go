@@ -6,9 +6,9 @@
 // # What a reader gets
 //
 //   - every chart with hover (the values of all series at the pointer, in
-//     human units and with thousands separators) and, on date and year
-//     axes, zoom (mouse wheel or drag in the plot, the slider below it);
-//     legends beside the plot toggle series;
+//     human units and with thousands separators) and, on line charts,
+//     zoom along the X axis (mouse wheel or drag in the plot, the slider
+//     below it); legends beside the plot toggle series;
 //   - every table sortable by any column (click its header; again to reverse);
 //   - the numbers behind every chart and table as a CSV download (a data:
 //     URL, so it works offline too);
@@ -111,6 +111,10 @@ type view struct {
 	Script   template.JS
 	Sections []sectionView
 	Licences []licenceView
+	// Zoom, Legend and Sort say which of the page's controls the footer
+	// explains: zoom on line charts (page.js gives each a zoom), legends
+	// of charts with more than one series, sortable tables.
+	Zoom, Legend, Sort bool
 }
 
 type sectionView struct {
@@ -175,6 +179,8 @@ func Write(w io.Writer, p *Page) error {
 				return err
 			}
 			cv.ID = unique("chart-"+c.ID, c.Title)
+			v.Zoom = v.Zoom || c.Kind == chart.Line
+			v.Legend = v.Legend || (c.Kind != chart.Treemap && len(c.Series) > 1)
 			sv.Charts = append(sv.Charts, cv)
 			items++
 		}
@@ -184,6 +190,7 @@ func Write(w io.Writer, p *Page) error {
 				return err
 			}
 			tv.ID = unique("table-"+t.ID, t.Title)
+			v.Sort = true
 			sv.Tables = append(sv.Tables, tv)
 			items++
 		}
