@@ -641,31 +641,53 @@ func (r *Reader) memgator(file string, n int64, s string, fn func(Lookup) error)
 
 // aggRecord is the part of an aggregator log record that is read.
 type aggRecord struct {
-	Msg            string  `json:"msg"`
-	URIR           *string `json:"urir"`
-	Method         string  `json:"method"`
-	Target         string  `json:"target"`
-	Path           string  `json:"path"`
-	Scenario       string  `json:"scenario"`
-	FromCache      bool    `json:"from_cache"`
-	AcceptDatetime string  `json:"accept_datetime"`
+	Msg            string
+	URIR           *string
+	Method         string
+	Target         string
+	Path           string
+	Scenario       string
+	FromCache      bool
+	AcceptDatetime string
 	// Archives is the outcome log of access and request records (a
 	// string); other records use the key for other things.
-	Archives json.RawMessage `json:"archives"`
-	Archive  string          `json:"archive"`
-	Status   int             `json:"status"`
+	Archives json.RawMessage
+	Archive  string
 }
 
-// aggregator reads one JSON record of the aggregator's log.
+// aggregator reads one JSON record of the aggregator's log. Only the
+// members the record's message uses are decoded, each to its type (a
+// member of another type makes the line bad, named); members it does not
+// use may hold anything, so that a log with more or other fields reads.
 func (r *Reader) aggregator(file string, n int64, s string, fn func(Lookup) error) error {
-	var rec aggRecord
-	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
 		r.bad(file, n, "aggregator log: not a JSON record: "+err.Error())
+		return nil
+	}
+	// get decodes member name into dst (left as it is when absent or
+	// null) and reports whether it could.
+	get := func(name string, dst any) bool {
+		v, ok := raw[name]
+		if !ok || string(v) == "null" {
+			return true
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			r.bad(file, n, fmt.Sprintf("aggregator log: member %q: %v", name, err))
+			return false
+		}
+		return true
+	}
+	var rec aggRecord
+	if !get("msg", &rec.Msg) {
 		return nil
 	}
 	switch rec.Msg {
 	case "access", "request":
 	case "archive dormant":
+		if !get("archive", &rec.Archive) {
+			return nil
+		}
 		if rec.Archive == "" {
 			r.bad(file, n, `aggregator log: "archive dormant" record without "archive"`)
 			return nil
@@ -675,6 +697,14 @@ func (r *Reader) aggregator(file string, n int64, s string, fn func(Lookup) erro
 	default:
 		r.st.Other++
 		return nil
+	}
+	if !get("urir", &rec.URIR) || !get("method", &rec.Method) || !get("target", &rec.Target) || !get("path", &rec.Path) ||
+		!get("scenario", &rec.Scenario) || !get("from_cache", &rec.FromCache) || !get("accept_datetime", &rec.AcceptDatetime) {
+		return nil
+	}
+	rec.Archives = raw["archives"]
+	if string(rec.Archives) == "null" {
+		rec.Archives = nil
 	}
 	target := rec.Target
 	if target == "" {

@@ -241,3 +241,31 @@ func TestContextEnds(t *testing.T) {
 		t.Error("a canceled read returned nil")
 	}
 }
+
+// A member the reader does not use may be of any type (another version of
+// the aggregator, another logger's fields); a member it uses of the wrong
+// type makes the line bad, named with file and line.
+func TestAggregatorLogUnusedMembers(t *testing.T) {
+	log := `{"time":"2024-01-01T00:00:00Z","msg":"access","method":"GET","target":"/timemap/link/http://example.com/","urir":"http://example.com/","status":"200","duration":{"ms":3},"archives":"ia=found:2"}
+{"msg":"archive dormant","archive":"bl","status":[1,2],"until":17}
+{"msg":"access","method":"GET","target":"/timemap/link/http://example.com/x","urir":7}
+`
+	rd := NewReader(&Options{Format: Aggregator})
+	var got []string
+	if err := rd.Read(context.Background(), strings.NewReader(log), "agg.log", func(l Lookup) error {
+		got = append(got, l.URIR)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st := rd.Stats()
+	if !slices.Equal(got, []string{"http://example.com/"}) || st.Lookups != 1 || st.Bad != 1 {
+		t.Errorf("lookups %q, stats %+v; want the first line's lookup and the third line bad", got, st)
+	}
+	if b := badLines(st); len(b) != 1 || !strings.HasPrefix(b[0], `agg.log:3: aggregator log: member "urir": `) {
+		t.Errorf("bad lines %q", b)
+	}
+	if len(st.Archives) != 2 || st.Archives[1].Archive != "ia" || st.Archives[1].Hits != 1 || st.Archives[0].Slept != 1 {
+		t.Errorf("archives %+v", st.Archives)
+	}
+}
