@@ -309,6 +309,9 @@ func (ag *Aggregator) closestOf(id string, ms []memento.Memento, t time.Time) in
 // title="memento_compliant:yes|no|archive_id:ID"), and self. No archive is
 // asked.
 func (h handler) diyIndex(w http.ResponseWriter, rawR string) {
+	if refusePage(w, rawR) {
+		return
+	}
 	urir, ok := h.prelude(w, rawR)
 	if !ok {
 		return

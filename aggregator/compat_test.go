@@ -624,3 +624,33 @@ func TestDIYIndexJSON(t *testing.T) {
 		t.Errorf("the index asked the archive %d times", n)
 	}
 }
+
+// TestIndexHasNoPages: a page number after /timemap/index/ or
+// /timemap/index/json/ is refused (an index has no pages), never read as
+// the URI-R "http://0.0.0.N/..."; a page number with nothing after it is
+// refused as an empty URI-R, not read as the host "N". A URI-R whose
+// first segment is a host still gets its index.
+func TestIndexHasNoPages(t *testing.T) {
+	ag, _ := memgatorAggregator(t, Options{PageSize: 3})
+	h := ag.Handler()
+	for _, p := range []string{"/timemap/index/", "/timemap/index/json/"} {
+		for _, tail := range []string{"1/http://example.com/", "2/example.com/", "-1/http://example.com/", "abc/http://example.com/", "1/"} {
+			n, _, _ := strings.Cut(tail, "/")
+			resp, body := do(t, h, "GET", p+tail)
+			if resp.StatusCode != 400 || !strings.HasPrefix(body, "Bad page number: "+n+" (a TimeMap index has no pages") {
+				t.Errorf("%s%s: %d %q, want 400 Bad page number", p, tail, resp.StatusCode, body)
+			}
+		}
+		if resp, body := do(t, h, "GET", p+"example.com/1/http://example.com/"); resp.StatusCode != 200 || !strings.Contains(body, "http://example.com/1/http://example.com/") {
+			t.Errorf("%sexample.com/1/...: %d %q", p, resp.StatusCode, body)
+		}
+	}
+	for _, f := range []string{"link", "json"} {
+		for _, n := range []string{"1", "2", "+3"} {
+			resp, body := do(t, h, "GET", "/timemap/"+f+"/"+n+"/")
+			if resp.StatusCode != 400 || body != "Bad request: empty URI-R after page "+n+"\n" {
+				t.Errorf("/timemap/%s/%s/: %d %q, want 400 empty URI-R", f, n, resp.StatusCode, body)
+			}
+		}
+	}
+}

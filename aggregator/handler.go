@@ -482,7 +482,10 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		return
 	}
 	page := 0
-	if n, tail, ok := strings.Cut(rawR, "/"); ok && tail != "" && isPageSegment(n, tail) {
+	if n, tail, ok := strings.Cut(rawR, "/"); ok && tail == "" && isPageNumberLike(n) {
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: empty URI-R after page "+n+"\n"))
+		return
+	} else if ok && tail != "" && isPageSegment(n, tail) {
 		p, err := strconv.Atoi(n)
 		switch {
 		case err != nil || p < 1 || !allDigits(n):
@@ -574,6 +577,27 @@ func (ag *Aggregator) pageSize() int {
 	return DefaultPageSize
 }
 
+// isPageNumberLike reports whether seg is decimal digits with at most one
+// leading sign ("2", "-1", "+1"): a page number, valid or not, wherever
+// it follows a TimeMap's format.
+func isPageNumberLike(seg string) bool {
+	d := strings.TrimLeft(seg, "+-")
+	return len(seg)-len(d) <= 1 && allDigits(d)
+}
+
+// refusePage answers 400 when the first segment of rawR is a page number
+// (isPageSegment) of a TimeMap index, which has no pages: Time Travel's
+// /timemap/json/{N}/ is a page of the TimeMap, not of the index, and
+// "/timemap/index/2/http://example.com/" is no URI-R "http://0.0.0.2/...".
+func refusePage(w http.ResponseWriter, rawR string) bool {
+	n, tail, ok := strings.Cut(rawR, "/")
+	if !ok || !(tail == "" && isPageNumberLike(n) || tail != "" && isPageSegment(n, tail)) {
+		return false
+	}
+	writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+" (a TimeMap index has no pages: /timemap/{link|json}/{N}/{URI-R} is page N of the TimeMap)\n"))
+	return true
+}
+
 // isPageSegment reports whether seg, the path segment after a TimeMap's
 // format that tail follows, is meant as a page number, never as the start
 // of a URI-R. It is when seg is an optional sign ('+' or '-') and decimal
@@ -589,7 +613,7 @@ func (ag *Aggregator) pageSize() int {
 // path looking like a URI-R is asked with its scheme
 // (/timemap/link/http://intranet/example.com/).
 func isPageSegment(seg, tail string) bool {
-	if d := strings.TrimLeft(seg, "+-"); len(seg)-len(d) <= 1 && allDigits(d) {
+	if isPageNumberLike(seg) {
 		return true
 	}
 	if seg == "" || strings.ContainsAny(seg, ":@[]") || isDNSName(seg) || isDottedQuad(seg) {

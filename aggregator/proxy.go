@@ -81,6 +81,9 @@ func (h handler) proxyMemento(w http.ResponseWriter, r *http.Request, urir strin
 // or "no", archive_id) and timemap_uri (this index in link and JSON
 // format). No archive is asked.
 func (h handler) diyIndexJSON(w http.ResponseWriter, rawR string) {
+	if refusePage(w, rawR) {
+		return
+	}
 	urir, ok := h.prelude(w, rawR)
 	if !ok {
 		return

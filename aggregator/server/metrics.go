@@ -226,7 +226,7 @@ func endpoint(raw string) string {
 		return "metrics"
 	case p == "/healthz":
 		return "healthz"
-	case p == "/monitor":
+	case p == "/monitor", strings.HasPrefix(p, "/monitor/"):
 		return "monitor"
 	case strings.HasPrefix(p, "/static/"):
 		return "static"

@@ -490,9 +490,11 @@ func TestMethodsLikeMemGator(t *testing.T) {
 		}
 	}
 	for _, m := range []string{"GET", "POST", "HEAD", "DELETE"} {
-		r := do(t, u, m, "/monitor")
-		if r.Status != http.StatusNotImplemented || m != "HEAD" && !strings.Contains(r.Body, "/metrics") {
-			t.Errorf("%s /monitor: %d %q, want 501 naming /metrics", m, r.Status, r.Body)
+		for _, p := range []string{"/monitor", "/monitor/", "/monitor/events?x=1"} {
+			r := do(t, u, m, p)
+			if r.Status != http.StatusNotImplemented || m != "HEAD" && !strings.Contains(r.Body, "/metrics") {
+				t.Errorf("%s %s: %d %q, want 501 naming /metrics", m, p, r.Status, r.Body)
+			}
 		}
 	}
 	if r := do(t, u, "GET", "/metrics"); !strings.Contains(r.Body, `endpoint="monitor"`) {
