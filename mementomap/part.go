@@ -242,6 +242,12 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 // before a key of the part before it.
 var ErrPartsOverlap = errors.New("mementomap: the partial maps' keys overlap")
 
+// ErrPartsSplitKey is wrapped, beside [ErrPartsOverlap], by the error of
+// [Concat] when a part begins with the key the part before it ends with:
+// sorted inputs cut inside one key (two captures of one HxPx key in two
+// files), not unsorted ones.
+var ErrPartsSplitKey = errors.New("the inputs were cut inside one key")
+
 // ErrParts is wrapped by the errors of [Concat] for partial maps that are
 // not the parts of one plan: a part missing, repeated or out of order, or
 // a map that is not a partial map.
@@ -266,7 +272,8 @@ type partMeta struct {
 // byte-identical to Build over the whole inputs with the same o, its URI-R
 // counts exact. When it does not (two inputs sharing keys, an unsorted
 // input, keys made from the URLs under Rekey) Concat stops with an error
-// wrapping [ErrPartsOverlap] that names the two keys, and what it wrote
+// wrapping [ErrPartsOverlap] (and [ErrPartsSplitKey] when the two keys are
+// equal) that names the two keys, and what it wrote
 // must be discarded (the tools write through a temporary file): merge such
 // maps with [Merge], whose URI-R counts are then upper bounds. Stats count
 // the parts' bad lines (Bad), the data lines (Keys) and the sums of their
@@ -303,7 +310,10 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 					return st, err
 				}
 			}
-			if n == 0 && lastPart >= 0 && bytes.Compare(r.key, last) <= 0 {
+			if n == 0 && lastPart >= 0 && bytes.Equal(r.key, last) {
+				return st, fmt.Errorf("%w: %w: %s begins with key %q, the last key of %s", ErrPartsOverlap, ErrPartsSplitKey, r.name, r.key, rs[lastPart].name)
+			}
+			if n == 0 && lastPart >= 0 && bytes.Compare(r.key, last) < 0 {
 				return st, fmt.Errorf("%w: %s begins with key %q, which does not sort after %q, the last key of %s", ErrPartsOverlap, r.name, r.key, last, rs[lastPart].name)
 			}
 			var f ukvs.Frequency

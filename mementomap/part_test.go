@@ -18,6 +18,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/clustertest"
+	"github.com/mementokit/mementokit/surt"
 )
 
 // lowPartBytes lets Build cut small test files into parts.
@@ -308,6 +309,55 @@ func TestConcatOverlap(t *testing.T) {
 	_, err = Concat(context.Background(), io.Discard, rs, nil)
 	if !errors.Is(err, ErrPartsOverlap) || !strings.Contains(err.Error(), "does not sort after") {
 		t.Fatalf("Concat of overlapping parts: %v", err)
+	}
+}
+
+// TestConcatSplitKey: partial maps of a sorted index cut into two files
+// between two captures of one key are refused with ErrPartsSplitKey (and
+// ErrPartsOverlap), naming the key.
+func TestConcatSplitKey(t *testing.T) {
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 2000, Seed: 3}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	cut := -1
+	for i := 500; i < len(lines)-1 && cut < 0; i++ {
+		if strings.Fields(lines[i-1])[0] == strings.Fields(lines[i])[0] {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		t.Fatal("no two captures of one SURT in the generated lines")
+	}
+	dir := t.TempDir()
+	pa, pb := filepath.Join(dir, "a.cdxj"), filepath.Join(dir, "b.cdxj")
+	if err := os.WriteFile(pa, []byte(strings.Join(lines[:cut], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pb, []byte(strings.Join(lines[cut:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ins := openAll(t, pa, pb)
+	var rs []io.Reader
+	for i, in := range ins {
+		parts, err := cdxj.Plan(context.Background(), []cdxj.Index{in.(cdxj.Index)}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts[0].Input, parts[0].Seq, parts[0].Of = i, i, 2
+		var pm bytes.Buffer
+		if _, err := BuildPart(context.Background(), &pm, in.(cdxj.Index), parts[0], nil); err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, &pm)
+	}
+	_, err := Concat(context.Background(), io.Discard, rs, nil)
+	if !errors.Is(err, ErrPartsSplitKey) || !errors.Is(err, ErrPartsOverlap) {
+		t.Fatalf("Concat of parts cut inside a key: %v", err)
+	}
+	if key := surt.HxPx(strings.Fields(lines[cut])[0]); !strings.Contains(err.Error(), fmt.Sprintf("%q", key)) {
+		t.Errorf("the error %q does not name the key %s", err, key)
 	}
 }
 

@@ -379,6 +379,9 @@ func (f *concatMapFn) process(ctx context.Context, values func(*string) bool, em
 		return err
 	})
 	if err != nil {
+		if errors.Is(err, mementomap.ErrPartsSplitKey) {
+			return fmt.Errorf("pipeline: two inputs hold captures of one key (a sorted index cut into files inside a key, not between two SURT hosts): join those files, or cut them where the SURT host changes: %w", err)
+		}
 		if errors.Is(err, mementomap.ErrPartsOverlap) {
 			return fmt.Errorf("pipeline: the inputs are not sorted into disjoint ascending key ranges (see the package documentation): %w", err)
 		}
@@ -751,11 +754,16 @@ func (r *Report) Output(kind string) (Shard, bool) {
 // was). When a step failed the error is a *Failure, whose message is that
 // step's error (naming the input file and the part, or the output); any
 // other error is the runner's, or ctx's.
+//
+// While the runner runs, TMPDIR names the run's own folder (withTempDir),
+// so a runner's stray temporary files are removed with it; Runs in one
+// process therefore run one at a time.
 func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 	defer p.Cleanup()
 	bp, s := beam.NewPipelineWithRoot()
 	Construct(s, p)
-	if _, err := beam.Run(ctx, runner, bp); err != nil {
+	err := withTempDir(p.TempDir, func() error { _, err := beam.Run(ctx, runner, bp); return err })
+	if err != nil {
 		// The elements still at work in this process stop at their next
 		// check of their context (prism cancels it), or finish.
 		waitIdle(p.TempDir, time.Minute)
@@ -779,9 +787,10 @@ func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 }
 
 // Cleanup removes the run's temporary folder, Plan.TempDir (a folder of
-// its own that NewPlan made); Run calls it, and a caller that makes a
-// plan and does not run it does.
+// its own that NewPlan made), and releases the output folders' locks; Run
+// calls it, and a caller that makes a plan and does not run it does.
 func (p *Plan) Cleanup() {
+	defer p.unlock()
 	// A file created while RemoveAll empties the folder (an element of a
 	// failed run) makes it fail: try again.
 	for range 5 {
@@ -790,4 +799,29 @@ func (p *Plan) Cleanup() {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// tempDirEnv guards TMPDIR while beam.Run runs.
+var tempDirEnv sync.Mutex
+
+// withTempDir runs f with the environment variable TMPDIR set to dir, and
+// restores it after. Beam's in-process runner writes a file for its
+// loopback worker into os.TempDir() and leaves it; with TMPDIR at the
+// run's own folder that file goes with the folder. Runs in one process
+// wait for each other here.
+func withTempDir(dir string, f func() error) error {
+	tempDirEnv.Lock()
+	defer tempDirEnv.Unlock()
+	old, had := os.LookupEnv("TMPDIR")
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		return f()
+	}
+	defer func() {
+		if had {
+			os.Setenv("TMPDIR", old)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+	}()
+	return f()
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/summary"
+	"github.com/mementokit/mementokit/surt"
 )
 
 func TestMain(m *testing.M) {
@@ -303,6 +304,62 @@ func TestPipelineUnsortedInputs(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(out); len(ents) != 0 {
 		t.Errorf("%d entries left at the outputs", len(ents))
+	}
+}
+
+// TestPipelineInputsCutInsideKey: a sorted index cut into two files
+// between two captures of one HxPx key is refused with an error that says
+// so, naming both files and the key; cut between two keys of one host, the
+// same files build the one-process map.
+func TestPipelineInputsCutInsideKey(t *testing.T) {
+	lines := generatedLines(t, 3000, 9)
+	key := func(l string) string { return surt.HxPx(l[:strings.IndexByte(l, ' ')]) }
+	inside, between := -1, -1
+	for i := 1000; i < len(lines) && (inside < 0 || between < 0); i++ {
+		a, b := lines[i-1], lines[i]
+		sameHost := bytes.Equal(cdxj.Authority([]byte(a)), cdxj.Authority([]byte(b)))
+		switch {
+		case key(a) == key(b) && inside < 0:
+			inside = i
+		case key(a) != key(b) && sameHost && between < 0:
+			between = i
+		}
+	}
+	if inside < 0 || between < 0 {
+		t.Fatalf("no cut inside a key (%d) or between keys of one host (%d) in the generated lines", inside, between)
+	}
+	for _, cut := range []int{inside, between} {
+		dir, out := t.TempDir(), t.TempDir()
+		a := writeLines(t, filepath.Join(dir, "part-a.cdxj"), lines[:cut])
+		b := writeLines(t, filepath.Join(dir, "part-b.cdxj"), lines[cut:])
+		c := Config{Inputs: []string{a, b}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
+		p, err := NewPlan(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(context.Background(), "prism", p)
+		if cut == between {
+			if err != nil {
+				t.Fatalf("cut between two keys of one host: %v", err)
+			}
+			want, _, _ := reference(t, []string{a, b}, c)
+			if got, err := os.ReadFile(c.MapOutput); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("cut between two keys of one host: the map differs from the one-process build (%v)", err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "two inputs hold captures of one key") {
+			t.Fatalf("cut inside key %q: error %v", key(lines[cut]), err)
+		}
+		for _, want := range []string{a, b, fmt.Sprintf("%q", key(lines[cut]))} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not name %s", err, want)
+			}
+		}
+		checkFailure(t, err, p)
+		if ents, _ := os.ReadDir(out); len(ents) != 0 {
+			t.Errorf("%d entries left at the outputs", len(ents))
+		}
 	}
 }
 
@@ -688,4 +745,47 @@ func TestCommitReplacesAtOnce(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(tmp, "previous-map")); string(b) != "old\n" {
 		t.Errorf("the kept old map holds %q", b)
 	}
+}
+
+// TestPipelineLockAndRunnerTemp: a plan locks its outputs' folder until
+// Cleanup, so a second plan for the same folder fails naming it; and a run
+// leaves nothing in TMPDIR (the runner's loopback worker file goes into
+// the run's own folder and is removed with it).
+func TestPipelineLockAndRunnerTemp(t *testing.T) {
+	dir := t.TempDir()
+	in := writeLines(t, filepath.Join(dir, "index.cdxj"), generatedLines(t, 500, 5))
+	out := t.TempDir()
+	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := c
+	other.MapOutput, other.SummaryOutput = filepath.Join(out, "b.map"), filepath.Join(t.TempDir(), "b.summary")
+	if _, err := NewPlan(context.Background(), other); err == nil || !strings.Contains(err.Error(), "output folder "+out+" is in use") {
+		t.Fatalf("a second plan for %s: %v, want the folder named as in use", out, err)
+	}
+	p.Cleanup()
+
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	p, err = NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatalf("a plan after Cleanup: %v", err)
+	}
+	if _, err := Run(context.Background(), "prism", p); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(tmp); err != nil || len(ents) != 0 {
+		t.Errorf("TMPDIR after the run: %v, %v; want it empty", ents, err)
+	}
+	if got := os.Getenv("TMPDIR"); got != tmp {
+		t.Errorf("TMPDIR after the run is %q, want %q restored", got, tmp)
+	}
+	// The lock went with the run: the folder can be planned again.
+	p, err = NewPlan(context.Background(), other)
+	if err != nil {
+		t.Fatalf("a plan after the run: %v", err)
+	}
+	p.Cleanup()
 }

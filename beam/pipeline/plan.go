@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -175,6 +176,10 @@ type Plan struct {
 	// cluster is cut only at the edges of its blocks where the SURT host
 	// changes (cdxj.Plan).
 	Asked int
+
+	// locks are the output folders, each open and locked (flock, exclusive)
+	// from NewPlan to Cleanup.
+	locks []*os.File
 }
 
 // NewPlan checks the output paths (each in an existing folder, no two the
@@ -184,6 +189,13 @@ type Plan struct {
 // (cdxj.Plan, each input into about size/ShardBytes parts) and makes the
 // temporary folder. Errors name the input or the output. The caller
 // removes p.TempDir (Run does).
+//
+// The folder of each output is locked (an exclusive flock on the folder)
+// from NewPlan until Cleanup, so that a second plan whose outputs share a
+// folder with a plan not yet cleaned up, in this process or another on
+// the same machine, fails at once with an error naming the folder: two runs
+// never write one folder's outputs at the same time. Locks on a network
+// file system are as good as its flock.
 func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -252,12 +264,65 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 		}
 		dir, pattern = c.TempDir, "mementomap-beam-"
 	}
+	if p.locks, err = lockFolders(c.MapOutput, c.CompactOutput, c.SummaryOutput); err != nil {
+		return nil, err
+	}
 	t, err := os.MkdirTemp(dir, pattern)
 	if err != nil {
+		p.unlock()
 		return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
 	}
 	p.TempDir = t
 	return p, nil
+}
+
+// lockFolders opens the folder of each output path ("" for none) and
+// takes an exclusive flock on it without waiting. On failure it releases
+// the locks it took; the error names the folder.
+func lockFolders(paths ...string) ([]*os.File, error) {
+	var locks []*os.File
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("pipeline: output %s: %w", p, err)
+		}
+		dir := filepath.Dir(abs)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		f, err := os.Open(dir)
+		if err == nil {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			if err != nil {
+				f.Close()
+			}
+		}
+		if err != nil {
+			for _, l := range locks {
+				l.Close()
+			}
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, fmt.Errorf("pipeline: output folder %s is in use by another run (it holds the folder's lock until it ends)", dir)
+			}
+			return nil, fmt.Errorf("pipeline: locking output folder %s: %w", dir, err)
+		}
+		locks = append(locks, f)
+	}
+	return locks, nil
+}
+
+// unlock releases the output folders' locks (closing a file releases its
+// flock).
+func (p *Plan) unlock() {
+	for _, l := range p.locks {
+		l.Close()
+	}
+	p.locks = nil
 }
 
 // checkOutputs checks that each output path ("" for none) is in an
