@@ -44,7 +44,7 @@ func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := bgCache(ag, ctx, "put", func(ctx context.Context) (struct{}, error) { return struct{}{}, ag.store(ctx, u, res) }); err != nil {
+	if _, err := bgCache(ag, ctx, "put", func(ctx context.Context) (struct{}, error) { return struct{}{}, ag.store(ctx, u, res, nil, false) }); err != nil {
 		return res, fmt.Errorf("aggregator: storing refresh of %s: %w", u, err)
 	}
 	return res, nil

@@ -323,7 +323,7 @@ func (ag *Aggregator) searchAnswer(ctx context.Context, calls *cacheCalls, dyn, 
 	}
 	calls.phase()
 	if ag.asThorough(dyn, thorough, urir) {
-		_, _ = callCache(calls, "put", func(ctx context.Context) (struct{}, error) { return struct{}{}, ag.store(ctx, urir, res) })
+		_, _ = callCache(calls, "put", func(ctx context.Context) (struct{}, error) { return struct{}{}, ag.store(ctx, urir, res, stale, true) })
 		if res.Complete() || !calls.usable() {
 			return a, nil
 		}
@@ -360,10 +360,34 @@ func (ag *Aggregator) asThorough(dyn, thorough Service, urir string) bool {
 // store puts a search result in the cache: found → StatusFound (or
 // StatusFailed when some archive failed, so that it is searched again),
 // a complete none → StatusNone, an incomplete none → nothing stored.
-func (ag *Aggregator) store(ctx context.Context, urir string, res *Result) error {
+//
+// The mementos of prev (the entry the search replaces; read here when
+// read is false) whose archive the search did not consider (no Outcome:
+// an archive the registry or the service's rule does not list, such as
+// the archives of a database migrated from the Time Travel aggregator)
+// are kept in the new entry and served with it, as the Time Travel
+// aggregator serves every links row of a URI-R: a search replaces only
+// what the archives it asked answered. The request count is the store's
+// (Put keeps it).
+func (ag *Aggregator) store(ctx context.Context, urir string, res *Result, prev *cache.Entry, read bool) error {
 	c := ag.opts.Cache
 	if c == nil {
 		return nil
+	}
+	if !read {
+		if e, err := c.Get(ctx, cache.URIRKeyOf(urir)); err == nil {
+			prev = &e
+		} else if !errors.Is(err, cache.ErrNotFound) {
+			return err
+		}
+	}
+	var kept []cache.StoredMemento
+	if prev != nil {
+		for _, m := range prev.Mementos {
+			if !slices.ContainsFunc(res.Outcomes, func(o Outcome) bool { return o.Archive == m.Archive }) {
+				kept = append(kept, m)
+			}
+		}
 	}
 	r := cache.Result{Updated: res.At.UTC().Truncate(time.Second)}
 	switch {
@@ -376,9 +400,13 @@ func (ag *Aggregator) store(ctx context.Context, urir string, res *Result) error
 	default:
 		return nil // never cache a failure as "no mementos"
 	}
-	r.Mementos = make([]cache.StoredMemento, len(res.Mementos))
+	if r.Status == cache.StatusNone && len(kept) > 0 {
+		r.Status = cache.StatusFound // the kept mementos are found
+	}
+	r.Mementos = make([]cache.StoredMemento, len(res.Mementos), len(res.Mementos)+len(kept))
 	for i, m := range res.Mementos {
 		r.Mementos[i] = cache.StoredMemento{URIM: m.URIM, Datetime: m.Datetime, Archive: m.Archive, Rel: "memento"}
 	}
+	r.Mementos = append(r.Mementos, kept...)
 	return c.Put(ctx, urir, r)
 }
