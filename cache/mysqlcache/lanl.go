@@ -29,7 +29,9 @@ import (
 //     links rows whose mdate is a zero date (0000-00-00) are not copied:
 //     they are counted, logged with the first one's id, and kept in
 //     links_lanl; zero reqtime and updtime values of linkmaster become
-//     NULL (counted and logged);
+//     NULL (counted and logged); linkmaster rows whose id is no MD5 (32
+//     hex digits) are copied as they are, counted and logged (the plan
+//     names the first), and stale scans skip them;
 //     linkmaster gets status 'N' where it was searched and holds no link,
 //     links get parts 0, 1, ... per (id, mdate, archive), jobs get their
 //     hash key, a claim time for those a worker held, and the refresh
@@ -235,6 +237,15 @@ func lanlZeroDates(ctx context.Context, conn *sql.Conn) (links, linkmaster int64
 	if links > 0 {
 		err = conn.QueryRowContext(ctx, "SELECT id FROM links WHERE "+zeroDate("mdate")+" ORDER BY id LIMIT 1").Scan(&first)
 	}
+	return
+}
+
+// lanlBadKeys counts the linkmaster rows whose id, lower-cased, is no
+// hash key (32 hex digits), with the first one's id ("" when none): they
+// are copied as they are, and stale scans skip them (Stale logs their
+// count).
+func lanlBadKeys(ctx context.Context, conn *sql.Conn) (n int64, first string, err error) {
+	err = conn.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(MIN(id), '') FROM linkmaster WHERE LOWER(id) NOT REGEXP '^[0-9a-f]{32}$'").Scan(&n, &first)
 	return
 }
 
@@ -477,6 +488,11 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, r lanlRun) error {
 		log.Warn("mysql cache: LANL rows with zero dates (0000-00-00): links rows with one are not copied (kept in links_lanl), linkmaster reqtime and updtime with one are copied as NULL",
 			append(zeroAttrs, slog.String("first_links_id", zeroFirst))...)
 	}
+	if n, first, err := lanlBadKeys(ctx, conn); err != nil {
+		return fmt.Errorf("lanl migration: count ids that are no MD5: %w", err)
+	} else if n > 0 {
+		log.Warn("mysql cache: LANL linkmaster rows whose id is no MD5 (32 hex digits): copied as they are, skipped by stale scans", "rows", n, "first_id", first)
+	}
 	attrs = append(attrs, slog.String("tables", strings.Join(lanlTables, ",")), slog.String("steps", strings.Join(todo, ",")))
 	if len(already) > 0 {
 		attrs = append(attrs, slog.String("resuming_after", strings.Join(already, ",")))
@@ -581,6 +597,13 @@ func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
 					line += fmt.Sprintf(" (%d with a zero mdate, 0000-00-00, not copied: kept in links_lanl; the first id %s)", zeroLinks, zeroFirst)
 				case t == "linkmaster" && zeroMaster > 0:
 					line += fmt.Sprintf(" (%d with a zero reqtime or updtime, 0000-00-00, copied as NULL)", zeroMaster)
+				}
+				if t == "linkmaster" {
+					if n, first, err := lanlBadKeys(ctx, conn); err != nil {
+						return nil, err
+					} else if n > 0 {
+						line += fmt.Sprintf(" (%d whose id is no MD5, copied as they are and skipped by stale scans; the first id %s)", n, first)
+					}
 				}
 			}
 			if st.batch != nil {

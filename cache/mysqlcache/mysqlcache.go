@@ -98,9 +98,12 @@ type Options struct {
 // Cache is the MySQL-backed store. It is safe for concurrent use, and many
 // Caches (in many processes) may share one database.
 type Cache struct {
-	db     *sql.DB
-	log    *slog.Logger
-	closed atomic.Bool
+	db  *sql.DB
+	log *slog.Logger
+	// badKeysLogged: Stale has logged the count of linkmaster rows whose
+	// id is no hash key.
+	badKeysLogged atomic.Bool
+	closed        atomic.Bool
 
 	get, stale, request, enqueue, claimSel, claimUpd, complete *sql.Stmt
 	insertBatch                                                *sql.Stmt // batchRows rows of links
@@ -590,8 +593,16 @@ func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) er
 	return c.wrap(ctx, "record request", err)
 }
 
-const sqlStale = `SELECT id, url, reqtime, numreq, updtime, status FROM linkmaster
-WHERE updtime IS NULL OR updtime < ? ORDER BY updtime, id LIMIT ?`
+// sqlStale leaves out rows whose id is no hash key (32 lower-case hex
+// digits: a row written by another program, such as one migrated from the
+// Time Travel aggregator), so that they neither stop the scan nor take the
+// place of entries within limit; sqlBadKeys counts them (Stale logs the
+// count once).
+const (
+	sqlStale = `SELECT id, url, reqtime, numreq, updtime, status FROM linkmaster
+WHERE (updtime IS NULL OR updtime < ?) AND id REGEXP '^[0-9a-f]{32}$' ORDER BY updtime, id LIMIT ?`
+	sqlBadKeys = `SELECT COUNT(*), COALESCE(MIN(id), '') FROM linkmaster WHERE id NOT REGEXP '^[0-9a-f]{32}$'`
+)
 
 // Stale implements [cache.Cache.Stale] on the (updtime, id) index.
 func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache.Info, error) {
@@ -604,6 +615,15 @@ func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache
 	}
 	if err := c.begin(ctx, "stale"); err != nil {
 		return nil, err
+	}
+	if c.badKeysLogged.CompareAndSwap(false, true) && c.log != nil {
+		var n int64
+		var first string
+		if err := c.db.QueryRowContext(ctx, sqlBadKeys).Scan(&n, &first); err != nil {
+			c.badKeysLogged.Store(false) // counted on the next scan
+		} else if n > 0 {
+			c.log.Warn("mysql cache: linkmaster rows whose id is no hash key (32 lower-case hex digits) are skipped by stale scans", "rows", n, "first_id", first)
+		}
 	}
 	out, err := c.readStale(ctx, before, limit)
 	return out, c.wrap(ctx, "stale", err)
