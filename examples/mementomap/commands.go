@@ -242,12 +242,20 @@ func (e *env) lookup(args []string) error {
 			return fmt.Errorf("lookup: -at: %s has no datetime key column", fs.Arg(0))
 		}
 		if _, err := ukvs.ParsePeriod(*at); err != nil {
-			return fmt.Errorf("lookup: -at: %w", err)
+			return usageError{fmt.Errorf("lookup: -at %q: %w", *at, err)}
 		}
 	}
 	if fs.NArg() > 1 {
 		var b strings.Builder
 		for _, a := range fs.Args()[1:] {
+			if m.TimeKey() == mementomap.TimeKeyDatetime {
+				if i := strings.IndexAny(strings.TrimSpace(a), " \t"); i >= 0 {
+					dt := strings.TrimSpace(strings.TrimSpace(a)[i+1:])
+					if _, err := ukvs.ParsePeriod(dt); err != nil {
+						return usageError{fmt.Errorf("lookup: argument %q: datetime %q: %w", a, dt, err)}
+					}
+				}
+			}
 			b.WriteString(a)
 			if *at != "" {
 				b.WriteString(" " + *at)
@@ -428,6 +436,10 @@ func (e *env) stats(args []string) error {
 		if n > 0 {
 			fmt.Fprintf(e.stdout, "path depth %d\t%d\n", d, n)
 		}
+	}
+	fmt.Fprintf(e.stdout, "bad lines skipped\t%d\n", st.Bad)
+	for _, b := range st.BadLines {
+		e.log.Warn("bad line skipped", "line", b)
 	}
 	return nil
 }

@@ -47,6 +47,16 @@ func (e *env) indexFlags(name, args string) (*flag.FlagSet, func([]string) error
 }
 
 // flags returns a FlagSet with the common flags (-v, -q, -progress).
+// usageError marks an error in the command line (a bad argument), which
+// exits with status 2 (see cli.Usage).
+type usageError struct{ error }
+
+// Usage reports true: the command line was wrong.
+func (usageError) Usage() bool { return true }
+
+// Unwrap returns the error in the command line.
+func (u usageError) Unwrap() error { return u.error }
+
 func (e *env) flags(name, args string) (*flag.FlagSet, func([]string) error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 // TestStatsAndLookupTimeKeys runs stats on the paper's Figure 2 map (its
@@ -81,5 +83,25 @@ com,example)/c 20240101000000 0
 	}
 	if _, _, err := runCmd(t, "", "eval", "-q", "-now", "soon", "-lookups", lk, om, idx); err == nil || !strings.Contains(err.Error(), "-now") {
 		t.Errorf("eval -now soon: %v", err)
+	}
+}
+
+// TestLookupBadDatetimeArgument looks a URI up in a datetime map with a
+// datetime that is none: an error naming the argument, exit status 2, and
+// no answer line (not a miss).
+func TestLookupBadDatetimeArgument(t *testing.T) {
+	dt := filepath.Join(t.TempDir(), "datetime.ukvs")
+	os.WriteFile(dt, []byte(`!fields {keys: ["surt", "datetime"], values: ["frequency"]}
+com,twitter)/* 2014 20~/10
+`), 0o644)
+	for _, args := range [][]string{
+		{"lookup", dt, "http://twitter.com/a 2014x3"},
+		{"lookup", "-at", "2014x3", dt, "http://twitter.com/a"},
+	} {
+		out, _, err := runCmd(t, "", args...)
+		var stderr strings.Builder
+		if code := cli.Status("mementomap", err, &stderr); code != 2 || !strings.Contains(stderr.String(), `"2014x3"`) || out != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 naming the datetime and no output", args, code, stderr.String(), out)
+		}
 	}
 }
