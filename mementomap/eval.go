@@ -236,7 +236,7 @@ func (m *Map) Totals() (ukvs.Frequency, error) {
 			s.add(g.f)
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return ukvs.Frequency{}, err
 	}
@@ -255,6 +255,13 @@ type MapStats struct {
 	Covered       int64          // keys under a wildcard key of the map (not added to Total)
 	Total         ukvs.Frequency // Map.Totals: the frequencies of the keys no wildcard covers
 	PathDepths    []int64        // keys per path depth (0 for the host root)
+	// Bad counts the data lines with fewer fields than the map's !fields
+	// header gives them (no frequency column): skipped, as a build skips
+	// a bad line under SkipBad, and counted in no other figure.
+	// BadLines names the first 5 of them ("FILE: line N: cause", as
+	// BuildStats.BadExamples).
+	Bad      int64
+	BadLines []string
 }
 
 // Stats reads the whole map once and describes it. A malformed frequency
@@ -296,6 +303,11 @@ func (m *Map) Stats() (MapStats, error) {
 		}
 		st.PathDepths[d]++
 		return nil
+	}, func(line int64, reason string) {
+		st.Bad++
+		if len(st.BadLines) < 5 {
+			st.BadLines = append(st.BadLines, fmt.Sprintf("%s: line %d: %s", m.path, line, reason))
+		}
 	})
 	if err != nil {
 		return MapStats{}, err
@@ -314,8 +326,10 @@ type keyGroup struct {
 
 // eachKey calls fn for every key of the map in order, telling whether a
 // wildcard key of the map covers it (see wildcardTracker). The key is valid
-// during the call.
-func (m *Map) eachKey(fn func(keyGroup) error) (err error) {
+// during the call. A data line with fewer fields than the layout gives it
+// (no frequency column) is skipped and passed to bad, when not nil, with
+// its line number (1-based, headers counted).
+func (m *Map) eachKey(fn func(keyGroup) error, bad func(line int64, reason string)) (err error) {
 	if m.b == nil {
 		if m.f == nil {
 			return ErrClosed
@@ -343,15 +357,24 @@ func (m *Map) eachKey(fn func(keyGroup) error) (err error) {
 		return fn(cur)
 	}
 	p := m.start
+	lineNo := int64(bytes.Count(m.b[:p], []byte{'\n'}))
 	for p < len(m.b) {
 		end := m.lineEnd(p)
 		line := m.b[p:end]
+		lineNo++
 		if isBlank(line) {
 			p = end + 1
 			continue
 		}
 		k := keyOf(line)
 		v := m.valueAt(line)
+		if len(v) == 0 {
+			if bad != nil {
+				bad(lineNo, fmt.Sprintf("%d fields, want %d or more (!fields)", len(bytes.Fields(line)), m.lay.freq+1))
+			}
+			p = end + 1
+			continue
+		}
 		var f ukvs.Frequency
 		if len(v) > 0 {
 			if err := f.UnmarshalText(v); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,7 +130,7 @@ func TestCoveredBruteForce(t *testing.T) {
 				got = append(got, string(g.key))
 			}
 			return nil
-		}); err != nil {
+		}, nil); err != nil {
 			t.Fatal(err)
 		}
 		var want []string
@@ -343,5 +345,32 @@ func TestLookupAtRangeOverlap(t *testing.T) {
 		if want := qa <= pb && pa <= qb; got.Present() != want {
 			t.Fatalf("line %q, LookupAt(%q): present %v, want %v", p, q, got.Present(), want)
 		}
+	}
+}
+
+// TestStatsBadFieldCount reads a datetime map with a line that lacks its
+// frequency column: counted as bad with its file and line, in no other
+// figure (not as a data line, key or exclusion).
+func TestStatsBadFieldCount(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "datetime.ukvs")
+	if err := os.WriteFile(p, []byte(`!fields {keys: ["surt", "datetime"], values: ["frequency"]}
+com,twitter)/* 2014 20~/10
+com,twitter)/* 2015
+com,twitter)/* : 100/35
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	st, err := m.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := p + ": line 3: 2 fields, want 3 or more (!fields)"
+	if st.Bad != 1 || len(st.BadLines) != 1 || st.BadLines[0] != want || st.Lines != 2 || st.Keys != 1 || st.Exclusions != 0 {
+		t.Errorf("stats %+v; want 1 bad line %q and 2 data lines", st, want)
 	}
 }
