@@ -424,6 +424,7 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 		{"TimeGate", base + "/timegate/{URI-R} [Accept-Datetime]"},
 		{"Memento", base + "/memento[/{link|json|cdxj|proxy}]/{DATETIME}/{URI-R}"},
 		{"Time Travel JSON", base + "/api/json/{DATETIME}/{URI-R}"},
+		{"MemGator aliases", base + "/api/{link|cdxj|proxy}/{DATETIME}/{URI-R}"},
 		{"List", base + "/list/{DATETIME}/{URI-R}"},
 		{"Archives", base + "/archives[/{json|xml}]"},
 		{"About", base + "/about"},

@@ -239,6 +239,11 @@ func TestTimeMapPageAttempts(t *testing.T) {
 			}
 		}
 	}
+	// A page past the end is 404, its count in words.
+	resp, body := do(t, h, "GET", "/timemap/link/99/http://example.com/")
+	if want := regexp.MustCompile(`^No page 99: (1 memento makes|([02-9]|\d\d+) mementos make) (1 page|([02-9]|\d\d+) pages) of 3\n$`); resp.StatusCode != 404 || !want.MatchString(body) {
+		t.Errorf("link page 99: %d %q, want 404 matching %s", resp.StatusCode, body, want)
+	}
 	// cdxj TimeMaps have no pages.
 	if resp, body := do(t, h, "GET", "/timemap/cdxj/1/http://example.com/"); resp.StatusCode != 400 || !strings.Contains(body, "no pages") {
 		t.Errorf("cdxj page 1: %d %q, want 400", resp.StatusCode, body)
@@ -264,7 +269,7 @@ func TestAboutAndArchives(t *testing.T) {
 	do(t, ag.Handler(), "GET", "/timemap/link/http://example.com/")
 	resp, body := do(t, ag.Handler(), "GET", "/about")
 	for _, want := range []string{"1. [Fake good](good)\n", "2. [Fake bad](bad) - (Consecutive failures: 1)\n", "3. [A Wiki](wiki)\n",
-		"User-agent:             test-agent <ops@example.org>\n", "Archive list:           list.json\n", "/timemap/index[/json]/{URI-R}"} {
+		"User-agent:             test-agent <ops@example.org>\n", "Archive list:           list.json\n", "/timemap/index[/json]/{URI-R}", "/api/{link|cdxj|proxy}/{DATETIME}/{URI-R}"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/about lacks %q:\n%s", want, body)
 		}
@@ -651,6 +656,17 @@ func TestIndexHasNoPages(t *testing.T) {
 			if resp.StatusCode != 400 || body != "Bad request: empty URI-R after page "+n+"\n" {
 				t.Errorf("/timemap/%s/%s/: %d %q, want 400 empty URI-R", f, n, resp.StatusCode, body)
 			}
+		}
+	}
+}
+
+func TestCountOf(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 mementos"}, {1, "1 memento"}, {2, "2 mementos"}, {1000, "1000 mementos"}} {
+		if got := countOf(tc.n, "memento", "mementos"); got != tc.want {
+			t.Errorf("countOf(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

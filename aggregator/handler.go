@@ -450,7 +450,7 @@ func Headline(ans *Answer) string {
 	}
 	switch ans.Status {
 	case http.StatusOK:
-		return strconv.Itoa(len(ans.Mementos)) + " mementos of " + urir + detail
+		return countOf(len(ans.Mementos), "memento", "mementos") + " of " + urir + detail
 	case http.StatusNotFound:
 		return "No mementos found for " + urir + detail
 	case http.StatusBadGateway:
@@ -515,7 +515,7 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		size := h.ag.pageSize()
 		pages := (len(ms) + size - 1) / size
 		if page > pages {
-			writeBody(w, http.StatusNotFound, ctText, []byte(fmt.Sprintf("No page %d: %d mementos make %d pages of %d\n", page, len(ms), pages, size)))
+			writeBody(w, http.StatusNotFound, ctText, []byte(fmt.Sprintf("No page %d: %s %s of %d\n", page, countOf(len(ms), "memento makes", "mementos make"), countOf(pages, "page", "pages"), size)))
 			return
 		}
 		if format == "json" {
@@ -1258,4 +1258,13 @@ func (m *missWriter) flush() {
 	}
 	m.ResponseWriter.WriteHeader(m.status)
 	_, _ = m.ResponseWriter.Write(m.body)
+}
+
+// countOf is n with the noun's singular or plural form: "1 memento",
+// "2 mementos".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
