@@ -40,10 +40,13 @@ func (u *ClientUpstream) client(a *Archive) *memento.Client {
 	return &c
 }
 
-// TimeMap implements Upstream with memento.Client.FetchTimeMap. A partial
-// TimeMap returned with an error is a failure; with too many pages its
-// mementos come with the error (ReasonTooManyPages). A TimeMap without
-// mementos is an empty answer (no mementos, no error).
+// TimeMap implements Upstream with memento.Client.FetchTimeMap. When the
+// answer was cut by a cap for this URI-R (ClassPerURI: more than MaxPages
+// pages, a body over MaxBodyBytes, a timeout after the archive began
+// answering) the mementos read before the cut come with the error, and
+// the search keeps them and names the archive in Archive-Failures; after
+// any other error none are returned. A TimeMap without mementos is an
+// empty answer (no mementos, no error).
 func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	if a.TimeMap == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}

@@ -151,9 +151,11 @@
 // # Memory and time bounds
 //
 // An upstream body is read as a stream and capped at Options.MaxBodyBytes
-// (32 MiB); TimeMaps follow at most Options.MaxPages pages per archive (the
-// mementos of the pages read are kept, and the result is marked
-// incomplete). A
+// (32 MiB); TimeMaps follow at most Options.MaxPages pages per archive.
+// An answer cut by one of these caps, or by a timeout after the archive
+// began answering, keeps the mementos read before the cut, and the result
+// names the archive in Archive-Failures (ReasonTooManyPages, ReasonTooLarge,
+// ReasonSlowAnswer). A
 // search holds the mementos it found (about 150 bytes each). Every upstream
 // request has the archive's timeout, every search its budget, and a
 // search outlives the callers that gave up on it only until that budget.
