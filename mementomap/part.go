@@ -244,9 +244,10 @@ var ErrPartsOverlap = errors.New("mementomap: the partial maps' keys overlap")
 
 // ErrPartsSplitKey is wrapped, beside [ErrPartsOverlap], by the error of
 // [Concat] when a part begins with the key the part before it ends with:
-// sorted inputs cut inside one key (two captures of one HxPx key in two
-// files), not unsorted ones.
-var ErrPartsSplitKey = errors.New("the inputs were cut inside one key")
+// sorted inputs cut inside one HxPx key (captures of one HxPx key, such as
+// two URLs that differ only in their query, in two files), not unsorted
+// ones.
+var ErrPartsSplitKey = errors.New("the inputs were cut inside one HxPx key")
 
 // ErrParts is wrapped by the errors of [Concat] for partial maps that are
 // not the parts of one plan: a part missing, repeated or out of order, or

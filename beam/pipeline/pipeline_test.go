@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -348,7 +349,7 @@ func TestPipelineInputsCutInsideKey(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), "two inputs hold captures of one key") {
+		if err == nil || !strings.Contains(err.Error(), "two inputs hold captures of one HxPx key") {
 			t.Fatalf("cut inside key %q: error %v", key(lines[cut]), err)
 		}
 		for _, want := range []string{a, b, fmt.Sprintf("%q", key(lines[cut]))} {
@@ -540,7 +541,10 @@ func TestPipelineCommitAllOrNone(t *testing.T) {
 // naming the output.
 func TestNewPlanOutputs(t *testing.T) {
 	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 100, 1))
-	dir := t.TempDir()
+	dir, fifoDir := t.TempDir(), t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(fifoDir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		c    Config
@@ -549,6 +553,8 @@ func TestNewPlanOutputs(t *testing.T) {
 		{"missing folder", Config{MapOutput: filepath.Join(dir, "no", "a.map")}, "output " + filepath.Join(dir, "no", "a.map") + ": its folder"},
 		{"a folder", Config{MapOutput: filepath.Join(dir, "a.map"), CompactOutput: dir}, "output " + dir + " is a folder"},
 		{"twice", Config{MapOutput: filepath.Join(dir, "a.map"), SummaryOutput: filepath.Join(dir, ".", "a.map")}, "is also output"},
+		{"a device", Config{MapOutput: filepath.Join(dir, "a.map"), CompactOutput: os.DevNull}, "output " + os.DevNull + " is not a regular file"},
+		{"a pipe", Config{MapOutput: filepath.Join(fifoDir, "fifo")}, "output " + filepath.Join(fifoDir, "fifo") + " is not a regular file"},
 	} {
 		tc.c.Inputs = []string{in}
 		if _, err := NewPlan(context.Background(), tc.c); err == nil || !strings.Contains(err.Error(), tc.want) {

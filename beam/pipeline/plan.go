@@ -326,7 +326,8 @@ func (p *Plan) unlock() {
 }
 
 // checkOutputs checks that each output path ("" for none) is in an
-// existing folder, is not a folder itself, and is not another output's.
+// existing folder, is not a folder, a device or a pipe (what it names, if
+// anything, is a regular file), and is not another output's.
 func checkOutputs(paths ...string) error {
 	seen := map[string]string{}
 	for _, p := range paths {
@@ -349,6 +350,10 @@ func checkOutputs(paths ...string) error {
 		}
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 			return fmt.Errorf("pipeline: output %s is a folder", p)
+		} else if err == nil && !fi.Mode().IsRegular() {
+			// The commit renames over it: a device or a pipe would be
+			// replaced by a regular file.
+			return fmt.Errorf("pipeline: output %s is not a regular file (%s)", p, fi.Mode().Type())
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mementokit/mementokit/internal/cli"
 	"io"
 	"log/slog"
 	"net"
@@ -52,12 +53,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	writeTimeout := fs.Duration("write-timeout", 0, "longest time to answer a request (0: 60s plus -latency and -slow-body)")
 	idleTimeout := fs.Duration("idle-timeout", d.Idle, "longest wait for the next request on a keep-alive connection")
 	server := cdxflag.AddNamed(fs, "cdx-input-page-size")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return errors.New("no index file given")
+		return cli.Usagef("no index file given")
 	}
 	so, err := server()
 	if err == nil {

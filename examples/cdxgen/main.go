@@ -32,12 +32,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "usage: cdxgen [-n LINES] [-seed S] [-lookups N [-held SHARE] [-surt]]\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return cli.Usagef("unexpected arguments %q", fs.Args())
 	}
 	if *n < 0 || *lookups < 0 || *held < 0 || *held > 1 {
 		return errors.New("-n and -lookups must be ≥ 0 and -held in [0, 1]")

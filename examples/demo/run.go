@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mementokit/mementokit/internal/cli"
 	"io"
 
 	"github.com/mementokit/mementokit/internal/demo"
@@ -25,7 +26,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(fs.Output(), "usage: demo [flags]\n\nStarts three Memento archives on 127.0.0.1 serving the shipped real indexes plus generated ones, an aggregator routing by their MementoMaps and one asking every archive, looks up every URI-R held and as many absent, and prints the rows and totals (upstream requests saved, recall).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

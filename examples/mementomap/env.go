@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/mementokit/mementokit/internal/cdxflag"
@@ -69,7 +70,10 @@ func (e *env) flags(name, args string) (*flag.FlagSet, func([]string) error) {
 	}
 	parse := func(a []string) error {
 		if err := fs.Parse(a); err != nil {
-			return err
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return usageError{err}
 		}
 		level := slog.LevelInfo
 		if *verbose {
@@ -88,7 +92,7 @@ func (e *env) flags(name, args string) (*flag.FlagSet, func([]string) error) {
 			f, ok := e.stderr.(*os.File)
 			e.progress = ok && term.IsTerminal(int(f.Fd())) && !*quiet
 		default:
-			return fmt.Errorf("-progress must be auto, on or off, not %q", *progress)
+			return usageError{fmt.Errorf("-progress must be auto, on or off, not %q", *progress)}
 		}
 		return nil
 	}

@@ -49,7 +49,7 @@ commands:
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("no command")
+		return usageError{errors.New("no command")}
 	}
 	cmd, rest := args[0], args[1:]
 	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
@@ -77,5 +77,5 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", cmd)
+	return usageError{fmt.Errorf("unknown command %q", cmd)}
 }

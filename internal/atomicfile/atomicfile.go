@@ -55,7 +55,9 @@ type File struct {
 }
 
 // Create starts writing the file path (see the package documentation). It
-// fails when the target's folder cannot be written; the error names path.
+// fails when the target's folder cannot be written, or when path names
+// something other than a regular file (a device such as /dev/null, a
+// pipe, a folder, or a symbolic link to one); the error names path.
 func Create(path string, o *Options) (*File, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -64,10 +66,16 @@ func Create(path string, o *Options) (*File, error) {
 	if base == "" {
 		return nil, fmt.Errorf("create %s: no file name", path)
 	}
+	st, statErr := os.Stat(path)
+	if statErr == nil && !st.Mode().IsRegular() {
+		// Renaming over it would replace a device, a pipe or a folder (or
+		// the link to one) with a regular file.
+		return nil, fmt.Errorf("create %s: not a regular file (%s): give the path of a file", path, st.Mode().Type())
+	}
 	perm := fs.FileMode(0o644)
 	if o != nil && o.Perm != 0 {
 		perm = o.Perm.Perm()
-	} else if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
+	} else if statErr == nil {
 		perm = st.Mode().Perm()
 	}
 	CleanStale(dir, base)

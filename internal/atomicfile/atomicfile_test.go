@@ -129,6 +129,27 @@ func TestCreateErrors(t *testing.T) {
 	if _, err := Create(dir+"/", nil); err == nil {
 		t.Error("Create of a folder name succeeded")
 	}
+	// What is not a regular file is refused before anything is written:
+	// a rename would replace it with one.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "null-link")
+	if err := os.Symlink(os.DevNull, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{os.DevNull, fifo, link, dir} {
+		if _, err := Create(p, nil); err == nil || !strings.Contains(err.Error(), p+": not a regular file") {
+			t.Errorf("Create(%s): %v, want not a regular file", p, err)
+		}
+	}
+	if st, err := os.Stat(fifo); err != nil || st.Mode().Type() != os.ModeNamedPipe {
+		t.Errorf("the pipe after Create: %v, %v", st, err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode().Type() != os.ModeSymlink {
+		t.Errorf("the link after Create: %v, %v", st, err)
+	}
 }
 
 // deadPID returns the PID of a process that has exited.

@@ -38,6 +38,29 @@ type Usage interface {
 	Usage() bool
 }
 
+// ParseFlags parses args with fs. A bad flag or value is returned as a
+// [Usage] error (exit status 2 under [Status]); flag.ErrHelp (-h) is
+// returned as it is.
+func ParseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+// Usagef is a [Usage] error made as fmt.Errorf makes one: a missing or
+// unexpected argument.
+func Usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// usageError marks an error as one in the command line.
+type usageError struct{ error }
+
+func (usageError) Usage() bool     { return true }
+func (u usageError) Unwrap() error { return u.error }
+
 // SignalError is the cause of the cancellation of the context [Main]
 // gives a run: the signal received. It matches context.Canceled under
 // errors.Is, so code that checks for a canceled context sees it as one.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 	"testing"
@@ -41,5 +42,32 @@ func TestStatus(t *testing.T) {
 				t.Errorf("stderr = %q, want %q", buf.String(), tc.stderr)
 			}
 		})
+	}
+}
+
+// TestParseFlagsStatus: a bad flag and a Usagef error exit 2, -h exits 0,
+// other errors 1.
+func TestParseFlagsStatus(t *testing.T) {
+	parse := func(args ...string) error {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Int("n", 0, "")
+		return ParseFlags(fs, args)
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"unknown flag", parse("-nosuch"), 2},
+		{"bad value", parse("-n", "abc"), 2},
+		{"help", parse("-h"), 0},
+		{"good", parse("-n", "3"), 0},
+		{"Usagef", Usagef("no index file given"), 2},
+		{"other", errors.New("disk full"), 1},
+	} {
+		if got := Status("x", tc.err, io.Discard); got != tc.want {
+			t.Errorf("%s: status %d, want %d (%v)", tc.name, got, tc.want, tc.err)
+		}
 	}
 }
