@@ -278,7 +278,7 @@ func isBlankLine(line []byte) bool {
 }
 
 // Searcher is what answers a [Query]: every index source implements it
-// ([*File], [*Cluster], [*Sorted], [*Stream]), and [Open] returns one for
+// ([*File], [*Cluster], [*Sorted], [*Stream], [*Server]), and [Open] returns one for
 // any path. Records(cdxj.Query{}) walks the whole index.
 type Searcher interface {
 	// Lines returns the matching lines, raw, in index order. A yielded

@@ -38,8 +38,13 @@ const (
 // and change what differs. Zero alpha, k and depth fields take the defaults
 // above.
 type CompactOptions struct {
-	HostFactor float64 // W_h, the host compaction factor (reference --hcf)
-	PathFactor float64 // W_p, the path compaction factor (reference --pcf)
+	// HostFactor and PathFactor are W_h and W_p, the host and path
+	// compaction factors (reference --hcf, --pcf), taken as given: 0 is a
+	// cutoff of 0, which rolls up every node with children. A nil
+	// *CompactOptions means DefaultCompactOptions (both 1); start from
+	// that to change one field.
+	HostFactor float64
+	PathFactor float64
 
 	HostAlpha, HostK float64 // host cutoff power law; 0 means the default
 	PathAlpha, PathK float64 // path cutoff power law; 0 means the default

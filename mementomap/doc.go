@@ -23,8 +23,10 @@
 // URI-M and URI-R counts. An external sort (sorted runs spilled to disk,
 // k-way merged) bounds its memory whatever the input size. Index keys made
 // by another canonicalizer than the one lookups use would be false
-// negatives waiting to happen, so Build checks a sample of records against
-// surt.Canonicalize and can re-key every record.
+// negatives waiting to happen, so Build checks every record's key against
+// the surt.Canonicalize of its URL and uses the canonical key where they
+// differ (counted in the map's !meta rekeyed_lines), or re-keys every
+// record from its URL under BuildOptions.Rekey.
 //
 // # Compaction
 //

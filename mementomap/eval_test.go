@@ -221,6 +221,12 @@ func TestLookupAllLongLines(t *testing.T) {
 		{"too long, then more", tooLong + "\r\ncom,example)/a\n", tooLong + "\t-\t-\ncom,example)/a\tcom,example)/a\t1\n", BatchStats{Lookups: 2, Present: 1, Errors: 1}},
 		{"too long at the end without newline", "com,example)/a\n" + tooLong, "com,example)/a\tcom,example)/a\t1\n" + tooLong + "\t-\t-\n", BatchStats{Lookups: 2, Present: 1, Errors: 1}},
 		{"last line without newline", "com,example)/a", "com,example)/a\tcom,example)/a\t1\n", BatchStats{Lookups: 1, Present: 1}},
+		{"a URL that does not canonicalize", "com,example)/a\n\nhttp://example.com:99999/\n", "com,example)/a\tcom,example)/a\t1\n\nhttp://example.com:99999/\t-\t-\n", BatchStats{Lookups: 2, Present: 1, Errors: 1}},
+	}
+	firstErr := map[string]string{
+		"too long, then more":                 "lookup input line 1 ",
+		"too long at the end without newline": "lookup input line 2 ",
+		"a URL that does not canonicalize":    `lookup input line 3 "http://example.com:99999/": `,
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,8 +238,13 @@ func TestLookupAllLongLines(t *testing.T) {
 			if out.String() != tt.want {
 				t.Errorf("LookupAll output: %d bytes, want %d (%.80q…)", out.Len(), len(tt.want), out.String())
 			}
+			first := st.FirstError
+			st.FirstError = nil
 			if d := cmp.Diff(tt.st, st); d != "" {
 				t.Errorf("stats (-want +got):\n%s", d)
+			}
+			if want := firstErr[tt.name]; (want == "") != (first == nil) || first != nil && !strings.Contains(first.Error(), want) {
+				t.Errorf("FirstError %v, want one containing %q", first, want)
 			}
 		})
 	}

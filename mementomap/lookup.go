@@ -869,6 +869,22 @@ func (m *Map) Lookup(uriOrSURT string) (Match, error) {
 // BatchStats counts a [Map.LookupAll] run.
 type BatchStats struct {
 	Lookups, Present, Absent, Errors int64
+	// FirstError is why the first of the Errors inputs could not be
+	// looked up (it cannot be canonicalized, its datetime does not parse,
+	// it is too long), naming its input line (1-based); nil when Errors
+	// is 0.
+	FirstError error
+}
+
+// fail counts an input that could not be looked up.
+func (st *BatchStats) fail(line int64, in string, err error) {
+	st.Errors++
+	if st.FirstError == nil {
+		if len(in) > 200 {
+			in = in[:200] + "…"
+		}
+		st.FirstError = fmt.Errorf("mementomap: lookup input line %d %q: %w", line, in, err)
+	}
 }
 
 // LookupAll reads URIs or SURTs from r, one per line (blank lines and lines
@@ -878,7 +894,9 @@ type BatchStats struct {
 // matched line's time key comes between them ("-" for none), and in a
 // datetime map an input line "URI DATETIME" is looked up at DATETIME
 // ([Map.LookupAt]). A miss, or an input that cannot be canonicalized or
-// is longer than [MaxLineLength], prints "-" for both. A closed map, one
+// is longer than [MaxLineLength], prints "-" for both (an input that could
+// not be looked up is counted in Errors, and the first one's error is
+// FirstError). A closed map, one
 // refused as a whole ([ErrLoneCR]) or one whose file was truncated while
 // open ([ErrChanged]) stops the run with that error, after writing the
 // answers given so far. Memory: one line of at most MaxLineLength bytes.
@@ -887,6 +905,7 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var long []byte
+	var n int64 // input lines read
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -898,7 +917,8 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 			if len(long) > MaxLineLength {
 				// Too long to look up: copy it through in pieces.
 				st.Lookups++
-				st.Errors++
+				n++
+				st.fail(n, string(long[:200]), fmt.Errorf("longer than MaxLineLength (%d bytes)", MaxLineLength))
 				bw.Write(bytes.TrimRight(long, "\r\n"))
 				for err == bufio.ErrBufferFull {
 					line, err = br.ReadSlice('\n')
@@ -923,7 +943,8 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
-		if ferr := m.lookupLine(bw, &st, line); ferr != nil {
+		n++
+		if ferr := m.lookupLine(bw, &st, n, line); ferr != nil {
 			bw.Flush()
 			return st, ferr
 		}
@@ -934,8 +955,8 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 	return st, bw.Flush()
 }
 
-// lookupLine answers one input line of LookupAll (its end included).
-func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, raw []byte) error {
+// lookupLine answers input line n of LookupAll (its end included).
+func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, n int64, raw []byte) error {
 	line := strings.TrimRight(string(raw), "\r\n")
 	in := strings.TrimSpace(line)
 	if in == "" || in[0] == '#' {
@@ -965,7 +986,7 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, raw []byte) error {
 	timed := m.lay.timeKey != ""
 	if err != nil || res.Distance < 0 {
 		if err != nil {
-			st.Errors++
+			st.fail(n, in, err)
 		} else {
 			st.Absent++
 		}

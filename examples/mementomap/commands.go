@@ -269,6 +269,10 @@ func (e *env) lookup(args []string) error {
 		return err
 	}
 	e.log.Debug("lookup done", "lookups", st.Lookups, "present", st.Present, "absent", st.Absent, "errors", st.Errors)
+	if st.Errors > 0 {
+		// Printed as "-" like a miss: say that they were not looked up.
+		return fmt.Errorf("lookup: %d of %d inputs could not be looked up (printed as -, not misses); the first: %w", st.Errors, st.Lookups, st.FirstError)
+	}
 	return nil
 }
 

@@ -105,3 +105,22 @@ com,twitter)/* 2014 20~/10
 		}
 	}
 }
+
+// TestLookupUnreadableInput: an input that cannot be canonicalized prints
+// "-" like a miss, and the command then fails (exit 1) naming it, so that
+// it is not taken for an archive's "absent".
+func TestLookupUnreadableInput(t *testing.T) {
+	m := filepath.Join(t.TempDir(), "plain.ukvs")
+	if err := os.WriteFile(m, []byte("com,twitter)/a 1/1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "", "lookup", m, "http://twitter.com/a", "http://example.com:99999/")
+	var stderr strings.Builder
+	code := cli.Status("mementomap", err, &stderr)
+	if want := "http://twitter.com/a\tcom,twitter)/a\t1/1\nhttp://example.com:99999/\t-\t-\n"; out != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	if code != 1 || !strings.Contains(stderr.String(), `1 of 2 inputs could not be looked up`) || !strings.Contains(stderr.String(), `line 2 "http://example.com:99999/"`) {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming line 2", code, stderr.String())
+	}
+}
