@@ -65,26 +65,18 @@ value:
 			goto key
 		}
 		goto value
-	case c == 't':
-		if n-i < 4 || string(b[i:i+4]) != "true" {
+	case c == 't', c == 'f', c == 'n':
+		lit := "true"
+		if c == 'f' {
+			lit = "false"
+		} else if c == 'n' {
+			lit = "null"
+		}
+		if n-i < len(lit) || string(b[i:i+len(lit)]) != lit {
 			e, msg = i, "malformed literal"
 			goto fail
 		}
-		i += 4
-		goto afterValue
-	case c == 'f':
-		if n-i < 5 || string(b[i:i+5]) != "false" {
-			e, msg = i, "malformed literal"
-			goto fail
-		}
-		i += 5
-		goto afterValue
-	case c == 'n':
-		if n-i < 4 || string(b[i:i+4]) != "null" {
-			e, msg = i, "malformed literal"
-			goto fail
-		}
-		i += 4
+		i += len(lit)
 		goto afterValue
 	}
 	e, msg = i, "unexpected character "+quoteByte(c)+" where a value starts"
