@@ -6,7 +6,9 @@
 //	archive -latency 200ms -fault-rate 0.05 -slow-body 1s index.cdxj
 //
 // Endpoints: /timemap/link/{URI-R}, /timegate/{URI-R},
-// /{YYYYMMDDhhmmss}/{URI-R}, /.well-known/mementomap, and the pywb CDX
+// /{YYYYMMDDhhmmss}/{URI-R} (also /{YYYYMMDDhhmmss}id_/{URI-R}, the Wayback
+// "identity" form that pywb and the Internet Archive serve and MemGator's
+// /memento/proxy asks for), /.well-known/mementomap, and the pywb CDX
 // server API at /cdx and /{id}/cdx over the same indexes (see README.md).
 // Slow and idle clients are cut off: -read-header-timeout (10s),
 // -read-timeout (30s), -write-timeout (60s plus the injected delays) and

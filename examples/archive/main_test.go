@@ -70,6 +70,7 @@ func TestRunServesRealIndex(t *testing.T) {
 		{"timegate bad date", "/timegate/http://commoncrawl.org/", "yesterday", 400, "Vary", "accept-datetime"},
 		{"timegate none", "/timegate/http://example.net/", "", 404, "Link", `<http://example.net/>; rel="original"`},
 		{"memento", "/20020120142510/http://example.com/", "", 200, "Memento-Datetime", "Sun, 20 Jan 2002 14:25:10 GMT"},
+		{"memento id_", "/20020120142510id_/http://example.com/", "", 200, "Memento-Datetime", "Sun, 20 Jan 2002 14:25:10 GMT"},
 		{"mementomap", "/.well-known/mementomap", "", 200, "Content-Type", "text/plain; charset=utf-8"},
 	}
 	for _, tc := range tests {

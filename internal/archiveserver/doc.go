@@ -12,8 +12,9 @@
 //     format at /timemap/link/{URI-R}, a TimeGate at /timegate/{URI-R} (302
 //     to the closest memento, Vary: accept-datetime, Link headers, 400 on an
 //     Accept-Datetime that is not an RFC 1123 date in GMT), mementos at
-//     /{YYYYMMDDhhmmss}/{URI-R} (Memento-Datetime and Link headers, a small
-//     placeholder body: there is no WARC replay), and the archive's
+//     /{YYYYMMDDhhmmss}/{URI-R} and /{YYYYMMDDhhmmss}id_/{URI-R} (the
+//     Wayback identity form, IdentityModifier; Memento-Datetime and Link
+//     headers, a small placeholder body: there is no WARC replay), and the archive's
 //     MementoMap at /.well-known/mementomap, built and compacted from the
 //     same Index when the Server is made (internal/spec/MEMENTOMAP.md). TimeMap answers
 //     also link to the map with rel="mementomap", the two places an

@@ -32,6 +32,15 @@ const (
 	MementoMapPath = "/.well-known/mementomap"
 )
 
+// IdentityModifier is the Wayback replay modifier of a memento's original
+// bytes, written right after the timestamp ("/20100101000000id_/URI-R"):
+// pywb (its "id_" identity modifier: no rewriting, no banner) and the
+// Internet Archive's Wayback Machine serve the memento unrewritten there,
+// and MemGator's /memento/proxy (package aggregator) asks for that form. A Server has no
+// rewriting to undo (its memento body is a placeholder), so it answers the
+// id_ form with the same headers and body as /{14 digits}/{URI-R}.
+const IdentityModifier = "id_"
+
 // MementoMapType is the Content-Type of the served MementoMap: UKVS is a
 // plain text format (internal/spec/MEMENTOMAP.md), and no media type is registered for it.
 const MementoMapType = "text/plain; charset=utf-8"
@@ -91,6 +100,7 @@ type Stats struct {
 //	GET|HEAD /timemap/link/{URI-R}       TimeMap, application/link-format (§5); 404 when none
 //	GET|HEAD /timegate/{URI-R}           302 to the closest memento (§4.1, pattern 2.1); 404 when none
 //	GET|HEAD /{14 digits}/{URI-R}        the memento: Memento-Datetime, Link, a placeholder body (§4.1)
+//	GET|HEAD /{14 digits}id_/{URI-R}     the same memento, its "identity" form (IdentityModifier)
 //	GET|HEAD /.well-known/mementomap     the MementoMap of the holdings, built and compacted at New
 //	GET|HEAD /                           a short plain-text description
 //
@@ -239,11 +249,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case isMementoPath(raw):
 		s.memento.Add(1)
-		s.serveMemento(w, r, raw[1:15], raw[16:])
+		digits, rest := raw[1:15], raw[15:]
+		rest, _ = strings.CutPrefix(rest, IdentityModifier)
+		s.serveMemento(w, r, digits, rest[1:])
 	case pathOf(raw) == "/":
 		s.other.Add(1)
 		writeText(w, http.StatusOK, fmt.Sprintf("Memento archive %q: %d URI-Rs, %d mementos.\n"+
-			"TimeMaps at %s{URI-R}, TimeGate at %s{URI-R}, mementos at /{YYYYMMDDhhmmss}/{URI-R}, MementoMap at %s\n",
+			"TimeMaps at %s{URI-R}, TimeGate at %s{URI-R}, mementos at /{YYYYMMDDhhmmss}/{URI-R} (and /{YYYYMMDDhhmmss}id_/{URI-R}), MementoMap at %s\n",
 			s.o.ID, s.idx.Len(), s.idx.Captures(), TimeMapPrefix, TimeGatePrefix, MementoMapPath))
 	default:
 		s.other.Add(1)
@@ -260,8 +272,12 @@ func pathOf(raw string) string {
 	return raw
 }
 
-// isMementoPath reports whether raw is "/" + 14 digits + "/" + something.
+// isMementoPath reports whether raw is "/" + 14 digits + "/" +
+// something, or "/" + 14 digits + IdentityModifier + "/" + something.
 func isMementoPath(raw string) bool {
+	if len(raw) >= 15 && strings.HasPrefix(raw[15:], IdentityModifier+"/") {
+		return len(raw) > 15+len(IdentityModifier)+1 && isMementoPath(raw[:15]+raw[15+len(IdentityModifier):])
+	}
 	if len(raw) < 17 || raw[15] != '/' {
 		return false
 	}

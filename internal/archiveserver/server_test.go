@@ -208,6 +208,14 @@ func TestEndpoints(t *testing.T) {
 			map[string]string{"Memento-Datetime": "Sat, 02 Jan 2010 00:00:00 GMT",
 				"Link": `<http://example.com/>; rel="original", <` + base + `/timegate/http://example.com/>; rel="timegate", <` + base + `/timemap/link/http://example.com/>; rel="timemap"; type="application/link-format"`},
 			"Placeholder"},
+		{"memento id_", "GET", "/20100102000000id_/http://example.com/", "", 200,
+			map[string]string{"Memento-Datetime": "Sat, 02 Jan 2010 00:00:00 GMT",
+				"Link": `<http://example.com/>; rel="original", <` + base + `/timegate/http://example.com/>; rel="timegate", <` + base + `/timemap/link/http://example.com/>; rel="timemap"; type="application/link-format"`},
+			"Placeholder for the memento of <code>http://example.com/</code> captured Sat, 02 Jan 2010 00:00:00 GMT"},
+		{"memento id_ HEAD", "HEAD", "/20100102000000id_/http://example.com/", "", 200, map[string]string{"Memento-Datetime": "Sat, 02 Jan 2010 00:00:00 GMT"}, ""},
+		{"memento id_ wrong second", "GET", "/20100102000001id_/http://example.com/", "", 404, nil, "no memento"},
+		{"memento other modifier", "GET", "/20100102000000im_/http://example.com/", "", 404, nil, "not found"},
+		{"memento id_ without URI-R", "GET", "/20100102000000id_/", "", 404, nil, "not found"},
 		{"memento wrong second", "GET", "/20100102000001/http://example.com/", "", 404, nil, "no memento"},
 		{"memento bad date", "GET", "/20101302000000/http://example.com/", "", 400, nil, ""},
 		{"mementomap", "GET", "/.well-known/mementomap", "", 200, map[string]string{"Content-Type": MementoMapType}, "!meta"},
@@ -249,7 +257,7 @@ func TestEndpoints(t *testing.T) {
 		})
 	}
 	st := s.Stats()
-	if st.TimeMap != 6 || st.TimeGate != 6 || st.Memento != 3 || st.MementoMap != 2 || st.BadRequest != 5 {
+	if st.TimeMap != 6 || st.TimeGate != 6 || st.Memento != 6 || st.MementoMap != 2 || st.BadRequest != 5 {
 		t.Errorf("Stats = %+v", st)
 	}
 }
