@@ -107,6 +107,39 @@ func TestProfileReportInBrowser(t *testing.T) {
 		}
 	}
 
+	// A share axis is read whole: the Lorenz curve and the reduction curves
+	// have no zoom; the memento counts and the compaction run keep theirs.
+	for _, id := range ids {
+		var zooms int
+		p.Eval(t, ctx, `(echarts.getInstanceByDom(document.querySelector("#`+id+` .chart")).getOption().dataZoom || []).length`, &zooms)
+		want := 0
+		if id == "chart-mementos-per-urir" || id == "chart-compaction" || id == "chart-mean-children" {
+			want = 2
+		}
+		if zooms != want {
+			t.Errorf("%s: %d zoom controls, want %d", id, zooms, want)
+		}
+	}
+	// In the memento counts, every point alone or in a run too short to
+	// read as a line is drawn with a marker of 6 px, and no other point.
+	hm := models["chart-mementos-per-urir"].Chart
+	var wantX, gotX []float64
+	for j, ok := range hm.PointMarks(0) {
+		if ok {
+			wantX = append(wantX, hm.Series[0].Points[j].X)
+		}
+	}
+	p.Eval(t, ctx, `(() => {
+		const o = echarts.getInstanceByDom(document.querySelector("#chart-mementos-per-urir .chart")).getOption();
+		return o.series[0].data.filter(d => d && d.symbolSize >= 6).map(d => d.value[0]);
+	})()`, &gotX)
+	if len(wantX) == 0 || len(wantX) == len(hm.Series[0].Points) {
+		t.Errorf("mementos per URI-R: %d of %d points marked; want the tail's only", len(wantX), len(hm.Series[0].Points))
+	}
+	if d := cmp.Diff(wantX, gotX); d != "" {
+		t.Errorf("mementos per URI-R: X of the points drawn with a marker (-model +drawn):\n%s", d)
+	}
+
 	// Hovering the last point of the compaction run shows the output size
 	// as the model writes it.
 	cm := models["chart-compaction"].Chart

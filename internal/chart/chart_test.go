@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -597,5 +598,46 @@ func TestLogBarFloor(t *testing.T) {
 	}
 	if err := Save(out, c); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPointMarks checks which points of a line series get a marker: all of
+// a short series; in a long one, a point alone and a run too narrow to read
+// as a line (120, 121 on a log axis spanning 1 to 10k), not a long run.
+func TestPointMarks(t *testing.T) {
+	s := Series{Name: "URI-Rs"}
+	for x := 1; x <= 80; x++ {
+		s.Points = append(s.Points, Point{X: float64(x), Y: 100})
+	}
+	s.Points = append(s.Points, Point{X: 120, Y: 2}, Point{X: 121, Y: 2}, Point{X: 5000, Y: 1})
+	c := &Chart{ID: "h", Kind: Line, X: Axis{Type: Log, Unit: Count}, Y: Axis{Type: Log, Unit: Count}, Gap: 1, Series: []Series{s}}
+	if err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	m := c.PointMarks(0)
+	if len(m) != len(s.Points) {
+		t.Fatalf("%d marks for %d points", len(m), len(s.Points))
+	}
+	var marked []float64
+	for j, ok := range m {
+		if ok {
+			marked = append(marked, s.Points[j].X)
+		}
+	}
+	if want := []float64{120, 121, 5000}; !slices.Equal(marked, want) {
+		t.Errorf("marked X = %v, want %v", marked, want)
+	}
+	short := &Chart{ID: "l", Kind: Line, X: Axis{Unit: Percent}, Series: []Series{{Name: "a", Points: []Point{{0, 0}, {0.5, 0.2}, {1, 1}}}}}
+	if err := short.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if m := short.PointMarks(0); !slices.Equal(m, []bool{true, true, true}) {
+		t.Errorf("short series marks = %v, want all", m)
+	}
+	if short.Zoomable() || !c.Zoomable() {
+		t.Errorf("Zoomable: share axis %v (want false), count axis %v (want true)", short.Zoomable(), c.Zoomable())
+	}
+	if bar := (&Chart{Kind: Bar}); bar.Zoomable() || bar.PointMarks(0) != nil {
+		t.Error("a bar chart has zoom or point marks")
 	}
 }

@@ -386,13 +386,9 @@ func toTicks(ts []Tick) []plot.Tick {
 	return out
 }
 
-// markedPoints is the most points a line series has for each to get a dot.
-const markedPoints = 60
-
 // linesPlotter draws the line series: segments of points no more than
-// Chart.Gap apart, a marker for a point alone, and a marker on every point
-// of a series with at most markedPoints; each series in its colour, dash
-// and marker (SeriesDash, SeriesMarker).
+// Chart.Gap apart, and a marker on the points PointMarks marks; each
+// series in its colour, dash and marker (SeriesDash, SeriesMarker).
 type linesPlotter struct{ c *Chart }
 
 func (l linesPlotter) Plot(dc draw.Canvas, p *plot.Plot) {
@@ -411,23 +407,27 @@ func (l linesPlotter) Plot(dc draw.Canvas, p *plot.Plot) {
 	for _, i := range order {
 		s := l.c.Series[i]
 		line, dot := l.c.lineStyleOf(i)
-		marks := len(s.Points) <= markedPoints
+		marks := l.c.PointMarks(i)
+		at := 0
 		for _, seg := range Segments(s.Points, l.c.Gap) {
-			var pts []vg.Point
-			for _, pt := range seg {
+			var pts, dots []vg.Point
+			for j, pt := range seg {
 				if l.c.Y.Type == Log && pt.Y <= 0 {
 					continue
 				}
-				pts = append(pts, vg.Point{X: trX(pt.X), Y: trY(pt.Y)})
+				v := vg.Point{X: trX(pt.X), Y: trY(pt.Y)}
+				pts = append(pts, v)
+				if marks[at+j] {
+					dots = append(dots, v)
+				}
 			}
+			at += len(seg)
 			if len(pts) > 1 {
 				dc.StrokeLines(line, dc.ClipLinesXY(pts)...)
 			}
-			if len(pts) == 1 || marks {
-				for _, pt := range pts {
-					if dc.Contains(pt) {
-						dc.DrawGlyph(dot, pt)
-					}
+			for _, pt := range dots {
+				if dc.Contains(pt) {
+					dc.DrawGlyph(dot, pt)
 				}
 			}
 		}

@@ -375,14 +375,16 @@ func LorenzChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 // MementoHistogram is the distribution behind Table 4: URI-Rs per memento
 // count, on log axes. Only counts that some URI-R has are plotted: the
 // line joins consecutive counts (Gap 1) and breaks where counts are
-// missing, and a count with no neighbour is a dot, so that no straight
-// line across a gap reads as URI-Rs that are not there.
+// missing, and a count with no neighbour, or a run of counts too short to
+// read as a line (chart.Chart.PointMarks), is drawn as dots, so that no
+// straight line across a gap reads as URI-Rs that are not there and no
+// count is drawn too small to see.
 func MementoHistogram(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "mementos-per-urir", Title: "URI-Rs by their number of mementos", Kind: chart.Line,
 		X:    chart.Axis{Label: "mementos of a URI-R (log scale)", Type: chart.Log, Unit: chart.Count},
 		Y:    chart.Axis{Label: "URI-Rs (log scale)", Type: chart.Log, Unit: chart.Count},
 		Gap:  1,
-		Note: "Only memento counts held by some URI-R are drawn: the line breaks at counts no URI-R has, and a count alone is a dot."}
+		Note: "Only memento counts held by some URI-R are drawn: the line breaks at counts no URI-R has; a count alone, or a run of counts too short to read as a line, is drawn as dots."}
 	s := chart.Series{Name: "URI-Rs"}
 	for _, h := range p.Mementos.Histogram {
 		if h.Count > 0 {

@@ -85,17 +85,19 @@
 
   // lineData turns a series' points into ECharts data: [x, y] pairs (x in
   // milliseconds on a time axis), a null after every point followed by a
-  // gap, and a visible symbol on points that stand alone.
-  function lineData(points, gap, time, dense, log) {
-    var out = [];
+  // gap, and a visible symbol on the points the model marks (marked: their
+  // indexes, chart.PointMarks: a point alone, a run too short to read as a
+  // line, every point of a short series).
+  function lineData(points, gap, time, marked, log) {
+    var out = [], m = {};
+    (marked || []).forEach(function (j) { m[j] = true; });
     for (var i = 0; i < points.length; i++) {
       var p = points[i];
       var x = time ? p.x * 1000 : p.x;
       var y = log && p.y <= 0 ? null : p.y;
       var before = i > 0 && (!gap || p.x - points[i - 1].x <= gap);
-      var after = i < points.length - 1 && (!gap || points[i + 1].x - p.x <= gap);
       if (i > 0 && !before) out.push([time ? (points[i - 1].x + gap) * 1000 : points[i - 1].x + gap, null]);
-      if (dense && !before && !after) out.push({ value: [x, y], symbolSize: 6 });
+      if (m[i]) out.push({ value: [x, y], symbolSize: 6 });
       else out.push([x, y]);
     }
     return out;
@@ -168,19 +170,21 @@
       });
       header = time ? function (x) { return isoDay(x); } : function (x) { return c.x.unit === 'year' ? String(x) : human(x, c.x.unit); };
       opt.series = c.series.map(function (s, i) {
-        var dense = s.points.length > 60;
+        var marked = (spec.marks || [])[i] || [];
         return {
-          name: s.name, type: 'line', data: lineData(s.points, c.gap, time, dense, log),
-          showSymbol: true, symbol: 'circle', symbolSize: dense ? 0 : 6, connectNulls: false,
+          name: s.name, type: 'line', data: lineData(s.points, c.gap, time, marked, log),
+          showSymbol: true, symbol: 'circle', symbolSize: marked.length === s.points.length ? 6 : 0, connectNulls: false,
           itemStyle: { color: colors[i] }, lineStyle: { width: 1.6, color: colors[i] }
         };
       });
       opt.series.reverse(); // the first (largest) series drawn last, on top
-      opt.dataZoom = [
-        { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
-        { type: 'slider', xAxisIndex: 0, filterMode: 'none', height: 20, bottom: 6, labelFormatter: time ? function (v) { return isoDay(v); } : undefined }
-      ];
-      opt.grid.bottom = 78;
+      if (spec.zoom) { // not on a share axis, which is read whole (chart.Chart.Zoomable)
+        opt.dataZoom = [
+          { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
+          { type: 'slider', xAxisIndex: 0, filterMode: 'none', height: 20, bottom: 6, labelFormatter: time ? function (v) { return isoDay(v); } : undefined }
+        ];
+        opt.grid.bottom = 78;
+      }
       opt.xAxis.nameGap = 26;
     } else {
       opt.xAxis = Object.assign(axisName(c.x.label), {

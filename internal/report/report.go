@@ -6,9 +6,10 @@
 // # What a reader gets
 //
 //   - every chart with hover (the values of all series at the pointer, in
-//     human units and with thousands separators) and, on line charts,
-//     zoom along the X axis (mouse wheel or drag in the plot, the slider
-//     below it); legends beside the plot toggle series;
+//     human units and with thousands separators) and, on line charts
+//     whose X axis is not a share (chart.Chart.Zoomable), zoom along the
+//     X axis (mouse wheel or drag in the plot, the slider below it);
+//     legends beside the plot toggle series;
 //   - every table sortable by any column (click its header; again to reverse);
 //   - the numbers behind every chart and table as a CSV download (a data:
 //     URL, so it works offline too);
@@ -112,7 +113,8 @@ type view struct {
 	Sections []sectionView
 	Licences []licenceView
 	// Zoom, Legend and Sort say which of the page's controls the footer
-	// explains: zoom on line charts (page.js gives each a zoom), legends
+	// explains: zoom on line charts whose X axis is not a share
+	// (chart.Chart.Zoomable; page.js gives each such chart a zoom), legends
 	// of charts with more than one series, sortable tables.
 	Zoom, Legend, Sort bool
 }
@@ -179,7 +181,7 @@ func Write(w io.Writer, p *Page) error {
 				return err
 			}
 			cv.ID = unique("chart-"+c.ID, c.Title)
-			v.Zoom = v.Zoom || c.Kind == chart.Line
+			v.Zoom = v.Zoom || c.Zoomable()
 			v.Legend = v.Legend || (c.Kind != chart.Treemap && len(c.Series) > 1)
 			sv.Charts = append(sv.Charts, cv)
 			items++
@@ -256,10 +258,25 @@ func chartOf(c *chart.Chart) (chartView, error) {
 			colors[j] = chart.Palette[j%len(chart.Palette)]
 		}
 	}
+	// For each line series, the points drawn with a marker, by index
+	// (chart.PointMarks).
+	var marks [][]int
+	for i, s := range c.Series {
+		m := c.PointMarks(i)
+		var at []int
+		for j := range s.Points {
+			if m[j] {
+				at = append(at, j)
+			}
+		}
+		marks = append(marks, at)
+	}
 	spec, err := json.Marshal(struct {
 		Chart  *chart.Chart `json:"chart"`
 		Colors []string     `json:"colors"`
-	}{c, colors})
+		Marks  [][]int      `json:"marks,omitempty"`
+		Zoom   bool         `json:"zoom"`
+	}{c, colors, marks, c.Zoomable()})
 	if err != nil {
 		return chartView{}, fmt.Errorf("report: chart %s: %w", c.ID, err)
 	}
