@@ -224,8 +224,7 @@ func NormalizeURIR(s string) (string, error) {
 	if s == "" {
 		return "", fmt.Errorf("empty URI-R")
 	}
-	ls := strings.ToLower(s)
-	if strings.HasPrefix(ls, "http%3a") || strings.HasPrefix(ls, "https%3a") {
+	if hasPrefixFold(s, "http%3a") || hasPrefixFold(s, "https%3a") {
 		d, err := url.PathUnescape(s)
 		if err != nil {
 			return "", fmt.Errorf("URI-R %q: %v", s, err)
@@ -233,7 +232,9 @@ func NormalizeURIR(s string) (string, error) {
 		s = d
 	}
 	if i := strings.Index(s, "://"); i > 0 && isScheme(s[:i]) {
-		s = strings.ToLower(s[:i]) + s[i:]
+		if lower := strings.ToLower(s[:i]); lower != s[:i] {
+			s = lower + s[i:]
+		}
 	} else if ls := strings.ToLower(s); strings.HasPrefix(ls, "http:/") || strings.HasPrefix(ls, "https:/") {
 		// a proxy collapsed "//" into "/"
 		i := strings.IndexByte(s, '/')
@@ -301,6 +302,24 @@ func NormalizeURIR(s string) (string, error) {
 		return "", fmt.Errorf("URI-R %q: %v", s, err)
 	}
 	return s, nil
+}
+
+// hasPrefixFold reports whether s begins with prefix, ASCII letters
+// compared without case (prefix in lower case).
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := range len(prefix) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // escapeNonURI percent-encodes the bytes that cannot appear in a URI

@@ -172,7 +172,7 @@ func (s *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) er
 		return err
 	}
 	defer s.mu.Unlock()
-	n := &cache.Entry{Info: cache.Info{Key: key, URIR: u, Status: cache.StatusPending, Requested: at, Requests: 1}}
+	var n *cache.Entry
 	if old, ok := s.entries.Get(key); ok {
 		c := *old
 		c.Requests++
@@ -180,6 +180,8 @@ func (s *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) er
 			c.Requested = at
 		}
 		n = &c
+	} else {
+		n = &cache.Entry{Info: cache.Info{Key: key, URIR: u, Status: cache.StatusPending, Requested: at, Requests: 1}}
 	}
 	s.entries.Add(key, n)
 	return nil
