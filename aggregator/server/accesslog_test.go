@@ -79,6 +79,7 @@ func TestAccessRecordsWhole(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	flushAccess(log)
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 4*n {
 		t.Fatalf("%d lines, want %d", len(lines), 4*n)
@@ -91,3 +92,62 @@ func TestAccessRecordsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestAccessRecordsGathered: access records of NewLogger's JSON handler
+// wait until flushAccess, the next other record (written after them) or
+// the flush delay; a Server writes them when no other request is being
+// answered, before the answer is sent.
+func TestAccessRecordsGathered(t *testing.T) {
+	c := DefaultConfig()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	log, err := c.NewLogger(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.Write(p)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.String()
+	}
+	ctx := context.Background()
+	logAccess(ctx, log, &accessRecord{method: "GET", target: "/a"})
+	logAccess(ctx, log, &accessRecord{method: "GET", target: "/b"})
+	if got := text(); got != "" {
+		t.Fatalf("written before a flush: %q", got)
+	}
+	log.Warn("other")
+	lines := strings.Split(strings.TrimSuffix(text(), "\n"), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"target":"/a"`) || !strings.Contains(lines[1], `"target":"/b"`) ||
+		!strings.Contains(lines[2], `"msg":"other"`) {
+		t.Fatalf("after another record:\n%s", text())
+	}
+	logAccess(ctx, log, &accessRecord{method: "GET", target: "/c"})
+	flushAccess(log)
+	if got := text(); !strings.HasSuffix(got, `"target":"/c","endpoint":"","status":0,"bytes":0,"duration":0,"remote":"","user_agent":""}`+"\n") {
+		t.Fatalf("after flushAccess:\n%s", got)
+	}
+	logAccess(ctx, log, &accessRecord{method: "GET", target: "/d"})
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(text(), `"target":"/d"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the timer did not write the record:\n%s", text())
+		}
+	}
+	// Past accessBufBytes the records are written at once.
+	big := &accessRecord{method: "GET", target: strings.Repeat("x", 1000)}
+	before := strings.Count(text(), "\n")
+	for range accessBufBytes/1000 + 1 {
+		logAccess(ctx, log, big)
+	}
+	if n := strings.Count(text(), "\n") - before; n < accessBufBytes/2000 {
+		t.Fatalf("%d records written after %d KiB of them", n, accessBufBytes>>10)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -123,6 +123,10 @@ type Config struct {
 	LogFormat string `json:"log_format"`
 	LogLevel  string `json:"log_level"`
 	// AccessLog writes one "access" record per HTTP request (info level).
+	// With a JSON logger from NewLogger the records are written together:
+	// when no other request is being answered, before any other record,
+	// per 64 KiB, and at the latest 50 ms after the request (a process
+	// killed without its shutdown loses at most those 50 ms of records).
 	AccessLog bool `json:"access_log"`
 
 	// Logger receives the server's records; nil discards them. Not part of
@@ -311,8 +315,9 @@ func (c *Config) Check() error {
 
 // NewLogger returns a logger writing to w in c.LogFormat at c.LogLevel;
 // it fails on values Check refuses. Records are written whole, one Write
-// each. In JSON the Server writes its access records without building a
-// slog.Record, in the bytes slog.JSONHandler writes.
+// each, except that in JSON the Server's access records are written
+// several in one Write (AccessLog says when), in the bytes
+// slog.JSONHandler writes, without building a slog.Record.
 func (c *Config) NewLogger(w io.Writer) (*slog.Logger, error) {
 	level, err := logLevel(c.LogLevel)
 	if err != nil {

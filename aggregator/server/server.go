@@ -49,6 +49,10 @@ type Server struct {
 
 	tempDir string // removed by Close; set when nothing may stay on disk
 
+	// answering counts the requests between the start of ServeHTTP and
+	// their access record: the one that brings it to 0 writes the records
+	// that wait (flushAccess).
+	answering            atomic.Int64
 	draining             atomic.Bool
 	mapsLoading          atomic.Bool
 	jobsDone, jobsFailed atomic.Int64
@@ -364,6 +368,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		var errs []error
+		defer flushAccess(s.log)
 		if err := s.ag.Close(); err != nil {
 			errs = append(errs, err)
 		}
@@ -496,6 +501,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ep := endpoint(raw)
 	sw := &statusWriter{ResponseWriter: w, logs: s.c.AccessLog && s.log.Enabled(r.Context(), slog.LevelInfo)}
 	s.m.inFlight.Inc()
+	s.answering.Add(1)
 	defer s.finish(sw, r, target, ep, start)
 	if r.Method == http.MethodOptions && ep != "metrics" && ep != "healthz" {
 		s.api.ServeHTTP(sw, r) // the CORS preflight, for every page
@@ -527,7 +533,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // finish counts an answered request in the metrics and writes its access
 // record: one record per request, with the aggregator's answer in it
 // when the request reached a lookup (statusWriter.LogAnswer), built only
-// when the access log is on and takes info records.
+// when the access log is on and takes info records. Records are written
+// together (lockedWriter): the request that leaves no other being
+// answered writes those that wait, its own included, before its answer
+// is sent.
 func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start time.Time) { // raw: the request target as received
 	s.m.inFlight.Dec()
 	d := time.Since(start)
@@ -536,9 +545,16 @@ func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start
 		code = http.StatusOK
 	}
 	s.m.observeRequest(ep, code, d)
-	if !sw.logs {
-		return
+	if sw.logs {
+		s.writeAccess(sw, r, raw, ep, code, d)
 	}
+	if s.answering.Add(-1) == 0 { // after this request's record
+		flushAccess(s.log)
+	}
+}
+
+// writeAccess writes the access record of a request finish counted.
+func (s *Server) writeAccess(sw *statusWriter, r *http.Request, raw, ep string, code int, d time.Duration) {
 	target := raw
 	if len(target) > 2048 {
 		target = target[:2048] + "..."
