@@ -127,7 +127,9 @@ func (s BuildStats) MismatchRate() float64 {
 //
 // Memory is bounded by o.MemoryLimit whatever the input size: an external
 // sort spills sorted runs (unlinked temporary files in o.TempDir) and
-// merges them. A bad line stops the build with an error naming its source
+// merges them. The keys of an index sorted byte-wise by key are written to
+// one such run as they are read, not held in memory (at most 4 MiB of
+// them are, while the queries of an HxPx key may follow). A bad line stops the build with an error naming its source
 // and line (a *cdxj.ParseError), unless o.SkipBad; any other error of an
 // input (an unreadable file, a corrupt gzip member) stops it always. No
 // line that parses is left out but by the filters o asks for. ctx cancels
@@ -146,13 +148,16 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 		}
 	}
 	b := newBuilder(o)
-	b.s = extsort.New(o.MemoryLimit, o.TempDir)
-	b.sink = func(k []byte) error { return b.s.Add(k, 1) }
+	finish := b.sortInto(extsort.New(o.MemoryLimit, o.TempDir))
 	for _, in := range inputs {
 		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
 			b.s.Close()
 			return b.st, err
 		}
+	}
+	if err := finish(); err != nil {
+		b.s.Close()
+		return b.st, err
 	}
 	b.st.Runs = b.s.Runs()
 	bw := bufio.NewWriterSize(dst, 1<<20)

@@ -88,13 +88,13 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	}
 	limit := max(o.MemoryLimit/w, 1<<20)
 	bs := make([]*builder, len(items))
+	finish := make([]func() error, len(items))
 	errs := make([]error, len(items))
 	ctxs := make([]context.Context, len(items))
 	cancels := make([]context.CancelFunc, len(items))
 	for i := range items {
 		b := newBuilder(o)
-		b.s = extsort.New(limit, o.TempDir)
-		b.sink = func(k []byte) error { return b.s.Add(k, 1) }
+		finish[i] = b.sortInto(extsort.New(limit, o.TempDir))
 		bs[i] = b
 		ctxs[i], cancels[i] = context.WithCancel(ctx)
 	}
@@ -123,6 +123,9 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 			defer func() { <-sem }()
 			b := bs[i]
 			err := b.read(ctxs[i], it.records())
+			if err == nil {
+				err = finish[i]()
+			}
 			if err == nil && len(items) > w && b.s.Buffered() > 1<<12 {
 				// More parts than workers: a finished part keeps no chunk.
 				err = b.s.Spill()
@@ -220,10 +223,13 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 		o.MemoryLimit = DefaultSortMemory
 	}
 	b := newBuilder(o)
-	b.s = extsort.New(o.MemoryLimit, o.TempDir)
-	b.sink = func(k []byte) error { return b.s.Add(k, 1) }
+	finish := b.sortInto(extsort.New(o.MemoryLimit, o.TempDir))
 	b.sorted = true
 	if err := b.read(ctx, cdxj.PartRecords(ix, p)); err != nil {
+		b.s.Close()
+		return b.st, err
+	}
+	if err := finish(); err != nil {
 		b.s.Close()
 		return b.st, err
 	}

@@ -61,6 +61,13 @@ type Sorter struct {
 	// (have says whether there is one), for bounds.
 	lo, hi []byte
 	have   bool
+	// app writes the run of the strings given to Append (appF, not yet in
+	// runs); appLast is the last of them, with its count appN, not yet
+	// written.
+	app     *runWriter
+	appF    *os.File
+	appLast []byte
+	appN    uint64
 }
 
 // entry is one distinct string of the chunk: off is its block's index
@@ -122,6 +129,67 @@ func (s *Sorter) Add(key []byte, n uint64) error {
 	s.blocks[s.cur] = append(b, key...)
 	s.used += len(key)
 	return nil
+}
+
+// Append adds key with count n, as Add does, for a caller whose strings
+// come mostly in increasing byte-wise order: a key that sorts at or after
+// the last one appended goes straight to a run of its own, written
+// through a buffer of 1 MiB, instead of into the chunk, so that a sorted
+// input costs no memory but that buffer; any other key goes to the chunk
+// (Add). Add and Append may be mixed: the appended run is merged with the
+// chunk and the spilled runs, equal strings summed as ever. The appended
+// run is not counted in Runs, which counts the chunk's spills.
+func (s *Sorter) Append(key []byte, n uint64) error {
+	if s.app == nil {
+		f, w, err := s.newRun()
+		if err != nil {
+			return err
+		}
+		s.appF, s.app = f, w
+		s.widen(key)
+	} else {
+		switch c := bytes.Compare(key, s.appLast); {
+		case c == 0:
+			s.appN += n
+			return nil
+		case c < 0:
+			return s.Add(key, n)
+		}
+		if err := s.app.write(s.appLast, s.appN); err != nil {
+			return err
+		}
+	}
+	s.appLast, s.appN = append(s.appLast[:0], key...), n
+	return nil
+}
+
+// endAppend writes out the run of Append, if any, and adds it to runs.
+func (s *Sorter) endAppend() error {
+	if s.app == nil {
+		return nil
+	}
+	f := s.appF
+	s.widen(s.appLast)
+	s.app.write(s.appLast, s.appN)
+	err := s.app.bw.Flush()
+	s.app, s.appF = nil, nil
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("sort run in %s: %w", s.tempDir, err)
+	}
+	s.runs = append(s.runs, f)
+	return nil
+}
+
+// widen widens lo and hi to k.
+func (s *Sorter) widen(k []byte) {
+	if !s.have || bytes.Compare(k, s.lo) < 0 {
+		s.lo = append(s.lo[:0], k...)
+	}
+	if !s.have || bytes.Compare(k, s.hi) > 0 {
+		s.hi = append(s.hi[:0], k...)
+	}
+	s.have = true
 }
 
 // fits reports whether a string of n bytes fits in the rest of the
@@ -203,22 +271,20 @@ func (s *Sorter) noteBounds() {
 	if len(s.ents) == 0 {
 		return
 	}
-	first, last := s.key(s.ents[0]), s.key(s.ents[len(s.ents)-1])
-	if !s.have || bytes.Compare(first, s.lo) < 0 {
-		s.lo = append(s.lo[:0], first...)
-	}
-	if !s.have || bytes.Compare(last, s.hi) > 0 {
-		s.hi = append(s.hi[:0], last...)
-	}
-	s.have = true
+	s.widen(s.key(s.ents[0]))
+	s.widen(s.key(s.ents[len(s.ents)-1]))
 }
 
-// bounds sorts the chunk and returns the least and the greatest string
-// added, ok false when none was.
-func (s *Sorter) bounds() (lo, hi []byte, ok bool) {
+// bounds sorts the chunk, ends the run of Append and returns the least
+// and the greatest string added, ok false when none was (or ending the
+// run failed: err).
+func (s *Sorter) bounds() (lo, hi []byte, ok bool, err error) {
+	if err := s.endAppend(); err != nil {
+		return nil, nil, false, err
+	}
 	s.sortChunk()
 	s.noteBounds()
-	return s.lo, s.hi, s.have
+	return s.lo, s.hi, s.have, nil
 }
 
 // newRun creates an empty run file.
@@ -355,6 +421,9 @@ func (h *runHeap) Pop() any {
 // fn ends the sort and is returned.
 func (s *Sorter) Each(fn func(key []byte, count uint64) error) error {
 	defer s.Close()
+	if err := s.endAppend(); err != nil {
+		return err
+	}
 	if len(s.runs) == 0 {
 		s.sortChunk()
 		for _, e := range s.ents {
@@ -387,7 +456,11 @@ func EachOf(ss []*Sorter, fn func(key []byte, count uint64) error) error {
 	}()
 	var live []*Sorter
 	for _, s := range ss {
-		if _, _, ok := s.bounds(); ok {
+		_, _, ok, err := s.bounds()
+		if err != nil {
+			return err
+		}
+		if ok {
 			live = append(live, s)
 		}
 	}
@@ -478,6 +551,10 @@ func merge(chunks []*Sorter, runs []*os.File, fn func(key []byte, count uint64) 
 // Close closes the run files, which frees their space. Each and EachOf
 // close their sorters; Close after them, or twice, does nothing.
 func (s *Sorter) Close() {
+	if s.appF != nil {
+		s.appF.Close()
+		s.app, s.appF = nil, nil
+	}
 	for _, f := range s.runs {
 		f.Close()
 	}

@@ -252,3 +252,73 @@ func TestLongStringsAcrossBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendMixedWithAdd: lines handed over with Append, in order, out of
+// order and mixed with Add, in memory or spilled, come out as
+// LC_ALL=C-sorted as Add alone sorts them, and only the keys that sorted
+// at or after the last appended one went to the appended run.
+func TestAppendMixedWithAdd(t *testing.T) {
+	ls := lines(5000, 11)
+	sorted := slices.Clone(ls)
+	slices.SortFunc(sorted, bytes.Compare)
+	want := sortLines(t, New(1<<30, t.TempDir()), ls)
+	for _, c := range []struct {
+		name  string
+		in    [][]byte
+		limit int
+		add   func(i int) bool // Add instead of Append
+	}{
+		{"sorted", sorted, 1 << 30, func(int) bool { return false }},
+		{"unsorted", ls, 1 << 30, func(int) bool { return false }},
+		{"sorted-mixed-spilled", sorted, 2000, func(i int) bool { return i%3 == 0 }},
+		{"unsorted-mixed-spilled", ls, 2000, func(i int) bool { return i%2 == 0 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := New(c.limit, dir)
+			var last []byte
+			appended := 0
+			for i, l := range c.in {
+				var err error
+				if c.add(i) {
+					err = s.Add(l, 1)
+				} else {
+					if appended == 0 || bytes.Compare(l, last) >= 0 {
+						appended++
+						last = l
+					}
+					err = s.Append(l, 1)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.limit == 1<<30 && s.Runs() != 0 {
+				t.Errorf("%d runs counted, want 0 (the appended run is not one)", s.Runs())
+			}
+			if c.name == "sorted" && s.Buffered() != 0 {
+				t.Errorf("%d strings in the chunk, want 0 for a sorted input", s.Buffered())
+			}
+			var out bytes.Buffer
+			err := s.Each(func(key []byte, count uint64) error {
+				for range count {
+					out.Write(key)
+					out.WriteByte('\n')
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				t.Errorf("output differs from Add alone (%d vs %d bytes)", out.Len(), len(want))
+			}
+			if appended == 0 {
+				t.Error("nothing was appended")
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("%d files left in the temporary folder", len(ents))
+			}
+		})
+	}
+}
