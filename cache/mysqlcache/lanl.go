@@ -1,6 +1,7 @@
 package mysqlcache
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -26,20 +27,41 @@ import (
 //     in one transaction with the last id it copied
 //     (mementokit_lanl_progress), so that a copy cut off resumes after
 //     the last batch committed;
-//     links rows whose mdate is a zero date (0000-00-00) are not copied:
-//     they are counted, logged with the first one's id, and kept in
-//     links_lanl; zero reqtime and updtime values of linkmaster become
-//     NULL (counted and logged); linkmaster rows whose id is no MD5 (32
-//     hex digits) are copied as they are, counted and logged (the plan
-//     names the first), and stale scans skip them;
-//     linkmaster gets status 'N' where it was searched and holds no link,
-//     links get parts 0, 1, ... per (id, mdate, archive), jobs get their
-//     hash key, a claim time for those a worker held, and the refresh
-//     priority; links whose archive is not registered go to an archive
-//     "lanl-unknown-archive"; of several jobs for one URI-R (the old table
-//     had no unique key) the open, then the oldest, one is kept as the
-//     job and the others are kept in jobs_lanl_duplicates;
-//  3. the row counts are compared (links: the rows with a datetime): a
+//     what the old rows hold that the new schema cannot take as it is
+//     (lanlSurvey counts each kind; the plan and the log report the
+//     counts, with the first id of each kind, before the copy, and the
+//     log's last record after it):
+//       - a zero date (0000-00-00, zeroDate) is no datetime: a links row
+//         with one is not copied (no memento without a datetime; kept in
+//         links_lanl), a zero linkmaster reqtime or updtime becomes NULL
+//         (updtime NULL: pending, searched again), a zero jobs reqtime
+//         becomes the job's compltime or, without one, the migration's
+//         time, and a zero jobs compltime NULL (the job is open and runs
+//         again: when it completed is unknown);
+//       - a links row whose href is NULL or empty has no URI-M and is no
+//         memento: it is not copied (kept in links_lanl);
+//       - a linkmaster row whose url is NULL or empty (its URI-R unknown)
+//         is copied with url '': its id is the URI-R's hash key, so a
+//         request for the URI-R finds it and its mementos, and the next
+//         search stored for it writes the URI-R; stale scans skip it
+//         (there is nothing to search for);
+//       - a jobs row whose url is NULL or empty is no job (nothing to
+//         search): it is not copied (kept in jobs_lanl);
+//       - a links row whose archive_id names no archive_register row
+//         keeps that id, registered as the archive "lanl-archive-<id>"
+//         (one per id, so that the rows of two such archives stay apart;
+//         counted per id), and is served as the rows of an archive the
+//         registry does not list are (package aggregator keeps them);
+//       - a linkmaster row whose id is no MD5 (32 hex digits) is copied
+//         as it is, and stale scans skip it;
+//     linkmaster gets status 'N' where it was searched and holds no link
+//     copied, links get parts 0, 1, ... per (id, mdate, archive), jobs get
+//     their hash key, a claim time for those a worker held, and the
+//     refresh priority; of several jobs for one URI-R (the old table had
+//     no unique key) the open, then the oldest, one is kept as the job and
+//     the others are kept in jobs_lanl_duplicates;
+//  3. the row counts are compared (links: the rows copied, those with a
+//     datetime and a URI-M; jobs: those with a URI-R): a
 //     copy that lost a row stops the migration before anything is
 //     replaced, with an error naming the table and the first key that
 //     differs, and the copy of that table is undone (its new table
@@ -61,14 +83,41 @@ import (
 // allowed, and they are no datetime (the driver would read them as
 // 0001-01-01, the zero time.Time that means "absent"). A links row with
 // one is not copied (counted, logged, kept in links_lanl); a linkmaster
-// reqtime or updtime with one is copied as NULL (counted, logged).
+// reqtime or updtime with one is copied as NULL, a jobs reqtime as the
+// job's compltime or the migration's time, a jobs compltime as NULL
+// (each counted, logged).
 func zeroDate(col string) string {
 	return "(YEAR(" + col + ") = 0 OR MONTH(" + col + ") = 0 OR DAYOFMONTH(" + col + ") = 0)"
 }
 
-// lanlUnknownArchive is the archive_register.hostname given to links whose
-// archive_id names no registered archive.
+// hasURI is the SQL condition "col holds a URI": neither NULL nor empty.
+// A links row without one has no URI-M (not copied), a jobs row none to
+// search (not copied), a linkmaster row an unknown URI-R (copied with url
+// "", skipped by stale scans).
+func hasURI(col string) string { return "(" + col + " IS NOT NULL AND " + col + " <> '')" }
+
+// linkCopied is the SQL condition on the links row l that the migration
+// copies it: it has a datetime and a URI-M.
+func linkCopied(l string) string {
+	return "NOT " + zeroDate(l+".mdate") + " AND " + hasURI(l+".href")
+}
+
+// dateOrNull is col, or NULL where it holds a zero date.
+func dateOrNull(col string) string { return "CASE WHEN NOT " + zeroDate(col) + " THEN " + col + " END" }
+
+// lanlArchivePrefix, followed by the old archive_id, is the archive id
+// (archive_register.hostname) of links whose archive_id names no
+// archive_register row, and of a registered archive with no hostname.
+const lanlArchivePrefix = "lanl-archive-"
+
+// lanlUnknownArchive is the archive id that an earlier version of this
+// migration gave every link of an unregistered archive; the check step
+// does not count it as a copied archive_register row.
 const lanlUnknownArchive = "lanl-unknown-archive"
+
+// sqlUnregistered selects the links rows whose archive_id names no
+// archive_register row (alias l).
+const sqlUnregistered = "FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE a.id IS NULL"
 
 // lanlTables are the tables of the LANL schema, in copy order.
 var lanlTables = []string{"archive_register", "linkmaster", "links", "jobs"}
@@ -104,32 +153,30 @@ func lanlSteps() ([]lanlStep, error) {
 	}
 	return []lanlStep{
 		{name: "create", what: "create linkmaster_mk, links_mk, jobs_mk, archive_register_mk with schema/0001_init.sql", stmts: create},
-		{name: "copy-archive_register", what: "copy archive_register (hostname kept as the archive id; " + lanlUnknownArchive + " added for links of unregistered archives)", stmts: []string{
+		{name: "copy-archive_register", what: "copy archive_register (hostname kept as the archive id; an archive_id of links that names no archive registered, with its id, as " + lanlArchivePrefix + "<id>)", stmts: []string{
 			`INSERT IGNORE INTO archive_register_mk (id, hostname, timegate, timemap)
-SELECT id, COALESCE(NULLIF(hostname, ''), CONCAT('lanl-archive-', id)), timegate, timemap FROM archive_register`,
-			`INSERT IGNORE INTO archive_register_mk (hostname)
-SELECT '` + lanlUnknownArchive + `' FROM DUAL WHERE EXISTS (SELECT 1 FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE a.id IS NULL)`,
+SELECT id, COALESCE(NULLIF(hostname, ''), CONCAT('` + lanlArchivePrefix + `', id)), timegate, timemap FROM archive_register`,
+			`INSERT IGNORE INTO archive_register_mk (id, hostname)
+SELECT DISTINCT l.archive_id, CONCAT('` + lanlArchivePrefix + `', l.archive_id) ` + sqlUnregistered,
 		}},
-		{name: "copy-linkmaster", what: "copy linkmaster (status N where searched and no link is held)", batch: &lanlBatch{table: "linkmaster", key: "m.id", stmt: `INSERT IGNORE INTO linkmaster_mk (url, id, reqtime, numreq, updtime, status)
-SELECT COALESCE(m.url, ''), LOWER(m.id), CASE WHEN NOT ` + zeroDate("m.reqtime") + ` THEN m.reqtime END, COALESCE(m.numreq, 0),
-  CASE WHEN NOT ` + zeroDate("m.updtime") + ` THEN m.updtime END,
-  CASE WHEN m.updtime IS NOT NULL AND NOT ` + zeroDate("m.updtime") + ` AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = m.id AND NOT ` + zeroDate("l.mdate") + `) THEN 'N' END
+		{name: "copy-linkmaster", what: "copy linkmaster (status N where searched and no link is copied)", batch: &lanlBatch{table: "linkmaster", key: "m.id", stmt: `INSERT IGNORE INTO linkmaster_mk (url, id, reqtime, numreq, updtime, status)
+SELECT COALESCE(m.url, ''), LOWER(m.id), ` + dateOrNull("m.reqtime") + `, COALESCE(m.numreq, 0), ` + dateOrNull("m.updtime") + `,
+  CASE WHEN m.updtime IS NOT NULL AND NOT ` + zeroDate("m.updtime") + ` AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = m.id AND ` + linkCopied("l") + `) THEN 'N' END
 FROM linkmaster m WHERE %s`}},
-		{name: "copy-links", what: "copy links (part renumbered 0, 1, ... per id, mdate and archive)", batch: &lanlBatch{table: "links", key: "l.id", stmt: `INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
-SELECT LOWER(l.id), l.mdate, COALESCE(a.id, (SELECT id FROM archive_register_mk WHERE hostname = '` + lanlUnknownArchive + `')),
-  COALESCE(l.href, ''), l.type, l.rel,
-  ROW_NUMBER() OVER (PARTITION BY l.id, l.mdate, a.id ORDER BY l.part, l.href) - 1
-FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE NOT ` + zeroDate("l.mdate") + ` AND %s`}},
-		{name: "copy-jobs", what: "copy jobs (hash key, claim time of claimed jobs, refresh priority; one job per URI-R, the others to jobs_lanl_duplicates)", stmts: []string{
+		{name: "copy-links", what: "copy links (those with a datetime and a URI-M; part renumbered 0, 1, ... per id, mdate and archive)", batch: &lanlBatch{table: "links", key: "l.id", stmt: `INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
+SELECT LOWER(l.id), l.mdate, l.archive_id, l.href, l.type, l.rel,
+  ROW_NUMBER() OVER (PARTITION BY l.id, l.mdate, l.archive_id ORDER BY l.part, l.href) - 1
+FROM links l WHERE ` + linkCopied("l") + ` AND %s`}},
+		{name: "copy-jobs", what: "copy jobs (those with a URI-R; hash key, claim time of claimed jobs, refresh priority; one job per URI-R, the others to jobs_lanl_duplicates)", stmts: []string{
 			`INSERT IGNORE INTO jobs_mk (id, url, reqtime, process_id, claimtime, compltime, priority, hashkey)
-SELECT j.id, COALESCE(j.url, ''), COALESCE(j.reqtime, j.compltime, UTC_TIMESTAMP()), CAST(j.process_id AS CHAR),
-  CASE WHEN j.process_id IS NOT NULL AND j.compltime IS NULL THEN COALESCE(j.reqtime, UTC_TIMESTAMP()) END,
-  j.compltime, '2', MD5(REGEXP_REPLACE(COALESCE(j.url, ''), '^([A-Za-z][A-Za-z0-9+.-]*:)?//', ''))
-FROM jobs j ORDER BY j.compltime IS NOT NULL, j.id`,
+SELECT j.id, j.url, COALESCE(` + dateOrNull("j.reqtime") + `, ` + dateOrNull("j.compltime") + `, UTC_TIMESTAMP()), CAST(j.process_id AS CHAR),
+  CASE WHEN j.process_id IS NOT NULL AND (` + dateOrNull("j.compltime") + `) IS NULL THEN COALESCE(` + dateOrNull("j.reqtime") + `, UTC_TIMESTAMP()) END,
+  ` + dateOrNull("j.compltime") + `, '2', MD5(REGEXP_REPLACE(j.url, '^([A-Za-z][A-Za-z0-9+.-]*:)?//', ''))
+FROM jobs j WHERE ` + hasURI("j.url") + ` ORDER BY (` + dateOrNull("j.compltime") + `) IS NOT NULL, j.id`,
 			`CREATE TABLE IF NOT EXISTS jobs_lanl_duplicates LIKE jobs`,
-			`INSERT IGNORE INTO jobs_lanl_duplicates SELECT j.* FROM jobs j WHERE j.id NOT IN (SELECT id FROM jobs_mk)`,
+			`INSERT IGNORE INTO jobs_lanl_duplicates SELECT j.* FROM jobs j WHERE ` + hasURI("j.url") + ` AND j.id NOT IN (SELECT id FROM jobs_mk)`,
 		}},
-		{name: "check", what: "compare row counts: every old row is in a new table (links: every row with a datetime)", run: lanlCheckCounts},
+		{name: "check", what: "compare row counts: every old row is in a new table (links: every row with a datetime and a URI-M; jobs: every row with a URI-R)", run: lanlCheckCounts},
 		{name: "swap", what: "RENAME TABLE: the new tables in place, the old ones kept as *_lanl", stmts: []string{
 			`RENAME TABLE linkmaster TO linkmaster_lanl, linkmaster_mk TO linkmaster, links TO links_lanl, links_mk TO links,
   jobs TO jobs_lanl, jobs_mk TO jobs, archive_register TO archive_register_lanl, archive_register_mk TO archive_register`,
@@ -147,33 +194,39 @@ type lanlCheck struct {
 
 var lanlChecks = []lanlCheck{
 	{table: "archive_register", step: "copy-archive_register",
-		old:          "SELECT COUNT(*) FROM archive_register",
-		new:          "SELECT COUNT(*) FROM archive_register_mk WHERE hostname <> '" + lanlUnknownArchive + "'",
-		firstMissing: "SELECT CONCAT('id ', o.id, ' (hostname ', COALESCE(o.hostname, 'NULL'), ')') FROM archive_register o LEFT JOIN archive_register_mk n ON n.id = o.id WHERE n.id IS NULL ORDER BY o.id LIMIT 1",
-		undo:         []string{"TRUNCATE TABLE archive_register_mk"}},
+		old: "SELECT (SELECT COUNT(*) FROM archive_register) + (SELECT COUNT(DISTINCT l.archive_id) " + sqlUnregistered + ")",
+		new: "SELECT COUNT(*) FROM archive_register_mk WHERE hostname <> '" + lanlUnknownArchive + "'",
+		firstMissing: `SELECT k FROM (
+SELECT o.id, CONCAT('id ', o.id, ' (hostname ', COALESCE(o.hostname, 'NULL'), ')') AS k FROM archive_register o LEFT JOIN archive_register_mk n ON n.id = o.id WHERE n.id IS NULL
+UNION ALL
+SELECT DISTINCT l.archive_id, CONCAT('id ', l.archive_id, ' (of links, not registered: ` + lanlArchivePrefix + `', l.archive_id, '; is that hostname taken?)') FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id LEFT JOIN archive_register_mk n ON n.id = l.archive_id WHERE a.id IS NULL AND n.id IS NULL
+) m ORDER BY id LIMIT 1`,
+		undo: []string{"TRUNCATE TABLE archive_register_mk"}},
 	{table: "linkmaster", step: "copy-linkmaster",
 		old:          "SELECT COUNT(*) FROM linkmaster",
 		new:          "SELECT COUNT(*) FROM linkmaster_mk",
 		firstMissing: "SELECT CONCAT('id ', o.id, ' (url ', COALESCE(o.url, 'NULL'), ')') FROM linkmaster o LEFT JOIN linkmaster_mk n ON n.id = LOWER(o.id) WHERE n.id IS NULL ORDER BY o.id LIMIT 1",
 		undo:         []string{"TRUNCATE TABLE linkmaster_mk"}},
 	{table: "links", step: "copy-links",
-		old: "SELECT COUNT(*) FROM links WHERE NOT " + zeroDate("mdate"),
+		old: "SELECT COUNT(*) FROM links l WHERE " + linkCopied("l"),
 		new: "SELECT COUNT(*) FROM links_mk",
-		firstMissing: `SELECT CONCAT('id ', o.id, ' (', o.c, ' rows with a datetime, ', COALESCE(n.c, 0), ' copied)')
-FROM (SELECT LOWER(id) AS id, COUNT(*) AS c FROM links WHERE NOT ` + zeroDate("mdate") + ` GROUP BY LOWER(id)) o
+		firstMissing: `SELECT CONCAT('id ', o.id, ' (', o.c, ' rows with a datetime and a URI-M, ', COALESCE(n.c, 0), ' copied)')
+FROM (SELECT LOWER(l.id) AS id, COUNT(*) AS c FROM links l WHERE ` + linkCopied("l") + ` GROUP BY LOWER(l.id)) o
 LEFT JOIN (SELECT id, COUNT(*) AS c FROM links_mk GROUP BY id) n ON n.id = o.id
 WHERE n.c IS NULL OR n.c <> o.c ORDER BY o.id LIMIT 1`,
 		undo: []string{"TRUNCATE TABLE links_mk"}},
 	{table: "jobs", step: "copy-jobs",
-		old:          "SELECT COUNT(*) FROM jobs",
+		old:          "SELECT COUNT(*) FROM jobs WHERE " + hasURI("url"),
 		new:          "SELECT (SELECT COUNT(*) FROM jobs_mk) + (SELECT COUNT(*) FROM jobs_lanl_duplicates)",
-		firstMissing: "SELECT CONCAT('id ', o.id, ' (url ', COALESCE(o.url, 'NULL'), ')') FROM jobs o WHERE o.id NOT IN (SELECT id FROM jobs_mk) AND o.id NOT IN (SELECT id FROM jobs_lanl_duplicates) ORDER BY o.id LIMIT 1",
+		firstMissing: "SELECT CONCAT('id ', o.id, ' (url ', o.url, ')') FROM jobs o WHERE " + hasURI("o.url") + " AND o.id NOT IN (SELECT id FROM jobs_mk) AND o.id NOT IN (SELECT id FROM jobs_lanl_duplicates) ORDER BY o.id LIMIT 1",
 		undo:         []string{"TRUNCATE TABLE jobs_mk", "TRUNCATE TABLE jobs_lanl_duplicates"}},
 }
 
 // lanlCheckCounts fails when a new table holds fewer or more rows than
-// its old one (links: the old rows with a datetime; jobs: with
-// jobs_lanl_duplicates), naming the first old key the copy lacks, and
+// its old one (archive_register: with one row per archive_id of links
+// not registered; links: the old rows with a datetime and a URI-M; jobs:
+// the old rows with a URI-R, against jobs_mk with jobs_lanl_duplicates),
+// naming the first old key the copy lacks, and
 // undoes that table's copy (lanlChecks' undo; its step and batch progress
 // unrecorded) so that the next run copies it again.
 func lanlCheckCounts(ctx context.Context, conn *sql.Conn) error {
@@ -224,29 +277,194 @@ func lanlCheckCounts(ctx context.Context, conn *sql.Conn) error {
 	return nil
 }
 
-// lanlZeroDates counts the zero dates (zeroDate) of the old tables that
-// the copy leaves out (links.mdate) or writes as NULL (linkmaster reqtime
-// and updtime), with the first links id holding one ("" when none).
-func lanlZeroDates(ctx context.Context, conn *sql.Conn) (links, linkmaster int64, first string, err error) {
-	if err = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM links WHERE "+zeroDate("mdate")).Scan(&links); err != nil {
-		return
-	}
-	if err = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM linkmaster WHERE "+zeroDate("reqtime")+" OR "+zeroDate("updtime")).Scan(&linkmaster); err != nil {
-		return
-	}
-	if links > 0 {
-		err = conn.QueryRowContext(ctx, "SELECT id FROM links WHERE "+zeroDate("mdate")+" ORDER BY id LIMIT 1").Scan(&first)
-	}
-	return
+// lanlKind counts the old rows of one kind that the migration does not
+// copy as they are (see the top of this file), with the first one's id
+// (the smallest; "" when none).
+type lanlKind struct {
+	rows  int64
+	first string
 }
 
-// lanlBadKeys counts the linkmaster rows whose id, lower-cased, is no
-// hash key (32 hex digits), with the first one's id ("" when none): they
-// are copied as they are, and stale scans skip them (Stale logs their
-// count).
-func lanlBadKeys(ctx context.Context, conn *sql.Conn) (n int64, first string, err error) {
-	err = conn.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(MIN(id), '') FROM linkmaster WHERE LOWER(id) NOT REGEXP '^[0-9a-f]{32}$'").Scan(&n, &first)
-	return
+// lanlArchiveRows is an archive_id of links that names no archive_register
+// row, with the number of links rows that hold it.
+type lanlArchiveRows struct{ id, rows int64 }
+
+// lanlSurvey is what the old tables hold that the migration does not copy
+// as it is, counted before the copy (lanlSurveyOf) and reported in the
+// plan (MigrationPlan), in warnings before the copy and in the log's last
+// record after it.
+type lanlSurvey struct {
+	linksZeroMdate lanlKind // links rows whose mdate is a zero date: not copied
+	linksNoURIM    lanlKind // links rows with a datetime and no href (NULL or ''): not copied
+	masterZero     lanlKind // linkmaster rows with a zero reqtime or updtime: copied as NULL
+	masterNoURIR   lanlKind // linkmaster rows with no url (NULL or ''): copied with url ''
+	masterBadKeys  lanlKind // linkmaster rows whose id is no MD5: copied as they are
+	jobsNoURIR     lanlKind // jobs rows with no url (NULL or ''): not copied
+	jobsZeroReq    lanlKind // jobs rows with a URI-R and a zero reqtime: compltime or the migration's time
+	jobsZeroCompl  lanlKind // jobs rows with a URI-R and a zero compltime: copied as open (NULL)
+	unregistered   []lanlArchiveRows
+}
+
+// lanlSurveyOf reads the survey of the old tables: one scan of each of
+// links, linkmaster and jobs, and one grouped join of links with
+// archive_register.
+func lanlSurveyOf(ctx context.Context, conn *sql.Conn) (lanlSurvey, error) {
+	var s lanlSurvey
+	type kind struct {
+		cond string // SQL condition on the table's row
+		k    *lanlKind
+	}
+	kinds := func(table string, ks ...kind) error {
+		var sel []string
+		var dest []any
+		for _, kd := range ks {
+			c, k := kd.cond, kd.k
+			sel = append(sel, "COALESCE(SUM(COALESCE("+c+", FALSE)), 0)", "COALESCE(MIN(CASE WHEN "+c+" THEN id END), '')")
+			dest = append(dest, &k.rows, &k.first)
+		}
+		q := "SELECT " + strings.Join(sel, ", ") + " FROM " + table
+		if err := conn.QueryRowContext(ctx, q).Scan(dest...); err != nil {
+			return fmt.Errorf("survey %s: %w", table, err)
+		}
+		return nil
+	}
+	zeroMdate, noURIM := zeroDate("mdate"), "NOT "+zeroDate("mdate")+" AND NOT "+hasURI("href")
+	if err := kinds("links", kind{zeroMdate, &s.linksZeroMdate}, kind{noURIM, &s.linksNoURIM}); err != nil {
+		return s, err
+	}
+	zeroTimes, noURIR, badKey := zeroDate("reqtime")+" OR "+zeroDate("updtime"), "NOT "+hasURI("url"), "LOWER(id) NOT REGEXP '^[0-9a-f]{32}$'"
+	if err := kinds("linkmaster", kind{zeroTimes, &s.masterZero}, kind{noURIR, &s.masterNoURIR}, kind{badKey, &s.masterBadKeys}); err != nil {
+		return s, err
+	}
+	zeroReq, zeroCompl := hasURI("url")+" AND "+zeroDate("reqtime"), hasURI("url")+" AND "+zeroDate("compltime")
+	if err := kinds("jobs", kind{noURIR, &s.jobsNoURIR}, kind{zeroReq, &s.jobsZeroReq}, kind{zeroCompl, &s.jobsZeroCompl}); err != nil {
+		return s, err
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT l.archive_id, COUNT(*) "+sqlUnregistered+" GROUP BY l.archive_id ORDER BY l.archive_id")
+	if err != nil {
+		return s, fmt.Errorf("survey links of unregistered archives: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a lanlArchiveRows
+		if err := rows.Scan(&a.id, &a.rows); err != nil {
+			return s, err
+		}
+		s.unregistered = append(s.unregistered, a)
+	}
+	return s, rows.Err()
+}
+
+// unregisteredText lists the unregistered archive ids with their links
+// rows ("9 (1 row), 12 (4 rows)"), the first 20, then how many more.
+func (s lanlSurvey) unregisteredText() string {
+	var parts []string
+	var more, moreRows int64
+	for i, a := range s.unregistered {
+		if i >= 20 {
+			more, moreRows = more+1, moreRows+a.rows
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d (%s)", a.id, rowsText(a.rows)))
+	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more ids (%s)", more, rowsText(moreRows)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func rowsText(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}
+
+// attrs are the survey's counts as log attributes (the first ids where
+// a count is not 0).
+func (s lanlSurvey) attrs() []any {
+	var unreg int64
+	for _, a := range s.unregistered {
+		unreg += a.rows
+	}
+	out := []any{}
+	for _, k := range []struct {
+		name, first string
+		k           lanlKind
+	}{
+		{"links_zero_mdate", "first_links_id", s.linksZeroMdate},
+		{"links_no_urim", "first_links_no_urim_id", s.linksNoURIM},
+		{"linkmaster_zero_times", "", s.masterZero},
+		{"linkmaster_no_urir", "first_linkmaster_no_urir_id", s.masterNoURIR},
+		{"jobs_no_urir", "first_jobs_no_urir_id", s.jobsNoURIR},
+		{"jobs_zero_reqtime", "first_jobs_zero_reqtime_id", s.jobsZeroReq},
+		{"jobs_zero_compltime", "first_jobs_zero_compltime_id", s.jobsZeroCompl},
+	} {
+		out = append(out, slog.Int64(k.name, k.k.rows))
+		if k.first != "" && k.k.rows > 0 {
+			out = append(out, slog.String(k.first, k.k.first))
+		}
+	}
+	out = append(out, slog.Int("unregistered_archive_ids", len(s.unregistered)), slog.Int64("unregistered_archive_links", unreg))
+	if len(s.unregistered) > 0 {
+		out = append(out, slog.String("unregistered_archives", s.unregisteredText()))
+	}
+	return out
+}
+
+// warn logs a warning for each kind of row the survey found.
+func (s lanlSurvey) warn(log *slog.Logger) {
+	if s.linksZeroMdate.rows+s.masterZero.rows+s.jobsZeroReq.rows+s.jobsZeroCompl.rows > 0 {
+		log.Warn("mysql cache: LANL rows with zero dates (0000-00-00): links rows with one are not copied (kept in links_lanl), linkmaster reqtime and updtime with one are copied as NULL, a jobs reqtime with one as the job's compltime or the migration's time, a jobs compltime with one as NULL (the job is open and runs again)",
+			slog.Int64("links_zero_mdate", s.linksZeroMdate.rows), slog.String("first_links_id", s.linksZeroMdate.first),
+			slog.Int64("linkmaster_zero_times", s.masterZero.rows), slog.String("first_linkmaster_id", s.masterZero.first),
+			slog.Int64("jobs_zero_reqtime", s.jobsZeroReq.rows), slog.Int64("jobs_zero_compltime", s.jobsZeroCompl.rows),
+			slog.String("first_jobs_id", cmp.Or(s.jobsZeroReq.first, s.jobsZeroCompl.first)))
+	}
+	if s.linksNoURIM.rows+s.masterNoURIR.rows+s.jobsNoURIR.rows > 0 {
+		log.Warn("mysql cache: LANL rows with no URI (NULL or empty): links rows with no URI-M (href) are no memento and are not copied (kept in links_lanl), jobs with no URI-R (url) are not copied (kept in jobs_lanl), linkmaster rows with no URI-R (url) are copied with url '' (found by their hash key, skipped by stale scans until a search stores their URI-R)",
+			slog.Int64("links_no_urim", s.linksNoURIM.rows), slog.String("first_links_id", s.linksNoURIM.first),
+			slog.Int64("linkmaster_no_urir", s.masterNoURIR.rows), slog.String("first_linkmaster_id", s.masterNoURIR.first),
+			slog.Int64("jobs_no_urir", s.jobsNoURIR.rows), slog.String("first_jobs_id", s.jobsNoURIR.first))
+	}
+	if len(s.unregistered) > 0 {
+		log.Warn("mysql cache: LANL links whose archive_id names no archive_register row: each such id is registered as the archive "+lanlArchivePrefix+"<id> and its links are copied",
+			slog.Int("archive_ids", len(s.unregistered)), slog.String("links_per_id", s.unregisteredText()))
+	}
+	if k := s.masterBadKeys; k.rows > 0 {
+		log.Warn("mysql cache: LANL linkmaster rows whose id is no MD5 (32 hex digits): copied as they are, skipped by stale scans", "rows", k.rows, "first_id", k.first)
+	}
+}
+
+// planNotes is what the plan line of the copy of table adds: the survey's
+// counts of that table's rows and what the copy does with them.
+func (s lanlSurvey) planNotes(table string) string {
+	var b strings.Builder
+	note := func(k lanlKind, format string) {
+		if k.rows > 0 {
+			fmt.Fprintf(&b, " ("+format+")", k.rows, k.first)
+		}
+	}
+	switch table {
+	case "archive_register":
+		if len(s.unregistered) > 0 {
+			fmt.Fprintf(&b, " (%d archive_id of links not in archive_register, each registered as %s<id> with its links copied: %s)", len(s.unregistered), lanlArchivePrefix, s.unregisteredText())
+		}
+	case "linkmaster":
+		if s.masterZero.rows > 0 {
+			fmt.Fprintf(&b, " (%d with a zero reqtime or updtime, 0000-00-00, copied as NULL)", s.masterZero.rows)
+		}
+		note(s.masterNoURIR, "%d with no URI-R (url NULL or empty), copied with url '': found by their hash key, skipped by stale scans until a search stores their URI-R; the first id %s")
+		note(s.masterBadKeys, "%d whose id is no MD5, copied as they are and skipped by stale scans; the first id %s")
+	case "links":
+		note(s.linksZeroMdate, "%d with a zero mdate, 0000-00-00, not copied: kept in links_lanl; the first id %s")
+		note(s.linksNoURIM, "%d with a datetime and no URI-M (href NULL or empty), not copied: kept in links_lanl; the first id %s")
+	case "jobs":
+		note(s.jobsNoURIR, "%d with no URI-R (url NULL or empty), not copied: kept in jobs_lanl; the first id %s")
+		note(s.jobsZeroReq, "%d with a zero reqtime, 0000-00-00, copied with the job's compltime, or the migration's time, as reqtime; the first id %s")
+		note(s.jobsZeroCompl, "%d with a zero compltime, 0000-00-00, copied as open (compltime NULL): they run again; the first id %s")
+	}
+	return b.String()
 }
 
 // tableColumns returns the columns of each table of the current database
@@ -479,20 +697,11 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, r lanlRun) error {
 			todo = append(todo, st.name)
 		}
 	}
-	zeroLinks, zeroMaster, zeroFirst, err := lanlZeroDates(ctx, conn)
+	survey, err := lanlSurveyOf(ctx, conn)
 	if err != nil {
-		return fmt.Errorf("lanl migration: count zero dates: %w", err)
+		return fmt.Errorf("lanl migration: %w", err)
 	}
-	zeroAttrs := []any{slog.Int64("links_zero_mdate", zeroLinks), slog.Int64("linkmaster_zero_times", zeroMaster)}
-	if zeroLinks+zeroMaster > 0 {
-		log.Warn("mysql cache: LANL rows with zero dates (0000-00-00): links rows with one are not copied (kept in links_lanl), linkmaster reqtime and updtime with one are copied as NULL",
-			append(zeroAttrs, slog.String("first_links_id", zeroFirst))...)
-	}
-	if n, first, err := lanlBadKeys(ctx, conn); err != nil {
-		return fmt.Errorf("lanl migration: count ids that are no MD5: %w", err)
-	} else if n > 0 {
-		log.Warn("mysql cache: LANL linkmaster rows whose id is no MD5 (32 hex digits): copied as they are, skipped by stale scans", "rows", n, "first_id", first)
-	}
+	survey.warn(log)
 	attrs = append(attrs, slog.String("tables", strings.Join(lanlTables, ",")), slog.String("steps", strings.Join(todo, ",")))
 	if len(already) > 0 {
 		attrs = append(attrs, slog.String("resuming_after", strings.Join(already, ",")))
@@ -539,7 +748,7 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, r lanlRun) error {
 		}
 	}
 	log.Info("mysql cache: LANL table migration done; the old tables are kept as linkmaster_lanl, links_lanl, jobs_lanl, archive_register_lanl (and jobs_lanl_duplicates) for the operator to check and drop",
-		append(zeroAttrs, slog.Duration("elapsed", time.Since(begin)))...)
+		append(survey.attrs(), slog.Duration("elapsed", time.Since(begin)))...)
 	return nil
 }
 
@@ -549,8 +758,11 @@ var errLANLStopped = errors.New("lanl migration stopped after the step asked")
 // Open would run on it, one line each, without changing anything: the
 // steps of the migration from the Time Travel aggregator's tables
 // (conf/agg_tables.sql) not yet done, with the row counts of the tables
-// they copy, and the schema versions not yet applied. An empty plan means
-// the database is up to date. Errors are Open's (*cache.Error for an
+// they copy and, in parentheses, the rows each copy does not take as they
+// are, counted, with the first id and what the copy does with them (zero
+// dates, NULL or empty URIs, archive ids not registered, ids that are no
+// MD5; see the top of lanl.go), and the schema versions not yet applied.
+// An empty plan means the database is up to date. Errors are Open's (*cache.Error for an
 // unreachable server, an unknown database, a refused user).
 func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
 	c, err := connect(ctx, dsn, nil)
@@ -573,7 +785,7 @@ func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		zeroLinks, zeroMaster, zeroFirst, err := lanlZeroDates(ctx, conn)
+		survey, err := lanlSurveyOf(ctx, conn)
 		if err != nil {
 			return nil, err
 		}
@@ -591,20 +803,7 @@ func MigrationPlan(ctx context.Context, dsn string) ([]string, error) {
 			}
 			line := "lanl " + st.name + ": " + st.what
 			if t, ok := strings.CutPrefix(st.name, "copy-"); ok {
-				line += fmt.Sprintf(" [%d rows]", counts[t])
-				switch {
-				case t == "links" && zeroLinks > 0:
-					line += fmt.Sprintf(" (%d with a zero mdate, 0000-00-00, not copied: kept in links_lanl; the first id %s)", zeroLinks, zeroFirst)
-				case t == "linkmaster" && zeroMaster > 0:
-					line += fmt.Sprintf(" (%d with a zero reqtime or updtime, 0000-00-00, copied as NULL)", zeroMaster)
-				}
-				if t == "linkmaster" {
-					if n, first, err := lanlBadKeys(ctx, conn); err != nil {
-						return nil, err
-					} else if n > 0 {
-						line += fmt.Sprintf(" (%d whose id is no MD5, copied as they are and skipped by stale scans; the first id %s)", n, first)
-					}
-				}
+				line += fmt.Sprintf(" [%d rows]", counts[t]) + survey.planNotes(t)
 			}
 			if st.batch != nil {
 				if last, rows, batches, ok, err := lanlProgress(ctx, conn, st.name); err != nil {

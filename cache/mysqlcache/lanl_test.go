@@ -78,8 +78,10 @@ func loadLANL(t *testing.T) string {
 
 // lanlRows is every row of the four tables, as comparable strings:
 // linkmaster (url, id, reqtime, numreq, updtime), links (id, mdate, the
-// archive's hostname, href, type, rel), jobs (id, url, reqtime, claimed
-// by, compltime). suffix names the tables ("" or "_lanl"); jobsToo adds
+// archive's hostname, lanl-archive-<archive_id> for an archive not
+// registered, href, type, rel), jobs (id, url, reqtime, claimed by,
+// compltime), archive_register without the lanl-archive-<id> rows the
+// migration adds. suffix names the tables ("" or "_lanl"); dups adds
 // jobs_lanl_duplicates.
 func lanlRows(t *testing.T, db *sql.DB, suffix string, dups bool) map[string][]string {
 	t.Helper()
@@ -115,13 +117,13 @@ func lanlRows(t *testing.T, db *sql.DB, suffix string, dups bool) map[string][]s
 		}
 	}
 	q("linkmaster", "SELECT url, id, reqtime, numreq, updtime FROM linkmaster"+suffix+" ORDER BY id")
-	q("links", "SELECT l.id, l.mdate, COALESCE(a.hostname, 'lanl-unknown-archive'), l.href, l.type, l.rel FROM links"+suffix+" l LEFT JOIN archive_register"+suffix+" a ON a.id = l.archive_id ORDER BY l.id, l.mdate, l.href")
+	q("links", "SELECT l.id, l.mdate, COALESCE(a.hostname, CONCAT('lanl-archive-', l.archive_id)), l.href, l.type, l.rel FROM links"+suffix+" l LEFT JOIN archive_register"+suffix+" a ON a.id = l.archive_id ORDER BY l.id, l.mdate, l.href")
 	jobs := "SELECT id, url, reqtime, process_id, compltime FROM jobs" + suffix
 	if dups {
 		jobs += " UNION ALL SELECT id, url, reqtime, process_id, compltime FROM jobs_lanl_duplicates"
 	}
 	q("jobs", jobs+" ORDER BY id")
-	q("archive_register", "SELECT id, hostname, timegate, timemap FROM archive_register"+suffix+" WHERE hostname <> 'lanl-unknown-archive' ORDER BY id")
+	q("archive_register", "SELECT id, hostname, timegate, timemap FROM archive_register"+suffix+" WHERE hostname NOT LIKE 'lanl-archive-%' ORDER BY id")
 	return out
 }
 
@@ -155,8 +157,8 @@ func checkMigrated(t *testing.T, dsn string, before map[string][]string) {
 		t.Errorf("Get pending.example: %v %+v, want pending", err, e)
 	}
 	e, err = c.Get(ctx, cache.URIRKeyOf("http://example.org/page?q=1&x=%20"))
-	if err != nil || len(e.Mementos) != 2 || e.Mementos[1].Archive != "lanl-unknown-archive" {
-		t.Errorf("Get example.org: %v %+v, want the unregistered archive's link kept", err, e)
+	if err != nil || len(e.Mementos) != 2 || e.Mementos[1].Archive != "lanl-archive-9" {
+		t.Errorf("Get example.org: %v %+v, want the link of the unregistered archive 9 kept as lanl-archive-9", err, e)
 	}
 }
 
@@ -197,7 +199,8 @@ func TestLANLMigration(t *testing.T) {
 			t.Errorf("plan line %d = %q, want %s...", i, plan[i], w)
 		}
 	}
-	if !strings.Contains(plan[3], "[6 rows]") || !strings.Contains(plan[4], "[4 rows]") {
+	if !strings.Contains(plan[3], "[6 rows]") || !strings.Contains(plan[4], "[4 rows]") ||
+		!strings.HasSuffix(plan[1], "[3 rows] (1 archive_id of links not in archive_register, each registered as lanl-archive-<id> with its links copied: 9 (1 row))") {
 		t.Errorf("plan row counts:\n%s", strings.Join(plan, "\n"))
 	}
 	if after := lanlRows(t, rawDB(t, dsn), "", false); !cmp.Equal(before, after) {
@@ -268,7 +271,7 @@ func checkLANLLog(t *testing.T, log string) {
 // where it stopped when the database is opened again, and ends with the
 // same rows.
 func TestLANLMigrationResumes(t *testing.T) {
-	for _, step := range []string{"create", "copy-linkmaster", "copy-jobs", "check", "swap"} {
+	for _, step := range []string{"create", "copy-archive_register", "copy-linkmaster", "copy-links", "copy-jobs", "check", "swap"} {
 		t.Run(step, func(t *testing.T) {
 			dsn := loadLANL(t)
 			before := lanlRows(t, rawDB(t, dsn), "", false)
@@ -310,7 +313,7 @@ func TestLANLCopyLossStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := mysqlcache.Open(t.Context(), dsn, nil)
-	if err == nil || !strings.Contains(err.Error(), "table links: 6 rows, 5 copied; first differing key: id "+lost+" (4 rows with a datetime, 3 copied)") ||
+	if err == nil || !strings.Contains(err.Error(), "table links: 6 rows, 5 copied; first differing key: id "+lost+" (4 rows with a datetime and a URI-M, 3 copied)") ||
 		!strings.Contains(err.Error(), "undone") {
 		t.Fatalf("Open after a lost row: err = %v", err)
 	}
@@ -355,7 +358,7 @@ func TestLANLRowsWrittenDuringCopy(t *testing.T) {
 		t.Fatalf("Open after rows written during the copy: err = %v", err)
 	}
 	_, err = mysqlcache.Open(t.Context(), dsn, nil)
-	if err == nil || !strings.Contains(err.Error(), "table links: 7 rows, 6 copied; first differing key: id "+late+" (1 rows with a datetime, 0 copied)") {
+	if err == nil || !strings.Contains(err.Error(), "table links: 7 rows, 6 copied; first differing key: id "+late+" (1 rows with a datetime and a URI-M, 0 copied)") {
 		t.Fatalf("second Open: err = %v", err)
 	}
 	checkMigrated(t, dsn, before)
@@ -372,7 +375,10 @@ func TestLANLRowsWrittenDuringCopy(t *testing.T) {
 // TestLANLZeroDates: links rows whose mdate is 0000-00-00 (MyISAM kept
 // them) are not copied as mementos of year 0001: the plan and the log
 // count them and name the first id, the old rows stay in links_lanl, and
-// a zero linkmaster updtime becomes NULL (pending), counted.
+// a zero linkmaster updtime becomes NULL (pending), counted. A zero jobs
+// reqtime becomes the job's compltime, or without one the migration's
+// time; a zero jobs compltime becomes NULL (the job is open again); the
+// plan, the warning and the last record count both.
 func TestLANLZeroDates(t *testing.T) {
 	dsn := loadLANL(t)
 	db := rawDB(t, dsn)
@@ -381,6 +387,9 @@ func TestLANLZeroDates(t *testing.T) {
 		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('zero.example/'), '0000-00-00 00:00:00', 1, 'http://web.archive.org/web/0/http://zero.example/', NULL, 'memento', 0)",
 		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('zero.example/'), '2005-00-00 00:00:00', 2, 'http://arquivo.pt/wayback/2005/http://zero.example/', NULL, 'memento', 0)",
 		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('zero.example/'), '2006-06-06 06:06:06', 1, 'http://web.archive.org/web/20060606060606/http://zero.example/', NULL, 'memento', 0)",
+		"INSERT INTO jobs (id, url, reqtime, process_id, compltime) VALUES (20, 'http://zerojob.example/', '0000-00-00 00:00:00', NULL, '2016-03-01 00:00:00')",
+		"INSERT INTO jobs (id, url, reqtime, process_id, compltime) VALUES (21, 'http://zerojob2.example/', '0000-00-00 00:00:00', NULL, NULL)",
+		"INSERT INTO jobs (id, url, reqtime, process_id, compltime) VALUES (22, 'http://zerocompl.example/', '2016-03-02 00:00:00', 5, '2016-00-00 00:00:00')",
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%v\n%s", err, q)
@@ -395,9 +404,11 @@ func TestLANLZeroDates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p := strings.Join(plan, "\n"); !strings.Contains(p, "[9 rows] (2 with a zero mdate, 0000-00-00, not copied: kept in links_lanl; the first id "+zero+")") ||
-		!strings.Contains(p, "[5 rows] (1 with a zero reqtime or updtime, 0000-00-00, copied as NULL)") {
+		!strings.Contains(p, "[5 rows] (1 with a zero reqtime or updtime, 0000-00-00, copied as NULL)") ||
+		!strings.Contains(p, "[7 rows] (2 with a zero reqtime, 0000-00-00, copied with the job's compltime, or the migration's time, as reqtime; the first id 20) (1 with a zero compltime, 0000-00-00, copied as open (compltime NULL): they run again; the first id 22)") {
 		t.Errorf("plan:\n%s", p)
 	}
+	begin := time.Now().UTC().Truncate(time.Second)
 	var logBuf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	c, err := mysqlcache.Open(t.Context(), dsn, &mysqlcache.Options{Logger: log})
@@ -414,9 +425,11 @@ func TestLANLZeroDates(t *testing.T) {
 		msg, _ := rec["msg"].(string)
 		switch {
 		case rec["level"] == "WARN" && strings.Contains(msg, "zero dates"):
-			warned = rec["links_zero_mdate"] == 2.0 && rec["linkmaster_zero_times"] == 1.0 && rec["first_links_id"] == zero
+			warned = rec["links_zero_mdate"] == 2.0 && rec["linkmaster_zero_times"] == 1.0 && rec["first_links_id"] == zero &&
+				rec["jobs_zero_reqtime"] == 2.0 && rec["jobs_zero_compltime"] == 1.0 && rec["first_jobs_id"] == "20"
 		case strings.HasPrefix(msg, "mysql cache: LANL table migration done"):
-			summarized = rec["links_zero_mdate"] == 2.0 && rec["linkmaster_zero_times"] == 1.0
+			summarized = rec["links_zero_mdate"] == 2.0 && rec["linkmaster_zero_times"] == 1.0 &&
+				rec["jobs_zero_reqtime"] == 2.0 && rec["first_jobs_zero_reqtime_id"] == "20" && rec["jobs_zero_compltime"] == 1.0 && rec["first_jobs_zero_compltime_id"] == "22"
 		}
 	}
 	if !warned || !summarized {
@@ -440,5 +453,40 @@ func TestLANLZeroDates(t *testing.T) {
 	}
 	if len(e.Mementos) > 1 || !e.Updated.IsZero() {
 		t.Errorf("zero.example: %+v, want at most its one dated memento and no update time", e)
+	}
+	type job struct {
+		req                   string // rawDB reads DATETIME as text
+		claimedBy, claim, end sql.NullString
+	}
+	jobs := map[int]job{}
+	rows, err := db.Query("SELECT id, reqtime, process_id, claimtime, compltime FROM jobs WHERE id IN (20, 21, 22)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int
+		var j job
+		if err := rows.Scan(&id, &j.req, &j.claimedBy, &j.claim, &j.end); err != nil {
+			t.Fatal(err)
+		}
+		jobs[id] = j
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	const march1, march2 = "2016-03-01 00:00:00", "2016-03-02 00:00:00"
+	if j := jobs[20]; j.req != march1 || j.end.String != march1 {
+		t.Errorf("job 20 (zero reqtime, completed): %+v, want reqtime = compltime = 2016-03-01", j)
+	}
+	req21, err := time.Parse(time.DateTime, jobs[21].req)
+	if j := jobs[21]; err != nil || req21.Before(begin) || req21.After(time.Now().Add(time.Second)) || j.end.Valid {
+		t.Errorf("job 21 (zero reqtime, open): %+v (%v), want the migration's time (after %v) and open", j, err, begin)
+	}
+	if j := jobs[22]; j.req != march2 || j.end.Valid || j.claimedBy.String != "5" || j.claim.String != march2 {
+		t.Errorf("job 22 (zero compltime, held by process 5): %+v, want open, claimed by 5 at its reqtime", j)
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM jobs_lanl WHERE id IN (20, 21, 22)"); n != 3 {
+		t.Errorf("jobs_lanl keeps %d of the 3 jobs with zero dates", n)
 	}
 }

@@ -100,8 +100,8 @@ type Options struct {
 type Cache struct {
 	db  *sql.DB
 	log *slog.Logger
-	// badKeysLogged: Stale has logged the count of linkmaster rows whose
-	// id is no hash key.
+	// badKeysLogged: Stale has logged the counts of linkmaster rows whose
+	// id is no hash key or whose url is empty (sqlBadKeys).
 	badKeysLogged atomic.Bool
 	closed        atomic.Bool
 
@@ -595,13 +595,16 @@ func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) er
 
 // sqlStale leaves out rows whose id is no hash key (32 lower-case hex
 // digits: a row written by another program, such as one migrated from the
-// Time Travel aggregator), so that they neither stop the scan nor take the
-// place of entries within limit; sqlBadKeys counts them (Stale logs the
-// count once).
+// Time Travel aggregator) and rows whose url is empty (a Time Travel row
+// whose URI-R was NULL: there is nothing to search for until a search of
+// the URI-R, found by its hash key, stores it), so that they neither stop
+// the scan nor take the place of entries within limit; sqlBadKeys counts
+// both (Stale logs the counts once).
 const (
 	sqlStale = `SELECT id, url, reqtime, numreq, updtime, status FROM linkmaster
-WHERE (updtime IS NULL OR updtime < ?) AND id REGEXP '^[0-9a-f]{32}$' ORDER BY updtime, id LIMIT ?`
-	sqlBadKeys = `SELECT COUNT(*), COALESCE(MIN(id), '') FROM linkmaster WHERE id NOT REGEXP '^[0-9a-f]{32}$'`
+WHERE (updtime IS NULL OR updtime < ?) AND id REGEXP '^[0-9a-f]{32}$' AND url <> '' ORDER BY updtime, id LIMIT ?`
+	sqlBadKeys = `SELECT COALESCE(SUM(id NOT REGEXP '^[0-9a-f]{32}$'), 0), COALESCE(MIN(CASE WHEN id NOT REGEXP '^[0-9a-f]{32}$' THEN id END), ''),
+  COALESCE(SUM(url = ''), 0), COALESCE(MIN(CASE WHEN url = '' THEN id END), '') FROM linkmaster`
 )
 
 // Stale implements [cache.Cache.Stale] on the (updtime, id) index.
@@ -617,12 +620,17 @@ func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache
 		return nil, err
 	}
 	if c.badKeysLogged.CompareAndSwap(false, true) && c.log != nil {
-		var n int64
-		var first string
-		if err := c.db.QueryRowContext(ctx, sqlBadKeys).Scan(&n, &first); err != nil {
+		var n, noURIR int64
+		var first, firstNoURIR string
+		if err := c.db.QueryRowContext(ctx, sqlBadKeys).Scan(&n, &first, &noURIR, &firstNoURIR); err != nil {
 			c.badKeysLogged.Store(false) // counted on the next scan
-		} else if n > 0 {
-			c.log.Warn("mysql cache: linkmaster rows whose id is no hash key (32 lower-case hex digits) are skipped by stale scans", "rows", n, "first_id", first)
+		} else {
+			if n > 0 {
+				c.log.Warn("mysql cache: linkmaster rows whose id is no hash key (32 lower-case hex digits) are skipped by stale scans", "rows", n, "first_id", first)
+			}
+			if noURIR > 0 {
+				c.log.Warn("mysql cache: linkmaster rows with no URI-R (url empty: migrated from a Time Travel row whose url was NULL) are skipped by stale scans until a search of their URI-R stores it", "rows", noURIR, "first_id", firstNoURIR)
+			}
 		}
 	}
 	out, err := c.readStale(ctx, before, limit)
