@@ -458,7 +458,13 @@ type Stats struct {
 	// AllowList refused (redirects, page links, Locations, map links
 	// elsewhere): each is an answer failed with ReasonHostNotAllowed, or
 	// a map not loaded.
-	Refused             int64
+	Refused int64
+	// ConsecutiveFailures counts the failed contacts since the archive's
+	// last answer (found or none): every search request and every probe
+	// that failed with a failure of class down (Class.Dormancy), each
+	// counted, so one URI-R failing again and probes failing while the
+	// archive sleeps count too. The run that puts the archive to sleep
+	// (Options.Tolerance) counts by the dormancy rule and may be shorter.
 	ConsecutiveFailures int
 	DormantUntil        time.Time // zero when awake
 	MapLoaded           time.Time // zero when no map is loaded

@@ -3,11 +3,15 @@ package aggregator
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -668,5 +672,126 @@ func TestCountOf(t *testing.T) {
 		if got := countOf(tc.n, "memento", "mementos"); got != tc.want {
 			t.Errorf("countOf(%d) = %q, want %q", tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestLeadingZeroPage: a page number with a leading zero is refused with
+// 400 naming the page it spells (one spelling per page, as "+1" is
+// refused), for link and json, never read as page 1 or as part of the
+// URI-R.
+func TestLeadingZeroPage(t *testing.T) {
+	ag, arcs := memgatorAggregator(t, Options{PageSize: 3})
+	h := ag.Handler()
+	for _, f := range []string{"json", "link"} {
+		for _, tc := range []struct{ seg, page string }{{"01", "1"}, {"007", "7"}, {"010", "10"}} {
+			resp, body := do(t, h, "GET", "/timemap/"+f+"/"+tc.seg+"/http://example.com/")
+			want := "Bad page number: " + tc.seg + " (a page number has no leading zero: " + tc.page + ")\n"
+			if resp.StatusCode != 400 || body != want {
+				t.Errorf("%s page %s: %d %q, want 400 %q", f, tc.seg, resp.StatusCode, body, want)
+			}
+		}
+	}
+	for _, a := range arcs {
+		if n := a.Count(""); n != 0 {
+			t.Errorf("a refused page number sent %d upstream requests", n)
+		}
+	}
+	if resp, body := do(t, h, "GET", "/timemap/link/1/http://example.com/"); resp.StatusCode != 200 || !strings.Contains(body, `rel="original"`) {
+		t.Errorf("page 1: %d\n%s", resp.StatusCode, body)
+	}
+}
+
+// TestTwoAcceptDatetimes: a request with two Accept-Datetime headers
+// (sent as two header lines to a real server) is refused with 400 naming
+// the header and both values (RFC 7089 §2.1.1 allows one datetime),
+// before any archive is asked; one header still answers 302. MemGator
+// reads the first header and ignores the second.
+func TestTwoAcceptDatetimes(t *testing.T) {
+	ag, arcs := memgatorAggregator(t, Options{})
+	srv := httptest.NewServer(ag.Handler())
+	t.Cleanup(srv.Close)
+	get := func(values ...string) (*http.Response, string) {
+		t.Helper()
+		req, err := http.NewRequest("GET", srv.URL+"/timegate/http://example.com/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header["Accept-Datetime"] = values
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, string(b)
+	}
+	a, b := "Tue, 01 Mar 2005 12:00:00 GMT", "Wed, 01 Jan 2020 00:00:00 GMT"
+	resp, body := get(a, b)
+	if resp.StatusCode != 400 || !strings.HasPrefix(body, "Bad request: 2 Accept-Datetime headers ("+a+" | "+b+")\n") || !strings.Contains(body, "RFC 7089 section 2.1.1") {
+		t.Errorf("two Accept-Datetime headers: %d %q, want 400 naming the header and both values", resp.StatusCode, body)
+	}
+	if resp.Header.Get("Vary") != "accept-datetime" || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("400 headers: %v", resp.Header)
+	}
+	for _, arc := range arcs {
+		if n := arc.Count(""); n != 0 {
+			t.Errorf("a refused request sent %d upstream requests", n)
+		}
+	}
+	if resp, body := get(a); resp.StatusCode != 302 || !strings.Contains(resp.Header.Get("Location"), "20050301120000") {
+		t.Errorf("one Accept-Datetime: %d Location %q %q", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+}
+
+// TestAboutCountsFailedProbes: /about's "Consecutive failures" counts
+// every failed contact since the last answer: a search's 500 and each
+// failed probe (the probes ask one URI-R, which the dormancy run counts
+// once), until an answer ends the count.
+func TestAboutCountsFailedProbes(t *testing.T) {
+	a := newAnsweringArchive(t, nil)
+	var down atomic.Bool
+	down.Store(true)
+	ok := wellBehaved(a.URL)
+	a.set(func(w http.ResponseWriter, r *http.Request, urir string) {
+		if down.Load() {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		ok(w, r, urir)
+	})
+	ag := newAggregator(t, Options{Archives: []Archive{a.entry("a")}, Tolerance: 10, DormantFor: time.Hour})
+	h := ag.Handler()
+	if res, err := ag.Search(t.Context(), TimeMapDynamic, "http://page.example/", time.Time{}); err != nil || res.Outcomes[0].Reason != "status-503" {
+		t.Fatalf("search: %v %+v", err, res)
+	}
+	for i := 1; i <= 3; i++ {
+		if o := ag.Probe(t.Context(), time.Minute)[0]; o.Reason != "status-503" {
+			t.Fatalf("probe %d: %+v", i, o)
+		}
+		want := "(Consecutive failures: " + strconv.Itoa(1+i) + "; last probe "
+		if _, body := do(t, h, "GET", "/about"); !strings.Contains(body, want) {
+			t.Errorf("after a failed search and %d failed probes /about lacks %q:\n%s", i, want, body)
+		}
+	}
+	_, body := do(t, h, "GET", "/about", "Accept", "application/json")
+	var doc struct {
+		Archives []struct {
+			State    string
+			Failures int `json:"consecutive_failures"`
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || len(doc.Archives) != 1 || doc.Archives[0].Failures != 4 || doc.Archives[0].State != "failing" {
+		t.Errorf("/about JSON: %v %+v, want 4 consecutive failures, failing", err, doc.Archives)
+	}
+	down.Store(false)
+	if o := ag.Probe(t.Context(), time.Minute)[0]; o.Status == StatusFailed {
+		t.Fatalf("probe of an answering archive: %+v", o)
+	}
+	if st := ag.Stats()[0]; st.ConsecutiveFailures != 0 || st.State() != StateOK {
+		t.Errorf("after an answered probe: %+v, want no failures, ok", st)
 	}
 }

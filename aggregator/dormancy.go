@@ -22,7 +22,8 @@ type dormancy struct {
 	sleep     time.Duration
 
 	mu       sync.Mutex
-	failures int
+	failures int      // the run, by the dormancy rule
+	contacts int      // failed contacts since the last answer, each counted
 	run      []string // URI-Rs whose failures the run counts
 	until    time.Time
 }
@@ -52,7 +53,7 @@ func (d *dormancy) clearRun() {
 // success ends a run of failures.
 func (d *dormancy) success() {
 	d.mu.Lock()
-	d.failures = 0
+	d.failures, d.contacts = 0, 0
 	d.clearRun()
 	d.until = time.Time{}
 	d.mu.Unlock()
@@ -61,10 +62,12 @@ func (d *dormancy) success() {
 // failure counts one failure at now and reports whether the archive has
 // just gone to sleep. urir is "" for a failure that counts every time (the
 // request never reached the archive); otherwise a failure for a URI-R the
-// run already counts does not lengthen it.
+// run already counts does not lengthen it. Every call counts one failed
+// contact (consecutive), whatever the run does.
 func (d *dormancy) failure(now time.Time, urir string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.contacts++
 	if urir != "" {
 		if slices.Contains(d.run, urir) {
 			return false
@@ -81,9 +84,11 @@ func (d *dormancy) failure(now time.Time, urir string) bool {
 	return false
 }
 
-// consecutive is the current run of failures.
+// consecutive is the number of failed contacts (searches' requests and
+// probes, each counted, failure's calls) since the last answer: at least
+// the run, more when one URI-R failed again or while the archive sleeps.
 func (d *dormancy) consecutive() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.failures
+	return d.contacts
 }

@@ -48,8 +48,8 @@ func TestDormancyRule(t *testing.T) {
 						t.Fatalf("request %d: %+v, want a status-500 failure of class down", i, o)
 					}
 				}
-				if st := ag.Stats()[0]; !st.DormantUntil.IsZero() || st.ConsecutiveFailures != 1 {
-					t.Fatalf("eight 500s for one URI-R: %+v; want awake, a run of 1", st)
+				if st := ag.Stats()[0]; !st.DormantUntil.IsZero() || st.ConsecutiveFailures != 8 {
+					t.Fatalf("eight 500s for one URI-R: %+v; want awake, 8 failed contacts (a run of 1)", st)
 				}
 				// A success ends the run; then 504s for three different
 				// URI-Rs put the archive to sleep.

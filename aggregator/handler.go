@@ -76,7 +76,10 @@ const (
 // gives the one rule for the earliest datetimes).
 //
 // Statuses: 400 for a bad URI-R, datetime or Accept-Datetime (RFC 7089
-// §4.5.3: Accept-Datetime must be an rfc1123-date in GMT); 403 for a
+// §4.5.3: Accept-Datetime must be an rfc1123-date in GMT), for more than
+// one Accept-Datetime header (§2.1.1: the header carries one datetime),
+// and for a page number that is not in plain decimal digits without a
+// leading zero (/timemap/link/01/... is 400, as +1 is); 403 for a
 // blacklisted host, before any archive is asked; 404 when no memento is
 // found (also when some archives failed, if any answered "none" or was
 // skipped by its MementoMap: the text and Archive-Failures say which);
@@ -509,6 +512,11 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		switch {
 		case err != nil || p < 1 || !allDigits(n):
 			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+"\n"))
+			return
+		case n[0] == '0':
+			// One spelling per page, as "+1" is refused: the cache and
+			// the page's self link know /timemap/link/1/, not 01.
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+" (a page number has no leading zero: "+strconv.Itoa(p)+")\n"))
 			return
 		case format == "cdxj":
 			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+" (a cdxj TimeMap has no pages)\n"))
@@ -963,6 +971,12 @@ func parseAcceptDatetime(ad string) (time.Time, error) {
 func (h handler) timeGate(w http.ResponseWriter, r *http.Request, rawR string) {
 	w.Header().Set("Vary", "accept-datetime")
 	at := time.Time{}
+	if ads := r.Header.Values("Accept-Datetime"); len(ads) > 1 {
+		// RFC 7089 section 2.1.1: the header carries one datetime; which of
+		// several the client meant cannot be told.
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: "+strconv.Itoa(len(ads))+" Accept-Datetime headers ("+strings.Join(ads, " | ")+")\nExpected one Accept-Datetime header with one RFC 1123 date in GMT (RFC 7089 section 2.1.1)\n"))
+		return
+	}
 	if ad := r.Header.Get("Accept-Datetime"); ad != "" {
 		t, err := parseAcceptDatetime(ad)
 		if err != nil {

@@ -477,8 +477,11 @@ func (s *Server) mapsLoaded() int {
 // ServeHTTP routes a request by its raw target (never a cleaned path: a
 // URI-R keeps its "//"): / and /search, /list and /static to the web page
 // (internal/webui), /metrics, /healthz, and everything else to the
-// aggregator's API (aggregator.Handler). It writes the access log record
-// and the metrics.
+// aggregator's API (aggregator.Handler). OPTIONS, a browser's CORS
+// preflight, gets 204 on every path: /metrics and /healthz allow GET and
+// HEAD (their answers, a 405 included, carry
+// Access-Control-Allow-Origin: *), every other path is answered by the
+// API's preflight. It writes the access log record and the metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	raw := r.RequestURI
@@ -503,14 +506,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.m.inFlight.Inc()
 	s.answering.Add(1)
 	defer s.finish(sw, r, target, ep, start)
-	if r.Method == http.MethodOptions && ep != "metrics" && ep != "healthz" {
-		s.api.ServeHTTP(sw, r) // the CORS preflight, for every page
+	switch {
+	case r.Method == http.MethodOptions && (ep == "metrics" || ep == "healthz"):
+		preflightGetHead(sw)
+		return
+	case r.Method == http.MethodOptions:
+		s.api.ServeHTTP(sw, r) // the API's CORS preflight, for every other page
 		return
 	}
 	switch ep {
 	case "metrics", "healthz":
+		// Readable from a page of any origin, as the API is; a 405 too,
+		// so that a script sees the real error, not a CORS one.
+		sw.Header().Set("Access-Control-Allow-Origin", "*")
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			sw.Header().Set("Allow", "GET, HEAD")
+			sw.Header().Set("Allow", "GET, HEAD, OPTIONS")
 			http.Error(sw, "Method not allowed: "+r.Method, http.StatusMethodNotAllowed)
 			return
 		}
@@ -528,6 +538,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.api.ServeHTTP(sw, r)
 	}
+}
+
+// preflightGetHead answers the CORS preflight (OPTIONS) of /metrics and
+// /healthz as the API answers its own (aggregator.Handler), with the
+// methods these paths take: 204, GET, HEAD and OPTIONS from any origin.
+func preflightGetHead(w http.ResponseWriter) {
+	hd := w.Header()
+	hd.Set("Allow", "GET, HEAD, OPTIONS")
+	hd.Set("Access-Control-Allow-Origin", "*")
+	hd.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+	hd.Set("Access-Control-Allow-Headers", "Accept-Datetime, Cache-Control, Accept, Prefer")
+	hd.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // finish counts an answered request in the metrics and writes its access
