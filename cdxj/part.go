@@ -52,6 +52,14 @@ type Part struct {
 	// before the part and of block End in it; 0 for other kinds.
 	StartLine int64 `json:"start_line,omitempty"`
 	EndLine   int64 `json:"end_line,omitempty"`
+	// Legend is, for a PartBytes part with HasLegend, the " CDX" legend
+	// line in force where the part starts: the last one before Start that
+	// parses ("" for none), as [File.SetLegends] finds it. A part without
+	// HasLegend is read with the file's leading legend, and ends with an
+	// error wrapping [ErrPartLayout] when a legend line inside it changes
+	// the layout for the parts after it.
+	Legend    string `json:"legend,omitempty"`
+	HasLegend bool   `json:"has_legend,omitempty"`
 }
 
 // String returns "SOURCE bytes START-END", "SOURCE blocks START-END" or
@@ -82,7 +90,7 @@ var ErrPart = errors.New("cdxj: part does not fit its index")
 // ErrPartLayout is wrapped by the error that ends a part of a file in which
 // a " CDX" legend line changes the column layout for lines after the part:
 // the parts after it would be read with the wrong layout. Read such a file
-// as one part.
+// as one part, or give its parts their legends ([File.SetLegends]).
 var ErrPartLayout = errors.New("cdxj: a legend line inside the part changes the layout of the parts after it")
 
 // Authority returns the part of an index line that decides where Plan may
@@ -661,10 +669,10 @@ func (p *clusterPlanner) cutAfter(target, limit blockPoint) (cut blockPoint, ok 
 // worker): for PartWhole, ix.Records(cdxj.Query{}); for PartBytes and
 // PartBlocks the records Records(cdxj.Query{}) yields for that stretch of
 // the input, parsed the same way. Classic CDX lines of a part that starts
-// inside a file are read with the layout of the file's leading " CDX"
-// legend line; a legend line inside a part that changes the layout for
-// the lines after the part ends the part with an error wrapping
-// [ErrPartLayout]. A line that does not parse yields a *ParseError (and
+// inside a file are read with the layout of p.Legend when p.HasLegend, else
+// with that of the file's leading " CDX" legend line, and then a legend
+// line inside the part that changes the layout for the lines after the
+// part ends the part with an error wrapping [ErrPartLayout]. A line that does not parse yields a *ParseError (and
 // the iteration goes on if the loop continues) naming the source and the
 // line as a whole walk does (in a cluster, the block and the line in it);
 // in a part that starts inside a file, line numbers are counted only when
@@ -749,18 +757,24 @@ func (f *File) topLegend() (string, error) {
 
 func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
 	return func(yield func(*Record, error) bool) {
-		legend, err := f.topLegend()
-		if err != nil {
-			yield(nil, fmt.Errorf("cdxj: %s: %w", f.path, err))
-			return
+		legend := p.Legend
+		if !p.HasLegend {
+			var err error
+			if legend, err = f.topLegend(); err != nil {
+				yield(nil, fmt.Errorf("cdxj: %s: %w", f.path, err))
+				return
+			}
 		}
 		var hdr *Layout
-		if p.Start > 0 {
-			if l := legend; l != "" {
-				if hdr, err = ParseLayout(l); err != nil {
+		if p.Start > 0 && legend != "" {
+			var err error
+			if hdr, err = ParseLayout(legend); err != nil {
+				if p.HasLegend {
+					yield(nil, fmt.Errorf("%w: %s: its legend %q: %w", ErrPart, p, legend, err))
+				} else {
 					yield(nil, &ParseError{Source: f.path, Line: 1, Err: err})
-					return
 				}
+				return
 			}
 		}
 		cr := &progressReader{r: io.NewSectionReader(f.f, p.Start, p.End-p.Start), opt: &f.opt}
@@ -787,7 +801,7 @@ func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
 				return
 			}
 		}
-		if p.End < f.size {
+		if p.End < f.size && !p.HasLegend {
 			for i := len(r.headers) - 1; i >= 0; i-- {
 				if h := r.headers[i]; isLegend([]byte(h)) {
 					if h != legend {
@@ -798,6 +812,95 @@ func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
 			}
 		}
 	}
+}
+
+// SetLegends sets Legend and HasLegend of each PartBytes part among parts,
+// which must be parts of f (as [Plan] made them): Legend becomes the last
+// " CDX" legend line before the part's Start that parses as a layout
+// ([ParseLayout]), "" when there is none, so that each part is read with
+// the layout a walk of the whole file has where the part starts, whatever
+// legend lines lie between the parts. It reads f from its start to the
+// last part's Start (a search for "CDX" at line starts, at a few GB/s in
+// memory); the legend lines found are checked as whole lines. Errors are
+// f's read errors and ctx's.
+func (f *File) SetLegends(ctx context.Context, parts []Part) error {
+	var last int64
+	for _, p := range parts {
+		if p.Kind == PartBytes && p.Start > last {
+			last = p.Start
+		}
+	}
+	type found struct {
+		off    int64
+		legend string
+	}
+	var legends []found
+	if last > 0 {
+		if f.gz {
+			return fmt.Errorf("%w: a gzip file has no bytes parts", ErrPart)
+		}
+		lf := newLineFile(f.f, f.size, f.opt.maxLine())
+		const chunk = 1 << 20
+		const overlap = 8 // "\n CDX" and a BOM reach back at most this far
+		buf := make([]byte, chunk)
+		seen := int64(-1) // the last line start examined
+		for pos := int64(0); pos < last; pos += chunk - overlap {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n, err := lf.readAt(buf[:min(chunk, last+overlap-pos)], pos)
+			if err != nil {
+				return err
+			}
+			b := buf[:n]
+			for i := 0; ; {
+				j := bytes.Index(b[i:], []byte("CDX"))
+				if j < 0 {
+					break
+				}
+				at := i + j
+				i = at + 3
+				s := int64(-1) // where the line holding "CDX" would start
+				switch {
+				case pos+int64(at) == 0 || (at > 0 && b[at-1] == '\n'):
+					s = pos + int64(at)
+				case at > 0 && b[at-1] == ' ' && (pos+int64(at) == 1 || (at > 1 && b[at-2] == '\n')):
+					s = pos + int64(at) - 1
+				case pos == 0 && (at == 3 || at == 4) && bytes.HasPrefix(b, queryBOM) && (at == 3 || b[3] == ' '):
+					s = 0
+				}
+				if s < 0 || s <= seen || s >= last {
+					continue
+				}
+				seen = s
+				line, _, err := lf.lineAt(s)
+				if err != nil {
+					return err
+				}
+				if !isLegend(line) {
+					continue
+				}
+				if _, err := ParseLayout(string(line)); err == nil {
+					legends = append(legends, found{s, string(line)})
+				}
+			}
+			if pos+int64(n) >= f.size {
+				break
+			}
+		}
+	}
+	for i := range parts {
+		p := &parts[i]
+		if p.Kind != PartBytes {
+			continue
+		}
+		k := sort.Search(len(legends), func(k int) bool { return legends[k].off >= p.Start })
+		p.Legend, p.HasLegend = "", true
+		if k > 0 {
+			p.Legend = legends[k-1].legend
+		}
+	}
+	return nil
 }
 
 // lineCounter finds line numbers of a file from byte offsets, counting

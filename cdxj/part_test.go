@@ -372,3 +372,98 @@ func TestPartRecordsErrors(t *testing.T) {
 		t.Errorf("gzip part: %d records, want 399", n)
 	}
 }
+
+// legendChanges is a sorted classic CDX file whose legend changes twice
+// midway (status and MIME swapped, then back), with a UTF-8 byte order
+// mark before its first legend, which has no leading space; in each
+// stretch the status is 200 or 404 and the MIME type text/html.
+func legendChanges(per int) string {
+	var b strings.Builder
+	b.WriteString("\xef\xbb\xbfCDX N b a m s k r M S V g\n")
+	row := func(host string, i int, swapped bool) {
+		st := 200 + i%2*204
+		if swapped {
+			fmt.Fprintf(&b, "com,%s%04d)/ 20200101000000 http://%s%04d.com/ %d text/html X - - 100 1 f.warc.gz\n", host, i, host, i, st)
+		} else {
+			fmt.Fprintf(&b, "com,%s%04d)/ 20200101000000 http://%s%04d.com/ text/html %d X - - 100 1 f.warc.gz\n", host, i, host, i, st)
+		}
+	}
+	for i := range per {
+		row("a", i, false)
+	}
+	b.WriteString(" CDX N b a s m k r M S V g\n")
+	for i := range per {
+		row("b", i, true)
+	}
+	b.WriteString(" CDX N b a m s k r M S V g\n")
+	for i := range per {
+		row("c", i, false)
+	}
+	return b.String()
+}
+
+// TestSetLegends: parts of a file whose legend changes midway, given
+// their legends by SetLegends, read the records a whole walk reads
+// (status and MIME type of every line), at every number of parts; without
+// the legends a part that holds a change ends with ErrPartLayout.
+func TestSetLegends(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "legends.cdx")
+	if err := os.WriteFile(p, []byte(legendChanges(300)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	f := ix.(*File)
+	show := func(r *Record) string { return fmt.Sprintf("%s %d %s", r.Key(), r.Status(), r.MIME()) }
+	var want []string
+	for r, err := range f.Records(Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, show(r))
+	}
+	if len(want) != 900 || !strings.HasSuffix(want[400], " 200 text/html") && !strings.HasSuffix(want[400], " 404 text/html") {
+		t.Fatalf("whole walk: %d records, record 400 %q", len(want), want[400])
+	}
+	layoutErrs := 0
+	for _, n := range []int{2, 3, 7, 20, 64} {
+		parts, err := Plan(context.Background(), []Index{f}, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(parts) < min(n, 3) {
+			t.Fatalf("%d parts asked: %d made", n, len(parts))
+		}
+		for _, pt := range parts {
+			for _, err := range PartRecords(f, pt) {
+				if errors.Is(err, ErrPartLayout) {
+					layoutErrs++
+				}
+			}
+		}
+		if err := f.SetLegends(context.Background(), parts); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, pt := range parts {
+			if !pt.HasLegend || (pt.Start == 0) != (pt.Legend == "") {
+				t.Fatalf("%d parts: part %s: legend %q (set %v)", n, pt, pt.Legend, pt.HasLegend)
+			}
+			for r, err := range PartRecords(f, pt) {
+				if err != nil {
+					t.Fatalf("%d parts: part %s: %v", n, pt, err)
+				}
+				got = append(got, show(r))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d parts: the parts' records differ from the whole walk's", n)
+		}
+	}
+	if layoutErrs == 0 {
+		t.Error("no part without its legend ended with ErrPartLayout")
+	}
+}
