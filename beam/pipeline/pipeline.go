@@ -759,6 +759,9 @@ func (r *Report) Output(kind string) (Shard, bool) {
 // so a runner's stray temporary files are removed with it; Runs in one
 // process therefore run one at a time.
 func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
+	if p.TempDir == "" {
+		return nil, errors.New("pipeline: a plan of Preview cannot be run (make it with NewPlan)")
+	}
 	defer p.Cleanup()
 	bp, s := beam.NewPipelineWithRoot()
 	Construct(s, p)
@@ -791,6 +794,9 @@ func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 // calls it, and a caller that makes a plan and does not run it does.
 func (p *Plan) Cleanup() {
 	defer p.unlock()
+	if p.TempDir == "" {
+		return
+	}
 	// A file created while RemoveAll empties the folder (an element of a
 	// failed run) makes it fail: try again.
 	for range 5 {

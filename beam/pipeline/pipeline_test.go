@@ -795,3 +795,197 @@ func TestPipelineLockAndRunnerTemp(t *testing.T) {
 	}
 	p.Cleanup()
 }
+
+// legendChanges is a sorted classic CDX file of 3*per lines whose legend
+// changes twice midway (status and MIME type swapped, then back), as two
+// or three CDX files joined give; a third of the statuses are not 2xx.
+func legendChanges(per int) string {
+	var b strings.Builder
+	row := func(host string, i int, swapped bool) {
+		st := []int{200, 404, 302}[i%3]
+		if swapped {
+			fmt.Fprintf(&b, "com,%s%04d)/ 20200101000000 http://%s%04d.com/ %d text/html X - - 100 1 f.warc.gz\n", host, i, host, i, st)
+		} else {
+			fmt.Fprintf(&b, "com,%s%04d)/p 20200101000000 http://%s%04d.com/p text/html %d X - - 100 1 f.warc.gz\n", host, i, host, i, st)
+		}
+	}
+	b.WriteString(" CDX N b a m s k r M S V g\n")
+	for i := range per {
+		row("a", i, false)
+	}
+	b.WriteString(" CDX N b a s m k r M S V g\n")
+	for i := range per {
+		row("b", i, true)
+	}
+	b.WriteString(" CDX N b a m s k r M S V g\n")
+	for i := range per {
+		row("c", i, false)
+	}
+	return b.String()
+}
+
+// TestPipelineLegendChange: a file whose legend changes midway, cut into
+// 4 KiB parts, gives the map, compacted map and summary of the
+// single-process build: each part is read with the legend in force where
+// it starts.
+func TestPipelineLegendChange(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "joined.cdx")
+	if err := os.WriteFile(in, []byte(legendChanges(400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := Config{Inputs: []string{in}, ShardBytes: 4 << 10,
+		Build:   BuildSpec{StatusClasses: []int{2}, UpdatedAt: updatedAt},
+		Compact: DefaultCompactSpec()}
+	wantMap, wantCompact, wantSum := reference(t, c.Inputs, c)
+	out := t.TempDir()
+	c.MapOutput = filepath.Join(out, "a.map")
+	c.CompactOutput = filepath.Join(out, "a-compact.map")
+	c.SummaryOutput = filepath.Join(out, "a.summary")
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Parts) < 20 {
+		t.Fatalf("%d parts of 4 KiB: the legend changes would fall inside one part", len(p.Parts))
+	}
+	rep, err := Run(context.Background(), "prism", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct {
+		path string
+		want []byte
+	}{{c.MapOutput, wantMap}, {c.CompactOutput, wantCompact}, {c.SummaryOutput, wantSum}} {
+		got, err := os.ReadFile(o.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, o.want) {
+			t.Errorf("%s (%d parts): differs from the single-process build's\n%s", filepath.Base(o.path), len(p.Parts), firstDiff(got, o.want))
+		}
+	}
+	// 2xx: the 200s of the three stretches, 134 of each 400 lines.
+	if m, _ := rep.Output(kindMap); m.Build == nil || m.Build.Used != 402 || m.Build.Bad != 0 {
+		t.Errorf("report of the map: %+v", m.Build)
+	}
+}
+
+// TestNewPlanRemovesStale: a temporary folder of an earlier run that was
+// killed (nothing holds its lock) is removed by the next plan and named in
+// RemovedStale, beside the output and in a TempDir; a folder whose run
+// still holds its lock, and a folder of another name, are kept.
+func TestNewPlanRemovesStale(t *testing.T) {
+	dir := t.TempDir()
+	in := writeLines(t, filepath.Join(dir, "index.cdxj"), generatedLines(t, 200, 5))
+	out := t.TempDir()
+	stale := filepath.Join(out, ".a.map.beam-123456")
+	other := filepath.Join(out, ".b.map.beam-123456")
+	for _, d := range []string{stale, other} {
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, "sub", "map-00000"), []byte("x"), 0o644)
+	}
+	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Cleanup()
+	if len(p.RemovedStale) != 1 || p.RemovedStale[0] != stale {
+		t.Errorf("RemovedStale %q, want [%s]", p.RemovedStale, stale)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("%s is left (%v)", stale, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the folder of another output: %v", err)
+	}
+
+	tmp := t.TempDir()
+	dead, live := filepath.Join(tmp, "mementomap-beam-1"), filepath.Join(tmp, "mementomap-beam-2")
+	for _, d := range []string{dead, live} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := lockDir(live, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	c.TempDir = tmp
+	p, err = NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Cleanup()
+	if len(p.RemovedStale) != 1 || p.RemovedStale[0] != dead {
+		t.Errorf("in TempDir: RemovedStale %q, want [%s]", p.RemovedStale, dead)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the folder of a live run: %v", err)
+	}
+}
+
+// TestNewPlanRenameCheck: an output that cannot be renamed into place
+// from the run's temporary folder (here another file system: a TempDir on
+// /dev/shm, a tmpfs) fails NewPlan, naming the output, before any run;
+// nothing is left in either folder.
+func TestNewPlanRenameCheck(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "mementomap-beam-test-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	defer os.RemoveAll(shm)
+	out := t.TempDir()
+	var a, b syscall.Stat_t
+	if syscall.Stat(shm, &a) != nil || syscall.Stat(out, &b) != nil || a.Dev == b.Dev {
+		t.Skip("/dev/shm is on the file system of the test's folder")
+	}
+	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 200, 5))
+	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), TempDir: shm, Build: BuildSpec{UpdatedAt: updatedAt}}
+	_, err = NewPlan(context.Background(), c)
+	if err == nil || !strings.Contains(err.Error(), "output "+c.MapOutput+" cannot be put in place") || !strings.Contains(err.Error(), "another file system") {
+		t.Fatalf("NewPlan: %v, want the output named as on another file system", err)
+	}
+	for _, d := range []string{shm, out} {
+		if ents, _ := os.ReadDir(d); len(ents) != 0 {
+			t.Errorf("%s holds %d entries after the failed plan", d, len(ents))
+		}
+	}
+	// The lock went with the failed plan.
+	c.TempDir = ""
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Cleanup()
+}
+
+// TestPreview: Preview plans the parts NewPlan plans while another plan
+// holds the output folder, and makes and locks nothing.
+func TestPreview(t *testing.T) {
+	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 2000, 5))
+	out := t.TempDir()
+	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), ShardBytes: 16 << 10, Build: BuildSpec{UpdatedAt: updatedAt}}
+	p, err := NewPlan(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Cleanup()
+	v, err := Preview(context.Background(), c)
+	if err != nil {
+		t.Fatalf("Preview while a plan holds the folder: %v", err)
+	}
+	if len(v.Parts) != len(p.Parts) || len(v.Parts) < 2 || v.TempDir != "" {
+		t.Errorf("Preview: %d parts, temporary folder %q; NewPlan: %d parts", len(v.Parts), v.TempDir, len(p.Parts))
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 1 {
+		t.Errorf("the output folder holds %d entries, want NewPlan's temporary folder only", len(ents))
+	}
+	if _, err := Run(context.Background(), "prism", v); err == nil {
+		t.Error("a Preview plan ran")
+	}
+}

@@ -177,18 +177,35 @@ type Plan struct {
 	// changes (cdxj.Plan).
 	Asked int
 
+	// RemovedStale are the temporary folders of earlier runs on the same
+	// output (or in the same TempDir) that NewPlan removed: their runs
+	// had ended without removing them (killed), which the folders' locks
+	// prove.
+	RemovedStale []string
+
 	// locks are the output folders, each open and locked (flock, exclusive)
-	// from NewPlan to Cleanup.
-	locks []*os.File
+	// from NewPlan to Cleanup; tempLock is TempDir, locked so.
+	locks    []*os.File
+	tempLock *os.File
 }
 
 // NewPlan checks the output paths (each in an existing folder, no two the
 // same, none the file of an input: an input file, a file in an input
 // folder or a part of an input cluster, compared with os.SameFile after
 // symbolic links), expands and opens the inputs of c, cuts them into parts
-// (cdxj.Plan, each input into about size/ShardBytes parts) and makes the
-// temporary folder. Errors name the input or the output. The caller
-// removes p.TempDir (Run does).
+// (cdxj.Plan, each input into about size/ShardBytes parts; the parts of a
+// plain file know the legend in force where they start,
+// cdxj.File.SetLegends) and makes the temporary folder. It then checks
+// that each output can be renamed into place from that folder (a file
+// made there and renamed into the output's folder), so that an output on
+// another file system or in a folder the run may not write fails before
+// the run, naming the output. Errors name the input or the output. The
+// caller removes p.TempDir (Cleanup; Run calls it).
+//
+// Each run holds a lock (flock) on its temporary folder until it removes
+// it. A folder of that name left by an earlier run on the same output (or
+// in the same TempDir) whose lock can be taken belongs to a run that was
+// killed; NewPlan removes it and lists it in p.RemovedStale.
 //
 // The folder of each output is locked (an exclusive flock on the folder)
 // from NewPlan until Cleanup, so that a second plan whose outputs share a
@@ -197,6 +214,22 @@ type Plan struct {
 // never write one folder's outputs at the same time. Locks on a network
 // file system are as good as its flock.
 func NewPlan(ctx context.Context, c Config) (*Plan, error) {
+	p, err := Preview(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.prepare(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Preview is NewPlan without what a run needs and a look does not: it
+// checks the outputs and cuts the inputs into parts as NewPlan does, but
+// takes no lock, makes no folder and writes nothing, so that it works
+// while another run holds the output folders (mementomap-beam
+// --dry_run). Its plan has no TempDir and cannot be run.
+func Preview(ctx context.Context, c Config) (*Plan, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -239,6 +272,10 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 		n := int(max(1, (size+c.ShardBytes-1)/c.ShardBytes))
 		p.Asked += n
 		parts, err := cdxj.Plan(ctx, []cdxj.Index{ix}, n)
+		if f, ok := ix.(*cdxj.File); ok && err == nil && len(parts) > 1 {
+			// Each part is read with the legend in force where it starts.
+			err = f.SetLegends(ctx, parts)
+		}
 		ix.Close()
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
@@ -253,27 +290,167 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 	for i := range p.Parts {
 		p.Parts[i].Seq, p.Parts[i].Of = i, len(p.Parts)
 	}
+	return p, nil
+}
+
+// stagingPrefix returns the folder in which the plan's temporary folder
+// is made and the start of its name: ".BASE.beam-" beside the map output,
+// or "mementomap-beam-" in Config.TempDir.
+func (c Config) stagingPrefix() (dir, prefix string) {
+	if c.TempDir != "" {
+		return c.TempDir, "mementomap-beam-"
+	}
 	dir, base := filepath.Split(c.MapOutput)
 	if dir == "" {
 		dir = "."
 	}
-	pattern := "." + base + ".beam-"
+	return dir, "." + base + ".beam-"
+}
+
+// prepare takes the output folders' locks, removes the temporary folders
+// of runs that ended without removing theirs (RemovedStale), makes the
+// plan's own temporary folder, locked while the plan lives, and checks
+// that each output can be renamed into place from it.
+func (p *Plan) prepare() (err error) {
+	c := p.Config
+	dir, prefix := c.stagingPrefix()
 	if c.TempDir != "" {
 		if err := os.MkdirAll(c.TempDir, 0o755); err != nil {
-			return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
+			return fmt.Errorf("pipeline: the temporary folder %s: %w", c.TempDir, err)
 		}
-		dir, pattern = c.TempDir, "mementomap-beam-"
 	}
 	if p.locks, err = lockFolders(c.MapOutput, c.CompactOutput, c.SummaryOutput); err != nil {
-		return nil, err
+		return err
 	}
-	t, err := os.MkdirTemp(dir, pattern)
+	defer func() {
+		if err != nil {
+			p.Cleanup()
+		}
+	}()
+	// A temporary folder is locked by its run from just after it is made
+	// until it is removed; the lock of the folder it is made in (the map
+	// output's, held already, or --temp-dir's, held here) keeps a run
+	// from taking a folder just made and not yet locked for stale.
+	if !p.holds(dir) {
+		l, err := lockDir(dir, true)
+		if err != nil {
+			return fmt.Errorf("pipeline: locking the temporary folder %s: %w", dir, err)
+		}
+		defer l.Close()
+	}
+	if p.RemovedStale, err = removeStale(dir, prefix); err != nil {
+		return err
+	}
+	t, err := os.MkdirTemp(dir, prefix)
 	if err != nil {
-		p.unlock()
-		return nil, fmt.Errorf("pipeline: the temporary folder: %w", err)
+		return fmt.Errorf("pipeline: making the run's temporary folder in %s (beside --output %s, or --temp-dir): %w", dir, c.MapOutput, err)
 	}
 	p.TempDir = t
-	return p, nil
+	if p.tempLock, err = lockDir(t, false); err != nil {
+		return fmt.Errorf("pipeline: locking the run's temporary folder %s: %w", t, err)
+	}
+	for _, o := range []string{c.MapOutput, c.CompactOutput, c.SummaryOutput} {
+		if o != "" {
+			if err := checkRename(t, o); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// holds reports whether dir is one of the output folders p has locked.
+func (p *Plan) holds(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for _, l := range p.locks {
+		if l.Name() == abs {
+			return true
+		}
+	}
+	return false
+}
+
+// lockDir opens dir and takes an exclusive flock on it, waiting for it
+// when wait is set.
+func lockDir(dir string, wait bool) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// removeStale removes the folders in dir whose names are prefix and the
+// digits of os.MkdirTemp: the temporary folders of earlier runs. A run
+// holds its folder's lock until it has removed it, so a folder whose lock
+// can be taken has no live run: its run was killed (SIGKILL, a crash of
+// the machine). It returns the folders removed.
+func removeStale(dir, prefix string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: reading the temporary folder %s: %w", dir, err)
+	}
+	var removed []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() || rest == "" || strings.Trim(rest, "0123456789") != "" {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		l, err := lockDir(path, false)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			continue // a live run's
+		}
+		if err != nil {
+			return removed, fmt.Errorf("pipeline: the temporary folder of an earlier run %s: %w", path, err)
+		}
+		err = os.RemoveAll(path)
+		l.Close()
+		if err != nil {
+			return removed, fmt.Errorf("pipeline: removing the temporary folder of an earlier run %s: %w", path, err)
+		}
+		removed = append(removed, path)
+	}
+	return removed, nil
+}
+
+// checkRename checks that a file made in the temporary folder tempDir can
+// be renamed into the folder of output, as the outputs are at the end:
+// it makes a file there and renames it beside output under a name of its
+// own, then removes it. The error names the output and says why (no
+// right to write there, a read-only or another file system).
+func checkRename(tempDir, output string) error {
+	f, err := os.CreateTemp(tempDir, "rename-check-")
+	if err != nil {
+		return fmt.Errorf("pipeline: the run's temporary folder %s: %w", tempDir, err)
+	}
+	src := f.Name()
+	f.Close()
+	defer os.Remove(src)
+	dst := filepath.Join(filepath.Dir(output), "."+filepath.Base(output)+"."+filepath.Base(src))
+	err = os.Rename(src, dst)
+	if err == nil {
+		return os.Remove(dst)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		err = le.Err
+	}
+	if errors.Is(err, syscall.EXDEV) {
+		return fmt.Errorf("pipeline: output %s cannot be put in place: its folder is on another file system than the run's temporary folder %s (--temp-dir must be on the outputs' file system)", output, tempDir)
+	}
+	return fmt.Errorf("pipeline: output %s cannot be put in place: renaming a file into its folder %s: %w", output, filepath.Dir(output), err)
 }
 
 // lockFolders opens the folder of each output path ("" for none) and
@@ -319,6 +496,10 @@ func lockFolders(paths ...string) ([]*os.File, error) {
 // unlock releases the output folders' locks (closing a file releases its
 // flock).
 func (p *Plan) unlock() {
+	if p.tempLock != nil {
+		p.tempLock.Close()
+		p.tempLock = nil
+	}
 	for _, l := range p.locks {
 		l.Close()
 	}

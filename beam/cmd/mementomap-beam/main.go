@@ -26,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/url"
@@ -43,6 +44,7 @@ import (
 
 	"github.com/mementokit/mementokit/beam/pipeline"
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/summary"
 )
 
@@ -179,12 +181,88 @@ func usage(msg string) {
 	os.Exit(2)
 }
 
+// parseFlags parses the command line. A bad flag prints one line naming
+// it and exits with status 2 (the flag package would print every flag,
+// Beam's too: some 170 lines); -h prints the flags on standard output and
+// exits with status 0.
+func parseFlags() {
+	fs := flag.CommandLine
+	fs.Init(os.Args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(os.Stdout)
+		fs.Usage()
+		os.Exit(0)
+	}
+	if err != nil {
+		usage(err.Error())
+	}
+}
+
+// stopOnSignal returns a context that the first SIGINT or SIGTERM
+// cancels, with a *cli.SignalError naming the signal as its cause; a
+// second signal ends the process at once with status 128+N.
+func stopOnSignal() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-ch
+		cancel(&cli.SignalError{Signal: s})
+		s = <-ch
+		os.Exit((&cli.SignalError{Signal: s}).ExitCode())
+	}()
+	return ctx
+}
+
+// interrupted exits with status 128+N when ctx was canceled by a signal,
+// after one line saying what was interrupted: the stage and the outputs,
+// none of which was written.
+func interrupted(ctx context.Context, stage string, outputs []string) {
+	var se *cli.SignalError
+	if !errors.As(context.Cause(ctx), &se) {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "mementomap-beam: %s while %s; no output was written (%s)\n", se, stage, strings.Join(outputs, ", "))
+	os.Exit(se.ExitCode())
+}
+
 // knownRunners are the names of the runners beamx links in (beam.Run
 // exits the process on any other name).
 var knownRunners = map[string]bool{
 	"prism": true, "PrismRunner": true, "flink": true, "FlinkRunner": true, "spark": true, "SparkRunner": true,
 	"dataflow": true, "DataflowRunner": true, "universal": true, "portable": true, "PortableRunner": true,
 	"direct": true, "DirectRunner": true, "dot": true,
+}
+
+// fewerPartsWhy says why the plan has fewer parts than --shard-size asks
+// for, for the kinds of part it has: a plain file is cut only where the
+// SURT host changes, a ZipNum cluster too (and its block index is
+// coarse), a gzip file or a CDX server is never cut.
+func fewerPartsWhy(p *pipeline.Plan) string {
+	var bytes, blocks, whole bool
+	for _, pt := range p.Parts {
+		switch pt.Kind {
+		case cdxj.PartBytes:
+			bytes = true
+		case cdxj.PartBlocks:
+			blocks = true
+		default:
+			whole = true
+		}
+	}
+	var why []string
+	if bytes {
+		why = append(why, "a plain file is cut only where the SURT host changes, so a host whose lines span more than a part keeps them in one")
+	}
+	if blocks {
+		why = append(why, "a ZipNum cluster is cut only where the SURT host changes, at block edges or inside blocks")
+	}
+	if whole {
+		why = append(why, "a gzip file, a stream or a CDX server input is one part")
+	}
+	return strings.Join(why, "; ")
 }
 
 func plural(n int, one, many string) string {
@@ -225,7 +303,7 @@ func main() {
 		flag.PrintDefaults()
 	}
 	verbose := flag.Bool("v", false, "log the plan and the runner's progress and reports (prism's logs)")
-	flag.Parse()
+	parseFlags()
 	beam.Init()
 	if !*verbose {
 		// The runner's logs (prism's report of a failed bundle is many
@@ -316,22 +394,36 @@ func main() {
 		fail(2, err)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	plan, err := pipeline.NewPlan(ctx, c)
+	ctx := stopOnSignal()
+	var outputs []string
+	for _, o := range []string{*output, *compact, *sumOut} {
+		if o != "" {
+			outputs = append(outputs, o)
+		}
+	}
+	var plan *pipeline.Plan
+	if dryRun {
+		// A look at the plan: no lock (another run may hold the output
+		// folders), no temporary folder, nothing written.
+		plan, err = pipeline.Preview(ctx, c)
+	} else {
+		plan, err = pipeline.NewPlan(ctx, c)
+	}
 	if err != nil {
+		interrupted(ctx, "planning the parts of the inputs", outputs)
 		fail(1, err)
+	}
+	for _, d := range plan.RemovedStale {
+		fmt.Fprintf(os.Stderr, "mementomap-beam: removed %s, the temporary folder of an earlier run that was killed (no run holds its lock)\n", d)
 	}
 	line := fmt.Sprintf("mementomap-beam: %s of %s (%d bytes) on %s", plural(len(plan.Parts), "part", "parts"),
 		plural(len(plan.Files), "input", "inputs"), plan.Bytes, runner)
 	if 2*len(plan.Parts) <= plan.Asked {
-		// Fewer parts mean less parallelism, not a different result; a
-		// plain file's cuts, moved to SURT host edges, merge a few.
-		fmt.Fprintf(os.Stderr, "mementomap-beam: note: %s, not the %d that --shard-size %s asks for (a gzip file or a CDX server is one part; a ZipNum cluster is cut only at block edges where the SURT host changes)\n",
-			plural(len(plan.Parts), "part", "parts"), plan.Asked, *shard)
+		// Fewer parts mean less parallelism, not a different result.
+		fmt.Fprintf(os.Stderr, "mementomap-beam: note: %s, not the %d that --shard-size %s asks for (%s); the outputs are the same, the work is less parallel\n",
+			plural(len(plan.Parts), "part", "parts"), plan.Asked, *shard, fewerPartsWhy(plan))
 	}
 	if dryRun {
-		plan.Cleanup()
 		fmt.Println(line + " (--dry_run: nothing run, nothing written)")
 		for _, pt := range plan.Parts {
 			fmt.Printf("  part %d of %d: %s\n", pt.Seq, pt.Of, pt)
@@ -341,6 +433,7 @@ func main() {
 	slog.Info(line)
 	rep, err := pipeline.Run(ctx, runner, plan)
 	if err != nil {
+		interrupted(ctx, fmt.Sprintf("running the pipeline (%s on %s)", plural(len(plan.Parts), "part", "parts"), runner), outputs)
 		var f *pipeline.Failure
 		if errors.As(err, &f) && *verbose {
 			slog.Info("mementomap-beam: the runner's report", "err", f.Runner)

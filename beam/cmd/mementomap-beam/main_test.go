@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,6 +118,7 @@ func TestFailuresOneLine(t *testing.T) {
 		{"missing output folder", []string{"--input", "good.cdxj", "--output", "no/a.map"}, []string{"output no/a.map", "no such file or directory"}},
 		{"missing compact folder", []string{"--input", "good.cdxj", "--output", "a.map", "--compact", "no/c.map"}, []string{"output no/c.map"}},
 		{"bad line", []string{"--input", "bad.cdxj", "--output", "a.map", "--summary", "a.summary", "--shard-size", "64KiB"}, []string{"bad.cdxj: line 1501", "invalid JSON block"}},
+		{"output is a folder", []string{"--input", "good.cdxj", "--output", "."}, []string{"output . is a folder"}},
 		{"output is the input", []string{"--input", "good.cdxj", "--output", "good.cdxj"}, []string{"output good.cdxj is the input good.cdxj"}},
 		{"bad --output -", []string{"--input", "good.cdxj", "--output", "-"}, []string{"--output -", "name a file"}},
 		{"bad --summary -", []string{"--input", "good.cdxj", "--output", "a.map", "--summary", "-"}, []string{"--summary -"}},
@@ -228,6 +230,8 @@ func TestUsageErrors(t *testing.T) {
 		{"negative pieces", append(in, "--compact-pieces", "-3"), []string{"--compact-pieces -3"}},
 		{"status class", append(in, "--status", "2,7"), []string{"--status 7"}},
 		{"shard size", append(in, "--shard-size", "-5"), []string{"--shard-size", `"-5"`}},
+		{"unknown flag", append(in, "--no-such-flag"), []string{"flag provided but not defined: -no-such-flag", "-h lists the flags"}},
+		{"bad flag value", append(in, "--compact-pieces", "many"), []string{"-compact-pieces", "-h lists the flags"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, dir, tc.args...)
@@ -329,5 +333,172 @@ func TestFewerPartsNote(t *testing.T) {
 	checkOneLine(t, stderr, fmt.Sprintf("note: 1 part, not the %d that --shard-size 4KiB asks for", asked))
 	if !strings.Contains(stdout, "a.map: 3000 records") {
 		t.Errorf("standard output %q", stdout)
+	}
+}
+
+// start starts the command in dir, its standard error in the returned
+// buffer.
+func start(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &stderr
+}
+
+// TestInterrupt: SIGINT during the run stops it: one line naming the
+// signal, the stage and the outputs, exit status 130, no output and no
+// temporary folder left.
+func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	writeLines(t, dir, "index.cdxj", genLines(t, 60000))
+	cmd, stderr := start(t, dir, "--input", "index.cdxj", "--output", "a.map", "--summary", "a.summary", "--shard-size", "64KiB")
+	// Wait for the run's temporary folder: the plan is made, the pipeline runs.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(dir, ".a.map.beam-*")); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no temporary folder appeared")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want status 130; standard error:\n%s", err, stderr)
+	}
+	// The plan's note of fewer parts (cdxgen's hosts are large) may come
+	// first.
+	msg := stderr.String()
+	if i := strings.Index(msg, "\n"); strings.HasPrefix(msg, "mementomap-beam: note: ") && i >= 0 {
+		msg = msg[i+1:]
+	}
+	checkOneLine(t, msg, "interrupted by SIGINT while running the pipeline", "no output was written (a.map, a.summary)")
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		for _, e := range ents {
+			t.Errorf("in the folder: %s", e.Name())
+		}
+	}
+}
+
+// TestDryRunWhileLocked: --dry_run plans while another run holds the
+// output folder's lock, and writes nothing; a run then fails naming the
+// folder.
+func TestDryRunWhileLocked(t *testing.T) {
+	dir := t.TempDir()
+	writeLines(t, dir, "index.cdxj", genLines(t, 3000))
+	l, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := syscall.Flock(int(l.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run(t, dir, "--input", "index.cdxj", "--output", "a.map", "--shard-size", "64KiB", "--dry_run")
+	if code != 0 || !strings.Contains(stdout, "--dry_run: nothing run, nothing written") || !strings.Contains(stdout, "  part 1 of ") {
+		t.Errorf("dry run: exit status %d, standard output %q, standard error %q", code, stdout, stderr)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("the folder holds %d entries after the dry run", len(ents))
+	}
+	code, _, stderr = run(t, dir, "--input", "index.cdxj", "--output", "a.map")
+	if code != 1 {
+		t.Errorf("run: exit status %d, want 1", code)
+	}
+	checkOneLine(t, stderr, "is in use by another run")
+}
+
+// TestStaleFolderRemoved: a temporary folder left by a killed run on the
+// same output is removed by the next run, which says so.
+func TestStaleFolderRemoved(t *testing.T) {
+	dir := t.TempDir()
+	writeLines(t, dir, "index.cdxj", genLines(t, 1000))
+	stale := filepath.Join(dir, ".a.map.beam-4242")
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stale, "map-00000"), []byte("left by a killed run\n"), 0o644)
+	code, _, stderr := run(t, dir, "--input", "index.cdxj", "--output", "a.map")
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "removed .a.map.beam-4242, the temporary folder of an earlier run that was killed") {
+		t.Errorf("standard error %q does not name the stale folder", stderr)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("%s is left: %v", stale, err)
+	}
+}
+
+// TestOutputNotWritable: an output in a folder the run may not write
+// fails before the run, exit status 1, naming the output (as root, the
+// command runs as nobody, for whom the folder is not writable).
+func TestOutputNotWritable(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	writeLines(t, dir, "index.cdxj", genLines(t, 1000))
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		// The folder of the map output (the run's temporary folder) is
+		// writable by anyone; ro/ only by its owner. nobody runs a link
+		// of the test binary in dir (its own folder may be closed to it).
+		os.Chmod(filepath.Dir(dir), 0o755)
+		os.Chmod(dir, 0o777)
+		link := filepath.Join(dir, "command.test")
+		if err := os.Link(exe, link); err != nil {
+			t.Skipf("linking the test binary into %s: %v", dir, err)
+		}
+		defer os.Remove(link)
+		exe, cred = link, &syscall.Credential{Uid: 65534, Gid: 65534}
+	}
+	cmd := exec.Command(exe, "--input", "index.cdxj", "--output", "a.map", "--summary", "ro/a.summary")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	} else {
+		os.Chmod(ro, 0o555)
+		defer os.Chmod(ro, 0o755)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1; standard error:\n%s", err, stderr.String())
+	}
+	checkOneLine(t, stderr.String(), "output ro/a.summary cannot be put in place", "permission denied")
+	if ents, _ := os.ReadDir(ro); len(ents) != 0 {
+		t.Errorf("ro/ holds %d entries", len(ents))
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if n := e.Name(); n != "index.cdxj" && n != "ro" && n != "command.test" {
+			t.Errorf("in the folder: %s", n)
+		}
 	}
 }

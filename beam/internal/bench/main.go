@@ -3,13 +3,20 @@
 // single-process build of package mementomap on the same input, and
 // checks that the two maps are byte-identical.
 //
-//	go run ./internal/bench -n 16000000 [-shard-size 256MiB[,64MiB...]] [-input FILE] [-dir D]
+//	go run ./internal/bench -n 16000000 [-shard-size 256MiB[,64MiB...]] [-input FILE] [-cluster] [-dir D]
 //
 // Each build runs in a child process of its own (this program run again
 // with -run), so that its CPU time (user + system, from getrusage of the
-// child) and peak resident memory are its own. Without -input the index
-// is generated with cdxgen (-n lines, sorted CDXJ) in -dir and removed
-// afterwards. The pipeline runs once per shard size given. It prints the
+// child) and peak resident memory are its own. Everything the bench
+// writes (the generated index, the maps, the builds' spills and the
+// pipeline's temporary folders) is in a folder of its own made in -dir,
+// removed at the end. Without -input the index is generated with cdxgen
+// (-n lines, sorted CDXJ); with -cluster the generated lines are written
+// as a ZipNum cluster in Common Crawl's layout (cluster.idx beside
+// cdx-00000.gz ..., -lines-per-block lines per gzip block) and both builds
+// read the cluster, so that the pipeline's peak memory can be set against
+// --shard-size for clusters (a part is then that many bytes of compressed
+// blocks). The pipeline runs once per shard size given. It prints the
 // load average before and after, and per build: wall time, CPU seconds,
 // lines per CPU-second, CPU nanoseconds per line and peak RSS; then the
 // ratio of each pipeline run's CPU per line to the single-process
@@ -22,6 +29,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"log/slog"
 	"os"
@@ -46,7 +54,10 @@ var updatedAt = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 func main() {
 	n := flag.Int64("n", 16_000_000, "lines of the generated index")
 	input := flag.String("input", "", "a sorted index to use instead of a generated one")
-	dir := flag.String("dir", os.TempDir(), "folder for the generated index and the maps")
+	dir := flag.String("dir", os.TempDir(), "folder in which the bench makes (and removes) a folder of its own for the index, the maps and the builds' temporary files")
+	cluster := flag.Bool("cluster", false, "write the generated index as a ZipNum cluster (Common Crawl layout) and build from it")
+	linesPerBlock := flag.Int("lines-per-block", 3000, "lines per gzip block of the -cluster index (Common Crawl's is 3000)")
+	tmp := flag.String("tmp", "", "internal: the folder for a build's spills")
 	shardList := flag.String("shard-size", "256MiB", "bytes per part of the pipeline (a number, or with KiB, MiB, GiB); a comma-separated list runs the pipeline once per size")
 	workers := flag.Int("workers", 1, "workers of the single-process build (mementomap.BuildOptions.Workers)")
 	run := flag.String("run", "", "internal: run one build (single or beam) and exit")
@@ -63,46 +74,41 @@ func main() {
 		shards = append(shards, n)
 	}
 	if *run != "" {
-		if err := runOne(*run, *input, *out, shards[0], *workers); err != nil {
+		if err := runOne(*run, *input, *out, *tmp, shards[0], *workers); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
 	fmt.Printf("load average before: %s\n", loadAvg())
 
-	in := *input
-	var lines int64
-	if in == "" {
-		in = filepath.Join(*dir, fmt.Sprintf("bench-%d.cdxj", *n))
-		f, err := os.Create(in)
-		if err != nil {
-			log.Fatal(err)
-		}
-		bw := bufio.NewWriterSize(f, 1<<20)
-		st, err := cdxgen.New(cdxgen.Config{Lines: *n, Seed: 1}).Write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err == nil {
-			err = f.Close()
-		}
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer os.Remove(in)
-		lines = st.Lines
-	} else {
-		c, err := countLines(in)
-		if err != nil {
-			log.Fatal(err)
-		}
-		lines = c
-	}
-	fi, err := os.Stat(in)
+	own, err := os.MkdirTemp(*dir, "beam-bench-")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("input: %s, %d lines, %d bytes\n", in, lines, fi.Size())
+	defer os.RemoveAll(own)
+	in := *input
+	var lines int64
+	switch {
+	case in == "" && *cluster:
+		in = filepath.Join(own, "indexes")
+		if lines, err = writeCluster(in, *n, *linesPerBlock); err != nil {
+			log.Fatal(err)
+		}
+	case in == "":
+		in = filepath.Join(own, fmt.Sprintf("bench-%d.cdxj", *n))
+		if lines, err = writeFile(in, *n); err != nil {
+			log.Fatal(err)
+		}
+	default:
+		if lines, err = countLines(in); err != nil {
+			log.Fatal(err)
+		}
+	}
+	size, err := storedSize(in)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("input: %s, %d lines, %d bytes as stored\n", in, lines, size)
 
 	type result struct {
 		name      string
@@ -124,10 +130,14 @@ func main() {
 	for i, r := range runs {
 		name := r.mode
 		if r.mode == "beam" {
-			name = fmt.Sprintf("beam, %d MiB parts (%d)", r.shard>>20, (fi.Size()+r.shard-1)/r.shard)
+			name = fmt.Sprintf("beam, %d MiB parts (%d asked)", r.shard>>20, (size+r.shard-1)/r.shard)
 		}
-		outPath := filepath.Join(*dir, fmt.Sprintf("bench-%d.map", i))
-		cmd := exec.Command(os.Args[0], "-run", r.mode, "-input", in, "-out", outPath,
+		outPath := filepath.Join(own, fmt.Sprintf("bench-%d.map", i))
+		spill := filepath.Join(own, fmt.Sprintf("tmp-%d", i))
+		if err := os.Mkdir(spill, 0o755); err != nil {
+			log.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-run", r.mode, "-input", in, "-out", outPath, "-tmp", spill,
 			"-shard-size", strconv.FormatInt(r.shard, 10), "-workers", strconv.Itoa(*workers))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		t0 := time.Now()
@@ -138,7 +148,6 @@ func main() {
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		res = append(res, result{name, wall, cpu, ru.Maxrss << 10, outPath})
-		defer os.Remove(outPath)
 	}
 	fmt.Printf("load average after: %s\n", loadAvg())
 	for _, r := range res {
@@ -196,7 +205,90 @@ func parseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-func runOne(mode, in, out string, shard int64, workers int) error {
+// writeFile writes n sorted cdxgen lines to path and returns the lines
+// written.
+func writeFile(path string, n int64) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	st, err := cdxgen.New(cdxgen.Config{Lines: n, Seed: 1}).Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return st.Lines, err
+}
+
+// writeCluster writes n sorted cdxgen lines as a ZipNum cluster in dir in
+// Common Crawl's layout: cdx-00000.gz ... (about 300 blocks per part) and
+// cluster.idx. It returns the lines written.
+func writeCluster(dir string, n int64, perBlock int) (int64, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return 0, err
+	}
+	w, err := cdxj.CreateCluster(dir, "cdx", &cdxj.ClusterOptions{LinesPerBlock: perBlock, BlocksPerPart: 300})
+	if err != nil {
+		return 0, err
+	}
+	defer w.Close()
+	pr, pw := io.Pipe()
+	var st cdxgen.Stats
+	go func() {
+		var err error
+		st, err = cdxgen.New(cdxgen.Config{Lines: n, Seed: 1}).Write(pw)
+		pw.CloseWithError(err)
+	}()
+	sc := bufio.NewScanner(pr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var lines int64
+	for sc.Scan() {
+		if err := w.WriteLine(sc.Bytes()); err != nil {
+			pr.CloseWithError(err)
+			return lines, err
+		}
+		lines++
+	}
+	if err := sc.Err(); err != nil {
+		return lines, err
+	}
+	if lines != st.Lines {
+		return lines, fmt.Errorf("cluster: %d lines read of the %d generated", lines, st.Lines)
+	}
+	if err := w.Commit(); err != nil {
+		return lines, err
+	}
+	return lines, os.Rename(filepath.Join(dir, "cdx.idx"), filepath.Join(dir, "cluster.idx"))
+}
+
+// storedSize returns an index's bytes as stored: a file's size, the sum
+// of a cluster's block lengths.
+func storedSize(in string) (int64, error) {
+	ix, err := cdxj.Open(context.Background(), in, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer ix.Close()
+	switch x := ix.(type) {
+	case *cdxj.File:
+		return x.Size(), nil
+	case *cdxj.Cluster:
+		var n int64
+		for e, err := range x.Entries() {
+			if err != nil {
+				return 0, err
+			}
+			n += e.Length
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("%s: neither a file nor a cluster", in)
+}
+
+func runOne(mode, in, out, tmp string, shard int64, workers int) error {
 	ctx := context.Background()
 	spec := pipeline.BuildSpec{Name: "bench", UpdatedAt: updatedAt}
 	switch mode {
@@ -210,14 +302,14 @@ func runOne(mode, in, out string, shard int64, workers int) error {
 		if err != nil {
 			return err
 		}
-		o := spec.Options("")
+		o := spec.Options(tmp)
 		o.Workers = workers
 		if _, err := mementomap.Build(ctx, f, []cdxj.Searcher{ix}, o); err != nil {
 			return err
 		}
 		return f.Close()
 	case "beam":
-		p, err := pipeline.NewPlan(ctx, pipeline.Config{Inputs: []string{in}, MapOutput: out, ShardBytes: shard, Build: spec})
+		p, err := pipeline.NewPlan(ctx, pipeline.Config{Inputs: []string{in}, MapOutput: out, ShardBytes: shard, Build: spec, TempDir: tmp})
 		if err != nil {
 			return err
 		}
