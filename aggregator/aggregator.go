@@ -780,18 +780,7 @@ wait:
 			ag.log.Warn("upstream call outlived the search budget", "archive", route[i].Archive, "budget", ag.budget(k))
 		}
 	}
-	total := 0
-	for _, ms := range found {
-		total += len(ms)
-	}
-	var all []memento.Memento
-	if total > 0 {
-		all = make([]memento.Memento, 0, total)
-	}
-	for _, ms := range found {
-		all = append(all, ms...)
-	}
-	res.Mementos = merge(all, ag.rank)
+	res.Mementos = mergeLists(found, ag.rank)
 	res.At = time.Now()
 	if ag.log.Enabled(ag.base, slog.LevelDebug) { // the record's attributes are built only when it is written
 		ag.log.Debug("search", "service", s, "urir", urir, "mementos", len(res.Mementos), "failures", res.FailureHeader())

@@ -108,3 +108,60 @@ func TestMergeMatchesSort(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeLists: mergeLists gives mergeReference of the lists'
+// concatenation, and leaves the lists as they were: sorted lists (the
+// one-pass merge), a descending or unsorted one and more than
+// maxMergeLists lists (the concatenation), empty lists among them, copies
+// of one memento in several archives and in one.
+func TestMergeLists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	rank := func(id string) int { return int(id[1] - '0') }
+	base := time.Date(2005, 1, 1, 0, 0, 0, 0, time.UTC)
+	for trial := range 400 {
+		nLists := 1 + rng.IntN(6)
+		lists := make([][]memento.Memento, nLists)
+		for i := range lists {
+			n := rng.IntN(30)
+			if rng.IntN(5) == 0 {
+				n = 0
+			}
+			for range n {
+				// few datetimes and URI-Ms: ties and copies are common
+				dt := base.Add(time.Duration(rng.IntN(20)) * time.Second)
+				lists[i] = append(lists[i], memento.Memento{URIM: fmt.Sprintf("http://a%d.example/%d", rng.IntN(3), rng.IntN(3)), Datetime: dt, Archive: fmt.Sprintf("a%d", rng.IntN(4))})
+			}
+			switch rng.IntN(3) {
+			case 0: // sorted by merge's order
+				slices.SortFunc(lists[i], func(a, b memento.Memento) int {
+					if c := a.Datetime.Compare(b.Datetime); c != 0 {
+						return c
+					}
+					if c := cmp.Compare(rank(a.Archive), rank(b.Archive)); c != 0 {
+						return c
+					}
+					return strings.Compare(a.URIM, b.URIM)
+				})
+			case 1: // sorted by datetime only, descending
+				slices.SortStableFunc(lists[i], func(a, b memento.Memento) int { return b.Datetime.Compare(a.Datetime) })
+			}
+		}
+		var all []memento.Memento
+		before := make([][]memento.Memento, len(lists))
+		for i, l := range lists {
+			all = append(all, l...)
+			before[i] = slices.Clone(l)
+		}
+		got := mergeLists(lists, rank)
+		want := mergeReference(all, rank)
+		if len(want) == 0 {
+			want = nil
+		}
+		if d := gocmp.Diff(want, got); d != "" {
+			t.Fatalf("trial %d (%d lists): mergeLists differs from the reference (-want +got):\n%s", trial, nLists, d)
+		}
+		if d := gocmp.Diff(before, lists); d != "" {
+			t.Fatalf("trial %d: the lists were changed:\n%s", trial, d)
+		}
+	}
+}

@@ -299,16 +299,86 @@ func merge(ms []memento.Memento, rank func(id string) int) []memento.Memento {
 	if len(ms) == 0 {
 		return ms
 	}
-	// Rank once per distinct archive, not once per comparison.
-	ranks := map[string]int{}
-	for _, m := range ms {
-		if _, ok := ranks[m.Archive]; !ok {
-			ranks[m.Archive] = rank(m.Archive)
+	compare := mementoOrder(rank, ms)
+	return dedup(sortRuns(ms, compare))
+}
+
+// maxMergeLists is the number of lists up to which mergeLists merges
+// them in one pass (a linear scan of the heads per memento).
+const maxMergeLists = 4
+
+// mergeLists is merge of the concatenation of lists (one per archive),
+// with the same result: when there are at most maxMergeLists non-empty
+// lists, each sorted, it merges them in one pass into one new slice
+// instead of concatenating them first and merging runs pairwise (for 3
+// lists of 1,000 mementos, two slices of 3,000 fewer written). The lists
+// are not modified.
+func mergeLists(lists [][]memento.Memento, rank func(id string) int) []memento.Memento {
+	total, nonEmpty := 0, 0
+	for _, l := range lists {
+		total += len(l)
+		if len(l) > 0 {
+			nonEmpty++
 		}
 	}
-	// The order is total (datetime, rank, URI-M): equal elements are
-	// identical, so no sort or merge below needs to be stable.
-	compare := func(a, b memento.Memento) int {
+	if total == 0 {
+		return nil
+	}
+	var heads [maxMergeLists][]memento.Memento
+	var compare func(a, b memento.Memento) int
+	if nonEmpty <= maxMergeLists {
+		compare = mementoOrder(rank, lists...)
+		k := 0
+		for _, l := range lists {
+			if len(l) == 0 {
+				continue
+			}
+			if !slices.IsSortedFunc(l, compare) {
+				k = -1
+				break
+			}
+			heads[k] = l
+			k++
+		}
+		if k > 0 {
+			out := make([]memento.Memento, 0, total)
+			hs := heads[:k]
+			for len(hs) > 1 {
+				best := 0
+				for i := 1; i < len(hs); i++ {
+					if compare(hs[i][0], hs[best][0]) < 0 {
+						best = i
+					}
+				}
+				out = append(out, hs[best][0])
+				if hs[best] = hs[best][1:]; len(hs[best]) == 0 {
+					hs = slices.Delete(hs, best, best+1)
+				}
+			}
+			return dedup(append(out, hs[0]...))
+		}
+	}
+	all := make([]memento.Memento, 0, total)
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	return merge(all, rank)
+}
+
+// mementoOrder returns the order of merged mementos: by datetime, then
+// the archive's rank (rank, asked once per distinct archive of lists),
+// then URI-M. The order is total: equal elements are identical, so no
+// sort or merge by it needs to be stable.
+func mementoOrder(rank func(id string) int, lists ...[]memento.Memento) func(a, b memento.Memento) int {
+	ranks := map[string]int{}
+	for _, l := range lists {
+		for _, m := range l {
+			if _, ok := ranks[m.Archive]; !ok {
+				ranks[m.Archive] = rank(m.Archive)
+			}
+		}
+	}
+	return func(a, b memento.Memento) int {
 		if c := a.Datetime.Compare(b.Datetime); c != 0 {
 			return c
 		}
@@ -319,7 +389,11 @@ func merge(ms []memento.Memento, rank func(id string) int) []memento.Memento {
 		}
 		return strings.Compare(a.URIM, b.URIM)
 	}
-	ms = sortRuns(ms, compare)
+}
+
+// dedup drops, from mementos sorted by mementoOrder, the later copies of
+// an identical (URI-M, datetime) pair, in place.
+func dedup(ms []memento.Memento) []memento.Memento {
 	// Drop later copies of an identical (URI-M, datetime) pair; the copy of
 	// the best-ranked archive stays. Copies share a second, so the set is
 	// reset at each new second (memory: one second's mementos).
