@@ -59,8 +59,13 @@ func freePort(t testing.TB) int {
 }
 
 // args keeps the private server small: it only has to survive faults.
+// Its temporary files go to a folder of its own: a mariadbd deletes every
+// "#sql*" file in its tmpdir when it starts, and with the default (/tmp)
+// each start of a private server deleted the internal temporary tables
+// of statements running on the shared server at that moment (which then
+// failed with "Error on delete of '/tmp/#sql-temptable-...MAI'").
 func (s *Server) args() []string {
-	a := []string{"--no-defaults", "--datadir=" + filepath.Join(s.dir, "data"),
+	a := []string{"--no-defaults", "--datadir=" + filepath.Join(s.dir, "data"), "--tmpdir=" + filepath.Join(s.dir, "tmp"),
 		"--innodb-buffer-pool-size=16M", "--innodb-log-file-size=4M"}
 	if os.Geteuid() == 0 {
 		a = append(a, "--user=root")
@@ -86,6 +91,9 @@ func NewServer(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	s := &Server{t: t, bin: bin, dir: dir, port: freePort(t)}
 	args := append(s.args(), "--auth-root-authentication-method=normal", "--skip-test-db")
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
