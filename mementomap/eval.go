@@ -149,7 +149,12 @@ func EvaluateAt(m *Map, t *Truth, now time.Time) (Eval, error) {
 			}
 		case len(m.b) > 0:
 			c.build([]byte(k))
-			present = m.lookupCandidates(c).Present()
+			c.err = nil
+			res := m.lookupCandidates(c)
+			if c.err != nil {
+				return Eval{}, c.err
+			}
+			present = res.Present()
 		}
 		e.Lookups++
 		switch held := t.Held[i]; {
@@ -227,8 +232,8 @@ func (m *Map) DataLines() (_ int64, err error) {
 // covers "org,arxiv)/ 100"), so those are not added again: the paper's
 // Figure 2 map totals 54321/20000, its "*" line. In a map with a time key
 // the frequency of a key is that of a lookup without a time (see
-// [Map.LookupSURT]). One pass over the file; a malformed frequency is an
-// error naming its byte offset.
+// [Map.LookupSURT]). One pass over the file; a bad line (ukvs.CheckLine)
+// is an error wrapping [ErrBadLine] naming the file and the line.
 func (m *Map) Totals() (ukvs.Frequency, error) {
 	var s, zero runSum
 	err := m.eachKey(func(g keyGroup) error {
@@ -255,17 +260,19 @@ type MapStats struct {
 	Covered       int64          // keys under a wildcard key of the map (not added to Total)
 	Total         ukvs.Frequency // Map.Totals: the frequencies of the keys no wildcard covers
 	PathDepths    []int64        // keys per path depth (0 for the host root)
-	// Bad counts the data lines with fewer fields than the map's !fields
-	// header gives them (no frequency column): skipped, as a build skips
-	// a bad line under SkipBad, and counted in no other figure.
-	// BadLines names the first 5 of them ("FILE: line N: cause", as
-	// BuildStats.BadExamples).
+	// Bad counts the data lines that are bad by the rule of ukvs.Check
+	// (ukvs.CheckLine: fewer columns than the map's !fields gives them,
+	// extra columns that are no JSON block, a malformed frequency or
+	// datetime, a bad JSON block), which `check` refuses and lookups
+	// answer with ErrBadLine: skipped, as a build skips a bad line under
+	// SkipBad, and counted in no other figure. BadLines names the first 5
+	// of them ("FILE: ukvs: line N, column C: cause").
 	Bad      int64
 	BadLines []string
 }
 
-// Stats reads the whole map once and describes it. A malformed frequency
-// is reported with its byte offset.
+// Stats reads the whole map once and describes it; bad lines are counted
+// in Bad, not read.
 func (m *Map) Stats() (MapStats, error) {
 	st := MapStats{TimeKey: m.lay.timeKey}
 	var s, zero runSum
@@ -303,10 +310,10 @@ func (m *Map) Stats() (MapStats, error) {
 		}
 		st.PathDepths[d]++
 		return nil
-	}, func(line int64, reason string) {
+	}, func(err error) {
 		st.Bad++
 		if len(st.BadLines) < 5 {
-			st.BadLines = append(st.BadLines, fmt.Sprintf("%s: line %d: %s", m.path, line, reason))
+			st.BadLines = append(st.BadLines, strings.TrimPrefix(err.Error(), ErrBadLine.Error()+": "))
 		}
 	})
 	if err != nil {
@@ -326,10 +333,10 @@ type keyGroup struct {
 
 // eachKey calls fn for every key of the map in order, telling whether a
 // wildcard key of the map covers it (see wildcardTracker). The key is valid
-// during the call. A data line with fewer fields than the layout gives it
-// (no frequency column) is skipped and passed to bad, when not nil, with
-// its line number (1-based, headers counted).
-func (m *Map) eachKey(fn func(keyGroup) error, bad func(line int64, reason string)) (err error) {
+// during the call. A data line that is bad by ukvs.CheckLine (Map.checkLine)
+// is skipped and its error, naming the file and the line, passed to bad;
+// when bad is nil, the first such line ends the pass with its error.
+func (m *Map) eachKey(fn func(keyGroup) error, bad func(error)) (err error) {
 	if m.b == nil {
 		if m.f == nil {
 			return ErrClosed
@@ -341,6 +348,7 @@ func (m *Map) eachKey(fn func(keyGroup) error, bad func(line int64, reason strin
 	}
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	var ls []keyLine
+	var rec ukvs.Record
 	var cur keyGroup
 	var curKey []byte
 	have := false
@@ -366,21 +374,18 @@ func (m *Map) eachKey(fn func(keyGroup) error, bad func(line int64, reason strin
 			p = end + 1
 			continue
 		}
-		k := keyOf(line)
-		v := m.valueAt(line)
-		if len(v) == 0 {
-			if bad != nil {
-				bad(lineNo, fmt.Sprintf("%d fields, want %d or more (!fields)", len(bytes.Fields(line)), m.lay.freq+1))
+		if err := m.checkLine(&rec, p, line, lineNo); err != nil {
+			if bad == nil {
+				return err
 			}
+			bad(err)
 			p = end + 1
 			continue
 		}
+		k := keyOf(line)
+		v := m.valueAt(line)
 		var f ukvs.Frequency
-		if len(v) > 0 {
-			if err := f.UnmarshalText(v); err != nil {
-				return fmt.Errorf("mementomap: at byte %d: %w", p, err)
-			}
-		}
+		_ = f.UnmarshalText(v) // checked
 		if f.HoldsNothing() && !f.URIR.Known {
 			f.URIR = ukvs.Exactly(0) // an exclusion holds no URI-R either
 		}

@@ -1,6 +1,10 @@
 package mementomap
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/mementokit/mementokit/ukvs"
+)
 
 // The layers of a key (internal/spec/MEMENTOMAP.md, "Compaction"). A key is split in two
 // layers: the host layer (the part before ')' cut at each ',') and the path
@@ -114,6 +118,8 @@ type candidates struct {
 	states []uint64               // key table hash states over k (keyHash.states)
 	keys   [cacheSlots]keyEntry   // wildcard keys recently returned, by line
 	values [cacheSlots]valueEntry // frequency columns recently returned
+	rec    ukvs.Record            // the line checked last (Map.checkLine)
+	err    error                  // the bad line a lookup ended on (ErrBadLine)
 }
 
 // candidate is k[:end] followed by suffixes[suf].

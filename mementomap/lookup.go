@@ -616,7 +616,11 @@ func (m *Map) LookupSURT(surtKey string) (res Match, err error) {
 	defer m.pool.Put(c)
 	c.src = append(c.src[:0], surtKey...)
 	c.build(c.src)
+	c.err = nil
 	res = m.lookupCandidates(c)
+	if c.err != nil {
+		return Match{Distance: -1}, c.err
+	}
 	if res.Distance == 0 {
 		// The key is the query-less input, but for "" and "?..." ("*").
 		if k0 := c.key(0); strings.HasPrefix(surtKey, string(k0)) {
@@ -730,18 +734,58 @@ func (m *Map) prevKey(p int) []byte {
 
 // matchAt returns the Match of the line starting at p, the first of key
 // k, candidate i. Its key, frequency column and parsed frequency come from
-// c's caches when c returned the same line or value before (c may be nil).
+// c's caches when c returned the same line or value before. A bad line
+// (Map.checkLine) sets c.err and matches nothing.
 func (m *Map) matchAt(c *candidates, p int, k []byte, i int) Match {
 	key := "" // set by LookupSURT for the exact key (i == 0), without a copy
 	if i > 0 {
 		key = c.keyString(p, k)
 	}
 	if m.lay.timeKey != "" {
-		v, t, f := anyTime(m.lay.timeKey, m.keyLines(nil, p, k))
+		ls, err := m.keyLines(nil, p, k, &c.rec)
+		if err != nil {
+			c.err = err
+			return Match{Distance: -1}
+		}
+		v, t, f := anyTime(m.lay.timeKey, ls)
 		return Match{Key: key, Value: v, Frequency: f, Distance: i, Time: t}
 	}
-	v, f := c.frequency(m.valueAt(m.b[p:m.lineEnd(p)]))
+	line := m.b[p:m.lineEnd(p)]
+	if err := m.checkLine(&c.rec, p, line, 0); err != nil {
+		c.err = err
+		return Match{Distance: -1}
+	}
+	v, f := c.frequency(m.valueAt(line))
 	return Match{Key: key, Value: v, Frequency: f, Distance: i}
+}
+
+// ErrBadLine is wrapped by the error of a lookup that ends on a data line
+// of the map that is bad by the rule of ukvs.Check (ukvs.CheckLine: too
+// few columns for its !fields, extra columns that are no JSON block, a
+// malformed frequency or datetime), and of Map.Totals for such a line: no
+// answer is made up from it. Map.Stats counts such lines instead. The
+// error names the map's file and the line ("FILE: ukvs: line N, column
+// C: cause").
+var ErrBadLine = errors.New("mementomap: bad map line")
+
+// checkLine checks the data line line, starting at offset p, by
+// ukvs.CheckLine against the map's layout, without the CRs before its
+// "\n" (splitLine's line end). lineNo is its 1-based line number, headers
+// counted, or 0 to count it (only when it is bad).
+func (m *Map) checkLine(rec *ukvs.Record, p int, line []byte, lineNo int64) error {
+	line = bytes.TrimRight(line, "\r")
+	col, err := ukvs.CheckLine(line, m.lay.fields, rec)
+	if err == nil {
+		return nil
+	}
+	if lineNo <= 0 {
+		lineNo = int64(bytes.Count(m.b[:p], []byte{'\n'})) + 1
+	}
+	name := m.path
+	if name == "" {
+		name = "map"
+	}
+	return fmt.Errorf("%w: %s: %w", ErrBadLine, name, &ukvs.ParseError{Line: lineNo, Column: col, Err: err})
 }
 
 // cacheSlots is the size of each cache of a candidates: most lookups of a
@@ -899,8 +943,25 @@ func (st *BatchStats) fail(line int64, in string, err error) {
 // FirstError). A closed map, one
 // refused as a whole ([ErrLoneCR]) or one whose file was truncated while
 // open ([ErrChanged]) stops the run with that error, after writing the
-// answers given so far. Memory: one line of at most MaxLineLength bytes.
+// answers given so far. A lookup that ends on a bad line of the map
+// ([ErrBadLine]) is an input that could not be looked up. Memory: one line
+// of at most MaxLineLength bytes.
 func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
+	return m.LookupAllAt(w, r, "")
+}
+
+// ErrTwoDatetimes is wrapped by the error of an input of
+// [Map.LookupAllAt] that carries its own datetime when a datetime for all
+// was given: neither is taken over the other.
+var ErrTwoDatetimes = errors.New("mementomap: two datetimes: the input's own and the one given for all inputs")
+
+// LookupAllAt is [Map.LookupAll] with a datetime for the inputs that carry
+// none: in a datetime map, every input "URI" is looked up at datetime
+// ([Map.LookupAt]) and echoed as "URI DATETIME"; an input "URI DATETIME"
+// is then not looked up but counted in Errors (printed as "-"), with an
+// error wrapping [ErrTwoDatetimes] naming both. datetime "" is LookupAll;
+// in a map without a datetime key column datetime is not read.
+func (m *Map) LookupAllAt(w io.Writer, r io.Reader, datetime string) (BatchStats, error) {
 	var st BatchStats
 	br := bufio.NewReaderSize(r, 64<<10)
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -944,7 +1005,7 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 			break
 		}
 		n++
-		if ferr := m.lookupLine(bw, &st, n, line); ferr != nil {
+		if ferr := m.lookupLine(bw, &st, n, line, datetime); ferr != nil {
 			bw.Flush()
 			return st, ferr
 		}
@@ -955,8 +1016,9 @@ func (m *Map) LookupAll(w io.Writer, r io.Reader) (BatchStats, error) {
 	return st, bw.Flush()
 }
 
-// lookupLine answers input line n of LookupAll (its end included).
-func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, n int64, raw []byte) error {
+// lookupLine answers input line n of LookupAllAt (its end included), at
+// datetime when the line has none.
+func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, n int64, raw []byte, datetime string) error {
 	line := strings.TrimRight(string(raw), "\r\n")
 	in := strings.TrimSpace(line)
 	if in == "" || in[0] == '#' {
@@ -972,8 +1034,16 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, n int64, raw []byte) 
 		if i := strings.IndexAny(in, " \t"); i >= 0 {
 			in, at = in[:i], strings.TrimSpace(in[i+1:])
 		}
+		switch {
+		case at != "" && datetime != "":
+			err = fmt.Errorf("%w: %q and %q", ErrTwoDatetimes, at, datetime)
+		case datetime != "":
+			at = datetime
+		}
 	}
-	if at != "" {
+	if err != nil {
+		in += " " + at
+	} else if at != "" {
 		res, err = m.LookupAt(in, at)
 		in += " " + at
 	} else {

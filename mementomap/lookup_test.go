@@ -127,47 +127,55 @@ func TestLookupEdges(t *testing.T) {
 		name, content, query string
 		key, value           string
 		present              bool
+		bad                  string // the line an ErrBadLine error names
 	}{
-		{"first line", m1, "com,a)/", "com,a)/", "1", true},
-		{"line after blank", m1, "com,b)/x", "com,b)/x", "2/1", true},
-		{"host wildcard", m1, "com,b,www)/y", "com,b,*", "3", true},
-		{"host wildcard covers the host", m1, "com,b)/y", "com,b,*", "3", true},
-		{"reference root form in map", m1, "com,c)/", "com,c)", "4", true},
-		{"our root form asked in reference form", m1, "com,a)", "com,a)/", "1", true},
-		{"zero frequency means absent", m1, "com,d)/q", "com,d)/q", "0", false},
-		{"wildcard next to exclusion", m1, "com,d)/r", "com,d)/*", "9", true},
-		{"last line without newline", m1, "net,last)/z", "net,last)/z", "5", true},
-		{"past the last line", m1, "zz,zz)/", "", "", false},
-		{"before the first line", m1, "aa,a)/", "", "", false},
-		{"empty file", "", "com,a)/", "", "", false},
-		{"header only", "!meta {}\n", "com,a)/", "", "", false},
-		{"blank only", "\n\n  \n", "com,a)/", "", "", false},
-		{"single line", "com,a)/ 1", "com,a)/", "com,a)/", "1", true},
-		{"CRLF", "com,a)/ 1\r\ncom,b)/ 2\r\n", "com,b)/", "com,b)/", "2", true},
-		{"bare star", "* 7\ncom,a)/ 1\n", "org,x)/", "*", "7", true},
-		{"BOM before first line", "\xef\xbb\xbfcom,a)/ 1\ncom,b)/ 2\n", "com,a)/", "com,a)/", "1", true},
-		{"BOM before headers", "\xef\xbb\xbf!meta {}\ncom,a)/ 1\n", "com,a)/", "com,a)/", "1", true},
-		{"CR CR LF", "com,a)/ 1\r\r\ncom,b)/ 2\r\r\n", "com,a)/", "com,a)/", "1", true},
-		{"tab between columns", "com,a)/\t1\ncom,b)/\t2\n", "com,b)/", "com,b)/", "2", true},
-		{"trailing spaces", "com,a)/ 1  \ncom,b)/ 2 \t\n", "com,b)/", "com,b)/", "2", true},
-		{"duplicate keys: the first decides", "com,a)/ 1\ncom,a)/ 2\ncom,b)/ 3\n", "com,a)/", "com,a)/", "1", true},
-		{"TLD wildcard next to a host", "com,* 5\ncom,example)/ 1\n", "com,example)/a", "com,*", "5", true},
-		{"host beside a TLD wildcard", "com,* 5\ncom,example)/ 1\n", "com,example)/", "com,example)/", "1", true},
-		{"exclusion beneath TLD wildcard", "com,* 5\ncom,example)/ 0\n", "com,example)/", "com,example)/", "0", false},
-		{"root path wildcard", "com,example)/* 3\n", "com,example)/", "com,example)/*", "3", true},
-		{"root path wildcard, reference root", "com,example)/* 3\n", "com,example)", "com,example)/*", "3", true},
-		{"paren in path", "com,example)/a)b 1\ncom,example)/q)x/y 2\n", "com,example)/q)x/y", "com,example)/q)x/y", "2", true},
-		{"paren in path under wildcard", "com,example)/q)x/* 2\n", "com,example)/q)x/y/z", "com,example)/q)x/*", "2", true},
-		{"IPv6 host", "2001:db8::1)/ 1\ncom,a)/ 2\n", "2001:db8::1)/a", "", "", false},
-		{"IPv6 host exact", "2001:db8::1)/a 1\ncom,a)/ 2\n", "2001:db8::1)/a", "2001:db8::1)/a", "1", true},
-		{"port", "com,example:8080)/a 1\n", "com,example:8080)/a", "com,example:8080)/a", "1", true},
-		{"space inside a key: a malformed value is not an exclusion", "com,a)/ 2\ncom,example)/a b 1\ncom,example)/c 2\n", "com,example)/a", "com,example)/a", "b", true},
-		{"line without a value (truncated map)", "com,example)/a 1\ncom,example)/b", "com,example)/b", "com,example)/b", "", true},
+		{"first line", m1, "com,a)/", "com,a)/", "1", true, ""},
+		{"line after blank", m1, "com,b)/x", "com,b)/x", "2/1", true, ""},
+		{"host wildcard", m1, "com,b,www)/y", "com,b,*", "3", true, ""},
+		{"host wildcard covers the host", m1, "com,b)/y", "com,b,*", "3", true, ""},
+		{"reference root form in map", m1, "com,c)/", "com,c)", "4", true, ""},
+		{"our root form asked in reference form", m1, "com,a)", "com,a)/", "1", true, ""},
+		{"zero frequency means absent", m1, "com,d)/q", "com,d)/q", "0", false, ""},
+		{"wildcard next to exclusion", m1, "com,d)/r", "com,d)/*", "9", true, ""},
+		{"last line without newline", m1, "net,last)/z", "net,last)/z", "5", true, ""},
+		{"past the last line", m1, "zz,zz)/", "", "", false, ""},
+		{"before the first line", m1, "aa,a)/", "", "", false, ""},
+		{"empty file", "", "com,a)/", "", "", false, ""},
+		{"header only", "!meta {}\n", "com,a)/", "", "", false, ""},
+		{"blank only", "\n\n  \n", "com,a)/", "", "", false, ""},
+		{"single line", "com,a)/ 1", "com,a)/", "com,a)/", "1", true, ""},
+		{"CRLF", "com,a)/ 1\r\ncom,b)/ 2\r\n", "com,b)/", "com,b)/", "2", true, ""},
+		{"bare star", "* 7\ncom,a)/ 1\n", "org,x)/", "*", "7", true, ""},
+		{"BOM before first line", "\xef\xbb\xbfcom,a)/ 1\ncom,b)/ 2\n", "com,a)/", "com,a)/", "1", true, ""},
+		{"BOM before headers", "\xef\xbb\xbf!meta {}\ncom,a)/ 1\n", "com,a)/", "com,a)/", "1", true, ""},
+		{"CR CR LF", "com,a)/ 1\r\r\ncom,b)/ 2\r\r\n", "com,a)/", "com,a)/", "1", true, ""},
+		{"tab between columns", "com,a)/\t1\ncom,b)/\t2\n", "com,b)/", "com,b)/", "2", true, ""},
+		{"trailing spaces", "com,a)/ 1  \ncom,b)/ 2 \t\n", "com,b)/", "com,b)/", "2", true, ""},
+		{"duplicate keys: the first decides", "com,a)/ 1\ncom,a)/ 2\ncom,b)/ 3\n", "com,a)/", "com,a)/", "1", true, ""},
+		{"TLD wildcard next to a host", "com,* 5\ncom,example)/ 1\n", "com,example)/a", "com,*", "5", true, ""},
+		{"host beside a TLD wildcard", "com,* 5\ncom,example)/ 1\n", "com,example)/", "com,example)/", "1", true, ""},
+		{"exclusion beneath TLD wildcard", "com,* 5\ncom,example)/ 0\n", "com,example)/", "com,example)/", "0", false, ""},
+		{"root path wildcard", "com,example)/* 3\n", "com,example)/", "com,example)/*", "3", true, ""},
+		{"root path wildcard, reference root", "com,example)/* 3\n", "com,example)", "com,example)/*", "3", true, ""},
+		{"paren in path", "com,example)/a)b 1\ncom,example)/q)x/y 2\n", "com,example)/q)x/y", "com,example)/q)x/y", "2", true, ""},
+		{"paren in path under wildcard", "com,example)/q)x/* 2\n", "com,example)/q)x/y/z", "com,example)/q)x/*", "2", true, ""},
+		{"IPv6 host", "2001:db8::1)/ 1\ncom,a)/ 2\n", "2001:db8::1)/a", "", "", false, ""},
+		{"IPv6 host exact", "2001:db8::1)/a 1\ncom,a)/ 2\n", "2001:db8::1)/a", "2001:db8::1)/a", "1", true, ""},
+		{"port", "com,example:8080)/a 1\n", "com,example:8080)/a", "com,example:8080)/a", "1", true, ""},
+		{"space inside a key: a bad line, not a hit", "com,a)/ 2\ncom,example)/a b 1\ncom,example)/c 2\n", "com,example)/a", "", "", false, "line 2, column 18: wrong number of columns"},
+		{"line without a value (truncated map): a bad line, not a hit", "com,example)/a 1\ncom,example)/b", "com,example)/b", "", "", false, "line 2: wrong number of columns"},
+		{"malformed frequency: a bad line, not a hit", "!meta {}\ncom,example)/a 3\x001\n", "com,example)/a", "", "", false, "line 2, column 16: invalid frequency"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, m := range []*Map{openMap(t, tt.content), FromBytes([]byte(tt.content))} {
 				got, err := m.LookupSURT(tt.query)
+				if tt.bad != "" {
+					if !errors.Is(err, ErrBadLine) || !strings.Contains(err.Error(), tt.bad) || got.Distance != -1 {
+						t.Errorf("LookupSURT(%q) = %+v, %v; want ErrBadLine naming %q", tt.query, got, err, tt.bad)
+					}
+					continue
+				}
 				if err != nil {
 					t.Fatal(err)
 				}

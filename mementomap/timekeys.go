@@ -41,9 +41,12 @@ type mapLayout struct {
 	keys    int    // key columns
 	freq    int    // the column of the frequency
 	timeKey string // TimeKeyDatetime or TimeKeyObserved when the second key column is one
+	// fields is the layout every data line is checked against
+	// (ukvs.CheckLine): the !fields header's, else ukvs.DefaultFields.
+	fields ukvs.Fields
 }
 
-var defaultLayout = mapLayout{keys: 1, freq: 1}
+var defaultLayout = mapLayout{keys: 1, freq: 1, fields: ukvs.DefaultFields()}
 
 // plain reports whether lines are "KEY FREQUENCY [...]".
 func (l mapLayout) plain() bool { return l.keys == 1 && l.freq == 1 }
@@ -69,7 +72,7 @@ func layoutOf(hs ukvs.Headers) mapLayout {
 	if json.Unmarshal(v, &f) != nil || len(f.Keys) == 0 {
 		return defaultLayout
 	}
-	l := mapLayout{keys: len(f.Keys), freq: len(f.Keys)}
+	l := mapLayout{keys: len(f.Keys), freq: len(f.Keys), fields: f}
 	if i := f.Index("frequency"); i >= 0 {
 		l.freq += i
 	}
@@ -130,8 +133,13 @@ type keyLine struct {
 }
 
 // keyLines returns the lines of key k starting at p (the first of them),
-// appended to dst.
-func (m *Map) keyLines(dst []keyLine, p int, k []byte) []keyLine {
+// appended to dst. A line that is bad by ukvs.CheckLine is an error
+// wrapping ErrBadLine, naming the file and the line; rec is scratch for
+// the check (nil: one of its own).
+func (m *Map) keyLines(dst []keyLine, p int, k []byte, rec *ukvs.Record) ([]keyLine, error) {
+	if rec == nil {
+		rec = new(ukvs.Record)
+	}
 	for p < len(m.b) {
 		end := m.lineEnd(p)
 		line := m.b[p:end]
@@ -139,13 +147,16 @@ func (m *Map) keyLines(dst []keyLine, p int, k []byte) []keyLine {
 			if !bytes.Equal(keyOf(line), k) {
 				break
 			}
+			if err := m.checkLine(rec, p, line, 0); err != nil {
+				return dst, err
+			}
 			l := keyLine{time: timeColumn(line), value: column(line, m.lay.freq)}
-			_ = l.f.UnmarshalText(l.value)
+			_ = l.f.UnmarshalText(l.value) // checked
 			dst = append(dst, l)
 		}
 		p = end + 1
 	}
-	return dst
+	return dst, nil
 }
 
 // anyTime is the answer of a key's lines for a lookup without a time: in a
@@ -233,7 +244,7 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 	if err != nil {
 		return Match{Distance: -1}, fmt.Errorf("mementomap: %w", err)
 	}
-	return m.guarded(func() Match {
+	return m.guarded(func() (Match, error) {
 		c := m.pool.Get().(*candidates)
 		defer m.pool.Put(c)
 		c.src = append(c.src[:0], k...)
@@ -252,7 +263,10 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 			if !ok {
 				continue
 			}
-			ls = m.keyLines(ls[:0], p, key)
+			var err error
+			if ls, err = m.keyLines(ls[:0], p, key, &c.rec); err != nil {
+				return Match{Distance: -1}, err
+			}
 			best, width := -1, time.Duration(0)
 			over, first := 0, -1
 			var sum ukvs.Frequency
@@ -275,7 +289,7 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 			}
 			if best >= 0 {
 				l := ls[best]
-				return Match{Key: string(key), Value: string(l.value), Frequency: l.f, Distance: i, Time: string(l.time)}
+				return Match{Key: string(key), Value: string(l.value), Frequency: l.f, Distance: i, Time: string(l.time)}, nil
 			}
 			if over > 0 {
 				// No line covers the whole of q: the lines that overlap it
@@ -285,10 +299,10 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 				if over == 1 {
 					t = string(ls[first].time)
 				}
-				return Match{Key: string(key), Value: sum.String(), Frequency: sum, Distance: i, Time: t}
+				return Match{Key: string(key), Value: sum.String(), Frequency: sum, Distance: i, Time: t}, nil
 			}
 		}
-		return Match{Distance: -1}
+		return Match{Distance: -1}, nil
 	})
 }
 
@@ -378,37 +392,42 @@ func (m *Map) LookupObserved(surtKey string, now time.Time, maxAge time.Duration
 	if surtKey == "" {
 		surtKey = "*"
 	}
-	return m.guarded(func() Match {
+	return m.guarded(func() (Match, error) {
 		var ls []keyLine
+		var err error
 		if p, ok := m.search([]byte(surtKey)); ok {
-			ls = m.keyLines(ls, p, []byte(surtKey))
+			if ls, err = m.keyLines(ls, p, []byte(surtKey), nil); err != nil {
+				return Match{Distance: -1}, err
+			}
 			l := ls[len(ls)-1]
 			res := Match{Key: surtKey, Value: string(l.value), Frequency: l.f, Time: string(l.time)}
 			if !l.f.HoldsNothing() {
-				return res
+				return res, nil
 			}
 			t, err := timestamp.Parse(l.time)
 			if err == nil && !now.Before(t) && now.Sub(t) <= maxAge {
-				return res
+				return res, nil
 			}
 			res.Value, res.Frequency, res.Stale = "/", ukvs.Frequency{Slash: true}, true
-			return res
+			return res, nil
 		}
 		res := Match{Key: "*", Value: "/", Frequency: ukvs.Frequency{Slash: true}, Distance: 1}
 		if p, ok := m.search([]byte("*")); ok {
-			ls = m.keyLines(ls[:0], p, []byte("*"))
+			if ls, err = m.keyLines(ls[:0], p, []byte("*"), nil); err != nil {
+				return Match{Distance: -1}, err
+			}
 			l := ls[len(ls)-1]
 			if !l.f.HoldsNothing() {
 				res.Value, res.Frequency, res.Time = string(l.value), l.f, string(l.time)
 			}
 		}
-		return res
+		return res, nil
 	})
 }
 
 // guarded runs a lookup under the checks and the fault guard of
 // LookupSURT.
-func (m *Map) guarded(fn func() Match) (res Match, err error) {
+func (m *Map) guarded(fn func() (Match, error)) (res Match, err error) {
 	switch {
 	case m.b == nil && m.f == nil:
 		return Match{Distance: -1}, ErrClosed
@@ -425,5 +444,5 @@ func (m *Map) guarded(fn func() Match) (res Match, err error) {
 		}
 	}()
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
-	return fn(), nil
+	return fn()
 }

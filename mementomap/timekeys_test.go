@@ -369,7 +369,7 @@ com,twitter)/* : 100/35
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := p + ": line 3: 2 fields, want 3 or more (!fields)"
+	want := p + ": ukvs: line 3: wrong number of columns: 2 columns, want 3"
 	if st.Bad != 1 || len(st.BadLines) != 1 || st.BadLines[0] != want || st.Lines != 2 || st.Keys != 1 || st.Exclusions != 0 {
 		t.Errorf("stats %+v; want 1 bad line %q and 2 data lines", st, want)
 	}

@@ -28,8 +28,7 @@ func Check(r io.Reader) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	freq := f.Index("frequency")
-	dtKey, dtVal := f.KeyIndex("datetime"), f.Index("datetime")
+	rules := rulesOf(f)
 	var prev [][]byte
 	var n, prevLine int64
 	for {
@@ -41,23 +40,8 @@ func Check(r io.Reader) (int64, error) {
 			return n, err
 		}
 		n++
-		if freq >= 0 {
-			if _, err := rec.Frequency(); err != nil {
-				return n, err
-			}
-		}
-		for _, col := range [][]byte{rec.Value(dtVal), keyAt(rec, dtKey)} {
-			if col == nil || IsUnknown(col) {
-				continue
-			}
-			if _, err := ParsePeriod(string(col)); err != nil {
-				return n, &ParseError{Line: rec.Line, Column: rec.column(col), Err: err}
-			}
-		}
-		if rec.JSON != nil {
-			if _, err := RelaxedJSON(rec.JSON); err != nil {
-				return n, &ParseError{Line: rec.Line, Column: rec.column(rec.JSON), Err: err}
-			}
+		if col, err := rules.check(rec); err != nil {
+			return n, &ParseError{Line: rec.Line, Column: col, Err: err}
 		}
 		if prev != nil {
 			c := 0
@@ -80,6 +64,60 @@ func Check(r io.Reader) (int64, error) {
 		}
 		prevLine = rec.Line
 	}
+}
+
+// CheckLine checks one data line (without its line terminator) laid out
+// as f by the rules [Check] applies to each line: the columns f declares
+// (no fewer; more only as a trailing JSON block), quotes that close, a
+// "frequency" value that parses ([ParseFrequency]), a "datetime" key or
+// value that parses ([ParsePeriod]) or is the placeholder "-", and a JSON
+// block that is an object. It is the one rule of the module for a map's
+// data line: Check, mementomap's Stats and its lookups use it, so that
+// what one calls bad the others call bad too. It returns the cause (one
+// of the causes of a *[ParseError]) and the 1-based byte column where it
+// was found (0 for the whole line), for the caller to name with the line
+// number it knows. rec is reused, as by [ParseLine].
+func CheckLine(line []byte, f Fields, rec *Record) (int, error) {
+	nkeys := len(f.Keys)
+	cols, block, col, err := splitColumns(line, nkeys+len(f.Values), &rec.scratch, rec.Keys[:0:cap(rec.Keys)])
+	if err != nil {
+		return col, err
+	}
+	rec.Keys, rec.Values, rec.JSON, rec.Raw = cols[:nkeys], cols[nkeys:], block, line
+	rec.freqCol = f.Index("frequency")
+	return rulesOf(f).check(rec)
+}
+
+// lineRules are the columns of a layout that CheckLine reads.
+type lineRules struct{ freq, dtKey, dtVal int }
+
+func rulesOf(f Fields) lineRules {
+	return lineRules{freq: f.Index("frequency"), dtKey: f.KeyIndex("datetime"), dtVal: f.Index("datetime")}
+}
+
+// check applies the rules of CheckLine to a line already split into its
+// columns, returning the column of the problem and its cause.
+func (r lineRules) check(rec *Record) (int, error) {
+	if v := rec.Value(r.freq); v != nil {
+		var f Frequency
+		if err := f.UnmarshalText(v); err != nil {
+			return rec.column(v), err
+		}
+	}
+	for _, col := range [][]byte{rec.Value(r.dtVal), keyAt(rec, r.dtKey)} {
+		if col == nil || IsUnknown(col) {
+			continue
+		}
+		if _, err := ParsePeriod(string(col)); err != nil {
+			return rec.column(col), err
+		}
+	}
+	if rec.JSON != nil {
+		if _, err := RelaxedJSON(rec.JSON); err != nil {
+			return rec.column(rec.JSON), err
+		}
+	}
+	return 0, nil
 }
 
 func keyAt(rec *Record, i int) []byte {

@@ -2,6 +2,7 @@ package ukvs
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"regexp"
@@ -132,5 +133,46 @@ func TestPublicCaseUKVS01b(t *testing.T) {
 	}
 	if pe.Key != "com,example)/b" {
 		t.Errorf("reported key %q, want com,example)/b", pe.Key)
+	}
+}
+
+// TestCheckLineAgreesWithCheck checks single lines with CheckLine and as
+// the one data line of a document with Check: the same lines are bad, with
+// the same cause and column.
+func TestCheckLineAgreesWithCheck(t *testing.T) {
+	dt := Fields{Keys: []string{"surt", "datetime"}, Values: []string{"frequency"}}
+	tests := []struct {
+		f    Fields
+		line string
+		bad  bool
+	}{
+		{DefaultFields(), "com,a)/ 3/1", false},
+		{DefaultFields(), "com,a)/ 3/1 {\"n\": 1}", false},
+		{DefaultFields(), "com,a)/", true},
+		{DefaultFields(), "com,a)/ 3/1 extra", true},
+		{DefaultFields(), "com,a)/ 3\x001", true},
+		{DefaultFields(), "com,a)/ 3/1 {n: }", true},
+		{dt, "com,a)/ 2010 3/1", false},
+		{dt, "com,a)/ - 3/1", false},
+		{dt, "com,a)/ 201x 3/1", true},
+		{dt, "com,a)/ 3/1", true},
+		{dt, "com,a)/ 2010 3/1 x", true},
+	}
+	for _, tt := range tests {
+		var rec Record
+		col, err := CheckLine([]byte(tt.line), tt.f, &rec)
+		hdr, _ := json.Marshal(tt.f)
+		_, cerr := Check(strings.NewReader("!fields " + string(hdr) + "\n" + tt.line + "\n"))
+		if (err != nil) != tt.bad || (cerr != nil) != tt.bad {
+			t.Errorf("%q: CheckLine %v, Check %v; want bad %v", tt.line, err, cerr, tt.bad)
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		want := (&ParseError{Line: 2, Column: col, Err: err}).Error()
+		if cerr.Error() != want {
+			t.Errorf("%q: Check says %q, CheckLine %q", tt.line, cerr, want)
+		}
 	}
 }

@@ -223,7 +223,7 @@ func (e *env) compact(args []string) error {
 
 func (e *env) lookup(args []string) error {
 	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
-	at := fs.String("at", "", "look the URIs given as arguments up at this datetime (2015, 20150314, a 14-digit datetime, 2010:2012), in a map with a datetime key column; stdin lines may carry their own: \"URI DATETIME\"")
+	at := fs.String("at", "", "look the URIs up at this datetime (2015, 20150314, a 14-digit datetime, 2010:2012), in a map with a datetime key column; without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -251,20 +251,20 @@ func (e *env) lookup(args []string) error {
 			if m.TimeKey() == mementomap.TimeKeyDatetime {
 				if i := strings.IndexAny(strings.TrimSpace(a), " \t"); i >= 0 {
 					dt := strings.TrimSpace(strings.TrimSpace(a)[i+1:])
+					if *at != "" {
+						return usageError{fmt.Errorf("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)}
+					}
 					if _, err := ukvs.ParsePeriod(dt); err != nil {
 						return usageError{fmt.Errorf("lookup: argument %q: datetime %q: %w", a, dt, err)}
 					}
 				}
 			}
 			b.WriteString(a)
-			if *at != "" {
-				b.WriteString(" " + *at)
-			}
 			b.WriteByte('\n')
 		}
 		in = strings.NewReader(b.String())
 	}
-	st, err := m.LookupAll(e.stdout, in)
+	st, err := m.LookupAllAt(e.stdout, in, *at)
 	if err != nil {
 		return err
 	}

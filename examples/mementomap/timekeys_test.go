@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/mementomap"
 )
 
 // TestStatsAndLookupTimeKeys runs stats on the paper's Figure 2 map (its
@@ -122,5 +125,81 @@ func TestLookupUnreadableInput(t *testing.T) {
 	}
 	if code != 1 || !strings.Contains(stderr.String(), `1 of 2 inputs could not be looked up`) || !strings.Contains(stderr.String(), `line 2 "http://example.com:99999/"`) {
 		t.Errorf("exit %d, stderr %q; want exit 1 naming line 2", code, stderr.String())
+	}
+}
+
+// TestBadLinesOneRule feeds check, stats and lookup the same bad map lines
+// (a line without its frequency, a datetime map whose lines lack the
+// column its !fields declares, a bad datetime, an extra column that is no
+// JSON block, a NUL byte in a frequency). The three read one rule
+// (ukvs.CheckLine): check fails naming the line, stats counts the line as
+// bad naming file and line, and lookup of its key is no hit with an empty
+// or broken frequency but an error naming the file and the line, and the
+// command fails.
+func TestBadLinesOneRule(t *testing.T) {
+	const dtFields = `!fields {keys: ["surt", "datetime"], values: ["frequency"]}` + "\n"
+	tests := []struct {
+		name, content, key, line, cause string
+	}{
+		{"no frequency", "com,a)/ 1/1\ncom,b)/\ncom,c)/ 2/1\n", "com,b)/", "line 2", "wrong number of columns"},
+		{"lying !fields", dtFields + "com,a)/ 2010 1/1\ncom,b)/ 3/1\ncom,c)/ 2010 2/1\n", "com,b)/", "line 3", "wrong number of columns"},
+		{"bad datetime", dtFields + "com,a)/ 2010 1/1\ncom,b)/ 201x 3/1\ncom,c)/ 2010 2/1\n", "com,b)/", "line 3, column 9", "invalid datetime"},
+		{"extra column", "com,a)/ 1/1\ncom,b)/ 3/1 extra\ncom,c)/ 2/1\n", "com,b)/", "line 2, column 13", "wrong number of columns"},
+		{"extra column, datetime map", dtFields + "com,a)/ 2010 1/1\ncom,b)/ 2010 3/1 x\ncom,c)/ 2010 2/1\n", "com,b)/", "line 3, column 18", "wrong number of columns"},
+		{"NUL in a frequency", "com,a)/ 1/1\ncom,b)/ 3\x001\ncom,c)/ 2/1\n", "com,b)/", "line 2, column 9", "invalid frequency"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "map.ukvs")
+			if err := os.WriteFile(p, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			where := p + ": ukvs: " + tt.line + ": "
+			_, _, err := runCmd(t, "", "check", p)
+			if err == nil || !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), tt.cause) {
+				t.Errorf("check: %v; want an error naming %q (%s)", err, where, tt.cause)
+			}
+			out, stderr, err := runCmd(t, "", "stats", p)
+			if err != nil || !strings.Contains(out, "\ndata lines\t2\n") || !strings.Contains(out, "\nbad lines skipped\t1\n") ||
+				!strings.Contains(stderr, where) || !strings.Contains(stderr, tt.cause) {
+				t.Errorf("stats: %v\n%s%s\nwant 2 data lines and 1 bad line naming %q (%s)", err, out, stderr, where, tt.cause)
+			}
+			out, _, err = runCmd(t, "", "lookup", p, tt.key, "com,c)/")
+			if err == nil || cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), tt.cause) {
+				t.Errorf("lookup: %v (exit %d); want exit 1 naming %q (%s)", err, cli.Status("mementomap", err, io.Discard), where, tt.cause)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], tt.key+"\t-\t-") || !strings.HasPrefix(lines[1], "com,c)/\tcom,c)/\t") || !strings.HasSuffix(lines[1], "\t2/1") {
+				t.Errorf("lookup printed %q; want the bad line's key as -, com,c)/ as a hit", out)
+			}
+		})
+	}
+}
+
+// TestLookupAtWithOwnDatetime gives lookup -at and inputs that carry their
+// own datetime: an argument is a usage error (exit 2) naming both
+// datetimes, a stdin line is not looked up (printed as -, exit 1, named
+// with both), and an input without one is looked up at -at.
+func TestLookupAtWithOwnDatetime(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "datetime.ukvs")
+	os.WriteFile(p, []byte(`!fields {keys: ["surt", "datetime"], values: ["frequency"]}
+com,b)/ 2010 3/1
+com,b)/ 2011 4/1
+`), 0o644)
+	out, _, err := runCmd(t, "", "lookup", "-at", "2010", p, "com,b)/ 2011")
+	if cli.Status("mementomap", err, io.Discard) != 2 || out != "" || !strings.Contains(err.Error(), `"2011"`) || !strings.Contains(err.Error(), `"2010"`) {
+		t.Errorf("lookup -at 2010 'com,b)/ 2011' = %q, %v (exit %d); want exit 2 naming both datetimes", out, err, cli.Status("mementomap", err, io.Discard))
+	}
+	out, _, err = runCmd(t, "com,b)/ 2011\ncom,b)/\n", "lookup", "-at", "2010", p)
+	if want := "com,b)/ 2011\t-\t-\t-\ncom,b)/ 2010\tcom,b)/\t2010\t3/1\n"; out != want {
+		t.Errorf("lookup -at 2010 from stdin printed %q, want %q", out, want)
+	}
+	if cli.Status("mementomap", err, io.Discard) != 1 || !errors.Is(err, mementomap.ErrTwoDatetimes) || !strings.Contains(err.Error(), "line 1") ||
+		!strings.Contains(err.Error(), `"2011"`) || !strings.Contains(err.Error(), `"2010"`) {
+		t.Errorf("lookup -at 2010 from stdin: %v (exit %d); want exit 1, ErrTwoDatetimes naming line 1 and both datetimes", err, cli.Status("mementomap", err, io.Discard))
+	}
+	out, _, err = runCmd(t, "", "lookup", "-at", "2011", p, "com,b)/")
+	if want := "com,b)/ 2011\tcom,b)/\t2011\t4/1\n"; err != nil || out != want {
+		t.Errorf("lookup -at 2011 com,b)/ = %q, %v; want %q", out, err, want)
 	}
 }
