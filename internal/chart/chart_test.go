@@ -634,8 +634,10 @@ func TestPointMarks(t *testing.T) {
 	if m := short.PointMarks(0); !slices.Equal(m, []bool{true, true, true}) {
 		t.Errorf("short series marks = %v, want all", m)
 	}
-	if short.Zoomable() || !c.Zoomable() {
-		t.Errorf("Zoomable: share axis %v (want false), count axis %v (want true)", short.Zoomable(), c.Zoomable())
+	levels := &Chart{Kind: Line, X: Axis{Unit: Plain}}
+	days := &Chart{Kind: Line, X: Axis{Type: Time}}
+	if short.Zoomable() || levels.Zoomable() || !c.Zoomable() || !days.Zoomable() {
+		t.Errorf("Zoomable: share axis %v, levels %v (want false); count axis %v, time axis %v (want true)", short.Zoomable(), levels.Zoomable(), c.Zoomable(), days.Zoomable())
 	}
 	if bar := (&Chart{Kind: Bar}); bar.Zoomable() || bar.PointMarks(0) != nil {
 		t.Error("a bar chart has zoom or point marks")

@@ -54,7 +54,11 @@ func (c *Chart) PointMarks(i int) []bool {
 }
 
 // Zoomable reports whether an interactive view of the chart offers zoom
-// along its X axis: a line chart whose X axis is not a share. A share
-// axis (Unit Percent, 0 to 100 %, such as a Lorenz curve's) is read whole,
-// so a zoom would only hide part of it.
-func (c *Chart) Zoomable() bool { return c.Kind == Line && c.X.Unit != Percent }
+// along its X axis: a line chart whose X axis is a Time axis or counts
+// things (Unit Count or Bytes), which may span years or powers of ten.
+// Other axes are read whole, and a zoom would only hide part of them: a
+// share (Unit Percent, 0 to 100 %, such as a Lorenz curve's) or a few
+// levels (Unit Plain, such as depths).
+func (c *Chart) Zoomable() bool {
+	return c.Kind == Line && (c.X.Type == Time || c.X.Unit == Count || c.X.Unit == Bytes)
+}

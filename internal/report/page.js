@@ -178,7 +178,7 @@
         };
       });
       opt.series.reverse(); // the first (largest) series drawn last, on top
-      if (spec.zoom) { // not on a share axis, which is read whole (chart.Chart.Zoomable)
+      if (spec.zoom) { // along a time or count axis only (chart.Chart.Zoomable)
         opt.dataZoom = [
           { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
           { type: 'slider', xAxisIndex: 0, filterMode: 'none', height: 20, bottom: 6, labelFormatter: time ? function (v) { return isoDay(v); } : undefined }

@@ -7,7 +7,7 @@
 //
 //   - every chart with hover (the values of all series at the pointer, in
 //     human units and with thousands separators) and, on line charts
-//     whose X axis is not a share (chart.Chart.Zoomable), zoom along the
+//     along a time or count axis (chart.Chart.Zoomable), zoom along the
 //     X axis (mouse wheel or drag in the plot, the slider below it);
 //     legends beside the plot toggle series;
 //   - every table sortable by any column (click its header; again to reverse);
@@ -113,7 +113,7 @@ type view struct {
 	Sections []sectionView
 	Licences []licenceView
 	// Zoom, Legend and Sort say which of the page's controls the footer
-	// explains: zoom on line charts whose X axis is not a share
+	// explains: zoom on line charts along a time or count axis
 	// (chart.Chart.Zoomable; page.js gives each such chart a zoom), legends
 	// of charts with more than one series, sortable tables.
 	Zoom, Legend, Sort bool
