@@ -664,17 +664,6 @@ func TestIndexHasNoPages(t *testing.T) {
 	}
 }
 
-func TestCountOf(t *testing.T) {
-	for _, tc := range []struct {
-		n    int
-		want string
-	}{{0, "0 mementos"}, {1, "1 memento"}, {2, "2 mementos"}, {1000, "1000 mementos"}} {
-		if got := countOf(tc.n, "memento", "mementos"); got != tc.want {
-			t.Errorf("countOf(%d) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
-}
-
 // TestLeadingZeroPage: a page number with a leading zero is refused with
 // 400 naming the page it spells (one spelling per page, as "+1" is
 // refused), for link and json, never read as page 1 or as part of the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/timestamp"
 )
@@ -472,7 +473,7 @@ func Headline(ans *Answer) string {
 	}
 	switch ans.Status {
 	case http.StatusOK:
-		return countOf(len(ans.Mementos), "memento", "mementos") + " of " + urir + detail
+		return count.Of(len(ans.Mementos), "memento", "mementos") + " of " + urir + detail
 	case http.StatusNotFound:
 		return "No mementos found for " + urir + detail
 	case http.StatusBadGateway:
@@ -542,7 +543,7 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		size := h.ag.pageSize()
 		pages := (len(ms) + size - 1) / size
 		if page > pages {
-			writeBody(w, http.StatusNotFound, ctText, []byte(fmt.Sprintf("No page %d: %s %s of %d\n", page, countOf(len(ms), "memento makes", "mementos make"), countOf(pages, "page", "pages"), size)))
+			writeBody(w, http.StatusNotFound, ctText, []byte(fmt.Sprintf("No page %d: %s %s of %d\n", page, count.Of(len(ms), "memento makes", "mementos make"), count.Of(pages, "page", "pages"), size)))
 			return
 		}
 		if format == "json" {
@@ -1291,13 +1292,4 @@ func (m *missWriter) flush() {
 	}
 	m.ResponseWriter.WriteHeader(m.status)
 	_, _ = m.ResponseWriter.Write(m.body)
-}
-
-// countOf is n with the noun's singular or plural form: "1 memento",
-// "2 mementos".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/aggregator/server"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 // cliFormat is the -format of the command-line mode; migrateDryRun is
@@ -27,7 +28,7 @@ var (
 func printMigrationPlan(ctx context.Context, spec string, stdout io.Writer) error {
 	dsn := strings.TrimPrefix(spec, "mysql:")
 	if !strings.Contains(dsn, "/") || spec == "memory" || spec == "none" || strings.HasPrefix(spec, "bolt") {
-		return usageError{errors.New("-migrate-dry-run: -cache must be a MySQL DSN")}
+		return cli.Usagef("-migrate-dry-run: -cache must be a MySQL DSN")
 	}
 	plan, err := mysqlcache.MigrationPlan(ctx, dsn)
 	if err != nil {
@@ -74,26 +75,26 @@ func (c *cliRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
 // headline on stderr.
 func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 2 {
-		return usageError{fmt.Errorf("want URI-R [DATETIME], got %d arguments", len(args))}
+		return cli.Usagef("want URI-R [DATETIME], got %d arguments", len(args))
 	}
 	if err := checkCLIURIR(args[0]); err != nil {
-		return usageError{err}
+		return cli.AsUsage(err)
 	}
 	target := "/timemap/" + cliFormat + "/" + args[0]
 	if len(args) == 2 {
 		if _, err := aggregator.ParsePathDatetime(args[1]); err != nil {
-			return usageError{fmt.Errorf("malformed datetime (YYYY[MM[DD[hh[mm[ss]]]]]): %s", args[1])}
+			return cli.Usagef("malformed datetime (YYYY[MM[DD[hh[mm[ss]]]]]): %s", args[1])
 		}
 		target = "/memento/" + cliFormat + "/" + args[1] + "/" + args[0]
 	}
 	log, err := c.NewLogger(stderr)
 	if err != nil {
-		return usageError{err}
+		return cli.AsUsage(err)
 	}
 	c.Logger = log
 	s, err := server.New(ctx, &c)
 	if err != nil {
-		return usageError{err}
+		return cli.AsUsage(err)
 	}
 	defer s.Close()
 	ag := s.Aggregator()
@@ -121,7 +122,7 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 		}
 		return err
 	case rec.Code == http.StatusBadRequest:
-		return usageError{errors.New(strings.TrimSpace(body))}
+		return cli.AsUsage(errors.New(strings.TrimSpace(body)))
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator/server"
 	"github.com/mementokit/mementokit/cache/boltcache"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -103,7 +104,7 @@ func TestConfigErrors(t *testing.T) {
 			}
 			// run reports it as a usage error (exit status 2).
 			err = run(t.Context(), args, strings.NewReader(""), io.Discard, io.Discard)
-			var ue usageError
+			var ue cli.Usage
 			if !errors.As(err, &ue) {
 				t.Errorf("run: %v is not a usage error", err)
 			}

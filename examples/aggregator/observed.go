@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/cache/boltcache"
 	"github.com/mementokit/mementokit/internal/atomicfile"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -60,31 +60,28 @@ func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := fs.String("o", "", "output `folder`: one ID.ukvs per archive")
 	listFile := fs.String("archives", "", "the archive list `file` the aggregator searched with (JSON or archivelist.xml): an ID it lists may hold nothing in the cache")
 	maxAge := fs.Duration("max-age", mementomap.DefaultObservedMaxAge, "how long a negative observation is trusted (the map's negatives_max_age)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
 	}
 	switch {
 	case fs.NArg() > 0:
-		return usageError{fmt.Errorf("observed: unexpected argument %q", fs.Arg(0))}
+		return cli.Usagef("observed: unexpected argument %q", fs.Arg(0))
 	case *store == "":
-		return usageError{errors.New("observed: -cache is required (bolt:PATH or a MySQL DSN)")}
+		return cli.Usagef("observed: -cache is required (bolt:PATH or a MySQL DSN)")
 	case *store == "memory" || *store == "none":
-		return usageError{fmt.Errorf("observed: -cache %s: a memory cache ends with its process; give the bolt file or the MySQL DSN the aggregator uses", *store)}
+		return cli.Usagef("observed: -cache %s: a memory cache ends with its process; give the bolt file or the MySQL DSN the aggregator uses", *store)
 	case *store == "bolt" || *store == "bolt:":
-		return usageError{errors.New("observed: -cache bolt needs its file: bolt:PATH")}
+		return cli.Usagef("observed: -cache bolt needs its file: bolt:PATH")
 	case len(ids) == 0:
-		return usageError{errors.New("observed: -archive is required")}
+		return cli.Usagef("observed: -archive is required")
 	case *out == "":
-		return usageError{errors.New("observed: -o DIR is required")}
+		return cli.Usagef("observed: -o DIR is required")
 	case *maxAge <= 0:
-		return usageError{errors.New("observed: -max-age must be positive")}
+		return cli.Usagef("observed: -max-age must be positive")
 	}
 	for _, id := range ids {
 		if strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-			return usageError{fmt.Errorf("observed: archive id %q cannot name a file in %s", id, *out)}
+			return cli.Usagef("observed: archive id %q cannot name a file in %s", id, *out)
 		}
 	}
 	listed := map[string]bool{}
@@ -102,7 +99,7 @@ func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		for _, id := range ids {
 			if !listed[id] {
-				return usageError{fmt.Errorf("observed: archive id %q is not in %s", id, *listFile)}
+				return cli.Usagef("observed: archive id %q is not in %s", id, *listFile)
 			}
 		}
 	}

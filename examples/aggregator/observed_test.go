@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/internal/archivetest"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 // observedRun serves two archives (x1 holds held, x2 holds other) with
@@ -188,7 +189,7 @@ func TestObservedUsage(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("observed %q: %v, want an error with %q", tc.args, err, tc.want)
 		}
-		if _, ok := err.(usageError); !ok {
+		if _, ok := err.(cli.Usage); !ok {
 			t.Errorf("observed %q: %T is not a usage error (exit status 2)", tc.args, err)
 		}
 	}

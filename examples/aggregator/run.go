@@ -14,38 +14,35 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator/server"
+	"github.com/mementokit/mementokit/internal/cli"
 )
-
-// usageError is a bad flag or configuration value, or a failure to start
-// (an archive list, rules or blacklist that cannot be read, a cache that
-// cannot be opened, an address that cannot be listened on): the exit
-// status is 2, apart from 1 (command-line mode: no memento found).
-type usageError struct{ error }
-
-// Usage gives the error exit status 2 (internal/cli).
-func (usageError) Usage() bool { return true }
-
-func (u usageError) Unwrap() error { return u.error }
 
 // run configures the server (aggregator/server) from args and the -config
 // file, listens, and serves until ctx ends; then the server shuts down
 // gracefully (server.Server.Serve). Once listening it writes one line
 // "aggregator: listening on http://ADDR" to stdout; logs go to stderr.
 // stdin is not read.
+//
+// A bad flag or configuration value, or a failure to start (an archive
+// list, rules or blacklist that cannot be read, a cache that cannot be
+// opened, an address that cannot be listened on) is a cli.Usage error:
+// exit status 2, apart from 1 (command-line mode: no memento found).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "observed" {
-		return runObserved(ctx, args[1:], stdout, stderr)
+	if len(args) > 0 {
+		if cmd := commands(ctx, stdout, stderr).Find(args[0]); cmd != nil && cmd.Run != nil {
+			return cmd.Run(args[1:])
+		}
 	}
 	c, rest, err := parseConfig(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return usageError{err}
+		return cli.AsUsage(err)
 	}
 	if migrateDryRun {
 		if err := printMigrationPlan(ctx, c.Cache, stdout); err != nil {
-			return usageError{err}
+			return cli.AsUsage(err)
 		}
 		return nil
 	}
@@ -57,12 +54,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log, err := c.NewLogger(stderr)
 	if err != nil {
-		return usageError{err} // checked by parseConfig
+		return cli.AsUsage(err) // checked by parseConfig
 	}
 	c.Logger = log
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
-		return usageError{err}
+		return cli.AsUsage(err)
 	}
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + ln.Addr().String() + c.RootPrefix()
@@ -70,7 +67,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	s, err := server.New(ctx, &c)
 	if err != nil {
 		ln.Close()
-		return usageError{err}
+		return cli.AsUsage(err)
 	}
 	fmt.Fprintf(stdout, "aggregator: listening on http://%s\n", ln.Addr())
 	return s.Serve(ctx, ln)
@@ -81,7 +78,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs := flag.NewFlagSet("aggregator", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprint(out, usage)
+		writeUsage(out)
 		fs.PrintDefaults()
 	}
 	dur := func(d *server.Duration, name, help string) {
@@ -137,11 +134,26 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	return fs
 }
 
-const usage = `usage: aggregator [flags] [server [flags]]    serve HTTP
-       aggregator [flags] URI-R [DATETIME]    one search, printed (MemGator's CLI)
-       aggregator observed -cache STORE -archive ID -o DIR
-                                              observed maps from the cache ("aggregator observed -h")
+// commands is the aggregator's command table: "server" (the default,
+// also with no word at all; parseConfig reads it) and "observed".
+func commands(ctx context.Context, stdout, stderr io.Writer) cli.Commands {
+	return cli.Commands{
+		{Name: "server", Args: "[flags]",
+			Summary: "serve HTTP (the default; MemGator's \"memgator [flags] server\"): the flags may stand\nbefore or after the word"},
+		{Name: "observed", Args: "-cache STORE -archive ID -o DIR",
+			Summary: "observed maps from the cache, for archives that publish none (\"aggregator observed -h\")",
+			Run:     func(args []string) error { return runObserved(ctx, args, stdout, stderr) }},
+	}
+}
 
+// writeUsage writes the aggregator's usage up to its flag list.
+func writeUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: aggregator [flags] [server [flags]]    serve HTTP
+       aggregator [flags] URI-R [DATETIME]    one search, printed (MemGator's CLI)
+       aggregator COMMAND [flags] ARGS
+`)
+	commands(context.Background(), nil, nil).WriteUsage(w)
+	fmt.Fprint(w, `
 Serves the Memento aggregator: TimeMaps, TimeGate and the Time Travel API
 over the archives of the archive list, a web page at /, Prometheus metrics at
 /metrics and a health check at /healthz.
@@ -160,7 +172,8 @@ or blacklist that cannot be read, a cache that cannot be opened or
 migrated, an address that cannot be listened on.
 
 Flags:
-`
+`)
+}
 
 // parseConfig reads the flags, then, when -config names a file, reads it
 // and applies the flags again over it, so that a flag given on the command
@@ -170,17 +183,9 @@ Flags:
 func parseConfig(args []string, stderr io.Writer) (server.Config, []string, error) {
 	c := server.DefaultConfig()
 	var file string
-	// A bad flag is reported once, by the exit status's message; -h
-	// prints the usage.
-	fs := flagSet(&c, &file, io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stderr)
-			fmt.Fprint(stderr, usage)
-			fs.PrintDefaults()
-			return c, nil, err
-		}
-		return c, nil, fmt.Errorf("%w (aggregator -h lists the flags)", err)
+	fs := flagSet(&c, &file, stderr)
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return c, nil, err
 	}
 	if fs.NArg() > 1 && fs.Arg(0) == "server" {
 		// Flags after the subcommand, as in "aggregator server -archives

@@ -10,7 +10,6 @@ import (
 	"github.com/mementokit/mementokit/internal/cli"
 
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,11 +35,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return cli.Usagef("unexpected arguments %q", fs.Args())
+		return cli.Usagef("unexpected arguments %q (run with -h for usage)", fs.Args())
 	}
 	if *n < 0 || *lookups < 0 || *held < 0 || *held > 1 {
-		return errors.New("-n and -lookups must be ≥ 0 and -held in [0, 1]")
+		return cli.Usagef("-n and -lookups must be ≥ 0 and -held in [0, 1]")
 	}
 	cfg := cdxgen.Config{Lines: *n, Seed: *seed}
 	w := &ctxWriter{ctx: ctx, w: stdout}

@@ -39,9 +39,3 @@ import (
 )
 
 func main() { cli.Main("cdxj", run) }
-
-// usageError marks a command-line mistake (exit status 2).
-type usageError struct{ error }
-
-// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
-func (usageError) Usage() bool { return true }

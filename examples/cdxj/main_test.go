@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/surt"
 	"github.com/mementokit/mementokit/timestamp"
@@ -242,10 +243,10 @@ func TestSort(t *testing.T) {
 }
 
 func TestUsageAndCancel(t *testing.T) {
-	if _, _, err := runCmd(t, "", "-bogus"); !errors.As(err, new(usageError)) {
+	if _, _, err := runCmd(t, "", "-bogus"); !errors.As(err, new(cli.Usage)) {
 		t.Errorf("unknown flag: %v, want a usage error", err)
 	}
-	if _, _, err := runCmd(t, "", "-mem", "0"); !errors.As(err, new(usageError)) {
+	if _, _, err := runCmd(t, "", "-mem", "0"); !errors.As(err, new(cli.Usage)) {
 		t.Errorf("-mem 0: %v, want a usage error", err)
 	}
 	if _, _, err := runCmd(t, "", filepath.Join(t.TempDir(), "missing.cdx")); !errors.Is(err, os.ErrNotExist) {
@@ -296,7 +297,7 @@ func TestOutputFile(t *testing.T) {
 
 	// The output may not be an input.
 	before, _ := os.ReadFile(in)
-	if _, _, err := runCmd(t, "", "-o", in, in); !errors.As(err, new(usageError)) {
+	if _, _, err := runCmd(t, "", "-o", in, in); !errors.As(err, new(cli.Usage)) {
 		t.Errorf("-o onto an input: %v, want a usage error", err)
 	}
 	if now, _ := os.ReadFile(in); !bytes.Equal(before, now) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/summary"
 )
 
@@ -25,27 +26,27 @@ func checkFormat(o *options) error {
 	switch o.format {
 	case "cdxj":
 		if o.partition != "none" || o.orgRegexp != "" || o.orgMap != "" {
-			return usageError{fmt.Errorf("-partition, -org-regexp and -org-map apply to Parquet output (-format parquet)")}
+			return cli.Usagef("-partition, -org-regexp and -org-map apply to Parquet output (-format parquet)")
 		}
 		return nil
 	case "parquet":
 	default:
-		return usageError{fmt.Errorf("-format %q: want cdxj or parquet", o.format)}
+		return cli.Usagef("-format %q: want cdxj or parquet", o.format)
 	}
 	if o.output == "" || o.output == "-" {
-		return usageError{fmt.Errorf("Parquet output needs -o OUT.parquet (or a folder with -partition)")}
+		return cli.Usagef("Parquet output needs -o OUT.parquet (or a folder with -partition)")
 	}
 	if o.sort {
-		return usageError{fmt.Errorf("-sort applies to CDXJ output; a Parquet table keeps the input order (sort the input first)")}
+		return cli.Usagef("-sort applies to CDXJ output; a Parquet table keeps the input order (sort the input first)")
 	}
 	if _, err := columnar.ParsePartition(o.partition); err != nil {
-		return usageError{err}
+		return cli.AsUsage(err)
 	}
 	if o.rowGroup < 1 {
-		return usageError{fmt.Errorf("-row-group must be positive")}
+		return cli.Usagef("-row-group must be positive")
 	}
 	if o.orgRegexp != "" && o.orgMap != "" {
-		return usageError{fmt.Errorf("-org-regexp and -org-map exclude each other")}
+		return cli.Usagef("-org-regexp and -org-map exclude each other")
 	}
 	return nil
 }
@@ -57,7 +58,7 @@ func orgFunc(o options) (summary.OrgFunc, error) {
 	case o.orgRegexp != "":
 		re, err := regexp.Compile(o.orgRegexp)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("-org-regexp: %w", err)}
+			return nil, cli.Usagef("-org-regexp: %w", err)
 		}
 		return summary.OrgByRegexp(re), nil
 	case o.orgMap != "":
@@ -80,7 +81,7 @@ func runParquet(ctx context.Context, o options, stdin io.Reader, stderr io.Write
 	}
 	for _, in := range o.files {
 		if in != "-" && sameFile(in, o.output) {
-			return usageError{fmt.Errorf("-o %s is also an input", o.output)}
+			return cli.Usagef("-o %s is also an input", o.output)
 		}
 	}
 	t, err := columnar.Create(o.output, &columnar.Options{RowGroupRows: o.rowGroup, Partition: part, Org: org})

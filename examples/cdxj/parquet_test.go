@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 func TestParquetOutput(t *testing.T) {
@@ -68,7 +69,7 @@ func TestParquetUsage(t *testing.T) {
 		{"-o", in + ".parquet", "-row-group", "0", in},
 	} {
 		_, _, err := runCmd(t, "", args...)
-		var ue usageError
+		var ue cli.Usage
 		if !errors.As(err, &ue) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
 		}

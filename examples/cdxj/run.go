@@ -15,6 +15,7 @@ import (
 	"github.com/mementokit/mementokit/columnar"
 	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/extsort"
 )
 
@@ -57,14 +58,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(fs.Output(), "usage: cdxj [-sort] [-skip-bad] [-mem BYTES] [-tmpdir DIR] [-o OUT] [-url-prefix URL | -domain HOST] [INDEX...]\n       cdxj -o OUT.parquet [-partition none|year|crawl] [-row-group N] [-org-regexp RE | -org-map FILE] [-skip-bad] [INDEX...]\n\nConverts CDX, CDXJ and their .gz forms, ZipNum clusters (their .idx, or their folder) and CDX servers (an http(s) URL; -url-prefix or -domain says what to read) to CDXJ on stdout (stdin when no INDEX or \"-\").")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return o, err
-		}
-		return o, usageError{err}
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return o, err
 	}
 	if o.mem < 1 || o.maxLine < 1 {
-		return o, usageError{fmt.Errorf("-mem and -max-line must be positive")}
+		return o, cli.Usagef("-mem and -max-line must be positive")
 	}
 	o.files = fs.Args()
 	if len(o.files) == 0 {
@@ -75,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		err = cdxflag.Check(o.server, o.files)
 	}
 	if err != nil {
-		return o, usageError{err}
+		return o, cli.AsUsage(err)
 	}
 	return o, checkFormat(&o)
 }
@@ -282,7 +280,7 @@ func createOutput(path string, inputs []string) (*outputFile, error) {
 				continue
 			}
 			if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-				return nil, usageError{fmt.Errorf("-o %s is also an input", path)}
+				return nil, cli.Usagef("-o %s is also an input", path)
 			}
 		}
 	}

@@ -30,10 +30,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return cli.Usagef("unexpected argument %q (run with -h for usage)", fs.Arg(0))
 	}
 	if cfg.Gen < 0 || cfg.Workers < 1 {
-		return fmt.Errorf("-gen must be >= 0 and -workers >= 1")
+		return cli.Usagef("-gen must be >= 0 and -workers >= 1")
 	}
 	sum, err := demo.Run(ctx, cfg, stdout)
 	if err != nil {

@@ -111,8 +111,7 @@ func (e *env) build(args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("build: no index given")
+		return cli.Usagef("build: no index given (run with -h for usage)")
 	}
 	o, err := opts()
 	if err != nil {
@@ -170,8 +169,7 @@ func (e *env) compact(args []string) error {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return errors.New("compact: want IN and OUT")
+		return cli.Usagef("compact: want IN and OUT (run with -h for usage)")
 	}
 	o := mementomap.CompactOptions{HostFactor: *hcf, PathFactor: *pcf, HostAlpha: *ha, HostK: *hk,
 		PathAlpha: *pa, PathK: *pk, HostDepth: *hdepth, PathDepth: *pdepth, Reference: *ref,
@@ -228,8 +226,7 @@ func (e *env) lookup(args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("lookup: no map given")
+		return cli.Usagef("lookup: no map given (run with -h for usage)")
 	}
 	m, err := mementomap.Open(fs.Arg(0))
 	if err != nil {
@@ -242,7 +239,7 @@ func (e *env) lookup(args []string) error {
 			return fmt.Errorf("lookup: -at: %s has no datetime key column", fs.Arg(0))
 		}
 		if _, err := ukvs.ParsePeriod(*at); err != nil {
-			return usageError{fmt.Errorf("lookup: -at %q: %w", *at, err)}
+			return cli.Usagef("lookup: -at %q: %w", *at, err)
 		}
 	}
 	if fs.NArg() > 1 {
@@ -255,7 +252,7 @@ func (e *env) lookup(args []string) error {
 						return usageError{fmt.Errorf("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)}
 					}
 					if _, err := ukvs.ParsePeriod(dt); err != nil {
-						return usageError{fmt.Errorf("lookup: argument %q: datetime %q: %w", a, dt, err)}
+						return cli.Usagef("lookup: argument %q: datetime %q: %w", a, dt, err)
 					}
 				}
 			}
@@ -285,8 +282,7 @@ func (e *env) eval(args []string) error {
 		return err
 	}
 	if fs.NArg() < 2 || *lookups == "" {
-		fs.Usage()
-		return errors.New("eval: want -lookups FILE, a MAP and at least one INDEX")
+		return cli.Usagef("eval: want -lookups FILE, a MAP and at least one INDEX (run with -h for usage)")
 	}
 	o, err := opts()
 	if err != nil {
@@ -354,8 +350,7 @@ func (e *env) merge(args []string) error {
 		return err
 	}
 	if fs.NArg() < 2 {
-		fs.Usage()
-		return errors.New("merge: want two maps or more")
+		return cli.Usagef("merge: want two maps or more (run with -h for usage)")
 	}
 	if err := checkOutput("merge", *out, fs.Args()...); err != nil {
 		return err
@@ -388,8 +383,7 @@ func (e *env) check(args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("check: want one map")
+		return cli.Usagef("check: want one map (run with -h for usage)")
 	}
 	if p := fs.Arg(0); p != "-" {
 		// What lookups would refuse (lone CR line ends) is named as such.
@@ -418,8 +412,7 @@ func (e *env) stats(args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("stats: want one map")
+		return cli.Usagef("stats: want one map (run with -h for usage)")
 	}
 	m, err := mementomap.Open(fs.Arg(0))
 	if err != nil {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/cli"
 	"io"
 	"log/slog"
 	"os"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/atomicfile"
-	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -47,17 +46,8 @@ func (e *env) indexFlags(name, args string) (*flag.FlagSet, func([]string) error
 	}
 }
 
-// flags returns a FlagSet with the common flags (-v, -q, -progress).
-// usageError marks an error in the command line (a bad argument), which
-// exits with status 2 (see cli.Usage).
-type usageError struct{ error }
-
-// Usage reports true: the command line was wrong.
-func (usageError) Usage() bool { return true }
-
-// Unwrap returns the error in the command line.
-func (u usageError) Unwrap() error { return u.error }
-
+// flags returns a FlagSet with the common flags (-v, -q, -progress) and
+// the function that parses it (cli.ParseFlags) and applies them.
 func (e *env) flags(name, args string) (*flag.FlagSet, func([]string) error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -69,11 +59,8 @@ func (e *env) flags(name, args string) (*flag.FlagSet, func([]string) error) {
 		fs.PrintDefaults()
 	}
 	parse := func(a []string) error {
-		if err := fs.Parse(a); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return usageError{err}
+		if err := cli.ParseFlags(fs, a); err != nil {
+			return err
 		}
 		level := slog.LevelInfo
 		if *verbose {
@@ -92,7 +79,7 @@ func (e *env) flags(name, args string) (*flag.FlagSet, func([]string) error) {
 			f, ok := e.stderr.(*os.File)
 			e.progress = ok && term.IsTerminal(int(f.Fd())) && !*quiet
 		default:
-			return usageError{fmt.Errorf("-progress must be auto, on or off, not %q", *progress)}
+			return cli.Usagef("-progress must be auto, on or off, not %q", *progress)
 		}
 		return nil
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator/accesslog"
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/logreport"
 	"github.com/mementokit/mementokit/internal/report"
 	"github.com/mementokit/mementokit/timestamp"
@@ -48,8 +48,7 @@ func (e *env) logs(args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("logs: no log given")
+		return cli.Usagef("logs: no log given (run with -h for usage)")
 	}
 	f, err := accesslog.ParseFormat(*format)
 	if err != nil {

@@ -18,64 +18,50 @@
 package main
 
 import (
-	"github.com/mementokit/mementokit/internal/cli"
-
 	"context"
-	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 func main() { cli.Main("mementomap", run) }
 
-const usage = `usage: mementomap COMMAND [flags] ARGS
-commands:
-  build    [-o OUT] [filters] INDEX...   baseline map from CDX/CDXJ files (gzip or not, sorted or not),
-                                         ZipNum clusters, or CDX servers (an http(s) URL, with -url-prefix or -domain)
-  compact  [-hcf W] [-pcf W] IN OUT      one-pass compaction (the paper's Figure 3)
-  lookup   MAP [URI|SURT...]             matched key and frequency (stdin when no URI is given)
-  eval     [-lookups FILE] MAP INDEX...  relative cost, accuracy, precision, recall
-  merge    [-o OUT] MAP1 MAP2 [MAP...]   union of maps of one archive (URI-R counts of shared keys: upper bounds)
-  check    MAP                           validate order, headers and frequencies
-  stats    MAP                           lines, totals, wildcards, depths
-  profile  [-o OUT.json] INDEX...        the paper's analysis of an archive (Tables 1, 2, 4-8, Figures 5-9)
-                                         and the cutoffs fitted to it (for compact -fit)
-  logs     [-lookups OUT] [-index INDEX]... LOG...
-                                         lookups from access logs (Common, Combined, MemGator, aggregator JSON)
-                                         for eval; Table 3 (per archive outcomes) and, with -index, Figure 4
-"mementomap COMMAND -h" lists the flags of a command.
-`
+// commands is mementomap's command table; its usage is made from it.
+func (e *env) commands() cli.Commands {
+	return cli.Commands{
+		{Name: "build", Args: "[-o OUT] [filters] INDEX...", Summary: "baseline map from CDX/CDXJ files (gzip or not, sorted or not), ZipNum clusters,\nor CDX servers (an http(s) URL, with -url-prefix or -domain)", Run: e.build},
+		{Name: "compact", Args: "[-hcf W] [-pcf W] [-fit PROFILE.json] IN OUT", Summary: "one-pass compaction (the paper's Figure 3)", Run: e.compact},
+		{Name: "lookup", Args: "MAP [URI|SURT...]", Summary: "matched key and frequency (stdin when no URI is given)", Run: e.lookup},
+		{Name: "eval", Args: "[-lookups FILE] MAP INDEX...", Summary: "relative cost, accuracy, precision, recall", Run: e.eval},
+		{Name: "merge", Args: "[-o OUT] MAP1 MAP2 [MAP...]", Summary: "union of maps of one archive (URI-R counts of shared keys: upper bounds)", Run: e.merge},
+		{Name: "check", Args: "MAP", Summary: "validate order, headers and frequencies", Run: e.check},
+		{Name: "stats", Args: "MAP", Summary: "lines, totals, wildcards, depths", Run: e.stats},
+		{Name: "profile", Args: "[-o OUT.json] [filters] INDEX...", Summary: "the paper's analysis of an archive (Tables 1, 2, 4-8, Figures 5-9)\nand the cutoffs fitted to it (for compact -fit)", Run: e.profile},
+		{Name: "logs", Args: "[-lookups OUT] [-index INDEX]... [-json] [-html OUT.html] LOG...", Summary: "lookups from access logs (Common, Combined, MemGator, aggregator JSON) for eval;\nTable 3 (per archive outcomes) and, with -index, Figure 4", Run: e.logs},
+	}
+}
+
+// usage writes mementomap's usage to w.
+func (e *env) usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: mementomap COMMAND [flags] ARGS")
+	e.commands().WriteUsage(w)
+	fmt.Fprintln(w, `"mementomap COMMAND -h" lists the flags of a command.`)
+}
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return usageError{errors.New("no command")}
-	}
-	cmd, rest := args[0], args[1:]
 	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
-	switch cmd {
-	case "build":
-		return env.build(rest)
-	case "compact":
-		return env.compact(rest)
-	case "lookup":
-		return env.lookup(rest)
-	case "eval":
-		return env.eval(rest)
-	case "merge":
-		return env.merge(rest)
-	case "check":
-		return env.check(rest)
-	case "stats":
-		return env.stats(rest)
-	case "profile":
-		return env.profile(rest)
-	case "logs":
-		return env.logs(rest)
+	if len(args) == 0 {
+		env.usage(stderr)
+		return cli.Usagef("no command")
+	}
+	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
+		env.usage(stderr)
 		return nil
 	}
-	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Errorf("unknown command %q", cmd)}
+	if c := env.commands().Find(args[0]); c != nil {
+		return c.Run(args[1:])
+	}
+	return cli.Usagef("unknown command %q (run with -h for usage)", args[0])
 }

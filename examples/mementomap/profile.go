@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/profilereport"
 	"github.com/mementokit/mementokit/internal/report"
 	"github.com/mementokit/mementokit/mementomap"
@@ -29,8 +29,7 @@ func (e *env) profile(args []string) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("profile: no index given")
+		return cli.Usagef("profile: no index given (run with -h for usage)")
 	}
 	bo, err := opts()
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/cli"
 	"io"
 	"slices"
 	"strings"
@@ -19,10 +20,8 @@ var chartKinds = []string{
 	"daily-captures", "daily-bytes", "daily-2xx",
 }
 
-const chartUsage = "summarize chart -kind KIND -o OUT.svg|OUT.png [-tld TLD] [-noyear] [-org-regexp RE | -org-map FILE] [-url-prefix URL | -domain HOST] FILE..."
-
 func (e *env) chart(args []string) error {
-	fs := newFlags("chart", chartUsage+"\nkinds: "+strings.Join(chartKinds, ", "), e.stderr)
+	fs := e.newFlags("chart", "")
 	kind := fs.String("kind", "", "what to draw: "+strings.Join(chartKinds, ", ")+" (daily-* from index files, the others from summaries)")
 	out := fs.String("o", "", "output image, .svg or .png")
 	tld := fs.String("tld", "", "domains-per-year: only the domains under this top-level domain (lu, fr, ...)")
@@ -34,16 +33,16 @@ func (e *env) chart(args []string) error {
 		return err
 	}
 	if e.server, err = server(); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if !slices.Contains(chartKinds, *kind) {
-		return usagef("-kind %q: want one of %s", *kind, strings.Join(chartKinds, ", "))
+		return cli.Usagef("-kind %q: want one of %s", *kind, strings.Join(chartKinds, ", "))
 	}
 	if *out == "" {
-		return usagef("chart needs -o OUT.svg or OUT.png")
+		return cli.Usagef("chart needs -o OUT.svg or OUT.png")
 	}
 	if _, err := chart.Format(*out); err != nil {
-		return usageError{err}
+		return cli.Usagef("%w", err)
 	}
 	var c *chart.Chart
 	switch *kind {
@@ -132,7 +131,7 @@ func (e *env) overviews(files []string) ([]*summary.Overview, error) {
 func (e *env) overlapResult(files []string, noyear bool) (*summary.OverlapResult, error) {
 	for i, f := range files {
 		if slices.Contains(files[:i], f) {
-			return nil, usagef("%s is given twice: overlap compares different summaries", f)
+			return nil, cli.Usagef("%s is given twice: overlap compares different summaries", f)
 		}
 	}
 	var readers []io.Reader

@@ -7,15 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/internal/cli"
 )
-
-const exportUsage = "summarize export -o OUT.parquet [-row-group N] SUMMARY..."
 
 // export writes summaries as one Parquet summary table (package columnar):
 // one row per summary file, key, period and MIME category. The table goes
 // to a temporary file beside OUT, renamed onto it when complete.
 func (e *env) export(args []string) error {
-	fs := newFlags("export", exportUsage+"\n\nOne row per summary file, key, year (and month), MIME category: captures and bytes, with the period's n_http, s_http, n_https, s_https, n_total and s_total.", e.stderr)
+	fs := e.newFlags("export", "One row per summary file, key, year (and month), MIME category: captures and bytes, with the period's n_http, s_http, n_https, s_https, n_total and s_total.")
 	out := fs.String("o", "", "the Parquet file to write")
 	rowGroup := fs.Int("row-group", columnar.DefaultRowGroupRows, "rows per row group")
 	files, err := parse(fs, args)
@@ -23,15 +22,15 @@ func (e *env) export(args []string) error {
 		return err
 	}
 	if *out == "" || *out == "-" {
-		return usagef("export needs -o OUT.parquet")
+		return cli.Usagef("export needs -o OUT.parquet")
 	}
 	if *rowGroup < 1 {
-		return usagef("-row-group must be positive")
+		return cli.Usagef("-row-group must be positive")
 	}
 	for _, in := range files {
 		if a, err1 := os.Stat(in); err1 == nil {
 			if b, err2 := os.Stat(*out); err2 == nil && os.SameFile(a, b) {
-				return usagef("-o %s is also an input", *out)
+				return cli.Usagef("-o %s is also an input", *out)
 			}
 		}
 	}

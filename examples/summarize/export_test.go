@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/mementokit/mementokit/columnar"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 func TestExport(t *testing.T) {
@@ -53,7 +54,7 @@ func TestExport(t *testing.T) {
 		t.Error("output left after a failed export")
 	}
 	for _, args := range [][]string{{"export", in}, {"export", "-o", "-", in}, {"export", "-o", out}, {"export", "-o", in, in}} {
-		var ue usageError
+		var ue cli.Usage
 		if _, _, err := runCmd(t, args...); !errors.As(err, &ue) {
 			t.Errorf("%q: err = %v, want a usage error", args, err)
 		}

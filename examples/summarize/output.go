@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/summary"
 )
 
@@ -10,15 +11,13 @@ import (
 func tableFormat(s string) (summary.TableFormat, error) {
 	f, err := summary.ParseTableFormat(s)
 	if err != nil {
-		return 0, usagef("-format %q: want text, csv or json", s)
+		return 0, cli.Usagef("-format %q: want text, csv or json", s)
 	}
 	return f, nil
 }
 
-const overlapUsage = "summarize overlap [-noyear] [-format text|csv|json|tables] SUMMARY..."
-
 func (e *env) overlap(args []string) error {
-	fs := newFlags("overlap", overlapUsage, e.stderr)
+	fs := e.newFlags("overlap", "")
 	noyear := fs.Bool("noyear", false, "compare keys over all periods together")
 	format := fs.String("format", "text", "text (aligned table), csv or json: one row per period and combination of summaries, every number labelled; tables: the three CSV tables of the original overlap.py -csv")
 	files, err := parse(fs, args)
@@ -41,10 +40,8 @@ func (e *env) overlap(args []string) error {
 	return res.WriteTable(e.stdout, f)
 }
 
-const totalsUsage = "summarize totals [-noyear] [-nototal] [-format text|csv|json] [-noheader] SUMMARY..."
-
 func (e *env) totals(args []string) error {
-	fs := newFlags("totals", totalsUsage, e.stderr)
+	fs := e.newFlags("totals", "")
 	noyear := fs.Bool("noyear", false, "one line per key, summed over periods")
 	nototal := fs.Bool("nototal", false, "leave the n_total and s_total columns out")
 	format := fs.String("format", "text", "text, csv or json; a header row names the columns (summary, with several files; key; period; n_total; s_total)")
@@ -60,7 +57,7 @@ func (e *env) totals(args []string) error {
 	opts := &summary.TotalsOptions{NoYear: *noyear, NoTotal: *nototal, Summary: len(files) > 1}
 	if *noheader {
 		if f != summary.FormatText {
-			return usagef("-noheader is the text layout of the original; it excludes -format %s", *format)
+			return cli.Usagef("-noheader is the text layout of the original; it excludes -format %s", *format)
 		}
 		return e.eachFile(files, func(name string, r io.Reader) error { return summary.WriteTotals(e.stdout, r, name, opts) })
 	}
@@ -72,7 +69,7 @@ func (e *env) totals(args []string) error {
 }
 
 func (e *env) csv(args []string) error {
-	fs := newFlags("csv", "summarize csv SUMMARY...  (a summary column first when there are several)", e.stderr)
+	fs := e.newFlags("csv", "")
 	files, err := parse(fs, args)
 	if err != nil {
 		return err

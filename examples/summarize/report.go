@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/cli"
 	"io"
 	"slices"
 	"strings"
@@ -11,8 +12,6 @@ import (
 	"github.com/mementokit/mementokit/summary"
 )
 
-const reportUsage = "summarize report [-o report.html] [-title TITLE] [-tld TLD]... [-daily DAILY]... [-index INDEX]... [-org-regexp RE | -org-map FILE] [-url-prefix URL | -domain HOST] [SUMMARY...]"
-
 // listFlag collects a repeatable flag.
 type listFlag []string
 
@@ -20,10 +19,9 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 func (e *env) report(args []string) error {
-	fs := newFlags("report", reportUsage+`
-One self-contained HTML file (no network needed to view it): interactive charts with hover and zoom,
+	fs := e.newFlags("report", `One self-contained HTML file (no network needed to view it): interactive charts with hover and zoom,
 sortable tables, and the numbers behind each as CSV, for summaries and, with -daily or -index, the daily
-series per organization.`, e.stderr)
+series per organization.`)
 	out := fs.String("o", "report.html", "output HTML file")
 	title := fs.String("title", "", "title of the report (default: from the summaries' names)")
 	var tlds, dailies, indexes listFlag
@@ -37,14 +35,14 @@ series per organization.`, e.stderr)
 		return err
 	}
 	if e.server, err = server(); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if len(files)+len(dailies)+len(indexes) == 0 {
 		fs.Usage()
-		return usagef("report needs summaries, -daily or -index")
+		return cli.Usagef("report needs summaries, -daily or -index")
 	}
 	if len(dailies) > 0 && len(indexes) > 0 {
-		return usagef("-daily and -index exclude each other: give the series, or the indexes to build it from")
+		return cli.Usagef("-daily and -index exclude each other: give the series, or the indexes to build it from")
 	}
 	in := summarychart.ReportInput{Title: *title, TLDs: tlds, Generator: "mementokit summarize report",
 		Sources: append(append(append([]string{}, files...), dailies...), indexes...)}

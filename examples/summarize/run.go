@@ -15,18 +15,11 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/summary"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
-
-// usageError marks errors in the command line (exit status 2).
-type usageError struct{ error }
-
-// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
-func (usageError) Usage() bool { return true }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // env is what every sub-command gets.
 type env struct {
@@ -43,33 +36,51 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if len(args) > 0 {
-		switch args[0] {
-		case "combine":
-			return e.combine(args[1:])
-		case "overlap":
-			return e.overlap(args[1:])
-		case "totals":
-			return e.totals(args[1:])
-		case "csv":
-			return e.csv(args[1:])
-		case "daily":
-			return e.daily(args[1:])
-		case "chart":
-			return e.chart(args[1:])
-		case "report":
-			return e.report(args[1:])
-		case "export":
-			return e.export(args[1:])
+		if c := e.commands().Find(args[0]); c != nil {
+			return c.Run(args[1:])
 		}
 	}
 	return e.summarize(args)
 }
 
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+// commands is summarize's command table (the first argument, when it is
+// none of these, is an index of the summarize command itself); the usages
+// are made from it.
+func (e *env) commands() cli.Commands {
+	return cli.Commands{
+		{Name: "combine", Args: "[-yearly] [-compact] [-rekey none|domain|lasttwo] SUMMARY...",
+			Summary: "one summary of several (counts of a key and period summed)", Run: e.combine},
+		{Name: "overlap", Args: "[-noyear] [-format text|csv|json|tables] SUMMARY...",
+			Summary: "keys that two or more summaries share, per period and combination", Run: e.overlap},
+		{Name: "totals", Args: "[-noyear] [-nototal] [-format text|csv|json] [-noheader] SUMMARY...",
+			Summary: "n_total and s_total per key and period, labelled", Run: e.totals},
+		{Name: "csv", Args: "SUMMARY...",
+			Summary: "every counter as one CSV table (a summary column first when there are several)", Run: e.csv},
+		{Name: "daily", Args: "[-org-regexp RE | -org-map FILE] [-adjacent] [-strict] INDEX...",
+			Summary: "captures, bytes and 2xx per day and organization, from indexes", Run: e.daily},
+		{Name: "chart", Args: "-kind KIND -o OUT.svg|OUT.png [-tld TLD] [-noyear] [-org-regexp RE | -org-map FILE] [-url-prefix URL | -domain HOST] FILE...",
+			Summary: "one chart as SVG or PNG (kinds: " + strings.Join(chartKinds, ", ") + ")", Run: e.chart},
+		{Name: "report", Args: "[-o report.html] [-title TITLE] [-tld TLD]... [-daily DAILY]... [-index INDEX]... [-org-regexp RE | -org-map FILE] [-url-prefix URL | -domain HOST] [SUMMARY...]",
+			Summary: "one self-contained HTML report: interactive charts, sortable tables, CSV", Run: e.report},
+		{Name: "export", Args: "-o OUT.parquet [-row-group N] SUMMARY...",
+			Summary: "summaries as one Parquet summary table (package columnar)", Run: e.export},
+	}
+}
+
+// newFlags returns the FlagSet of the command name, whose usage is the
+// command's line of the table and then more.
+func (e *env) newFlags(name, more string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(e.stderr)
+	line := "summarize " + name
+	if c := e.commands().Find(name); c != nil {
+		line += " " + c.Args
+	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s\n", usage)
+		fmt.Fprintf(e.stderr, "usage: %s\n", line)
+		if more != "" {
+			fmt.Fprintln(e.stderr, more)
+		}
 		fs.PrintDefaults()
 	}
 	return fs
@@ -81,8 +92,7 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	files, err := parseArgs(fs, args)
 	if err == nil && len(files) == 0 {
-		fs.Usage()
-		return nil, usagef("no input files")
+		return nil, cli.Usagef("no input files (run with -h for usage)")
 	}
 	return files, err
 }
@@ -91,11 +101,8 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var files []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usageError{err}
+		if err := cli.ParseFlags(fs, args); err != nil {
+			return nil, err
 		}
 		rest := fs.Args()
 		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
@@ -176,17 +183,17 @@ func (e *env) open(name string, gz bool) (io.Reader, func() error, error) {
 }
 
 func (e *env) summarize(args []string) error {
-	fs := newFlags("summarize", `summarize [-fullhost] [-monthly] [-compact] [-compat] [-grouped] [-strict] INDEX...
-       summarize combine [-yearly] [-compact] [-rekey none|domain|lasttwo] SUMMARY...
-       `+overlapUsage+`
-       `+totalsUsage+`
-       summarize csv SUMMARY...
-       summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] INDEX...
-       `+chartUsage+`
-       `+reportUsage+`
-       `+exportUsage+`
-(INDEX: a CDX or CDXJ file, plain or .gz, a ZipNum cluster by its .idx or folder, - for stdin, or a
- CDX server's http(s) URL with -url-prefix URL or -domain HOST saying what to read; sub-command -h for its flags)`, e.stderr)
+	fs := flag.NewFlagSet("summarize", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: summarize [-fullhost] [-monthly] [-compact] [-compat] [-grouped] [-strict] INDEX...\n       summarize COMMAND [flags] ARGS")
+		fmt.Fprintln(e.stderr, "A publishable summary (the cdx-summarize format) of the indexes; a COMMAND works on summaries.")
+		e.commands().WriteUsage(e.stderr)
+		fmt.Fprintln(e.stderr, `INDEX: a CDX or CDXJ file, plain or .gz, a ZipNum cluster by its .idx or folder, - for stdin, or a
+CDX server's http(s) URL with -url-prefix URL or -domain HOST saying what to read.
+"summarize COMMAND -h" lists the flags of a command. The flags of summarize itself:`)
+		fs.PrintDefaults()
+	}
 	fullhost := fs.Bool("fullhost", false, "key by full host instead of registrable domain")
 	monthly := fs.Bool("monthly", false, "periods by month (YYYYMM) instead of year")
 	compact := fs.Bool("compact", false, "leave zero counters out")
@@ -201,10 +208,10 @@ func (e *env) summarize(args []string) error {
 		return err
 	}
 	if e.server, err = server(); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if *minYear < 0 || *maxYear < 0 || (*minYear != 0 && *maxYear != 0 && *minYear > *maxYear) {
-		return usagef("-min-year %d and -max-year %d: want 0 (the default) or years with min <= max", *minYear, *maxYear)
+		return cli.Usagef("-min-year %d and -max-year %d: want 0 (the default) or years with min <= max", *minYear, *maxYear)
 	}
 	e.startBar(files)
 	defer e.endBar()
@@ -272,7 +279,7 @@ func (e *env) summarize(args []string) error {
 // read as an index, and is an error, never an empty summary.
 func (e *env) eachIndex(files []string, read func(cdxj.Searcher) error, counts func() (records, bad int64)) error {
 	if err := cdxflag.Check(e.server, files); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if e.server != nil {
 		e.server.Logger = e.log
@@ -319,7 +326,7 @@ func (e *env) eachFile(files []string, fn func(name string, r io.Reader) error) 
 }
 
 func (e *env) combine(args []string) error {
-	fs := newFlags("combine", "summarize combine [-yearly] [-compact] [-rekey none|domain|lasttwo] SUMMARY...", e.stderr)
+	fs := e.newFlags("combine", "")
 	yearly := fs.Bool("yearly", false, "fold monthly periods into years")
 	compact := fs.Bool("compact", false, "leave zero counters out")
 	rekey := fs.String("rekey", "none", "re-key: none, domain (public suffix list) or lasttwo (the original's lvl2)")
@@ -335,7 +342,7 @@ func (e *env) combine(args []string) error {
 	case "lasttwo":
 		opts.Rekey = summary.RekeyLastTwo
 	default:
-		return usagef("-rekey %q: want none, domain or lasttwo", *rekey)
+		return cli.Usagef("-rekey %q: want none, domain or lasttwo", *rekey)
 	}
 	c := summary.NewCombiner(&opts)
 	if err := e.eachFile(files, func(name string, r io.Reader) error { return c.AddSummary(r, name) }); err != nil {
@@ -353,11 +360,11 @@ func (e *env) dailyFlags(fs *flag.FlagSet) func() (*summary.DailyOptions, error)
 		opts := &summary.DailyOptions{AdjacentDuplicates: *adjacent, Logger: e.log}
 		switch {
 		case *orgRE != "" && *orgMap != "":
-			return nil, usagef("-org-regexp and -org-map exclude each other")
+			return nil, cli.Usagef("-org-regexp and -org-map exclude each other")
 		case *orgRE != "":
 			re, err := regexp.Compile(*orgRE)
 			if err != nil {
-				return nil, usagef("-org-regexp: %v", err)
+				return nil, cli.Usagef("-org-regexp: %v", err)
 			}
 			opts.Org = summary.OrgByRegexp(re)
 		case *orgMap != "":
@@ -384,7 +391,7 @@ func (e *env) buildDaily(files []string, opts *summary.DailyOptions, strict bool
 }
 
 func (e *env) daily(args []string) error {
-	fs := newFlags("daily", "summarize daily [-org-regexp RE | -org-map FILE] [-adjacent] [-strict] FILE...", e.stderr)
+	fs := e.newFlags("daily", "")
 	getOpts := e.dailyFlags(fs)
 	strict := fs.Bool("strict", false, "stop at the first malformed line")
 	server := cdxflag.Add(fs)
@@ -393,7 +400,7 @@ func (e *env) daily(args []string) error {
 		return err
 	}
 	if e.server, err = server(); err != nil {
-		return usagef("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	opts, err := getOpts()
 	if err != nil {

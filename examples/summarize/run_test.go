@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/sampledata"
 )
 
@@ -199,7 +200,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-min-year", "-1", "x"},
 	} {
 		_, _, err := runCmd(t, args...)
-		var ue usageError
+		var ue cli.Usage
 		if !errors.As(err, &ue) {
 			t.Errorf("run(%q) = %v, want a usage error", args, err)
 		}

@@ -8,17 +8,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/surt"
 )
-
-// usageError marks a bad command line (exit status 2).
-type usageError struct{ err error }
-
-// Usage marks the error as a command-line mistake: exit status 2 (internal/cli).
-func (usageError) Usage() bool { return true }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
 
 // errBadLines is wrapped by run's error when some lines failed.
 var errBadLines = errors.New("lines could not be canonicalized")
@@ -40,17 +32,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(fs.Output(), "usage: surt [flags] < urls > surts\n\nReads URLs one per line, writes one SURT per line in the same order.\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected arguments %q: input is read from stdin", fs.Args())}
+		return cli.Usagef("unexpected arguments %q: input is read from stdin", fs.Args())
 	}
 	if *maxLine < 1 {
-		return usageError{fmt.Errorf("-max-line must be positive, not %d", *maxLine)}
+		return cli.Usagef("-max-line must be positive, not %d", *maxLine)
 	}
 	var fix bool
 	switch *profile {
@@ -58,7 +47,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "fixed":
 		fix = true
 	default:
-		return usageError{fmt.Errorf("unknown -profile %q (want default or fixed)", *profile)}
+		return cli.Usagef("unknown -profile %q (want default or fixed)", *profile)
 	}
 	p := surt.New(surt.FixDefects(fix), surt.IncludeScheme(*scheme), surt.TrailingComma(*trailingComma),
 		surt.MassageHost(*massage), surt.ReverseIP(*reverseIP), surt.LowercaseQuery(*lowerQuery))

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/urls.surt from the current output")
@@ -106,7 +108,7 @@ func TestRunUsage(t *testing.T) {
 	for _, args := range [][]string{{"-profile", "nope"}, {"extra"}, {"-max-line", "0"}, {"-nosuchflag"}} {
 		var out, errOut bytes.Buffer
 		err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-		var ue usageError
+		var ue cli.Usage
 		if !errors.As(err, &ue) {
 			t.Errorf("args %q: err = %v, want a usage error", args, err)
 		}

@@ -38,22 +38,55 @@ type Usage interface {
 	Usage() bool
 }
 
-// ParseFlags parses args with fs. A bad flag or value is returned as a
-// [Usage] error (exit status 2 under [Status]); flag.ErrHelp (-h) is
-// returned as it is.
+// ParseFlags parses args with fs under the convention every binary of the
+// module follows (Go's, as the go command keeps it):
+//   - -h or -help writes fs's usage (fs.Usage, else Go's default "Usage of
+//     NAME:" and the flag list) to fs.Output() — standard error unless the
+//     caller set another — and returns flag.ErrHelp, which [Status] turns
+//     into exit status 0;
+//   - a bad flag or value writes nothing and returns a [Usage] error of one
+//     line that names it and ends in "(run with -h for usage)", which
+//     [Status] prints and turns into exit status 2.
+//
+// fs should be made with flag.ContinueOnError; its output and usage are
+// the same after the call as before.
 func ParseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		if usage != nil {
+			usage()
+		} else {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
 		}
-		return usageError{err}
+		return err
 	}
-	return nil
+	return usageError{fmt.Errorf("%w (run with -h for usage)", err)}
 }
 
 // Usagef is a [Usage] error made as fmt.Errorf makes one: a missing or
-// unexpected argument.
+// unexpected argument, a value out of range. Its message is printed by
+// [Status] as it is, and the exit status is 2.
 func Usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// AsUsage marks err as a [Usage] error (exit status 2 under [Status]),
+// for an error found by other code that a program counts as one in its
+// command line or configuration (a flag's file that cannot be read, an
+// address that cannot be listened on). AsUsage(nil) is nil.
+func AsUsage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
 
 // usageError marks an error as one in the command line.
 type usageError struct{ error }

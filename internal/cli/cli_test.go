@@ -71,3 +71,77 @@ func TestParseFlagsStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestParseFlagsOutput: -h writes the usage to the flag set's output
+// (Go's default one when the set has none), a bad flag writes nothing and
+// returns one line naming it with the -h hint; the set's output and usage
+// are restored.
+func TestParseFlagsOutput(t *testing.T) {
+	newSet := func(out io.Writer, usage bool) *flag.FlagSet {
+		fs := flag.NewFlagSet("tool", flag.ContinueOnError)
+		fs.SetOutput(out)
+		fs.Int("n", 0, "how many")
+		if usage {
+			fs.Usage = func() { fmt.Fprintln(fs.Output(), "usage: tool [-n N]") }
+		}
+		return fs
+	}
+	var buf bytes.Buffer
+	fs := newSet(&buf, true)
+	if err := ParseFlags(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) || buf.String() != "usage: tool [-n N]\n" {
+		t.Errorf("-h: %v, output %q", err, buf.String())
+	}
+	buf.Reset()
+	err := ParseFlags(fs, []string{"-bogus"})
+	if buf.Len() != 0 {
+		t.Errorf("a bad flag wrote %q", buf.String())
+	}
+	if err == nil || err.Error() != "flag provided but not defined: -bogus (run with -h for usage)" {
+		t.Errorf("bad flag: %v", err)
+	}
+	if fs.Output() != &buf {
+		t.Error("output not restored")
+	}
+	buf.Reset()
+	if err := ParseFlags(newSet(&buf, false), []string{"-help"}); !errors.Is(err, flag.ErrHelp) ||
+		!bytes.HasPrefix(buf.Bytes(), []byte("Usage of tool:\n")) || !bytes.Contains(buf.Bytes(), []byte("how many")) {
+		t.Errorf("-help with no Usage: %v, output %q", err, buf.String())
+	}
+	if err := ParseFlags(newSet(&buf, true), []string{"-n", "x"}); err == nil || !bytes.Contains([]byte(err.Error()), []byte(`invalid value "x" for flag -n`)) {
+		t.Errorf("bad value: %v", err)
+	}
+}
+
+func TestCommands(t *testing.T) {
+	var ran []string
+	cs := Commands{
+		{Name: "build", Args: "[-o OUT] INDEX...", Summary: "a map\nfrom indexes", Run: func(a []string) error { ran = append(ran, "build"); return nil }},
+		{Name: "check", Args: "MAP", Summary: "validate", Run: func(a []string) error { ran = append(ran, "check"); return nil }},
+	}
+	if c := cs.Find("check"); c == nil || c.Run(nil) != nil || len(ran) != 1 || ran[0] != "check" {
+		t.Errorf("Find(check) = %v, ran %q", c, ran)
+	}
+	if cs.Find("nosuch") != nil {
+		t.Error("Find of an unknown name found one")
+	}
+	if got := cs.Names(); len(got) != 2 || got[0] != "build" || got[1] != "check" {
+		t.Errorf("Names = %q", got)
+	}
+	var buf bytes.Buffer
+	cs.WriteUsage(&buf)
+	want := "commands:\n  build [-o OUT] INDEX...\n      a map\n      from indexes\n  check MAP\n      validate\n"
+	if buf.String() != want {
+		t.Errorf("WriteUsage:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
+func TestAsUsage(t *testing.T) {
+	if AsUsage(nil) != nil {
+		t.Error("AsUsage(nil) is not nil")
+	}
+	base := errors.New("listen tcp: address already in use")
+	err := AsUsage(base)
+	if !errors.Is(err, base) || Status("tool", err, io.Discard) != 2 {
+		t.Errorf("AsUsage: %v, status %d", err, Status("tool", err, io.Discard))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mementokit/mementokit/internal/chart"
+	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/internal/report"
 	"github.com/mementokit/mementokit/summary"
 )
@@ -191,7 +192,7 @@ func typesTable(o *summary.Overview) *report.Table {
 		t.Rows = append(t.Rows, []string{name, num(n), share(n, o.Total[summary.NTotal]), num(s), share(s, o.Total[summary.STotal])})
 	}
 	if left > 0 {
-		t.Note = plural(left, "content type") + " without captures left out."
+		t.Note = count.Of(left, "content type", "content types") + " without captures left out."
 	}
 	return t
 }

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/internal/chart"
+	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/summary"
 )
 
@@ -189,7 +190,7 @@ func CategoryTreemap(o *summary.Overview, bytes bool) (*chart.Chart, error) {
 	}
 	c.Series = []chart.Series{s}
 	total := s.Total()
-	c.Note = fmt.Sprintf("Total %s (%s) in %s; types without any are left out", chart.Human(total, c.Y.Unit), chart.Exact(total, c.Y.Unit), plural(len(s.Values), "content type"))
+	c.Note = fmt.Sprintf("Total %s (%s) in %s; types without any are left out", chart.Human(total, c.Y.Unit), chart.Exact(total, c.Y.Unit), count.Of(len(s.Values), "content type", "content types"))
 	if err := c.Finish(); err != nil {
 		return nil, err
 	}
@@ -494,12 +495,4 @@ func Daily(days []summary.Day) ([3]*chart.Chart, error) {
 		return out, chart.ErrNoData
 	}
 	return out, nil
-}
-
-// plural writes "1 content type", "3 content types".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

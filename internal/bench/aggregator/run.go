@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/timestamp"
 
 	"github.com/mementokit/mementokit/internal/archiveserver"
@@ -79,8 +79,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "-serve" {
 		return serve(ctx, args[1:], stdin, stdout)
 	}
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := benchutil.NewFlagSet("The aggregator against MemGator on archives served on 127.0.0.1: req/s, latency, CPU and upstream requests per request.", stderr)
 	var cfg config
 	conns := fs.String("conns", "10,50,200", "comma-separated client connection counts")
 	fs.DurationVar(&cfg.duration, "duration", 3*time.Second, "measured load per run")
@@ -97,7 +96,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&cfg.only, "only", "", "run only the scenarios whose name contains this text (e.g. \"cached, routing on\"); \"large\" selects the large-TimeMap runs")
 	fs.StringVar(&cfg.loader, "loader", "raw", "load generator: \"raw\" (one persistent connection per client, pre-built requests, responses read with http.ReadResponse: little CPU of its own) or \"client\" (net/http.Client)")
 	fs.StringVar(&cfg.memgator, "memgator", "", "path of a MemGator binary: measure it against the same archives in the same run and print the ratios")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if cfg.loader != "raw" && cfg.loader != "client" {

@@ -28,7 +28,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	routing := fs.Bool("routing", false, "discover the archives' MementoMaps and route by them")
 	cacheSpec := fs.String("cache", "none", "server cache spec (none, memory)")
 	accessLog := fs.Bool("access-log", true, "write the access log (JSON, info level) to -log")
-	logPath := fs.String("log", os.DevNull, "file the server's log goes to")
+	logPath := fs.String("log", "", "file the server's log is appended to (default: no log kept)")
 	defaults := fs.Bool("defaults", false, "the server's default per-archive concurrency and idle connections")
 	maxConcurrent := fs.Int("max-concurrent", 1024, "per-archive requests in flight (unless -defaults)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole serving time to this file")
@@ -49,11 +49,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	if *memProfile != "" {
 		defer func() { _ = benchutil.WriteProfile("allocs", *memProfile) }()
 	}
-	lf, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
+	var lf io.Writer = io.Discard
+	if *logPath != "" {
+		f, err := os.OpenFile(*logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		lf = f
 	}
-	defer lf.Close()
 
 	c := server.DefaultConfig()
 	c.Archives, c.Cache, c.AccessLog = *list, *cacheSpec, *accessLog

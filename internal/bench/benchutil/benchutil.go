@@ -9,32 +9,118 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime/pprof"
 	"syscall"
 	"time"
+
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 // Main runs run with the program's arguments, standard output and standard
-// error, under a context that SIGINT and SIGTERM cancel. An error other
-// than flag.ErrHelp (the flag package has printed the usage then) is
-// printed as "bench: ERR"; any error exits with status 1.
+// error under internal/cli's Main: SIGINT and SIGTERM cancel its context,
+// -h exits 0 (the usage on standard error), a command-line mistake exits
+// 2 with one line naming it, any other error exits 1 as "bench: ERR".
 func Main(run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-		}
-		os.Exit(1)
+	cli.Main("bench", func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		return run(ctx, args, stdout, stderr)
+	})
+}
+
+// NewFlagSet returns the flag set of a bench program: its errors are
+// returned (flag.ContinueOnError, for cli.ParseFlags), and -h writes
+// "usage: bench [flags]", about and the flag list to stderr.
+func NewFlagSet(about string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: bench [flags]\n%s\n", about)
+		fs.PrintDefaults()
 	}
+	return fs
+}
+
+// Flags are the flags of the bench programs that generate a cdxgen index
+// into a work folder and measure phases of it in child processes.
+type Flags struct {
+	N          int64  // -n: CDXJ lines of the generated index
+	Seed       uint64 // -seed: cdxgen's seed
+	Dir        string // -dir: the work folder ("": a new temporary one)
+	Keep       bool   // -keep: keep a temporary work folder
+	Phase      string // -phase: run one measured phase in this process (the child's side)
+	CPUProfile string // -cpuprofile: with -phase, a CPU profile of the phase to this file
+}
+
+// AddFlags registers the [Flags] on fs, with n lines by default.
+func AddFlags(fs *flag.FlagSet, n int64) *Flags {
+	f := &Flags{}
+	fs.Int64Var(&f.N, "n", n, "CDXJ lines of the generated index")
+	fs.Uint64Var(&f.Seed, "seed", 1, "generator seed")
+	fs.StringVar(&f.Dir, "dir", "", "work folder (default: a new temporary folder, removed at the end unless -keep); an index.cdxj already there is reused")
+	fs.BoolVar(&f.Keep, "keep", false, "keep the work folder")
+	fs.StringVar(&f.Phase, "phase", "", "internal: run one measured phase in this process")
+	fs.StringVar(&f.CPUProfile, "cpuprofile", "", "with -phase: write a CPU profile of the phase to this file")
+	return f
+}
+
+// Parse parses args with fs (cli.ParseFlags) and checks that -n is
+// positive (a cli.Usage error if not).
+func (f *Flags) Parse(fs *flag.FlagSet, args []string) error {
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.N <= 0 {
+		return cli.Usagef("-n must be positive, not %d", f.N)
+	}
+	return nil
+}
+
+// Work makes the work folder ([WorkDir] of -dir and -keep, a temporary one
+// named after prefix when -dir is empty), sets f.Dir to it, and returns the
+// function that removes a temporary one.
+func (f *Flags) Work(prefix string) (done func(), err error) {
+	dir, done, err := WorkDir(f.Dir, prefix, f.Keep)
+	if err != nil {
+		return nil, err
+	}
+	f.Dir = dir
+	return done, nil
+}
+
+// Measured is what the parent adds to a phase's report: its wall time
+// (measured by the child), and its CPU time and peak resident memory
+// (from the child's rusage, see [RunChild]).
+type Measured struct {
+	Wall   time.Duration
+	CPU    time.Duration // user plus system; a child that measured its own (one thread's) keeps it
+	MaxRSS int64         // bytes
+}
+
+// Measures is implemented by a phase's report that embeds [Measured].
+type Measures interface{ Measure() *Measured }
+
+// Measure returns m, for [Measures].
+func (m *Measured) Measure() *Measured { return m }
+
+// RunPhase runs this program again as the child of one measured phase,
+// "-phase PHASE -dir DIR" and then extra ([RunChild]: GOMAXPROCS=1, the
+// child's JSON report decoded into r), and fills in r's peak RSS and,
+// when the child left it zero, its CPU time.
+func RunPhase(ctx context.Context, r Measures, phase, dir string, extra ...string) error {
+	u, err := RunChild(ctx, r, append([]string{"-phase", phase, "-dir", dir}, extra...)...)
+	if err != nil {
+		return err
+	}
+	m := r.Measure()
+	m.MaxRSS = u.MaxRSS
+	if m.CPU == 0 {
+		m.CPU = u.CPU
+	}
+	return nil
 }
 
 // Usage is what the kernel measured of a finished child process.

@@ -1,12 +1,17 @@
 package benchutil
 
 import (
+	"errors"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 func TestRate(t *testing.T) {
@@ -94,5 +99,33 @@ func TestWriteProfileAndUsage(t *testing.T) {
 	}
 	if u := ProcessUsage(cmd.ProcessState); u.MaxRSS <= 0 {
 		t.Errorf("ProcessUsage of a finished sh = %+v, want a peak RSS", u)
+	}
+}
+
+// TestFlags: the shared flags parse, -n must be positive (a usage error,
+// exit status 2), and Work makes a given -dir the work folder.
+func TestFlags(t *testing.T) {
+	var stderr strings.Builder
+	fs := NewFlagSet("what the bench measures", &stderr)
+	f := AddFlags(fs, 1000)
+	dir := filepath.Join(t.TempDir(), "w")
+	if err := f.Parse(fs, []string{"-seed", "7", "-dir", dir, "-keep"}); err != nil || f.N != 1000 || f.Seed != 7 || !f.Keep {
+		t.Fatalf("Parse = %v, %+v", err, f)
+	}
+	done, err := f.Work("x-")
+	if err != nil || f.Dir != dir {
+		t.Fatalf("Work = %v, dir %s", err, f.Dir)
+	}
+	done()
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("a given -dir is gone: %v", err)
+	}
+	fs = NewFlagSet("what the bench measures", &stderr)
+	f = AddFlags(fs, 1000)
+	if err := f.Parse(fs, []string{"-n", "0"}); cli.Status("bench", err, io.Discard) != 2 {
+		t.Errorf("-n 0: %v, want a usage error", err)
+	}
+	if err := f.Parse(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(stderr.String(), "usage: bench [flags]\nwhat the bench measures\n") {
+		t.Errorf("-h: %v, usage %q", err, stderr.String())
 	}
 }

@@ -25,8 +25,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,51 +42,35 @@ import (
 func main() { benchutil.Main(run) }
 
 type config struct {
-	n          int64
-	seed       uint64
-	dir        string
-	keep       bool
-	rowGroup   int
-	phase      string
-	cpuprofile string
+	*benchutil.Flags
+	rowGroup int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c config
-	fs.Int64Var(&c.n, "n", 16_000_000, "CDXJ lines of the generated index")
-	fs.Uint64Var(&c.seed, "seed", 1, "generator seed")
-	fs.StringVar(&c.dir, "dir", "", "work folder (default: a new temporary folder, removed at the end); an index.cdxj already there is reused")
-	fs.BoolVar(&c.keep, "keep", false, "keep the work folder")
+	fs := benchutil.NewFlagSet("Parquet export (package columnar) against mementomap build on one generated index, and the table's size against gzip CDXJ.", stderr)
+	c := config{Flags: benchutil.AddFlags(fs, 16_000_000)}
 	fs.IntVar(&c.rowGroup, "rowgroup", 0, "rows per row group (0: columnar.DefaultRowGroupRows)")
-	fs.StringVar(&c.phase, "phase", "", "internal: run one measured phase in this process")
-	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "with -phase: write a CPU profile of the phase to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := c.Parse(fs, args); err != nil {
 		return err
 	}
-	if c.phase != "" {
+	if c.Phase != "" {
 		return runPhase(ctx, c, stdout)
 	}
-	if c.n <= 0 {
-		return errors.New("-n must be positive")
-	}
-	work, done, err := benchutil.WorkDir(c.dir, "columnar-bench-", c.keep)
+	done, err := c.Work("columnar-bench-")
 	if err != nil {
 		return err
 	}
 	defer done()
-	c.dir = work
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	logf := benchutil.Logf(stderr)
-	p := func(name string) string { return filepath.Join(c.dir, name) }
+	p := func(name string) string { return filepath.Join(c.Dir, name) }
 
 	// 1. Data: the index and its gzip form.
 	if _, err := os.Stat(p("index.cdxj")); err != nil {
-		logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
+		logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
 		if _, err := benchutil.WriteFile(p("index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) {
-			return cdxgen.New(cdxgen.Config{Lines: c.n, Seed: c.seed}).Write(f)
+			return cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(f)
 		}); err != nil {
 			return err
 		}
@@ -104,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "# Parquet export benchmark\n\nindex: %d CDXJ lines (cdxgen seed %d); Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n",
-		lines, c.seed, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+		lines, c.Seed, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 
 	// 2. Measured phases.
 	fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | lines/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
@@ -204,34 +186,27 @@ func gzipFile(src, dst string) error {
 // result is what a phase child reports (JSON on its stdout); the parent
 // adds the child's rusage.
 type result struct {
-	Items  int64
-	Wall   time.Duration
-	CPU    time.Duration
-	MaxRSS int64
-	Note   string
+	benchutil.Measured
+	Items int64
+	Note  string
 }
 
 func child(ctx context.Context, c config, phase string) (result, error) {
 	var r result
-	u, err := benchutil.RunChild(ctx, &r, "-phase", phase, "-dir", c.dir, "-rowgroup", fmt.Sprint(c.rowGroup))
-	if err != nil {
-		return result{}, err
-	}
-	r.MaxRSS = u.MaxRSS
-	r.CPU = u.CPU
-	return r, nil
+	err := benchutil.RunPhase(ctx, &r, phase, c.Dir, "-rowgroup", fmt.Sprint(c.rowGroup))
+	return r, err
 }
 
 func runPhase(ctx context.Context, c config, stdout io.Writer) error {
-	stop, err := benchutil.StartCPUProfile(c.cpuprofile)
+	stop, err := benchutil.StartCPUProfile(c.CPUProfile)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	p := func(name string) string { return filepath.Join(c.dir, name) }
+	p := func(name string) string { return filepath.Join(c.Dir, name) }
 	var r result
 	t0 := time.Now()
-	switch c.phase {
+	switch c.Phase {
 	case "build":
 		f, err := cdxj.Open(ctx, p("index.cdxj"), nil)
 		if err != nil {
@@ -247,7 +222,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		r = result{Items: st.Records, Note: fmt.Sprintf("%d HxPx keys", st.Keys)}
 	case "export", "export-year":
 		out, part := p("index.parquet"), columnar.NoPartition
-		if c.phase == "export-year" {
+		if c.Phase == "export-year" {
 			out, part = p("year"), columnar.ByYear
 			os.RemoveAll(out)
 		}
@@ -279,7 +254,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		}
 		r = result{Items: n}
 	default:
-		return fmt.Errorf("unknown phase %q", c.phase)
+		return fmt.Errorf("unknown phase %q", c.Phase)
 	}
 	r.Wall = time.Since(t0)
 	return json.NewEncoder(stdout).Encode(r)

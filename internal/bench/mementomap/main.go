@@ -22,8 +22,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -36,50 +34,39 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
 func main() { benchutil.Main(run) }
 
 type config struct {
-	n           int64
-	seed        uint64
-	dir         string
+	*benchutil.Flags
 	lookups     int
 	held        float64
 	evalLookups int
 	evalHeld    float64
 	out         string
-	keep        bool
-	phase       string
-	cpuprofile  string
 	warm        int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c config
-	fs.Int64Var(&c.n, "n", 20_000_000, "CDXJ lines of the generated index")
-	fs.Uint64Var(&c.seed, "seed", 1, "generator seed")
-	fs.StringVar(&c.dir, "dir", "", "work folder (default: a new temporary folder, removed at the end)")
+	fs := benchutil.NewFlagSet("MementoMap build, compaction and lookup on one generated index, and the paper's Table 9 and Figure 10.", stderr)
+	c := config{Flags: benchutil.AddFlags(fs, 20_000_000)}
 	fs.IntVar(&c.lookups, "lookups", 1_000_000, "SURT lookups for the throughput measure")
 	fs.Float64Var(&c.held, "held", 0.5, "share of held URIs among the throughput lookups")
 	fs.IntVar(&c.evalLookups, "eval-lookups", 200_000, "lookup URIs for the Table 9 evaluation")
 	fs.Float64Var(&c.evalHeld, "eval-held", 0.0164, "share of held URIs among the evaluation lookups (the paper's logs: 1.64%)")
 	fs.StringVar(&c.out, "o", "", "folder for the outputs (figure10.svg) (default: a new temporary folder, printed)")
-	fs.BoolVar(&c.keep, "keep", false, "keep the work folder")
-	fs.StringVar(&c.phase, "phase", "", "internal: run one measured phase in this process")
 	fs.IntVar(&c.warm, "warm", 100_000, "with -phase lookup-*: lookups run before the measure, to warm the page cache and the lazily built index (the whole query list once gives a long-running server's steady state)")
-	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "with -phase: write a CPU profile of the phase to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := c.Parse(fs, args); err != nil {
 		return err
 	}
-	if c.phase != "" {
+	if c.Phase != "" {
 		return runPhase(ctx, c, stdout)
 	}
-	if c.n <= 0 || c.lookups <= 0 || c.evalLookups <= 0 {
-		return errors.New("-n, -lookups and -eval-lookups must be positive")
+	if c.lookups <= 0 || c.evalLookups <= 0 {
+		return cli.Usagef("-lookups and -eval-lookups must be positive")
 	}
 	if c.out == "" {
 		d, err := os.MkdirTemp("", "mementomap-bench-out-")
@@ -91,36 +78,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "outputs go to %s\n", c.out)
-	work, done, err := benchutil.WorkDir(c.dir, "mementomap-bench-", c.keep)
+	done, err := c.Work("mementomap-bench-")
 	if err != nil {
 		return err
 	}
 	defer done()
-	c.dir = work
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	logf := benchutil.Logf(stderr)
 
 	// 1. Data.
-	logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
-	cfg := cdxgen.Config{Lines: c.n, Seed: c.seed}
+	logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
+	cfg := cdxgen.Config{Lines: c.N, Seed: c.Seed}
 	t0 := time.Now()
-	gst, err := benchutil.WriteFile(filepath.Join(c.dir, "index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) { return cdxgen.New(cfg).Write(f) })
+	gst, err := benchutil.WriteFile(filepath.Join(c.Dir, "index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) { return cdxgen.New(cfg).Write(f) })
 	if err != nil {
 		return err
 	}
 	genTime := time.Since(t0)
-	if _, err := benchutil.WriteFile(filepath.Join(c.dir, "lookups.surt"), func(f io.Writer) (cdxgen.LookupStats, error) {
+	if _, err := benchutil.WriteFile(filepath.Join(c.Dir, "lookups.surt"), func(f io.Writer) (cdxgen.LookupStats, error) {
 		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.lookups, Held: c.held, SURT: true})
 	}); err != nil {
 		return err
 	}
-	if _, err := benchutil.WriteFile(filepath.Join(c.dir, "eval.urls"), func(f io.Writer) (cdxgen.LookupStats, error) {
+	if _, err := benchutil.WriteFile(filepath.Join(c.Dir, "eval.urls"), func(f io.Writer) (cdxgen.LookupStats, error) {
 		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.evalLookups, Held: c.evalHeld})
 	}); err != nil {
 		return err
 	}
-	fi, _ := os.Stat(filepath.Join(c.dir, "index.cdxj"))
+	fi, _ := os.Stat(filepath.Join(c.Dir, "index.cdxj"))
 	fmt.Fprintf(w, "# MementoMap benchmark\n\nindex: %d CDXJ lines (%.1f MB), %d URI-Rs, %d hosts, generated in %s\n",
 		gst.Lines, float64(fi.Size())/1e6, gst.URIRs, gst.Hosts, genTime.Round(time.Millisecond))
 	fmt.Fprintf(w, "Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
@@ -159,25 +145,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // result is what a phase child reports (JSON on its stdout); the parent
 // adds the child's rusage.
 type result struct {
-	Items  int64
-	Unit   string
-	Wall   time.Duration
-	CPU    time.Duration
-	MaxRSS int64
-	Note   string
+	benchutil.Measured
+	Items int64
+	Unit  string
+	Note  string
 }
 
 func child(ctx context.Context, c config, phase string) (result, error) {
 	var r result
-	u, err := benchutil.RunChild(ctx, &r, "-phase", phase, "-dir", c.dir)
-	if err != nil {
-		return result{}, err
-	}
-	r.MaxRSS = u.MaxRSS
-	if r.CPU == 0 {
-		r.CPU = u.CPU
-	}
-	return r, nil
+	err := benchutil.RunPhase(ctx, &r, phase, c.Dir)
+	return r, err
 }
 
 // threadCPU returns the CPU time of the calling OS thread.
@@ -198,14 +175,14 @@ func readLines(path string) ([]string, error) {
 }
 
 func runPhase(ctx context.Context, c config, stdout io.Writer) error {
-	stop, err := benchutil.StartCPUProfile(c.cpuprofile)
+	stop, err := benchutil.StartCPUProfile(c.CPUProfile)
 	if err != nil {
 		return err
 	}
 	defer stop()
 	var r result
-	p := func(name string) string { return filepath.Join(c.dir, name) }
-	switch c.phase {
+	p := func(name string) string { return filepath.Join(c.Dir, name) }
+	switch c.Phase {
 	case "build":
 		f, err := cdxj.Open(ctx, p("index.cdxj"), nil)
 		if err != nil {
@@ -219,7 +196,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		r = result{Items: st.Records, Unit: "CDXJ lines", Wall: time.Since(t0),
+		r = result{Items: st.Records, Unit: "CDXJ lines", Measured: benchutil.Measured{Wall: time.Since(t0)},
 			Note: fmt.Sprintf("%d HxPx keys, %d URI-Rs, %d sort runs, %d of %d keys checked differ", st.Keys, st.URIRs, st.Runs, st.Mismatched, st.Checked)}
 	case "compact":
 		f, err := os.Open(p("base.ukvs"))
@@ -234,11 +211,11 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		r = result{Items: st.InLines, Unit: "map lines", Wall: time.Since(t0),
+		r = result{Items: st.InLines, Unit: "map lines", Measured: benchutil.Measured{Wall: time.Since(t0)},
 			Note: fmt.Sprintf("W=(1,1): %d lines out, %d roll-ups", st.OutLines, st.Rollups)}
 	case "lookup-surt", "lookup-url", "lookup-compact":
 		file, mapFile := "lookups.surt", "base.ukvs"
-		switch c.phase {
+		switch c.Phase {
 		case "lookup-url":
 			file = "eval.urls"
 		case "lookup-compact":
@@ -263,7 +240,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		t0, c0 := time.Now(), threadCPU()
 		for _, q := range qs {
 			var res mementomap.Match
-			if c.phase == "lookup-url" {
+			if c.Phase == "lookup-url" {
 				res, err = m.Lookup(q)
 			} else {
 				res, err = m.LookupSURT(q)
@@ -272,7 +249,7 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 				present++
 			}
 		}
-		r = result{Items: int64(len(qs)), Unit: "lookups", Wall: time.Since(t0), CPU: threadCPU() - c0,
+		r = result{Items: int64(len(qs)), Unit: "lookups", Measured: benchutil.Measured{Wall: time.Since(t0), CPU: threadCPU() - c0},
 			Note: fmt.Sprintf("%s: map of %d lines, %d found present", mapFile, n, present)}
 	case "open":
 		const runs = 2000
@@ -285,10 +262,10 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 			m.Close()
 		}
 		wall := time.Since(t0)
-		r = result{Items: runs, Unit: "Open+Close", Wall: wall, CPU: threadCPU() - c0,
+		r = result{Items: runs, Unit: "Open+Close", Measured: benchutil.Measured{Wall: wall, CPU: threadCPU() - c0},
 			Note: fmt.Sprintf("%s per Open+Close", (wall / runs).Round(time.Microsecond))}
 	default:
-		return fmt.Errorf("unknown phase %q", c.phase)
+		return fmt.Errorf("unknown phase %q", c.Phase)
 	}
 	return json.NewEncoder(stdout).Encode(r)
 }

@@ -34,7 +34,7 @@ type cell struct {
 // table9 makes the 36 chained maps and evaluates each (and the baseline,
 // returned first with infinite weights).
 func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, error) {
-	p := func(name string) string { return filepath.Join(c.dir, name) }
+	p := func(name string) string { return filepath.Join(c.Dir, name) }
 	lookups, err := readLines(p("eval.urls"))
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func table9(ctx context.Context, c config, logf func(string, ...any)) ([]cell, e
 				return nil, err
 			}
 			o := mementomap.DefaultCompactOptions()
-			o.HostFactor, o.PathFactor, o.TempDir = wh, wp, c.dir
+			o.HostFactor, o.PathFactor, o.TempDir = wh, wp, c.Dir
 			t0 := time.Now()
 			st, err := benchutil.WriteFile(out, func(w io.Writer) (mementomap.CompactStats, error) { return mementomap.Compact(w, in, o) })
 			in.Close()

@@ -19,8 +19,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -36,60 +34,42 @@ import (
 
 func main() { benchutil.Main(run) }
 
-type config struct {
-	n     int64
-	seed  uint64
-	dir   string
-	keep  bool
-	phase string
-}
+type config struct{ *benchutil.Flags }
 
 // result is what a phase child reports (JSON on its stdout); the parent
 // adds the child's rusage.
 type result struct {
+	benchutil.Measured
 	Lines   int64
-	Wall    time.Duration
-	CPU     time.Duration
-	MaxRSS  int64
 	Profile *mementomap.ArchiveProfile `json:",omitempty"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c config
-	fs.Int64Var(&c.n, "n", 16_000_000, "CDXJ lines of the generated index")
-	fs.Uint64Var(&c.seed, "seed", 1, "generator seed")
-	fs.StringVar(&c.dir, "dir", "", "work folder (default: a new temporary folder, removed at the end)")
-	fs.BoolVar(&c.keep, "keep", false, "keep the work folder")
-	fs.StringVar(&c.phase, "phase", "", "internal: run one measured phase in this process")
-	if err := fs.Parse(args); err != nil {
+	fs := benchutil.NewFlagSet("mementomap.Profile against mementomap.Build on one generated index, and the compaction cutoffs fitted at archive scale.", stderr)
+	c := config{benchutil.AddFlags(fs, 16_000_000)}
+	if err := c.Parse(fs, args); err != nil {
 		return err
 	}
-	if c.phase != "" {
+	if c.Phase != "" {
 		return runPhase(ctx, c, stdout)
 	}
-	if c.n <= 0 {
-		return errors.New("-n must be positive")
-	}
-	work, done, err := benchutil.WorkDir(c.dir, "profile-bench-", c.keep)
+	done, err := c.Work("profile-bench-")
 	if err != nil {
 		return err
 	}
 	defer done()
-	c.dir = work
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	logf := benchutil.Logf(stderr)
-	idx := filepath.Join(c.dir, "index.cdxj")
+	idx := filepath.Join(c.Dir, "index.cdxj")
 	if _, err := os.Stat(idx); err != nil {
-		logf("generating %d CDXJ lines (seed %d) in %s", c.n, c.seed, c.dir)
+		logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
 		f, err := os.Create(idx)
 		if err != nil {
 			return err
 		}
 		bw := bufio.NewWriterSize(f, 1<<20)
-		_, err = cdxgen.New(cdxgen.Config{Lines: c.n, Seed: c.seed}).Write(bw)
+		_, err = cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(bw)
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -104,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "# Profile benchmark\n\nindex: %d CDXJ lines (%.1f MB) from cdxgen seed %d\n", c.n, float64(fi.Size())/1e6, c.seed)
+	fmt.Fprintf(w, "# Profile benchmark\n\nindex: %d CDXJ lines (%.1f MB) from cdxgen seed %d\n", c.N, float64(fi.Size())/1e6, c.Seed)
 	fmt.Fprintf(w, "Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1 in its own process\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 	fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | ÷ build | peak RSS |\n|---|---|---|---|---|---|---|\n")
 	var build time.Duration
@@ -155,17 +135,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 func child(ctx context.Context, c config, phase string) (result, error) {
 	var r result
-	u, err := benchutil.RunChild(ctx, &r, "-phase", phase, "-dir", c.dir)
-	if err != nil {
-		return result{}, err
-	}
-	r.MaxRSS = u.MaxRSS
-	r.CPU = u.CPU
-	return r, nil
+	err := benchutil.RunPhase(ctx, &r, phase, c.Dir)
+	return r, err
 }
 
 func runPhase(ctx context.Context, c config, stdout io.Writer) error {
-	f, err := cdxj.Open(ctx, filepath.Join(c.dir, "index.cdxj"), nil)
+	stop, err := benchutil.StartCPUProfile(c.CPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	f, err := cdxj.Open(ctx, filepath.Join(c.Dir, "index.cdxj"), nil)
 	if err != nil {
 		return err
 	}
@@ -173,9 +153,9 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 	in := []cdxj.Searcher{f}
 	var r result
 	t0 := time.Now()
-	switch c.phase {
+	switch c.Phase {
 	case "build":
-		st, err := benchutil.WriteFile(filepath.Join(c.dir, "base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
+		st, err := benchutil.WriteFile(filepath.Join(c.Dir, "base.ukvs"), func(w io.Writer) (mementomap.BuildStats, error) {
 			return mementomap.Build(ctx, w, in, &mementomap.BuildOptions{ArchiveID: "https://arquivo.pt/"})
 		})
 		if err != nil {
@@ -183,16 +163,16 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 		}
 		r.Lines = st.Records
 	case "profile", "profile-no-compaction":
-		p, err := mementomap.Profile(ctx, in, &mementomap.ProfileOptions{NoCompaction: c.phase == "profile-no-compaction"})
+		p, err := mementomap.Profile(ctx, in, &mementomap.ProfileOptions{NoCompaction: c.Phase == "profile-no-compaction"})
 		if err != nil {
 			return err
 		}
 		r.Lines = p.Index.Lines
-		if c.phase == "profile" {
+		if c.Phase == "profile" {
 			r.Profile = p
 		}
 	default:
-		return fmt.Errorf("unknown phase %q", c.phase)
+		return fmt.Errorf("unknown phase %q", c.Phase)
 	}
 	r.Wall = time.Since(t0)
 	return json.NewEncoder(stdout).Encode(r)

@@ -29,7 +29,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,15 +42,16 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
 func main() {
-	benchutil.Main(func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+	benchutil.Main(func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 0 && args[0] == "child-build" {
 			return childBuild(ctx, args[1:])
 		}
-		return run(ctx, args, stdout)
+		return run(ctx, args, stdout, stderr)
 	})
 }
 
@@ -95,12 +95,12 @@ type measure struct {
 	wall, cpu time.Duration
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("sharded", flag.ContinueOnError)
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := benchutil.NewFlagSet("mementomap build of one generated index on one core and on two, against wc -l and gzip -dc of the same lines.", stderr)
 	n := fs.Int64("n", 16_000_000, "index lines to generate")
 	dir := fs.String("dir", "", "folder for the index and maps (default: a temporary one, removed at the end)")
 	profDir := fs.String("cpuprofile", "", "folder for a CPU profile of each build child")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	work, done, err := benchutil.WorkDir(*dir, "bench-sharded-", false)
