@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/mementokit/mementokit/aggregator/accesslog"
 	"github.com/mementokit/mementokit/internal/chart"
@@ -42,17 +41,8 @@ func Report(in Input) (*report.Page, error) {
 	cnt := func(v int64) string { return chart.Exact(float64(v), chart.Count) }
 	pg.Intro = fmt.Sprintf("%s lookups of %s distinct URI-Rs read from %s lines of %d log files; %s lines not of their format, %s lookups refused (their URI-R or datetime does not parse).",
 		cnt(st.Lookups), cnt(int64(in.DistinctURIRs)), cnt(st.Lines), st.Files, cnt(st.Bad), cnt(st.Refused))
-	var err error
-	add := func(s *report.Section, c *chart.Chart, e error, what string) {
-		switch {
-		case errors.Is(e, chart.ErrNoData):
-			s.Text = strings.TrimSpace(s.Text + " Not drawn, for want of data: " + what + ".")
-		case e != nil && err == nil:
-			err = e
-		case e == nil:
-			s.Charts = append(s.Charts, c)
-		}
-	}
+	var charts report.Charts
+	add := charts.Add
 	s := report.Section{ID: "archives", Title: "What each archive answered (Table 3)", TablesFirst: true,
 		Text: "Per archive, the searches that considered it: hits (mementos found), misses (none), errors (the request failed), " +
 			"skipped by its MementoMap, or not asked while dormant; put to sleep counts how often it became dormant. Answers from the cache asked no archive."}
@@ -74,7 +64,7 @@ func Report(in Input) (*report.Page, error) {
 		add(&s, c, e, "the overlap matrix")
 		pg.Sections = append(pg.Sections, s)
 	}
-	if err != nil {
+	if err := charts.Err(); err != nil {
 		return nil, err
 	}
 	return pg, nil

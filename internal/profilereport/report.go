@@ -55,17 +55,8 @@ func Report(in Input) (*report.Page, error) {
 		"P0 a host's root, P1 its first path segment.",
 		chart.Exact(float64(p.Index.URIMs), chart.Count), chart.Exact(float64(p.Index.URIRs), chart.Count),
 		chart.Exact(float64(p.Index.HxPxKeys), chart.Count), chart.Exact(float64(p.Index.Hosts), chart.Count))
-	var err error
-	add := func(s *report.Section, c *chart.Chart, e error, what string) {
-		switch {
-		case errors.Is(e, chart.ErrNoData):
-			s.Text = strings.TrimSpace(s.Text + " Not drawn, for want of data: " + what + ".")
-		case e != nil && err == nil:
-			err = e
-		case e == nil:
-			s.Charts = append(s.Charts, c)
-		}
-	}
+	var charts report.Charts
+	add := charts.Add
 
 	s := report.Section{ID: "index", Title: "The index (Table 2)", TablesFirst: true}
 	s.Tables = append(s.Tables, indexTable(p))
@@ -130,7 +121,7 @@ func Report(in Input) (*report.Page, error) {
 	c, e = CompactionChart(p)
 	add(&s, c, e, "the compaction run")
 	pg.Sections = append(pg.Sections, s)
-	if err != nil {
+	if err := charts.Err(); err != nil {
 		return nil, err
 	}
 	return pg, nil

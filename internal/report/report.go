@@ -148,6 +148,33 @@ type cellView struct {
 
 type licenceView struct{ Name, Text string }
 
+// Charts adds charts to the sections of a page as they are made and keeps
+// the first error of making one. A chart that could not be drawn for want
+// of data (chart.ErrNoData) is not an error: its section says so instead.
+// The zero Charts is ready to use.
+type Charts struct{ err error }
+
+// Add adds c, made with error err, to s: when err is nil c is appended to
+// s.Charts; when err is chart.ErrNoData s.Text gains "Not drawn, for want
+// of data: WHAT."; any other error is kept for [Charts.Err] (the first
+// one) and c is dropped.
+func (cs *Charts) Add(s *Section, c *chart.Chart, err error, what string) {
+	switch {
+	case errors.Is(err, chart.ErrNoData):
+		s.Text = strings.TrimSpace(s.Text + " Not drawn, for want of data: " + what + ".")
+	case err != nil:
+		if cs.err == nil {
+			cs.err = err
+		}
+	default:
+		s.Charts = append(s.Charts, c)
+	}
+}
+
+// Err returns the first error given to [Charts.Add] other than
+// chart.ErrNoData, or nil.
+func (cs *Charts) Err() error { return cs.err }
+
 // ErrNoSections is returned by Write for a page with nothing to show.
 var ErrNoSections = errors.New("report: the page has no chart and no table")
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,5 +114,33 @@ func TestSave(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("files left: %v", entries)
+	}
+}
+
+// TestCharts: a made chart is added to its section, one refused for want
+// of data becomes a note in the section's text, and the first other error
+// is kept while its chart is dropped.
+func TestCharts(t *testing.T) {
+	c := finished(t, &chart.Chart{ID: "c", Title: "Captures", Kind: chart.Bar, Categories: []string{"2012"},
+		X: chart.Axis{Label: "year"}, Y: chart.Axis{Label: "captures", Unit: chart.Count}, Series: []chart.Series{{Name: "a", Values: []float64{1}}}})
+	var cs Charts
+	s := Section{Text: "Per year."}
+	cs.Add(&s, c, nil, "captures")
+	noData := chart.ErrNoData
+	cs.Add(&s, nil, fmt.Errorf("no series: %w", noData), "bytes per year")
+	first, second := errors.New("bad axis"), errors.New("bad series")
+	cs.Add(&s, c, first, "one")
+	cs.Add(&s, c, second, "two")
+	if len(s.Charts) != 1 || s.Charts[0] != c {
+		t.Errorf("section charts = %v, want the one made", s.Charts)
+	}
+	if s.Text != "Per year. Not drawn, for want of data: bytes per year." {
+		t.Errorf("section text = %q", s.Text)
+	}
+	if cs.Err() != first {
+		t.Errorf("Err = %v, want the first error", cs.Err())
+	}
+	if (&Charts{}).Err() != nil {
+		t.Error("a new Charts has an error")
 	}
 }

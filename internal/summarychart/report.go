@@ -1,7 +1,6 @@
 package summarychart
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -56,17 +55,8 @@ func Report(in ReportInput) (*report.Page, error) {
 		p.Intro += ", and the crawl activity per day and organization"
 	}
 	p.Intro += ". Counts are of captures with a 2xx status; bytes are the compressed WARC record lengths of the index."
-	var err error
-	add := func(s *report.Section, c *chart.Chart, e error, what string) {
-		switch {
-		case errors.Is(e, chart.ErrNoData):
-			s.Text = strings.TrimSpace(s.Text + " Not drawn, for want of data: " + what + ".")
-		case e != nil && err == nil:
-			err = e
-		case e == nil:
-			s.Charts = append(s.Charts, c)
-		}
-	}
+	var charts report.Charts
+	add := charts.Add
 	if len(in.Summaries) > 0 {
 		s := report.Section{ID: "holdings", Title: "Holdings", TablesFirst: true,
 			Text: "Keys are the summaries' lines (registrable domains, or hosts); a key counts for a year when it holds a capture in it."}
@@ -132,7 +122,7 @@ func Report(in ReportInput) (*report.Page, error) {
 		s.Tables = append(s.Tables, orgTable(in.Days))
 		p.Sections = append(p.Sections, s)
 	}
-	return p, err
+	return p, charts.Err()
 }
 
 func slugName(s string) string {

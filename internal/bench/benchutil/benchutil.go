@@ -15,7 +15,9 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
+	"slices"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/mementokit/mementokit/internal/cli"
@@ -121,6 +123,22 @@ func RunPhase(ctx context.Context, r Measures, phase, dir string, extra ...strin
 		m.CPU = u.CPU
 	}
 	return nil
+}
+
+// TestMain is the TestMain body of a bench program's tests. A bench runs
+// each measured phase by running itself with -phase ([RunPhase]); under go
+// test "itself" is the test binary, which then plays the child: when its
+// arguments hold -phase, TestMain runs run with them and exits (1 on an
+// error, printed); otherwise it runs the tests.
+func TestMain(m *testing.M, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	if slices.Contains(os.Args[1:], "-phase") {
+		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }
 
 // Usage is what the kernel measured of a finished child process.

@@ -7,22 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 )
 
-// TestMain lets the test binary play the measured child phases, which the
-// benchmark runs by executing itself with -phase.
-func TestMain(m *testing.M) {
-	for _, a := range os.Args[1:] {
-		if a == "-phase" {
-			if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-				os.Stderr.WriteString(err.Error() + "\n")
-				os.Exit(1)
-			}
-			os.Exit(0)
-		}
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets the test binary play the measured child phases
+// (benchutil.TestMain).
+func TestMain(m *testing.M) { benchutil.TestMain(m, run) }
 
 // TestSmallRun runs the whole benchmark on a tiny index (the full 20 M-line
 // run is never part of go test).
