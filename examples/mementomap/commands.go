@@ -249,7 +249,7 @@ func (e *env) lookup(args []string) error {
 				if i := strings.IndexAny(strings.TrimSpace(a), " \t"); i >= 0 {
 					dt := strings.TrimSpace(strings.TrimSpace(a)[i+1:])
 					if *at != "" {
-						return usageError{fmt.Errorf("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)}
+						return cli.Usagef("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)
 					}
 					if _, err := ukvs.ParsePeriod(dt); err != nil {
 						return cli.Usagef("lookup: argument %q: datetime %q: %w", a, dt, err)
