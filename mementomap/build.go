@@ -278,7 +278,7 @@ func newBuilder(o BuildOptions) *builder {
 }
 
 type builder struct {
-	sink  func(sortKey []byte) error
+	sink  func(sortKey []byte, hx int) error // hx: the length of its HxPx key (the NUL's index, or len(sortKey))
 	o     BuildOptions
 	s     *extsort.Sorter
 	st    BuildStats
@@ -452,7 +452,7 @@ func (b *builder) record(rec *cdxj.Record) error {
 		}
 	}
 	b.st.Used++
-	return b.sink(k)
+	return b.sink(k, hx)
 }
 
 // check compares a record's SURT key with the canonical SURT of its URL

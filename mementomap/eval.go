@@ -68,7 +68,7 @@ func LoadTruth(ctx context.Context, inputs []cdxj.Searcher, lookups []string, op
 	}
 	b := newBuilder(o)
 	b.s = extsort.New(o.MemoryLimit, o.TempDir)
-	b.sink = func(k []byte) error {
+	b.sink = func(k []byte, _ int) error {
 		if idx, ok := want[string(k)]; ok {
 			for _, i := range idx {
 				t.Held[i] = true

@@ -29,7 +29,7 @@ func simpleSURTMatches(key, u []byte) bool {
 			hostEnd = i
 			break
 		}
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+		if plainByte[c]&plainHost == 0 {
 			return false
 		}
 	}
@@ -104,7 +104,7 @@ func simpleSURTMatches(key, u []byte) bool {
 			}
 			continue
 		}
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+		if plainByte[c]&plainPath == 0 {
 			return false
 		}
 	}
@@ -114,6 +114,28 @@ func simpleSURTMatches(key, u []byte) bool {
 	return len(key)-k == len(path)+1+len(query) && string(key[k:k+len(path)]) == string(path) &&
 		key[k+len(path)] == '?' && string(key[k+len(path)+1:]) == string(query)
 }
+
+// Classes of the bytes simpleSURTMatches takes as they are: plainHost
+// [a-z0-9.-] in a host, plainPath [a-z0-9._-] in a path segment,
+// plainQuery [a-z0-9._=-] in a query.
+const (
+	plainHost = 1 << iota
+	plainPath
+	plainQuery
+)
+
+// plainByte holds the classes of each byte.
+var plainByte = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '.' {
+			t[c] = plainHost | plainPath | plainQuery
+		}
+	}
+	t['_'] = plainPath | plainQuery
+	t['='] = plainQuery
+	return t
+}()
 
 // simpleQuery reports whether q (a query without its '?') is one surt
 // keeps as it is: "&"-separated non-empty arguments of [a-z0-9._=-] in
@@ -128,7 +150,7 @@ func simpleQuery(q []byte) bool {
 	for i := 0; i <= len(q); i++ {
 		if i < len(q) && q[i] != '&' {
 			c := q[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '=') {
+			if plainByte[c]&plainQuery == 0 {
 				return false
 			}
 			continue

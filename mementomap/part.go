@@ -363,7 +363,7 @@ type Keyer struct {
 func NewKeyer(opts *BuildOptions) *Keyer {
 	o := buildOptions(opts)
 	k := &Keyer{b: newBuilder(o)}
-	k.b.sink = func(sk []byte) error {
+	k.b.sink = func(sk []byte, _ int) error {
 		k.key = sk
 		return nil
 	}

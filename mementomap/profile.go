@@ -242,7 +242,7 @@ func Profile(ctx context.Context, inputs []cdxj.Searcher, opts *ProfileOptions) 
 	defer b.s.Close()
 	p.sorter = b.s
 	var rec *cdxj.Record
-	b.sink = func(k []byte) error { return p.add(rec, k) }
+	b.sink = func(k []byte, _ int) error { return p.add(rec, k) }
 	for _, in := range inputs {
 		n := 0
 		for r, err := range in.Records(cdxj.Query{}) {

@@ -313,7 +313,7 @@ func naiveOf(t *testing.T, o BuildOptions, ins []cdxj.Searcher) *naiveProfile {
 	n := &naiveProfile{mementos: map[string]uint64{}, years: map[int]map[string]bool{}, first: map[string]int{}, keys: map[string]bool{}}
 	b := newBuilder(o)
 	var rec *cdxj.Record
-	b.sink = func(k []byte) error {
+	b.sink = func(k []byte, _ int) error {
 		full := strings.Replace(string(k), "\x00", "?", 1)
 		hx, _, _ := strings.Cut(full, "?")
 		n.mementos[full]++

@@ -62,13 +62,7 @@ var maxPendingKeys = 4 << 20 // tests lower it
 func (b *builder) sortInto(s *extsort.Sorter) (finish func() error) {
 	p := &sortedSink{s: s, maxPending: maxPendingKeys, last: -1}
 	b.s = s
-	b.sink = func(k []byte) error {
-		hx := bytes.IndexByte(k, 0)
-		if hx < 0 {
-			hx = len(k)
-		}
-		return p.add(k, hx)
-	}
+	b.sink = p.add
 	return p.finish
 }
 

@@ -23,7 +23,7 @@ func EachURIR(ctx context.Context, inputs []cdxj.Searcher, opts *BuildOptions, f
 	}
 	b := newBuilder(o)
 	b.s = extsort.New(o.MemoryLimit, o.TempDir)
-	b.sink = func(k []byte) error { return b.s.Add(k, 1) }
+	b.sink = func(k []byte, _ int) error { return b.s.Add(k, 1) }
 	defer b.s.Close()
 	for _, in := range inputs {
 		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
