@@ -20,6 +20,9 @@ const maxJSONDepth = 10000
 // control byte (see strictStringEnd); one with an escape is left to
 // strictStringEnd.
 func (x *jsonIndex) validate(b []byte) (int, string) {
+	if x.validateFlat(b) {
+		return -1, ""
+	}
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	var (
 		stack      = x.stack[:0] // '{' or '[' for each open level
@@ -187,6 +190,63 @@ keyHit:
 fail:
 	x.members, x.stack = members, stack[:0]
 	return e, msg
+}
+
+// validateFlat is validate for the usual shape of a CDXJ block, the one
+// pywb and cdxj-indexer write: {"name": "value", "name": "value"}, every
+// value a string, one space after each ':' and ',', no escape and nothing
+// around the braces. It reports whether b has that shape (then valid, its
+// members indexed into x.members); false says nothing about b, which
+// validate then reads with the general grammar.
+func (x *jsonIndex) validateFlat(b []byte) bool {
+	n := len(b)
+	if n < 2 || b[0] != '{' || b[n-1] != '}' {
+		return false
+	}
+	members := x.members[:0]
+	i := 1
+	for {
+		if i >= n || b[i] != '"' {
+			return false
+		}
+		ke := plainStringEnd(b, i+1)
+		// ke < n-3 leaves room for `: "`; b[n-1] is the '}'.
+		if ke >= n-3 || b[ke] != '"' || b[ke+1] != ':' || b[ke+2] != ' ' || b[ke+3] != '"' {
+			return false
+		}
+		vs := ke + 3
+		ve := plainStringEnd(b, vs+1)
+		if ve >= n-1 || b[ve] != '"' {
+			return false
+		}
+		members = append(members, jsonMember{int32(i + 1), int32(ke), int32(vs), int32(ve + 1)})
+		i = ve + 1
+		if i == n-1 {
+			x.members = members
+			return true
+		}
+		if b[i] != ',' || b[i+1] != ' ' {
+			return false
+		}
+		i += 2
+	}
+}
+
+// plainStringEnd returns the index of the first '"', '\\' or control byte
+// (below 0x20) at or after b[j], or len(b).
+func plainStringEnd(b []byte, j int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; j+8 <= len(b); j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		q, s := w^(2*ones), w^('\\'*ones)
+		if m := ((q-0x21*ones)&^q | (s-ones)&^s) & highs; m != 0 {
+			return j + bits.TrailingZeros64(m)/8
+		}
+	}
+	for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
+		j++
+	}
+	return j
 }
 
 // strictStringEnd returns the index of the quote closing the JSON string
