@@ -201,7 +201,8 @@ type Aggregator struct {
 	mapPoke chan struct{} // asks the map watch for a check now (a lookup saw a damaged map)
 	checkMu sync.Mutex    // one CheckMaps at a time
 
-	prep atomic.Pointer[lru.Cache[string, *prepared]] // cached entries prepared for the Handler (preparedCache)
+	prep      atomic.Pointer[lru.Cache[string, *prepared]] // cached entries prepared for the Handler (preparedCache)
+	prepBytes atomic.Int64                                 // the bytes the prepared entries hold (preparedWeight and bodies)
 }
 
 // Errors of Search, Lookup and Refresh.
@@ -710,6 +711,7 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 	}
 	found := make([][]memento.Memento, len(route))
 	reported := make([]bool, len(route))
+	progs := make([]progress, len(route)) // how far each archive's answer got, read when it is late
 	// Each archive is asked in a goroutine of its own (at most FanOut at
 	// once) that reports on a channel: the search stops waiting at its
 	// budget (plus searchGrace) whatever an Upstream does.
@@ -743,7 +745,7 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 				}
 				defer func() { <-fan }()
 			}
-			ms, o := ag.ask(ctx, st, usesTimeGate(s), urir, at)
+			ms, o := ag.ask(ctx, st, &progs[i], usesTimeGate(s), urir, at)
 			results <- answer{i: i, ms: ms, out: o}
 		}()
 	}
@@ -774,7 +776,14 @@ wait:
 		grace.Stop()
 	}
 	for i, ok := range reported {
-		if !ok {
+		if !ok && progs[i].answered.Load() {
+			// The archive was answering when the budget ended, and its
+			// call has not returned (what it read is lost to this search):
+			// cut by the budget, not a timeout of the archive.
+			res.Outcomes[i] = Outcome{Archive: route[i].Archive, Status: StatusFailed, Class: ClassPerURI, Reason: ReasonBudgetCut,
+				Err: fmt.Errorf("the archive was still answering when the search budget of %v ended", ag.budget(k)), Elapsed: ag.budget(k)}
+			ag.log.Warn("upstream call outlived the search budget while answering", "archive", route[i].Archive, "budget", ag.budget(k))
+		} else if !ok {
 			res.Outcomes[i] = Outcome{Archive: route[i].Archive, Status: StatusFailed, Class: ClassDown, Reason: ReasonTimeout,
 				Err: fmt.Errorf("no answer from the upstream within the budget of %v", ag.budget(k)), Elapsed: ag.budget(k)}
 			ag.log.Warn("upstream call outlived the search budget", "archive", route[i].Archive, "budget", ag.budget(k))
@@ -789,8 +798,10 @@ wait:
 }
 
 // ask sends one archive its request(s) and classifies the answer (judge:
-// the same rule for TimeMap and TimeGate answers).
-func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir string, at time.Time) ([]memento.Memento, Outcome) {
+// the same rule for TimeMap and TimeGate answers); prog records how far
+// the answer got. ctx carries the search's budget: an answer it cut
+// after the archive began answering is ReasonBudgetCut.
+func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress, gate bool, urir string, at time.Time) ([]memento.Memento, Outcome) {
 	start := time.Now()
 	o := Outcome{Archive: st.ID}
 	// notAsked is a failure before any request was sent (the archive's
@@ -814,7 +825,7 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	}
 	rctx, cancel := context.WithTimeout(ctx, st.Timeout)
 	defer cancel()
-	rctx, prog := withProgress(rctx)
+	rctx = prog.attach(rctx)
 	var (
 		ms  []memento.Memento
 		n   int
@@ -850,6 +861,11 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, gate bool, urir
 	}
 	if r := prog.slow(reason); r != reason {
 		reason, class = r, ClassOf(r) // the archive had begun answering
+	}
+	if reason == ReasonSlowAnswer && ctx.Err() != nil && ag.base.Err() == nil {
+		// The search's budget ended while the archive was answering: the
+		// archive is up, the search had no more time for it.
+		reason, class = ReasonBudgetCut, ClassOf(ReasonBudgetCut)
 	}
 	o.Class = class
 	switch class {

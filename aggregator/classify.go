@@ -57,7 +57,7 @@ const (
 	ClassDown
 	// ClassPerURI: an answer over a cap for this URI-R (body size, pages,
 	// time once the archive had begun answering: ReasonTooLarge,
-	// ReasonTooManyPages, ReasonSlowAnswer) or a 4xx other than 404, 408,
+	// ReasonTooManyPages, ReasonSlowAnswer, ReasonBudgetCut) or a 4xx other than 404, 408,
 	// 410 and 429 (robots exclusion, a refused URI). Mementos read before
 	// a cap was reached are kept, and the result is not complete.
 	ClassPerURI
@@ -93,7 +93,7 @@ func ClassOf(reason string) Class {
 	switch reason {
 	case ReasonTimeout, ReasonReset, ReasonNetwork, ReasonCanceled:
 		return ClassDown
-	case ReasonTooLarge, ReasonTooManyPages, ReasonSlowAnswer:
+	case ReasonTooLarge, ReasonTooManyPages, ReasonSlowAnswer, ReasonBudgetCut:
 		return ClassPerURI
 	case ReasonWrongType, ReasonBadBody, ReasonUnexpectedReply, ReasonRedirectLoop,
 		ReasonEmptyAnswer, ReasonBadURIM, ReasonHostNotAllowed:

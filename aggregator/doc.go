@@ -151,12 +151,20 @@
 // # Memory and time bounds
 //
 // An upstream body is read as a stream and capped at Options.MaxBodyBytes
-// (32 MiB); TimeMaps follow at most Options.MaxPages pages per archive.
-// An answer cut by one of these caps, or by a timeout after the archive
-// began answering, keeps the mementos read before the cut, and the result
-// names the archive in Archive-Failures (ReasonTooManyPages, ReasonTooLarge,
-// ReasonSlowAnswer). A
-// search holds the mementos it found (about 150 bytes each). Every upstream
+// (32 MiB) per archive answer: a TimeMap's pages count together, and
+// nothing past the cap is read; TimeMaps follow at most Options.MaxPages
+// pages per archive. An answer cut by one of these caps, by a timeout
+// after the archive began answering, or by the search's budget while the
+// archive was answering, keeps the mementos read before the cut, and the
+// result names the archive in Archive-Failures (ReasonTooManyPages,
+// ReasonTooLarge, ReasonSlowAnswer, ReasonBudgetCut). A search holds the
+// mementos it found (about 150 bytes each, some 1.4 times the body bytes
+// they came from); a request allocates in all (reading, merging, storing,
+// writing its answer) about 16 times the body bytes its archives sent,
+// and TestBodyCapBoundsMemory checks 24 times MaxBodyBytes per request
+// against upstream TimeMaps of 256 MiB. What stays after a request is
+// what the cache keeps and the prepared entries of the Handler (at most
+// 64 MiB in all). Every upstream
 // request has the archive's timeout, every search its budget, and a
 // search outlives the callers that gave up on it only until that budget.
 // Every cache call of a request has a deadline (Options.CacheTimeout); a

@@ -1,8 +1,10 @@
 package aggregator
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -22,6 +24,11 @@ type prepared struct {
 	updated time.Time
 	ms      []memento.Memento         // merged, checked: shared by every request, never written
 	bodies  [3]atomic.Pointer[[]byte] // whole TimeMaps, by timeMapFormat
+
+	total   *atomic.Int64 // the bytes of all prepared entries (Aggregator.prepBytes)
+	mu      sync.Mutex    // guards weight and dropped
+	weight  int64         // bytes of this entry counted in total
+	dropped bool          // out of the cache: its bodies are no longer kept
 }
 
 // The formats prepared.bodies holds.
@@ -32,15 +39,28 @@ const (
 )
 
 // Bounds of the prepared entries of one aggregator: at most
-// maxPrepared URI-Rs, least recently requested dropped first, and no
-// TimeMap body over maxPreparedBody bytes is kept (such a body is written
-// per request). Memory per URI-R: the merged mementos (the slice; the
-// strings are the store's) and the TimeMap bodies of the formats
-// requested.
+// maxPrepared URI-Rs and maxPreparedBytes bytes in all, least recently
+// requested dropped first; no entry over maxPreparedEntry bytes is
+// prepared and no TimeMap body over maxPreparedBody bytes is kept (such
+// an entry or body is made per request, as without preparation). The
+// bytes of an entry: the merged mementos' slice, the stored mementos
+// with their URI-Ms (the store's copy, which the entry holds), and the
+// TimeMap bodies kept.
 const (
-	maxPrepared     = 4096
-	maxPreparedBody = 1 << 20
+	maxPrepared      = 4096
+	maxPreparedBytes = 64 << 20
+	maxPreparedEntry = 4 << 20
+	maxPreparedBody  = 1 << 20
 )
+
+// preparedWeight is the bytes a prepared entry of stored and ms holds.
+func preparedWeight(stored []cache.StoredMemento, ms []memento.Memento) int64 {
+	w := int64(len(ms))*int64(unsafe.Sizeof(memento.Memento{})) + int64(len(stored))*int64(unsafe.Sizeof(cache.StoredMemento{}))
+	for i := range stored {
+		w += int64(len(stored[i].URIM))
+	}
+	return w
+}
 
 // preparedCache returns the aggregator's prepared entries, made on first
 // use.
@@ -48,7 +68,7 @@ func (ag *Aggregator) preparedCache() *lru.Cache[string, *prepared] {
 	if c := ag.prep.Load(); c != nil {
 		return c
 	}
-	c, _ := lru.New[string, *prepared](maxPrepared) // a positive size cannot fail
+	c, _ := lru.NewWithEvict(maxPrepared, func(_ string, p *prepared) { p.drop() }) // a positive size cannot fail
 	if ag.prep.CompareAndSwap(nil, c) {
 		return c
 	}
@@ -78,23 +98,53 @@ func (ag *Aggregator) preparedFor(urir string, e *cache.Entry) *prepared {
 }
 
 // prepare makes and keeps the prepared entry of urir from e, an entry
-// checkEntry left unchanged, with ms its merged mementos.
+// checkEntry left unchanged, with ms its merged mementos; nil (nothing
+// kept) when the entry is over maxPreparedEntry bytes. Least recently
+// requested entries are dropped until all fit in maxPreparedBytes.
 func (ag *Aggregator) prepare(urir string, e *cache.Entry, ms []memento.Memento) *prepared {
-	p := &prepared{stored: e.Mementos, updated: e.Updated, ms: ms}
-	ag.preparedCache().Add(urir, p)
+	w := preparedWeight(e.Mementos, ms)
+	if w > maxPreparedEntry {
+		return nil
+	}
+	p := &prepared{stored: e.Mementos, updated: e.Updated, ms: ms, total: &ag.prepBytes, weight: w}
+	c := ag.preparedCache()
+	c.Remove(urir) // an entry replaced by Add would not be dropped from the count
+	ag.prepBytes.Add(w)
+	c.Add(urir, p)
+	for ag.prepBytes.Load() > maxPreparedBytes && c.Len() > 1 {
+		c.RemoveOldest()
+	}
 	return p
 }
 
+// drop takes p out of the count of prepared bytes (it left the cache).
+func (p *prepared) drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dropped = true
+	p.total.Add(-p.weight)
+	p.weight = 0
+}
+
 // body returns the TimeMap in format f, written by write on first use
-// and kept when it is at most maxPreparedBody bytes.
+// and kept when it is at most maxPreparedBody bytes and the prepared
+// entries have room for it (maxPreparedBytes).
 func (p *prepared) body(f int, write func() []byte) []byte {
 	if b := p.bodies[f].Load(); b != nil {
 		return *b
 	}
 	b := write()
-	if len(b) <= maxPreparedBody {
-		c := append([]byte(nil), b...)
-		p.bodies[f].Store(&c)
+	if len(b) > maxPreparedBody {
+		return b
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dropped || p.bodies[f].Load() != nil || p.total.Load()+int64(len(b)) > maxPreparedBytes {
+		return b
+	}
+	c := append([]byte(nil), b...)
+	p.bodies[f].Store(&c)
+	p.weight += int64(len(c))
+	p.total.Add(int64(len(c)))
 	return b
 }

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +91,52 @@ func TestPreparedTimeMaps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPreparedBytesBounded: the prepared entries hold at most
+// maxPreparedBytes in all, however many URI-Rs are requested (least
+// recently requested dropped first), an entry over maxPreparedEntry is
+// not prepared, and the count goes back to zero when every entry is
+// dropped.
+func TestPreparedBytesBounded(t *testing.T) {
+	ag := newAggregator(t, Options{Archives: []Archive{{ID: "a", TimeMap: "http://127.0.0.1:1/"}}})
+	entryOf := func(n int) (*cache.Entry, []memento.Memento) {
+		e := &cache.Entry{Info: cache.Info{Status: cache.StatusFound, Updated: time.Now()}}
+		ms := make([]memento.Memento, n)
+		t0 := time.Date(2005, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range ms {
+			u := "http://a.example/web/" + t0.Add(time.Duration(i)*time.Second).Format("20060102150405") + "/http://example.com/"
+			e.Mementos = append(e.Mementos, cache.StoredMemento{URIM: u, Datetime: t0.Add(time.Duration(i) * time.Second), Archive: "a"})
+			ms[i] = memento.Memento{URIM: u, Datetime: e.Mementos[i].Datetime, Archive: "a"}
+		}
+		return e, ms
+	}
+	big, bigMs := entryOf(30000) // about 6 MiB
+	if w := preparedWeight(big.Mementos, bigMs); w <= maxPreparedEntry {
+		t.Fatalf("weight of 30000 mementos %d, want over %d", w, maxPreparedEntry)
+	}
+	if p := ag.prepare("http://big.example/", big, bigMs); p != nil || ag.prepBytes.Load() != 0 {
+		t.Errorf("an entry over maxPreparedEntry was prepared (%d bytes counted)", ag.prepBytes.Load())
+	}
+	e, ms := entryOf(15000) // about 3 MiB
+	w := preparedWeight(e.Mementos, ms)
+	for i := range 3 * maxPreparedBytes / int(w) {
+		p := ag.prepare("http://u"+strconv.Itoa(i)+".example/", e, ms)
+		if p == nil {
+			t.Fatalf("entry %d of %d bytes not prepared", i, w)
+		}
+		p.body(formatLink, func() []byte { return make([]byte, 512<<10) })
+		if n := ag.prepBytes.Load(); n > maxPreparedBytes {
+			t.Fatalf("after %d entries the prepared entries hold %d bytes, over %d", i+1, n, maxPreparedBytes)
+		}
+	}
+	c := ag.preparedCache()
+	if _, ok := c.Peek("http://u0.example/"); ok {
+		t.Error("the least recently requested entry was kept")
+	}
+	c.Purge()
+	if n := ag.prepBytes.Load(); n != 0 {
+		t.Errorf("no entry left, %d bytes counted", n)
 	}
 }

@@ -23,13 +23,20 @@ type progress struct {
 // trace already in ctx is still called.
 func withProgress(ctx context.Context) (context.Context, *progress) {
 	p := &progress{}
+	return p.attach(ctx), p
+}
+
+// attach returns ctx with a client trace that records into p (once per
+// p); a trace already in ctx is still called. The flags may be read by
+// another goroutine meanwhile (a search that stopped waiting).
+func (p *progress) attach(ctx context.Context) context.Context {
 	p.trace.WroteRequest = func(i httptrace.WroteRequestInfo) {
 		if i.Err == nil {
 			p.sent.Store(true)
 		}
 	}
 	p.trace.GotFirstResponseByte = func() { p.answered.Store(true) }
-	return httptrace.WithClientTrace(ctx, &p.trace), p
+	return httptrace.WithClientTrace(ctx, &p.trace)
 }
 
 // reached reports whether a failure of reason came after the request

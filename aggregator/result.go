@@ -159,7 +159,7 @@ func (r *Result) AllFailed() bool {
 
 // Counts is what the archives of one search did, one count per kind of
 // outcome: answered with mementos, answered none, failed (TimedOut of
-// them by a timeout, ReasonTimeout or ReasonSlowAnswer), not asked as
+// them by a timeout, ReasonTimeout, ReasonSlowAnswer or ReasonBudgetCut), not asked as
 // dormant, not asked as their MementoMap says they hold nothing, and left
 // out by the rules (in the registry, not in the service's rule list) or
 // by Options.TopK.
@@ -179,7 +179,7 @@ func (r *Result) Counts() Counts {
 			c.None++
 		case StatusFailed:
 			c.Failed++
-			if o.Reason == ReasonTimeout || o.Reason == ReasonSlowAnswer {
+			if o.Reason == ReasonTimeout || o.Reason == ReasonSlowAnswer || o.Reason == ReasonBudgetCut {
 				c.TimedOut++
 			}
 		case StatusDormant:
@@ -221,8 +221,8 @@ func (c Counts) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// TimedOut reports whether every failure was a timeout (ReasonTimeout or
-// ReasonSlowAnswer) and no archive was dormant (the HTTP API answers 504 rather than 502 when all archives
+// TimedOut reports whether every failure was a timeout (ReasonTimeout,
+// ReasonSlowAnswer or ReasonBudgetCut) and no archive was dormant (the HTTP API answers 504 rather than 502 when all archives
 // timed out).
 func (r *Result) TimedOut() bool {
 	n := 0
@@ -230,7 +230,7 @@ func (r *Result) TimedOut() bool {
 		switch {
 		case o.Status == StatusDormant:
 			return false
-		case o.Status == StatusFailed && o.Reason != ReasonTimeout && o.Reason != ReasonSlowAnswer:
+		case o.Status == StatusFailed && o.Reason != ReasonTimeout && o.Reason != ReasonSlowAnswer && o.Reason != ReasonBudgetCut:
 			return false
 		case o.Status == StatusFailed:
 			n++
@@ -505,6 +505,12 @@ const (
 	// the archive's timeout: this URI-R's answer is too big or too slow,
 	// the archive is up (ClassPerURI).
 	ReasonSlowAnswer = "slow-answer"
+	// ReasonBudgetCut: the search's budget (Options.DynamicBudget,
+	// ThoroughBudget) ended while the archive was answering (it had
+	// begun: a first response byte): the archive is up (ClassPerURI,
+	// never counted toward dormancy), and the mementos read before the
+	// cut are kept when its call returned within the search's grace.
+	ReasonBudgetCut = "budget-cut"
 	// ReasonEmptyAnswer: a 200 that names no memento (an empty body, a
 	// TimeMap of only original, self and timemap links).
 	ReasonEmptyAnswer = "empty-answer"

@@ -47,8 +47,11 @@ type HTTPUpstream struct {
 	// request (TimeMaps: at most MaxRedirects; TimeGates: none followed
 	// unless the 3xx lacks Vary: accept-datetime). nil uses a zero client.
 	Client *http.Client
-	// MaxBodyBytes caps a response body (default 32 MiB); past it the
-	// request fails with reason "too-large".
+	// MaxBodyBytes caps the body bytes of one answer (default 32 MiB): a
+	// TimeGate's response, or a TimeMap's pages all together, so that
+	// MaxPages pages cannot read MaxPages times as much. Past it the
+	// answer fails with reason "too-large" (ClassPerURI), keeping the
+	// mementos read before the cut. Nothing past the cap is read.
 	MaxBodyBytes int64
 	// MaxHeaderBytes caps a response's headers (default
 	// DefaultMaxHeaderBytes): a TimeGate answer whose headers (its Link
@@ -301,6 +304,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	seen := map[string]bool{first: true}
 	var out []memento.Memento
 	requests := 0
+	budget := u.maxBody() // bytes left for this answer's pages together
 	c := u.client(a, true)
 	for len(queue) > 0 {
 		if requests >= maxPages {
@@ -310,7 +314,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 		page := queue[0]
 		queue = queue[1:]
 		requests++
-		ms, next, err := u.timeMapPage(ctx, c, a, page)
+		ms, next, err := u.timeMapPage(ctx, c, a, page, &budget)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) && page != first {
 				continue // a dangling page link: the other pages still count
@@ -319,6 +323,9 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 				err = slowAnswer(err) // the archive has been answering this search
 			}
 			if ClassOf(reasonOf(err)) == ClassPerURI {
+				if out == nil {
+					return ms, requests, err // no copy of a first page cut
+				}
 				return append(out, ms...), requests, err
 			}
 			return nil, requests, err
@@ -338,7 +345,10 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	return out, requests, nil
 }
 
-func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archive, page string) ([]memento.Memento, []string, error) {
+// timeMapPage reads one TimeMap page; *budget is the number of body bytes
+// the answer may still read (all its pages together), and is lessened by
+// what this page read.
+func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archive, page string, budget *int64) ([]memento.Memento, []string, error) {
 	req, err := u.newRequest(ctx, http.MethodGet, page)
 	if err != nil {
 		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonUnexpectedReply, Err: err}
@@ -366,7 +376,9 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 			pagePool.Put(buf)
 		}
 	}()
-	body, whole := readPrefix(buf, &limitedBody{r: resp.Body, n: u.maxBody()})
+	lb := &limitedBody{r: resp.Body, n: *budget}
+	defer func() { *budget = max(lb.n, 0) }()
+	body, whole := readPrefix(buf, lb)
 	if whole {
 		if ms, next, links, ok := fastPage(buf.Bytes()); ok {
 			if links == 0 && isHTML(resp) {
