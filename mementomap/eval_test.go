@@ -368,3 +368,46 @@ func TestEvaluateObservedExpiry(t *testing.T) {
 		t.Errorf("expired negatives: %+v, %v; want recall 1", e, err)
 	}
 }
+
+// TestLookupAllSecondFieldUntimedMap: in a map without a datetime key
+// column an input "URI DATETIME" is answered as "URI" (a held URI is never
+// a miss for its second field), and a second field that is no datetime is
+// an input that could not be looked up, naming its line, not a miss.
+func TestLookupAllSecondFieldUntimedMap(t *testing.T) {
+	m := FromBytes([]byte(lines("br,com,luzluzziio)/2010 1/1", "com,example)/a 3")))
+	in := "http://luzluzziio.com.br/2010 20150101000000\n" +
+		"com,example)/a\t2015\n" +
+		"http://luzluzziio.com.br/2010 extra\n" +
+		"com,example)/a 2015 2016\n"
+	want := "http://luzluzziio.com.br/2010 20150101000000\tbr,com,luzluzziio)/2010\t1/1\n" +
+		"com,example)/a 2015\tcom,example)/a\t3\n" +
+		"http://luzluzziio.com.br/2010 extra\t-\t-\n" +
+		"com,example)/a 2015 2016\t-\t-\n"
+	var out bytes.Buffer
+	st, err := m.LookupAll(&out, strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, out.String()); d != "" {
+		t.Errorf("LookupAll output (-want +got):\n%s", d)
+	}
+	if st.Lookups != 4 || st.Present != 2 || st.Absent != 0 || st.Errors != 2 {
+		t.Errorf("stats %+v, want 4 lookups, 2 present, 0 absent, 2 errors", st)
+	}
+	if st.FirstError == nil || !strings.Contains(st.FirstError.Error(), "line 3") || !strings.Contains(st.FirstError.Error(), "extra") {
+		t.Errorf("FirstError %v, want one naming line 3 and its field", st.FirstError)
+	}
+
+	// A datetime for all inputs is checked and then does not change the
+	// answer; one that is no datetime is an error.
+	out.Reset()
+	st, err = m.LookupAllAt(&out, strings.NewReader("http://luzluzziio.com.br/2010\n"), "2015")
+	if err != nil || st.Present != 1 || st.Errors != 0 {
+		t.Errorf("LookupAllAt 2015: %+v, %v; want 1 present", st, err)
+	}
+	out.Reset()
+	st, _ = m.LookupAllAt(&out, strings.NewReader("http://luzluzziio.com.br/2010\n"), "soon")
+	if st.Errors != 1 || st.Present != 0 {
+		t.Errorf("LookupAllAt soon: %+v; want 1 error", st)
+	}
+}

@@ -937,8 +937,11 @@ func (st *BatchStats) fail(line int64, in string, err error) {
 // and its frequency; in a map with a time key column ([Map.TimeKey]) the
 // matched line's time key comes between them ("-" for none), and in a
 // datetime map an input line "URI DATETIME" is looked up at DATETIME
-// ([Map.LookupAt]). A miss, or an input that cannot be canonicalized or
-// is longer than [MaxLineLength], prints "-" for both (an input that could
+// ([Map.LookupAt]); in any other map an input "URI DATETIME" is answered
+// as "URI" once DATETIME is found to be a datetime, and an input whose
+// second field is not one could not be looked up. A miss, or an input
+// that cannot be canonicalized or is longer than [MaxLineLength], prints
+// "-" for both (an input that could
 // not be looked up is counted in Errors, and the first one's error is
 // FirstError). A closed map, one
 // refused as a whole ([ErrLoneCR]) or one whose file was truncated while
@@ -959,8 +962,9 @@ var ErrTwoDatetimes = errors.New("mementomap: two datetimes: the input's own and
 // none: in a datetime map, every input "URI" is looked up at datetime
 // ([Map.LookupAt]) and echoed as "URI DATETIME"; an input "URI DATETIME"
 // is then not looked up but counted in Errors (printed as "-"), with an
-// error wrapping [ErrTwoDatetimes] naming both. datetime "" is LookupAll;
-// in a map without a datetime key column datetime is not read.
+// error wrapping [ErrTwoDatetimes] naming both. datetime "" is LookupAll.
+// The same holds in a map without a datetime key column, where a datetime
+// (given or carried) is checked and then does not change the answer.
 func (m *Map) LookupAllAt(w io.Writer, r io.Reader, datetime string) (BatchStats, error) {
 	var st BatchStats
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -1029,17 +1033,19 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, n int64, raw []byte, 
 	st.Lookups++
 	var res Match
 	var err error
+	// Every map reads an input line the same way, "URI" or "URI
+	// DATETIME": a map without a datetime key column checks the datetime
+	// and answers as Lookup ([Map.LookupAt]), so that a second field never
+	// turns a held URI into a miss, and one that is no datetime is an error.
 	at := ""
-	if m.lay.timeKey == TimeKeyDatetime {
-		if i := strings.IndexAny(in, " \t"); i >= 0 {
-			in, at = in[:i], strings.TrimSpace(in[i+1:])
-		}
-		switch {
-		case at != "" && datetime != "":
-			err = fmt.Errorf("%w: %q and %q", ErrTwoDatetimes, at, datetime)
-		case datetime != "":
-			at = datetime
-		}
+	if i := strings.IndexAny(in, " \t"); i >= 0 {
+		in, at = in[:i], strings.TrimSpace(in[i+1:])
+	}
+	switch {
+	case at != "" && datetime != "":
+		err = fmt.Errorf("%w: %q and %q", ErrTwoDatetimes, at, datetime)
+	case datetime != "":
+		at = datetime
 	}
 	if err != nil {
 		in += " " + at

@@ -221,7 +221,7 @@ func (e *env) compact(args []string) error {
 
 func (e *env) lookup(args []string) error {
 	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
-	at := fs.String("at", "", "look the URIs up at this datetime (2015, 20150314, a 14-digit datetime, 2010:2012), in a map with a datetime key column; without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
+	at := fs.String("at", "", "look the URIs up at this datetime (2015, 20150314, a 14-digit datetime, 2010:2012), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -234,10 +234,9 @@ func (e *env) lookup(args []string) error {
 	}
 	defer m.Close()
 	in := cli.Reader(e.ctx, e.stdin)
+	// A map without a datetime key column checks a datetime (of -at or of
+	// an input) and answers as if none were given.
 	if *at != "" {
-		if m.TimeKey() != mementomap.TimeKeyDatetime {
-			return fmt.Errorf("lookup: -at: %s has no datetime key column", fs.Arg(0))
-		}
 		if _, err := ukvs.ParsePeriod(*at); err != nil {
 			return cli.Usagef("lookup: -at %q: %w", *at, err)
 		}
@@ -245,15 +244,13 @@ func (e *env) lookup(args []string) error {
 	if fs.NArg() > 1 {
 		var b strings.Builder
 		for _, a := range fs.Args()[1:] {
-			if m.TimeKey() == mementomap.TimeKeyDatetime {
-				if i := strings.IndexAny(strings.TrimSpace(a), " \t"); i >= 0 {
-					dt := strings.TrimSpace(strings.TrimSpace(a)[i+1:])
-					if *at != "" {
-						return cli.Usagef("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)
-					}
-					if _, err := ukvs.ParsePeriod(dt); err != nil {
-						return cli.Usagef("lookup: argument %q: datetime %q: %w", a, dt, err)
-					}
+			if i := strings.IndexAny(strings.TrimSpace(a), " \t"); i >= 0 {
+				dt := strings.TrimSpace(strings.TrimSpace(a)[i+1:])
+				if *at != "" {
+					return cli.Usagef("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)
+				}
+				if _, err := ukvs.ParsePeriod(dt); err != nil {
+					return cli.Usagef("lookup: argument %q: datetime %q: %w", a, dt, err)
 				}
 			}
 			b.WriteString(a)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -52,8 +53,22 @@ com,twitter)/* : 100/35
 	if want := "http://twitter.com/a\tcom,twitter)/*\t:\t100/35\nhttp://twitter.com/b 20150601\tcom,twitter)/*\t2015\t60+/30+\n"; err != nil || out != want {
 		t.Errorf("lookup from stdin = %q, %v; want %q", out, err, want)
 	}
-	if _, _, err := runCmd(t, "", "lookup", "-at", "2014", fig2, "http://arxiv.org/"); err == nil {
-		t.Error("lookup -at accepted a map without a datetime key column")
+	// A map without a datetime key column checks a datetime and answers
+	// as without it: a second field never makes a held URI a miss.
+	out, _, err = runCmd(t, "", "lookup", "-at", "2014", fig2, "http://arxiv.org/")
+	if want := "http://arxiv.org/ 2014\torg,arxiv)/\t100\n"; err != nil || out != want {
+		t.Errorf("lookup -at 2014 in a map without a datetime key column = %q, %v; want %q", out, err, want)
+	}
+	out, _, err = runCmd(t, "http://arxiv.org/ 20150101000000\n", "lookup", fig2)
+	if want := "http://arxiv.org/ 20150101000000\torg,arxiv)/\t100\n"; err != nil || out != want {
+		t.Errorf("lookup of \"URI DATETIME\" in a map without a datetime key column = %q, %v; want %q", out, err, want)
+	}
+	_, _, err = runCmd(t, "http://arxiv.org/\nhttp://arxiv.org/ extra\n", "lookup", fig2)
+	if cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(fmt.Sprint(err), "line 2") || !strings.Contains(fmt.Sprint(err), "extra") {
+		t.Errorf("lookup of \"URI extra\" = %v (exit %d); want exit 1 naming line 2 and its field", err, cli.Status("mementomap", err, io.Discard))
+	}
+	if _, _, err := runCmd(t, "", "lookup", "-at", "soon", fig2, "http://arxiv.org/"); cli.Status("mementomap", err, io.Discard) != 2 {
+		t.Errorf("lookup -at soon = %v (exit %d); want exit 2", err, cli.Status("mementomap", err, io.Discard))
 	}
 }
 
