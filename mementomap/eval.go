@@ -272,7 +272,9 @@ type MapStats struct {
 }
 
 // Stats reads the whole map once and describes it; bad lines are counted
-// in Bad, not read.
+// in Bad, not read. A key that sorts before the key of an earlier line
+// ends the pass with an error wrapping ukvs.ErrOutOfOrder that names the
+// file and the line: lookups in such a map are not to be trusted.
 func (m *Map) Stats() (MapStats, error) {
 	st := MapStats{TimeKey: m.lay.timeKey}
 	var s, zero runSum
@@ -388,6 +390,15 @@ func (m *Map) eachKey(fn func(keyGroup) error, bad func(error)) (err error) {
 		_ = f.UnmarshalText(v) // checked
 		if f.HoldsNothing() && !f.URIR.Known {
 			f.URIR = ukvs.Exactly(0) // an exclusion holds no URI-R either
+		}
+		if have && bytes.Compare(k, curKey) < 0 {
+			// A map out of order answers lookups wrongly (a binary
+			// search misses keys): no figure is given for it.
+			name := m.path
+			if name == "" {
+				name = "map"
+			}
+			return fmt.Errorf("mementomap: %s: line %d: %w: key %q sorts before the key %q of an earlier line", name, lineNo, ukvs.ErrOutOfOrder, clipKey(string(k)), clipKey(string(curKey)))
 		}
 		if have && bytes.Equal(k, curKey) {
 			cur.lines++

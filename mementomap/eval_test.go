@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/mementokit/mementokit/cdxj"
 	"io"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/timestamp"
+	"github.com/mementokit/mementokit/ukvs"
 )
 
 func TestMerge(t *testing.T) {
@@ -409,5 +411,15 @@ func TestLookupAllSecondFieldUntimedMap(t *testing.T) {
 	st, _ = m.LookupAllAt(&out, strings.NewReader("http://luzluzziio.com.br/2010\n"), "soon")
 	if st.Errors != 1 || st.Present != 0 {
 		t.Errorf("LookupAllAt soon: %+v; want 1 error", st)
+	}
+}
+
+// TestStatsUnsorted: Stats of a map with two data lines swapped is an
+// error naming the file and the line out of order, not figures.
+func TestStatsUnsorted(t *testing.T) {
+	m := openMap(t, "!fields {keys: [\"surt\"], values: [\"frequency\"]}\ncom,a)/ 1\ncom,c)/ 2\ncom,b)/ 3\ncom,d)/ 4\n")
+	_, err := m.Stats()
+	if !errors.Is(err, ukvs.ErrOutOfOrder) || !strings.Contains(fmt.Sprint(err), "map.ukvs: line 4") {
+		t.Errorf("Stats of an unsorted map: %v; want ErrOutOfOrder naming map.ukvs: line 4", err)
 	}
 }
