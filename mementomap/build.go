@@ -64,7 +64,7 @@ type BuildOptions struct {
 	// runs are spilled to TempDir and merged. 0 means DefaultSortMemory.
 	// The process's peak resident memory is about 3 to 4 times this (the
 	// chunk while it grows, the garbage collector's headroom, buffers).
-	MemoryLimit int
+	MemoryLimit int64
 	TempDir     string // "" means os.TempDir()
 
 	// Workers bounds the parts of the inputs built at once, each on its

@@ -68,8 +68,8 @@ type CompactOptions struct {
 
 	// MemoryLimit bounds the bytes of still-pending output kept in memory
 	// (the open subtrees that may yet be rolled up); past it they go to an
-	// unlinked temporary file in TempDir. 0 means 64 MiB.
-	MemoryLimit int
+	// unlinked temporary file in TempDir. 0 means DefaultCompactMemory.
+	MemoryLimit int64
 	TempDir     string // "" means os.TempDir()
 
 	// MaxLineLength bounds an input or output line, in bytes without its
@@ -85,6 +85,10 @@ type CompactOptions struct {
 	// drops at every roll-up: the paper's Figure 9.
 	Progress func(inLines, outBytes int64)
 }
+
+// DefaultCompactMemory is the default CompactOptions.MemoryLimit: 64 MiB of
+// pending output.
+const DefaultCompactMemory = 64 << 20
 
 // DefaultCompactOptions returns the paper's and the reference tool's
 // defaults: W_h = W_p = 1, the power-law cutoffs of Table 8, depths 8 and 9,
@@ -199,7 +203,7 @@ func (o CompactOptions) withDefaults() CompactOptions {
 		o.PathDepth = DefaultPathDepth
 	}
 	if o.MemoryLimit == 0 {
-		o.MemoryLimit = 64 << 20
+		o.MemoryLimit = DefaultCompactMemory
 	}
 	if o.MaxLineLength == 0 {
 		o.MaxLineLength = MaxLineLength
@@ -554,7 +558,7 @@ func (c *compactor) process(line []byte, lineNo int64) error {
 		if err := c.out.flush(c.pendingStart()); err != nil {
 			return err
 		}
-		if len(c.out.mem)-c.out.memHead > c.o.MemoryLimit {
+		if int64(len(c.out.mem)-c.out.memHead) > c.o.MemoryLimit {
 			return c.out.spillMem()
 		}
 	}

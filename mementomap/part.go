@@ -86,7 +86,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	if len(items) <= 1 {
 		return BuildStats{}, errSequential
 	}
-	limit := max(o.MemoryLimit/w, 1<<20)
+	limit := max(o.MemoryLimit/int64(w), 1<<20)
 	bs := make([]*builder, len(items))
 	finish := make([]func() error, len(items))
 	errs := make([]error, len(items))

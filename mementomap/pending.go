@@ -32,13 +32,13 @@ type pendingWriter struct {
 	mem      []byte
 	memHead  int
 	memBase  int64
-	memLimit int
+	memLimit int64
 
 	maxPending int64 // the largest pending region seen, for statistics
 	lines      int64 // newlines handed to w
 }
 
-func newPendingWriter(w io.Writer, memLimit int, tempDir string) *pendingWriter {
+func newPendingWriter(w io.Writer, memLimit int64, tempDir string) *pendingWriter {
 	bw, ok := w.(*bufio.Writer)
 	if !ok {
 		bw = bufio.NewWriterSize(w, 1<<16)

@@ -216,13 +216,66 @@ func upperBound(c ukvs.Count) ukvs.Count {
 	return c
 }
 
-// ErrNoTimeKey is wrapped by the error of [Map.LookupAt] for a datetime
-// that is not a UKVS datetime value.
-var ErrNoTimeKey = errors.New("mementomap: not a datetime")
+// ErrDatetime is wrapped by the error of [Map.LookupAt] and
+// [ParseDatetime] for a datetime that is not one; the error also wraps
+// timestamp.ErrInvalid.
+var ErrDatetime = errors.New("mementomap: invalid datetime")
 
-// LookupAt looks up a URI or SURT (as [Map.Lookup]) at a datetime: a UKVS
-// datetime value ([ukvs.ParsePeriod]: "2015", "20150314", a 14-digit
-// Memento-Datetime, or a range such as "2014:2016"). In a map with a
+// ParseDatetime reads the datetime of a lookup ([Map.LookupAt]): one
+// timestamp by the rule of package timestamp (4 to 17 digits, standing for
+// the whole period it names: "2015", "201503", "20141" for October to
+// December 2014, "20150314123456", "20150314123456789"), or a range
+// "FROM:TO" of two, either end open (":2009", "2016:", ":" for all time).
+// It returns the inclusive bounds the datetime covers, as
+// timestamp.Bounds pads a CDX server query's from and to: "2014" gives
+// "20140101000000" and "20141231235959"; an open end gives "". An error
+// wraps [ErrDatetime] and timestamp.ErrInvalid, and names the value.
+//
+// The datetime column of a map holds the stricter values of the UKVS draft
+// ([ukvs.Period]: 4, 6, 8, 10, 12 or 14 digits); a lookup may ask at any
+// timestamp, such as the 17 digits of a CDX record with milliseconds.
+func ParseDatetime(datetime string) (lo, hi string, err error) {
+	from, to, isRange := strings.Cut(datetime, ":")
+	if !isRange {
+		if datetime == "" {
+			return "", "", fmt.Errorf("%w %q: empty: %w", ErrDatetime, datetime, timestamp.ErrInvalid)
+		}
+		to = from
+	}
+	lo, hi, err = timestamp.Bounds(from, to)
+	if err != nil {
+		return "", "", fmt.Errorf("%w %q: %w", ErrDatetime, datetime, err)
+	}
+	return lo, hi, nil
+}
+
+// period is a closed interval of time at millisecond precision (17
+// digits); an open end has its flag set.
+type period struct {
+	lo, hi         timestamp.Digits
+	openLo, openHi bool
+}
+
+// periodOf converts the bounds of ParseDatetime or of a ukvs.Period
+// (Lower, Upper: 14 or 17 digits, "" for open) into a period.
+func periodOf(lo, hi string) period {
+	var p period
+	if lo == "" {
+		p.openLo = true
+	} else {
+		p.lo, _ = timestamp.Earliest(lo)
+	}
+	if hi == "" {
+		p.openHi = true
+	} else {
+		p.hi, _ = timestamp.Latest(hi)
+	}
+	return p
+}
+
+// LookupAt looks up a URI or SURT (as [Map.Lookup]) at a datetime, a
+// timestamp or a range of two as [ParseDatetime] reads it ("2015",
+// "20150314", "20150314123456789", "2014:2016"). In a map with a
 // "datetime" key column, the lookup keys are tried most specific first, and
 // the first that has a line whose period overlaps datetime decides: through
 // the narrowest line whose period contains the whole of datetime, else
@@ -230,16 +283,22 @@ var ErrNoTimeKey = errors.New("mementomap: not a datetime")
 // "2011:2013" finds the line "2012"); a key whose lines are all about other
 // times does not decide, so that a more general key (a wildcard, "*")
 // answers. Match.Time is the deciding line's datetime ("" for a sum of
-// several). In
-// any other map the datetime does not matter: the answer is Lookup's.
+// several).
+//
+// In any other map the datetime does not matter and the answer is
+// Lookup's. The datetime is checked in every map all the same: a value
+// that is not a datetime is the caller's mistake, and gives the same error
+// (wrapping [ErrDatetime]) whatever map is asked, so that a program that
+// asks many maps learns of it from the first.
 func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
-	q, err := ukvs.ParsePeriod(datetime)
+	lo, hi, err := ParseDatetime(datetime)
 	if err != nil {
-		return Match{Distance: -1}, fmt.Errorf("%w: %w", ErrNoTimeKey, err)
+		return Match{Distance: -1}, err
 	}
 	if m.lay.timeKey != TimeKeyDatetime {
 		return m.Lookup(uriOrSURT)
 	}
+	q := periodOf(lo, hi)
 	k, err := lookupKey(uriOrSURT)
 	if err != nil {
 		return Match{Distance: -1}, fmt.Errorf("mementomap: %w", err)
@@ -271,8 +330,12 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 			over, first := 0, -1
 			var sum ukvs.Frequency
 			for j, l := range ls {
-				p, err := ukvs.ParsePeriod(string(l.time))
-				if err != nil || !overlaps(q, p) {
+				lp, err := ukvs.ParsePeriod(string(l.time))
+				if err != nil {
+					continue
+				}
+				p := periodOf(lp.Lower(), lp.Upper())
+				if !overlaps(q, p) {
 					continue
 				}
 				if over++; first < 0 {
@@ -308,11 +371,11 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 
 // within reports whether period q lies inside period p (open ends are
 // unbounded).
-func within(q, p ukvs.Period) bool {
-	if lo := p.Lower(); lo != "" && (q.Lower() == "" || q.Lower() < lo) {
+func within(q, p period) bool {
+	if !p.openLo && (q.openLo || bytes.Compare(q.lo[:], p.lo[:]) < 0) {
 		return false
 	}
-	if hi := p.Upper(); hi != "" && (q.Upper() == "" || q.Upper() > hi) {
+	if !p.openHi && (q.openHi || bytes.Compare(q.hi[:], p.hi[:]) > 0) {
 		return false
 	}
 	return true
@@ -320,25 +383,22 @@ func within(q, p ukvs.Period) bool {
 
 // overlaps reports whether periods q and p share a moment (open ends are
 // unbounded).
-func overlaps(q, p ukvs.Period) bool {
-	if hi, lo := q.Upper(), p.Lower(); hi != "" && lo != "" && hi < lo {
+func overlaps(q, p period) bool {
+	if !q.openHi && !p.openLo && bytes.Compare(q.hi[:], p.lo[:]) < 0 {
 		return false
 	}
-	if hi, lo := p.Upper(), q.Lower(); hi != "" && lo != "" && hi < lo {
+	if !p.openHi && !q.openLo && bytes.Compare(p.hi[:], q.lo[:]) < 0 {
 		return false
 	}
 	return true
 }
 
 // span is the length of a period, open periods the longest.
-func span(p ukvs.Period) time.Duration {
-	lo, hi := p.Lower(), p.Upper()
-	if lo == "" || hi == "" {
+func span(p period) time.Duration {
+	if p.openLo || p.openHi {
 		return 1<<63 - 1
 	}
-	a, _ := timestamp.Parse(lo)
-	b, _ := timestamp.Parse(hi)
-	return b.Sub(a)
+	return p.hi.Time().Sub(p.lo.Time())
 }
 
 // DefaultObservedMaxAge is how long a negative observation ("0", the

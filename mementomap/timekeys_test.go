@@ -217,8 +217,10 @@ func TestDatetimeMap(t *testing.T) {
 			}
 		})
 	}
-	if _, err := m.LookupAt("http://apple.com/", "2016-03"); err == nil {
-		t.Error("LookupAt accepted a datetime that is not one")
+	for _, bad := range []string{"2016-03", "", "201", "201613", "2016:2015", "20160230", "201603x", "20161:2016093", "123456789012345678"} {
+		if _, err := m.LookupAt("http://apple.com/", bad); !errors.Is(err, ErrDatetime) || !errors.Is(err, timestamp.ErrInvalid) {
+			t.Errorf("LookupAt(%q): %v, want an error wrapping ErrDatetime and timestamp.ErrInvalid", bad, err)
+		}
 	}
 	if v, ok := m.Get("com,cnn)/"); !ok || v != "20~/10" {
 		t.Errorf("Get = %q, %v; want the first line's frequency", v, ok)
@@ -307,6 +309,91 @@ func TestCompactRefusesTimeKeys(t *testing.T) {
 	}
 	if _, err := Compact(&out, strings.NewReader(figure2Map), nil); err != nil {
 		t.Errorf("Compact of Figure 2 (a !fields of the default layout): %v", err)
+	}
+}
+
+// TestLookupAtTimestampRule: the datetime of a lookup follows package
+// timestamp's rule (4 to 17 digits, each standing for the period it names),
+// not the even lengths of the map's own datetime column.
+func TestLookupAtTimestampRule(t *testing.T) {
+	m := FromBytes([]byte(datetimeMap))
+	tests := []struct {
+		name, in, at string
+		want         Match
+	}{
+		// 17 digits: a CDX timestamp with milliseconds, inside the second
+		// of the apple root's line.
+		{"milliseconds", "http://apple.com/", "20160213052637263", Match{Key: "com,apple)/", Value: "1", Distance: 0, Time: "20160213052637"}},
+		// 20160213052637 and the next millisecond's second are different.
+		{"next second", "http://apple.com/", "20160213052638000", Match{Key: "com,apple)/*", Value: "120/50", Distance: 2, Time: "2016"}},
+		// 5 digits: 20151 is October to December 2015, inside cnn's 2015.
+		{"odd length", "http://cnn.com/", "20151", Match{Key: "com,cnn)/", Value: "60/30", Distance: 0, Time: "2015"}},
+		// 20141 is October-December 2014: inside 2014, and not 2015.
+		{"odd length 2014", "http://cnn.com/", "20141", Match{Key: "com,cnn)/", Value: "20~/10", Distance: 0, Time: "2014"}},
+		// 11 digits (hour tens) and a 13-digit range end.
+		{"odd range", "http://apple.com/x", "2011010100:2012123123595", Match{Key: "com,apple)/*", Value: "100/40", Distance: 2, Time: "2010:2012"}},
+		// A range ending at a millisecond just past 2012 is no longer
+		// inside 2010:2012.
+		{"past the end", "http://apple.com/x", "2011:20130101000000001", Match{Key: "com,apple)/*", Value: "300/90", Distance: 2, Time: ":"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := m.LookupAt(tt.in, tt.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.Frequency = ukvs.Frequency{}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("LookupAt(%q, %q) (-want +got):\n%s", tt.in, tt.at, d)
+			}
+		})
+	}
+}
+
+// TestLookupAtWithoutDatetimeColumn: a map without a datetime column
+// answers LookupAt as Lookup, whatever valid datetime is given, and refuses
+// a value that is not a datetime as a datetime map does.
+func TestLookupAtWithoutDatetimeColumn(t *testing.T) {
+	m := FromBytes([]byte("com,apple)/ 5/2\ncom,apple)/* 9/4\n"))
+	want, err := m.Lookup("http://apple.com/")
+	if err != nil || !want.Present() {
+		t.Fatalf("Lookup = %+v, %v", want, err)
+	}
+	for _, at := range []string{"2015", "20141", "20160213052637263", "2010:2012", ":"} {
+		got, err := m.LookupAt("http://apple.com/", at)
+		if err != nil {
+			t.Errorf("LookupAt(%q): %v", at, err)
+		} else if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("LookupAt(%q) differs from Lookup (-want +got):\n%s", at, d)
+		}
+	}
+	dt := FromBytes([]byte(datetimeMap))
+	for _, bad := range []string{"2016-03", "201613", "2016:2015", "x"} {
+		_, errPlain := m.LookupAt("http://apple.com/", bad)
+		_, errDT := dt.LookupAt("http://apple.com/", bad)
+		if !errors.Is(errPlain, ErrDatetime) || errPlain == nil || errDT == nil || errPlain.Error() != errDT.Error() {
+			t.Errorf("LookupAt(%q): plain map %v, datetime map %v; want the same ErrDatetime error from both", bad, errPlain, errDT)
+		}
+	}
+}
+
+// TestParseDatetime: the bounds of a lookup's datetime are those of
+// timestamp.Bounds.
+func TestParseDatetime(t *testing.T) {
+	for _, tt := range []struct{ in, lo, hi string }{
+		{"2014", "20140101000000", "20141231235959"},
+		{"20141", "20141001000000", "20141231235959"},
+		{"201602", "20160201000000", "20160229235959"},
+		{"20150314123456789", "20150314123456789", "20150314123456789"},
+		{"2010:2012", "20100101000000", "20121231235959"},
+		{":2009", "", "20091231235959"},
+		{"2016:", "20160101000000", ""},
+		{":", "", ""},
+	} {
+		lo, hi, err := ParseDatetime(tt.in)
+		if err != nil || lo != tt.lo || hi != tt.hi {
+			t.Errorf("ParseDatetime(%q) = %q, %q, %v; want %q, %q", tt.in, lo, hi, err, tt.lo, tt.hi)
+		}
 	}
 }
 

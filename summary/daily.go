@@ -15,9 +15,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // RecordID returns the stable identifier of an index record: the RFC 4648
@@ -491,8 +491,8 @@ func ParseDayLine(b []byte) (Day, error) {
 	if !ok || len(day) != 8 {
 		return Day{}, errors.New(`want "YYYYMMDD {...}"`)
 	}
-	if _, err := time.Parse("20060102", string(day)); err != nil {
-		return Day{}, fmt.Errorf("day %q: not a YYYYMMDD date", day)
+	if _, err := timestamp.Parse(day); err != nil {
+		return Day{}, fmt.Errorf("day %q: not a YYYYMMDD date: %w", day, err)
 	}
 	members, err := jsonMembers(obj)
 	if err != nil {

@@ -72,7 +72,7 @@ type BuildSpec struct {
 	// MemoryLimit bounds each part's in-memory sort chunk (bytes); 0 means
 	// mementomap.DefaultSortMemory. A worker's memory is about 3 to 4
 	// times this per part it builds at once.
-	MemoryLimit int
+	MemoryLimit int64
 	// UpdatedAt is the map's !meta updated_at (kept to the second, in
 	// UTC); the zero time means the time NewPlan runs (one instant for
 	// every part). Fix it to make runs over the same inputs give the same
@@ -100,7 +100,7 @@ type CompactSpec struct {
 	HostAlpha, HostK       float64
 	PathAlpha, PathK       float64
 	HostDepth, PathDepth   int
-	MemoryLimit            int
+	MemoryLimit            int64
 }
 
 // DefaultCompactSpec is mementomap.DefaultCompactOptions: W_h = W_p = 1.

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -17,6 +16,7 @@ import (
 	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/extsort"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 )
 
 // options are the command-line settings.
@@ -44,7 +44,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.sort, "sort", false, "sort the output byte-wise, in bounded memory")
 	fs.BoolVar(&o.skipBad, "skip-bad", false, "pass over bad lines and report their count on stderr, instead of stopping at the first")
-	fs.Int64Var(&o.mem, "mem", 256<<20, "with -sort: bytes of lines sorted in memory before spilling a run to -tmpdir")
+	o.mem = 256 << 20
+	fs.Var((*flagvalue.Bytes)(&o.mem), "mem", "with -sort: lines sorted in memory before spilling a run to -tmpdir (256MiB, 1GiB, or bytes)")
 	fs.StringVar(&o.tmpdir, "tmpdir", os.TempDir(), "with -sort: folder for the temporary sorted runs")
 	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
 	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout (\"-\" is stdout)")
@@ -137,7 +138,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var sink lineSink = writerSink{out}
 	var sorter *extsort.Sorter
 	if o.sort {
-		sorter = extsort.New(int(min(o.mem, math.MaxInt)), o.tmpdir)
+		sorter = extsort.New(o.mem, o.tmpdir)
 		defer sorter.Close()
 		sink = sortSink{sorter}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/ukvs"
 )
@@ -26,9 +27,10 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	noRobots := fs.Bool("no-robots", false, "leave out /robots.txt and /sitemap.xml")
 	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of using the index keys")
 	skipBad := fs.Bool("skip-bad", false, "skip bad index lines (unparseable, or a URL that does not canonicalize), counting them in the map's !meta, instead of refusing to build")
-	mem := fs.Int("mem", mementomap.DefaultSortMemory>>20, "sort memory in MiB before spilling runs to disk")
+	mem := flagvalue.Bytes(mementomap.DefaultSortMemory)
+	fs.Var(&mem, "mem", "sort memory before spilling runs to disk (96MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
-	updatedAt := fs.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or YYYYMMDDhhmmss in UTC (default: now), so that builds of the same inputs give the same bytes")
+	updatedAt := fs.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or a timestamp of 4 to 17 digits (YYYYMMDDhhmmss) in UTC (default: now), so that builds of the same inputs give the same bytes")
 	return func() (mementomap.BuildOptions, error) {
 		classes, err := intList(*status)
 		if err != nil {
@@ -36,34 +38,19 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 		}
 		var now func() time.Time
 		if *updatedAt != "" {
-			at, err := parseTime(*updatedAt)
+			at, err := flagvalue.ParseTime(*updatedAt)
 			if err != nil {
 				return mementomap.BuildOptions{}, fmt.Errorf("-updated-at: %w", err)
 			}
 			now = func() time.Time { return at }
 		}
-		if *mem <= 0 {
-			return mementomap.BuildOptions{}, errors.New("-mem must be positive")
-		}
 		o := mementomap.BuildOptions{
 			ArchiveID: *id, Name: *name, StatusClasses: classes, MIMETypes: strList(*mime),
 			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey,
-			SkipBad: *skipBad, MemoryLimit: *mem << 20, TempDir: *tmp, Now: now,
+			SkipBad: *skipBad, MemoryLimit: int64(mem), TempDir: *tmp, Now: now,
 		}
 		return o, nil
 	}
-}
-
-// parseTime reads a time flag: RFC 3339, or 14 digits YYYYMMDDhhmmss in
-// UTC. The result is in UTC.
-func parseTime(s string) (time.Time, error) {
-	at, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		if at, err = time.Parse("20060102150405", s); err != nil {
-			return time.Time{}, fmt.Errorf("%q: not RFC 3339 (2026-12-01T00:00:00Z) nor 14 digits YYYYMMDDhhmmss", s)
-		}
-	}
-	return at.UTC(), nil
 }
 
 // openIndexes opens the indexes at paths with cdxj.Open (files, ZipNum
@@ -162,7 +149,8 @@ func (e *env) compact(args []string) error {
 	hdepth := fs.Int("hdepth", mementomap.DefaultHostDepth, "host levels tracked")
 	pdepth := fs.Int("pdepth", mementomap.DefaultPathDepth, "path levels tracked")
 	ref := fs.Bool("reference", false, "behave as the reference tool (oduwsdl/MementoMap 0.1.0b2): its key normalization, plain counts, no public-suffix guard")
-	mem := fs.Int("mem", 64, "pending output kept in memory, MiB, before spilling to disk")
+	mem := flagvalue.Bytes(mementomap.DefaultCompactMemory)
+	fs.Var(&mem, "mem", "pending output kept in memory before spilling to disk (64MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmp", "", "folder for the spill file")
 	fit := fs.String("fit", "", "take the power laws' a and k fitted to this profile (JSON of mementomap profile) instead of Arquivo.pt's")
 	if err := parse(args); err != nil {
@@ -173,7 +161,7 @@ func (e *env) compact(args []string) error {
 	}
 	o := mementomap.CompactOptions{HostFactor: *hcf, PathFactor: *pcf, HostAlpha: *ha, HostK: *hk,
 		PathAlpha: *pa, PathK: *pk, HostDepth: *hdepth, PathDepth: *pdepth, Reference: *ref,
-		MemoryLimit: *mem << 20, TempDir: *tmp, Logger: e.log}
+		MemoryLimit: int64(mem), TempDir: *tmp, Logger: e.log}
 	if *fit != "" {
 		for _, n := range []string{"ha", "hk", "pa", "pk"} {
 			if explicit(fs, n) {
@@ -221,7 +209,7 @@ func (e *env) compact(args []string) error {
 
 func (e *env) lookup(args []string) error {
 	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
-	at := fs.String("at", "", "look the URIs up at this datetime (2015, 20150314, a 14-digit datetime, 2010:2012), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
+	at := fs.String("at", "", "look the URIs up at this datetime (a timestamp of 4 to 17 digits such as 2015, 20150314 or 20150314123456789, or a range 2010:2012), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -237,8 +225,8 @@ func (e *env) lookup(args []string) error {
 	// A map without a datetime key column checks a datetime (of -at or of
 	// an input) and answers as if none were given.
 	if *at != "" {
-		if _, err := ukvs.ParsePeriod(*at); err != nil {
-			return cli.Usagef("lookup: -at %q: %w", *at, err)
+		if _, _, err := mementomap.ParseDatetime(*at); err != nil {
+			return cli.Usagef("lookup: -at: %w", err)
 		}
 	}
 	if fs.NArg() > 1 {
@@ -249,8 +237,8 @@ func (e *env) lookup(args []string) error {
 				if *at != "" {
 					return cli.Usagef("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)
 				}
-				if _, err := ukvs.ParsePeriod(dt); err != nil {
-					return cli.Usagef("lookup: argument %q: datetime %q: %w", a, dt, err)
+				if _, _, err := mementomap.ParseDatetime(dt); err != nil {
+					return cli.Usagef("lookup: argument %q: %w", a, err)
 				}
 			}
 			b.WriteString(a)
@@ -273,7 +261,7 @@ func (e *env) lookup(args []string) error {
 func (e *env) eval(args []string) error {
 	fs, parse := e.flags("eval", "MAP INDEX...")
 	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line, any field after the first ignored (required; mementomap logs -lookups writes one)")
-	nowFlag := fs.String("now", "", "the time of the lookups, RFC 3339 or YYYYMMDDhhmmss in UTC (default: the present): an observed map's negatives older than its max age then say nothing, and the archive is asked, as the aggregator does")
+	nowFlag := fs.String("now", "", "the time of the lookups, RFC 3339 or a timestamp of 4 to 17 digits (YYYYMMDDhhmmss) in UTC (default: the present): an observed map's negatives older than its max age then say nothing, and the archive is asked, as the aggregator does")
 	opts := buildFlags(fs)
 	if err := parse(args); err != nil {
 		return err
@@ -287,7 +275,7 @@ func (e *env) eval(args []string) error {
 	}
 	now := time.Now()
 	if *nowFlag != "" {
-		if now, err = parseTime(*nowFlag); err != nil {
+		if now, err = flagvalue.ParseTime(*nowFlag); err != nil {
 			return fmt.Errorf("eval: -now: %w", err)
 		}
 	}

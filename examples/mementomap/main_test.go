@@ -235,7 +235,9 @@ func hostOf(line string) string {
 }
 
 // TestBuildUpdatedAt: with -updated-at two builds of one index give the
-// same bytes, the instant in !meta; a malformed instant is refused.
+// same bytes, the instant in !meta, whether it is written in RFC 3339 or as
+// a timestamp of package timestamp's 4 to 17 digits; a malformed instant
+// is refused. -mem takes a size with a unit and gives the same map.
 func TestBuildUpdatedAt(t *testing.T) {
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "index.cdxj")
@@ -247,10 +249,15 @@ func TestBuildUpdatedAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	var maps [][]byte
-	for i, at := range []string{"2026-12-01T00:00:00Z", "20261201000000"} {
+	for i, args := range [][]string{
+		{"-updated-at", "2026-12-01T00:00:00Z"},
+		{"-updated-at", "20261201000000"},
+		{"-updated-at", "202612", "-mem", "1MiB"},
+		{"-updated-at", "20261201000000000", "-mem", "4096"},
+	} {
 		out := filepath.Join(dir, "m"+string(rune('0'+i)))
-		if _, errOut, err := runCmd(t, "", "build", "-q", "-updated-at", at, "-o", out, idx); err != nil {
-			t.Fatalf("-updated-at %s: %v\n%s", at, err, errOut)
+		if _, errOut, err := runCmd(t, "", append(append([]string{"build", "-q"}, args...), "-o", out, idx)...); err != nil {
+			t.Fatalf("%q: %v\n%s", args, err, errOut)
 		}
 		m, err := os.ReadFile(out)
 		if err != nil {
@@ -258,13 +265,20 @@ func TestBuildUpdatedAt(t *testing.T) {
 		}
 		maps = append(maps, m)
 	}
-	if !bytes.Equal(maps[0], maps[1]) {
-		t.Error("two builds with one -updated-at differ")
+	for i := 1; i < len(maps); i++ {
+		if !bytes.Equal(maps[0], maps[i]) {
+			t.Errorf("build %d differs from build 0: one -updated-at, one map", i)
+		}
 	}
 	if !bytes.Contains(maps[0], []byte("2026-12-01T00:00:00Z")) {
 		t.Errorf("the map's headers do not hold the instant:\n%.400s", maps[0])
 	}
 	if _, _, err := runCmd(t, "", "build", "-q", "-updated-at", "yesterday", "-o", filepath.Join(dir, "x"), idx); err == nil || !strings.Contains(err.Error(), "-updated-at") {
 		t.Errorf("-updated-at yesterday: %v", err)
+	}
+	for _, bad := range [][]string{{"-updated-at", "20261301"}, {"-mem", "lots"}, {"-mem", "0"}} {
+		if _, _, err := runCmd(t, "", append(append([]string{"build", "-q"}, bad...), "-o", filepath.Join(dir, "x"), idx)...); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%q: %v, want an error naming the flag", bad, err)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -91,8 +92,8 @@ const (
 // New returns a sorter that keeps about limit bytes of strings (and 16 bytes
 // per distinct buffered string) in memory and spills runs to tempDir ("" is
 // the system's temporary folder).
-func New(limit int, tempDir string) *Sorter {
-	return &Sorter{limit: limit, tempDir: tempDir, fanIn: MaxFanIn, sorted: true}
+func New(limit int64, tempDir string) *Sorter {
+	return &Sorter{limit: int(min(limit, math.MaxInt)), tempDir: tempDir, fanIn: MaxFanIn, sorted: true}
 }
 
 func (s *Sorter) key(e entry) []byte {

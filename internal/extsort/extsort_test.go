@@ -90,7 +90,7 @@ func TestMatchesCSort(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := New(c.limit, dir)
+			s := New(int64(c.limit), dir)
 			s.fanIn = c.fanIn
 			got := sortLines(t, s, ls)
 			if !bytes.Equal(got, want) {
@@ -236,7 +236,7 @@ func TestLongStringsAcrossBlocks(t *testing.T) {
 	second = append(second, long(), str(5))
 	want := slices.Concat(first, second)
 	slices.SortFunc(want, bytes.Compare)
-	for _, limit := range []int{256 << 20, 5 << 20} { // one spill; several
+	for _, limit := range []int64{256 << 20, 5 << 20} { // one spill; several
 		s := New(limit, t.TempDir())
 		for _, l := range first {
 			if err := s.Add(l, 1); err != nil {
@@ -275,7 +275,7 @@ func TestAppendMixedWithAdd(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s := New(c.limit, dir)
+			s := New(int64(c.limit), dir)
 			var last []byte
 			appended := 0
 			for i, l := range c.in {

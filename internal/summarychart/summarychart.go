@@ -25,11 +25,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mementokit/mementokit/internal/chart"
 	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/summary"
+	"github.com/mementokit/mementokit/timestamp"
 )
 
 // Names returns display names for summary files: the base name without
@@ -468,7 +468,7 @@ func Daily(days []summary.Day) ([3]*chart.Chart, error) {
 			pos[o] = i
 		}
 		for _, d := range days {
-			t, err := time.Parse("20060102", d.Day)
+			t, err := timestamp.Parse(d.Day)
 			if err != nil {
 				return out, fmt.Errorf("summarychart: day %q: %v", d.Day, err)
 			}

@@ -45,6 +45,8 @@ import (
 	"github.com/mementokit/mementokit/beam/pipeline"
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
+	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/summary"
 )
 
@@ -81,38 +83,6 @@ func (l *intList) Set(s string) error {
 
 // minShardBytes is the smallest --shard-size: 4 KiB.
 const minShardBytes = 4 << 10
-
-// parseSize reads "256MiB", "1GiB", "64k", "1000" (bytes).
-func parseSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suf string
-		m   int64
-	}{{"gib", 1 << 30}, {"mib", 1 << 20}, {"kib", 1 << 10}, {"gb", 1e9}, {"mb", 1e6}, {"kb", 1e3}, {"g", 1 << 30}, {"m", 1 << 20}, {"k", 1 << 10}, {"b", 1}} {
-		if strings.HasSuffix(t, u.suf) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suf)), u.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("invalid size %q (a positive number of bytes below 8 EiB, or with KiB, MiB, GiB)", s)
-	}
-	return n * mult, nil
-}
-
-// parseTime reads an RFC 3339 instant ("2026-12-01T00:00:00Z") or the
-// 14 digits of a Memento-Datetime timestamp in UTC ("20261201000000").
-func parseTime(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	if t, err := time.Parse("20060102150405", s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("invalid time %q (RFC 3339, such as 2026-12-01T00:00:00Z, or 14 digits YYYYMMDDhhmmss in UTC)", s)
-}
 
 // oneLine is the first line of an error's message, with a note of the
 // lines left out.
@@ -281,19 +251,19 @@ func main() {
 	output := flag.String("output", "", "the MementoMap to write (required)")
 	compact := flag.String("compact", "", "also write the compacted map here")
 	sumOut := flag.String("summary", "", "also write a cdx-summarize summary here")
-	shard := flag.String("shard-size", "256MiB", "bytes of input (as stored) per part: the unit of work")
+	shard := flag.String("shard-size", flagvalue.FormatBytes(pipeline.DefaultShardBytes), "input (as stored) per part, the unit of work (256MiB, 1GiB, or bytes)")
 	pieces := flag.Int("compact-pieces", 0, "pieces the map is cut into for compaction (0: one per part)")
 	tempDir := flag.String("temp-dir", "", "folder in which the run makes (and then removes) a folder of its own for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
 	id := flag.String("archive-id", "", "archive URI for the map's !id header")
 	name := flag.String("name", "", "name for the map's !meta header")
-	updatedAt := flag.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or YYYYMMDDhhmmss in UTC (default: now), so that runs over the same inputs give the same bytes")
+	updatedAt := flag.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or a timestamp of 4 to 17 digits (YYYYMMDDhhmmss) in UTC (default: now), so that runs over the same inputs give the same bytes")
 	flag.Var(&status, "status", "keep only these HTTP status classes, e.g. 2,3")
 	mimes := flag.String("mime", "", "keep only these media types, comma-separated (text/* for a whole type)")
 	noRevisits := flag.Bool("no-revisits", false, "leave out revisit records")
 	noRobots := flag.Bool("no-robots", false, "leave out /robots.txt and /sitemap.xml at host roots")
 	rekey := flag.Bool("rekey", false, "canonicalize every URL instead of using the index keys (inputs must then be sorted by those keys)")
 	skipBad := flag.Bool("skip-bad", false, "count and record bad index lines in the outputs instead of failing")
-	memory := flag.String("memory", "96MiB", "sort memory per part")
+	memory := flag.String("memory", flagvalue.FormatBytes(mementomap.DefaultSortMemory), "sort memory per part (96MiB, 1GiB, or bytes)")
 	hcf := flag.Float64("hcf", 1, "host compaction factor W_h")
 	pcf := flag.Float64("pcf", 1, "path compaction factor W_p")
 	sumHost := flag.Bool("summary-host", false, "summary keyed by host instead of registrable domain")
@@ -338,7 +308,7 @@ func main() {
 			fail(2, fmt.Errorf("%s -: the outputs are files put in place when the run ends, not standard output; name a file", o.flag))
 		}
 	}
-	shardBytes, err := parseSize(*shard)
+	shardBytes, err := flagvalue.ParseBytes(*shard)
 	if err != nil {
 		fail(2, fmt.Errorf("--shard-size: %w", err))
 	}
@@ -346,13 +316,13 @@ func main() {
 		// Planning looks for a cut near every multiple of the size.
 		fail(2, fmt.Errorf("--shard-size %s: below the smallest part, 4KiB", *shard))
 	}
-	mem, err := parseSize(*memory)
+	mem, err := flagvalue.ParseBytes(*memory)
 	if err != nil {
 		fail(2, fmt.Errorf("--memory: %w", err))
 	}
 	var at time.Time
 	if *updatedAt != "" {
-		if at, err = parseTime(*updatedAt); err != nil {
+		if at, err = flagvalue.ParseTime(*updatedAt); err != nil {
 			fail(2, fmt.Errorf("--updated-at: %w", err))
 		}
 	}
@@ -379,7 +349,7 @@ func main() {
 		Inputs: inputs, MapOutput: *output, CompactOutput: *compact, SummaryOutput: *sumOut,
 		ShardBytes: shardBytes, CompactPieces: *pieces, TempDir: *tempDir,
 		Build: pipeline.BuildSpec{ArchiveID: *id, Name: *name, StatusClasses: status,
-			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey, SkipBad: *skipBad, MemoryLimit: int(mem), UpdatedAt: at},
+			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey, SkipBad: *skipBad, MemoryLimit: mem, UpdatedAt: at},
 		Compact: pipeline.CompactSpec{HostFactor: *hcf, PathFactor: *pcf},
 		Summary: pipeline.SummarySpec{Monthly: *sumMonthly, SkipBad: *skipBad},
 	}

@@ -46,6 +46,7 @@ import (
 	"github.com/mementokit/mementokit/beam/pipeline"
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxgen"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -67,7 +68,7 @@ func main() {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	var shards []int64
 	for _, f := range strings.Split(*shardList, ",") {
-		n, err := parseSize(f)
+		n, err := flagvalue.ParseBytes(f)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -183,26 +184,6 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// parseSize reads "256MiB", "1GiB", "64KiB" or a number of bytes.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suf string
-		m   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if strings.HasSuffix(t, u.suf) {
-			t, mult = strings.TrimSuffix(t, u.suf), u.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("invalid size %q (a positive number of bytes, or with KiB, MiB, GiB)", s)
-	}
-	return n * mult, nil
 }
 
 // writeFile writes n sorted cdxgen lines to path and returns the lines

@@ -1,0 +1,114 @@
+package flagvalue
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mementokit/mementokit/timestamp"
+)
+
+func TestParseBytes(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{
+		{"1", 1}, {"4096", 4096}, {"96MiB", 96 << 20}, {"96mib", 96 << 20}, {"96 MiB", 96 << 20},
+		{"1GiB", 1 << 30}, {"64KiB", 64 << 10}, {"64k", 64 << 10}, {"2T", 2 << 40}, {"1TiB", 1 << 40},
+		{"1KB", 1000}, {"5MB", 5e6}, {"3GB", 3e9}, {"1tb", 1e12}, {"10B", 10}, {" 7 ", 7},
+		{"8388607TiB", 8388607 << 40},
+	} {
+		got, err := ParseBytes(tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "MiB", "0", "-5", "1.5GiB", "12XB", "0x10", "8388608TiB", "18014398509481985k", "9223372036854775808"} {
+		if n, err := ParseBytes(bad); !errors.Is(err, ErrSize) || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("ParseBytes(%q) = %d, %v; want an error wrapping ErrSize naming it", bad, n, err)
+		}
+	}
+}
+
+// TestFormatBytesRoundTrip: what FormatBytes writes, ParseBytes reads back.
+func TestFormatBytesRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{{96 << 20, "96MiB"}, {1 << 30, "1GiB"}, {1536, "1536"}, {1000, "1000"}, {3 << 40, "3TiB"}, {1, "1"}} {
+		got := FormatBytes(tt.n)
+		if got != tt.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+		if back, err := ParseBytes(got); err != nil || back != tt.n {
+			t.Errorf("ParseBytes(FormatBytes(%d) = %q) = %d, %v", tt.n, got, back, err)
+		}
+	}
+}
+
+// TestBytesFlag: a Bytes flag shows its default in the usage text as
+// FormatBytes writes it, and a bad value fails the parse naming the flag.
+func TestBytesFlag(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	var usage strings.Builder
+	fs.SetOutput(&usage)
+	mem := Bytes(96 << 20)
+	fs.Var(&mem, "mem", "sort memory")
+	if err := fs.Parse([]string{"-mem", "1GiB"}); err != nil || mem != 1<<30 {
+		t.Fatalf("-mem 1GiB: %d, %v", mem, err)
+	}
+	fs.PrintDefaults()
+	if !strings.Contains(usage.String(), "(default 96MiB)") {
+		t.Errorf("usage %q does not show the default 96MiB", usage.String())
+	}
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse([]string{"-mem", "lots"}); err == nil || !strings.Contains(err.Error(), "-mem") || !strings.Contains(err.Error(), `invalid size "lots"`) {
+		t.Errorf("-mem lots: %v", err)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"2026-12-01T00:00:00Z", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
+		{"2026-12-01T02:00:00+02:00", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
+		{"20261201000000", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
+		{"2026", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"202612", time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
+		{"20230426095158263", time.Date(2023, 4, 26, 9, 51, 58, 263e6, time.UTC)},
+	} {
+		got, err := ParseTime(tt.in)
+		if err != nil || !got.Equal(tt.want) || got.Location() != time.UTC {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"20261301", "123", "202612011200001234"} {
+		if _, err := ParseTime(bad); !errors.Is(err, timestamp.ErrInvalid) || !strings.Contains(err.Error(), bad) {
+			t.Errorf("ParseTime(%q): %v, want an error wrapping timestamp.ErrInvalid naming it", bad, err)
+		}
+	}
+	for _, bad := range []string{"", "yesterday", "2026-12-01", "2026-12-01 00:00:00"} {
+		if _, err := ParseTime(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", bad)) {
+			t.Errorf("ParseTime(%q): %v, want an error naming it", bad, err)
+		}
+	}
+}
+
+func ExampleParseBytes() {
+	for _, s := range []string{"96MiB", "1GiB", "64k", "4096", "1KB"} {
+		n, _ := ParseBytes(s)
+		fmt.Println(s, n, FormatBytes(n))
+	}
+	// Output:
+	// 96MiB 100663296 96MiB
+	// 1GiB 1073741824 1GiB
+	// 64k 65536 64KiB
+	// 4096 4096 4KiB
+	// 1KB 1000 1000
+}
