@@ -212,6 +212,17 @@ func hasLoneCR(b []byte) bool {
 //
 // A path that is not a regular file (a directory, a FIFO) is refused with
 // an error wrapping [ErrNotRegular].
+//
+// Open differs from the module's other openers (cdxj.Open(ctx, name,
+// *OpenOptions), bbolt's Open(path, mode, *Options)) in two ways, on
+// purpose. It takes no context: it reads one local file and maps it,
+// which never waits on the network or on a peer (cdxj.Open may open a
+// CDX server; a FIFO, which would wait for a writer, is refused before it
+// is opened). It takes no options: opening a map has nothing to set, since
+// its layout comes from its own !fields header and its lookup index is
+// built by the Map itself once lookups call for it. An options argument,
+// should one be needed, is to be a pointer with nil meaning the defaults,
+// like those of [Build] and [Compact].
 func Open(path string) (_ *Map, err error) {
 	// Stat first: opening a FIFO would wait for a writer.
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {

@@ -30,7 +30,7 @@ var allocURLs = []struct{ name, url string }{
 // host that starts with a www label (golang.org/x/net/publicsuffix: at most
 // two small allocations).
 func TestAppendCanonicalAllocs(t *testing.T) {
-	for _, p := range []*Profile{Default, WithScheme, Fixed, New(TrailingComma(true), ReverseIP(false), LowercaseQuery(false))} {
+	for _, p := range []*Profile{Default, WithScheme, Fixed, New(&Options{TrailingComma: true, NoReverseIPAddr: true, NoQueryLowercase: true})} {
 		for _, tc := range allocURLs {
 			t.Run(p.String()+"/"+tc.name, func(t *testing.T) {
 				want := 0.0

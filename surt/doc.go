@@ -39,12 +39,13 @@
 //     '/' unless the path is "/"; sort the query arguments byte-wise; drop an
 //     empty query.
 //  4. SURT form: host labels reversed and joined with ',', then ')', path
-//     and "?" query; optionally "scheme://(" in front ([IncludeScheme]) and a
-//     ',' before ')' ([TrailingComma]).
+//     and "?" query; optionally "scheme://(" in front ([Options.IncludeScheme])
+//     and a ',' before ')' ([Options.TrailingComma]).
 //
-// Options ([New]): [IncludeScheme], [TrailingComma], [MassageHost],
-// [ReverseIP], [LowercaseQuery], [FixDefects]. Ready-made profiles:
-// [Default], [WithScheme], [Fixed], [FixedWithScheme].
+// Options ([New] takes a *[Options], nil for the standard's defaults):
+// IncludeScheme, TrailingComma, NoHostMassage, NoReverseIPAddr,
+// NoQueryLowercase, FixDefects. Ready-made profiles: [Default],
+// [WithScheme], [Fixed], [FixedWithScheme].
 //
 // # Pseudo-URIs
 //
@@ -68,7 +69,7 @@
 // reads differently ("cdn.example.com:99999", "youtube-dl:http://x:99999/"),
 // which Default keeps as an opaque pseudo-URI.
 //
-// With IncludeScheme, keys with a host start with the scheme as written
+// With Options.IncludeScheme, keys with a host start with the scheme as written
 // (not lower-cased): "metadata://(org,example,crawl)/x".
 //
 // # The Fixed profile
@@ -81,7 +82,7 @@
 // "youtube-dl:http://..." keeps the embedded URL uncanonicalized. Beyond
 // those cases, a scheme-relative "//example.com:8080/a" puts its port
 // inside a label ("com:8080,example)/a"). [Fixed] repairs these (see
-// [FixDefects]) and gives the same keys as [Default] for every other URL.
+// [Options.FixDefects]) and gives the same keys as [Default] for every other URL.
 // Use it for new indexes whose keys you control; use Default to look up
 // keys in existing indexes.
 //

@@ -51,7 +51,7 @@ func ExampleProfile_Canonicalize() {
 }
 
 func ExampleProfile_AppendCanonical() {
-	p := surt.New(surt.TrailingComma(true), surt.MassageHost(false))
+	p := surt.New(&surt.Options{TrailingComma: true, NoHostMassage: true})
 	var buf []byte
 	for _, u := range []string{"http://www.example.com/a", "http://example.org/"} {
 		buf, _ = p.AppendCanonical(buf[:0], u) // reuses buf: no allocation once grown

@@ -51,7 +51,7 @@ func canonicalURLForm(raw string) (string, bool) {
 
 var fuzzProfiles = []*Profile{
 	Default, WithScheme, Fixed, FixedWithScheme,
-	New(TrailingComma(true), MassageHost(false), ReverseIP(false), LowercaseQuery(false)),
+	New(&Options{TrailingComma: true, NoHostMassage: true, NoReverseIPAddr: true, NoQueryLowercase: true}),
 }
 
 // FuzzCanonicalize: no input panics or gives an undocumented error under

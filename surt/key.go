@@ -31,7 +31,7 @@ func hostClose(s string) int {
 }
 
 // schemePrefixLen returns the length of a "scheme://(" or "scheme:(" prefix
-// (keys made with IncludeScheme), or 0.
+// (keys made with Options.IncludeScheme), or 0.
 func schemePrefixLen(s string, close int) int {
 	if close < 0 {
 		return 0

@@ -8,8 +8,8 @@ import (
 // Profile is a set of canonicalization options. A Profile is immutable once
 // made and safe for concurrent use. The zero Profile has every option off
 // (no host massage, no IPv4 reversal, query case kept), which is not the
-// standard: start from [New] or one of the ready-made profiles ([Default],
-// [WithScheme], [Fixed], [FixedWithScheme]).
+// standard: make one with [New] or start from a ready-made profile
+// ([Default], [WithScheme], [Fixed], [FixedWithScheme]).
 type Profile struct {
 	withScheme     bool
 	trailingComma  bool
@@ -20,69 +20,88 @@ type Profile struct {
 	name           string
 }
 
-// Option configures a [Profile] made by [New].
-type Option func(*Profile)
+// Options are the settings of a [Profile] made by [New]. The zero Options,
+// like a nil *Options, are the standard's defaults (Python surt 0.3.1): no
+// scheme, no trailing comma, host massage, IPv4 reversal and query
+// lower-casing on, no defect fixes. Each field that turns a default off
+// is named after the standard's option it sets to False.
+type Options struct {
+	// IncludeScheme makes keys start with the scheme,
+	// "http://(org,example)/" (the standard's with_scheme=True).
+	IncludeScheme bool
 
-// IncludeScheme makes keys start with the scheme, "http://(org,example)/"
-// (the standard's with_scheme option). Default false.
-func IncludeScheme(on bool) Option { return func(p *Profile) { p.withScheme = on } }
+	// TrailingComma puts a ',' after the last host label,
+	// "org,example,)/" (the standard's trailing_comma=True).
+	TrailingComma bool
 
-// TrailingComma puts a ',' after the last host label, "org,example,)/" (the
-// standard's trailing_comma option). Default false.
-func TrailingComma(on bool) Option { return func(p *Profile) { p.trailingComma = on } }
+	// NoHostMassage keeps a leading "www" or "wwwN" label (the standard's
+	// host_massage=False). By default one such label (regex ^www\d*\.) is
+	// removed from every host except for dns: URIs.
+	NoHostMassage bool
 
-// MassageHost removes one leading "www" or "wwwN" label (regex ^www\d*\.)
-// from every host except for dns: URIs (the standard's host_massage option).
-// Default true.
-func MassageHost(on bool) Option { return func(p *Profile) { p.hostMassage = on } }
+	// NoReverseIPAddr writes hosts that match (\d{1,3}\.){3}\d{1,3} as
+	// they are (the standard's reverse_ipaddr=False). By default the labels
+	// of a dotted-quad IPv4 host are reversed like those of a name,
+	// "4,3,2,1)/".
+	NoReverseIPAddr bool
 
-// ReverseIP reverses the labels of dotted-quad IPv4 hosts like those of
-// names, "4,3,2,1)/" (the standard's reverse_ipaddr option). When false,
-// hosts that match (\d{1,3}\.){3}\d{1,3} are written as they are. Default
-// true.
-func ReverseIP(on bool) Option { return func(p *Profile) { p.reverseIP = on } }
+	// NoQueryLowercase keeps the letter case of the query (the standard's
+	// query_lowercase=False). Paths are always lower-cased, as in the
+	// standard.
+	NoQueryLowercase bool
 
-// LowercaseQuery lower-cases the query (the standard's query_lowercase
-// option). Default true. Paths are always lower-cased, as in the standard.
-func LowercaseQuery(on bool) Option { return func(p *Profile) { p.queryLowercase = on } }
-
-// FixDefects turns on the repairs of the standard's known defects (the surt
-// rows of the project's public cases, SURT-01 to SURT-06):
-//   - a leading www/wwwN label is kept when removing it would leave a public
-//     suffix ("www.com", "www1355544.com");
-//   - an escaped '&' (%26) in the query stays escaped, so it no longer splits
-//     a query value before sorting;
-//   - bracketed IPv6 literals keep their brackets, are written in RFC 5952
-//     form (a zone as "%25zone", RFC 6874) and are not reversed:
-//     "[2001:db8::1]:8080)/a", "[fe80::1%25eth0])/";
-//   - a scheme-less "name.tld:port" (or "localhost:port") is read as an authority,
-//     not as a URI scheme, and "<...>" around the URL is removed (unless
-//     nothing but white space is inside);
-//   - a non-HTTP prefix before an embedded http(s) URL is kept and the
-//     embedded URL canonicalized: "youtube-dl:pt,example)/...".
-//   - where an http URL's host is taken from its path (scheme-relative
-//     "//host:8080/a", "http:///host/", "http:host/"), that text is read as
-//     an authority: user info dropped, port parsed (an invalid one fails
-//     with [ErrInvalidPort]), a bracketed IP literal kept as above; the
-//     standard writes "//example.com:8080/a" as "com:8080,example)/a".
-//
-// Default false: the default profile reproduces the standard byte for byte,
-// defects included.
-func FixDefects(on bool) Option { return func(p *Profile) { p.fix = on } }
-
-// New returns a Profile with the standard's defaults (no scheme, no trailing
-// comma, host massage on, IPv4 reversal on, query lower-casing on, no
-// defect fixes) changed by opts.
-func New(opts ...Option) *Profile {
-	p := &Profile{hostMassage: true, reverseIP: true, queryLowercase: true, name: "custom"}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
+	// FixDefects turns on the repairs of the standard's known defects (the
+	// surt rows of the project's public cases, SURT-01 to SURT-06):
+	//   - a leading www/wwwN label is kept when removing it would leave a
+	//     public suffix ("www.com", "www1355544.com");
+	//   - an escaped '&' (%26) in the query stays escaped, so it no longer
+	//     splits a query value before sorting;
+	//   - bracketed IPv6 literals keep their brackets, are written in RFC
+	//     5952 form (a zone as "%25zone", RFC 6874) and are not reversed:
+	//     "[2001:db8::1]:8080)/a", "[fe80::1%25eth0])/";
+	//   - a scheme-less "name.tld:port" (or "localhost:port") is read as an
+	//     authority, not as a URI scheme, and "<...>" around the URL is
+	//     removed (unless nothing but white space is inside);
+	//   - a non-HTTP prefix before an embedded http(s) URL is kept and the
+	//     embedded URL canonicalized: "youtube-dl:pt,example)/...".
+	//   - where an http URL's host is taken from its path (scheme-relative
+	//     "//host:8080/a", "http:///host/", "http:host/"), that text is read
+	//     as an authority: user info dropped, port parsed (an invalid one
+	//     fails with [ErrInvalidPort]), a bracketed IP literal kept as
+	//     above; the standard writes "//example.com:8080/a" as
+	//     "com:8080,example)/a".
+	//
+	// Off by default: the default profile reproduces the standard byte for
+	// byte, defects included.
+	FixDefects bool
 }
 
-func named(name string, opts ...Option) *Profile {
-	p := New(opts...)
+// New returns a Profile with the options opts; nil means the standard's
+// defaults (the keys of [Default]). The Profile keeps no reference to opts.
+func New(opts *Options) *Profile {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return &Profile{
+		withScheme: o.IncludeScheme, trailingComma: o.TrailingComma,
+		hostMassage: !o.NoHostMassage, reverseIP: !o.NoReverseIPAddr, queryLowercase: !o.NoQueryLowercase,
+		fix: o.FixDefects, name: "custom",
+	}
+}
+
+// Options returns the options of p: New(&o) makes a Profile with the same
+// keys as p.
+func (p *Profile) Options() Options {
+	return Options{
+		IncludeScheme: p.withScheme, TrailingComma: p.trailingComma,
+		NoHostMassage: !p.hostMassage, NoReverseIPAddr: !p.reverseIP, NoQueryLowercase: !p.queryLowercase,
+		FixDefects: p.fix,
+	}
+}
+
+func named(name string, opts *Options) *Profile {
+	p := New(opts)
 	p.name = name
 	return p
 }
@@ -92,17 +111,17 @@ var (
 	// Default reproduces the Internet Archive's Python surt 0.3.1
 	// surt.surt(url) byte for byte: GoogleURLCanonicalizer, then
 	// IAURLCanonicalizer, then the SURT form without scheme.
-	Default = named("default")
+	Default = named("default", nil)
 
 	// WithScheme is Default with the scheme kept: "http://(org,example)/".
-	WithScheme = named("with-scheme", IncludeScheme(true))
+	WithScheme = named("with-scheme", &Options{IncludeScheme: true})
 
-	// Fixed is Default plus [FixDefects]: the same keys for ordinary URLs,
+	// Fixed is Default plus [Options.FixDefects]: the same keys for ordinary URLs,
 	// and sensible keys where the standard is known to be wrong.
-	Fixed = named("fixed", FixDefects(true))
+	Fixed = named("fixed", &Options{FixDefects: true})
 
 	// FixedWithScheme is Fixed with the scheme kept.
-	FixedWithScheme = named("fixed-with-scheme", FixDefects(true), IncludeScheme(true))
+	FixedWithScheme = named("fixed-with-scheme", &Options{FixDefects: true, IncludeScheme: true})
 )
 
 // String returns the profile's name ("default", "with-scheme", "fixed",

@@ -114,7 +114,7 @@ func loadVectors(t testing.TB) []vector {
 
 // profileFor builds the profile a surt row's options describe.
 func profileFor(t *testing.T, opts map[string]string) *Profile {
-	var o []Option
+	var o Options
 	for k, v := range opts {
 		on := v == "true"
 		if v != "true" && v != "false" {
@@ -122,20 +122,20 @@ func profileFor(t *testing.T, opts map[string]string) *Profile {
 		}
 		switch k {
 		case "with_scheme":
-			o = append(o, IncludeScheme(on))
+			o.IncludeScheme = on
 		case "trailing_comma":
-			o = append(o, TrailingComma(on))
+			o.TrailingComma = on
 		case "host_massage":
-			o = append(o, MassageHost(on))
+			o.NoHostMassage = !on
 		case "reverse_ipaddr":
-			o = append(o, ReverseIP(on))
+			o.NoReverseIPAddr = !on
 		case "query_lowercase":
-			o = append(o, LowercaseQuery(on))
+			o.NoQueryLowercase = !on
 		default:
 			t.Fatalf("unknown option %q", k)
 		}
 	}
-	return New(o...)
+	return New(&o)
 }
 
 // appendURLForm writes a parsed URL back as a URL, as the standard's
@@ -176,7 +176,7 @@ func runComponent(t *testing.T, v vector) (got string, none bool) {
 	fn := v.opts["fn"]
 	sc := new(scratch)
 	in := []byte(v.input)
-	p := New(LowercaseQuery(v.opts["query_lowercase"] != "false"), ReverseIP(v.opts["reverse_ipaddr"] != "false"))
+	p := New(&Options{NoQueryLowercase: v.opts["query_lowercase"] == "false", NoReverseIPAddr: v.opts["reverse_ipaddr"] == "false"})
 	switch fn {
 	case "parse_url", "parse_scheme", "canon_google_url", "canon_ia_url", "canon_default_url":
 		u, err := sc.parse(v.input, false)

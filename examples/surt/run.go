@@ -49,8 +49,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		return cli.Usagef("unknown -profile %q (want default or fixed)", *profile)
 	}
-	p := surt.New(surt.FixDefects(fix), surt.IncludeScheme(*scheme), surt.TrailingComma(*trailingComma),
-		surt.MassageHost(*massage), surt.ReverseIP(*reverseIP), surt.LowercaseQuery(*lowerQuery))
+	p := surt.New(&surt.Options{FixDefects: fix, IncludeScheme: *scheme, TrailingComma: *trailingComma,
+		NoHostMassage: !*massage, NoReverseIPAddr: !*reverseIP, NoQueryLowercase: !*lowerQuery})
 
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	out := bufio.NewWriterSize(stdout, 64<<10)
