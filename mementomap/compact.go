@@ -211,6 +211,12 @@ func (o CompactOptions) withDefaults() CompactOptions {
 	return o
 }
 
+// Check reports whether o's factors, depths and power laws can compact
+// a map: factors and power-law constants not negative and not NaN,
+// depths in 1..MaxDepth. Zero values stand for their defaults, as in
+// [Compact]. The error wraps [ErrBadOptions] and names the value.
+func (o CompactOptions) Check() error { return o.withDefaults().validate() }
+
 func (o CompactOptions) validate() error {
 	switch {
 	case math.IsNaN(o.HostFactor) || o.HostFactor < 0:

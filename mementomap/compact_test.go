@@ -374,3 +374,24 @@ func TestCompactSkipsBOM(t *testing.T) {
 		t.Errorf("Compact (-want +got):\n%s", d)
 	}
 }
+
+// TestCompactOptionsCheck: Check refuses what Compact refuses, with
+// zero values read as their defaults.
+func TestCompactOptionsCheck(t *testing.T) {
+	if err := (CompactOptions{}).Check(); err != nil {
+		t.Errorf("zero CompactOptions: %v; want nil (defaults)", err)
+	}
+	if err := DefaultCompactOptions().Check(); err != nil {
+		t.Errorf("DefaultCompactOptions: %v", err)
+	}
+	for _, o := range []CompactOptions{{HostFactor: -1}, {PathFactor: math.NaN()}, {HostDepth: MaxDepth + 1}, {PathAlpha: -1}} {
+		err := o.Check()
+		if !errors.Is(err, ErrBadOptions) {
+			t.Errorf("%+v: Check = %v; want ErrBadOptions", o, err)
+		}
+		var b bytes.Buffer
+		if _, cerr := Compact(&b, strings.NewReader("com,example)/ 1\n"), &o); !errors.Is(cerr, ErrBadOptions) {
+			t.Errorf("%+v: Compact = %v; want ErrBadOptions as Check", o, cerr)
+		}
+	}
+}

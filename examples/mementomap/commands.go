@@ -162,6 +162,9 @@ func (e *env) compact(args []string) error {
 	o := mementomap.CompactOptions{HostFactor: *hcf, PathFactor: *pcf, HostAlpha: *ha, HostK: *hk,
 		PathAlpha: *pa, PathK: *pk, HostDepth: *hdepth, PathDepth: *pdepth, Reference: *ref,
 		MemoryLimit: int64(mem), TempDir: *tmp, Logger: e.log}
+	if err := o.Check(); err != nil {
+		return cli.Usagef("compact: %w", err) // values of -hcf, -pcf, -ha, -hk, -pa, -pk, -hdepth, -pdepth
+	}
 	if *fit != "" {
 		for _, n := range []string{"ha", "hk", "pa", "pk"} {
 			if explicit(fs, n) {

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/mementomap"
+)
+
+// TestCompactBadFlagValues: a compaction flag whose value the options
+// check refuses (a negative factor, NaN, a depth out of range, a
+// negative power-law constant) is a usage error, exit 2, naming the
+// value, and no output is written; a good value compacts.
+func TestCompactBadFlagValues(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ukvs")
+	if err := os.WriteFile(in, []byte("!fields {keys: [\"surt\"]}\ncom,example)/ 3\ncom,example)/a 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ flag, value, named string }{
+		{"-hcf", "-1", "host factor -1"},
+		{"-pcf", "NaN", "path factor NaN"},
+		{"-hdepth", "99", "host depth 99"},
+		{"-pa", "-2", "power law"},
+	} {
+		out := filepath.Join(dir, "out-"+strings.TrimPrefix(tc.flag, "-")+".ukvs")
+		_, _, err := runCmd(t, "", "compact", tc.flag, tc.value, in, out)
+		if code := cli.Status("mementomap", err, io.Discard); code != 2 || !errors.Is(err, mementomap.ErrBadOptions) || !strings.Contains(fmt.Sprint(err), tc.named) {
+			t.Errorf("compact %s %s = %v (exit %d); want exit 2 naming %q", tc.flag, tc.value, err, code, tc.named)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("compact %s %s left %s (%v)", tc.flag, tc.value, out, err)
+		}
+	}
+	out := filepath.Join(dir, "good.ukvs")
+	if _, _, err := runCmd(t, "", "compact", "-hcf", "2", in, out); err != nil {
+		t.Fatalf("compact -hcf 2: %v", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("compact -hcf 2 wrote no output: %v", err)
+	}
+}
