@@ -72,6 +72,13 @@ import (
 //     the old ones as linkmaster_lanl, links_lanl, jobs_lanl and
 //     archive_register_lanl, for the operator to check and drop.
 //
+// Nothing is lost on the switch to this store: Cleanup counts the ages of
+// the migrated rows (linkmaster's last request, jobs' completion) from the
+// later of their own time and the migration's (the swap step's time), so
+// the rows of a cache Time Travel last used months ago stay for one full
+// retention period after the migration (the operator's time to check),
+// and are then judged as any.
+//
 // MySQL commits DDL implicitly, so the whole is not one transaction; each
 // step done is recorded in mementokit_lanl_migration, and a migration cut
 // off (a crash, a killed process, a lost connection) resumes at the first
@@ -747,7 +754,7 @@ func migrateLANL(ctx context.Context, conn *sql.Conn, r lanlRun) error {
 			return errLANLStopped
 		}
 	}
-	log.Info("mysql cache: LANL table migration done; the old tables are kept as linkmaster_lanl, links_lanl, jobs_lanl, archive_register_lanl (and jobs_lanl_duplicates) for the operator to check and drop",
+	log.Info("mysql cache: LANL table migration done; the old tables are kept as linkmaster_lanl, links_lanl, jobs_lanl, archive_register_lanl (and jobs_lanl_duplicates) for the operator to check and drop; cleanup counts the migrated rows' ages from now, so none is deleted before one full retention period has passed",
 		append(survey.attrs(), slog.Duration("elapsed", time.Since(begin)))...)
 	return nil
 }

@@ -797,6 +797,14 @@ const cleanupBatch = 1000
 // Cleanup implements [cache.Cache.Cleanup] as a series of short
 // transactions of at most 1,000 rows each. Entries are re-checked under a
 // row lock before deletion, so an entry requested meanwhile is kept.
+//
+// In a database migrated from the Time Travel aggregator's tables (lanl.go),
+// the ages of entries and completed jobs count from the later of their own
+// time and the migration's (the swap step's time in
+// mementokit_lanl_migration): the migration keeps every row, and the first
+// Cleanup after it deletes none of them for being unrequested or old, until
+// the operator has had one full UnrequestedAge (CompletedJobAge) after the
+// switch. Rows written since are judged by their own times.
 func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (cache.CleanupStats, error) {
 	p, err := check.Policy(p)
 	if err != nil {
@@ -810,7 +818,39 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (cache.Clean
 	return st, c.wrap(ctx, "cleanup", err)
 }
 
+// migratedAt returns when the LANL migration put its tables in place (the
+// time of the swap step in mementokit_lanl_migration, UTC, to the second),
+// or the zero time for a database that was never migrated.
+func (c *Cache) migratedAt(ctx context.Context) (time.Time, error) {
+	var t sql.NullTime
+	err := c.db.QueryRowContext(ctx, "SELECT done FROM mementokit_lanl_migration WHERE step = 'swap'").Scan(&t)
+	var me *mysql.MySQLError
+	switch {
+	case errors.Is(err, sql.ErrNoRows), errors.As(err, &me) && me.Number == 1146: // ER_NO_SUCH_TABLE
+		return time.Time{}, nil
+	case err != nil:
+		return time.Time{}, fmt.Errorf("reading the LANL migration's time: %w", err)
+	}
+	return utc(t), nil
+}
+
+// afterMigration is the cutoff cut of a Cleanup age applied to times that
+// count from max(own time, migrated): ok is false where no row can be older
+// (the migration itself is not older than cut), and cut is unchanged
+// otherwise (every row with a time before cut then has max(time, migrated)
+// before cut too).
+func afterMigration(cut, migrated time.Time, ok bool) (time.Time, bool) {
+	if ok && !migrated.IsZero() && !migrated.Before(cut) {
+		return time.Time{}, false
+	}
+	return cut, ok
+}
+
 func (c *Cache) cleanup(ctx context.Context, p cache.CleanupPolicy, st *cache.CleanupStats) error {
+	migrated, err := c.migratedAt(ctx)
+	if err != nil {
+		return err
+	}
 	if cut, ok := check.Cutoff(p, p.ClaimTimeout); ok {
 		res, err := c.db.ExecContext(ctx, `UPDATE jobs SET process_id = NULL, claimtime = NULL
 WHERE compltime IS NULL AND claimtime < ?`, cut)
@@ -823,7 +863,8 @@ WHERE compltime IS NULL AND claimtime < ?`, cut)
 		}
 		st.JobsReleased = int(n)
 	}
-	if cut, ok := check.Cutoff(p, p.CompletedJobAge); ok {
+	jobCut, jobOK := check.Cutoff(p, p.CompletedJobAge)
+	if cut, ok := afterMigration(jobCut, migrated, jobOK); ok {
 		for {
 			res, err := c.db.ExecContext(ctx, "DELETE FROM jobs WHERE compltime < ? ORDER BY compltime LIMIT ?", cut, cleanupBatch)
 			if err != nil {
@@ -840,6 +881,7 @@ WHERE compltime IS NULL AND claimtime < ?`, cut)
 		}
 	}
 	cut, ok := check.Cutoff(p, p.UnrequestedAge)
+	cut, ok = afterMigration(cut, migrated, ok)
 	for ok && st.EntriesDeleted < p.MaxEntries {
 		n := min(cleanupBatch, p.MaxEntries-st.EntriesDeleted)
 		var deleted int
