@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/timestamp"
 )
@@ -387,34 +388,62 @@ func wantsHTML(r *http.Request) bool {
 // ---- /about ----
 
 // about answers /about: the endpoints, the archives in rank order with
-// their state and the configuration; JSON when the request accepts
-// application/json and not text/plain, else plain text. In JSON an
-// archive's "state" is one of ok, dormant, failing, unknown
-// (ArchiveState, Stats.State) and "detail" says why (Stats.Detail, omitted
-// when empty); the text marks an archive as MemGator's /about does, with
-// the detail: "(Consecutive failures: N)", "(DORMANT until T)".
+// their state and the configuration (no secret: the cache is named by its
+// kind, never by its DSN); JSON when the request accepts application/json
+// and not text/plain, else plain text. An archive's state is one of ok,
+// dormant, failing, unknown (ArchiveState, Stats.State) and its detail
+// says why (Stats.Detail); with it go the counters of Stats since the
+// start: requests sent and their outcomes (found, none, failed), requests
+// saved by the archive's MementoMap (skipped by map), requests skipped
+// while dormant, requests the AllowList refused, probes, and the map's
+// state (loaded when, dropped, reloads). The text marks an archive as
+// MemGator's /about does, with the detail ("(Consecutive failures: N)",
+// "(DORMANT until T)"), on the archive's line, and writes the state and
+// the counters on the line below it, indented (aboutStateLine).
 func (h handler) about(w http.ResponseWriter, r *http.Request) {
 	ag, base := h.ag, h.base()
 	stats := ag.Stats()
 	type archiveDoc struct {
-		ID        string       `json:"id"`
-		Name      string       `json:"name"`
-		TimeMap   string       `json:"timemap,omitempty"`
-		TimeGate  string       `json:"timegate,omitempty"`
-		Type      string       `json:"type,omitempty"`
-		State     ArchiveState `json:"state"`
-		Detail    string       `json:"detail,omitempty"`
-		Failures  int          `json:"consecutive_failures"`
-		LastProbe string       `json:"last_probe,omitempty"`
-		MapLoaded bool         `json:"mementomap_loaded"`
+		ID            string       `json:"id"`
+		Name          string       `json:"name"`
+		TimeMap       string       `json:"timemap,omitempty"`
+		TimeGate      string       `json:"timegate,omitempty"`
+		Type          string       `json:"type,omitempty"`
+		State         ArchiveState `json:"state"`
+		Detail        string       `json:"detail,omitempty"`
+		Failures      int          `json:"consecutive_failures"`
+		DormantUntil  string       `json:"dormant_until,omitempty"`
+		Sent          int64        `json:"sent"`
+		Found         int64        `json:"found"`
+		None          int64        `json:"none"`
+		Failed        int64        `json:"failed"`
+		SkippedByMap  int64        `json:"skipped_by_map"`
+		DormantSkips  int64        `json:"skipped_dormant"`
+		Refused       int64        `json:"refused"`
+		Probes        int64        `json:"probes"`
+		ProbeFailures int64        `json:"probe_failures"`
+		LastProbe     string       `json:"last_probe,omitempty"`
+		MapLoaded     bool         `json:"mementomap_loaded"`
+		MapLoadedAt   string       `json:"mementomap_loaded_at,omitempty"`
+		MapDropped    bool         `json:"mementomap_dropped"`
+		MapReloads    int64        `json:"mementomap_reloads"`
+		stateLine     string
 	}
 	archives := make([]archiveDoc, len(stats))
 	for i, s := range stats {
 		a := ag.archives[i].Archive
 		archives[i] = archiveDoc{ID: a.ID, Name: a.Name, TimeMap: a.TimeMap, TimeGate: a.TimeGate, Type: a.Type, State: s.State(),
-			Detail: s.Detail(), Failures: s.ConsecutiveFailures, MapLoaded: !s.MapLoaded.IsZero()}
+			Detail: s.Detail(), Failures: s.ConsecutiveFailures, Sent: s.Sent, Found: s.Found, None: s.None, Failed: s.Failed,
+			SkippedByMap: s.Saved, DormantSkips: s.DormantSkips, Refused: s.Refused, Probes: s.Probes, ProbeFailures: s.ProbeFailures,
+			MapLoaded: !s.MapLoaded.IsZero(), MapDropped: s.MapDropped, MapReloads: s.MapReloads, stateLine: aboutStateLine(s)}
+		if !s.DormantUntil.IsZero() {
+			archives[i].DormantUntil = isoDate(s.DormantUntil)
+		}
 		if !s.LastProbe.IsZero() {
 			archives[i].LastProbe = isoDate(s.LastProbe)
+		}
+		if !s.MapLoaded.IsZero() {
+			archives[i].MapLoadedAt = isoDate(s.MapLoaded)
 		}
 	}
 	endpoints := [][2]string{
@@ -439,6 +468,16 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 		{"Dormant for", ag.opts.DormantFor.String()},
 		{"Top-k", topkText(ag.opts.TopK)},
 		{"Cache", cacheText(ag.opts.Cache != nil)},
+		{"Cache timeout", ag.opts.CacheTimeout.String()},
+		{"Max concurrent", strconv.Itoa(ag.opts.MaxConcurrent)},
+		{"Fan-out", strconv.Itoa(ag.opts.FanOut)},
+		{"Max body bytes", strconv.FormatInt(ag.opts.MaxBodyBytes, 10)},
+		{"Max pages", strconv.Itoa(ag.opts.MaxPages)},
+		{"MementoMap max age", ag.opts.MapMaxAge.String()},
+		{"MementoMap check", ag.opts.MapCheckEvery.String()},
+		{"Rules", rulesText(ag.opts.Rules)},
+		{"Blacklisted hosts", strconv.Itoa(ag.opts.Blacklist.Len())},
+		{"Miss to /list", strconv.FormatBool(ag.opts.MissToList)},
 	}, ag.opts.About...)
 	accept := r.Header.Get("Accept")
 	if strings.Contains(accept, "application/json") && !strings.Contains(accept, "text/plain") {
@@ -474,13 +513,49 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 		if a.Detail != "" {
 			fmt.Fprintf(&b, " - (%s)", a.Detail)
 		}
-		b.WriteByte('\n')
+		b.WriteString("\n   " + a.stateLine + "\n")
 	}
 	b.WriteString("\n\n## Configs\n\n")
 	for _, c := range config {
 		fmt.Fprintf(&b, "%-24s%s\n", c.Name+":", c.Value)
 	}
 	writeBody(w, http.StatusOK, ctText, b.Bytes())
+}
+
+// aboutStateLine is an archive's state and counters in /about's text:
+// "state ok; sent 3 (found 2, none 1, failed 0); skipped 4 by MementoMap,
+// 0 while dormant; refused 0; probes 0 (0 failed); MementoMap loaded T"
+// (or "no MementoMap", "MementoMap dropped (changed in place)"), with
+// "until T" after a dormant state.
+func aboutStateLine(s Stats) string {
+	var b strings.Builder
+	b.WriteString("state " + string(s.State()))
+	if !s.DormantUntil.IsZero() {
+		b.WriteString(" until " + isoDate(s.DormantUntil))
+	}
+	fmt.Fprintf(&b, "; sent %d (found %d, none %d, failed %d); skipped %d by MementoMap, %d while dormant; refused %d; probes %d (%d failed)",
+		s.Sent, s.Found, s.None, s.Failed, s.Saved, s.DormantSkips, s.Refused, s.Probes, s.ProbeFailures)
+	switch {
+	case s.MapDropped:
+		b.WriteString("; MementoMap dropped (changed in place)")
+	case s.MapLoaded.IsZero():
+		b.WriteString("; no MementoMap")
+	default:
+		b.WriteString("; MementoMap loaded " + isoDate(s.MapLoaded))
+	}
+	if s.MapReloads > 0 {
+		fmt.Fprintf(&b, ", reloaded %d", s.MapReloads)
+	}
+	return b.String()
+}
+
+// rulesText describes Options.Rules in /about: the count of rules, or
+// that every archive serves every service.
+func rulesText(r *Rules) string {
+	if r == nil {
+		return "none (every archive for every service)"
+	}
+	return count.Of(len(r.List()), "rule", "rules")
 }
 
 func topkText(k int) string {
