@@ -23,7 +23,8 @@ type Converter struct {
 	org      summary.OrgFunc
 	lastHost hostParts
 	lastFile fileParts
-	lastMIME struct{ mime, category string }
+	lastMIME *mimeParts
+	mimes    map[string]*mimeParts // by media type, at most maxCached entries
 	buf      []byte
 	// arena, when not nil, holds the bytes of the per-row strings (views
 	// into it) instead of one allocation each: Writer copies rows into
@@ -31,13 +32,20 @@ type Converter struct {
 	arena *[]byte
 }
 
+// maxCached bounds the media types a Converter keeps the category of: an
+// index meets the same few types again and again.
+const maxCached = 1024
+
+// mimeParts is what a media type gives.
+type mimeParts struct{ mime, category string }
+
 // NewConverter returns a Converter; org maps WARC file names to
 // organizations (nil means summary.OrgByPrefix).
 func NewConverter(org summary.OrgFunc) *Converter {
 	if org == nil {
 		org = summary.OrgByPrefix
 	}
-	return &Converter{org: org}
+	return &Converter{org: org, mimes: map[string]*mimeParts{}}
 }
 
 // hostParts is what a host gives, cached by the host as found in a URL.
@@ -70,6 +78,9 @@ var ErrYear = errors.New("columnar: capture year outside 1678-2261, which Parque
 
 // ccPath matches Common Crawl's (and the End of Term archive's) WARC paths.
 var ccPath = regexp.MustCompile(`^crawl-data/([^/]+)/segments/([^/]+)/([^/]+)/`)
+
+// ccPathPrefix is what every path ccPath matches starts with.
+const ccPathPrefix = "crawl-data/"
 
 // Row fills dst from rec, read from the input called input. A CDXJ record
 // whose JSON block is malformed (its values cannot be trusted), or whose
@@ -109,28 +120,13 @@ func (c *Converter) Row(dst *Row, rec *cdxj.Record, input string) error {
 	}
 	dst.FetchRedirect = c.str(rec.Redirect())
 	dst.ContentDigest = c.str(rec.Digest())
-	mime := rec.MIME()
-	if string(mime) != c.lastMIME.mime || c.lastMIME.category == "" {
-		c.lastMIME.mime = string(mime)
-		c.lastMIME.category = summary.CategorizeMIME(c.lastMIME.mime).String()
-	}
-	dst.ContentMIMEType = c.lastMIME.mime
-	dst.ContentMIMECategory = c.lastMIME.category
+	m := c.mimeParts(rec.MIME())
+	dst.ContentMIMEType, dst.ContentMIMECategory = m.mime, m.category
 	dst.Revisit = rec.IsRevisit()
 	if rec.IsCDXJ() {
 		c.ccFields(dst, rec)
 	}
-	file := rec.Filename()
-	if !c.lastFile.valid || string(file) != c.lastFile.name {
-		c.lastFile = fileParts{name: string(file), org: summary.UnknownOrg, valid: true}
-		if len(file) > 0 {
-			c.lastFile.org = c.org(c.lastFile.name)
-			if m := ccPath.FindStringSubmatch(c.lastFile.name); m != nil {
-				c.lastFile.crawl, c.lastFile.segment, c.lastFile.subset = m[1], m[2], m[3]
-			}
-		}
-	}
-	f := &c.lastFile
+	f := c.fileParts(rec.Filename())
 	dst.WARCFilename, dst.Organization = f.name, f.org
 	dst.Crawl, dst.WARCSegment, dst.Subset = f.crawl, f.segment, f.subset
 	dst.WARCRecordOffset, dst.WARCRecordLength = -1, -1
@@ -149,6 +145,44 @@ func (c *Converter) Row(dst *Row, rec *cdxj.Record, input string) error {
 	dst.InputFile = input
 	dst.InputLine = rec.LineNumber()
 	return nil
+}
+
+// mimeParts returns the media type mime as a string and its category.
+func (c *Converter) mimeParts(mime []byte) *mimeParts {
+	if m := c.lastMIME; m != nil && m.mime == string(mime) {
+		return m
+	}
+	m := c.mimes[string(mime)]
+	if m == nil {
+		if len(c.mimes) >= maxCached {
+			clear(c.mimes)
+		}
+		s := string(mime)
+		m = &mimeParts{mime: s, category: summary.CategorizeMIME(s).String()}
+		c.mimes[s] = m
+	}
+	c.lastMIME = m
+	return m
+}
+
+// fileParts returns what the WARC file name file gives: organization, and
+// Common Crawl's crawl, segment and subset. Only the last name is kept:
+// in key order the file changes from one line to the next.
+func (c *Converter) fileParts(file []byte) *fileParts {
+	f := &c.lastFile
+	if f.valid && f.name == string(file) {
+		return f
+	}
+	*f = fileParts{name: c.str(file), org: summary.UnknownOrg, valid: true}
+	if len(file) > 0 {
+		f.org = c.org(f.name)
+		if strings.HasPrefix(f.name, ccPathPrefix) {
+			if m := ccPath.FindStringSubmatch(f.name); m != nil {
+				f.crawl, f.segment, f.subset = m[1], m[2], m[3]
+			}
+		}
+	}
+	return f
 }
 
 // str returns b as a string: a copy, or a view of the bytes appended to the

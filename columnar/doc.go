@@ -66,7 +66,11 @@
 // NULL.
 //
 // Every data page is compressed with Zstandard (its fastest level), but
-// record_key's, which are GZIP (DEFLATE) with Huffman coding only: a
+// fetch_time's, warc_record_offset's and warc_record_length's, which are
+// stored uncompressed (their DELTA_BINARY_PACKED deltas are as random as
+// the values in key order, and Zstandard gives them back at the same
+// size), and record_key's, which are GZIP (DEFLATE) with Huffman coding
+// only: a
 // base-32 hash has no repeats, only 5 bits of information per 8-bit
 // character, which DEFLATE's Huffman codes take (the pages shrink to about
 // 63 %, as at GZIP's default level, for a fraction of its CPU) and

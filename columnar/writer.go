@@ -7,6 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/gzip"
+	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
@@ -27,9 +28,15 @@ var codec = &zstd.Codec{Level: zstd.SpeedFastest}
 // SHA-1, is random over 32 symbols, which Zstandard's fast levels leave
 // as it is; GZIP with Huffman coding alone (RFC 1951 blocks without
 // matches) stores its 5 bits per byte in about 5, at a fraction of the CPU
-// of GZIP's default level.
+// of GZIP's default level. fetch_time, warc_record_offset and
+// warc_record_length are DELTA_BINARY_PACKED: in key order their deltas
+// are as random as the values, bit-packed to their width, which Zstandard
+// passes through at the same size, so they are stored uncompressed.
 var columnCodecs = map[string]compress.Codec{
-	"record_key": &gzip.Codec{Level: gzip.HuffmanOnly},
+	"record_key":         &gzip.Codec{Level: gzip.HuffmanOnly},
+	"fetch_time":         &uncompressed.Codec{},
+	"warc_record_offset": &uncompressed.Codec{},
+	"warc_record_length": &uncompressed.Codec{},
 }
 
 // schema is Row's schema with the codecs of columnCodecs.
