@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -582,11 +583,27 @@ func cacheText(on bool) string {
 // timemap uri and paging-status, archive type and memento-status), each
 // only when it has a value; the others (rewritten-urls, access-policy,
 // calendar, icon) are not kept, so not written.
+//
+// The format is the path's (/archives/json, /archives/xml), else the query's
+// format parameter (?format=json or ?format=xml; another value, or one the
+// path contradicts, is 400), else the Accept header's choice between
+// application/json and application/xml or text/xml by RFC 9110 §12.5.1
+// (q-values, the more specific range first: negotiate), JSON on a tie, with
+// no Accept or when the header accepts neither (Vary: Accept then).
 func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
 	format := strings.Trim(rest, "/")
+	if q := r.URL.Query(); q.Has("format") {
+		f := q.Get("format")
+		if f != "json" && f != "xml" || format != "" && format != f {
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad format: "+strconv.Quote(f)+" for /archives"+rest+"\nExpected: /archives?format={json|xml} or /archives/{json|xml}\n"))
+			return
+		}
+		format = f
+	}
 	if format == "" {
+		w.Header().Add("Vary", "Accept")
 		format = "json"
-		if a := r.Header.Get("Accept"); strings.Contains(a, "xml") && !strings.Contains(a, "json") {
+		if o := negotiate(r.Header.Values("Accept"), "application/json", "application/xml", "text/xml"); o == "application/xml" || o == "text/xml" {
 			format = "xml"
 		}
 	}
@@ -657,6 +674,59 @@ func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
 	default:
 		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: /archives/"+format+"\nExpected: /archives[/{json|xml}]\n"))
 	}
+}
+
+// negotiate returns the offer (a media type "type/subtype", lower case)
+// that the Accept header values prefer (RFC 9110 §12.5.1): each offer
+// takes the q-value of the most specific range matching it (type/subtype,
+// then type/*, then */*), a q of 0 refusing it; the highest q wins, the
+// earlier offer on a tie. No Accept header gives the first offer; a header
+// accepting none gives "". A range that does not parse is ignored.
+func negotiate(accept []string, offers ...string) string {
+	if len(accept) == 0 {
+		return offers[0]
+	}
+	best, bestQ := "", 0.0
+	for _, o := range offers {
+		typ, _, _ := strings.Cut(o, "/")
+		q, spec := 0.0, -1
+		for _, h := range accept {
+			for rng := range strings.SplitSeq(h, ",") {
+				if strings.TrimSpace(rng) == "" {
+					continue
+				}
+				mt, params, err := mime.ParseMediaType(rng)
+				if err != nil {
+					continue
+				}
+				s := -1
+				switch {
+				case mt == o:
+					s = 2
+				case mt == typ+"/*":
+					s = 1
+				case mt == "*/*":
+					s = 0
+				}
+				if s <= spec {
+					continue
+				}
+				rq := 1.0
+				if v, ok := params["q"]; ok {
+					f, err := strconv.ParseFloat(v, 64)
+					if err != nil || f < 0 || f > 1 {
+						continue
+					}
+					rq = f
+				}
+				q, spec = rq, s
+			}
+		}
+		if q > bestQ {
+			best, bestQ = o, q
+		}
+	}
+	return best
 }
 
 // listURL is the /list page of urir at the path datetime dt (as the
