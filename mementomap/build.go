@@ -161,7 +161,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 	}
 	b.st.Runs = b.s.Runs()
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, nil, nil); err != nil {
 		b.s.Close()
 		return b.st, err
 	}
@@ -249,13 +249,17 @@ func buildOptions(opts *BuildOptions) BuildOptions {
 // writeBuildHeaders writes the header lines of a built map: !meta holds
 // "skipped_lines" (bad lines skipped under SkipBad) and "rekeyed_lines"
 // (records whose index key was replaced by the canonical SURT of their
-// URL) when not 0, and "part" for a partial map.
-func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part *cdxj.Part) error {
+// URL) when not 0, and "part" (and the partEdges) for a partial map.
+func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part *cdxj.Part, edges *partEdges) error {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
 	id, _ := json.Marshal(map[string]string{"uri": o.ArchiveID})
+	var first, last *string
+	if edges != nil {
+		first, last = &edges.First, &edges.Last
+	}
 	meta, _ := json.Marshal(struct {
 		Name      string     `json:"name"`
 		Type      string     `json:"type"`
@@ -263,7 +267,9 @@ func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part
 		Skipped   int64      `json:"skipped_lines,omitempty"`
 		Rekeyed   int64      `json:"rekeyed_lines,omitempty"`
 		Part      *cdxj.Part `json:"part,omitempty"`
-	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, rekeyed, part})
+		First     *string    `json:"first_urir,omitempty"`
+		Last      *string    `json:"last_urir,omitempty"`
+	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, rekeyed, part, first, last})
 	_, err := fmt.Fprintf(w, "!context [%q]\n!id %s\n!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n!meta %s\n",
 		UKVSContext, id, meta)
 	return err

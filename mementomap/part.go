@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -160,7 +162,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		return st, errs[failed]
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
 		closeAll()
 		return st, err
 	}
@@ -206,8 +208,11 @@ func (s *BuildStats) Add(p BuildStats) {
 // partial map written to dst, with the record-to-key function and the
 // filters of [Build] under the same o. A partial map is a valid sorted
 // MementoMap: Build's header lines, whose !meta also holds "part" (p as
-// JSON) and "skipped_lines" (the part's bad lines skipped under
-// o.SkipBad), then one "HXPX M/R" line per HxPx key of the part's records.
+// JSON), "skipped_lines" (the part's bad lines skipped under o.SkipBad)
+// and, when the part has a data line, "first_urir" and "last_urir" (the
+// least and the greatest URI-R of the part, full SURTs with their '?',
+// which [Concat] needs to join two parts that share an HxPx key), then
+// one "HXPX M/R" line per HxPx key of the part's records.
 // [Concat] joins the partial maps of a plan into the map Build writes.
 // Errors are Build's: a bad line (a *cdxj.ParseError naming the source and
 // the line or its byte offset) stops it unless o.SkipBad. Unlike Build,
@@ -225,6 +230,22 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	b := newBuilder(o)
 	finish := b.sortInto(extsort.New(o.MemoryLimit, o.TempDir))
 	b.sorted = true
+	// The least and the greatest sort key handed to the sorter: the
+	// first and the last URI-R of the map (a key replaced by the
+	// canonical SURT of its URL may sort anywhere in the part).
+	var lo, hi []byte
+	have := false
+	sink := b.sink
+	b.sink = func(k []byte, hx int) error {
+		if !have || bytes.Compare(k, lo) < 0 {
+			lo = append(lo[:0], k...)
+		}
+		if !have || bytes.Compare(k, hi) > 0 {
+			hi = append(hi[:0], k...)
+		}
+		have = true
+		return sink(k, hx)
+	}
 	if err := b.read(ctx, cdxj.PartRecords(ix, p)); err != nil {
 		b.s.Close()
 		return b.st, err
@@ -234,8 +255,12 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 		return b.st, err
 	}
 	b.st.Runs = b.s.Runs()
+	var edges *partEdges
+	if have {
+		edges = &partEdges{First: uriR(lo), Last: uriR(hi)}
+	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, &p); err != nil {
+	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, &p, edges); err != nil {
 		b.s.Close()
 		return b.st, err
 	}
@@ -243,17 +268,37 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	return b.st, err
 }
 
+// partEdges are the least and the greatest URI-R of a partial map (full
+// SURTs, their first '?' as it is): within one HxPx key they sort as the
+// map's sort keys do.
+type partEdges struct {
+	First, Last string
+}
+
+// uriR returns the URI-R of a sort key: its NUL (the end of the HxPx key)
+// made a '?' again.
+func uriR(k []byte) string {
+	if i := bytes.IndexByte(k, 0); i >= 0 {
+		u := []byte(string(k))
+		u[i] = '?'
+		return string(u)
+	}
+	return string(k)
+}
+
 // ErrPartsOverlap is wrapped by the error of [Concat] for partial maps
-// whose keys do not follow one another: a key of a part sorts at or
-// before a key of the part before it.
+// whose keys do not follow one another: a key of a part sorts before a
+// key of the part before it, or the parts share an HxPx key whose URI-Rs
+// do not follow one another (ErrPartsSplitKey).
 var ErrPartsOverlap = errors.New("mementomap: the partial maps' keys overlap")
 
 // ErrPartsSplitKey is wrapped, beside [ErrPartsOverlap], by the error of
-// [Concat] when a part begins with the key the part before it ends with:
-// sorted inputs cut inside one HxPx key (captures of one HxPx key, such as
-// two URLs that differ only in their query, in two files), not unsorted
-// ones.
-var ErrPartsSplitKey = errors.New("the inputs were cut inside one HxPx key")
+// [Concat] when a part begins with the HxPx key the part before it ends
+// with and the two cannot be joined exactly: the first URI-R of the later
+// part sorts before the last URI-R of the earlier one (inputs that are
+// not sorted one after the other by full SURT), or a part has no
+// "first_urir" and "last_urir" to compare.
+var ErrPartsSplitKey = errors.New("the inputs share an HxPx key whose URI-Rs do not follow one another")
 
 // ErrParts is wrapped by the errors of [Concat] for partial maps that are
 // not the parts of one plan: a part missing, repeated or out of order, or
@@ -266,6 +311,8 @@ type partMeta struct {
 	Skipped int64      `json:"skipped_lines"`
 	Rekeyed int64      `json:"rekeyed_lines"`
 	Part    *cdxj.Part `json:"part"`
+	First   *string    `json:"first_urir"`
+	Last    *string    `json:"last_urir"`
 }
 
 // Concat writes to dst the map of a whole plan from its partial maps (see
@@ -274,28 +321,36 @@ type partMeta struct {
 // header lines Build writes under o (o.Now and o.Name and o.ArchiveID as
 // given to Concat; skipped_lines summed over the parts), then the data
 // lines of the parts one after the other, checking that every key of a
-// part sorts after every key of the part before it. When that holds, no
-// HxPx key (and so no URI-R) is in two parts, and the output is
+// part sorts after every key of the part before it, or, for the first
+// key of a part, is the last key of the part before it: sorted inputs
+// cut between two captures of one HxPx key (a sorted index split into
+// files mid-key, or two URLs that differ only past the key). Such a key
+// is written once, its captures summed and its URI-Rs counted once each:
+// the parts' "first_urir" and "last_urir" say whether the URI-R that
+// ends the earlier part begins the later one (counted once) or sorts
+// before it (the two sets are disjoint). When that holds, the output is
 // byte-identical to Build over the whole inputs with the same o, its URI-R
 // counts exact. When it does not (two inputs sharing keys, an unsorted
 // input, keys made from the URLs under Rekey) Concat stops with an error
-// wrapping [ErrPartsOverlap] (and [ErrPartsSplitKey] when the two keys are
-// equal) that names the two keys, and what it wrote
-// must be discarded (the tools write through a temporary file): merge such
-// maps with [Merge], whose URI-R counts are then upper bounds. Stats count
-// the parts' bad lines (Bad), the data lines (Keys) and the sums of their
-// frequencies (Used, URIRs). Memory: one line of each part.
+// wrapping [ErrPartsOverlap] (and [ErrPartsSplitKey] when the HxPx keys
+// are equal but their URI-Rs do not follow one another) that names the
+// two keys, and what it wrote must be discarded (the tools write through
+// a temporary file): merge such maps with [Merge], whose URI-R counts are
+// then upper bounds. Stats count the parts' bad lines (Bad), the data
+// lines (Keys) and the sums of their frequencies (Used, URIRs). Memory:
+// one line of each part.
 func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOptions) (BuildStats, error) {
 	o := buildOptions(opts)
 	var st BuildStats
 	rs := make([]*mapReader, len(parts))
+	metas := make([]partMeta, len(parts))
 	for i, p := range parts {
 		r := &mapReader{name: nameOf(p, fmt.Sprintf("partial map %d", i)), br: bufio.NewReaderSize(p, 1<<16)}
 		if err := r.next(); err != nil {
 			return st, err
 		}
-		var pm partMeta
-		if m := headerValue(r.headers, "meta"); m == nil || json.Unmarshal(m, &pm) != nil || pm.Part == nil {
+		pm := &metas[i]
+		if m := headerValue(r.headers, "meta"); m == nil || json.Unmarshal(m, pm) != nil || pm.Part == nil {
 			return st, fmt.Errorf("%w: %s has no !meta \"part\"", ErrParts, r.name)
 		} else if pm.Part.Seq != i || pm.Part.Of != len(parts) {
 			return st, fmt.Errorf("%w: %s is part %d of %d, given as part %d of %d", ErrParts, r.name, pm.Part.Seq, pm.Part.Of, i, len(parts))
@@ -305,11 +360,44 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 		rs[i] = r
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
 		return st, err
 	}
-	var last []byte
-	lastPart := -1
+	// Each line is held back (pend) until the next one is read: the last
+	// line of a part waits for the next part to say whether it begins
+	// with the same HxPx key.
+	var pend struct {
+		have   bool
+		key    []byte
+		body   []byte // the line as read
+		joined bool   // two parts' lines of key, written from m and r
+		m, r   uint64
+		part   int
+	}
+	flush := func() error {
+		if !pend.have {
+			return nil
+		}
+		pend.have = false
+		st.Keys++
+		st.Used += int64(pend.m)
+		st.URIRs += int64(pend.r)
+		line := pend.body
+		if pend.joined {
+			line = append(append(line[:0], pend.key...), ' ')
+			line = strconv.AppendUint(line, pend.m, 10)
+			line = append(line, '/')
+			line = strconv.AppendUint(line, pend.r, 10)
+			if len(line) > MaxLineLength {
+				return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, pend.key, len(line), MaxLineLength)
+			}
+		}
+		bw.Write(line)
+		if err := bw.WriteByte('\n'); err != nil {
+			return fmt.Errorf("mementomap: writing: %w", err)
+		}
+		return nil
+	}
 	for i, r := range rs {
 		for n := 0; !r.done; n++ {
 			if n&0xffff == 0 {
@@ -317,29 +405,51 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 					return st, err
 				}
 			}
-			if n == 0 && lastPart >= 0 && bytes.Equal(r.key, last) {
-				return st, fmt.Errorf("%w: %w: %s begins with key %q, the last key of %s", ErrPartsOverlap, ErrPartsSplitKey, r.name, r.key, rs[lastPart].name)
-			}
-			if n == 0 && lastPart >= 0 && bytes.Compare(r.key, last) < 0 {
-				return st, fmt.Errorf("%w: %s begins with key %q, which does not sort after %q, the last key of %s", ErrPartsOverlap, r.name, r.key, last, rs[lastPart].name)
-			}
 			var f ukvs.Frequency
 			if err := f.UnmarshalText(r.value); err != nil {
 				return st, r.errorf(r.key, fmt.Errorf("%w: %v", ErrBadFrequency, err))
 			}
-			st.Used += int64(f.URIM.N)
-			st.URIRs += int64(f.URIR.N)
-			st.Keys++
-			bw.Write(r.body)
-			if err := bw.WriteByte('\n'); err != nil {
-				return st, fmt.Errorf("mementomap: writing: %w", err)
+			m, rr := uint64(f.URIM.N), uint64(f.URIR.N)
+			joined := false
+			if n == 0 && pend.have {
+				switch c := bytes.Compare(r.key, pend.key); {
+				case c < 0:
+					return st, fmt.Errorf("%w: %s begins with key %q, which does not sort after %q, the last key of %s", ErrPartsOverlap, r.name, r.key, pend.key, rs[pend.part].name)
+				case c == 0:
+					// One HxPx key on both sides of the cut.
+					a, b := metas[pend.part].Last, metas[i].First
+					if a == nil || b == nil {
+						return st, fmt.Errorf("%w: %w: %s begins with key %q, the last key of %s, and one of them does not give its first and last URI-R", ErrPartsOverlap, ErrPartsSplitKey, r.name, r.key, rs[pend.part].name)
+					}
+					switch c := strings.Compare(*b, *a); {
+					case c < 0:
+						return st, fmt.Errorf("%w: %w: %s begins with key %q, the last key of %s, at URI-R %q, which sorts before %q, the last URI-R there (the inputs are not sorted one after the other by full SURT)", ErrPartsOverlap, ErrPartsSplitKey, r.name, r.key, rs[pend.part].name, *b, *a)
+					case c == 0:
+						rr-- // the captures of one URI-R on both sides
+					}
+					m += pend.m
+					rr += pend.r
+					joined = true
+				}
 			}
-			last = append(last[:0], r.key...)
-			lastPart = i
+			if !joined {
+				if err := flush(); err != nil {
+					return st, err
+				}
+			}
+			pend.have, pend.part, pend.m, pend.r = true, i, m, rr
+			pend.key = append(pend.key[:0], r.key...)
+			pend.joined = joined
+			if !joined {
+				pend.body = append(pend.body[:0], r.body...)
+			}
 			if err := r.next(); err != nil {
 				return st, err
 			}
 		}
+	}
+	if err := flush(); err != nil {
+		return st, err
 	}
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("mementomap: writing: %w", err)

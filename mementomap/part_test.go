@@ -312,52 +312,114 @@ func TestConcatOverlap(t *testing.T) {
 	}
 }
 
-// TestConcatSplitKey: partial maps of a sorted index cut into two files
-// between two captures of one key are refused with ErrPartsSplitKey (and
-// ErrPartsOverlap), naming the key.
-func TestConcatSplitKey(t *testing.T) {
-	var b bytes.Buffer
-	if _, err := cdxgen.New(cdxgen.Config{Lines: 2000, Seed: 3}).Write(&b); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(b.String(), "\n")
-	cut := -1
-	for i := 500; i < len(lines)-1 && cut < 0; i++ {
-		if strings.Fields(lines[i-1])[0] == strings.Fields(lines[i])[0] {
-			cut = i
-		}
-	}
-	if cut < 0 {
-		t.Fatal("no two captures of one SURT in the generated lines")
-	}
-	dir := t.TempDir()
-	pa, pb := filepath.Join(dir, "a.cdxj"), filepath.Join(dir, "b.cdxj")
-	if err := os.WriteFile(pa, []byte(strings.Join(lines[:cut], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pb, []byte(strings.Join(lines[cut:], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ins := openAll(t, pa, pb)
+// concatFiles builds each of paths as one part (BuildPart) and returns
+// Concat of the partial maps.
+func concatFiles(t *testing.T, paths ...string) (string, BuildStats, error) {
+	t.Helper()
+	ins := openAll(t, paths...)
 	var rs []io.Reader
 	for i, in := range ins {
 		parts, err := cdxj.Plan(context.Background(), []cdxj.Index{in.(cdxj.Index)}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		parts[0].Input, parts[0].Seq, parts[0].Of = i, i, 2
+		parts[0].Input, parts[0].Seq, parts[0].Of = i, i, len(ins)
 		var pm bytes.Buffer
-		if _, err := BuildPart(context.Background(), &pm, in.(cdxj.Index), parts[0], nil); err != nil {
+		if _, err := BuildPart(context.Background(), &pm, in.(cdxj.Index), parts[0], &BuildOptions{Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
 		rs = append(rs, &pm)
 	}
-	_, err := Concat(context.Background(), io.Discard, rs, nil)
-	if !errors.Is(err, ErrPartsSplitKey) || !errors.Is(err, ErrPartsOverlap) {
-		t.Fatalf("Concat of parts cut inside a key: %v", err)
+	var out bytes.Buffer
+	st, err := Concat(context.Background(), &out, rs, &BuildOptions{Now: fixedNow})
+	return out.String(), st, err
+}
+
+// writeCut writes lines cut at the line numbers cuts into files, and
+// returns their paths.
+func writeCut(t *testing.T, lines []string, cuts ...int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i, start := range append([]int{0}, cuts...) {
+		end := len(lines)
+		if i < len(cuts) {
+			end = cuts[i]
+		}
+		p := filepath.Join(dir, fmt.Sprintf("cut-%d.cdxj", i))
+		if err := os.WriteFile(p, []byte(strings.Join(lines[start:end], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
 	}
-	if key := surt.HxPx(strings.Fields(lines[cut])[0]); !strings.Contains(err.Error(), fmt.Sprintf("%q", key)) {
-		t.Errorf("the error %q does not name the key %s", err, key)
+	return paths
+}
+
+// TestConcatSplitKey: partial maps of a sorted index cut into files
+// between two captures of one HxPx key (of one URI-R, or of two URLs that
+// differ only in their query; a middle file holding only that key) join
+// into the map Build writes of the files, byte for byte, with the key's
+// URI-Rs counted once each; files whose URI-Rs of the shared key do not
+// follow one another are refused with ErrPartsSplitKey naming the key.
+func TestConcatSplitKey(t *testing.T) {
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 4000, Seed: 3}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(b.String(), "\n"), "\n")
+	field := func(i int) string { return strings.Fields(lines[i])[0] }
+	key := func(i int) string { return surt.HxPx(field(i)) }
+	// inURIR: two captures of one URI-R; inKey: two URI-Rs of one key;
+	// run: three lines or more of one URI-R (a middle file of one key).
+	inURIR, inKey, run := -1, -1, -1
+	for i := 500; i < len(lines)-2; i++ {
+		switch {
+		case field(i-1) == field(i) && field(i) == field(i+1) && run < 0:
+			run = i
+		case field(i-1) == field(i) && inURIR < 0:
+			inURIR = i
+		case field(i-1) != field(i) && key(i-1) == key(i) && inKey < 0:
+			inKey = i
+		}
+	}
+	if inURIR < 0 || inKey < 0 || run < 0 {
+		t.Fatalf("the generated lines lack a cut inside a URI-R (%d), between two URI-Rs of one key (%d) or in a run (%d)", inURIR, inKey, run)
+	}
+	for _, tc := range []struct {
+		name string
+		cuts []int
+	}{
+		{"inside one URI-R's captures", []int{inURIR}},
+		{"between two URI-Rs of one key", []int{inKey}},
+		{"a middle file of one key", []int{run, run + 1}},
+		{"all three", []int{inURIR, run, run + 1, inKey}},
+	} {
+		slices.Sort(tc.cuts)
+		paths := writeCut(t, lines, tc.cuts...)
+		want, wst := buildWith(t, 1, BuildOptions{}, paths...)
+		got, st, err := concatFiles(t, paths...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got != want {
+			t.Errorf("%s: the joined map differs from Build's:\n%s", tc.name, cmp.Diff(want, got))
+		}
+		if st.Keys != wst.Keys || st.URIRs != wst.URIRs || st.Used != wst.Used {
+			t.Errorf("%s: stats %+v, Build's %+v", tc.name, st, wst)
+		}
+	}
+
+	// The later file begins with a URI-R of the key before the last one of
+	// the earlier file: not sorted one after the other.
+	i := inKey
+	swapped := slices.Clone(lines)
+	swapped[i-1], swapped[i] = swapped[i], swapped[i-1]
+	_, _, err := concatFiles(t, writeCut(t, swapped, i)...)
+	if !errors.Is(err, ErrPartsSplitKey) || !errors.Is(err, ErrPartsOverlap) {
+		t.Fatalf("Concat of parts whose URI-Rs of one key do not follow: %v", err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("%q", key(i))) {
+		t.Errorf("the error %q does not name the key %s", err, key(i))
 	}
 }
 

@@ -49,19 +49,25 @@
 //
 // The parts of a plan are concatenated, not merged: each input must be
 // sorted byte-wise by SURT key (LC_ALL=C sort, as archives write their
-// indexes), and the inputs, in the order given, must hold disjoint key
-// ranges in ascending order (the files of one sorted index cut in pieces,
-// as Common Crawl's cdx-00000 ... cdx-00299 are). Both are checked,
-// whatever the shard size: inside a part, mementomap.BuildPart fails on a
-// key that sorts before the key of an earlier line (cdxj.ErrUnsorted,
-// naming the file and the line; -skip-bad does not skip it), and between
-// parts, mementomap.Concat fails on a part whose first key does not sort
-// after the last key of the part before it (mementomap.ErrPartsOverlap,
-// naming the two keys and the inputs' parts). The pipeline then fails and
-// no output is written. Sort such inputs first (sort(1)
-// with LC_ALL=C, or the single-process mementomap build, which sorts) or
-// build each on its own and merge the maps with mementomap.Merge. The same
-// holds under BuildSpec.Rekey, whose keys are remade from the URLs.
+// indexes), and the inputs, in the order given, must follow one another
+// (the files of one sorted index cut in pieces, as Common Crawl's
+// cdx-00000 ... cdx-00299 are). Two inputs may share the HxPx key where
+// one ends and the next begins (an index cut between two captures of one
+// URI-R, or between two URLs that differ only past the key): that key is
+// written once, its captures summed and its URI-Rs counted once each
+// (mementomap.Concat), as the single-process build counts them. Both are
+// checked, whatever the shard size: inside a part, mementomap.BuildPart
+// fails on a key that sorts before the key of an earlier line
+// (cdxj.ErrUnsorted, naming the file and the line; -skip-bad does not
+// skip it), and between parts, mementomap.Concat fails on a part whose
+// first key sorts before the last key of the part before it, or, for a
+// shared key, whose first URI-R sorts before the last URI-R of the part
+// before it (mementomap.ErrPartsOverlap, naming the two keys and the
+// inputs' parts). The pipeline then fails and no output is written. Sort
+// such inputs first (sort(1) with LC_ALL=C, or the single-process
+// mementomap build, which sorts) or build each on its own and merge the
+// maps with mementomap.Merge. The same holds under BuildSpec.Rekey, whose
+// keys are remade from the URLs.
 //
 // # Files
 //

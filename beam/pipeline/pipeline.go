@@ -380,7 +380,7 @@ func (f *concatMapFn) process(ctx context.Context, values func(*string) bool, em
 	})
 	if err != nil {
 		if errors.Is(err, mementomap.ErrPartsSplitKey) {
-			return fmt.Errorf("pipeline: two inputs hold captures of one HxPx key, the map's key (a sorted index cut into files between two captures of one key, or of two URLs that differ only past the key, such as in their query): join those files, or cut them where the SURT host changes: %w", err)
+			return fmt.Errorf("pipeline: two inputs share an HxPx key, the map's key, whose URI-Rs do not follow one another from the earlier input to the later (each input sorted, and the inputs one after the other, by full SURT: see the package documentation): %w", err)
 		}
 		if errors.Is(err, mementomap.ErrPartsOverlap) {
 			return fmt.Errorf("pipeline: the inputs are not sorted into disjoint ascending key ranges (see the package documentation): %w", err)

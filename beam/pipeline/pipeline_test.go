@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -308,59 +309,102 @@ func TestPipelineUnsortedInputs(t *testing.T) {
 	}
 }
 
-// TestPipelineInputsCutInsideKey: a sorted index cut into two files
-// between two captures of one HxPx key is refused with an error that says
-// so, naming both files and the key; cut between two keys of one host, the
-// same files build the one-process map.
+// TestPipelineInputsCutInsideKey: a sorted index cut into files between
+// two captures of one URI-R, between two URLs of one HxPx key, and around
+// a file that holds captures of one key only, gives the map, compacted map
+// and summary of the single-process build of the files, byte for byte
+// (URI-Rs counted once each), with 1, 3 and 8 shards; files whose URI-Rs
+// of a shared key do not follow one another are refused, naming both
+// files and the key.
 func TestPipelineInputsCutInsideKey(t *testing.T) {
-	lines := generatedLines(t, 3000, 9)
-	key := func(l string) string { return surt.HxPx(l[:strings.IndexByte(l, ' ')]) }
-	inside, between := -1, -1
-	for i := 1000; i < len(lines) && (inside < 0 || between < 0); i++ {
-		a, b := lines[i-1], lines[i]
-		sameHost := bytes.Equal(cdxj.Authority([]byte(a)), cdxj.Authority([]byte(b)))
+	lines := generatedLines(t, 6000, 9)
+	field := func(i int) string { return lines[i][:strings.IndexByte(lines[i], ' ')] }
+	key := func(i int) string { return surt.HxPx(field(i)) }
+	inURIR, inKey, run := -1, -1, -1
+	for i := 1000; i < len(lines)-2; i++ {
 		switch {
-		case key(a) == key(b) && inside < 0:
-			inside = i
-		case key(a) != key(b) && sameHost && between < 0:
-			between = i
+		case field(i-1) == field(i) && field(i) == field(i+1) && run < 0 && i > inURIR+100:
+			run = i
+		case field(i-1) == field(i) && inURIR < 0:
+			inURIR = i
+		case field(i-1) != field(i) && key(i-1) == key(i) && inKey < 0 && i > run+100 && run > 0:
+			inKey = i
 		}
 	}
-	if inside < 0 || between < 0 {
-		t.Fatalf("no cut inside a key (%d) or between keys of one host (%d) in the generated lines", inside, between)
+	if inURIR < 0 || inKey < 0 || run < 0 {
+		t.Fatalf("the generated lines lack a cut inside a URI-R (%d), between two URI-Rs of one key (%d) or in a run of one URI-R (%d)", inURIR, inKey, run)
 	}
-	for _, cut := range []int{inside, between} {
-		dir, out := t.TempDir(), t.TempDir()
-		a := writeLines(t, filepath.Join(dir, "part-a.cdxj"), lines[:cut])
-		b := writeLines(t, filepath.Join(dir, "part-b.cdxj"), lines[cut:])
-		c := Config{Inputs: []string{a, b}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
+	cuts := []int{inURIR, run, run + 1, inKey}
+	slices.Sort(cuts)
+	dir := t.TempDir()
+	var files []string
+	for i, start := range append([]int{0}, cuts...) {
+		end := len(lines)
+		if i < len(cuts) {
+			end = cuts[i]
+		}
+		files = append(files, writeLines(t, filepath.Join(dir, fmt.Sprintf("part-%d.cdxj", i)), lines[start:end]))
+	}
+	c := Config{
+		Inputs:  files,
+		Build:   BuildSpec{UpdatedAt: updatedAt},
+		Compact: CompactSpec{HostFactor: 0.5, PathFactor: 0.5},
+	}
+	wantMap, wantCompact, wantSum := reference(t, files, c)
+	size := maxInputSize(t, files)
+	for _, shards := range []int{1, 3, 8} {
+		out := t.TempDir()
+		c := c
+		c.MapOutput = filepath.Join(out, "a.map")
+		c.CompactOutput = filepath.Join(out, "a-compact.map")
+		c.SummaryOutput = filepath.Join(out, "a.summary")
+		c.ShardBytes = (size + int64(shards) - 1) / int64(shards)
+		c.CompactPieces = shards
 		p, err := NewPlan(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Run(context.Background(), "prism", p)
-		if cut == between {
+		if _, err := Run(context.Background(), "prism", p); err != nil {
+			t.Fatalf("%d shards: %v", shards, err)
+		}
+		for _, o := range []struct {
+			path string
+			want []byte
+		}{{c.MapOutput, wantMap}, {c.CompactOutput, wantCompact}, {c.SummaryOutput, wantSum}} {
+			got, err := os.ReadFile(o.path)
 			if err != nil {
-				t.Fatalf("cut between two keys of one host: %v", err)
+				t.Fatal(err)
 			}
-			want, _, _ := reference(t, []string{a, b}, c)
-			if got, err := os.ReadFile(c.MapOutput); err != nil || !bytes.Equal(got, want) {
-				t.Errorf("cut between two keys of one host: the map differs from the one-process build (%v)", err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), "two inputs hold captures of one HxPx key") {
-			t.Fatalf("cut inside key %q: error %v", key(lines[cut]), err)
-		}
-		for _, want := range []string{a, b, fmt.Sprintf("%q", key(lines[cut]))} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("error %q does not name %s", err, want)
+			if !bytes.Equal(got, o.want) {
+				t.Errorf("%d shards, %s (%d parts): %d bytes differ from the single-process build's %d\n%s", shards, filepath.Base(o.path), len(p.Parts), len(got), len(o.want), firstDiff(got, o.want))
 			}
 		}
-		checkFailure(t, err, p)
-		if ents, _ := os.ReadDir(out); len(ents) != 0 {
-			t.Errorf("%d entries left at the outputs", len(ents))
+	}
+
+	// Two files whose URI-Rs of the key they share do not follow one
+	// another: the later begins before the earlier ends.
+	swapped := slices.Clone(lines)
+	swapped[inKey-1], swapped[inKey] = swapped[inKey], swapped[inKey-1]
+	out := t.TempDir()
+	a := writeLines(t, filepath.Join(dir, "swapped-a.cdxj"), swapped[:inKey])
+	b := writeLines(t, filepath.Join(dir, "swapped-b.cdxj"), swapped[inKey:])
+	sc := Config{Inputs: []string{a, b}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
+	p, err := NewPlan(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), "prism", p)
+	if err == nil || !strings.Contains(err.Error(), "not sorted one after the other") {
+		t.Fatalf("inputs whose URI-Rs of key %q do not follow: error %v", key(inKey), err)
+	}
+	for _, want := range []string{a, b, fmt.Sprintf("%q", key(inKey))} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
 		}
+	}
+	checkFailure(t, err, p)
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("%d entries left at the outputs", len(ents))
 	}
 }
 

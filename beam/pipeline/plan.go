@@ -28,8 +28,8 @@ type Config struct {
 	// syntax, expanded in byte-wise order), ZipNum cluster .idx files or
 	// folders (the Common Crawl layout: cluster.idx beside cdx-00000.gz
 	// ...), or CDX server URLs; whatever cdxj.Open opens. In the order
-	// given (a glob's matches in order), they must hold disjoint ascending
-	// key ranges (see the package documentation).
+	// given (a glob's matches in order), they must follow one another in
+	// key order, each sorted (see the package documentation).
 	Inputs []string
 
 	// MapOutput is the path of the baseline map; required.

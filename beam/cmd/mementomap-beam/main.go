@@ -245,7 +245,7 @@ func plural(n int, one, many string) string {
 func main() {
 	var inputs listFlag
 	var status intList
-	flag.Var(&inputs, "input", "an index: a CDX/CDXJ file, a glob of them, a ZipNum cluster's .idx or folder (Common Crawl's cluster.idx layout), a CDX server URL; repeat for more (disjoint ascending key ranges, in order)")
+	flag.Var(&inputs, "input", "an index: a CDX/CDXJ file, a glob of them, a ZipNum cluster's .idx or folder (Common Crawl's cluster.idx layout), a CDX server URL; repeat for more (each sorted, in key order one after the other)")
 	prefix := flag.String("url-prefix", "", "for a CDX server input (http:// or https:// URL): read the captures of the URLs that start with this one (its url= and matchType=prefix); the outputs are built from that answer; file and cluster inputs are read whole")
 	domain := flag.String("domain", "", "for a CDX server input: read the captures of this host and its subdomains (its url= and matchType=domain); the outputs are built from that answer; file and cluster inputs are read whole")
 	output := flag.String("output", "", "the MementoMap to write (required)")
