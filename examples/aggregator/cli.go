@@ -41,6 +41,11 @@ func printMigrationPlan(ctx context.Context, spec string, stdout io.Writer) erro
 	return err
 }
 
+// exitAllFailed is the command-line mode's exit status when every archive
+// asked failed (none answered, found or none, and no MementoMap ruled one
+// out): the search says nothing about the URI-R, unlike "not found" (1).
+const exitAllFailed = 3
+
 // errNotFound is the command-line mode's "no memento": exit status 1.
 type notFound struct{ msg string }
 
@@ -71,8 +76,10 @@ func (c *cliRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
 // each archive did, as counts and Archive-Failures) is written to stderr
 // as one line, the exit status staying 0. Errors: a bad URI-R or
 // datetime, or more arguments, and a failure to start (server.New) are
-// exit status 2; no memento, or every archive failed, is exit 1 with the
-// headline on stderr.
+// exit status 2; no memento (some archive answered none, or its
+// MementoMap ruled it out) is exit 1 with the headline on stderr, and
+// every archive asked failed (the HTTP API's 502 or 504) exit 3
+// (exitAllFailed), the headline on stderr.
 func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 2 {
 		return cli.Usagef("want URI-R [DATETIME], got %d arguments", len(args))
@@ -125,6 +132,11 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 		return cli.AsUsage(errors.New(strings.TrimSpace(body)))
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
+	case rec.Code == http.StatusBadGateway || rec.Code == http.StatusGatewayTimeout:
+		// aggregator.Result.AllFailed: every archive asked failed (or
+		// timed out, or was dormant), none answered, none was skipped by
+		// its MementoMap: no answer, not "not found".
+		return &cli.ExitError{Code: exitAllFailed, Err: errors.New(strings.TrimSpace(body))}
 	}
 	return notFound{strings.TrimSpace(body)}
 }

@@ -57,8 +57,9 @@
 // closes, requests in flight and refresh jobs running get -shutdown-timeout
 // to finish, and the cache is closed. Exit status: 0 after a clean
 // shutdown (command-line mode: a memento found); 1 in command-line mode
-// when no memento was found or every archive failed, in server mode when
-// the server failed after it started; 2 for a usage, configuration or
+// when no memento was found (an archive answered none, or its MementoMap
+// ruled it out), in server mode when the server failed after it started;
+// 3 in command-line mode when every archive asked failed or timed out; 2 for a usage, configuration or
 // start-up error (a bad flag or value, an unreadable -config file, archive
 // list, rules or blacklist, a cache that cannot be opened or migrated, an
 // address in use); 128+N after signal N (130 SIGINT, 143 SIGTERM).

@@ -119,6 +119,21 @@ func TestExitStatus(t *testing.T) {
 	if err := os.WriteFile(list, []byte(`[{"id": "arc1.local", "name": "One", "timemap": "`+arc.TimeMapPrefix()+`", "timegate": "`+arc.TimeGatePrefix()+`"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An archive that answers none for every URI-R (an empty TimeMap 404)
+	// and one that fails (its port closed).
+	none := archivetest.New(archivetest.Config{})
+	t.Cleanup(none.Close)
+	down := archivetest.New(archivetest.Config{})
+	down.Close()
+	downList := filepath.Join(dir, "down.json")
+	if err := os.WriteFile(downList, []byte(`[{"id": "down.local", "name": "Down", "timemap": "`+down.TimeMapPrefix()+`", "timegate": "`+down.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noneDownList := filepath.Join(dir, "none-down.json")
+	if err := os.WriteFile(noneDownList, []byte(`[{"id": "none.local", "name": "None", "timemap": "`+none.TimeMapPrefix()+`", "timegate": "`+none.TimeGatePrefix()+`"},
+ {"id": "down.local", "name": "Down", "timemap": "`+down.TimeMapPrefix()+`", "timegate": "`+down.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	badConfig := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(badConfig, []byte(`{"fan_out": 4,`), 0o644); err != nil {
 		t.Fatal(err)
@@ -139,6 +154,9 @@ func TestExitStatus(t *testing.T) {
 		{"help", []string{"-h"}, 0, "usage: aggregator"},
 		{"found", []string{"-archives", list, "http://found.example.net/"}, 0, ""},
 		{"not found", []string{"-archives", list, "http://nothing.example.net/"}, 1, "No mementos found"},
+		{"none answered, one failed", []string{"-cache", "none", "-archives", noneDownList, "http://nothing.example.net/"}, 1, "(1 none, 1 failed: down.local="},
+		{"every archive failed", []string{"-cache", "none", "-archives", downList, "http://found.example.net/"}, 3, "1 failed: down.local="},
+		{"every archive failed, at a datetime", []string{"-cache", "none", "-archives", downList, "http://found.example.net/", "2010"}, 3, "1 failed: down.local="},
 		{"bad flag", []string{"-workers", "many"}, 2, "invalid value"},
 		{"flag after server", []string{"server", "-workers", "many"}, 2, "invalid value \"many\" for flag -workers"},
 		{"bad value", []string{"-fan-out", "0"}, 2, "aggregator: fan-out must be positive"},

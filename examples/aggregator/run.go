@@ -26,7 +26,8 @@ import (
 // A bad flag or configuration value, or a failure to start (an archive
 // list, rules or blacklist that cannot be read, a cache that cannot be
 // opened, an address that cannot be listened on) is a cli.Usage error:
-// exit status 2, apart from 1 (command-line mode: no memento found).
+// exit status 2, apart from 1 (command-line mode: no memento found) and
+// 3 (command-line mode: every archive asked failed).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		if cmd := commands(ctx, stdout, stderr).Find(args[0]); cmd != nil && cmd.Run != nil {
@@ -164,9 +165,11 @@ next and last mementos, in MemGator's link, json or cdxj layout (-format).
 When some archive failed, standard error gets one line saying what each
 archive did.
 
-Exit status: 0 found (server mode: a clean shutdown); 1 not found, or
-every archive failed (command-line mode, the reason on standard error;
-server mode: the server failed after it started); 2 a usage, configuration
+Exit status: 0 found (server mode: a clean shutdown); 1 not found
+(command-line mode: some archive answered none or its MementoMap ruled it
+out; the reason on standard error; server mode: the server failed after it
+started); 3 every archive asked failed or timed out (command-line mode:
+no archive answered, the failures on standard error); 2 a usage, configuration
 or start-up error: a bad flag or value, a -config file, archive list, rules
 or blacklist that cannot be read, a cache that cannot be opened or
 migrated, an address that cannot be listened on.

@@ -94,6 +94,21 @@ type usageError struct{ error }
 func (usageError) Usage() bool     { return true }
 func (u usageError) Unwrap() error { return u.error }
 
+// ExitError is an error with an exit status of its own, for a program's
+// outcomes beside 1 (any error) and 2 (usage), such as the aggregator's 3
+// (every archive asked failed). [Status] returns Code for an error whose
+// chain holds one.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+// Error is Err's message.
+func (e *ExitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *ExitError) Unwrap() error { return e.Err }
+
 // SignalError is the cause of the cancellation of the context [Main]
 // gives a run: the signal received. It matches context.Canceled under
 // errors.Is, so code that checks for a canceled context sees it as one.
@@ -157,7 +172,8 @@ func Main(name string, run RunFunc) {
 // prefix when the message starts with it already) and returns the exit
 // status: 0 for nil and for flag.ErrHelp (usage was printed on -h),
 // 128+N for an error whose chain holds a [*SignalError] (the run was
-// interrupted by signal N), 2 for an error whose chain holds a [Usage]
+// interrupted by signal N), Code for one whose chain holds an
+// [*ExitError], 2 for an error whose chain holds a [Usage]
 // error that reports true, 1 for any other error.
 func Status(name string, err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
@@ -171,6 +187,10 @@ func Status(name string, err error, stderr io.Writer) int {
 	var se *SignalError
 	if errors.As(err, &se) {
 		return se.ExitCode()
+	}
+	var xe *ExitError
+	if errors.As(err, &xe) {
+		return xe.Code
 	}
 	var u Usage
 	if errors.As(err, &u) && u.Usage() {

@@ -31,6 +31,7 @@ func TestStatus(t *testing.T) {
 		{"prefix not repeated", errors.New("tool: map is closed"), 1, "tool: map is closed\n"},
 		{"SIGTERM", fmt.Errorf("in.map: %w", &SignalError{Signal: syscall.SIGTERM}), 143, "tool: in.map: interrupted by SIGTERM\n"},
 		{"SIGINT", &SignalError{Signal: os.Interrupt}, 130, "tool: interrupted by SIGINT\n"},
+		{"own status", fmt.Errorf("search: %w", &ExitError{Code: 3, Err: errors.New("every archive failed")}), 3, "tool: search: every archive failed\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
