@@ -991,8 +991,20 @@ func TestNewPlanRenameCheck(t *testing.T) {
 	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 200, 5))
 	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), TempDir: shm, Build: BuildSpec{UpdatedAt: updatedAt}}
 	_, err = NewPlan(context.Background(), c)
-	if err == nil || !strings.Contains(err.Error(), "output "+c.MapOutput+" cannot be put in place") || !strings.Contains(err.Error(), "another file system") {
-		t.Fatalf("NewPlan: %v, want the output named as on another file system", err)
+	if err == nil || !strings.Contains(err.Error(), "output "+c.MapOutput+" cannot be put in place") || !strings.Contains(err.Error(), "another file system") ||
+		!strings.Contains(err.Error(), "--temp-dir "+shm) {
+		t.Fatalf("NewPlan: %v, want the output named as on another file system than --temp-dir", err)
+	}
+	// Without a temporary folder given, a compacted map on another file
+	// system than the map: the two outputs' folders are named, not
+	// --temp-dir.
+	cc := c
+	cc.TempDir, cc.CompactOutput = "", filepath.Join(shm, "a-compact.map")
+	_, err = NewPlan(context.Background(), cc)
+	if err == nil || !strings.Contains(err.Error(), "output "+cc.CompactOutput+" cannot be put in place") ||
+		!strings.Contains(err.Error(), "its folder "+shm+" is on another file system than the folder "+out+" of the map output") ||
+		!strings.Contains(err.Error(), "write every output on one file system") || strings.Contains(err.Error(), "temp-dir") {
+		t.Fatalf("NewPlan with the compacted map on another file system: %v, want both folders named and no --temp-dir", err)
 	}
 	for _, d := range []string{shm, out} {
 		if ents, _ := os.ReadDir(d); len(ents) != 0 {

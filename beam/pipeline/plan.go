@@ -351,7 +351,7 @@ func (p *Plan) prepare() (err error) {
 	}
 	for _, o := range []string{c.MapOutput, c.CompactOutput, c.SummaryOutput} {
 		if o != "" {
-			if err := checkRename(t, o); err != nil {
+			if err := checkRename(t, o, c.TempDir != ""); err != nil {
 				return err
 			}
 		}
@@ -429,8 +429,10 @@ func removeStale(dir, prefix string) ([]string, error) {
 // be renamed into the folder of output, as the outputs are at the end:
 // it makes a file there and renames it beside output under a name of its
 // own, then removes it. The error names the output and says why (no
-// right to write there, a read-only or another file system).
-func checkRename(tempDir, output string) error {
+// right to write there, a read-only or another file system) and what to
+// do; given says whether tempDir is in a folder the caller gave
+// (Config.TempDir, --temp-dir) or beside the map output.
+func checkRename(tempDir, output string, given bool) error {
 	f, err := os.CreateTemp(tempDir, "rename-check-")
 	if err != nil {
 		return fmt.Errorf("pipeline: the run's temporary folder %s: %w", tempDir, err)
@@ -448,7 +450,10 @@ func checkRename(tempDir, output string) error {
 		err = le.Err
 	}
 	if errors.Is(err, syscall.EXDEV) {
-		return fmt.Errorf("pipeline: output %s cannot be put in place: its folder is on another file system than the run's temporary folder %s (--temp-dir must be on the outputs' file system)", output, tempDir)
+		if given {
+			return fmt.Errorf("pipeline: output %s cannot be put in place: its folder %s is on another file system than the run's temporary folder %s, made in --temp-dir %s (give --temp-dir a folder on the outputs' file system, or leave it out)", output, filepath.Dir(output), tempDir, filepath.Dir(tempDir))
+		}
+		return fmt.Errorf("pipeline: output %s cannot be put in place: its folder %s is on another file system than the folder %s of the map output, where the run's temporary folder is made (write every output on one file system)", output, filepath.Dir(output), filepath.Dir(tempDir))
 	}
 	return fmt.Errorf("pipeline: output %s cannot be put in place: renaming a file into its folder %s: %w", output, filepath.Dir(output), err)
 }
