@@ -455,7 +455,12 @@ func fetchList(ctx context.Context, url, userAgent string) ([]byte, error) {
 // entries win over the list's own "mementomap" keys, and DiscoverMaps
 // gives discovery to every archive left without a source. It returns the
 // archives and the list's name for logs ("embedded public list" or the
-// file). An id in MementoMaps that the list lacks is an error.
+// file). An id in MementoMaps that the list lacks is ignored with a
+// warning on c.Logger naming the ids and the list (as rules naming
+// archives outside the list are): a configuration written for one list,
+// such as the example's {"web.archive.org": "discover"}, still runs with
+// another list (-archives), and the operator is told which entries do
+// nothing.
 func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string, error) {
 	data, name := defaultArchives, "embedded public list"
 	if strings.HasPrefix(c.Archives, "http://") || strings.HasPrefix(c.Archives, "https://") {
@@ -500,9 +505,9 @@ func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string,
 			unknown = append(unknown, id)
 		}
 	}
-	if len(unknown) > 0 {
+	if len(unknown) > 0 && c.Logger != nil {
 		sort.Strings(unknown)
-		return nil, "", fmt.Errorf("mementomap: no archive with id %s in %s", strings.Join(unknown, ", "), name)
+		c.Logger.Warn("mementomaps name archives that are not in the archive list; those entries are ignored", "list", name, "unknown", unknown)
 	}
 	return as, name, nil
 }

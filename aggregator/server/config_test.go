@@ -1,8 +1,12 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +80,8 @@ func TestLoadArchives(t *testing.T) {
 			got{[]string{"ia"}, []aggregator.MapSource{{URL: "https://maps.example/ia", Refresh: time.Minute}}}, ""},
 		{"flag wins over the list", func(c *Config) { c.Archives, c.MementoMaps = json, MapSources{"ia": "discover"} },
 			got{[]string{"ia"}, []aggregator.MapSource{{Discover: true}}}, ""},
-		{"unknown id in -mementomap", func(c *Config) { c.Archives, c.MementoMaps = xml, MapSources{"nope": "x"} }, got{}, "no archive with id nope"},
+		{"unknown id in -mementomap ignored", func(c *Config) { c.Archives, c.MementoMaps = xml, MapSources{"nope": "x", "ia": "discover"} },
+			got{[]string{"ia", "ukwa"}, []aggregator.MapSource{{Discover: true}, {}}}, ""},
 		{"bad entry", func(c *Config) { c.Archives = bad }, got{}, "bad.json: archive list: byte 1, entry 0"},
 		{"missing file", func(c *Config) { c.Archives = filepath.Join(dir, "absent") }, got{}, "no such file"},
 	}
@@ -169,5 +174,28 @@ func TestCheckRoot(t *testing.T) {
 		if err := checkRoot(good); err != nil {
 			t.Errorf("checkRoot(%q): %v", good, err)
 		}
+	}
+}
+
+// TestLoadArchivesUnknownMapWarns: a mementomaps entry for an archive the
+// list lacks is ignored with one warning naming it and the list.
+func TestLoadArchivesUnknownMapWarns(t *testing.T) {
+	list := writeFile(t, t.TempDir(), "list.json", []byte(`[{"id": "a", "timemap": "http://127.0.0.1:1/tm/"}]`))
+	var logBuf bytes.Buffer
+	c := DefaultConfig()
+	c.Archives, c.MementoMaps = list, MapSources{"web.archive.org": "discover", "zz": "z.map", "a": "a.map"}
+	c.Logger = slog.New(slog.NewJSONHandler(&logBuf, nil))
+	as, _, err := LoadArchives(t.Context(), &c)
+	if err != nil || len(as) != 1 || as[0].Map.File != "a.map" {
+		t.Fatalf("LoadArchives: %v %+v, want archive a with its map file", err, as)
+	}
+	var rec struct {
+		Level, Msg, List string
+		Unknown          []string
+	}
+	lines := strings.Split(strings.TrimSpace(logBuf.String()), "\n")
+	if len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &rec) != nil || rec.Level != "WARN" || rec.List != list ||
+		!slices.Equal(rec.Unknown, []string{"web.archive.org", "zz"}) || !strings.Contains(rec.Msg, "ignored") {
+		t.Errorf("log %q, want one warning naming web.archive.org and zz and the list", logBuf.String())
 	}
 }

@@ -182,3 +182,33 @@ func TestCLIOddURIR(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleConfigCustomList: the example configuration, whose
+// mementomaps names web.archive.org, runs with a custom archive list that
+// lacks it (exit 0, the TimeMap printed); the entry is ignored with one
+// warning naming it (on stderr, the command line's text log).
+func TestExampleConfigCustomList(t *testing.T) {
+	day, _ := time.Parse("20060102", "20100101")
+	arc := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://example.com/": {day}}})
+	t.Cleanup(arc.Close)
+	list := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "local", "name": "Local", "timemap": "`+arc.TimeMapPrefix()+`", "timegate": "`+arc.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cliFormat = "link"
+	err := run(context.Background(), []string{"-config", "example-config.json", "-archives", list, "-cache", "none", "http://example.com/"}, nil, &out, &errb)
+	if code := cli.Status("aggregator", err, &errb); code != 0 || !strings.Contains(out.String(), arc.URL+"/web/20100101000000/http://example.com/") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out.String(), errb.String())
+	}
+	var warnings int
+	for line := range strings.SplitSeq(strings.TrimSpace(errb.String()), "\n") {
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, "mementomaps name archives that are not in the archive list") &&
+			strings.Contains(line, "unknown=[web.archive.org]") && strings.Contains(line, "list="+list) {
+			warnings++
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("%d warnings naming web.archive.org, want 1; stderr:\n%s", warnings, errb.String())
+	}
+}

@@ -108,7 +108,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	dur(&c.DormantFor, "dormant-for", "how long a dormant archive is not asked")
 	dur(&c.ProbeEvery, "probe-every", "how often every archive is probed in the background (one TimeGate request each, the first at start), so that /healthz and /about know a down, failing or dormant archive without traffic (0: never)")
 	dur(&c.ProbeTimeout, "probe-timeout", "how long one probe may take")
-	fs.Var(&c.MementoMaps, "mementomap", "MementoMap of an archive, as `id=SOURCE`: SOURCE a file, an http(s) URL, or \"discover\" (repeatable)")
+	fs.Var(&c.MementoMaps, "mementomap", "MementoMap of an archive, as `id=SOURCE`: SOURCE a file, an http(s) URL, or \"discover\" (repeatable; an id not in the archive list is ignored with a warning)")
 	fs.BoolVar(&c.DiscoverMaps, "discover-mementomaps", c.DiscoverMaps, "look for every archive's MementoMap at /.well-known/mementomap or a rel=\"mementomap\" link")
 	dur(&c.MapRefresh, "mementomap-refresh", "how often fetched MementoMaps are fetched again (0: once)")
 	dur(&c.MapMaxAge, "mementomap-max-age", "a MementoMap loaded longer ago is not trusted to skip an archive")
