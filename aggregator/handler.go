@@ -42,7 +42,8 @@ const (
 // Handler returns the aggregator's HTTP API (GET and HEAD, and POST
 // answered as GET, its body unread, as MemGator answers every method on
 // its read-only paths; OPTIONS, a browser's CORS preflight, gets 204
-// allowing Accept-Datetime and Cache-Control from any origin; any other
+// allowing Accept-Datetime and Cache-Control from any origin on the paths
+// below, and 404 on any other path, as GET does (IsAPIPath); any other
 // method, such as PUT or DELETE, asks for a change this read-only API
 // cannot make and gets 405 with Allow: GET, HEAD, POST, OPTIONS):
 //
@@ -120,7 +121,15 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd["Access-Control-Allow-Origin"] = hvAllowOrigin // canonical keys, shared values: no allocation
 	hd["Access-Control-Expose-Headers"] = hvExposeHeaders
+	raw := r.RequestURI
+	if !strings.HasPrefix(raw, "/") {
+		raw = r.URL.RequestURI() // absolute-form request target
+	}
 	if r.Method == http.MethodOptions {
+		if !IsAPIPath(raw) {
+			writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+raw+"\n"))
+			return
+		}
 		preflight(w)
 		return
 	}
@@ -131,10 +140,6 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodHead {
 		w = headWriter{w} // same headers, no body, whatever the server does
-	}
-	raw := r.RequestURI
-	if !strings.HasPrefix(raw, "/") {
-		raw = r.URL.RequestURI() // absolute-form request target
 	}
 	switch {
 	case strings.HasPrefix(raw, "/timemap/index/json/"):
@@ -182,6 +187,24 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+raw+"\n"))
 	}
 }
+
+// IsAPIPath reports whether the request target raw (path and query, as
+// sent) is on one of the Handler's paths (/timemap/, /timegate/,
+// /memento/, /api/, /list/, /about, /archives), whatever else it holds:
+// the paths a CORS preflight (OPTIONS) is answered on. A target on no path
+// is answered 404 by every method.
+func IsAPIPath(raw string) bool {
+	for _, p := range apiPrefixes {
+		if strings.HasPrefix(raw, p) {
+			return true
+		}
+	}
+	p, _, _ := strings.Cut(raw, "?")
+	return p == "/about" || p == "/archives"
+}
+
+// apiPrefixes are the path prefixes the Handler routes (ServeHTTP).
+var apiPrefixes = []string{"/timemap/", "/timegate/", "/memento/", "/api/", "/list/", "/archives/"}
 
 // headWriter answers HEAD requests: headers (Content-Length included) as
 // for GET, body discarded.

@@ -478,10 +478,11 @@ func (s *Server) mapsLoaded() int {
 // URI-R keeps its "//"): / and /search, /list and /static to the web page
 // (internal/webui), /metrics, /healthz, and everything else to the
 // aggregator's API (aggregator.Handler). OPTIONS, a browser's CORS
-// preflight, gets 204 on every path: /metrics and /healthz allow GET and
-// HEAD (their answers, a 405 included, carry
-// Access-Control-Allow-Origin: *), every other path is answered by the
-// API's preflight. It writes the access log record and the metrics.
+// preflight, gets 204 on every path that exists: /, /search, /static/,
+// /metrics and /healthz allow GET and HEAD (the answers of /metrics and
+// /healthz, a 405 included, carry Access-Control-Allow-Origin: *), the
+// API's paths are answered by its preflight, and any other path is 404
+// (aggregator.IsAPIPath). It writes the access log record and the metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	raw := r.RequestURI
@@ -507,11 +508,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.answering.Add(1)
 	defer s.finish(sw, r, target, ep, start)
 	switch {
-	case r.Method == http.MethodOptions && (ep == "metrics" || ep == "healthz"):
+	case r.Method == http.MethodOptions && (ep == "metrics" || ep == "healthz" || ep == "home" || ep == "search" || ep == "static"):
 		preflightGetHead(sw)
 		return
 	case r.Method == http.MethodOptions:
-		s.api.ServeHTTP(sw, r) // the API's CORS preflight, for every other page
+		s.api.ServeHTTP(sw, r) // the API's CORS preflight, a 404 off its paths
 		return
 	}
 	switch ep {

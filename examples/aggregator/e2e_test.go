@@ -149,6 +149,12 @@ func TestEndpoints(t *testing.T) {
 		{name: "healthz is readable from any origin", path: "/healthz", hdr: []string{"Origin", "https://page.example"}, status: 200, header: map[string]string{"Access-Control-Allow-Origin": "*"}},
 		{name: "head timemap", method: "HEAD", path: "/timemap/link/" + held, status: 200, header: map[string]string{"X-Memento-Count": "5"}},
 		{name: "unknown path", path: "/favicon.ico", status: 404},
+		{name: "preflight unknown path", method: "OPTIONS", path: "/favicon.ico", hdr: []string{"Origin", "https://page.example", "Access-Control-Request-Method", "GET"}, status: 404,
+			header: map[string]string{"Access-Control-Allow-Methods": ""}},
+		{name: "preflight unknown api-like path", method: "OPTIONS", path: "/timemapx/link/" + held, status: 404, header: map[string]string{"Access-Control-Allow-Methods": ""}},
+		{name: "preflight home", method: "OPTIONS", path: "/", hdr: []string{"Origin", "https://page.example", "Access-Control-Request-Method", "GET"}, status: 204,
+			header: map[string]string{"Access-Control-Allow-Methods": "GET, HEAD, OPTIONS"}},
+		{name: "preflight archives", method: "OPTIONS", path: "/archives?format=json", status: 204, header: map[string]string{"Access-Control-Allow-Methods": "GET, HEAD, POST, OPTIONS"}},
 		{name: "healthz", path: "/healthz", status: 200, ctype: "application/json", contains: []string{`"status": "ok"`, `"mementomaps_loaded": 2`}},
 	}
 	for _, tc := range tests {
