@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/internal/count"
@@ -127,7 +128,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodOptions {
 		if !IsAPIPath(raw) {
-			writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+raw+"\n"))
+			writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+ShortTarget(raw)+"\n"))
 			return
 		}
 		preflight(w)
@@ -174,7 +175,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(raw, "/api/proxy/"):
 		h.dated(w, r, raw, raw[len("/api/proxy/"):], h.proxyMemento) // MemGator's alias of /memento/proxy/...
 	case strings.HasPrefix(raw, "/api/"):
-		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: "+raw+"\nExpected: /api/{FORMAT}/{DATETIME}/{URI-R} (FORMAT => link|json|cdxj, DATETIME => YYYY[MM[DD[hh[mm[ss]]]]])\n"))
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: "+ShortTarget(raw)+"\nExpected: /api/{FORMAT}/{DATETIME}/{URI-R} (FORMAT => link|json|cdxj, DATETIME => YYYY[MM[DD[hh[mm[ss]]]]])\n"))
 	case strings.HasPrefix(raw, "/list/"):
 		h.dated(w, r, raw, raw[len("/list/"):], h.list)
 	case raw == "/about" || strings.HasPrefix(raw, "/about?"):
@@ -184,7 +185,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rest, _, _ = strings.Cut(rest, "?")
 		h.registry(w, r, rest)
 	default:
-		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+raw+"\n"))
+		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: "+ShortTarget(raw)+"\n"))
 	}
 }
 
@@ -201,6 +202,25 @@ func IsAPIPath(raw string) bool {
 	}
 	p, _, _ := strings.Cut(raw, "?")
 	return p == "/about" || p == "/archives"
+}
+
+// MaxShownTarget is the most bytes of a request target that a log record
+// or an error answer shows (ShortTarget): 2 KiB.
+const MaxShownTarget = 2048
+
+// ShortTarget returns the request target raw as log records and error
+// answers show it: whole up to MaxShownTarget bytes, else its first
+// MaxShownTarget bytes (cut at the start of a UTF-8 sequence) and the
+// marker "...[N bytes in all]", N the length of raw in bytes.
+func ShortTarget(raw string) string {
+	if len(raw) <= MaxShownTarget {
+		return raw
+	}
+	n := MaxShownTarget
+	for n > MaxShownTarget-utf8.UTFMax && n > 0 && !utf8.RuneStart(raw[n]) {
+		n--
+	}
+	return raw[:n] + "...[" + strconv.Itoa(len(raw)) + " bytes in all]"
 }
 
 // apiPrefixes are the path prefixes the Handler routes (ServeHTTP).
@@ -1107,7 +1127,7 @@ func (h handler) navLinks(urir string, ms []memento.Memento, n nav) string {
 func (h handler) dated(w http.ResponseWriter, r *http.Request, raw, rest string, serve func(http.ResponseWriter, *http.Request, string, time.Time)) {
 	dt, rawR, ok := strings.Cut(rest, "/")
 	if !ok || rawR == "" {
-		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: "+raw+"\nExpected: /{memento|api/json|list}/{DATETIME}/{URI-R} (DATETIME => YYYY[MM[DD[hh[mm[ss]]]]])\n"))
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: "+ShortTarget(raw)+"\nExpected: /{memento|api/json|list}/{DATETIME}/{URI-R} (DATETIME => YYYY[MM[DD[hh[mm[ss]]]]])\n"))
 		return
 	}
 	udt, err := url.PathUnescape(dt)
@@ -1116,7 +1136,7 @@ func (h handler) dated(w http.ResponseWriter, r *http.Request, raw, rest string,
 	}
 	t, err := ParsePathDatetime(udt)
 	if err != nil {
-		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed datetime: "+dt+"\nExpected YYYY[MM[DD[hh[mm[ss]]]]] or an RFC 1123 date\n"))
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed datetime: "+ShortTarget(dt)+"\nExpected YYYY[MM[DD[hh[mm[ss]]]]] or an RFC 1123 date\n"))
 		return
 	}
 	urir, ok := h.prelude(w, rawR)

@@ -122,7 +122,10 @@ type Config struct {
 	// Logger whatever these say.
 	LogFormat string `json:"log_format"`
 	LogLevel  string `json:"log_level"`
-	// AccessLog writes one "access" record per HTTP request (info level).
+	// AccessLog writes one "access" record per HTTP request (info level),
+	// a request outside Root and one answered 400 or 404 included; its
+	// "target" is the request target as aggregator.ShortTarget shows it
+	// (at most 2 KiB and the length of a longer one).
 	// With a JSON logger from NewLogger the records are written together:
 	// when no other request is being answered, before any other record,
 	// per 64 KiB, and at the latest 50 ms after the request (a process

@@ -489,11 +489,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(raw, "/") {
 		raw = r.URL.RequestURI()
 	}
-	target := raw // logged whole, the root prefix included
+	target := raw // logged with the root prefix (aggregator.ShortTarget)
 	if root := s.c.RootPrefix(); root != "" {
 		rest, ok := strings.CutPrefix(raw, root)
 		if !ok || rest != "" && rest[0] != '/' && rest[0] != '?' {
-			http.Error(w, "Not found: "+raw+" (this server answers under "+root+"/)", http.StatusNotFound)
+			sw := &statusWriter{ResponseWriter: w, logs: s.c.AccessLog && s.log.Enabled(r.Context(), slog.LevelInfo)}
+			s.m.inFlight.Inc()
+			s.answering.Add(1)
+			defer s.finish(sw, r, target, "other", start)
+			http.Error(sw, "Not found: "+aggregator.ShortTarget(raw)+" (this server answers under "+root+"/)", http.StatusNotFound)
 			return
 		}
 		if rest == "" || rest[0] == '?' {
@@ -579,11 +583,7 @@ func (s *Server) finish(sw *statusWriter, r *http.Request, raw, ep string, start
 
 // writeAccess writes the access record of a request finish counted.
 func (s *Server) writeAccess(sw *statusWriter, r *http.Request, raw, ep string, code int, d time.Duration) {
-	target := raw
-	if len(target) > 2048 {
-		target = target[:2048] + "..."
-	}
-	a := accessRecord{method: r.Method, target: target, endpoint: ep, status: code, bytes: sw.bytes, duration: d,
+	a := accessRecord{method: r.Method, target: aggregator.ShortTarget(raw), endpoint: ep, status: code, bytes: sw.bytes, duration: d,
 		remote: r.RemoteAddr, userAgent: r.UserAgent(), failures: sw.Header().Get("Archive-Failures"), ans: sw.ans}
 	if sw.ans != nil {
 		a.acceptDatetime = r.Header.Get("Accept-Datetime")
