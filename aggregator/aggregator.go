@@ -27,6 +27,8 @@ import (
 // defaults").
 const (
 	DefaultRequestTimeout = 10 * time.Second
+	// DefaultMaxProxyBytes is Options.MaxProxyBytes's default: 1 GiB.
+	DefaultMaxProxyBytes  = 1 << 30
 	DefaultDynamicBudget  = 20 * time.Second
 	DefaultThoroughBudget = 150 * time.Second
 	DefaultFreshFor       = 30 * 24 * time.Hour
@@ -139,6 +141,12 @@ type Options struct {
 	// caps the TimeMap pages followed per archive (default 100).
 	MaxBodyBytes int64
 	MaxPages     int
+	// MaxProxyBytes caps the memento body /memento/proxy streams (default
+	// DefaultMaxProxyBytes): a memento announced larger (Content-Length)
+	// is a 502 and nothing is sent; one that grows past it while streamed
+	// is cut off, the connection aborted so that the client sees an
+	// incomplete answer, never a whole one (ProxyAborts counts it).
+	MaxProxyBytes int64
 	// MaxHeaderBytes caps the response headers of one upstream answer (a
 	// TimeGate's Link header above all), default DefaultMaxHeaderBytes:
 	// the aggregator's own transport stops reading there, and an answer
@@ -188,8 +196,9 @@ type Aggregator struct {
 
 	ownClient bool // opts.HTTPClient was made by New: Close closes its idle connections
 
-	allow *AllowList   // the hosts the aggregator may contact
-	fetch *http.Client // opts.HTTPClient behind allow, for MementoMaps
+	allow       *AllowList      // the hosts the aggregator may contact
+	proxyAborts [2]atomic.Int64 // /memento/proxy bodies cut off: [0] archive's body broken or too slow, [1] over MaxProxyBytes
+	fetch       *http.Client    // opts.HTTPClient behind allow, for MementoMaps
 
 	cacheHealth cacheHealth
 	cacheSlots  chan struct{} // cache calls in flight from requests (MaxCacheCalls)
@@ -296,6 +305,9 @@ func New(opts *Options) (*Aggregator, error) {
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 100
+	}
+	if o.MaxProxyBytes <= 0 {
+		o.MaxProxyBytes = DefaultMaxProxyBytes
 	}
 	if o.MaxHeaderBytes <= 0 {
 		o.MaxHeaderBytes = DefaultMaxHeaderBytes

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -32,8 +33,14 @@ func rawURIM(u string) string {
 // a host the AllowList allows (the archives' own). The answer carries the
 // archive's status, Content-Type and body, with Memento-Datetime (the
 // memento's) and Link: the original and the archive's TimeGate for the
-// URI-R. A memento that cannot be fetched is a 502 naming the URI-M and
-// the cause; no memento, the lookup's status (404, 502, 504).
+// URI-R. A memento that cannot be fetched, or whose Content-Length is over
+// Options.MaxProxyBytes, is a 502 naming the URI-M and the cause; no
+// memento, the lookup's status (404, 502, 504). A body cut short once
+// sent (the archive's connection broken, RequestTimeout reached, more
+// than MaxProxyBytes) is never ended as if whole: the handler panics with
+// http.ErrAbortHandler, so net/http drops the connection without the end
+// of the answer (no last chunk, or fewer bytes than Content-Length), after
+// a warning record and a count in ProxyAborts.
 func (h handler) proxyMemento(w http.ResponseWriter, r *http.Request, urir string, t time.Time) {
 	ans, ok := h.lookup(w, r, FamilyTimeTravel, urir, t)
 	if !ok {
@@ -57,6 +64,13 @@ func (h handler) proxyMemento(w http.ResponseWriter, r *http.Request, urir strin
 		return
 	}
 	defer resp.Body.Close()
+	limit := h.ag.opts.MaxProxyBytes
+	if resp.ContentLength > limit {
+		h.ag.proxyAborts[1].Add(1)
+		writeBody(w, http.StatusBadGateway, ctText, []byte("Memento not fetched: "+src+": Content-Length "+strconv.FormatInt(resp.ContentLength, 10)+
+			" is over the proxy's limit of "+strconv.FormatInt(limit, 10)+" bytes\n"))
+		return
+	}
 	hd := w.Header()
 	link := "<" + urir + `>; rel="original"`
 	if st, ok := h.ag.byID[m.Archive]; ok && st.TimeGate != "" {
@@ -71,7 +85,51 @@ func (h handler) proxyMemento(w http.ResponseWriter, r *http.Request, urir strin
 		hd.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
 	}
 	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body) // a client gone or an archive cut off ends the copy
+	if r.Method == http.MethodHead {
+		return
+	}
+	// Read one byte past the limit: a body that has it is over the limit.
+	n, err := io.Copy(writerOnly{w}, io.LimitReader(resp.Body, limit+1))
+	var cause string
+	var kind int
+	switch {
+	case n > limit:
+		cause, kind = "more than "+strconv.FormatInt(limit, 10)+" bytes (MaxProxyBytes)", 1
+	case err != nil && r.Context().Err() != nil:
+		return // the client went away: nothing to tell it
+	case err != nil:
+		cause = err.Error()
+		if ctx.Err() != nil {
+			cause = "not whole within the request timeout " + h.ag.opts.RequestTimeout.String() + ": " + cause
+		}
+	case resp.ContentLength >= 0 && n < resp.ContentLength:
+		cause = "ended after " + strconv.FormatInt(n, 10) + " of " + strconv.FormatInt(resp.ContentLength, 10) + " bytes"
+	default:
+		return
+	}
+	h.ag.proxyAborts[kind].Add(1)
+	h.ag.log.LogAttrs(r.Context(), slog.LevelWarn, "memento proxy: body cut off, answer aborted",
+		slog.String("urim", src), slog.String("archive", m.Archive), slog.Int64("sent", n), slog.String("cause", cause))
+	panic(http.ErrAbortHandler) // net/http closes the connection without ending the answer
+}
+
+// writerOnly hides every method of a ResponseWriter but Write, so that
+// io.Copy takes no ReadFrom shortcut around the limit (an
+// http.response's ReadFrom).
+type writerOnly struct{ io.Writer }
+
+// ProxyAborts are the /memento/proxy answers cut off since the start
+// (Options.MaxProxyBytes): Cut is the memento bodies that broke off or did
+// not arrive within Options.RequestTimeout, OverLimit those over
+// MaxProxyBytes (refused with 502 when announced by Content-Length,
+// aborted when found while streaming).
+type ProxyAborts struct {
+	Cut, OverLimit int64
+}
+
+// ProxyAborts returns the counts of /memento/proxy answers cut off.
+func (ag *Aggregator) ProxyAborts() ProxyAborts {
+	return ProxyAborts{Cut: ag.proxyAborts[0].Load(), OverLimit: ag.proxyAborts[1].Load()}
 }
 
 // diyIndexJSON answers /timemap/index/json/{URI-R}: Time Travel's JSON

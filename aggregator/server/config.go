@@ -112,6 +112,10 @@ type Config struct {
 	// "probability" in the archive list (aggregator.Options.TopK;
 	// MemGator's --topk).
 	TopK int `json:"topk"`
+	// MaxProxyBytes caps the memento body /memento/proxy streams, in bytes
+	// (aggregator.Options.MaxProxyBytes; 0: its default, 1 GiB): over it
+	// the answer is a 502, or, once streaming, an aborted connection.
+	MaxProxyBytes int64 `json:"max_proxy_bytes"`
 	// MissToList answers a miss of /memento and /api/json asked by a
 	// browser with a 302 to /list, as Time Travel does
 	// (aggregator.Options.MissToList).
@@ -303,6 +307,9 @@ func (c *Config) Check() error {
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("log-format %q: want json or text", c.LogFormat))
+	}
+	if c.MaxProxyBytes < 0 {
+		errs = append(errs, fmt.Errorf("max_proxy_bytes must not be negative, got %d", c.MaxProxyBytes))
 	}
 	if c.TopK < 0 {
 		errs = append(errs, fmt.Errorf("topk must not be negative, got %d", c.TopK))

@@ -170,6 +170,7 @@ var (
 	descMapDrop = prometheus.NewDesc("mementokit_mementomap_dropped", "1 while the archive's MementoMap is dropped after a change in place and not yet loaded again (the archive is always asked).", []string{"archive"}, nil)
 	descMapRel  = prometheus.NewDesc("mementokit_mementomap_reloads_total", "Loads of the archive's MementoMap after the first: after a change in place, or a new file renamed over a file source.", []string{"archive"}, nil)
 	descCacheF  = prometheus.NewDesc("mementokit_cache_failures_total", "Cache calls that failed or did not answer in time, by operation and reason (timeout, busy, closed, invalid, error).", []string{"op", "reason"}, nil)
+	descProxyA  = prometheus.NewDesc("mementokit_proxy_aborted_total", "/memento/proxy answers cut off, by reason: cut (the archive's body broke off or was not whole within the request timeout; the connection to the client is aborted), over_limit (the memento is over max_proxy_bytes: a 502, or an aborted connection when found while streaming).", []string{"reason"}, nil)
 	descCacheD  = prometheus.NewDesc("mementokit_cache_degraded_requests_total", "Requests answered with Cache-Degraded: a cache call failed or timed out, and the request was answered by searching or its result not stored.", nil, nil)
 )
 
@@ -209,6 +210,9 @@ func (m *metrics) watchAggregator(ag *aggregator.Aggregator) {
 			ch <- prometheus.MustNewConstMetric(descCacheF, prometheus.CounterValue, float64(f.Count), f.Op, f.Reason)
 		}
 		ch <- prometheus.MustNewConstMetric(descCacheD, prometheus.CounterValue, float64(ag.CacheDegraded()))
+		pa := ag.ProxyAborts()
+		ch <- prometheus.MustNewConstMetric(descProxyA, prometheus.CounterValue, float64(pa.Cut), "cut")
+		ch <- prometheus.MustNewConstMetric(descProxyA, prometheus.CounterValue, float64(pa.OverLimit), "over_limit")
 	}))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator/server"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 )
 
 // run configures the server (aggregator/server) from args and the -config
@@ -119,6 +120,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "`name` sent as the User-Agent to the archives and to an archive list URL (default "+server.DefaultUserAgent+")")
 	fs.StringVar(&c.Contact, "contact", c.Contact, "`URL or e-mail` appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
 	fs.IntVar(&c.TopK, "topk", c.TopK, "ask only the `K` archives of highest \"probability\" in the archive list (0: all)")
+	fs.Var((*flagvalue.Bytes)(&c.MaxProxyBytes), "max-proxy-bytes", "most `bytes` of a memento /memento/proxy streams (256MiB, 1GiB, or bytes; 0: 1GiB): over it a 502, or once streaming an aborted answer")
 	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
 	fs.BoolVar(&migrateDryRun, "migrate-dry-run", false, "print the steps that opening the MySQL -cache would run on its schema (a Time Travel database's migration included), change nothing, and exit")
 	fs.Func("format", "`format` of the command-line mode's answer: link, json or cdxj, in any case (default link)", func(v string) error {
