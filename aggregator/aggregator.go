@@ -258,7 +258,7 @@ type archiveState struct {
 	dorm    dormancy
 	profile atomic.Pointer[loadedMap]
 
-	sent, saved, found, none, failed, dormantSkips, refused atomic.Int64
+	sent, saved, found, none, failed, dormantSkips, refused, dropped atomic.Int64
 
 	probes, probeFailures atomic.Int64
 	lastProbe             atomic.Pointer[probeResult]
@@ -472,6 +472,11 @@ type Stats struct {
 	// elsewhere): each is an answer failed with ReasonHostNotAllowed, or
 	// a map not loaded.
 	Refused int64
+	// Dropped counts the memento links of the archive's answers left out
+	// of searches (Outcome.Dropped): a URI-M that is no http(s) URL, no
+	// datetime or one that cannot be read, a datetime outside
+	// [EarliestDatetime, cache.MaxTime].
+	Dropped int64
 	// ConsecutiveFailures counts the failed contacts since the archive's
 	// last answer (found or none): every search request and every probe
 	// that failed with a failure of class down (Class.Dormancy), each
@@ -504,7 +509,7 @@ func (ag *Aggregator) Stats() []Stats {
 	for i, st := range ag.archives {
 		s := Stats{Archive: st.ID, Sent: st.sent.Load(), Saved: st.saved.Load(),
 			Found: st.found.Load(), None: st.none.Load(), Failed: st.failed.Load(),
-			DormantSkips: st.dormantSkips.Load(), Refused: st.refused.Load(), ConsecutiveFailures: st.dorm.consecutive()}
+			DormantSkips: st.dormantSkips.Load(), Refused: st.refused.Load(), Dropped: st.dropped.Load(), ConsecutiveFailures: st.dorm.consecutive()}
 		if asleep, until := st.dorm.asleep(now); asleep {
 			s.DormantUntil = until
 		}
@@ -853,10 +858,17 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 	o.Requests = max(n, 1)
 	o.Elapsed = time.Since(start)
 	raw := len(ms)
+	undated := 0 // memento links without a readable datetime (HTTPUpstream.TimeMap)
+	for i := range ms {
+		if ms[i].Datetime.IsZero() {
+			undated++
+		}
+	}
 	ms = cleanMementos(ms)
 	o.Dropped = raw - len(ms)
 	if o.Dropped > 0 {
-		ag.log.LogAttrs(ctx, slog.LevelWarn, "archive answer: mementos left out (a URI-M that is no http(s) URL, or a datetime outside 1000-01-01..9999-12-31)",
+		st.dropped.Add(int64(o.Dropped))
+		ag.log.LogAttrs(ctx, slog.LevelWarn, "archive answer: mementos left out (a URI-M that is no http(s) URL, no readable datetime, or a datetime outside 1000-01-01..9999-12-31)",
 			slog.String("archive", st.ID), slog.String("urir", urir), slog.Int("left_out", o.Dropped), slog.Int("listed", raw))
 	}
 	for i := range ms {
@@ -868,8 +880,8 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 		}
 		return ""
 	})
-	if class == ClassMalformed && reason == ReasonEmptyAnswer && raw > 0 {
-		reason = ReasonBadURIM // mementos came, none with an http(s) URI-M
+	if class == ClassMalformed && reason == ReasonEmptyAnswer && raw > undated {
+		reason = ReasonBadURIM // mementos came, none with an http(s) URI-M and a readable datetime
 	}
 	if r := prog.slow(reason); r != reason {
 		reason, class = r, ClassOf(r) // the archive had begun answering

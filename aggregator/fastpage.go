@@ -153,16 +153,14 @@ func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool
 		}
 		switch {
 		case isMemento:
-			if !haveDT {
-				continue
-			}
-			t, ok := strictHTTPDate(dt) // UTC, whole seconds
-			if !ok {
-				var err error
-				if t, err = memento.ParseHTTPDateLenient(string(dt)); err != nil {
-					continue
+			var t time.Time // zero without a readable datetime: left out and counted by the search
+			if haveDT {
+				var ok bool
+				if t, ok = strictHTTPDate(dt); !ok { // UTC, whole seconds
+					if lt, err := memento.ParseHTTPDateLenient(string(dt)); err == nil {
+						t = lt.UTC().Truncate(time.Second)
+					}
 				}
-				t = t.UTC().Truncate(time.Second)
 			}
 			if ms == nil {
 				ms = make([]memento.Memento, 0, bytes.Count(b[i:], []byte{'<'})+1) // this one, at most one per link left

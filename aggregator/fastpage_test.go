@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/memento"
@@ -28,15 +27,7 @@ func readerPage(body string) (ms []memento.Memento, next []string, links int, er
 		}
 		switch {
 		case l.IsMemento():
-			dt, ok := l.Param("datetime")
-			if !ok {
-				continue
-			}
-			t, err := memento.ParseHTTPDateLenient(dt)
-			if err != nil {
-				continue
-			}
-			ms = append(ms, memento.Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+			ms = append(ms, linkMemento(l)) // the zero Datetime without a readable one
 		case l.HasRel("timemap") && !l.HasRel("self"):
 			next = append(next, l.Target)
 		}

@@ -47,7 +47,7 @@ type Outcome struct {
 	Status   Status
 	Mementos int           // mementos it contributed (before de-duplication); a ClassPerURI failure may contribute those read before the cap
 	Requests int           // upstream requests sent (TimeMap pages count one each)
-	Dropped  int           // mementos of its answer left out: a URI-M that is no http(s) URL, or a datetime outside [EarliestDatetime, cache.MaxTime]
+	Dropped  int           // mementos of its answer left out: a URI-M that is no http(s) URL, no datetime or one that cannot be read, or a datetime outside [EarliestDatetime, cache.MaxTime]
 	Reason   string        // for StatusFailed: a short token such as "timeout", "status-503", "reset"
 	Err      error         // for StatusFailed: the full error
 	Elapsed  time.Duration // wall time spent on the archive

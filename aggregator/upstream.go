@@ -289,8 +289,10 @@ func statusError(a *Archive, op, rawURL string, code int) error {
 // failure. Pages that list no memento at all give no mementos and no
 // error: an empty answer, which the caller judges a failure. More pages
 // than MaxPages give the mementos read with an error of reason
-// ReasonTooManyPages. Memento links without a readable datetime are dropped
-// (RFC 7089 §5 requires one); identical links are kept once by the caller.
+// ReasonTooManyPages. A memento link without a readable datetime (RFC 7089
+// §5 requires one) is returned with the zero Datetime, so that the caller
+// leaves it out and counts it (Outcome.Dropped); identical links are kept
+// once by the caller.
 func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	if a.TimeMap == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
@@ -419,15 +421,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		}
 		switch {
 		case l.IsMemento():
-			dt, ok := l.Param("datetime")
-			if !ok {
-				continue
-			}
-			t, err := memento.ParseHTTPDateLenient(dt)
-			if err != nil {
-				continue
-			}
-			ms = append(ms, memento.Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)})
+			ms = append(ms, linkMemento(l))
 		case l.HasRel("timemap") && !l.HasRel("self"):
 			next = append(next, l.Target)
 		}
@@ -436,6 +430,21 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
 	}
 	return ms, next, nil
+}
+
+// linkMemento is the memento of TimeMap memento link l: its target and
+// datetime, the zero Datetime when l has none or an unreadable one (a
+// memento the search leaves out and counts, Outcome.Dropped).
+func linkMemento(l memento.Link) memento.Memento {
+	dt, ok := l.Param("datetime")
+	if !ok {
+		return memento.Memento{URIM: l.Target}
+	}
+	t, err := memento.ParseHTTPDateLenient(dt)
+	if err != nil {
+		return memento.Memento{URIM: l.Target}
+	}
+	return memento.Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)}
 }
 
 func isHTML(resp *http.Response) bool {

@@ -164,6 +164,7 @@ var (
 	descRefused = prometheus.NewDesc("mementokit_upstream_refused_total", "Requests an archive's answers led to (redirects, page links, Locations, map links) that were refused: their host is not in the archive list.", []string{"archive"}, nil)
 	descSaved   = prometheus.NewDesc("mementokit_upstream_requests_saved_total", "Requests not sent to an archive because its MementoMap says it holds nothing.", []string{"archive"}, nil)
 	descAnswers = prometheus.NewDesc("mementokit_upstream_answers_total", "Archive outcomes in searches: found, none, failed, dormant_skip.", []string{"archive", "outcome"}, nil)
+	descDropped = prometheus.NewDesc("mementokit_upstream_mementos_dropped_total", "Memento links of an archive's answers left out of searches: a URI-M that is no http(s) URL, no datetime or one that cannot be read, a datetime outside 1000-01-01..9999-12-31.", []string{"archive"}, nil)
 	descDormant = prometheus.NewDesc("mementokit_archive_dormant", "1 while the archive is dormant after consecutive failures.", []string{"archive"}, nil)
 	descMap     = prometheus.NewDesc("mementokit_mementomap_loaded_timestamp_seconds", "When the archive's MementoMap was loaded (Unix time); 0 when none is.", []string{"archive"}, nil)
 	descMapChg  = prometheus.NewDesc("mementokit_mementomap_changed_total", "Times the archive's MementoMap file was found changed in place (truncated or rewritten while open) and the map dropped.", []string{"archive"}, nil)
@@ -182,6 +183,7 @@ func (m *metrics) watchAggregator(ag *aggregator.Aggregator) {
 			ch <- prometheus.MustNewConstMetric(descSent, prometheus.CounterValue, float64(s.Sent), s.Archive)
 			ch <- prometheus.MustNewConstMetric(descSaved, prometheus.CounterValue, float64(s.Saved), s.Archive)
 			ch <- prometheus.MustNewConstMetric(descRefused, prometheus.CounterValue, float64(s.Refused), s.Archive)
+			ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(s.Dropped), s.Archive)
 			for _, o := range []struct {
 				name string
 				v    int64
