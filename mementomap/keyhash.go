@@ -4,15 +4,24 @@ package mementomap
 // in steady use. Each lookup key then costs one hash and one probe of the
 // table (a cache miss) instead of a search through the block index and a
 // line table, and the mapped file is read only for the line that matches
-// (or, about once in 16 million probes, for a line whose tag collides).
+// (or, about once in 8 million probes, for a line whose tag collides).
 // The wildcard keys of a lookup whose exact key is absent are hashed
-// together and their slots read before any is examined, so that their
-// cache misses overlap.
+// together and their first fingerprints read before any is examined, so
+// that their cache misses overlap.
 //
-// A slot is 8 bytes: 24 bits of the key's hash (the tag) and the line's
-// offset plus one (0 marks an empty slot), in 40 bits. Open addressing
-// with linear probing at a load of at most 0.7: about 11.5 bytes per map
-// line, at most maxKeyHashBytes; a larger map, or one of 2^40 bytes or
+// A slot is 8 bytes: a bit that says its line passed the line check
+// (Map.checkLine, set by the first lookup that ends on the line, so that
+// later ones skip the check), 23 bits of the key's hash (the tag) and the
+// line's offset plus one (0 marks an empty slot), in 40 bits. Beside the
+// slots, one byte per slot holds 8 other bits of its key's hash (the
+// fingerprint, never 0; 0 marks an empty slot): a probe walks the
+// fingerprints, an eighth the size of the slots and so more often in a
+// cache, and reads a slot only where its fingerprint matches (1 in 255 for
+// a key the map does not hold). Most keys a lookup tries are absent (the
+// wildcards more specific than the one that decides), so most probes read
+// nothing else. Open addressing with linear probing at a load of at most
+// 0.7: about 13 bytes per map line, at most maxKeyHashBytes; a larger
+// map, or one of 2^40 bytes or
 // more, has no key table and is searched through the block index and the
 // line tables. The table is built in one scan of the map in a goroutine of
 // its own, started by the lookup that builds the block index; lookups go
@@ -31,22 +40,26 @@ import (
 	"math/bits"
 	"runtime"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 // maxKeyHashBytes bounds the memory of a Map's key table: maps of more
-// than about 23 million lines go without one.
+// than about 20 million lines go without one.
 const maxKeyHashBytes = 256 << 20
 
 const (
 	slotOffBits = 40
 	slotOffMask = 1<<slotOffBits - 1
-	slotTagMask = 1<<(64-slotOffBits) - 1
+	slotTagMask = 1<<(63-slotOffBits) - 1
+	slotChecked = 1 << 63 // the slot's line passed the line check
 )
 
-// keyHash is the key table of one Map; it does not change once built.
+// keyHash is the key table of one Map. Once built, its slots change only
+// by gaining slotChecked.
 type keyHash struct {
 	seed  uint64 // random per table, so that no map's keys collide by design
-	slots []uint64
+	slots []atomic.Uint64
+	fps   []uint8 // the fingerprint of each slot's key, 0 for an empty slot
 }
 
 // The key hash is XXH64's round and avalanche (the xxHash specification)
@@ -157,16 +170,22 @@ func (h *keyHash) hashCand(c *candidates, i int) uint64 {
 // most 0.7), or 0 when the table would exceed maxKeyHashBytes.
 func keyHashSlots(lines int) int {
 	n := lines + lines*3/7 + 1
-	if n > maxKeyHashBytes/8 {
+	if n > maxKeyHashBytes/9 {
 		return 0
 	}
 	return n
 }
 
-// home returns the first slot and the tag of hash value hv.
-func (h *keyHash) home(hv uint64) (int, uint64) {
+// home returns the first slot, the tag and the fingerprint of hash value
+// hv: the slot from its high bits, the tag from its low 23 and the
+// fingerprint from the 8 above them.
+func (h *keyHash) home(hv uint64) (int, uint64, uint8) {
 	i, _ := bits.Mul64(hv, uint64(len(h.slots)))
-	return int(i), hv & slotTagMask
+	fp := uint8(hv >> 23)
+	if fp == 0 {
+		fp = 1
+	}
+	return int(i), hv & slotTagMask, fp
 }
 
 // newKeyHash scans the map once and returns its key table, or nil when the
@@ -183,7 +202,7 @@ func (m *Map) newKeyHash(stop func() bool) *keyHash {
 	}
 	var seed [8]byte
 	rand.Read(seed[:])
-	h := &keyHash{seed: binary.LittleEndian.Uint64(seed[:]), slots: make([]uint64, n)}
+	h := &keyHash{seed: binary.LittleEndian.Uint64(seed[:]), slots: make([]atomic.Uint64, n), fps: make([]uint8, n)}
 	lines := 0
 	for p := m.start; p < len(b); {
 		le := m.lineEnd(p)
@@ -201,14 +220,15 @@ func (m *Map) newKeyHash(stop func() bool) *keyHash {
 // insert adds key k of the line starting at p, unless the table holds k
 // already (a duplicate key: the first line stays).
 func (h *keyHash) insert(m *Map, k []byte, p int) {
-	i, tag := h.home(h.hash(k))
+	i, tag, fp := h.home(h.hash(k))
 	for {
-		s := h.slots[i]
+		s := h.slots[i].Load()
 		if s == 0 {
-			h.slots[i] = tag<<slotOffBits | uint64(p+1)
+			h.slots[i].Store(tag<<slotOffBits | uint64(p+1))
+			h.fps[i] = fp
 			return
 		}
-		if s>>slotOffBits == tag {
+		if h.fps[i] == fp && s>>slotOffBits&slotTagMask == tag {
 			q := int(s&slotOffMask) - 1
 			if bytes.Equal(keyOf(m.b[q:m.lineEnd(q)]), k) {
 				return
@@ -220,51 +240,90 @@ func (h *keyHash) insert(m *Map, k []byte, p int) {
 	}
 }
 
-// probe looks candidate ci of c up from slot i, whose content is s, with
-// tag tag. It returns the start of the candidate's first line, or ok false
-// when the map does not hold it. The candidate is written out only for a
-// slot whose tag matches.
-func (h *keyHash) probe(m *Map, c *candidates, ci int, i int, s, tag uint64) (int, bool) {
-	for s != 0 {
-		if s>>slotOffBits == tag {
-			p := int(s&slotOffMask) - 1
-			if r, ok := m.cmpAt(p, c.key(ci)); ok && r == 0 {
-				return p, true
+// probe looks candidate ci of c up from slot i, whose fingerprint is f,
+// for fingerprint fp and tag tag. It returns the slot of the candidate's
+// first line and its content, or ok false when the map does not hold it.
+// A slot is read only where the fingerprint matches, and its line only
+// where the tag does too; the candidate is compared with the line without
+// being written out.
+func (h *keyHash) probe(m *Map, c *candidates, ci int, i int, f, fp uint8, tag uint64) (int, uint64, bool) {
+	for f != 0 {
+		if f == fp {
+			s := h.slots[i].Load()
+			if s>>slotOffBits&slotTagMask == tag && m.candAt(int(s&slotOffMask)-1, c, ci) {
+				return i, s, true
 			}
 		}
-		if i++; i == len(h.slots) {
+		if i++; i == len(h.fps) {
 			i = 0
 		}
-		s = h.slots[i]
+		f = h.fps[i]
 	}
-	return 0, false
+	return 0, 0, false
 }
 
-// batch is how many candidates of one lookup have their first slots read
-// together: most lookups end within the first few wildcard keys.
+// candAt reports whether the line starting at p has candidate ci of c as
+// its key: cmpAt(p, c.key(ci)) == 0, ok, without writing the key out.
+func (m *Map) candAt(p int, c *candidates, ci int) bool {
+	d := c.cand[ci]
+	var pre, suf []byte
+	if d.suf == sufStar {
+		suf = suffixes[sufStar]
+	} else {
+		pre, suf = c.k[:d.end], suffixes[d.suf]
+	}
+	b := m.b[p:]
+	n := len(pre) + len(suf)
+	if len(b) < n || len(pre) == 0 && len(suf) == 0 {
+		return false
+	}
+	if commonPrefix(b, pre) != len(pre) || commonPrefix(b[len(pre):], suf) != len(suf) {
+		return false
+	}
+	if len(b) == n {
+		return true
+	}
+	switch b[n] {
+	case ' ', '\t', '\n':
+		return true
+	case '\r':
+		return crTail(b[n:])
+	}
+	return false
+}
+
+// batch is how many candidates of one lookup have their first
+// fingerprints read together: most lookups end within the first few
+// wildcard keys.
 const batch = 6
 
 // lookupHashed is lookupCandidates through the key table (c.src a
 // plainKey): the candidates batch at a time, most specific first, the
-// first slots of a batch read before any is examined.
+// first fingerprints of a batch read before any is examined.
 func (m *Map) lookupHashed(h *keyHash, c *candidates) Match {
 	h.states(c)
 	var home [batch]int
-	var tags, first [batch]uint64
+	var tags [batch]uint64
+	var fps, first [batch]uint8
 	for lo := 0; lo < c.n; {
 		n := min(c.n-lo, batch)
 		for j := range n {
-			home[j], tags[j] = h.home(h.hashCand(c, lo+j))
+			home[j], tags[j], fps[j] = h.home(h.hashCand(c, lo+j))
 		}
 		for j := range n {
-			first[j] = h.slots[home[j]]
+			first[j] = h.fps[home[j]]
 		}
 		for j := range n {
 			if first[j] == 0 {
 				continue
 			}
-			if p, ok := h.probe(m, c, lo+j, home[j], first[j], tags[j]); ok {
-				return m.matchAt(c, p, c.key(lo+j), lo+j)
+			if i, s, ok := h.probe(m, c, lo+j, home[j], first[j], fps[j], tags[j]); ok {
+				checked := s&slotChecked != 0
+				res := m.matchAt(c, int(s&slotOffMask)-1, c.key(lo+j), lo+j, checked)
+				if !checked && c.err == nil && m.lay.timeKey == "" {
+					h.slots[i].Or(slotChecked)
+				}
+				return res
 			}
 		}
 		lo += n

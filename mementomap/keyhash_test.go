@@ -1,6 +1,7 @@
 package mementomap
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -211,5 +212,62 @@ func TestHashCandMatchesHash(t *testing.T) {
 	}
 	if len(seen) < 1000 {
 		t.Fatalf("only %d distinct keys tried", len(seen))
+	}
+}
+
+// slotOf returns the key table slot of the line of key k in m, or -1.
+func slotOf(m *Map, k string) int {
+	h := m.keys.Load()
+	for i := range h.slots {
+		s := h.slots[i].Load()
+		if s == 0 {
+			continue
+		}
+		p := int(s&slotOffMask) - 1
+		if string(keyOf(m.b[p:m.lineEnd(p)])) == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestKeyHashChecksLineOnce: the first lookup that ends on a line checks
+// it and marks its slot, later ones answer from the marked slot the same
+// Match without checking it again; a bad line is never marked, and every
+// lookup that ends on it is an ErrBadLine error, through the
+// fingerprints as through the slots.
+func TestKeyHashChecksLineOnce(t *testing.T) {
+	data := "!meta {}\ncom,example)/* 7/2\ncom,example)/a 3/1\ncom,example)/b 1/x\norg,*\t5/1\n"
+	m := hashed(t, []byte(data))
+	good, bad := slotOf(m, "com,example)/*"), slotOf(m, "com,example)/b")
+	if good < 0 || bad < 0 {
+		t.Fatalf("slots %d, %d: keys missing from the key table", good, bad)
+	}
+	h := m.keys.Load()
+	if h.slots[good].Load()&slotChecked != 0 || h.fps[good] == 0 {
+		t.Fatalf("slot %x, fingerprint %d before any lookup", h.slots[good].Load(), h.fps[good])
+	}
+	want := Match{Key: "com,example)/*", Value: "7/2", Distance: 3}
+	want.Frequency.UnmarshalText([]byte("7/2"))
+	for i := range 3 {
+		got, err := m.LookupSURT("com,example)/c/d")
+		if err != nil || got != want {
+			t.Fatalf("lookup %d: %+v, %v; want %+v", i, got, err, want)
+		}
+		if h.slots[good].Load()&slotChecked == 0 {
+			t.Fatalf("lookup %d: the slot of the line it ended on is not marked checked", i)
+		}
+	}
+	for i := range 3 {
+		got, err := m.LookupSURT("com,example)/b")
+		if !errors.Is(err, ErrBadLine) || !strings.Contains(err.Error(), "line 4") || got.Distance != -1 {
+			t.Fatalf("lookup %d of the bad line: %+v, %v; want ErrBadLine naming line 4", i, got, err)
+		}
+		if h.slots[bad].Load()&slotChecked != 0 {
+			t.Fatalf("lookup %d: the bad line's slot is marked checked", i)
+		}
+	}
+	if got, err := m.LookupSURT("org,x)/"); err != nil || got.Key != "org,*" || got.Value != "5/1" {
+		t.Fatalf("tab-separated line: %+v, %v", got, err)
 	}
 }

@@ -23,8 +23,8 @@ import (
 // search the mapped bytes, so opening costs one mmap call whatever the
 // size, and memory use is the pages the kernel keeps cached, plus, once a
 // Map has served a few thousand lookups (2,048), a sparse block index (1–2
-// % of the file) and a hash table of every key, about 11.5 bytes per map
-// line (at most 256 MiB: maps of more than about 23 million lines go
+// % of the file) and a hash table of every key, about 13 bytes per map
+// line (at most 256 MiB: maps of more than about 20 million lines go
 // without). The hash table is built by one scan of the map in a goroutine
 // of its own, about 0.06 s of CPU per million lines while the table fits
 // the caches and 0.3 s beyond (0.9–1.0 s for a 144 MB map of 3.3 million
@@ -670,7 +670,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 		p0, ok = m.search(k0)
 	}
 	if ok {
-		return m.matchAt(c, p0, k0, 0)
+		return m.matchAt(c, p0, k0, 0, false)
 	}
 	shared := 0
 	if ls, le, ok := m.probe(p0, len(m.b)); ok {
@@ -691,7 +691,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 			p, ok = m.seekFrom(x, k, p0)
 		}
 		if ok {
-			return m.matchAt(c, p, k, i)
+			return m.matchAt(c, p, k, i, false)
 		}
 	}
 	return Match{Distance: -1}
@@ -703,7 +703,7 @@ func (m *Map) lookupCandidates(c *candidates) Match {
 func (m *Map) lookupTables(x *blockIndex, c *candidates, h tableHit) Match {
 	k0 := c.key(0)
 	if h.ok {
-		return m.matchAt(c, h.p, k0, 0)
+		return m.matchAt(c, h.p, k0, 0, false)
 	}
 	for i := 1; i < c.n; i++ {
 		if c.prefixWith0(i) > h.shared {
@@ -720,7 +720,7 @@ func (m *Map) lookupTables(x *blockIndex, c *candidates, h tableHit) Match {
 			p, ok = m.find(x, k)
 		}
 		if ok {
-			return m.matchAt(c, p, k, i)
+			return m.matchAt(c, p, k, i, false)
 		}
 	}
 	return Match{Distance: -1}
@@ -746,8 +746,10 @@ func (m *Map) prevKey(p int) []byte {
 // matchAt returns the Match of the line starting at p, the first of key
 // k, candidate i. Its key, frequency column and parsed frequency come from
 // c's caches when c returned the same line or value before. A bad line
-// (Map.checkLine) sets c.err and matches nothing.
-func (m *Map) matchAt(c *candidates, p int, k []byte, i int) Match {
+// (Map.checkLine) sets c.err and matches nothing; checked says the line
+// passed that check in an earlier lookup (the key table keeps that), and
+// is not checked again.
+func (m *Map) matchAt(c *candidates, p int, k []byte, i int, checked bool) Match {
 	key := "" // set by LookupSURT for the exact key (i == 0), without a copy
 	if i > 0 {
 		key = c.keyString(p, k)
@@ -762,9 +764,11 @@ func (m *Map) matchAt(c *candidates, p int, k []byte, i int) Match {
 		return Match{Key: key, Value: v, Frequency: f, Distance: i, Time: t}
 	}
 	line := m.b[p:m.lineEnd(p)]
-	if err := m.checkLine(&c.rec, p, line, 0); err != nil {
-		c.err = err
-		return Match{Distance: -1}
+	if !checked {
+		if err := m.checkLine(&c.rec, p, line, 0); err != nil {
+			c.err = err
+			return Match{Distance: -1}
+		}
 	}
 	v, f := c.frequency(m.valueAt(line))
 	return Match{Key: key, Value: v, Frequency: f, Distance: i}
