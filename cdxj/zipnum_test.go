@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -527,5 +528,37 @@ func TestClusterPages(t *testing.T) {
 		if !errors.Is(err, ErrQuery) {
 			t.Errorf("Page -1: %v", err)
 		}
+	}
+}
+
+// TestCreateClusterFolder: a cluster folder that does not exist, or is a
+// file, is refused by an error naming the folder (not the temporary file
+// CreateCluster would make in it), and a missing one wraps fs.ErrNotExist.
+func TestCreateClusterFolder(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-folder")
+	_, err := CreateCluster(missing, "c", nil)
+	if err == nil {
+		t.Fatal("CreateCluster in a missing folder succeeded")
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("error %v does not wrap fs.ErrNotExist", err)
+	}
+	if want := "cdxj: cluster folder " + missing + ": "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q does not start with %q", err, want)
+	}
+	if strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("error %q names a temporary file", err)
+	}
+	file := filepath.Join(dir, "a-file")
+	if err := os.WriteFile(file, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = CreateCluster(file, "c", nil)
+	if err == nil || err.Error() != "cdxj: cluster folder "+file+" is not a folder" {
+		t.Errorf("CreateCluster in a file: %v", err)
+	}
+	if got := mustReadDir(t, dir); len(got) != 1 {
+		t.Errorf("folder holds %v after the refusals", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -85,8 +86,13 @@ type ClusterWriter struct {
 var ErrUnsorted = errors.New("cdxj: line out of byte-wise order")
 
 // CreateCluster starts a ZipNum cluster called name in folder dir (see
-// ClusterWriter); opt may be nil.
+// ClusterWriter; "" is the current folder); opt may be nil. A dir that does
+// not exist or is no folder is an error naming dir (wrapping
+// fs.ErrNotExist for a missing one).
 func CreateCluster(dir, name string, opt *ClusterOptions) (*ClusterWriter, error) {
+	if dir == "" {
+		dir = "."
+	}
 	w := &ClusterWriter{dir: dir, name: name}
 	if opt != nil {
 		w.opt = *opt
@@ -99,6 +105,11 @@ func CreateCluster(dir, name string, opt *ClusterOptions) (*ClusterWriter, error
 	}
 	if name == "" || filepath.Base(name) != name {
 		return nil, fmt.Errorf("cdxj: cluster name %q is not a file name", name)
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, w.folderError(err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("cdxj: cluster folder %s is not a folder", dir)
 	}
 	f, err := w.temp(name + ".idx")
 	if err != nil {
@@ -125,6 +136,17 @@ func CreateCluster(dir, name string, opt *ClusterOptions) (*ClusterWriter, error
 	return w, nil
 }
 
+// folderError names the cluster's folder for an error of the file system
+// about it or a file created in it (the temporary file's random name says
+// nothing to the caller).
+func (w *ClusterWriter) folderError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("cdxj: cluster folder %s: %w", w.dir, err)
+}
+
 func (w *ClusterWriter) partFile(i int) string {
 	return fmt.Sprintf("%s-%05d.gz", w.name, i)
 }
@@ -132,7 +154,7 @@ func (w *ClusterWriter) partFile(i int) string {
 func (w *ClusterWriter) temp(final string) (*os.File, error) {
 	f, err := os.CreateTemp(w.dir, "."+final+".tmp*")
 	if err != nil {
-		return nil, fmt.Errorf("cdxj: %w", err)
+		return nil, w.folderError(err)
 	}
 	// CreateTemp makes the file private (0600); a cluster is data to
 	// share, readable like any file the process creates.
