@@ -122,7 +122,8 @@ func usageCommands(usage string) []string {
 // the built programs, for the program and each command its usage lists:
 // -h writes a usage starting "usage: " to standard error, nothing to
 // standard output, and exits 0; an unknown flag writes one line to
-// standard error that names it and says to run with -h, and exits 2.
+// standard error that names it and says to run with -h, and exits 2; in a
+// program with commands, so does a word that names none.
 func TestBinariesCommandLine(t *testing.T) {
 	dir := builtBinaries(t)
 	progs := programs(t, dir)
@@ -137,8 +138,17 @@ func TestBinariesCommandLine(t *testing.T) {
 				t.Fatalf("-h: exit %d, stdout %q, stderr %.200q; want 0, nothing, a usage on stderr", code, out, errs)
 			}
 			calls := [][]string{nil}
-			for _, c := range usageCommands(errs) {
+			cmds := usageCommands(errs)
+			for _, c := range cmds {
 				calls = append(calls, []string{c})
+			}
+			// A word that names no command is one line naming it, exit 2
+			// (the aggregator's first word may be a URI-R, MemGator's CLI).
+			if len(cmds) > 0 && p != "examples/aggregator" {
+				code, out, errs := runBinary(t, bin, "nosuchcmd")
+				if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, `unknown command "nosuchcmd"`) {
+					t.Errorf("nosuchcmd: exit %d, stdout %q, stderr %q; want 2 and one line naming the unknown command", code, out, errs)
+				}
 			}
 			for _, c := range calls {
 				if c != nil {

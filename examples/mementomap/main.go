@@ -60,8 +60,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		env.usage(stderr)
 		return nil
 	}
-	if c := env.commands().Find(args[0]); c != nil {
+	cs := env.commands()
+	if c := cs.Find(args[0]); c != nil {
 		return c.Run(args[1:])
 	}
-	return cli.Usagef("unknown command %q (run with -h for usage)", args[0])
+	return cs.Unknown(args[0])
 }

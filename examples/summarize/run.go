@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"regexp"
@@ -36,16 +37,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr,
 		log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if len(args) > 0 {
-		if c := e.commands().Find(args[0]); c != nil {
+		cs := e.commands()
+		if c := cs.Find(args[0]); c != nil {
 			return c.Run(args[1:])
+		}
+		if cli.IsWord(args[0]) {
+			// A word that names no command is one mistyped, unless a file
+			// of that name exists ("summarize index" reads ./index).
+			if _, err := os.Lstat(args[0]); errors.Is(err, fs.ErrNotExist) {
+				return cs.Unknown(args[0])
+			}
 		}
 	}
 	return e.summarize(args)
 }
 
 // commands is summarize's command table (the first argument, when it is
-// none of these, is an index of the summarize command itself); the usages
-// are made from it.
+// none of these, is an index of the summarize command itself, unless it is
+// a word such as "combine" and no file of that name exists: a mistyped
+// command, a usage error); the usages are made from it.
 func (e *env) commands() cli.Commands {
 	return cli.Commands{
 		{Name: "combine", Args: "[-yearly] [-compact] [-rekey none|domain|lasttwo] SUMMARY...",

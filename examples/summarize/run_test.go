@@ -350,3 +350,27 @@ func TestDailyRecordsSkippedLines(t *testing.T) {
 		t.Errorf("the report of the series has no daily section with the IA organization (%v)", err)
 	}
 }
+
+// TestUnknownCommand: a first argument that is a word naming no command
+// and no file is a mistyped command, a usage error naming it (exit 2),
+// while a word that names a file in the current folder is read as an
+// index, and a missing file that is no word is an error naming it (exit 1).
+func TestUnknownCommand(t *testing.T) {
+	t.Chdir(t.TempDir())
+	_, _, err := runCmd(t, "nosuchcmd")
+	if got := cli.Status("summarize", err, new(bytes.Buffer)); got != 2 || err == nil ||
+		err.Error() != `unknown command "nosuchcmd" (commands: combine, overlap, totals, csv, daily, chart, report, export; run with -h for usage)` {
+		t.Errorf("summarize nosuchcmd: status %d, %v; want 2 and the unknown command named", got, err)
+	}
+	if err := os.WriteFile("index", []byte(sampleCDXJ), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "index")
+	if err != nil || !strings.Contains(out, "bbc.co.uk") {
+		t.Errorf("summarize index (a file): %v, output %q", err, out)
+	}
+	_, _, err = runCmd(t, "missing.cdxj")
+	if got := cli.Status("summarize", err, new(bytes.Buffer)); got != 1 || err == nil || !strings.Contains(err.Error(), "missing.cdxj") {
+		t.Errorf("summarize missing.cdxj: status %d, %v; want 1 naming the file", got, err)
+	}
+}

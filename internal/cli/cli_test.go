@@ -146,3 +146,26 @@ func TestAsUsage(t *testing.T) {
 		t.Errorf("AsUsage: %v, status %d", err, Status("tool", err, io.Discard))
 	}
 }
+
+// TestUnknownCommandWord: IsWord takes command-shaped words only, and
+// Unknown is a usage error of one line naming the word and the commands.
+func TestUnknownCommandWord(t *testing.T) {
+	for s, want := range map[string]bool{
+		"combine": true, "child-build": true, "x2": true,
+		"": false, "a.cdxj": false, "./combine": false, "-h": false, "Combine": false,
+		"http://example.org/cdx": false, "2combine": false, "com,example)/": false,
+	} {
+		if got := IsWord(s); got != want {
+			t.Errorf("IsWord(%q) = %v, want %v", s, got, want)
+		}
+	}
+	cs := Commands{{Name: "build"}, {Name: "check"}}
+	err := cs.Unknown("biuld")
+	var buf bytes.Buffer
+	if got := Status("tool", err, &buf); got != 2 {
+		t.Errorf("Status = %d, want 2", got)
+	}
+	if want := "tool: unknown command \"biuld\" (commands: build, check; run with -h for usage)\n"; buf.String() != want {
+		t.Errorf("stderr %q, want %q", buf.String(), want)
+	}
+}

@@ -57,3 +57,28 @@ func (cs Commands) WriteUsage(w io.Writer) {
 		}
 	}
 }
+
+// Unknown is the usage error for a first argument that names none of the
+// commands: one line that names it and lists the commands, exit status 2
+// under [Status].
+func (cs Commands) Unknown(name string) error {
+	return Usagef("unknown command %q (commands: %s; run with -h for usage)", name, strings.Join(cs.Names(), ", "))
+}
+
+// IsWord reports whether s has the form of a command's name: a lower-case
+// letter, then lower-case letters, digits and '-'. A program whose first
+// argument is a command or else a file (summarize INDEX...) takes a word
+// that names no command and no file as a mistyped command ([Commands.Unknown]),
+// not as a missing file.
+func IsWord(s string) bool {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
