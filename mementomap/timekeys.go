@@ -22,7 +22,7 @@ import (
 //	com,apple)/* 2010:2012 100
 //	com,apple)/* 2016      120
 //
-// A "datetime" column holds a [ukvs.Period] (a prefix of a 14-digit
+// A "datetime" column holds a [ukvs.DatetimeValue] (a prefix of a 14-digit
 // Memento-Datetime, or a range of two, ":" for all time): the line's
 // frequency counts the mementos of the key whose Memento-Datetime falls in
 // it. An "observed" column holds the 14-digit UTC time at which the line's
@@ -176,9 +176,9 @@ func anyTime(timeKey string, ls []keyLine) (value, tkey string, f ukvs.Frequency
 		}
 	}
 	overlap := false
-	var prev ukvs.Period
+	var prev ukvs.DatetimeValue
 	for i, l := range ls {
-		p, err := ukvs.ParsePeriod(string(l.time))
+		p, err := ukvs.ParseDatetimeValue(string(l.time))
 		if err != nil || (i > 0 && !before(prev, p)) {
 			overlap = true
 		}
@@ -197,7 +197,7 @@ func anyTime(timeKey string, ls []keyLine) (value, tkey string, f ukvs.Frequency
 }
 
 // before reports whether period a ends before period b starts.
-func before(a, b ukvs.Period) bool {
+func before(a, b ukvs.DatetimeValue) bool {
 	hi, lo := a.Upper(), b.Lower()
 	return hi != "" && lo != "" && hi < lo
 }
@@ -232,7 +232,7 @@ var ErrDatetime = errors.New("mementomap: invalid datetime")
 // wraps [ErrDatetime] and timestamp.ErrInvalid, and names the value.
 //
 // The datetime column of a map holds the stricter values of the UKVS draft
-// ([ukvs.Period]: 4, 6, 8, 10, 12 or 14 digits); a lookup may ask at any
+// ([ukvs.DatetimeValue]: 4, 6, 8, 10, 12 or 14 digits); a lookup may ask at any
 // timestamp, such as the 17 digits of a CDX record with milliseconds.
 func ParseDatetime(datetime string) (lo, hi string, err error) {
 	from, to, isRange := strings.Cut(datetime, ":")
@@ -256,7 +256,7 @@ type period struct {
 	openLo, openHi bool
 }
 
-// periodOf converts the bounds of ParseDatetime or of a ukvs.Period
+// periodOf converts the bounds of ParseDatetime or of a ukvs.DatetimeValue
 // (Lower, Upper: 14 or 17 digits, "" for open) into a period.
 func periodOf(lo, hi string) period {
 	var p period
@@ -330,7 +330,7 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 			over, first := 0, -1
 			var sum ukvs.Frequency
 			for j, l := range ls {
-				lp, err := ukvs.ParsePeriod(string(l.time))
+				lp, err := ukvs.ParseDatetimeValue(string(l.time))
 				if err != nil {
 					continue
 				}

@@ -191,7 +191,9 @@ func (c *Counters) appendJSON(b []byte, compact bool) []byte {
 }
 
 // Period is a summary bucket: a year (2020) or, in monthly summaries, a
-// year and month written as one number (202001).
+// year and month written as one number (202001). (The value of a
+// MementoMap's "datetime" field, a datetime prefix of any length or a range
+// of two, is ukvs.DatetimeValue.)
 type Period int32
 
 // Year returns the year of a yearly or monthly period.

@@ -23,9 +23,9 @@ func TestWriterRefusesWhatCheckRejects(t *testing.T) {
 		{"frequency empty", []string{"", "-"}, ErrFrequency},
 		{"frequency leading zero", []string{"00", "-"}, ErrFrequency},
 		{"frequency double suffix", []string{"1+~", "-"}, ErrFrequency},
-		{"datetime reversed range", []string{"1", "2010:2009"}, ErrPeriod},
-		{"datetime five digits", []string{"1", "20101"}, ErrPeriod},
-		{"datetime not a date", []string{"1", "20100230"}, ErrPeriod},
+		{"datetime reversed range", []string{"1", "2010:2009"}, ErrDatetimeValue},
+		{"datetime five digits", []string{"1", "20101"}, ErrDatetimeValue},
+		{"datetime not a date", []string{"1", "20100230"}, ErrDatetimeValue},
 		{"placeholders accepted", []string{"-", "-"}, nil},
 		{"good values accepted", []string{"300+/20-", "2010:"}, nil},
 	}

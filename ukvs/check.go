@@ -15,7 +15,7 @@ import (
 //   - a data line with the wrong number of columns, a bad quote, or a
 //     trailing block that is not a JSON object;
 //   - a malformed value in a column named "frequency" ([ParseFrequency]) or
-//     "datetime" ([ParsePeriod]), key or value;
+//     "datetime" ([ParseDatetimeValue]), key or value;
 //   - a key that is not strictly greater than the previous line's, in the
 //     byte-wise column-by-column order of [Writer] ([ErrOutOfOrder],
 //     [ErrDuplicateKey]).
@@ -70,7 +70,7 @@ func Check(r io.Reader) (int64, error) {
 // as f by the rules [Check] applies to each line: the columns f declares
 // (no fewer; more only as a trailing JSON block), quotes that close, a
 // "frequency" value that parses ([ParseFrequency]), a "datetime" key or
-// value that parses ([ParsePeriod]) or is the placeholder "-", and a JSON
+// value that parses ([ParseDatetimeValue]) or is the placeholder "-", and a JSON
 // block that is an object. It is the one rule of the module for a map's
 // data line: Check, mementomap's Stats and its lookups use it, so that
 // what one calls bad the others call bad too. It returns the cause (one
@@ -108,7 +108,7 @@ func (r lineRules) check(rec *Record) (int, error) {
 		if col == nil || IsUnknown(col) {
 			continue
 		}
-		if _, err := ParsePeriod(string(col)); err != nil {
+		if _, err := ParseDatetimeValue(string(col)); err != nil {
 			return rec.column(col), err
 		}
 	}

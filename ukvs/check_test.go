@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 		{"bad header", "!fields {keys: 1}\na 1\n", 0, 1, ErrHeader},
 		{"late header", "a 1\n!meta {}\n", 1, 2, ErrLateHeader},
 		{"bad block", "a 1 {x: }\n", 1, 1, ErrJSON},
-		{"bad datetime key", "!fields {keys: [\"surt\", \"datetime\"], values: [\"frequency\"]}\na 2014 1\na 201613 1\n", 2, 3, ErrPeriod},
+		{"bad datetime key", "!fields {keys: [\"surt\", \"datetime\"], values: [\"frequency\"]}\na 2014 1\na 201613 1\n", 2, 3, ErrDatetimeValue},
 		{"datetime placeholder", "!fields {keys: [\"surt\"], values: [\"frequency\", \"datetime\"]}\na 1 -\nb 1 2010:2012\n", 2, 0, nil},
 		{"two key columns ordered by second", "!fields {keys: [\"surt\", \"datetime\"], values: [\"frequency\"]}\na 2015 1\na 2014 1\n", 2, 3, ErrOutOfOrder},
 		{"prefix sorts first", "com,example)/ 1\ncom,example)/* 2\ncom,example)/a 3\n", 3, 0, nil},

@@ -39,7 +39,7 @@
 // keys when compaction rolls them up.
 //
 // A "datetime" value is a prefix of a 14-digit datetime or a range of two
-// ("2014", "201603", "2010:2012", ":2009", "201603:"): see [Period].
+// ("2014", "201603", "2010:2012", ":2009", "201603:"): see [DatetimeValue].
 //
 // # Order
 //

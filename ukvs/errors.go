@@ -7,7 +7,7 @@ import (
 )
 
 // Causes of a *[ParseError] (compare with [errors.Is]). [ErrFrequency] and
-// [ErrPeriod] are also possible causes, from [Check].
+// [ErrDatetimeValue] are also possible causes, from [Check].
 var (
 	// ErrFieldCount: a data line has fewer columns than !fields declares, or
 	// more columns followed by something that is not a JSON block.

@@ -92,9 +92,9 @@ func ExampleFrequency_Add() {
 	// Output: 150+/15 125-/13- 35~/4-
 }
 
-func ExamplePeriod() {
+func ExampleDatetimeValue() {
 	for _, s := range []string{"2014", "201602", "2010:2012", ":2009", "201603:"} {
-		p, _ := ukvs.ParsePeriod(s)
+		p, _ := ukvs.ParseDatetimeValue(s)
 		fmt.Printf("%-9s %q..%q contains 20120615: %v\n", p, p.Lower(), p.Upper(), p.Contains("20120615"))
 	}
 	// Output:

@@ -33,19 +33,19 @@ func FuzzFrequency(f *testing.F) {
 	})
 }
 
-// FuzzPeriod: whatever parses formats back to the same text and its bounds
+// FuzzDatetimeValue: whatever parses formats back to the same text and its bounds
 // are ordered.
-func FuzzPeriod(f *testing.F) {
+func FuzzDatetimeValue(f *testing.F) {
 	for _, s := range []string{"2014", "201603", "2010:2012", ":2009", "201603:", ":", "20160229", "2012:2010"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParsePeriod(s)
+		p, err := ParseDatetimeValue(s)
 		if err != nil {
 			return
 		}
 		if p.String() != s {
-			t.Fatalf("ParsePeriod(%q).String() = %q", s, p.String())
+			t.Fatalf("ParseDatetimeValue(%q).String() = %q", s, p.String())
 		}
 		if lo, hi := p.Lower(), p.Upper(); lo != "" && hi != "" && lo > hi {
 			t.Fatalf("%q: lower %s > upper %s", s, lo, hi)
@@ -109,7 +109,7 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("record %d: wrote %+v, read back %+v", i, kept[i], again[i])
 			}
 		}
-		if _, err := Check(strings.NewReader(out.String())); err != nil && !errors.Is(err, ErrFrequency) && !errors.Is(err, ErrPeriod) {
+		if _, err := Check(strings.NewReader(out.String())); err != nil && !errors.Is(err, ErrFrequency) && !errors.Is(err, ErrDatetimeValue) {
 			t.Fatalf("Check of writer output: %v", err)
 		}
 	})

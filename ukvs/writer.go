@@ -77,7 +77,7 @@ func (w *Writer) checkValues(key, val func(int) []byte) error {
 		if col == nil || IsUnknown(col) {
 			continue
 		}
-		if _, err := ParsePeriod(string(col)); err != nil {
+		if _, err := ParseDatetimeValue(string(col)); err != nil {
 			return &ParseError{Line: w.lines + 1, Err: err}
 		}
 	}
@@ -194,7 +194,7 @@ func (w *Writer) Fields() Fields { return w.fields }
 // the key must sort after the previous line's ([ErrOutOfOrder],
 // [ErrDuplicateKey]); a column named "frequency" must parse with
 // [ParseFrequency] ([ErrFrequency]) and one named "datetime" with
-// [ParsePeriod] ([ErrPeriod]) unless it is "-", so that [Check] accepts
+// [ParseDatetimeValue] ([ErrDatetimeValue]) unless it is "-", so that [Check] accepts
 // everything the Writer writes. Errors for a refused line are *[ParseError] values
 // whose Line is the line number the data line would have had.
 func (w *Writer) Write(keys, values []string, block []byte) error {
