@@ -212,7 +212,7 @@ func (e *env) compact(args []string) error {
 
 func (e *env) lookup(args []string) error {
 	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
-	at := fs.String("at", "", "look the URIs up at this datetime (a timestamp of 4 to 17 digits such as 2015, 20150314 or 20150314123456789, or a range 2010:2012), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
+	at := fs.String("at", "", "look the URIs up at this datetime (a timestamp of 4 to 17 digits such as 2015, 20150314 or 20150314123456789, a range 2010:2012, or an RFC 3339 instant such as 2015-03-14T12:00:00Z, as -updated-at and eval -now take it), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -228,6 +228,7 @@ func (e *env) lookup(args []string) error {
 	// A map without a datetime key column checks a datetime (of -at or of
 	// an input) and answers as if none were given.
 	if *at != "" {
+		*at = flagvalue.Datetime(*at)
 		if _, _, err := mementomap.ParseDatetime(*at); err != nil {
 			return cli.Usagef("lookup: -at: %w", err)
 		}

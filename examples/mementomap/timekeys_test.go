@@ -49,6 +49,12 @@ com,twitter)/* : 100/35
 	if want := "http://twitter.com/a 2014\tcom,twitter)/*\t2014\t20~/10\n"; err != nil || out != want {
 		t.Errorf("lookup -at = %q, %v; want %q", out, err, want)
 	}
+	// An RFC 3339 instant is read as -updated-at and eval -now read one:
+	// its timestamp in UTC.
+	out, _, err = runCmd(t, "", "lookup", "-at", "2015-06-01T01:30:00+02:00", dt, "http://twitter.com/a")
+	if want := "http://twitter.com/a 20150531233000\tcom,twitter)/*\t2015\t60+/30+\n"; err != nil || out != want {
+		t.Errorf("lookup -at RFC 3339 = %q, %v; want %q", out, err, want)
+	}
 	out, _, err = runCmd(t, "http://twitter.com/a\nhttp://twitter.com/b 20150601\n", "lookup", dt)
 	if want := "http://twitter.com/a\tcom,twitter)/*\t:\t100/35\nhttp://twitter.com/b 20150601\tcom,twitter)/*\t2015\t60+/30+\n"; err != nil || out != want {
 		t.Errorf("lookup from stdin = %q, %v; want %q", out, err, want)

@@ -109,3 +109,18 @@ func ParseTime(s string) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("invalid time %q (RFC 3339 such as 2026-12-01T00:00:00Z, or a timestamp of 4 to 17 digits YYYYMMDDhhmmss in UTC)", s)
 }
+
+// Datetime reads a datetime given on a command line that may name a span of
+// time (mementomap lookup -at) by the rule of ParseTime, widened to spans:
+// an instant in RFC 3339 ("2015-03-14T12:00:00Z", any offset) becomes its
+// timestamp in UTC (timestamp.Format: 14 digits, 17 when it has
+// milliseconds); any other value, timestamp digits that stand for the
+// period they name ("2015", "20150314") or a range "FROM:TO" of two, is
+// returned as it is, for the command's own parser of datetimes
+// (mementomap.ParseDatetime) to check.
+func Datetime(s string) string {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return timestamp.Format(t)
+	}
+	return s
+}

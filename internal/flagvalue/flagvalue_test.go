@@ -112,3 +112,24 @@ func ExampleParseBytes() {
 	// 4096 4096 4KiB
 	// 1KB 1000 1000
 }
+
+// TestDatetime: an RFC 3339 instant becomes its UTC timestamp (17 digits
+// with milliseconds), and digits and ranges pass unchanged.
+func TestDatetime(t *testing.T) {
+	for in, want := range map[string]string{
+		"2015-03-14T12:00:00Z":          "20150314120000",
+		"2015-03-14T13:30:00+01:30":     "20150314120000",
+		"2015-03-14T12:00:00.263Z":      "20150314120000263",
+		"2015":                          "2015",
+		"20150314123456789":             "20150314123456789",
+		"2010:2012":                     "2010:2012",
+		":":                             ":",
+		"soon":                          "soon",
+		"2015-03-14":                    "2015-03-14",
+		"2015-03-14T12:00:00Z:20160101": "2015-03-14T12:00:00Z:20160101",
+	} {
+		if got := Datetime(in); got != want {
+			t.Errorf("Datetime(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
