@@ -138,7 +138,7 @@ func (e *env) build(args []string) error {
 }
 
 func (e *env) compact(args []string) error {
-	fs, parse := e.indexFlags("compact", "IN OUT")
+	fs, parse := e.flags("compact", "IN OUT")
 	d := mementomap.DefaultCompactOptions()
 	hcf := fs.Float64("hcf", d.HostFactor, "host compaction factor W_h (inf never rolls up, 0 rolls up every node with a child)")
 	pcf := fs.Float64("pcf", d.PathFactor, "path compaction factor W_p")

@@ -46,3 +46,22 @@ func TestCompactBadFlagValues(t *testing.T) {
 		t.Errorf("compact -hcf 2 wrote no output: %v", err)
 	}
 }
+
+// TestUsageListsFlagsRead: each command's -h lists the CDX server flags
+// (-url-prefix, -domain) only when the command reads indexes through them
+// (build, profile, logs -index): compact reads a map, never a CDX server.
+func TestUsageListsFlagsRead(t *testing.T) {
+	readsIndexes := map[string]bool{"build": true, "profile": true, "logs": true}
+	e := &env{}
+	for _, c := range e.commands() {
+		_, usage, err := runCmd(t, "", c.Name, "-h")
+		if cli.Status("mementomap", err, io.Discard) != 0 || !strings.HasPrefix(usage, "usage: mementomap "+c.Name) {
+			t.Fatalf("%s -h: %v, usage %.80q", c.Name, err, usage)
+		}
+		for _, f := range []string{"-url-prefix", "-domain"} {
+			if got := strings.Contains(usage, "\n  "+f+" "); got != readsIndexes[c.Name] {
+				t.Errorf("%s -h lists %s: %v, want %v", c.Name, f, got, readsIndexes[c.Name])
+			}
+		}
+	}
+}
