@@ -93,6 +93,35 @@ func (f *Flags) Work(prefix string) (done func(), err error) {
 	return done, nil
 }
 
+// Run is the course of a bench program that generates data into a work
+// folder and measures phases of it in child processes: it parses args
+// ([Flags.Parse]); with -phase it runs phase, the child's side, in this
+// process; otherwise it makes the work folder ([Flags.Work], a temporary
+// one named after prefix, removed after) and runs parent with standard
+// output buffered (flushed after parent returns) and a progress log on
+// stderr ([Logf]). It returns the first error of the parse, the side run
+// and the flush.
+func (f *Flags) Run(fs *flag.FlagSet, args []string, prefix string, stdout, stderr io.Writer,
+	phase func() error, parent func(w *bufio.Writer, logf func(format string, a ...any)) error) error {
+	if err := f.Parse(fs, args); err != nil {
+		return err
+	}
+	if f.Phase != "" {
+		return phase()
+	}
+	done, err := f.Work(prefix)
+	if err != nil {
+		return err
+	}
+	defer done()
+	w := bufio.NewWriter(stdout)
+	err = parent(w, Logf(stderr))
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
 // Measured is what the parent adds to a phase's report: its wall time
 // (measured by the child), and its CPU time and peak resident memory
 // (from the child's rusage, see [RunChild]).

@@ -1,6 +1,7 @@
 package benchutil
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"io"
@@ -127,5 +128,57 @@ func TestFlags(t *testing.T) {
 	}
 	if err := f.Parse(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(stderr.String(), "usage: bench [flags]\nwhat the bench measures\n") {
 		t.Errorf("-h: %v, usage %q", err, stderr.String())
+	}
+}
+
+// TestFlagsRun: with -phase only the phase runs, in no work folder; without
+// it the parent runs in a new temporary work folder, removed after, its
+// buffered output flushed, and a parent's error is returned.
+func TestFlagsRun(t *testing.T) {
+	newFlags := func() (*flag.FlagSet, *Flags) {
+		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		return fs, AddFlags(fs, 10)
+	}
+	fs, f := newFlags()
+	phased, parented := false, false
+	err := f.Run(fs, []string{"-phase", "build", "-dir", t.TempDir()}, "x-", io.Discard, io.Discard,
+		func() error { phased = true; return nil },
+		func(*bufio.Writer, func(string, ...any)) error { parented = true; return nil })
+	if err != nil || !phased || parented {
+		t.Errorf("-phase: err %v, phase ran %v, parent ran %v; want the phase only", err, phased, parented)
+	}
+
+	t.Setenv("TMPDIR", t.TempDir())
+	fs, f = newFlags()
+	var out, log strings.Builder
+	var dir string
+	err = f.Run(fs, []string{"-n", "5"}, "x-bench-", &out, &log,
+		func() error { t.Error("phase ran without -phase"); return nil },
+		func(w *bufio.Writer, logf func(string, ...any)) error {
+			dir = f.Dir
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || !strings.HasPrefix(filepath.Base(dir), "x-bench-") {
+				t.Errorf("work folder %q: %v", dir, err)
+			}
+			w.WriteString("# report\n")
+			logf("phase %s", "build")
+			return nil
+		})
+	if err != nil || out.String() != "# report\n" || !strings.HasSuffix(log.String(), " phase build\n") {
+		t.Errorf("parent: err %v, stdout %q, log %q", err, out.String(), log.String())
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary work folder %s left behind (%v)", dir, err)
+	}
+	fs, f = newFlags()
+	want := errors.New("phase failed")
+	if err := f.Run(fs, nil, "x-", io.Discard, io.Discard, func() error { return nil },
+		func(*bufio.Writer, func(string, ...any)) error { return want }); err != want {
+		t.Errorf("parent error: %v, want %v", err, want)
+	}
+	fs, f = newFlags()
+	if err := f.Run(fs, []string{"-n", "0"}, "x-", io.Discard, io.Discard, func() error { return nil },
+		func(*bufio.Writer, func(string, ...any)) error { t.Error("parent ran after a usage error"); return nil }); cli.Status("bench", err, io.Discard) != 2 {
+		t.Errorf("-n 0: %v, want a usage error", err)
 	}
 }

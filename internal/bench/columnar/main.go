@@ -50,76 +50,65 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := benchutil.NewFlagSet("Parquet export (package columnar) against mementomap build on one generated index, and the table's size against gzip CDXJ.", stderr)
 	c := config{Flags: benchutil.AddFlags(fs, 16_000_000)}
 	fs.IntVar(&c.rowGroup, "rowgroup", 0, "rows per row group (0: columnar.DefaultRowGroupRows)")
-	if err := c.Parse(fs, args); err != nil {
-		return err
-	}
-	if c.Phase != "" {
-		return runPhase(ctx, c, stdout)
-	}
-	done, err := c.Work("columnar-bench-")
-	if err != nil {
-		return err
-	}
-	defer done()
-	w := bufio.NewWriter(stdout)
-	defer w.Flush()
-	logf := benchutil.Logf(stderr)
-	p := func(name string) string { return filepath.Join(c.Dir, name) }
+	return c.Run(fs, args, "columnar-bench-", stdout, stderr, func() error { return runPhase(ctx, c, stdout) },
+		func(w *bufio.Writer, logf func(string, ...any)) error {
+			p := func(name string) string { return filepath.Join(c.Dir, name) }
 
-	// 1. Data: the index and its gzip form.
-	if _, err := os.Stat(p("index.cdxj")); err != nil {
-		logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
-		if _, err := benchutil.WriteFile(p("index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) {
-			return cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(f)
-		}); err != nil {
-			return err
-		}
-	}
-	if _, err := os.Stat(p("index.cdxj.gz")); err != nil {
-		logf("gzip -6 of the index")
-		if err := gzipFile(p("index.cdxj"), p("index.cdxj.gz")); err != nil {
-			return err
-		}
-	}
-	lines, err := countLines(p("index.cdxj"))
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# Parquet export benchmark\n\nindex: %d CDXJ lines (cdxgen seed %d); Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n",
-		lines, c.Seed, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+			// 1. Data: the index and its gzip form.
+			if _, err := os.Stat(p("index.cdxj")); err != nil {
+				logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
+				if _, err := benchutil.WriteFile(p("index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) {
+					return cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(f)
+				}); err != nil {
+					return err
+				}
+			}
+			if _, err := os.Stat(p("index.cdxj.gz")); err != nil {
+				logf("gzip -6 of the index")
+				if err := gzipFile(p("index.cdxj"), p("index.cdxj.gz")); err != nil {
+					return err
+				}
+			}
+			lines, err := countLines(p("index.cdxj"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "# Parquet export benchmark\n\nindex: %d CDXJ lines (cdxgen seed %d); Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n",
+				lines, c.Seed, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 
-	// 2. Measured phases.
-	fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | lines/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
-	cpu := map[string]time.Duration{}
-	for _, ph := range []string{"build", "export", "export-year", "read"} {
-		logf("phase %s", ph)
-		r, err := child(ctx, c, ph)
-		if err != nil {
-			return fmt.Errorf("phase %s: %w", ph, err)
-		}
-		cpu[ph] = r.CPU
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items,
-			r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), perLine(r.CPU, r.Items), benchutil.Rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
-		if r.Note != "" {
-			fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
-		}
-		w.Flush()
-	}
-	if cpu["build"] > 0 {
-		fmt.Fprintf(w, "\nexport CPU / build CPU: %.2f (target: at most 2)\n", float64(cpu["export"])/float64(cpu["build"]))
-	}
+			// 2. Measured phases.
+			fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | lines/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
+			cpu := map[string]time.Duration{}
+			for _, ph := range []string{"build", "export", "export-year", "read"} {
+				logf("phase %s", ph)
+				r, err := child(ctx, c, ph)
+				if err != nil {
+					return fmt.Errorf("phase %s: %w", ph, err)
+				}
+				cpu[ph] = r.CPU
+				fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items,
+					r.Wall.Round(time.Millisecond), r.CPU.Round(time.Millisecond), perLine(r.CPU, r.Items), benchutil.Rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
+				if r.Note != "" {
+					fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
+				}
+				w.Flush()
+			}
+			if cpu["build"] > 0 {
+				fmt.Fprintf(w, "\nexport CPU / build CPU: %.2f (target: at most 2)\n", float64(cpu["export"])/float64(cpu["build"]))
+			}
 
-	// 3. Sizes.
-	fmt.Fprintf(w, "\n| file | bytes | bytes per line | vs gzip CDXJ |\n|---|---|---|---|\n")
-	gz := size(p("index.cdxj.gz"))
-	yearSize, _ := treeSize(p("year"))
-	for _, f := range []struct {
-		name string
-		n    int64
-	}{{"index.cdxj", size(p("index.cdxj"))}, {"index.cdxj.gz", gz}, {"index.parquet", size(p("index.parquet"))}, {"year/ (partitioned)", yearSize}} {
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.2f |\n", f.name, f.n, float64(f.n)/float64(lines), float64(f.n)/float64(gz))
-	}
-	return nil
+			// 3. Sizes.
+			fmt.Fprintf(w, "\n| file | bytes | bytes per line | vs gzip CDXJ |\n|---|---|---|---|\n")
+			gz := size(p("index.cdxj.gz"))
+			yearSize, _ := treeSize(p("year"))
+			for _, f := range []struct {
+				name string
+				n    int64
+			}{{"index.cdxj", size(p("index.cdxj"))}, {"index.cdxj.gz", gz}, {"index.parquet", size(p("index.parquet"))}, {"year/ (partitioned)", yearSize}} {
+				fmt.Fprintf(w, "| %s | %d | %.1f | %.2f |\n", f.name, f.n, float64(f.n)/float64(lines), float64(f.n)/float64(gz))
+			}
+			return nil
+		})
 }
 
 func perLine(d time.Duration, n int64) string {

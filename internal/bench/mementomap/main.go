@@ -59,87 +59,76 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&c.evalHeld, "eval-held", 0.0164, "share of held URIs among the evaluation lookups (the paper's logs: 1.64%)")
 	fs.StringVar(&c.out, "o", "", "folder for the outputs (figure10.svg) (default: a new temporary folder, printed)")
 	fs.IntVar(&c.warm, "warm", 100_000, "with -phase lookup-*: lookups run before the measure, to warm the page cache and the lazily built index (the whole query list once gives a long-running server's steady state)")
-	if err := c.Parse(fs, args); err != nil {
-		return err
-	}
-	if c.Phase != "" {
-		return runPhase(ctx, c, stdout)
-	}
-	if c.lookups <= 0 || c.evalLookups <= 0 {
-		return cli.Usagef("-lookups and -eval-lookups must be positive")
-	}
-	if c.out == "" {
-		d, err := os.MkdirTemp("", "mementomap-bench-out-")
-		if err != nil {
-			return err
-		}
-		c.out = d
-	} else if err := os.MkdirAll(c.out, 0o755); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "outputs go to %s\n", c.out)
-	done, err := c.Work("mementomap-bench-")
-	if err != nil {
-		return err
-	}
-	defer done()
-	w := bufio.NewWriter(stdout)
-	defer w.Flush()
-	logf := benchutil.Logf(stderr)
+	return c.Run(fs, args, "mementomap-bench-", stdout, stderr, func() error { return runPhase(ctx, c, stdout) },
+		func(w *bufio.Writer, logf func(string, ...any)) error {
+			if c.lookups <= 0 || c.evalLookups <= 0 {
+				return cli.Usagef("-lookups and -eval-lookups must be positive")
+			}
+			if c.out == "" {
+				d, err := os.MkdirTemp("", "mementomap-bench-out-")
+				if err != nil {
+					return err
+				}
+				c.out = d
+			} else if err := os.MkdirAll(c.out, 0o755); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "outputs go to %s\n", c.out)
 
-	// 1. Data.
-	logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
-	cfg := cdxgen.Config{Lines: c.N, Seed: c.Seed}
-	t0 := time.Now()
-	gst, err := benchutil.WriteFile(filepath.Join(c.Dir, "index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) { return cdxgen.New(cfg).Write(f) })
-	if err != nil {
-		return err
-	}
-	genTime := time.Since(t0)
-	if _, err := benchutil.WriteFile(filepath.Join(c.Dir, "lookups.surt"), func(f io.Writer) (cdxgen.LookupStats, error) {
-		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.lookups, Held: c.held, SURT: true})
-	}); err != nil {
-		return err
-	}
-	if _, err := benchutil.WriteFile(filepath.Join(c.Dir, "eval.urls"), func(f io.Writer) (cdxgen.LookupStats, error) {
-		return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.evalLookups, Held: c.evalHeld})
-	}); err != nil {
-		return err
-	}
-	fi, _ := os.Stat(filepath.Join(c.Dir, "index.cdxj"))
-	fmt.Fprintf(w, "# MementoMap benchmark\n\nindex: %d CDXJ lines (%.1f MB), %d URI-Rs, %d hosts, generated in %s\n",
-		gst.Lines, float64(fi.Size())/1e6, gst.URIRs, gst.Hosts, genTime.Round(time.Millisecond))
-	fmt.Fprintf(w, "Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+			// 1. Data.
+			logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
+			cfg := cdxgen.Config{Lines: c.N, Seed: c.Seed}
+			t0 := time.Now()
+			gst, err := benchutil.WriteFile(filepath.Join(c.Dir, "index.cdxj"), func(f io.Writer) (cdxgen.Stats, error) { return cdxgen.New(cfg).Write(f) })
+			if err != nil {
+				return err
+			}
+			genTime := time.Since(t0)
+			if _, err := benchutil.WriteFile(filepath.Join(c.Dir, "lookups.surt"), func(f io.Writer) (cdxgen.LookupStats, error) {
+				return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.lookups, Held: c.held, SURT: true})
+			}); err != nil {
+				return err
+			}
+			if _, err := benchutil.WriteFile(filepath.Join(c.Dir, "eval.urls"), func(f io.Writer) (cdxgen.LookupStats, error) {
+				return cdxgen.WriteLookups(f, cfg, cdxgen.LookupConfig{N: c.evalLookups, Held: c.evalHeld})
+			}); err != nil {
+				return err
+			}
+			fi, _ := os.Stat(filepath.Join(c.Dir, "index.cdxj"))
+			fmt.Fprintf(w, "# MementoMap benchmark\n\nindex: %d CDXJ lines (%.1f MB), %d URI-Rs, %d hosts, generated in %s\n",
+				gst.Lines, float64(fi.Size())/1e6, gst.URIRs, gst.Hosts, genTime.Round(time.Millisecond))
+			fmt.Fprintf(w, "Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
 
-	// 2. Measured phases.
-	fmt.Fprintf(w, "| phase | items | wall | CPU | items/s (wall) | items/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
-	for _, ph := range []string{"build", "compact", "lookup-surt", "lookup-url", "lookup-compact", "open"} {
-		logf("phase %s", ph)
-		r, err := child(ctx, c, ph)
-		if err != nil {
-			return fmt.Errorf("phase %s: %w", ph, err)
-		}
-		fmt.Fprintf(w, "| %s | %d %s | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items, r.Unit,
-			r.Wall.Round(time.Microsecond), r.CPU.Round(time.Microsecond), benchutil.Rate(r.Items, r.Wall), benchutil.Rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
-		if r.Note != "" {
-			fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
-		}
-		w.Flush()
-	}
+			// 2. Measured phases.
+			fmt.Fprintf(w, "| phase | items | wall | CPU | items/s (wall) | items/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
+			for _, ph := range []string{"build", "compact", "lookup-surt", "lookup-url", "lookup-compact", "open"} {
+				logf("phase %s", ph)
+				r, err := child(ctx, c, ph)
+				if err != nil {
+					return fmt.Errorf("phase %s: %w", ph, err)
+				}
+				fmt.Fprintf(w, "| %s | %d %s | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Items, r.Unit,
+					r.Wall.Round(time.Microsecond), r.CPU.Round(time.Microsecond), benchutil.Rate(r.Items, r.Wall), benchutil.Rate(r.Items, r.CPU), float64(r.MaxRSS)/(1<<20))
+				if r.Note != "" {
+					fmt.Fprintf(w, "|   | %s | | | | | |\n", r.Note)
+				}
+				w.Flush()
+			}
 
-	// 3. Table 9 and Figure 10.
-	logf("Table 9: chained compaction over 36 weight pairs")
-	rows, err := table9(ctx, c, logf)
-	if err != nil {
-		return err
-	}
-	writeTable9(w, rows)
-	svg := filepath.Join(c.out, "figure10.svg")
-	if err := plotFigure10(rows, svg); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nFigure 10 written to %s\n", svg)
-	return nil
+			// 3. Table 9 and Figure 10.
+			logf("Table 9: chained compaction over 36 weight pairs")
+			rows, err := table9(ctx, c, logf)
+			if err != nil {
+				return err
+			}
+			writeTable9(w, rows)
+			svg := filepath.Join(c.out, "figure10.svg")
+			if err := plotFigure10(rows, svg); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\nFigure 10 written to %s\n", svg)
+			return nil
+		})
 }
 
 // result is what a phase child reports (JSON on its stdout); the parent

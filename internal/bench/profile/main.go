@@ -47,90 +47,79 @@ type result struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := benchutil.NewFlagSet("mementomap.Profile against mementomap.Build on one generated index, and the compaction cutoffs fitted at archive scale.", stderr)
 	c := config{benchutil.AddFlags(fs, 16_000_000)}
-	if err := c.Parse(fs, args); err != nil {
-		return err
-	}
-	if c.Phase != "" {
-		return runPhase(ctx, c, stdout)
-	}
-	done, err := c.Work("profile-bench-")
-	if err != nil {
-		return err
-	}
-	defer done()
-	w := bufio.NewWriter(stdout)
-	defer w.Flush()
-	logf := benchutil.Logf(stderr)
-	idx := filepath.Join(c.Dir, "index.cdxj")
-	if _, err := os.Stat(idx); err != nil {
-		logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
-		f, err := os.Create(idx)
-		if err != nil {
-			return err
-		}
-		bw := bufio.NewWriterSize(f, 1<<20)
-		_, err = cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(bw)
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	fi, err := os.Stat(idx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "# Profile benchmark\n\nindex: %d CDXJ lines (%.1f MB) from cdxgen seed %d\n", c.N, float64(fi.Size())/1e6, c.Seed)
-	fmt.Fprintf(w, "Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1 in its own process\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
-	fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | ÷ build | peak RSS |\n|---|---|---|---|---|---|---|\n")
-	var build time.Duration
-	var prof *mementomap.ArchiveProfile
-	for _, ph := range []string{"build", "profile", "profile-no-compaction"} {
-		logf("phase %s", ph)
-		r, err := child(ctx, c, ph)
-		if err != nil {
-			return fmt.Errorf("phase %s: %w", ph, err)
-		}
-		per := time.Duration(int64(r.CPU) / max(r.Lines, 1))
-		ratio := "1"
-		if ph == "build" {
-			build = per
-		} else if build > 0 {
-			ratio = fmt.Sprintf("%.2f", float64(per)/float64(build))
-		}
-		if r.Profile != nil && prof == nil {
-			prof = r.Profile
-		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Lines, r.Wall.Round(time.Millisecond),
-			r.CPU.Round(time.Millisecond), per, ratio, float64(r.MaxRSS)/(1<<20))
-		w.Flush()
-	}
-	if prof != nil {
-		ix := prof.Index
-		fmt.Fprintf(w, "\nprofile: %d URI-Rs, %d HxPx keys, %d hosts, %d domains; mementos per URI-R mean %.2f, median %g, max %d, Gini %.3f, Pareto %.3f\n",
-			ix.URIRs, ix.HxPxKeys, ix.Hosts, ix.Domains, prof.Mementos.Mean, prof.Mementos.Median, prof.Mementos.Max, prof.Mementos.Gini, prof.Mementos.ParetoShare)
-		if f := prof.Fit; f != nil {
-			fmt.Fprintf(w, "\n| fit | a | k | k std. error | R² (log) | depths (parents) |\n|---|---|---|---|---|---|\n")
-			for _, r := range []struct {
-				name string
-				f    mementomap.PowerLawFit
-			}{{"host, log space", f.Host}, {"host, linear space", f.HostLinear}, {"path, log space", f.Path}, {"path, linear space", f.PathLinear}} {
-				pts := ""
-				for _, q := range r.f.Points {
-					pts += fmt.Sprintf(" %d:%.2f(%d)", q.Depth, q.MeanChildren, q.Parents)
+	return c.Run(fs, args, "profile-bench-", stdout, stderr, func() error { return runPhase(ctx, c, stdout) },
+		func(w *bufio.Writer, logf func(string, ...any)) error {
+			idx := filepath.Join(c.Dir, "index.cdxj")
+			if _, err := os.Stat(idx); err != nil {
+				logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
+				f, err := os.Create(idx)
+				if err != nil {
+					return err
 				}
-				fmt.Fprintf(w, "| %s | %.3f | %.3f | %.3f | %.3f |%s |\n", r.name, r.f.A, r.f.K, r.f.KStdErr, r.f.R2, pts)
+				bw := bufio.NewWriterSize(f, 1<<20)
+				_, err = cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(bw)
+				if err == nil {
+					err = bw.Flush()
+				}
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return err
+				}
 			}
-			fmt.Fprintf(w, "| paper (reference tool) | host 16.329, path 24.546 | host 0.714, path 1.429 | | | |\n")
-		} else {
-			fmt.Fprintf(w, "\nno fit: %s\n", prof.FitError)
-		}
-	}
-	return nil
+			fi, err := os.Stat(idx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "# Profile benchmark\n\nindex: %d CDXJ lines (%.1f MB) from cdxgen seed %d\n", c.N, float64(fi.Size())/1e6, c.Seed)
+			fmt.Fprintf(w, "Go %s, %s/%s, %d CPUs on the machine; each phase runs with GOMAXPROCS=1 in its own process\n\n", runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+			fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | ÷ build | peak RSS |\n|---|---|---|---|---|---|---|\n")
+			var build time.Duration
+			var prof *mementomap.ArchiveProfile
+			for _, ph := range []string{"build", "profile", "profile-no-compaction"} {
+				logf("phase %s", ph)
+				r, err := child(ctx, c, ph)
+				if err != nil {
+					return fmt.Errorf("phase %s: %w", ph, err)
+				}
+				per := time.Duration(int64(r.CPU) / max(r.Lines, 1))
+				ratio := "1"
+				if ph == "build" {
+					build = per
+				} else if build > 0 {
+					ratio = fmt.Sprintf("%.2f", float64(per)/float64(build))
+				}
+				if r.Profile != nil && prof == nil {
+					prof = r.Profile
+				}
+				fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.0f MiB |\n", ph, r.Lines, r.Wall.Round(time.Millisecond),
+					r.CPU.Round(time.Millisecond), per, ratio, float64(r.MaxRSS)/(1<<20))
+				w.Flush()
+			}
+			if prof != nil {
+				ix := prof.Index
+				fmt.Fprintf(w, "\nprofile: %d URI-Rs, %d HxPx keys, %d hosts, %d domains; mementos per URI-R mean %.2f, median %g, max %d, Gini %.3f, Pareto %.3f\n",
+					ix.URIRs, ix.HxPxKeys, ix.Hosts, ix.Domains, prof.Mementos.Mean, prof.Mementos.Median, prof.Mementos.Max, prof.Mementos.Gini, prof.Mementos.ParetoShare)
+				if f := prof.Fit; f != nil {
+					fmt.Fprintf(w, "\n| fit | a | k | k std. error | R² (log) | depths (parents) |\n|---|---|---|---|---|---|\n")
+					for _, r := range []struct {
+						name string
+						f    mementomap.PowerLawFit
+					}{{"host, log space", f.Host}, {"host, linear space", f.HostLinear}, {"path, log space", f.Path}, {"path, linear space", f.PathLinear}} {
+						pts := ""
+						for _, q := range r.f.Points {
+							pts += fmt.Sprintf(" %d:%.2f(%d)", q.Depth, q.MeanChildren, q.Parents)
+						}
+						fmt.Fprintf(w, "| %s | %.3f | %.3f | %.3f | %.3f |%s |\n", r.name, r.f.A, r.f.K, r.f.KStdErr, r.f.R2, pts)
+					}
+					fmt.Fprintf(w, "| paper (reference tool) | host 16.329, path 24.546 | host 0.714, path 1.429 | | | |\n")
+				} else {
+					fmt.Fprintf(w, "\nno fit: %s\n", prof.FitError)
+				}
+			}
+			return nil
+		})
 }
 
 func child(ctx context.Context, c config, phase string) (result, error) {
