@@ -161,3 +161,118 @@ func receiverType(e ast.Expr) string {
 		}
 	}
 }
+
+// TestPublicPackagesHaveExamples fails naming every public package of the
+// root module (not main, not under an internal folder) that exports an
+// identifier and has no Example function in its _test.go files, and every
+// Example without an "Output:" comment (compiled, never run) outside the
+// packages whose examples cannot run alone: cache/cachetest (its Run takes
+// the *testing.T of a test) and cache/mysqlcache (it needs a MySQL server;
+// its tests make the same calls against one).
+func TestPublicPackagesHaveExamples(t *testing.T) {
+	type pkg struct {
+		name               string
+		exported, examples int
+		unrun              []string
+	}
+	fset := token.NewFileSet()
+	pkgs := map[string]*pkg{}
+	for _, path := range moduleGoFiles(t) {
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if dir == "internal" || strings.HasPrefix(dir, "internal/") || strings.Contains(dir, "/internal/") || strings.HasSuffix(dir, "/internal") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := pkgs[dir]
+		if p == nil {
+			p = &pkg{}
+			pkgs[dir] = p
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			p.name = f.Name.Name
+			for _, decl := range f.Decls {
+				switch d := decl.(type) {
+				case *ast.FuncDecl:
+					if d.Name.IsExported() && d.Recv == nil {
+						p.exported++
+					}
+				case *ast.GenDecl:
+					for _, spec := range d.Specs {
+						switch s := spec.(type) {
+						case *ast.TypeSpec:
+							if s.Name.IsExported() {
+								p.exported++
+							}
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								if n.IsExported() {
+									p.exported++
+								}
+							}
+						}
+					}
+				}
+			}
+			continue
+		}
+		for _, decl := range f.Decls {
+			d, ok := decl.(*ast.FuncDecl)
+			if !ok || d.Recv != nil || !strings.HasPrefix(d.Name.Name, "Example") {
+				continue
+			}
+			p.examples++
+			if !hasOutputComment(f, d) {
+				p.unrun = append(p.unrun, fset.Position(d.Pos()).String()+": "+d.Name.Name)
+			}
+		}
+	}
+	compiledOnly := map[string]bool{"cache/cachetest": true, "cache/mysqlcache": true}
+	public := 0
+	for _, dir := range sortedKeys(pkgs) {
+		p := pkgs[dir]
+		if p.name == "" || p.name == "main" || p.exported == 0 {
+			continue // a command, or the root package's map of the module
+		}
+		public++
+		if p.examples == 0 {
+			t.Errorf("package %s (%s) has no Example function: add one to an example_test.go", dir, p.name)
+		}
+		if !compiledOnly[dir] {
+			for _, u := range p.unrun {
+				t.Errorf("%s has no Output comment: it is compiled, never run", u)
+			}
+		}
+	}
+	if public < 15 {
+		t.Errorf("%d public packages found, want the module's 15 or more: the walk missed some", public)
+	}
+}
+
+// hasOutputComment reports whether the function d of f holds an
+// "Output:" or "Unordered output:" comment, which makes go test run it.
+func hasOutputComment(f *ast.File, d *ast.FuncDecl) bool {
+	for _, g := range f.Comments {
+		if g.Pos() < d.Body.Lbrace || g.End() > d.Body.Rbrace {
+			continue
+		}
+		for _, c := range g.List {
+			text := strings.TrimSpace(strings.TrimPrefix(c.Text, "//"))
+			if strings.HasPrefix(text, "Output:") || strings.HasPrefix(text, "Unordered output:") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
