@@ -586,43 +586,15 @@ func unescapeQuoted(b []byte) string {
 	return string(out)
 }
 
+// commonNames are the parameter names internName returns as constants.
+var commonNames = [...]string{"rel", "type", "from", "until", "title", "anchor", "license", "datetime", "collection"}
+
 // internName lower-cases a parameter name, returning constant strings for
 // the common ones so that parsing them does not allocate.
 func internName(b []byte) string {
-	switch len(b) {
-	case 3:
-		if eqFold(b, "rel") {
-			return "rel"
-		}
-	case 4:
-		if eqFold(b, "type") {
-			return "type"
-		}
-		if eqFold(b, "from") {
-			return "from"
-		}
-	case 5:
-		if eqFold(b, "until") {
-			return "until"
-		}
-		if eqFold(b, "title") {
-			return "title"
-		}
-	case 6:
-		if eqFold(b, "anchor") {
-			return "anchor"
-		}
-	case 7:
-		if eqFold(b, "license") {
-			return "license"
-		}
-	case 8:
-		if eqFold(b, "datetime") {
-			return "datetime"
-		}
-	case 10:
-		if eqFold(b, "collection") {
-			return "collection"
+	for _, n := range commonNames {
+		if eqFold(b, n) {
+			return n
 		}
 	}
 	return strings.ToLower(string(b))
