@@ -16,6 +16,7 @@ import (
 //     trailing block that is not a JSON object;
 //   - a malformed value in a column named "frequency" ([ParseFrequency]) or
 //     "datetime" ([ParseDatetimeValue]), key or value;
+//   - a NUL byte in a key column ([ErrNULKey]);
 //   - a key that is not strictly greater than the previous line's, in the
 //     byte-wise column-by-column order of [Writer] ([ErrOutOfOrder],
 //     [ErrDuplicateKey]).
@@ -53,7 +54,13 @@ func Check(r io.Reader) (int64, error) {
 				if c == 0 {
 					cause = ErrDuplicateKey
 				}
-				return n, &ParseError{Line: rec.Line, Err: fmt.Errorf("%w after line %d", cause, prevLine), Key: string(rec.Keys[0])}
+				err := fmt.Errorf("%w after line %d", cause, prevLine)
+				if len(rec.Keys) > 1 {
+					// Name every key column of both lines: in a map
+					// keyed by URI and datetime the URIs may be equal.
+					err = fmt.Errorf("%w after line %d: %s %s line %d's %s", cause, prevLine, keyColumns(f, rec.Keys), map[bool]string{true: "repeats", false: "sorts before"}[c == 0], prevLine, keyColumns(f, prev))
+				}
+				return n, &ParseError{Line: rec.Line, Err: err, Key: string(rec.Keys[0])}
 			}
 		}
 		if prev == nil {
@@ -66,12 +73,33 @@ func Check(r io.Reader) (int64, error) {
 	}
 }
 
+// keyColumns names the key columns keys of a line laid out as f:
+// `surt "com,a)/" datetime "2015"`.
+func keyColumns(f Fields, keys [][]byte) string {
+	var b bytes.Buffer
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		name := "key"
+		if i < len(f.Keys) {
+			name = f.Keys[i]
+		}
+		if len(k) > 200 {
+			k = append(k[:200:200], "..."...)
+		}
+		fmt.Fprintf(&b, "%s %q", name, k)
+	}
+	return b.String()
+}
+
 // CheckLine checks one data line (without its line terminator) laid out
 // as f by the rules [Check] applies to each line: the columns f declares
 // (no fewer; more only as a trailing JSON block), quotes that close, a
 // "frequency" value that parses ([ParseFrequency]), a "datetime" key or
-// value that parses ([ParseDatetimeValue]) or is the placeholder "-", and a JSON
-// block that is an object. It is the one rule of the module for a map's
+// value that parses ([ParseDatetimeValue]) or is the placeholder "-", key
+// columns without a NUL byte ([ErrNULKey], at the NUL's column), and a
+// JSON block that is an object. It is the one rule of the module for a map's
 // data line: Check, mementomap's Stats and its lookups use it, so that
 // what one calls bad the others call bad too. It returns the cause (one
 // of the causes of a *[ParseError]) and the 1-based byte column where it
@@ -98,6 +126,14 @@ func rulesOf(f Fields) lineRules {
 // check applies the rules of CheckLine to a line already split into its
 // columns, returning the column of the problem and its cause.
 func (r lineRules) check(rec *Record) (int, error) {
+	for _, k := range rec.Keys {
+		if i := bytes.IndexByte(k, 0); i >= 0 {
+			if c := rec.column(k); c > 0 {
+				return c + i, ErrNULKey
+			}
+			return 0, ErrNULKey
+		}
+	}
 	if v := rec.Value(r.freq); v != nil {
 		var f Frequency
 		if err := f.UnmarshalText(v); err != nil {

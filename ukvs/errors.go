@@ -29,6 +29,9 @@ var (
 	ErrOutOfOrder = errors.New("key out of byte-wise order")
 	// ErrDuplicateKey: a data line repeats the previous line's key.
 	ErrDuplicateKey = errors.New("duplicate key")
+	// ErrNULKey: a key column holds a NUL byte (0x00), which no URI,
+	// SURT or datetime holds; the column is where the NUL is.
+	ErrNULKey = errors.New("NUL byte in a key")
 )
 
 // ParseError is the error of [Reader.Read], [Check] and [Writer.Write] for
