@@ -163,3 +163,19 @@ func BenchmarkOpen(b *testing.B) {
 		m.Close()
 	}
 }
+
+// BenchmarkCheckOrder is the order check of a whole map (Map.CheckOrder,
+// run by the first lookup of a map of at most SyncOrderCheckBytes); one op
+// is the baseline map, and SetBytes makes -benchmem's MB/s its speed.
+func BenchmarkCheckOrder(b *testing.B) {
+	benchInputs(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchData.base)))
+	cpu0 := processCPU()
+	for b.Loop() {
+		if err := FromBytes(benchData.base).CheckOrder(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRate(b, float64(len(benchData.base))/(1<<20), cpu0, "MiB")
+}

@@ -54,10 +54,17 @@
 // 256 MiB per Map), so that later searches bisect the table and read one
 // line of the mapped file, or none when the key is absent. A Map is safe
 // for concurrent use.
-// Lookups trust the map to be sorted with each key once: in an unsorted
-// map a binary search can miss a line the file holds, so check a map of
-// unknown origin first (ukvs.Check, the command's check). A byte order
-// mark is skipped; lone CR line ends are refused ([ErrLoneCR]).
+// A binary search in a map out of order can miss a line the file holds,
+// so a Map checks its order once ([Map.CheckOrder]): a map of at most
+// [SyncOrderCheckBytes] before its first lookup answers, a larger one in
+// the background while each lookup checks the order of the lines it reads.
+// A lookup never answers absent for a held key without an error, but for
+// one case stated at Map.CheckOrder (a line far from its place in a large
+// map whose check has not ended); on a map found out of order every lookup
+// fails with ukvs.ErrOutOfOrder, naming the file and the line. Of
+// duplicate keys, the first line decides; ukvs.Check (the command's check)
+// finds those too. A byte order mark is skipped; lone CR line ends are
+// refused ([ErrLoneCR]).
 //
 // A map may declare a time key column in !fields ([TimeKeyDatetime]):
 // [Map.LookupAt] then answers for a URI at a datetime, and lookups without

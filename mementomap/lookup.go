@@ -63,7 +63,12 @@ type Map struct {
 
 	keys     atomic.Pointer[keyHash] // key table, built in the background after indexAfter lookups
 	keysDone chan struct{}           // closed when the key table's build ends; nil before it starts
-	closing  atomic.Bool             // set by Close: stops the key table's build
+	closing  atomic.Bool             // set by Close: stops the key table's build and the order check
+
+	order     atomic.Int32  // orderUnknown, orderSorted or orderBroken (Map.CheckOrder)
+	orderErr  error         // why the map is out of order, set before order is orderBroken
+	orderOnce sync.Once     // starts the order check
+	orderDone chan struct{} // closed when a check in its own goroutine ends; nil for none
 }
 
 // Match is the answer of a lookup.
@@ -195,11 +200,12 @@ func hasLoneCR(b []byte) bool {
 // a map whose first line ends with a lone CR is refused with [ErrLoneCR],
 // and a gzip-compressed file or a CDX/CDXJ index with [ErrNotMap].
 //
-// Lookups trust the file to be a valid map: data lines sorted byte-wise by
-// key, each key once (run ukvs.Check, or the check command, on a map of
-// unknown origin). In an unsorted map a binary search can miss a key the
-// file holds, and answer absent: a false negative that only a check
-// finds. Of duplicate keys, the first line decides.
+// A valid map has its data lines sorted byte-wise by key, each key once
+// (ukvs.Check, the check command). In an unsorted map a binary search can
+// miss a key the file holds; so the map's first lookup checks its order
+// ([Map.CheckOrder], which states the guarantee), and on a map out of
+// order every lookup returns an error wrapping ukvs.ErrOutOfOrder naming
+// the file and the line. Of duplicate keys, the first line decides.
 //
 // The file is mapped, not copied. Replacing it by renaming a new file over
 // its path (what [Compact], [Build] and the command do) leaves an open Map
@@ -405,6 +411,9 @@ func (m *Map) Close() error {
 	if m.keysDone != nil {
 		<-m.keysDone
 	}
+	if m.orderDone != nil {
+		<-m.orderDone
+	}
 	var err error
 	if m.data != nil {
 		err = m.data.Unmap()
@@ -576,8 +585,8 @@ func (m *Map) Get(key string) (value string, ok bool) {
 	}
 	var err error
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
-	p, ok := m.search([]byte(key))
-	if !ok {
+	p, ok, err := m.searchKey(nil, []byte(key))
+	if err != nil || !ok {
 		return "", false
 	}
 	return string(m.valueAt(m.b[p:m.lineEnd(p)])), true
@@ -628,7 +637,13 @@ func (m *Map) LookupSURT(surtKey string) (res Match, err error) {
 	c.src = append(c.src[:0], surtKey...)
 	c.build(c.src)
 	c.err = nil
-	res = m.lookupCandidates(c)
+	if sorted, err := m.ordered(); err != nil {
+		return Match{Distance: -1}, err
+	} else if sorted {
+		res = m.lookupCandidates(c)
+	} else {
+		res = m.lookupChecked(c)
+	}
 	if c.err != nil {
 		return Match{Distance: -1}, c.err
 	}
@@ -1070,7 +1085,7 @@ func (m *Map) lookupLine(bw *bufio.Writer, st *BatchStats, n int64, raw []byte, 
 	} else {
 		res, err = m.Lookup(in)
 	}
-	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) || errors.Is(err, ErrNotMap) || errors.Is(err, ErrChanged) {
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrLoneCR) || errors.Is(err, ErrNotMap) || errors.Is(err, ErrChanged) || errors.Is(err, ukvs.ErrOutOfOrder) {
 		return err
 	}
 	bw.WriteString(in)

@@ -312,17 +312,13 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 		x := m.indexed()
 		for i := range c.n {
 			key := c.key(i)
-			var p int
-			var ok bool
-			if x != nil {
-				p, ok = m.find(x, key)
-			} else {
-				p, ok = m.search(key)
+			p, ok, err := m.searchKey(x, key)
+			if err != nil {
+				return Match{Distance: -1}, err
 			}
 			if !ok {
 				continue
 			}
-			var err error
 			if ls, err = m.keyLines(ls[:0], p, key, &c.rec); err != nil {
 				return Match{Distance: -1}, err
 			}
@@ -455,7 +451,11 @@ func (m *Map) LookupObserved(surtKey string, now time.Time, maxAge time.Duration
 	return m.guarded(func() (Match, error) {
 		var ls []keyLine
 		var err error
-		if p, ok := m.search([]byte(surtKey)); ok {
+		p, ok, err := m.searchKey(nil, []byte(surtKey))
+		if err != nil {
+			return Match{Distance: -1}, err
+		}
+		if ok {
 			if ls, err = m.keyLines(ls, p, []byte(surtKey), nil); err != nil {
 				return Match{Distance: -1}, err
 			}
@@ -472,7 +472,11 @@ func (m *Map) LookupObserved(surtKey string, now time.Time, maxAge time.Duration
 			return res, nil
 		}
 		res := Match{Key: "*", Value: "/", Frequency: ukvs.Frequency{Slash: true}, Distance: 1}
-		if p, ok := m.search([]byte("*")); ok {
+		p, ok, err = m.searchKey(nil, []byte("*"))
+		if err != nil {
+			return Match{Distance: -1}, err
+		}
+		if ok {
 			if ls, err = m.keyLines(ls[:0], p, []byte("*"), nil); err != nil {
 				return Match{Distance: -1}, err
 			}

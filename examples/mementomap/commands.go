@@ -224,6 +224,11 @@ func (e *env) lookup(args []string) error {
 		return err
 	}
 	defer m.Close()
+	// The whole map's order first: a lookup in a map out of order could
+	// miss a held key (mementomap.Map.CheckOrder).
+	if err := m.CheckOrder(); err != nil {
+		return err
+	}
 	in := cli.Reader(e.ctx, e.stdin)
 	// A map without a datetime key column checks a datetime (of -at or of
 	// an input) and answers as if none were given.
