@@ -32,8 +32,8 @@ func (e *env) logs(args []string) error {
 	fs, parse := e.indexFlags("logs", "LOG...")
 	format := fs.String("format", "auto", "log format: auto (per file), common, combined, memgator or aggregator (this module's JSON log)")
 	root := fs.String("root", "", "path prefix the aggregator answers under (its -root), removed from request targets")
-	lookups := fs.String("lookups", "", "write the lookups, one URI-R a line in log order, to this file (for eval -lookups and lookup)")
-	datetimes := fs.Bool("datetimes", false, "in -lookups, write \"URI-R DATETIME\" (14 digits) for lookups that name a datetime (for lookup on a map with a datetime key column)")
+	lookups := fs.String("lookups", "", "write the lookups, one a line in log order, to this file (for eval -lookups and lookup): \"URI-R DATETIME\" for a lookup that names a datetime, else \"URI-R\" (see -datetimes)")
+	datetimes := fs.Bool("datetimes", true, "in -lookups, write \"URI-R DATETIME\" (14 digits) for each lookup that names a datetime, the input lookup and eval read back (lookup at that datetime in a map with a datetime key column; any other map and eval answer for the URI-R); -datetimes=false writes every lookup as its URI-R alone")
 	var indexes []string
 	fs.Func("index", "an `INDEX` of the archive for Figure 4 (repeatable; files, clusters, CDX servers as in build)", func(s string) error {
 		indexes = append(indexes, s)
