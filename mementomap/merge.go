@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/mementokit/mementokit/ukvs"
 )
@@ -14,6 +15,12 @@ import (
 // ErrDifferentArchives is returned by [Merge] for maps whose "!id"
 // headers (the archive each map describes, internal/spec/MEMENTOMAP.md) differ.
 var ErrDifferentArchives = errors.New("mementomap: maps of different archives (!id differs)")
+
+// ErrDifferentLayouts is returned by [Merge] for maps whose !fields
+// headers declare different columns (a map keyed by URI and datetime and
+// one keyed by URI alone), or a layout whose frequency is not the first
+// value column.
+var ErrDifferentLayouts = errors.New("mementomap: maps of different layouts (!fields differ)")
 
 // headerValue returns the trimmed value of the first header line "!name
 // VALUE" in hs (lines without their end), or nil when there is none.
@@ -63,6 +70,38 @@ type mapReader struct {
 	done    bool
 	buf     []byte
 	long    []byte
+	// lay is the layout of the map's !fields, read at its first data
+	// line; tkeys are the key columns after the first (the datetime of a
+	// datetime map), in buf like key.
+	lay      mapLayout
+	layKnown bool
+	tkeys    [][]byte
+}
+
+// layout returns the map's layout from its headers.
+func (r *mapReader) layout() mapLayout {
+	if !r.layKnown {
+		var hs ukvs.Headers
+		for _, h := range r.headers {
+			hs = append(hs, parseRawHeader(h))
+		}
+		r.lay, r.layKnown = layoutOf(hs), true
+	}
+	return r.lay
+}
+
+// compareKeys compares the key columns of two lines (key, then the others
+// one by one), as ukvs.Check orders them.
+func compareKeys(k1 []byte, t1 [][]byte, k2 []byte, t2 [][]byte) int {
+	if c := bytes.Compare(k1, k2); c != 0 {
+		return c
+	}
+	for i := range min(len(t1), len(t2)) {
+		if c := bytes.Compare(t1[i], t2[i]); c != 0 {
+			return c
+		}
+	}
+	return len(t1) - len(t2)
 }
 
 func (r *mapReader) errorf(key []byte, err error) error {
@@ -105,8 +144,22 @@ func (r *mapReader) next() error {
 			continue
 		}
 		k, v, body := splitLine(l)
+		lay := r.layout()
+		var tk [][]byte // the other key columns, in body
+		if lay.keys > 1 {
+			for i := 1; i < lay.keys; i++ {
+				c := column(body, i)
+				if c == nil {
+					return r.errorf(k, fmt.Errorf("%w: %d key columns in !fields, %d on the line", ukvs.ErrFieldCount, lay.keys, i))
+				}
+				tk = append(tk, c)
+			}
+		}
+		if !lay.plain() {
+			v = column(body, lay.freq)
+		}
 		if r.key != nil {
-			if c := bytes.Compare(k, r.key); c < 0 {
+			if c := compareKeys(k, tk, r.key, r.tkeys); c < 0 {
 				return r.errorf(k, ErrOutOfOrder)
 			} else if c == 0 {
 				return r.errorf(k, ErrDuplicateKey)
@@ -115,8 +168,18 @@ func (r *mapReader) next() error {
 		r.buf = append(r.buf[:0], body...)
 		r.body = r.buf
 		r.key = r.buf[:len(k)]
-		off := len(body) - len(bytes.TrimLeft(body[len(k):], " \t")) // start of value
-		r.value = r.buf[off : off+len(v)]
+		at := func(c []byte) []byte { // c, a part of body, in buf
+			off := cap(body) - cap(c)
+			return r.buf[off : off+len(c)]
+		}
+		r.tkeys = r.tkeys[:0]
+		for _, c := range tk {
+			r.tkeys = append(r.tkeys, at(c))
+		}
+		r.value = nil
+		if len(v) > 0 {
+			r.value = at(v)
+		}
 		return nil
 	}
 }
@@ -145,6 +208,15 @@ func (r *mapReader) next() error {
 // reading on, so that an input that never ends a line (/dev/zero) fails
 // at once, and a merged line past the limit is refused rather than
 // written. Memory: one line of each input; time: O(lines × maps).
+//
+// Maps with a time key column (!fields {"keys": ["surt", "datetime"], ...},
+// or "observed") are merged line by line in the order of ukvs.Check, by
+// URI key and then time key: the lines of one key and one datetime in
+// several maps are summed as above, and a key's other lines are kept as
+// they are, so each period keeps its own line. All maps must declare the
+// same columns ([ErrDifferentLayouts]); the frequency must be the first
+// value column, and a merged line is written as its key columns and the
+// summed frequency.
 func Merge(dst io.Writer, maps ...io.Reader) (MergeStats, error) {
 	var st MergeStats
 	rs := make([]*mapReader, len(maps))
@@ -163,6 +235,26 @@ func Merge(dst io.Writer, maps ...io.Reader) (MergeStats, error) {
 		if err := r.next(); err != nil {
 			return st, err
 		}
+	}
+	// One layout for all: the lines of a datetime map are merged by URI
+	// key and datetime, and a map keyed by URI alone cannot join them.
+	var lay *mapLayout
+	var layFrom *mapReader
+	for _, r := range rs {
+		if r.done && len(r.headers) == 0 {
+			continue // an empty file: nothing to merge
+		}
+		l := r.layout()
+		if lay == nil {
+			lay, layFrom = &l, r
+			continue
+		}
+		if !slices.Equal(l.fields.Keys, lay.fields.Keys) || !slices.Equal(l.fields.Values, lay.fields.Values) {
+			return st, fmt.Errorf("%w: %s has the columns %v/%v and %s %v/%v", ErrDifferentLayouts, layFrom.name, lay.fields.Keys, lay.fields.Values, r.name, l.fields.Keys, l.fields.Values)
+		}
+	}
+	if lay != nil && lay.freq != lay.keys {
+		return st, fmt.Errorf("%w: the frequency is not the first value column (%v/%v)", ErrDifferentLayouts, lay.fields.Keys, lay.fields.Values)
 	}
 	for i := range rs {
 		for j := i + 1; j < len(rs); j++ {
@@ -200,7 +292,7 @@ func Merge(dst io.Writer, maps ...io.Reader) (MergeStats, error) {
 				continue
 			}
 			if len(at) > 0 {
-				c := bytes.Compare(r.key, at[0].key)
+				c := compareKeys(r.key, r.tkeys, at[0].key, at[0].tkeys)
 				if c > 0 {
 					continue
 				}
@@ -247,6 +339,10 @@ func Merge(dst io.Writer, maps ...io.Reader) (MergeStats, error) {
 			}
 			line = append(line[:0], at[0].key...)
 			line = append(line, ' ')
+			for _, c := range at[0].tkeys {
+				line = append(line, c...)
+				line = append(line, ' ')
+			}
 			line = sum.Append(line)
 			if len(line) > MaxLineLength {
 				return st, at[0].errorf(at[0].key, fmt.Errorf("%w: the merged line would have %d bytes, more than %d", ErrLineTooLong, len(line), MaxLineLength))
