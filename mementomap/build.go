@@ -73,6 +73,19 @@ type BuildOptions struct {
 	// the same whatever the number.
 	Workers int
 
+	// Datetime, when not 0, writes a map with a datetime key column
+	// (internal/spec/MEMENTOMAP.md, "Time keys"; ORS draft ukvs.md, "The
+	// datetime Field"): !fields {"keys": ["surt", "datetime"], "values":
+	// ["frequency"]}, and one line "HXPX DATETIME M/R" per HxPx key and
+	// capture datetime, DATETIME the first Datetime digits of the
+	// captures' timestamps (4 a year, 6 a month, 8 a day, 10, 12, or 14 a
+	// second; a timestamp with fewer digits is kept whole), M the captures
+	// of the key in that period and R their distinct URI-Rs. Map.LookupAt
+	// answers such a map by URI and datetime. Such a map is built in the
+	// calling goroutine (Workers does not apply), and BuildPart refuses
+	// it. 0 writes one line per HxPx key, with no datetime.
+	Datetime int
+
 	Now    func() time.Time // for !meta updated_at; nil means time.Now
 	Logger *slog.Logger     // optional
 }
@@ -90,8 +103,8 @@ type BuildStats struct {
 	Bad      int64 // bad lines skipped under SkipBad: unparseable, a malformed JSON block, or a URL that does not canonicalize
 	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
 	BadExamples []string
-	Keys        int64 // data lines written (distinct HxPx keys)
-	URIRs       int64 // distinct URI-Rs (full SURTs, query included)
+	Keys        int64 // data lines written (distinct HxPx keys, or HxPx keys and periods under BuildOptions.Datetime)
+	URIRs       int64 // distinct URI-Rs (full SURTs, query included); under BuildOptions.Datetime, distinct URI-Rs and periods (a URI-R captured in 3 periods counts 3)
 	Runs        int   // sorted runs spilled to disk
 	Checked     int64 // records whose SURT key was compared with the canonical SURT of their original URL (or of the URL the key stands for, when there is none)
 	Mismatched  int64 // of those, keys that differ, replaced by the canonical SURT
@@ -139,9 +152,12 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}
+	if err := o.CheckDatetime(); err != nil {
+		return BuildStats{}, err
+	}
 	var st BuildStats
 	var err error
-	if w := o.workers(); w > 1 {
+	if w := o.workers(); w > 1 && o.Datetime == 0 {
 		st, err = buildParallel(ctx, dst, inputs, o, w)
 		if !errors.Is(err, errSequential) {
 			return st, err
@@ -149,6 +165,10 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 	}
 	b := newBuilder(o)
 	finish := b.sortInto(extsort.New(o.MemoryLimit, o.TempDir))
+	if o.Datetime > 0 {
+		// Sort keys by HxPx key and datetime: not the index's order.
+		b.sink = func(k []byte, _ int) error { return b.s.Add(k, 1) }
+	}
 	for _, in := range inputs {
 		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
 			b.s.Close()
@@ -165,7 +185,11 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 		b.s.Close()
 		return b.st, err
 	}
-	if err := writeMapLines(ctx, bw, &b.st, []*extsort.Sorter{b.s}); err != nil {
+	write := writeMapLines
+	if o.Datetime > 0 {
+		write = writeDatetimeLines
+	}
+	if err := write(ctx, bw, &b.st, []*extsort.Sorter{b.s}); err != nil {
 		return b.st, err
 	}
 	b.logDone()
@@ -212,6 +236,83 @@ func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*
 			h = key[:i]
 		}
 		st.URIRs++
+		st.URIRs++ // a URI-R once per period it was captured in
+		if len(cur) > 0 && bytes.Equal(h, cur) {
+			m += count
+			r++
+			return nil
+		}
+		if len(cur) > 0 {
+			if err := emit(); err != nil {
+				return err
+			}
+		}
+		cur = append(cur[:0], h...)
+		m, r = count, 1
+		return nil
+	})
+	if err == nil && len(cur) > 0 {
+		err = emit()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
+}
+
+// ErrDatetimeDigits is returned by [Build] and [BuildPart] for a
+// BuildOptions.Datetime that is not 0, 4, 6, 8, 10, 12 or 14, and by
+// BuildPart for any but 0.
+var ErrDatetimeDigits = errors.New("mementomap: BuildOptions.Datetime must be 0 (no datetime column) or 4, 6, 8, 10, 12 or 14 digits")
+
+// CheckDatetime returns an error wrapping [ErrDatetimeDigits] when
+// o.Datetime is not 0, 4, 6, 8, 10, 12 or 14, else nil.
+func (o BuildOptions) CheckDatetime() error {
+	switch o.Datetime {
+	case 0, 4, 6, 8, 10, 12, 14:
+		return nil
+	}
+	return fmt.Errorf("%w: %d", ErrDatetimeDigits, o.Datetime)
+}
+
+// writeDatetimeLines is writeMapLines for BuildOptions.Datetime: the sort
+// keys are "HXPX\x00DATETIME\x00QUERY", and each HxPx key and datetime
+// is one line "HXPX DATETIME M/R".
+func writeDatetimeLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*extsort.Sorter) error {
+	var cur []byte // "HXPX\x00DATETIME"
+	var m, r uint64
+	var line []byte
+	emit := func() error {
+		hx, dt, _ := bytes.Cut(cur, []byte{0})
+		line = append(line[:0], hx...)
+		line = append(line, ' ')
+		line = append(line, dt...)
+		line = append(line, ' ')
+		line = strconv.AppendUint(line, m, 10)
+		line = append(line, '/')
+		line = strconv.AppendUint(line, r, 10)
+		if len(line) > MaxLineLength {
+			return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, hx, len(line), MaxLineLength)
+		}
+		line = append(line, '\n')
+		st.Keys++
+		_, err := bw.Write(line)
+		return err
+	}
+	n := 0
+	err := extsort.EachOf(ss, func(key []byte, count uint64) error {
+		if n++; n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		h := key
+		if i := bytes.IndexByte(key, 0); i >= 0 {
+			if j := bytes.IndexByte(key[i+1:], 0); j >= 0 {
+				h = key[:i+1+j]
+			}
+		}
+		st.URIRs++ // a URI-R once per period it was captured in
 		if len(cur) > 0 && bytes.Equal(h, cur) {
 			m += count
 			r++
@@ -270,8 +371,12 @@ func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part
 		First     *string    `json:"first_urir,omitempty"`
 		Last      *string    `json:"last_urir,omitempty"`
 	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, rekeyed, part, first, last})
-	_, err := fmt.Fprintf(w, "!context [%q]\n!id %s\n!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n!meta %s\n",
-		UKVSContext, id, meta)
+	keys := `["surt"]`
+	if o.Datetime > 0 {
+		keys = `["surt", "datetime"]`
+	}
+	_, err := fmt.Fprintf(w, "!context [%q]\n!id %s\n!fields {\"keys\": %s, \"values\": [\"frequency\"]}\n!meta %s\n",
+		UKVSContext, id, keys, meta)
 	return err
 }
 
@@ -306,6 +411,7 @@ type builder struct {
 	// an error wrapping cdxj.ErrUnsorted (BuildPart); prev is that key.
 	sorted bool
 	prev   []byte
+	dkey   []byte // the sort key under Datetime
 }
 
 func (b *builder) read(ctx context.Context, recs iter.Seq2[*cdxj.Record, error]) error {
@@ -458,6 +564,23 @@ func (b *builder) record(rec *cdxj.Record) error {
 		}
 	}
 	b.st.Used++
+	if b.o.Datetime > 0 {
+		// "HXPX\x00DATETIME\x00QUERY": by key, then datetime, then URI-R.
+		ts := rec.Timestamp()
+		ts = ts[:min(len(ts), b.o.Datetime)]
+		if hx+len(ts)+len("  1/1") > MaxLineLength {
+			return rec.ParseError(fmt.Errorf("%w: its key of %d bytes (%.60q...) would make a map line longer than %d bytes", ErrLineTooLong, hx, k[:hx], MaxLineLength))
+		}
+		d := append(b.dkey[:0], k[:hx]...)
+		d = append(d, 0)
+		d = append(d, ts...)
+		d = append(d, 0)
+		if hx < len(k) {
+			d = append(d, k[hx+1:]...)
+		}
+		b.dkey = d
+		return b.sink(d, hx)
+	}
 	return b.sink(k, hx)
 }
 

@@ -227,6 +227,9 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultSortMemory
 	}
+	if o.Datetime != 0 {
+		return BuildStats{}, fmt.Errorf("%w: a partial map has no datetime column (build the map whole)", ErrDatetimeDigits)
+	}
 	b := newBuilder(o)
 	finish := b.sortInto(extsort.New(o.MemoryLimit, o.TempDir))
 	b.sorted = true

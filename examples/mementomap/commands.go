@@ -94,6 +94,7 @@ func (e *env) build(args []string) error {
 	fs, parse := e.indexFlags("build", "INDEX...")
 	out := fs.String("o", "-", "output map file ('-' for standard output)")
 	opts := buildFlags(fs)
+	datetime := fs.Int("datetime", 0, "write a map with a datetime key column: one line \"KEY DATETIME M/R\" per key and capture datetime, DATETIME the first N digits of the captures' timestamps (4 a year, 6 a month, 8 a day, 10, 12, 14 a second), for lookup -at and \"URI DATETIME\" inputs; 0, the default, one line per key")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -103,6 +104,10 @@ func (e *env) build(args []string) error {
 	o, err := opts()
 	if err != nil {
 		return err
+	}
+	o.Datetime = *datetime
+	if err := o.CheckDatetime(); err != nil {
+		return cli.Usagef("build: -datetime: %w", err)
 	}
 	if err := checkOutput("build", *out, fs.Args()...); err != nil {
 		return err

@@ -224,3 +224,51 @@ com,b)/ 2011 4/1
 		t.Errorf("lookup -at 2011 com,b)/ = %q, %v; want %q", out, err, want)
 	}
 }
+
+// TestBuildDatetimeCommand: build -datetime writes a datetime map, merge
+// merges two of them by key and datetime, and the lookups logs -lookups
+// writes ("URI DATETIME") are looked up at their datetimes.
+func TestBuildDatetimeCommand(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "index.cdxj")
+	idx2 := filepath.Join(dir, "index2.cdxj")
+	lg := filepath.Join(dir, "aggregator.log")
+	os.WriteFile(idx, []byte(testIndex), 0o644)
+	os.WriteFile(idx2, []byte(`com,example)/a 20120101000000 {"url": "http://example.com/a", "status": "200"}`+"\n"), 0o644)
+	os.WriteFile(lg, []byte(testAccessLog), 0o644)
+	m1, m2, mm := filepath.Join(dir, "1.ukvs"), filepath.Join(dir, "2.ukvs"), filepath.Join(dir, "merged.ukvs")
+	for _, c := range [][]string{
+		{"build", "-q", "-datetime", "4", "-o", m1, idx},
+		{"build", "-q", "-datetime", "4", "-o", m2, idx2},
+		{"merge", "-q", "-o", mm, m1, m2},
+		{"check", mm},
+	} {
+		if _, errOut, err := runCmd(t, "", c...); err != nil {
+			t.Fatalf("%v: %v\n%s", c, err, errOut)
+		}
+	}
+	b, _ := os.ReadFile(mm)
+	if want := "com,example)/ 2010 1/1\ncom,example)/ 2011 1/1\ncom,example)/a 2010 1/1\ncom,example)/a 2012 1/1\ncom,example)/z 2010 1/1\n"; !strings.HasSuffix(string(b), want) {
+		t.Errorf("merged map:\n%s\nwant its lines:\n%s", b, want)
+	}
+	lk := filepath.Join(dir, "lookups.txt")
+	if _, errOut, err := runCmd(t, "", "logs", "-q", "-lookups", lk, "-o", filepath.Join(dir, "report.txt"), lg); err != nil {
+		t.Fatalf("logs: %v\n%s", err, errOut)
+	}
+	in, _ := os.ReadFile(lk)
+	out, errOut, err := runCmd(t, string(in), "lookup", mm)
+	if err != nil {
+		t.Fatalf("lookup: %v\n%s", err, errOut)
+	}
+	// The log's /memento/2010/http://example.com/a is looked up at 2010.
+	want := "http://example.com/\tcom,example)/\t-\t2/2-\n" +
+		"http://example.com/a 20100101000000\tcom,example)/a\t2010\t1/1\n" +
+		"http://example.com/nothere\t-\t-\t-\n" +
+		"http://example.com/\tcom,example)/\t-\t2/2-\n"
+	if out != want {
+		t.Errorf("lookup of the logged lookups:\n got %q\nwant %q", out, want)
+	}
+	if _, _, err := runCmd(t, "", "build", "-q", "-datetime", "5", "-o", m1, idx); err == nil || !strings.Contains(err.Error(), "-datetime") {
+		t.Errorf("build -datetime 5: %v; want a usage error", err)
+	}
+}
