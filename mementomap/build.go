@@ -236,7 +236,6 @@ func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*
 			h = key[:i]
 		}
 		st.URIRs++
-		st.URIRs++ // a URI-R once per period it was captured in
 		if len(cur) > 0 && bytes.Equal(h, cur) {
 			m += count
 			r++
