@@ -60,6 +60,115 @@ var ErrFit = errors.New("mementomap: too few depths to fit a power law")
 // names the layer and the depth.
 var ErrFitInput = errors.New("mementomap: depth rows cannot be fitted")
 
+// MinFitR2 is the least coefficient of determination (log space) of a
+// fit that [PowerLawFit.Check] takes as cutoffs. Below it the depths
+// scatter so much around the power law that its k is mostly noise: on
+// cdxgen data shaped like Arquivo.pt the host fit has R² 0.42 and k −0.39
+// at 300,000 lines (about 300 hosts), R² 0.25 and k 0.66 ± 0.66 at 1 M;
+// the path fits have R² 0.94 or more from 300,000 lines on
+// (internal/spec/MEMENTOMAP.md, "Fitting the cutoffs", gives the sizes
+// needed).
+const MinFitR2 = 0.5
+
+// ErrPoorFit reports a fit that is no basis for compaction cutoffs: a k of
+// 0 or less (cutoffs that stay or grow with depth, where the paper's
+// shrink), a value that is not finite, or an R² below [MinFitR2].
+var ErrPoorFit = errors.New("mementomap: fit not fit for cutoffs")
+
+// Check reports whether pl can serve as compaction cutoffs: nil, or
+// ErrPoorFit (wrapped, giving the value) when k ≤ 0, when a, k or R² is
+// not finite or a ≤ 0, or when R² is below [MinFitR2].
+func (pl *PowerLawFit) Check() error {
+	switch {
+	case bad(pl.A) || bad(pl.K) || bad(pl.R2):
+		return fmt.Errorf("%w: a = %v, k = %v, R² = %v (not finite)", ErrPoorFit, pl.A, pl.K, pl.R2)
+	case pl.A <= 0:
+		return fmt.Errorf("%w: a = %.4g, not above 0", ErrPoorFit, pl.A)
+	case pl.K <= 0:
+		return fmt.Errorf("%w: k = %.3f (R² %.3f): cutoffs would not shrink with depth", ErrPoorFit, pl.K, pl.R2)
+	case pl.R2 < MinFitR2:
+		return fmt.Errorf("%w: R² = %.3f (k = %.3f), below %.2f: the depths do not follow a power law closely enough", ErrPoorFit, pl.R2, pl.K, MinFitR2)
+	}
+	return nil
+}
+
+// Check reports whether both layers that [CompactOptions.WithFit] takes
+// (Host and Path, the log-space fits) can serve as cutoffs: nil, or the
+// errors of [PowerLawFit.Check] in one line ("hosts: …; paths: …"), each
+// naming its layer and wrapping ErrPoorFit.
+func (f *CutoffFit) Check() error {
+	he, pe := f.Host.Check(), f.Path.Check()
+	switch {
+	case he != nil && pe != nil:
+		return fmt.Errorf("hosts: %w; paths: %w", he, pe)
+	case he != nil:
+		return fmt.Errorf("hosts: %w", he)
+	case pe != nil:
+		return fmt.Errorf("paths: %w", pe)
+	}
+	return nil
+}
+
+func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+
+// CheckDepths checks the rows [FitCutoffs] reads (HostDepth and PathDepth
+// with the Index's HxPxKeys), as a profile read back from JSON may hold
+// anything: each row's depth within 1 (hosts) or 0 (paths) to
+// [ProfileMaxDepth] and listed once, parents and mean_children not
+// negative, mean_children finite and equal to prefixes.n ÷ parents (0
+// without parents, to a relative 1e−9), and no prefixes.n or parents
+// above index.hxpx_keys (every prefix and every parent covers at least
+// one HxPx key). A profile that [Profile] wrote passes. The error wraps
+// ErrFitInput and names the field as JSON does:
+// "host_depth[2] (H3).mean_children".
+func (p *ArchiveProfile) CheckDepths() error {
+	keys := p.Index.HxPxKeys
+	if keys < 0 {
+		return fmt.Errorf("%w: index.hxpx_keys %d is negative", ErrFitInput, keys)
+	}
+	for _, l := range []struct {
+		field, name string
+		lo          int
+		rows        []DepthStats
+	}{{"host_depth", "H", 1, p.HostDepth}, {"path_depth", "P", 0, p.PathDepth}} {
+		seen := map[int]bool{}
+		for i, r := range l.rows {
+			at := fmt.Sprintf("%s[%d] (%s%d)", l.field, i, l.name, r.Depth)
+			bound := func(what string, v uint64) error {
+				if v > uint64(keys) {
+					return fmt.Errorf("%w: %s.%s %d is more than index.hxpx_keys %d", ErrFitInput, at, what, v, keys)
+				}
+				return nil
+			}
+			switch {
+			case r.Depth < l.lo || r.Depth > ProfileMaxDepth:
+				return fmt.Errorf("%w: %s.depth %d is outside %d to %d", ErrFitInput, at, r.Depth, l.lo, ProfileMaxDepth)
+			case seen[r.Depth]:
+				return fmt.Errorf("%w: %s.depth %d listed twice", ErrFitInput, at, r.Depth)
+			case r.Parents < 0:
+				return fmt.Errorf("%w: %s.parents %d is negative", ErrFitInput, at, r.Parents)
+			case bad(r.MeanChildren) || r.MeanChildren < 0:
+				return fmt.Errorf("%w: %s.mean_children %v is not a finite number of 0 or more", ErrFitInput, at, r.MeanChildren)
+			}
+			seen[r.Depth] = true
+			if err := bound("prefixes.n", r.Prefixes.N); err != nil {
+				return err
+			}
+			if err := bound("parents", uint64(r.Parents)); err != nil {
+				return err
+			}
+			want := 0.0
+			if r.Parents > 0 {
+				want = float64(r.Prefixes.N) / float64(r.Parents)
+			}
+			if math.Abs(r.MeanChildren-want) > 1e-9*want {
+				return fmt.Errorf("%w: %s.mean_children %.6g is not prefixes.n ÷ parents (%d ÷ %d = %.6g)", ErrFitInput, at, r.MeanChildren, r.Prefixes.N, r.Parents, want)
+			}
+		}
+	}
+	return nil
+}
+
 // FitCutoffs fits the compaction cutoffs to an archive's tree
 // (internal/spec/MEMENTOMAP.md, "Fitting the cutoffs"): for each layer, the
 // power law a·(i+1)^(−k) by least squares in log space (ln m = ln a −
@@ -75,12 +184,17 @@ var ErrFitInput = errors.New("mementomap: depth rows cannot be fitted")
 // k = 1.09; its host constants are near the log-space fit of H3–H8
 // (16.40, 0.682). It returns ErrFit (wrapped, naming the layer) when a
 // layer has fewer than two depths to fit, and ErrFitInput (wrapped, naming
-// the layer and depth) for rows that cannot be fitted.
+// the field) for rows that [ArchiveProfile.CheckDepths] refuses or that
+// cannot be fitted. A fit it returns may still be no basis for cutoffs:
+// [CutoffFit.Check] says so.
 func FitCutoffs(p *ArchiveProfile, minParents int64) (CutoffFit, error) {
 	if minParents <= 0 {
 		minParents = 1
 	}
 	var f CutoffFit
+	if err := p.CheckDepths(); err != nil {
+		return f, err
+	}
 	var err error
 	layerErr := func(layer string, err error) error {
 		if errors.Is(err, ErrFitInput) {

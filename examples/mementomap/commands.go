@@ -157,7 +157,8 @@ func (e *env) compact(args []string) error {
 	mem := flagvalue.Bytes(mementomap.DefaultCompactMemory)
 	fs.Var(&mem, "mem", "pending output kept in memory before spilling to disk (64MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmp", "", "folder for the spill file")
-	fit := fs.String("fit", "", "take the power laws' a and k fitted to this profile (JSON of mementomap profile) instead of Arquivo.pt's")
+	fit := fs.String("fit", "", "take the power laws' a and k fitted to this profile (JSON of mementomap profile) instead of Arquivo.pt's; a poor fit is refused (see -fit-fallback)")
+	fitFallback := fs.Bool("fit-fallback", false, "with -fit: for a layer whose fit is poor (k ≤ 0, R² below mementomap.MinFitR2), take Arquivo.pt's a and k instead of refusing, with a warning")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -176,13 +177,12 @@ func (e *env) compact(args []string) error {
 				return fmt.Errorf("compact: -fit and -%s both set a and k: give one", n)
 			}
 		}
-		f, err := readFit(*fit)
-		if err != nil {
-			return fmt.Errorf("compact: -fit: %w", err)
+		var err error
+		if o, err = e.withFit(o, *fit, *fitFallback); err != nil {
+			return fmt.Errorf("compact: -fit %w", err)
 		}
-		o = *o.WithFit(f)
-		e.log.Info("cutoffs fitted to the profile", "profile", *fit, "host_a", f.Host.A, "host_k", f.Host.K,
-			"host_r2", f.Host.R2, "path_a", f.Path.A, "path_k", f.Path.K, "path_r2", f.Path.R2)
+	} else if *fitFallback {
+		return cli.Usagef("compact: -fit-fallback without -fit")
 	}
 	in, out := fs.Arg(0), fs.Arg(1)
 	if in != "-" && in == out {

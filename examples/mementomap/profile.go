@@ -84,14 +84,48 @@ func (e *env) profile(args []string) error {
 	if p.Fit != nil {
 		e.log.Info("fitted cutoffs", "host_a", p.Fit.Host.A, "host_k", p.Fit.Host.K, "host_r2", p.Fit.Host.R2,
 			"path_a", p.Fit.Path.A, "path_k", p.Fit.Path.K, "path_r2", p.Fit.Path.R2)
+		if err := p.Fit.Check(); err != nil {
+			e.log.Warn("compact -fit refuses this fit (-fit-fallback takes the paper's a and k for a layer refused)", "err", err, "sizes", fitSizes)
+		}
 	} else {
 		e.log.Warn("no cutoff fit", "err", p.FitError)
 	}
 	return nil
 }
 
+// fitSizes says how much input a fit near the paper's constants takes
+// (internal/spec/MEMENTOMAP.md, "Fitting the cutoffs").
+const fitSizes = "on cdxgen's Arquivo.pt shape the path fit is near the paper's from 300,000 index lines on, " +
+	"the host fit passes from about 4 M lines (4,400 hosts) and comes near the paper's at 16 M"
+
+// withFit returns o with the power laws fitted to the profile at path
+// (readFit). A layer whose fit [mementomap.PowerLawFit.Check] refuses is an
+// error, or with fallback keeps o's a and k (the paper's), with a warning.
+func (e *env) withFit(o mementomap.CompactOptions, path string, fallback bool) (mementomap.CompactOptions, error) {
+	f, err := readFit(path)
+	if err != nil {
+		return o, err
+	}
+	if err := f.Check(); err != nil && !fallback {
+		return o, fmt.Errorf("%s: %w (%s; -fit-fallback takes the paper's a and k for a layer refused)", path, err, fitSizes)
+	}
+	fitted := *o.WithFit(f)
+	if err := f.Host.Check(); err != nil {
+		fitted.HostAlpha, fitted.HostK = o.HostAlpha, o.HostK
+		e.log.Warn("host fit refused, the paper's host a and k taken (-fit-fallback)", "profile", path, "err", err, "host_a", o.HostAlpha, "host_k", o.HostK)
+	}
+	if err := f.Path.Check(); err != nil {
+		fitted.PathAlpha, fitted.PathK = o.PathAlpha, o.PathK
+		e.log.Warn("path fit refused, the paper's path a and k taken (-fit-fallback)", "profile", path, "err", err, "path_a", o.PathAlpha, "path_k", o.PathK)
+	}
+	e.log.Info("cutoffs", "profile", path, "host_a", fitted.HostAlpha, "host_k", fitted.HostK,
+		"host_r2", f.Host.R2, "path_a", fitted.PathAlpha, "path_k", fitted.PathK, "path_r2", f.Path.R2)
+	return fitted, nil
+}
+
 // readFit reads a profile written by "mementomap profile" and fits the
-// cutoffs to it.
+// cutoffs to it; rows no profile holds are refused, naming the field
+// ([mementomap.ArchiveProfile.CheckDepths]).
 func readFit(path string) (mementomap.CutoffFit, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
