@@ -63,11 +63,11 @@ var ErrFitInput = errors.New("mementomap: depth rows cannot be fitted")
 // MinFitR2 is the least coefficient of determination (log space) of a
 // fit that [PowerLawFit.Check] takes as cutoffs. Below it the depths
 // scatter so much around the power law that its k is mostly noise: on
-// cdxgen data shaped like Arquivo.pt the host fit has R² 0.42 and k −0.39
-// at 300,000 lines (about 300 hosts), R² 0.25 and k 0.66 ± 0.66 at 1 M;
-// the path fits have R² 0.94 or more from 300,000 lines on
-// (internal/spec/MEMENTOMAP.md, "Fitting the cutoffs", gives the sizes
-// needed).
+// cdxgen data shaped like Arquivo.pt (seed 1) the host fit has R² 0.42
+// and k −0.39 at 300,000 lines (319 hosts), R² 0.25 and k 0.66 ± 0.66 at
+// 1 M, R² 0.65 at 4 M and 0.78 at 16 M (17,123 hosts); the path fits have
+// R² 0.94 or more from 300,000 lines on (internal/spec/MEMENTOMAP.md,
+// "Fitting the cutoffs", gives a and k per size).
 const MinFitR2 = 0.5
 
 // ErrPoorFit reports a fit that is no basis for compaction cutoffs: a k of

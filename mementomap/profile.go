@@ -161,6 +161,9 @@ type DepthItems struct {
 // DepthStats is one row of Table 8: every HxPx key at least Depth deep, cut
 // at Depth.
 type DepthStats struct {
+	// Depth d names the row: the prefixes cut at d, the children at d and
+	// their parents at d−1. Table 8, the report's charts and the fit's
+	// points ([FitPoint].Depth) all index by it.
 	Depth int `json:"depth"`
 	// Prefixes is the distribution of keys per distinct cut prefix: N is
 	// the paper's Count (and Children), Sum its Sum, with Max, Mean,

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,6 +175,7 @@ func TestProfileReportInBrowser(t *testing.T) {
 		}
 		shots = append(shots, d)
 	}
+	checkDepthAxis(t, ctx, p, models["chart-mean-children"].Chart, "cdxgen")
 	for _, d := range shots {
 		p.Call(t, ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseMoved", "x": 1, "y": 1}, nil)
 		for _, id := range []string{"index", "mementos", "years", "depths", "chart-mean-children", "cutoffs", "reduction", "chart-compaction"} {
@@ -181,6 +184,87 @@ func TestProfileReportInBrowser(t *testing.T) {
 			p.Screenshot(t, ctx, filepath.Join(d, "profile-"+id+".png"), false)
 		}
 	}
+
+	// The report of a tiny real index (internal/sampledata: six records
+	// on one host, so one depth, H2, with mean children): its mean-children
+	// chart's X axis is that depth alone, labelled "2", not −1 to 1.
+	tiny := filepath.Join(dir, "tiny.html")
+	if _, stderr, err := runCmd(t, "", "profile", "-q", "-o", filepath.Join(dir, "tiny.json"), "-html", tiny,
+		filepath.Join("..", "..", "internal", "sampledata", "real", "cdxjindexer_example-warc_all-records.cdxj")); err != nil {
+		t.Fatalf("profile of the tiny index: %v\n%s", err, stderr)
+	}
+	page, err = os.ReadFile(tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mc chart.Chart
+	n := 0
+	for _, m := range specRE.FindAllSubmatch(page, -1) {
+		n++
+		if string(m[1]) == "chart-mean-children" {
+			var s spec
+			if err := json.Unmarshal(m[2], &s); err != nil {
+				t.Fatal(err)
+			}
+			mc = s.Chart
+		}
+	}
+	if len(mc.Series) == 0 {
+		t.Fatal("the tiny index's report has no mean-children chart")
+	}
+	tp := br.OpenOffline(t, ctx, tiny)
+	rctx, rcancel = context.WithTimeout(ctx, 60*time.Second)
+	tp.WaitFor(t, rctx, `document.body.dataset.ready === "true" && document.querySelectorAll(".chart[data-rendered]").length === `+strconv.Itoa(n))
+	rcancel()
+	if labels := checkDepthAxis(t, ctx, tp, mc, "tiny"); !slices.Equal(labels, []string{"2"}) {
+		t.Errorf("tiny index: mean-children X labels %q, want [2] (H2 alone)", labels)
+	}
+	tp.CheckThrown(t)
+	tp.CheckLocal(t)
+	for _, d := range shots {
+		tp.Eval(t, ctx, `(document.getElementById("chart-mean-children").scrollIntoView(), true)`, new(bool))
+		time.Sleep(100 * time.Millisecond)
+		tp.Screenshot(t, ctx, filepath.Join(d, "profile-tiny-chart-mean-children.png"), false)
+	}
+}
+
+// checkDepthAxis checks the X axis of a mean-children chart as drawn: its
+// labels are the model's labelled ticks, whole depths within the depths
+// drawn. It returns the labels.
+func checkDepthAxis(t *testing.T, ctx context.Context, p *chromiumtest.OfflinePage, m chart.Chart, name string) []string {
+	t.Helper()
+	var got struct {
+		Labels   []string
+		Min, Max float64
+	}
+	p.Eval(t, ctx, `(() => {
+		const c = echarts.getInstanceByDom(document.querySelector("#chart-mean-children .chart"));
+		const ax = c.getModel().getComponent("xAxis", 0).axis;
+		const [min, max] = ax.scale.getExtent();
+		return {Labels: ax.getViewLabels().map(l => l.formattedLabel).filter(l => l !== ""), Min: min, Max: max};
+	})()`, &got)
+	var want []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range m.Series {
+		for _, q := range s.Points {
+			lo, hi = min(lo, q.X), max(hi, q.X)
+		}
+	}
+	for _, tk := range m.X.Ticks {
+		if tk.Label != "" {
+			want = append(want, tk.Label)
+		}
+	}
+	if !slices.Equal(got.Labels, want) || got.Min != m.X.Min || got.Max != m.X.Max {
+		t.Errorf("%s: mean-children X axis drawn %v to %v labelled %q; model %v to %v labelled %q", name, got.Min, got.Max, got.Labels, m.X.Min, m.X.Max, want)
+	}
+	for _, l := range got.Labels {
+		d, err := strconv.Atoi(l)
+		if err != nil || float64(d) < lo || float64(d) > hi {
+			t.Errorf("%s: mean-children X label %q: want a whole depth from %v to %v", name, l, lo, hi)
+		}
+	}
+	return got.Labels
 }
 
 // TestLogsReportInBrowser writes the report of an aggregator log (lookups

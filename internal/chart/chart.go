@@ -94,6 +94,11 @@ const (
 	Plain Unit = "plain"
 	// Year values are years: written as they are, ticks on whole years.
 	Year Unit = "year"
+	// Whole values are whole numbers such as depths: written as they are,
+	// ticks on whole numbers only, as for Year; a line chart whose points
+	// all have one X spans half a unit either side, so that its one tick
+	// is that value.
+	Whole Unit = "whole"
 )
 
 // MaxSeries is the most series a chart shows (Fold's default).
@@ -279,8 +284,11 @@ func (c *Chart) setRanges() {
 			xmax = math.Max(math.Pow(10, math.Ceil(math.Log10(xmax))), xmin*10)
 		case xmin == xmax: // one point: a day, or a unit, either side
 			w := 1.0
-			if c.X.Type == Time {
+			switch {
+			case c.X.Type == Time:
 				w = 86400
+			case c.X.Unit == Whole:
+				w = 0.5
 			}
 			xmin, xmax = xmin-w, xmax+w
 		}

@@ -643,3 +643,44 @@ func TestPointMarks(t *testing.T) {
 		t.Error("a bar chart has zoom or point marks")
 	}
 }
+
+// TestWholeAxis: a Whole X axis has ticks on whole numbers only, written
+// without decimals; a line whose points all share one X spans half a unit
+// either side, its one labelled tick that X (not X−1 to X+1).
+func TestWholeAxis(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		xs       []float64
+		min, max float64
+		labels   []string
+	}{
+		{"one depth", []float64{2}, 1.5, 2.5, []string{"2"}},
+		{"depth 0 alone", []float64{0}, -0.5, 0.5, []string{"0"}},
+		{"depths 0 and 1", []float64{0, 1}, 0, 1, []string{"0", "1"}},
+		{"depths 1 to 10", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 1, 10, []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}},
+	} {
+		s := Series{Name: "s"}
+		for _, x := range c.xs {
+			s.Points = append(s.Points, Point{X: x, Y: 1 + x})
+		}
+		ch := &Chart{ID: "w", Kind: Line, X: Axis{Unit: Whole}, Y: Axis{Type: Log}, Series: []Series{s}}
+		if err := ch.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		var labels []string
+		for _, tk := range ch.X.Ticks {
+			if tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("%s: tick at %v", c.name, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if ch.X.Min != c.min || ch.X.Max != c.max || !slices.Equal(labels, c.labels) {
+			t.Errorf("%s: axis %v to %v labelled %q, want %v to %v labelled %q", c.name, ch.X.Min, ch.X.Max, labels, c.min, c.max, c.labels)
+		}
+	}
+	if got := Human(3, Whole) + " " + Exact(12345, Whole); got != "3 12345" {
+		t.Errorf("Human, Exact of Whole: %q", got)
+	}
+}

@@ -20,7 +20,7 @@ func (c *Chart) xTicks() []Tick {
 		return timeTicks(c.X.Min, c.X.Max)
 	case c.X.Type == Category:
 		return categoryTicks(c.Categories)
-	case c.X.Type == Linear && c.X.Unit == Year:
+	case c.X.Type == Linear && (c.X.Unit == Year || c.X.Unit == Whole):
 		return yearTicks(c.X.Min, c.X.Max)
 	default:
 		return valueTicks(c.X)
@@ -105,7 +105,7 @@ func consecutiveYears(cats []string) (int, bool) {
 func yearTicks(min, max float64) []Tick {
 	lo, hi := int(math.Ceil(min-1e-9)), int(math.Floor(max+1e-9))
 	if hi < lo {
-		return valueTicks(Axis{Type: Linear, Unit: Year, Min: min, Max: max})
+		return valueTicks(Axis{Type: Linear, Unit: Year, Min: min, Max: max}) // a span with no whole number: no year, no depth
 	}
 	on := spacedLabels(hi-lo+1, len(strconv.Itoa(hi)), lo)
 	var ticks []Tick

@@ -96,7 +96,7 @@ func Human(v float64, u Unit) string {
 		return s + countSuffixes[i]
 	case Percent:
 		return trimZeros(strconv.FormatFloat(v*100, 'f', 1, 64)) + "%"
-	case Year:
+	case Year, Whole:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	default:
 		return trimZeros(strconv.FormatFloat(v, 'f', 3, 64))
@@ -116,7 +116,7 @@ func Exact(v float64, u Unit) string {
 		return Thousands(v) + " bytes"
 	case Percent:
 		return trimZeros(strconv.FormatFloat(v*100, 'f', 2, 64)) + "%"
-	case Year:
+	case Year, Whole:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	default:
 		return trimZeros(strconv.FormatFloat(v, 'f', 6, 64))
@@ -174,7 +174,7 @@ func niceStep(raw float64, u Unit) float64 {
 	default:
 		step = 10 * p
 	}
-	if (u == Count || u == Bytes || u == Year) && step < 1 {
+	if (u == Count || u == Bytes || u == Year || u == Whole) && step < 1 {
 		step = 1
 	}
 	return step

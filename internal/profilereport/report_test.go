@@ -12,6 +12,7 @@ import (
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/chart"
 	"github.com/mementokit/mementokit/internal/report"
+	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -87,8 +88,9 @@ func TestMeanChildrenReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]func(x float64) float64{
-		"hosts, reference 16.33·(i+1)^−0.71": func(x float64) float64 { return 16.329 * math.Pow(x+1, -0.714) },
-		"paths, reference 24.55·(i+1)^−1.43": func(x float64) float64 { return 24.546 * math.Pow(x+1, -1.429) },
+		// X is the children's depth d: level i = d−2 (hosts), d−1 (paths).
+		"hosts, reference 16.33·(i+1)^−0.71": func(d float64) float64 { return 16.329 * math.Pow(d-1, -0.714) },
+		"paths, reference 24.55·(i+1)^−1.43": func(d float64) float64 { return 24.546 * math.Pow(d, -1.429) },
 	}
 	for _, s := range c.Series {
 		f, ok := want[s.Name]
@@ -195,5 +197,139 @@ func TestReportReadings(t *testing.T) {
 	page := out.String()
 	if strings.Contains(page, "date axis") || !strings.Contains(page, "zoom along its X axis") {
 		t.Error("the footer does not describe the page's zoom: it names a date axis or leaves the line charts' zoom out")
+	}
+}
+
+// TestMeanChildrenChartDepths: the mean-children chart's X is the
+// children's depth, the JSON's "depth" of host_depth, path_depth and the
+// fit's points; its axis covers the depths drawn with whole-number ticks
+// only. Shipped real indexes: cdxjindexer_example-warc_all-records.cdxj
+// has one host depth to draw (H2), ipwb_sample-1.cdxj host and path depths
+// 1 to 3; and a cdxgen index of 20,000 lines, with a fit.
+func TestMeanChildrenChartDepths(t *testing.T) {
+	profile := func(name string, data []byte) *mementomap.ArchiveProfile {
+		p, err := mementomap.Profile(context.Background(), []cdxj.Searcher{cdxj.NewStream(name, bytes.NewReader(data), nil)}, &mementomap.ProfileOptions{NoCompaction: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var gen bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 20000, Seed: 9}).Write(&gen); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		data      []byte
+		min, max  float64
+		wantTicks []float64
+	}{
+		{"cdxjindexer_example-warc_all-records.cdxj", nil, 1.5, 2.5, []float64{2}},
+		{"ipwb_sample-1.cdxj", nil, 1, 3, []float64{1, 2, 3}},
+		{"cdxgen", gen.Bytes(), 1, 0, nil},
+	} {
+		if c.data == nil {
+			b, err := sampledata.ReadFile("real/" + c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.data = b
+		}
+		p := profile(c.name, c.data)
+		ch, err := MeanChildrenChart(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		// The observed points are the JSON's rows, by depth.
+		for i, l := range []struct {
+			rows []mementomap.DepthStats
+			from int
+		}{{p.HostDepth, 2}, {p.PathDepth, 1}} {
+			var want []chart.Point
+			for _, r := range l.rows {
+				if r.Depth >= l.from && r.MeanChildren > 0 {
+					want = append(want, chart.Point{X: float64(r.Depth), Y: r.MeanChildren})
+				}
+			}
+			var got []chart.Point
+			for _, s := range ch.Series {
+				if strings.HasSuffix(s.Name, ", observed") && strings.HasPrefix(s.Name, []string{"hosts", "paths"}[i]) {
+					got = s.Points
+				}
+			}
+			if len(want) > 0 && !slices.Equal(got, want) {
+				t.Errorf("%s layer %d: observed %v, want the rows' depths and mean children %v", c.name, i, got, want)
+			}
+		}
+		if f := p.Fit; f != nil {
+			for _, s := range ch.Series {
+				if !strings.Contains(s.Name, ", fit ") {
+					continue
+				}
+				pl := f.Host
+				if strings.HasPrefix(s.Name, "paths") {
+					pl = f.Path
+				}
+				for _, q := range pl.Points {
+					i := slices.IndexFunc(s.Points, func(x chart.Point) bool { return x.X == float64(q.Depth) })
+					if i < 0 || math.Abs(s.Points[i].Y-q.Fitted) > 1e-9*q.Fitted {
+						t.Errorf("%s: %s has no point at the fit's depth %d of %v", c.name, s.Name, q.Depth, q.Fitted)
+					}
+				}
+			}
+		} else if c.name == "cdxgen" {
+			t.Errorf("cdxgen: no fit (%s)", p.FitError)
+		}
+		if c.name == "cdxgen" {
+			// 20,000 lines (seed 9) give a host fit with k < 0, which
+			// compact -fit refuses: the legend, the section and the fit
+			// table say so; the path fit is taken.
+			var names []string
+			for _, s := range ch.Series {
+				names = append(names, s.Name)
+			}
+			if p.Fit == nil || p.Fit.Host.K >= 0 || !slices.ContainsFunc(names, func(n string) bool {
+				return strings.HasPrefix(n, "hosts, fit ") && strings.HasSuffix(n, " (refused by compact -fit)")
+			}) || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "paths, fit ") && strings.Contains(n, "refused") }) {
+				t.Errorf("cdxgen: series %q, fit %+v", names, p.Fit)
+			}
+			pg, err := Report(Input{Profile: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sec := range pg.Sections {
+				if sec.ID != "cutoffs" {
+					continue
+				}
+				if !strings.Contains(sec.Text, "This profile's fit is refused: hosts: mementomap: fit not fit for cutoffs: k = -") || strings.Contains(sec.Text, "paths: mementomap") {
+					t.Errorf("cutoffs section: %q", sec.Text)
+				}
+				var use []string
+				for _, r := range sec.Tables[0].Rows {
+					use = append(use, r[len(r)-1])
+				}
+				if !slices.Equal(use, []string{"refuses it: k ≤ 0", "takes it", "not used (comparison)", "not used (comparison)"}) {
+					t.Errorf("fit table, compact -fit column: %q", use)
+				}
+			}
+		}
+		if ch.X.Unit != chart.Whole || ch.X.Min < 0 {
+			t.Errorf("%s: X axis %+v", c.name, ch.X)
+		}
+		var ticks []float64
+		for _, tk := range ch.X.Ticks {
+			if tk.Value != math.Round(tk.Value) {
+				t.Errorf("%s: tick at %v", c.name, tk.Value)
+			}
+			if tk.Label != "" {
+				ticks = append(ticks, tk.Value)
+			}
+		}
+		if c.wantTicks != nil && (ch.X.Min != c.min || ch.X.Max != c.max || !slices.Equal(ticks, c.wantTicks)) {
+			t.Errorf("%s: X axis %v to %v, labelled ticks %v; want %v to %v, %v", c.name, ch.X.Min, ch.X.Max, ticks, c.min, c.max, c.wantTicks)
+		}
+		if len(ticks) == 0 || ticks[0] < ch.X.Min || ticks[len(ticks)-1] > ch.X.Max {
+			t.Errorf("%s: labelled ticks %v on %v to %v", c.name, ticks, ch.X.Min, ch.X.Max)
+		}
 	}
 }

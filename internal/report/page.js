@@ -28,6 +28,16 @@
     return (v < 0 ? '-' : '') + int + (parts.length > 1 ? '.' + parts[1] : '');
   }
 
+  // wholeStep is the spacing of the labelled ticks of a Whole axis as the
+  // Go model sets them (every depth when they fit), for ECharts' interval;
+  // undefined (ECharts' own) with fewer than two labels.
+  function wholeStep(ticks) {
+    var v = (ticks || []).filter(function (t) { return t.label; }).map(function (t) { return t.value; });
+    var step;
+    for (var i = 1; i < v.length; i++) if (step === undefined || v[i] - v[i - 1] < step) step = v[i] - v[i - 1];
+    return step;
+  }
+
   // human is chart.Human.
   function human(v, unit) {
     if (unit === 'count' || unit === 'bytes') {
@@ -42,7 +52,7 @@
       return unit === 'bytes' ? s + ' ' + BYTES[i] : s + SUFFIX[i];
     }
     if (unit === 'percent') return trimZeros((v * 100).toFixed(1)) + '%';
-    if (unit === 'year') return String(Math.round(v));
+    if (unit === 'year' || unit === 'whole') return String(Math.round(v));
     return trimZeros(v.toFixed(3));
   }
 
@@ -51,7 +61,7 @@
     if (unit === 'count') return thousands(v);
     if (unit === 'bytes') return v === 1 ? '1 byte' : thousands(v) + ' bytes';
     if (unit === 'percent') return trimZeros((v * 100).toFixed(2)) + '%';
-    if (unit === 'year') return String(Math.round(v));
+    if (unit === 'year' || unit === 'whole') return String(Math.round(v));
     return trimZeros(v.toFixed(6));
   }
 
@@ -160,15 +170,16 @@
     });
     var header = function (x) { return String(x); };
     if (c.kind === 'line') {
-      var time = c.x.type === 'time';
+      var time = c.x.type === 'time', whole = c.x.unit === 'year' || c.x.unit === 'whole';
       opt.xAxis = Object.assign(axisName(c.x.label), {
         type: time ? 'time' : c.x.type === 'log' ? 'log' : 'value', logBase: 10, nameGap: 28,
         min: time ? c.x.min * 1000 : c.x.min, max: time ? c.x.max * 1000 : c.x.max,
-        minInterval: c.x.unit === 'year' ? 1 : undefined,
-        axisLabel: { hideOverlap: true, formatter: time ? dateTick : function (v) { return c.x.unit === 'year' ? String(v) : human(v, c.x.unit); } },
+        minInterval: whole ? 1 : undefined,
+        interval: c.x.unit === 'whole' ? wholeStep(c.x.ticks) : undefined,
+        axisLabel: { hideOverlap: true, formatter: time ? dateTick : function (v) { return whole ? (v === Math.round(v) ? String(v) : '') : human(v, c.x.unit); } },
         splitLine: { show: false }
       });
-      header = time ? function (x) { return isoDay(x); } : function (x) { return c.x.unit === 'year' ? String(x) : human(x, c.x.unit); };
+      header = time ? function (x) { return isoDay(x); } : function (x) { return whole ? String(x) : human(x, c.x.unit); };
       opt.series = c.series.map(function (s, i) {
         var marked = (spec.marks || [])[i] || [];
         return {
