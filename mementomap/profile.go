@@ -318,7 +318,12 @@ func Profile(ctx context.Context, inputs []cdxj.Searcher, opts *ProfileOptions) 
 // host or path depth is then one contiguous run): a ',' of the host and a
 // '/' of the path become sepLabel, the ')' sepHost and the first '?'
 // sepQuery; then sepEnd, the capture year (2 bytes, big-endian) and its
-// status class (1 byte). Equal sort keys are summed by the sorter.
+// status class (1 byte). Equal sort keys are summed by the sorter. The
+// keys of a sorted index come mostly in increasing order (a '/' mapped
+// below a '.', a status class lower than the last capture's, are the
+// exceptions), so they are appended (extsort.Sorter.Append): keys in
+// order go straight to a run on disk and only the others fill the chunk.
+// At 4 M cdxgen lines this cut peak memory from 250 MB to 46 MB.
 const (
 	sepEnd   = 0x00
 	sepQuery = 0x01
@@ -427,7 +432,7 @@ tail:
 	if ts := rec.Timestamp(); bytes.Compare(ts, p.last) > 0 {
 		p.last = append(p.last[:0], ts...)
 	}
-	return p.sorter.Add(sk, 1)
+	return p.sorter.Append(sk, 1)
 }
 
 // entry takes one sorted (URI-R, year, status class) group of count captures.
@@ -699,7 +704,7 @@ func (p *profiler) endKey() error {
 	p.line = line
 	p.out.Index.MapBytes += int64(len(line)) + 1
 	if p.lines != nil {
-		return p.lines.Add(line, 0)
+		return p.lines.Append(line, 0)
 	}
 	return nil
 }
