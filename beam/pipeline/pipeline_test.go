@@ -184,7 +184,7 @@ func TestPipelineEqualsSingleProcess(t *testing.T) {
 				c.SummaryOutput = filepath.Join(out, "archive.summary")
 				c.ShardBytes = (size + int64(shards) - 1) / int64(shards)
 				c.CompactPieces = shards
-				p, err := NewPlan(context.Background(), c)
+				p, err := NewPlan(context.Background(), &c)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -244,7 +244,7 @@ func TestPipelineFailingPart(t *testing.T) {
 		SummaryOutput: filepath.Join(out, "a.summary"), ShardBytes: st.Size()/3 + 1,
 		Build: BuildSpec{UpdatedAt: updatedAt}, Compact: DefaultCompactSpec(),
 	}
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestPipelineUnsortedInputs(t *testing.T) {
 	files := splitFiles(t, dir, lines, 2)
 	out := t.TempDir()
 	c := Config{Inputs: []string{files[1], files[0]}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestPipelineInputsCutInsideKey(t *testing.T) {
 		c.SummaryOutput = filepath.Join(out, "a.summary")
 		c.ShardBytes = (size + int64(shards) - 1) / int64(shards)
 		c.CompactPieces = shards
-		p, err := NewPlan(context.Background(), c)
+		p, err := NewPlan(context.Background(), &c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +389,7 @@ func TestPipelineInputsCutInsideKey(t *testing.T) {
 	a := writeLines(t, filepath.Join(dir, "swapped-a.cdxj"), swapped[:inKey])
 	b := writeLines(t, filepath.Join(dir, "swapped-b.cdxj"), swapped[inKey:])
 	sc := Config{Inputs: []string{a, b}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
-	p, err := NewPlan(context.Background(), sc)
+	p, err := NewPlan(context.Background(), &sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +456,7 @@ func TestPipelineUnsortedInsidePart(t *testing.T) {
 			out := t.TempDir()
 			c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), SummaryOutput: filepath.Join(out, "a.summary"),
 				ShardBytes: st.Size()/int64(shards) + 1, Build: BuildSpec{UpdatedAt: updatedAt, SkipBad: true}}
-			p, err := NewPlan(context.Background(), c)
+			p, err := NewPlan(context.Background(), &c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -492,7 +492,7 @@ func TestPipelineBrokenJSON(t *testing.T) {
 			out := t.TempDir()
 			c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), ShardBytes: st.Size()/2 + 1,
 				Build: BuildSpec{UpdatedAt: updatedAt, SkipBad: skip}}
-			p, err := NewPlan(context.Background(), c)
+			p, err := NewPlan(context.Background(), &c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -537,7 +537,7 @@ func TestPipelineCommitAllOrNone(t *testing.T) {
 	if err := os.WriteFile(c.MapOutput, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -566,7 +566,7 @@ func TestPipelineCommitAllOrNone(t *testing.T) {
 	if err := os.RemoveAll(c.CompactOutput); err != nil {
 		t.Fatal(err)
 	}
-	p, err = NewPlan(context.Background(), c)
+	p, err = NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -601,7 +601,7 @@ func TestNewPlanOutputs(t *testing.T) {
 		{"a pipe", Config{MapOutput: filepath.Join(fifoDir, "fifo")}, "output " + filepath.Join(fifoDir, "fifo") + " is not a regular file"},
 	} {
 		tc.c.Inputs = []string{in}
-		if _, err := NewPlan(context.Background(), tc.c); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := NewPlan(context.Background(), &tc.c); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
@@ -693,7 +693,7 @@ func TestNewPlanOutputIsInput(t *testing.T) {
 		{"cluster part of the input .idx", Config{Inputs: []string{filepath.Join(cluster, "cluster.idx")}, MapOutput: blocks[len(blocks)-1]}},
 		{"cluster secondary index", Config{Inputs: []string{filepath.Join(cluster, "cluster.idx")}, MapOutput: filepath.Join(dir, "a.map"), SummaryOutput: filepath.Join(cluster, "cluster.idx")}},
 	} {
-		_, err := NewPlan(context.Background(), tc.c)
+		_, err := NewPlan(context.Background(), &tc.c)
 		if err == nil || !strings.Contains(err.Error(), "is the input") {
 			t.Errorf("%s: error %v, want \"output ... is the input ...\"", tc.name, err)
 		}
@@ -728,7 +728,7 @@ func TestPipelineTempDirOwnFolder(t *testing.T) {
 	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), CompactOutput: filepath.Join(out, "c.map"),
 		SummaryOutput: filepath.Join(out, "a.summary"), TempDir: td, Build: BuildSpec{UpdatedAt: updatedAt}, Compact: DefaultCompactSpec()}
 	for _, fails := range []bool{false, true} {
-		p, err := NewPlan(context.Background(), c)
+		p, err := NewPlan(context.Background(), &c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -806,20 +806,20 @@ func TestPipelineLockAndRunnerTemp(t *testing.T) {
 	in := writeLines(t, filepath.Join(dir, "index.cdxj"), generatedLines(t, 500, 5))
 	out := t.TempDir()
 	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := c
 	other.MapOutput, other.SummaryOutput = filepath.Join(out, "b.map"), filepath.Join(t.TempDir(), "b.summary")
-	if _, err := NewPlan(context.Background(), other); err == nil || !strings.Contains(err.Error(), "output folder "+out+" is in use") {
+	if _, err := NewPlan(context.Background(), &other); err == nil || !strings.Contains(err.Error(), "output folder "+out+" is in use") {
 		t.Fatalf("a second plan for %s: %v, want the folder named as in use", out, err)
 	}
 	p.Cleanup()
 
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	p, err = NewPlan(context.Background(), c)
+	p, err = NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatalf("a plan after Cleanup: %v", err)
 	}
@@ -833,7 +833,7 @@ func TestPipelineLockAndRunnerTemp(t *testing.T) {
 		t.Errorf("TMPDIR after the run is %q, want %q restored", got, tmp)
 	}
 	// The lock went with the run: the folder can be planned again.
-	p, err = NewPlan(context.Background(), other)
+	p, err = NewPlan(context.Background(), &other)
 	if err != nil {
 		t.Fatalf("a plan after the run: %v", err)
 	}
@@ -886,7 +886,7 @@ func TestPipelineLegendChange(t *testing.T) {
 	c.MapOutput = filepath.Join(out, "a.map")
 	c.CompactOutput = filepath.Join(out, "a-compact.map")
 	c.SummaryOutput = filepath.Join(out, "a.summary")
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -932,7 +932,7 @@ func TestNewPlanRemovesStale(t *testing.T) {
 		os.WriteFile(filepath.Join(d, "sub", "map-00000"), []byte("x"), 0o644)
 	}
 	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), Build: BuildSpec{UpdatedAt: updatedAt}}
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -960,7 +960,7 @@ func TestNewPlanRemovesStale(t *testing.T) {
 	}
 	defer l.Close()
 	c.TempDir = tmp
-	p, err = NewPlan(context.Background(), c)
+	p, err = NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -990,7 +990,7 @@ func TestNewPlanRenameCheck(t *testing.T) {
 	}
 	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 200, 5))
 	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), TempDir: shm, Build: BuildSpec{UpdatedAt: updatedAt}}
-	_, err = NewPlan(context.Background(), c)
+	_, err = NewPlan(context.Background(), &c)
 	if err == nil || !strings.Contains(err.Error(), "output "+c.MapOutput+" cannot be put in place") || !strings.Contains(err.Error(), "another file system") ||
 		!strings.Contains(err.Error(), "--temp-dir "+shm) {
 		t.Fatalf("NewPlan: %v, want the output named as on another file system than --temp-dir", err)
@@ -1000,7 +1000,7 @@ func TestNewPlanRenameCheck(t *testing.T) {
 	// --temp-dir.
 	cc := c
 	cc.TempDir, cc.CompactOutput = "", filepath.Join(shm, "a-compact.map")
-	_, err = NewPlan(context.Background(), cc)
+	_, err = NewPlan(context.Background(), &cc)
 	if err == nil || !strings.Contains(err.Error(), "output "+cc.CompactOutput+" cannot be put in place") ||
 		!strings.Contains(err.Error(), "its folder "+shm+" is on another file system than the folder "+out+" of the map output") ||
 		!strings.Contains(err.Error(), "write every output on one file system") || strings.Contains(err.Error(), "temp-dir") {
@@ -1013,7 +1013,7 @@ func TestNewPlanRenameCheck(t *testing.T) {
 	}
 	// The lock went with the failed plan.
 	c.TempDir = ""
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1026,12 +1026,12 @@ func TestPreview(t *testing.T) {
 	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 2000, 5))
 	out := t.TempDir()
 	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(out, "a.map"), ShardBytes: 16 << 10, Build: BuildSpec{UpdatedAt: updatedAt}}
-	p, err := NewPlan(context.Background(), c)
+	p, err := NewPlan(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Cleanup()
-	v, err := Preview(context.Background(), c)
+	v, err := Preview(context.Background(), &c)
 	if err != nil {
 		t.Fatalf("Preview while a plan holds the folder: %v", err)
 	}
@@ -1043,5 +1043,30 @@ func TestPreview(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), "prism", v); err == nil {
 		t.Error("a Preview plan ran")
+	}
+}
+
+// TestNewPlanConfigPointer: a nil Config is the zero one, refused for
+// want of a map output, and NewPlan and Preview leave the Config given as
+// it was (the plan holds a copy with the defaults filled in).
+func TestNewPlanConfigPointer(t *testing.T) {
+	for _, f := range []func(context.Context, *Config) (*Plan, error){NewPlan, Preview} {
+		if _, err := f(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "no map output path") {
+			t.Errorf("a nil Config: %v, want the zero Config's error", err)
+		}
+	}
+	in := writeLines(t, filepath.Join(t.TempDir(), "index.cdxj"), generatedLines(t, 200, 5))
+	c := Config{Inputs: []string{in}, MapOutput: filepath.Join(t.TempDir(), "a.map")}
+	want := c
+	p, err := NewPlan(context.Background(), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Cleanup()
+	if p.ShardBytes != DefaultShardBytes || p.Build.UpdatedAt.IsZero() {
+		t.Errorf("the plan's defaults: ShardBytes %d, UpdatedAt %v", p.ShardBytes, p.Build.UpdatedAt)
+	}
+	if c.ShardBytes != want.ShardBytes || !c.Build.UpdatedAt.Equal(want.Build.UpdatedAt) {
+		t.Errorf("NewPlan changed the Config given: ShardBytes %d, UpdatedAt %v", c.ShardBytes, c.Build.UpdatedAt)
 	}
 }

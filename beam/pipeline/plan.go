@@ -213,7 +213,11 @@ type Plan struct {
 // the same machine, fails at once with an error naming the folder: two runs
 // never write one folder's outputs at the same time. Locks on a network
 // file system are as good as its flock.
-func NewPlan(ctx context.Context, c Config) (*Plan, error) {
+//
+// c is not modified (the plan holds a copy, its defaults filled in); nil
+// means the zero Config, which Validate refuses for want of inputs and a
+// map output.
+func NewPlan(ctx context.Context, c *Config) (*Plan, error) {
 	p, err := Preview(ctx, c)
 	if err != nil {
 		return nil, err
@@ -228,8 +232,13 @@ func NewPlan(ctx context.Context, c Config) (*Plan, error) {
 // checks the outputs and cuts the inputs into parts as NewPlan does, but
 // takes no lock, makes no folder and writes nothing, so that it works
 // while another run holds the output folders (mementomap-beam
-// --dry_run). Its plan has no TempDir and cannot be run.
-func Preview(ctx context.Context, c Config) (*Plan, error) {
+// --dry_run). Its plan has no TempDir and cannot be run. c is taken as by
+// NewPlan (nil means the zero Config).
+func Preview(ctx context.Context, cfg *Config) (*Plan, error) {
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -375,9 +375,9 @@ func main() {
 	if dryRun {
 		// A look at the plan: no lock (another run may hold the output
 		// folders), no temporary folder, nothing written.
-		plan, err = pipeline.Preview(ctx, c)
+		plan, err = pipeline.Preview(ctx, &c)
 	} else {
-		plan, err = pipeline.NewPlan(ctx, c)
+		plan, err = pipeline.NewPlan(ctx, &c)
 	}
 	if err != nil {
 		interrupted(ctx, "planning the parts of the inputs", outputs)

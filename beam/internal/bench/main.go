@@ -290,7 +290,7 @@ func runOne(mode, in, out, tmp string, shard int64, workers int) error {
 		}
 		return f.Close()
 	case "beam":
-		p, err := pipeline.NewPlan(ctx, pipeline.Config{Inputs: []string{in}, MapOutput: out, ShardBytes: shard, Build: spec, TempDir: tmp})
+		p, err := pipeline.NewPlan(ctx, &pipeline.Config{Inputs: []string{in}, MapOutput: out, ShardBytes: shard, Build: spec, TempDir: tmp})
 		if err != nil {
 			return err
 		}
