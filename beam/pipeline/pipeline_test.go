@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -141,7 +142,7 @@ func maxInputSize(t *testing.T, inputs []string) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := storedSize(ix)
+		n, err := StoredSize(ix)
 		ix.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -1068,5 +1069,48 @@ func TestNewPlanConfigPointer(t *testing.T) {
 	}
 	if c.ShardBytes != want.ShardBytes || !c.Build.UpdatedAt.Equal(want.Build.UpdatedAt) {
 		t.Errorf("NewPlan changed the Config given: ShardBytes %d, UpdatedAt %v", c.ShardBytes, c.Build.UpdatedAt)
+	}
+}
+
+// TestStoredSize: a plain file's size, and a cluster's compressed block
+// lengths summed as its cluster.idx lists them.
+func TestStoredSize(t *testing.T) {
+	lines := generatedLines(t, 3000, 4)
+	dir := t.TempDir()
+	file := writeLines(t, filepath.Join(dir, "index.cdxj"), lines)
+	cluster := writeCluster(t, filepath.Join(dir, "cc", "indexes"), lines)
+	idx, err := os.ReadFile(filepath.Join(cluster, "cluster.idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks int64
+	for _, l := range strings.Split(strings.TrimSuffix(string(idx), "\n"), "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) < 4 {
+			t.Fatalf("cluster.idx line %q", l)
+		}
+		n, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			t.Fatalf("cluster.idx line %q: %v", l, err)
+		}
+		blocks += n
+	}
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want int64
+	}{{file, fi.Size()}, {cluster, blocks}} {
+		ix, err := cdxj.Open(context.Background(), tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := StoredSize(ix)
+		ix.Close()
+		if err != nil || got != tc.want || got == 0 {
+			t.Errorf("StoredSize(%s) = %d, %v; want %d", tc.path, got, err, tc.want)
+		}
 	}
 }

@@ -272,7 +272,7 @@ func Preview(ctx context.Context, cfg *Config) (*Plan, error) {
 				return nil, err
 			}
 		}
-		size, err := storedSize(ix)
+		size, err := StoredSize(ix)
 		if err != nil {
 			ix.Close()
 			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
@@ -638,9 +638,12 @@ func checkNotClusterFile(outs []existingOutput, input string, cl *cdxj.Cluster) 
 	return nil
 }
 
-// storedSize returns the bytes of an index as stored: a file's size, the
-// sum of a cluster's block lengths, 0 for what has no size.
-func storedSize(ix cdxj.Index) (int64, error) {
+// StoredSize returns the bytes of an index as stored, which Config.ShardBytes
+// counts: a *cdxj.File's size (compressed, for a gzip file), the sum of a
+// *cdxj.Cluster's block lengths (compressed), 0 for any other index (a
+// stream, a CDX server: no size). The error is a cluster's, reading its
+// secondary index (cdxj.ErrZipNum for a bad .idx line, naming it).
+func StoredSize(ix cdxj.Index) (int64, error) {
 	switch x := ix.(type) {
 	case *cdxj.File:
 		return x.Size(), nil

@@ -245,26 +245,17 @@ func writeCluster(dir string, n int64, perBlock int) (int64, error) {
 	return lines, os.Rename(filepath.Join(dir, "cdx.idx"), filepath.Join(dir, "cluster.idx"))
 }
 
-// storedSize returns an index's bytes as stored: a file's size, the sum
-// of a cluster's block lengths.
+// storedSize returns an index's bytes as stored (pipeline.StoredSize): a
+// file's size, the sum of a cluster's block lengths.
 func storedSize(in string) (int64, error) {
 	ix, err := cdxj.Open(context.Background(), in, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer ix.Close()
-	switch x := ix.(type) {
-	case *cdxj.File:
-		return x.Size(), nil
-	case *cdxj.Cluster:
-		var n int64
-		for e, err := range x.Entries() {
-			if err != nil {
-				return 0, err
-			}
-			n += e.Length
-		}
-		return n, nil
+	switch ix.(type) {
+	case *cdxj.File, *cdxj.Cluster:
+		return pipeline.StoredSize(ix)
 	}
 	return 0, fmt.Errorf("%s: neither a file nor a cluster", in)
 }
