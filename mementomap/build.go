@@ -185,11 +185,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 		b.s.Close()
 		return b.st, err
 	}
-	write := writeMapLines
-	if o.Datetime > 0 {
-		write = writeDatetimeLines
-	}
-	if err := write(ctx, bw, &b.st, []*extsort.Sorter{b.s}); err != nil {
+	if err := writeMapLines(ctx, bw, &b.st, []*extsort.Sorter{b.s}, o.Datetime > 0); err != nil {
 		return b.st, err
 	}
 	b.logDone()
@@ -204,20 +200,29 @@ func (b *builder) logDone() {
 	}
 }
 
-// writeMapLines writes the data lines "HXPX M/R" of the sort keys of ss
-// (see eachOf) to bw and flushes it, counting Keys and URIRs in st.
-func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*extsort.Sorter) error {
-	var cur []byte
+// writeMapLines writes the data lines of the sort keys of ss (see eachOf)
+// to bw and flushes it, counting Keys and URIRs in st. Without datetime
+// the sort keys are "HXPX\x00QUERY" and each HxPx key is one line
+// "HXPX M/R"; with datetime (BuildOptions.Datetime) they are
+// "HXPX\x00DATETIME\x00QUERY" and each HxPx key and datetime is one line
+// "HXPX DATETIME M/R", a URI-R counted once per period it was captured in.
+func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*extsort.Sorter, datetime bool) error {
+	var cur []byte // "HXPX", or "HXPX\x00DATETIME" with datetime
 	var m, r uint64
 	var line []byte
 	emit := func() error {
-		line = append(line[:0], cur...)
+		hx, dt, timed := bytes.Cut(cur, []byte{0})
+		line = append(line[:0], hx...)
+		if timed {
+			line = append(line, ' ')
+			line = append(line, dt...)
+		}
 		line = append(line, ' ')
 		line = strconv.AppendUint(line, m, 10)
 		line = append(line, '/')
 		line = strconv.AppendUint(line, r, 10)
 		if len(line) > MaxLineLength {
-			return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, cur, len(line), MaxLineLength)
+			return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, hx, len(line), MaxLineLength)
 		}
 		line = append(line, '\n')
 		st.Keys++
@@ -233,7 +238,11 @@ func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*
 		}
 		h := key
 		if i := bytes.IndexByte(key, 0); i >= 0 {
-			h = key[:i]
+			if !datetime {
+				h = key[:i]
+			} else if j := bytes.IndexByte(key[i+1:], 0); j >= 0 {
+				h = key[:i+1+j]
+			}
 		}
 		st.URIRs++
 		if len(cur) > 0 && bytes.Equal(h, cur) {
@@ -272,67 +281,6 @@ func (o BuildOptions) CheckDatetime() error {
 		return nil
 	}
 	return fmt.Errorf("%w: %d", ErrDatetimeDigits, o.Datetime)
-}
-
-// writeDatetimeLines is writeMapLines for BuildOptions.Datetime: the sort
-// keys are "HXPX\x00DATETIME\x00QUERY", and each HxPx key and datetime
-// is one line "HXPX DATETIME M/R".
-func writeDatetimeLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*extsort.Sorter) error {
-	var cur []byte // "HXPX\x00DATETIME"
-	var m, r uint64
-	var line []byte
-	emit := func() error {
-		hx, dt, _ := bytes.Cut(cur, []byte{0})
-		line = append(line[:0], hx...)
-		line = append(line, ' ')
-		line = append(line, dt...)
-		line = append(line, ' ')
-		line = strconv.AppendUint(line, m, 10)
-		line = append(line, '/')
-		line = strconv.AppendUint(line, r, 10)
-		if len(line) > MaxLineLength {
-			return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, hx, len(line), MaxLineLength)
-		}
-		line = append(line, '\n')
-		st.Keys++
-		_, err := bw.Write(line)
-		return err
-	}
-	n := 0
-	err := extsort.EachOf(ss, func(key []byte, count uint64) error {
-		if n++; n&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		h := key
-		if i := bytes.IndexByte(key, 0); i >= 0 {
-			if j := bytes.IndexByte(key[i+1:], 0); j >= 0 {
-				h = key[:i+1+j]
-			}
-		}
-		st.URIRs++ // a URI-R once per period it was captured in
-		if len(cur) > 0 && bytes.Equal(h, cur) {
-			m += count
-			r++
-			return nil
-		}
-		if len(cur) > 0 {
-			if err := emit(); err != nil {
-				return err
-			}
-		}
-		cur = append(cur[:0], h...)
-		m, r = count, 1
-		return nil
-	})
-	if err == nil && len(cur) > 0 {
-		err = emit()
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	return err
 }
 
 // UKVSContext is the JSON-LD context a MementoMap's !context header names.

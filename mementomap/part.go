@@ -170,7 +170,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	for i, b := range bs {
 		ss[i] = b.s
 	}
-	if err := writeMapLines(ctx, bw, &st, ss); err != nil {
+	if err := writeMapLines(ctx, bw, &st, ss, false); err != nil {
 		return st, err
 	}
 	(&builder{o: o, st: st}).logDone()
@@ -267,7 +267,7 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 		b.s.Close()
 		return b.st, err
 	}
-	err := writeMapLines(ctx, bw, &b.st, []*extsort.Sorter{b.s})
+	err := writeMapLines(ctx, bw, &b.st, []*extsort.Sorter{b.s}, false)
 	return b.st, err
 }
 
