@@ -199,14 +199,8 @@ func (e Eval) Check() error {
 // DataLines counts the non-blank data lines of the map (one pass over the
 // file).
 func (m *Map) DataLines() (_ int64, err error) {
-	if m.b == nil {
-		if m.f == nil {
-			return 0, ErrClosed
-		}
-		return 0, nil
-	}
-	if m.damaged.Load() {
-		return 0, m.changedErr()
+	if ok, err := m.readable(); !ok {
+		return 0, err
 	}
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	var n int64
@@ -339,14 +333,8 @@ type keyGroup struct {
 // is skipped and its error, naming the file and the line, passed to bad;
 // when bad is nil, the first such line ends the pass with its error.
 func (m *Map) eachKey(fn func(keyGroup) error, bad func(error)) (err error) {
-	if m.b == nil {
-		if m.f == nil {
-			return ErrClosed
-		}
-		return nil
-	}
-	if m.damaged.Load() {
-		return m.changedErr()
+	if ok, err := m.readable(); !ok {
+		return err
 	}
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	var ls []keyLine

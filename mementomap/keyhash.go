@@ -38,8 +38,6 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"math/bits"
-	"runtime"
-	"runtime/debug"
 	"sync/atomic"
 )
 
@@ -338,25 +336,9 @@ func (m *Map) startKeyHash() {
 	if len(m.b) == 0 || m.err != nil {
 		return
 	}
-	done := make(chan struct{})
-	m.keysDone = done
-	go func() {
-		defer close(done)
-		old := debug.SetPanicOnFault(true)
-		defer func() {
-			debug.SetPanicOnFault(old)
-			if r := recover(); r != nil {
-				if _, ok := r.(interface {
-					runtime.Error
-					Addr() uintptr
-				}); !ok {
-					panic(r)
-				}
-				m.damaged.Store(true)
-			}
-		}()
+	m.keysDone = m.readInBackground(func() {
 		if h := m.newKeyHash(m.closing.Load); h != nil {
 			m.keys.Store(h)
 		}
-	}()
+	})
 }

@@ -313,6 +313,37 @@ func (m *Map) endFault(old bool, err *error) {
 	*err = fmt.Errorf("%w: %s: memory fault reading the mapping (%v)", ErrChanged, m.path, fault)
 }
 
+// readInBackground runs read, a pass over the mapping, in a goroutine of
+// its own and returns a channel closed when it ends. A memory fault on the
+// mapping (its file was truncated) ends the pass and marks the Map damaged,
+// as endFault does for a lookup.
+func (m *Map) readInBackground(read func()) chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var err error
+		defer m.endFault(debug.SetPanicOnFault(true), &err)
+		read()
+	}()
+	return done
+}
+
+// readable reports whether a whole-map pass has a mapping to read: false
+// with ErrClosed after Close, with nil for an empty file (no mapping), and
+// with the ErrChanged error of a Map found damaged.
+func (m *Map) readable() (bool, error) {
+	if m.b == nil {
+		if m.f == nil {
+			return false, ErrClosed
+		}
+		return false, nil
+	}
+	if m.damaged.Load() {
+		return false, m.changedErr()
+	}
+	return true, nil
+}
+
 // changedErr is the error of a Map found damaged.
 func (m *Map) changedErr() error { return fmt.Errorf("%w: %s", ErrChanged, m.path) }
 

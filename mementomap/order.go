@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/mementokit/mementokit/ukvs"
@@ -59,25 +58,7 @@ func (m *Map) ordered() (bool, error) {
 			m.finishOrder(m.scanOrder(nil))
 			return
 		}
-		done := make(chan struct{})
-		m.orderDone = done
-		go func() {
-			defer close(done)
-			old := debug.SetPanicOnFault(true)
-			defer func() {
-				debug.SetPanicOnFault(old)
-				if r := recover(); r != nil {
-					if _, ok := r.(interface {
-						runtime.Error
-						Addr() uintptr
-					}); !ok {
-						panic(r)
-					}
-					m.damaged.Store(true)
-				}
-			}()
-			m.finishOrder(m.scanOrder(m.closing.Load))
-		}()
+		m.orderDone = m.readInBackground(func() { m.finishOrder(m.scanOrder(m.closing.Load)) })
 	})
 	switch m.order.Load() {
 	case orderSorted:
@@ -125,14 +106,8 @@ func (m *Map) finishOrder(err error) {
 // A map whose file was truncated while open returns an error wrapping
 // [ErrChanged].
 func (m *Map) CheckOrder() (err error) {
-	if m.b == nil {
-		if m.f == nil {
-			return ErrClosed
-		}
-		return nil
-	}
-	if m.damaged.Load() {
-		return m.changedErr()
+	if ok, err := m.readable(); !ok {
+		return err
 	}
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
 	if _, err := m.ordered(); err != nil {
