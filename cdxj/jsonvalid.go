@@ -281,7 +281,7 @@ func strictStringEnd(b []byte, i int) (int, string) {
 		case c == '"':
 			return j, ""
 		case c < 0x20:
-			return -1, "control byte " + quoteByte(c)
+			return -1, "control " + quoteByte(c)
 		}
 		// a backslash
 		if j+1 >= len(b) {

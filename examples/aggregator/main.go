@@ -36,7 +36,8 @@
 // With -root PREFIX every path is under PREFIX. Given a URI-R (and a
 // datetime) on the command line, it searches once and prints the answer
 // instead of serving: exit status 0 found, 1 not found, 2 a usage,
-// configuration or start-up error (in server mode too).
+// configuration or start-up error (in server mode too), 3 every archive
+// asked failed or timed out.
 //
 // Configuration comes from the defaults, then the JSON file named by
 // -config (its keys are the flag names with underscores, durations written
