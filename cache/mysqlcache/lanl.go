@@ -47,6 +47,11 @@ import (
 //         (there is nothing to search for);
 //       - a jobs row whose url is NULL or empty is no job (nothing to
 //         search): it is not copied (kept in jobs_lanl);
+//       - a links row whose archive_id is NULL is a link without an
+//         archive (the shipped schema cannot hold one: archive_id is part
+//         of its PRIMARY KEY, so NOT NULL; a table whose key was changed
+//         to a UNIQUE key can): it is not copied (no archive to serve it
+//         under; kept in links_lanl) and registers no archive;
 //       - a links row whose archive_id names no archive_register row
 //         keeps that id, registered as the archive "lanl-archive-<id>"
 //         (one per id, so that the rows of two such archives stay apart;
@@ -61,7 +66,7 @@ import (
 //     no unique key) the open, then the oldest, one is kept as the job and
 //     the others are kept in jobs_lanl_duplicates;
 //  3. the row counts are compared (links: the rows copied, those with a
-//     datetime and a URI-M; jobs: those with a URI-R): a
+//     datetime, a URI-M and an archive; jobs: those with a URI-R): a
 //     copy that lost a row stops the migration before anything is
 //     replaced, with an error naming the table and the first key that
 //     differs, and the copy of that table is undone (its new table
@@ -104,9 +109,10 @@ func zeroDate(col string) string {
 func hasURI(col string) string { return "(" + col + " IS NOT NULL AND " + col + " <> '')" }
 
 // linkCopied is the SQL condition on the links row l that the migration
-// copies it: it has a datetime and a URI-M.
+// copies it: it has a datetime, a URI-M and an archive (archive_id not
+// NULL).
 func linkCopied(l string) string {
-	return "NOT " + zeroDate(l+".mdate") + " AND " + hasURI(l+".href")
+	return "NOT " + zeroDate(l+".mdate") + " AND " + hasURI(l+".href") + " AND " + l + ".archive_id IS NOT NULL"
 }
 
 // dateOrNull is col, or NULL where it holds a zero date.
@@ -123,8 +129,9 @@ const lanlArchivePrefix = "lanl-archive-"
 const lanlUnknownArchive = "lanl-unknown-archive"
 
 // sqlUnregistered selects the links rows whose archive_id names no
-// archive_register row (alias l).
-const sqlUnregistered = "FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE a.id IS NULL"
+// archive_register row (alias l); a NULL archive_id names no archive and
+// is not one of them (see linkCopied).
+const sqlUnregistered = "FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id WHERE a.id IS NULL AND l.archive_id IS NOT NULL"
 
 // lanlTables are the tables of the LANL schema, in copy order.
 var lanlTables = []string{"archive_register", "linkmaster", "links", "jobs"}
@@ -170,7 +177,7 @@ SELECT DISTINCT l.archive_id, CONCAT('` + lanlArchivePrefix + `', l.archive_id) 
 SELECT COALESCE(m.url, ''), LOWER(m.id), ` + dateOrNull("m.reqtime") + `, COALESCE(m.numreq, 0), ` + dateOrNull("m.updtime") + `,
   CASE WHEN m.updtime IS NOT NULL AND NOT ` + zeroDate("m.updtime") + ` AND NOT EXISTS (SELECT 1 FROM links l WHERE l.id = m.id AND ` + linkCopied("l") + `) THEN 'N' END
 FROM linkmaster m WHERE %s`}},
-		{name: "copy-links", what: "copy links (those with a datetime and a URI-M; part renumbered 0, 1, ... per id, mdate and archive)", batch: &lanlBatch{table: "links", key: "l.id", stmt: `INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
+		{name: "copy-links", what: "copy links (those with a datetime, a URI-M and an archive; part renumbered 0, 1, ... per id, mdate and archive)", batch: &lanlBatch{table: "links", key: "l.id", stmt: `INSERT IGNORE INTO links_mk (id, mdate, archive_id, href, type, rel, part)
 SELECT LOWER(l.id), l.mdate, l.archive_id, l.href, l.type, l.rel,
   ROW_NUMBER() OVER (PARTITION BY l.id, l.mdate, l.archive_id ORDER BY l.part, l.href) - 1
 FROM links l WHERE ` + linkCopied("l") + ` AND %s`}},
@@ -183,7 +190,7 @@ FROM jobs j WHERE ` + hasURI("j.url") + ` ORDER BY (` + dateOrNull("j.compltime"
 			`CREATE TABLE IF NOT EXISTS jobs_lanl_duplicates LIKE jobs`,
 			`INSERT IGNORE INTO jobs_lanl_duplicates SELECT j.* FROM jobs j WHERE ` + hasURI("j.url") + ` AND j.id NOT IN (SELECT id FROM jobs_mk)`,
 		}},
-		{name: "check", what: "compare row counts: every old row is in a new table (links: every row with a datetime and a URI-M; jobs: every row with a URI-R)", run: lanlCheckCounts},
+		{name: "check", what: "compare row counts: every old row is in a new table (links: every row with a datetime, a URI-M and an archive; jobs: every row with a URI-R)", run: lanlCheckCounts},
 		{name: "swap", what: "RENAME TABLE: the new tables in place, the old ones kept as *_lanl", stmts: []string{
 			`RENAME TABLE linkmaster TO linkmaster_lanl, linkmaster_mk TO linkmaster, links TO links_lanl, links_mk TO links,
   jobs TO jobs_lanl, jobs_mk TO jobs, archive_register TO archive_register_lanl, archive_register_mk TO archive_register`,
@@ -206,7 +213,7 @@ var lanlChecks = []lanlCheck{
 		firstMissing: `SELECT k FROM (
 SELECT o.id, CONCAT('id ', o.id, ' (hostname ', COALESCE(o.hostname, 'NULL'), ')') AS k FROM archive_register o LEFT JOIN archive_register_mk n ON n.id = o.id WHERE n.id IS NULL
 UNION ALL
-SELECT DISTINCT l.archive_id, CONCAT('id ', l.archive_id, ' (of links, not registered: ` + lanlArchivePrefix + `', l.archive_id, '; is that hostname taken?)') FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id LEFT JOIN archive_register_mk n ON n.id = l.archive_id WHERE a.id IS NULL AND n.id IS NULL
+SELECT DISTINCT l.archive_id, CONCAT('id ', l.archive_id, ' (of links, not registered: ` + lanlArchivePrefix + `', l.archive_id, '; is that hostname taken?)') FROM links l LEFT JOIN archive_register a ON a.id = l.archive_id LEFT JOIN archive_register_mk n ON n.id = l.archive_id WHERE a.id IS NULL AND n.id IS NULL AND l.archive_id IS NOT NULL
 ) m ORDER BY id LIMIT 1`,
 		undo: []string{"TRUNCATE TABLE archive_register_mk"}},
 	{table: "linkmaster", step: "copy-linkmaster",
@@ -217,7 +224,7 @@ SELECT DISTINCT l.archive_id, CONCAT('id ', l.archive_id, ' (of links, not regis
 	{table: "links", step: "copy-links",
 		old: "SELECT COUNT(*) FROM links l WHERE " + linkCopied("l"),
 		new: "SELECT COUNT(*) FROM links_mk",
-		firstMissing: `SELECT CONCAT('id ', o.id, ' (', o.c, ' rows with a datetime and a URI-M, ', COALESCE(n.c, 0), ' copied)')
+		firstMissing: `SELECT CONCAT('id ', o.id, ' (', o.c, ' rows with a datetime, a URI-M and an archive, ', COALESCE(n.c, 0), ' copied)')
 FROM (SELECT LOWER(l.id) AS id, COUNT(*) AS c FROM links l WHERE ` + linkCopied("l") + ` GROUP BY LOWER(l.id)) o
 LEFT JOIN (SELECT id, COUNT(*) AS c FROM links_mk GROUP BY id) n ON n.id = o.id
 WHERE n.c IS NULL OR n.c <> o.c ORDER BY o.id LIMIT 1`,
@@ -231,7 +238,7 @@ WHERE n.c IS NULL OR n.c <> o.c ORDER BY o.id LIMIT 1`,
 
 // lanlCheckCounts fails when a new table holds fewer or more rows than
 // its old one (archive_register: with one row per archive_id of links
-// not registered; links: the old rows with a datetime and a URI-M; jobs:
+// not registered; links: the old rows with a datetime, a URI-M and an archive; jobs:
 // the old rows with a URI-R, against jobs_mk with jobs_lanl_duplicates),
 // naming the first old key the copy lacks, and
 // undoes that table's copy (lanlChecks' undo; its step and batch progress
@@ -303,6 +310,7 @@ type lanlArchiveRows struct{ id, rows int64 }
 type lanlSurvey struct {
 	linksZeroMdate lanlKind // links rows whose mdate is a zero date: not copied
 	linksNoURIM    lanlKind // links rows with a datetime and no href (NULL or ''): not copied
+	linksNoArchive lanlKind // links rows with a datetime and a href and a NULL archive_id: not copied
 	masterZero     lanlKind // linkmaster rows with a zero reqtime or updtime: copied as NULL
 	masterNoURIR   lanlKind // linkmaster rows with no url (NULL or ''): copied with url ''
 	masterBadKeys  lanlKind // linkmaster rows whose id is no MD5: copied as they are
@@ -336,7 +344,8 @@ func lanlSurveyOf(ctx context.Context, conn *sql.Conn) (lanlSurvey, error) {
 		return nil
 	}
 	zeroMdate, noURIM := zeroDate("mdate"), "NOT "+zeroDate("mdate")+" AND NOT "+hasURI("href")
-	if err := kinds("links", kind{zeroMdate, &s.linksZeroMdate}, kind{noURIM, &s.linksNoURIM}); err != nil {
+	noArchive := "NOT " + zeroDate("mdate") + " AND " + hasURI("href") + " AND archive_id IS NULL"
+	if err := kinds("links", kind{zeroMdate, &s.linksZeroMdate}, kind{noURIM, &s.linksNoURIM}, kind{noArchive, &s.linksNoArchive}); err != nil {
 		return s, err
 	}
 	zeroTimes, noURIR, badKey := zeroDate("reqtime")+" OR "+zeroDate("updtime"), "NOT "+hasURI("url"), "LOWER(id) NOT REGEXP '^[0-9a-f]{32}$'"
@@ -401,6 +410,7 @@ func (s lanlSurvey) attrs() []any {
 	}{
 		{"links_zero_mdate", "first_links_id", s.linksZeroMdate},
 		{"links_no_urim", "first_links_no_urim_id", s.linksNoURIM},
+		{"links_no_archive", "first_links_no_archive_id", s.linksNoArchive},
 		{"linkmaster_zero_times", "", s.masterZero},
 		{"linkmaster_no_urir", "first_linkmaster_no_urir_id", s.masterNoURIR},
 		{"jobs_no_urir", "first_jobs_no_urir_id", s.jobsNoURIR},
@@ -434,6 +444,10 @@ func (s lanlSurvey) warn(log *slog.Logger) {
 			slog.Int64("linkmaster_no_urir", s.masterNoURIR.rows), slog.String("first_linkmaster_id", s.masterNoURIR.first),
 			slog.Int64("jobs_no_urir", s.jobsNoURIR.rows), slog.String("first_jobs_id", s.jobsNoURIR.first))
 	}
+	if k := s.linksNoArchive; k.rows > 0 {
+		log.Warn("mysql cache: LANL links with no archive (archive_id NULL): not copied (kept in links_lanl), no archive registered for them",
+			slog.Int64("links_no_archive", k.rows), slog.String("first_links_id", k.first))
+	}
 	if len(s.unregistered) > 0 {
 		log.Warn("mysql cache: LANL links whose archive_id names no archive_register row: each such id is registered as the archive "+lanlArchivePrefix+"<id> and its links are copied",
 			slog.Int("archive_ids", len(s.unregistered)), slog.String("links_per_id", s.unregisteredText()))
@@ -466,6 +480,7 @@ func (s lanlSurvey) planNotes(table string) string {
 	case "links":
 		note(s.linksZeroMdate, "%d with a zero mdate, 0000-00-00, not copied: kept in links_lanl; the first id %s")
 		note(s.linksNoURIM, "%d with a datetime and no URI-M (href NULL or empty), not copied: kept in links_lanl; the first id %s")
+		note(s.linksNoArchive, "%d with a datetime and a URI-M and no archive (archive_id NULL), not copied: kept in links_lanl; the first id %s")
 	case "jobs":
 		note(s.jobsNoURIR, "%d with no URI-R (url NULL or empty), not copied: kept in jobs_lanl; the first id %s")
 		note(s.jobsZeroReq, "%d with a zero reqtime, 0000-00-00, copied with the job's compltime, or the migration's time, as reqtime; the first id %s")

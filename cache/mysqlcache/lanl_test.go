@@ -313,7 +313,7 @@ func TestLANLCopyLossStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := mysqlcache.Open(t.Context(), dsn, nil)
-	if err == nil || !strings.Contains(err.Error(), "table links: 6 rows, 5 copied; first differing key: id "+lost+" (4 rows with a datetime and a URI-M, 3 copied)") ||
+	if err == nil || !strings.Contains(err.Error(), "table links: 6 rows, 5 copied; first differing key: id "+lost+" (4 rows with a datetime, a URI-M and an archive, 3 copied)") ||
 		!strings.Contains(err.Error(), "undone") {
 		t.Fatalf("Open after a lost row: err = %v", err)
 	}
@@ -358,7 +358,7 @@ func TestLANLRowsWrittenDuringCopy(t *testing.T) {
 		t.Fatalf("Open after rows written during the copy: err = %v", err)
 	}
 	_, err = mysqlcache.Open(t.Context(), dsn, nil)
-	if err == nil || !strings.Contains(err.Error(), "table links: 7 rows, 6 copied; first differing key: id "+late+" (1 rows with a datetime and a URI-M, 0 copied)") {
+	if err == nil || !strings.Contains(err.Error(), "table links: 7 rows, 6 copied; first differing key: id "+late+" (1 rows with a datetime, a URI-M and an archive, 0 copied)") {
 		t.Fatalf("second Open: err = %v", err)
 	}
 	checkMigrated(t, dsn, before)

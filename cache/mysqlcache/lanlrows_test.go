@@ -293,3 +293,65 @@ func TestLANLUnregisteredArchives(t *testing.T) {
 		}
 	}
 }
+
+// TestLANLLinksWithoutArchive: a links row whose archive_id is NULL is a
+// link without an archive. The shipped agg_tables.sql cannot hold one
+// (archive_id is part of the PRIMARY KEY, which makes the column NOT
+// NULL); a table whose key was made a UNIQUE key (as here: MySQL allows
+// NULL in one) can. Such a row is not copied (no archive to serve it
+// under; kept in links_lanl) and is not registered as an archive: the
+// dry-run plan, the warning before the copy and the last record after it
+// count the rows and name the first id, and no archive id 0 appears.
+func TestLANLLinksWithoutArchive(t *testing.T) {
+	dsn := loadLANL(t)
+	db := rawDB(t, dsn)
+	exec(t, db,
+		"ALTER TABLE links DROP PRIMARY KEY, MODIFY archive_id INT(11) DEFAULT NULL, ADD CONSTRAINT pk_link UNIQUE (id, mdate, archive_id, part)",
+		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('example.com/'), '2009-09-09 09:09:09', NULL, 'http://somewhere.example/web/20090909090909/http://example.com/', NULL, 'memento', 0)",
+		"INSERT INTO links (id, mdate, archive_id, href, type, rel, part) VALUES (MD5('example.com/'), '2010-10-10 10:10:10', NULL, 'http://somewhere.example/web/20101010101010/http://example.com/', NULL, 'memento', 0)",
+	)
+	if n := count(t, db, "SELECT COUNT(*) FROM links WHERE archive_id IS NULL"); n != 2 {
+		t.Fatalf("fixture: %d links with a NULL archive_id, want 2", n)
+	}
+	example := md5Of(t, db, "example.com/")
+	before := lanlRows(t, db, "", false)
+
+	p := planText(t, dsn)
+	if want := "[8 rows] (2 with a datetime and a URI-M and no archive (archive_id NULL), not copied: kept in links_lanl; the first id " + example + ")"; !strings.Contains(p, want) {
+		t.Errorf("plan lacks %q:\n%s", want, p)
+	}
+	if !strings.Contains(p, "(1 archive_id of links not in archive_register, each registered as lanl-archive-<id> with its links copied: 9 (1 row))") {
+		t.Errorf("plan: the unregistered archives are not archive 9 alone:\n%s", p)
+	}
+
+	c, logRecs := openLogged(t, dsn)
+	recs := logRecs()
+	if w := record(recs, "mysql cache: LANL links with no archive"); w == nil || w["level"] != "WARN" || w["links_no_archive"] != 2.0 || w["first_links_id"] != example {
+		t.Errorf("warning %v", w)
+	}
+	if d := record(recs, "mysql cache: LANL table migration done"); d == nil || d["links_no_archive"] != 2.0 || d["first_links_no_archive_id"] != example ||
+		d["unregistered_archive_ids"] != 1.0 || d["unregistered_archive_links"] != 1.0 {
+		t.Errorf("last record %v", d)
+	}
+	if d := cmp.Diff(before, lanlRows(t, db, "_lanl", false)); d != "" {
+		t.Errorf("the old tables changed (-before +kept):\n%s", d)
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM archive_register WHERE id = 0 OR hostname IS NULL OR hostname IN ('', 'lanl-archive-')"); n != 0 {
+		t.Errorf("archive_register holds %d rows for links without an archive", n)
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM links WHERE archive_id = 0 OR href LIKE 'http://somewhere.example/%'"); n != 0 {
+		t.Errorf("%d links without an archive copied", n)
+	}
+	if n := count(t, db, "SELECT COUNT(*) FROM links_lanl WHERE archive_id IS NULL"); n != 2 {
+		t.Errorf("links_lanl keeps %d rows without an archive, want 2", n)
+	}
+	e, err := c.Get(t.Context(), cache.URIRKeyOf("http://example.com/"))
+	if err != nil || len(e.Mementos) != 4 {
+		t.Fatalf("Get example.com: %v %+v, want its 4 mementos of an archive", err, e)
+	}
+	for _, m := range e.Mementos {
+		if m.Archive == "" || m.Archive == "lanl-archive-0" || m.Archive == "lanl-archive-" {
+			t.Errorf("memento %+v of no archive", m)
+		}
+	}
+}
