@@ -30,7 +30,7 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	mem := flagvalue.Bytes(mementomap.DefaultSortMemory)
 	fs.Var(&mem, "mem", "sort memory before spilling runs to disk (96MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
-	updatedAt := fs.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or a timestamp of 4 to 17 digits (YYYYMMDDhhmmss) in UTC (default: now), so that builds of the same inputs give the same bytes")
+	updatedAt := fs.String("updated-at", "", "the map's !meta updated_at, "+flagvalue.DatetimeRule+" (default: now), so that builds of the same inputs give the same bytes")
 	return func() (mementomap.BuildOptions, error) {
 		classes, err := intList(*status)
 		if err != nil {
@@ -217,7 +217,7 @@ func (e *env) compact(args []string) error {
 
 func (e *env) lookup(args []string) error {
 	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
-	at := fs.String("at", "", "look the URIs up at this datetime (a timestamp of 4 to 17 digits such as 2015, 20150314 or 20150314123456789, a range 2010:2012, or an RFC 3339 instant such as 2015-03-14T12:00:00Z, as -updated-at and eval -now take it), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
+	at := fs.String("at", "", "look the URIs up at this datetime ("+flagvalue.SpanRule+"; an argument's own DATETIME is read the same way, a standard input line's as timestamp digits or a range of them), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -237,23 +237,28 @@ func (e *env) lookup(args []string) error {
 	in := cli.Reader(e.ctx, e.stdin)
 	// A map without a datetime key column checks a datetime (of -at or of
 	// an input) and answers as if none were given.
+	// Datetimes of the command line (-at, an argument's) are read by
+	// flagvalue.ParseSpan and handed on as timestamp digits.
 	if *at != "" {
-		*at = flagvalue.Datetime(*at)
-		if _, _, err := mementomap.ParseDatetime(*at); err != nil {
+		d, err := flagvalue.ParseSpan(*at)
+		if err != nil {
 			return cli.Usagef("lookup: -at: %w", err)
 		}
+		*at = d
 	}
 	if fs.NArg() > 1 {
 		var b strings.Builder
 		for _, a := range fs.Args()[1:] {
 			if i := strings.IndexAny(strings.TrimSpace(a), " \t"); i >= 0 {
-				dt := strings.TrimSpace(strings.TrimSpace(a)[i+1:])
+				uri, dt := strings.TrimSpace(a)[:i], strings.TrimSpace(strings.TrimSpace(a)[i+1:])
 				if *at != "" {
 					return cli.Usagef("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)
 				}
-				if _, _, err := mementomap.ParseDatetime(dt); err != nil {
+				d, err := flagvalue.ParseSpan(dt)
+				if err != nil {
 					return cli.Usagef("lookup: argument %q: %w", a, err)
 				}
+				a = uri + " " + d
 			}
 			b.WriteString(a)
 			b.WriteByte('\n')
@@ -275,7 +280,7 @@ func (e *env) lookup(args []string) error {
 func (e *env) eval(args []string) error {
 	fs, parse := e.flags("eval", "MAP INDEX...")
 	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line, any field after the first ignored (required; mementomap logs -lookups writes one)")
-	nowFlag := fs.String("now", "", "the time of the lookups, RFC 3339 or a timestamp of 4 to 17 digits (YYYYMMDDhhmmss) in UTC (default: the present): an observed map's negatives older than its max age then say nothing, and the archive is asked, as the aggregator does")
+	nowFlag := fs.String("now", "", "the time of the lookups, "+flagvalue.DatetimeRule+" (default: the present): an observed map's negatives older than its max age then say nothing, and the archive is asked, as the aggregator does")
 	opts := buildFlags(fs)
 	if err := parse(args); err != nil {
 		return err

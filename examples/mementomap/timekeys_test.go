@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -126,6 +127,63 @@ com,twitter)/* 2014 20~/10
 		var stderr strings.Builder
 		if code := cli.Status("mementomap", err, &stderr); code != 2 || !strings.Contains(stderr.String(), `"2014x3"`) || out != "" {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 naming the datetime and no output", args, code, stderr.String(), out)
+		}
+	}
+}
+
+// TestCommandLineDatetimesOneRule: every datetime given on mementomap's
+// command line, lookup's -at and "URI DATETIME" arguments, eval -now and
+// build -updated-at, is read by one rule (flagvalue.ParseSpan, ParseTime):
+// an RFC 3339 instant looks up as its timestamp digits, a range may be of
+// RFC 3339 instants, and a value that is no datetime is refused with the
+// one message, the same in every place, naming the value.
+func TestCommandLineDatetimesOneRule(t *testing.T) {
+	dir := t.TempDir()
+	dt := filepath.Join(dir, "datetime.ukvs")
+	os.WriteFile(dt, []byte(`!fields {keys: ["surt", "datetime"], values: ["frequency"]}
+com,twitter)/* 2014 20~/10
+com,twitter)/* 2015 60+/30+
+`), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lookup", dt, "http://twitter.com/a 2015-06-01T01:30:00+02:00"}, "http://twitter.com/a 20150531233000\tcom,twitter)/*\t2015\t60+/30+\n"},
+		{[]string{"lookup", dt, "http://twitter.com/a 20150531233000"}, "http://twitter.com/a 20150531233000\tcom,twitter)/*\t2015\t60+/30+\n"},
+		{[]string{"lookup", dt, "http://twitter.com/a\t2014-12-31T23:00:00-01:00"}, "http://twitter.com/a 20150101000000\tcom,twitter)/*\t2015\t60+/30+\n"},
+		{[]string{"lookup", dt, "http://twitter.com/a 2014-03-01T00:00:00Z:2014-04-01T00:00:00Z"}, "http://twitter.com/a 20140301000000:20140401000000\tcom,twitter)/*\t2014\t20~/10\n"},
+		{[]string{"lookup", "-at", "2014-03-01T00:00:00Z:2014-04-01T00:00:00Z", dt, "http://twitter.com/a"}, "http://twitter.com/a 20140301000000:20140401000000\tcom,twitter)/*\t2014\t20~/10\n"},
+	} {
+		out, errOut, err := runCmd(t, "", tt.args...)
+		if err != nil || out != tt.want {
+			t.Errorf("%q = %q, %v %s; want %q", tt.args, out, err, errOut, tt.want)
+		}
+	}
+	idx := filepath.Join(dir, "idx.cdxj")
+	os.WriteFile(idx, []byte(`com,twitter)/a 20140102000000 {"url": "http://twitter.com/a", "mime": "text/html", "status": "200"}
+`), 0o644)
+	lk := filepath.Join(dir, "lookups.txt")
+	os.WriteFile(lk, []byte("http://twitter.com/a\n"), 0o644)
+	for _, bad := range []string{"2014x3", "20141301", "2015-03-14", "2015-03-14T25:00:00Z"} {
+		_, want := flagvalue.ParseTime(bad)
+		if want == nil {
+			t.Fatalf("flagvalue.ParseTime(%q) took it", bad)
+		}
+		msg := want.Error()
+		span := strings.Replace(msg, flagvalue.DatetimeRule, flagvalue.SpanRule, 1)
+		for _, c := range []struct {
+			args []string
+			msg  string
+		}{
+			{[]string{"lookup", dt, "http://twitter.com/a " + bad}, span},
+			{[]string{"lookup", "-at", bad, dt, "http://twitter.com/a"}, span},
+			{[]string{"eval", "-q", "-now", bad, "-lookups", lk, dt, idx}, msg},
+			{[]string{"build", "-q", "-updated-at", bad, "-o", filepath.Join(dir, "x.ukvs"), idx}, msg},
+		} {
+			out, _, err := runCmd(t, "", c.args...)
+			if err == nil || !strings.HasSuffix(err.Error(), ": "+c.msg) || !errors.Is(err, flagvalue.ErrDatetime) || out != "" {
+				t.Errorf("%q: %v, stdout %q;\nwant an error ending in %s", c.args, err, out, c.msg)
+			}
 		}
 	}
 }

@@ -91,36 +91,160 @@ func (b *Bytes) String() string {
 	return FormatBytes(int64(*b))
 }
 
-// ParseTime reads an instant: RFC 3339 ("2026-12-01T00:00:00Z", an offset
-// other than Z allowed) or a timestamp in UTC by the rule of package
-// timestamp (4 to 17 digits, the earliest instant they name: "20261201"
-// is 2026-12-01T00:00:00Z). The result is in UTC. An error names s and,
-// for digits, wraps timestamp.ErrInvalid.
-func ParseTime(s string) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	if s != "" && strings.Trim(s, "0123456789") == "" {
-		t, err := timestamp.Parse(s)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%q: %w", s, err)
-		}
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("invalid time %q (RFC 3339 such as 2026-12-01T00:00:00Z, or a timestamp of 4 to 17 digits YYYYMMDDhhmmss in UTC)", s)
+// ErrDatetime is wrapped by every error of ParseDatetime, ParseSpan and
+// ParseTime, beside timestamp.ErrInvalid where the value was digits.
+var ErrDatetime = errors.New("invalid datetime")
+
+// DatetimeRule is the one rule of a datetime on a command line, as usage
+// texts and the errors of this package state it: a timestamp of package
+// timestamp (4 to 17 digits, UTC, standing for the period it names) or an
+// RFC 3339 instant (any offset; fractional seconds down to milliseconds).
+const DatetimeRule = "a timestamp of 4 to 17 digits YYYY[MM[DD[hh[mm[ss[SSS]]]]]] in UTC (2015, 20150314, 20150314123456) or an RFC 3339 instant (2015-03-14T12:00:00Z)"
+
+// SpanRule is DatetimeRule widened to spans, as ParseSpan reads them.
+const SpanRule = DatetimeRule + ", or a range FROM:TO of two (either may be empty)"
+
+// DatetimeError is the error of ParseDatetime, ParseSpan and ParseTime:
+// the value as given, why it is refused, and the rule. It wraps
+// ErrDatetime and, for digits, the timestamp.ErrInvalid of package
+// timestamp.
+type DatetimeError struct {
+	Value  string // the value as given
+	Reason string // what is wrong with it ("month 13 out of range 01-12")
+	Span   bool   // a span (FROM:TO) was allowed: the rule is SpanRule
+	err    error  // the cause from package timestamp, or nil
 }
 
-// Datetime reads a datetime given on a command line that may name a span of
-// time (mementomap lookup -at) by the rule of ParseTime, widened to spans:
-// an instant in RFC 3339 ("2015-03-14T12:00:00Z", any offset) becomes its
-// timestamp in UTC (timestamp.Format: 14 digits, 17 when it has
-// milliseconds); any other value, timestamp digits that stand for the
-// period they name ("2015", "20150314") or a range "FROM:TO" of two, is
-// returned as it is, for the command's own parser of datetimes
-// (mementomap.ParseDatetime) to check.
-func Datetime(s string) string {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return timestamp.Format(t)
+// Error reads `invalid datetime "VALUE": REASON; want RULE`.
+func (e *DatetimeError) Error() string {
+	rule := DatetimeRule
+	if e.Span {
+		rule = SpanRule
 	}
-	return s
+	return fmt.Sprintf("%v %q: %s; want %s", ErrDatetime, e.Value, e.Reason, rule)
+}
+
+// Unwrap returns ErrDatetime and the cause from package timestamp.
+func (e *DatetimeError) Unwrap() []error {
+	if e.err == nil {
+		return []error{ErrDatetime}
+	}
+	return []error{ErrDatetime, e.err}
+}
+
+// parseOne reads one datetime into timestamp digits and the instant they
+// begin at. An error is a reason and the cause from package timestamp.
+func parseOne(s string) (string, time.Time, string, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err == nil {
+		return timestamp.Format(t), t.UTC(), "", nil
+	}
+	if s == "" {
+		return "", time.Time{}, "empty", nil
+	}
+	if strings.Trim(s, "0123456789") != "" {
+		// time.ParseError's Message is set for a field out of range
+		// (": month out of range"), empty for another layout.
+		if pe, ok := err.(*time.ParseError); ok && pe.Message != "" {
+			return "", time.Time{}, "RFC 3339" + pe.Message, nil
+		}
+		return "", time.Time{}, "neither timestamp digits nor an RFC 3339 instant", nil
+	}
+	if t, err = timestamp.Parse(s); err != nil {
+		return "", time.Time{}, reason(err, s), err
+	}
+	return s, t, "", nil
+}
+
+// reason is the message of an error of package timestamp about s without
+// the "invalid timestamp" and the value it repeats.
+func reason(err error, s string) string {
+	r := strings.TrimPrefix(err.Error(), timestamp.ErrInvalid.Error()+": ")
+	if v, ok := strings.CutPrefix(r, strconv.Quote(s)); ok {
+		r = strings.TrimPrefix(strings.TrimPrefix(v, ":"), " ")
+	}
+	return r
+}
+
+// ParseDatetime reads one datetime given on a command line by
+// DatetimeRule and returns it as timestamp digits: an RFC 3339 instant as
+// its UTC timestamp (timestamp.Format: 14 digits, 17 with milliseconds),
+// digits as given once checked (they stand for the period they name:
+// "2015" is the year 2015). An error is a *DatetimeError.
+func ParseDatetime(s string) (string, error) {
+	d, _, why, err := parseOne(s)
+	if why != "" {
+		return "", &DatetimeError{Value: s, Reason: why, err: err}
+	}
+	return d, nil
+}
+
+// ParseTime reads an instant given on a command line by DatetimeRule: an
+// RFC 3339 instant, or timestamp digits read as the earliest instant they
+// name ("20261201" is 2026-12-01T00:00:00Z). The result is in UTC. An
+// error is a *DatetimeError.
+func ParseTime(s string) (time.Time, error) {
+	_, t, why, err := parseOne(s)
+	if why != "" {
+		return time.Time{}, &DatetimeError{Value: s, Reason: why, err: err}
+	}
+	return t, nil
+}
+
+// ParseSpan reads a datetime given on a command line that may name a span
+// of time (mementomap lookup -at, a lookup's "URI DATETIME"), by SpanRule:
+// one datetime as ParseDatetime reads it, or a range FROM:TO of two whose
+// FROM is not after TO, either end empty for an open end ("2010:2012",
+// "2015-03-14T00:00:00Z:2015-03-15T00:00:00Z", "2014:"). It returns
+// timestamp digits, FROM:TO for a range, as mementomap.ParseDatetime and
+// the lookups of package mementomap read them. An error is a
+// *DatetimeError.
+func ParseSpan(s string) (string, error) {
+	d, _, why, err := parseOne(s)
+	if why == "" {
+		return d, nil
+	}
+	if !strings.Contains(s, ":") {
+		return "", &DatetimeError{Value: s, Reason: why, Span: true, err: err}
+	}
+	// An RFC 3339 instant holds colons too: the range's colon is the one
+	// both of whose sides are datetimes (or empty). The error named is
+	// that of the first split whose FROM is one, else that of s whole.
+	for i := 0; i < len(s); i++ {
+		if s[i] != ':' {
+			continue
+		}
+		from, to, e := spanEnds(s, s[:i], s[i+1:])
+		if e == nil {
+			return from + ":" + to, nil
+		}
+		if e.Reason != "" {
+			return "", e
+		}
+	}
+	return "", &DatetimeError{Value: s, Reason: why, Span: true, err: err}
+}
+
+// spanEnds reads the two ends of the range s and checks their order. A
+// FROM that is no datetime gives an error without a Reason: s may be cut
+// elsewhere.
+func spanEnds(s, from, to string) (string, string, *DatetimeError) {
+	var ends [2]string
+	for j, v := range [2]string{from, to} {
+		if v == "" {
+			continue
+		}
+		d, _, why, err := parseOne(v)
+		if why != "" && j == 0 {
+			return "", "", &DatetimeError{}
+		}
+		if why != "" {
+			return "", "", &DatetimeError{Value: s, Reason: "TO " + strconv.Quote(v) + ": " + why, Span: true, err: err}
+		}
+		ends[j] = d
+	}
+	if _, _, err := timestamp.Bounds(ends[0], ends[1]); err != nil {
+		return "", "", &DatetimeError{Value: s, Reason: "FROM " + strconv.Quote(from) + " is after TO " + strconv.Quote(to), Span: true, err: err}
+	}
+	return ends[0], ends[1], nil
 }

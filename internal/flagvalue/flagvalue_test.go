@@ -113,23 +113,76 @@ func ExampleParseBytes() {
 	// 1KB 1000 1000
 }
 
-// TestDatetime: an RFC 3339 instant becomes its UTC timestamp (17 digits
-// with milliseconds), and digits and ranges pass unchanged.
-func TestDatetime(t *testing.T) {
+// TestParseSpan: an RFC 3339 instant becomes its UTC timestamp (17 digits
+// with milliseconds), digits pass once checked, and a range FROM:TO is cut
+// at the colon both of whose sides are datetimes, RFC 3339 or digits.
+func TestParseSpan(t *testing.T) {
 	for in, want := range map[string]string{
-		"2015-03-14T12:00:00Z":          "20150314120000",
-		"2015-03-14T13:30:00+01:30":     "20150314120000",
-		"2015-03-14T12:00:00.263Z":      "20150314120000263",
-		"2015":                          "2015",
-		"20150314123456789":             "20150314123456789",
-		"2010:2012":                     "2010:2012",
-		":":                             ":",
-		"soon":                          "soon",
-		"2015-03-14":                    "2015-03-14",
-		"2015-03-14T12:00:00Z:20160101": "2015-03-14T12:00:00Z:20160101",
+		"2015-03-14T12:00:00Z":                      "20150314120000",
+		"2015-03-14T13:30:00+01:30":                 "20150314120000",
+		"2015-03-14T12:00:00.263Z":                  "20150314120000263",
+		"2015":                                      "2015",
+		"20141":                                     "20141",
+		"20150314123456789":                         "20150314123456789",
+		"2010:2012":                                 "2010:2012",
+		"2014:":                                     "2014:",
+		":2014":                                     ":2014",
+		":":                                         ":",
+		"2015-03-14T12:00:00Z:20160101":             "20150314120000:20160101",
+		"2015:2015-03-14T12:00:00Z":                 "2015:20150314120000",
+		"2015-03-14T00:00:00Z:2015-03-15T00:00:00Z": "20150314000000:20150315000000",
 	} {
-		if got := Datetime(in); got != want {
-			t.Errorf("Datetime(%q) = %q, want %q", in, got, want)
+		if got, err := ParseSpan(in); err != nil || got != want {
+			t.Errorf("ParseSpan(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for in, reason := range map[string]string{
+		"":                      "empty",
+		"soon":                  "neither timestamp digits nor an RFC 3339 instant",
+		"2015-03-14":            "neither timestamp digits nor an RFC 3339 instant",
+		"20151301":              "month 13 out of range 01-12",
+		"2016:2014":             `FROM "2016" is after TO "2014"`,
+		"2010:2012x":            `TO "2012x": neither timestamp digits nor an RFC 3339 instant`,
+		"2015-03-14T25:00:00Z":  "RFC 3339: hour out of range",
+		"2015-03-14T12:00:00Z:": "", // an open range, accepted
+	} {
+		got, err := ParseSpan(in)
+		if reason == "" {
+			if err != nil {
+				t.Errorf("ParseSpan(%q) = %q, %v; want no error", in, got, err)
+			}
+			continue
+		}
+		want := fmt.Sprintf("invalid datetime %q: %s; want %s", in, reason, SpanRule)
+		if err == nil || err.Error() != want || !errors.Is(err, ErrDatetime) {
+			t.Errorf("ParseSpan(%q) = %q, %v;\nwant the error %s", in, got, err, want)
+		}
+	}
+}
+
+// TestOneDatetimeMessage: ParseTime, ParseDatetime and ParseSpan refuse a
+// value with one message, the rule stated, wrapping ErrDatetime and (for
+// digits) timestamp.ErrInvalid.
+func TestOneDatetimeMessage(t *testing.T) {
+	for _, bad := range []string{"20261301", "123", "202612011200001234", "yesterday", "2026-12-01 00:00:00"} {
+		_, e1 := ParseTime(bad)
+		_, e2 := ParseDatetime(bad)
+		_, e3 := ParseSpan(bad)
+		if e1 == nil || e2 == nil || e3 == nil {
+			t.Fatalf("%q: %v, %v, %v; want three errors", bad, e1, e2, e3)
+		}
+		if e1.Error() != e2.Error() || e3.Error() != strings.Replace(e1.Error(), DatetimeRule, SpanRule, 1) {
+			t.Errorf("%q: three messages:\n%v\n%v\n%v", bad, e1, e2, e3)
+		}
+		if !strings.HasPrefix(e1.Error(), fmt.Sprintf("invalid datetime %q: ", bad)) || !strings.HasSuffix(e1.Error(), "; want "+DatetimeRule) {
+			t.Errorf("%q: %v", bad, e1)
+		}
+		digits := strings.Trim(bad, "0123456789") == ""
+		for _, err := range []error{e1, e2, e3} {
+			if !errors.Is(err, ErrDatetime) || errors.Is(err, timestamp.ErrInvalid) != digits {
+				t.Errorf("%q: %v wraps ErrDatetime %v, timestamp.ErrInvalid %v (digits: %v)", bad, err,
+					errors.Is(err, ErrDatetime), errors.Is(err, timestamp.ErrInvalid), digits)
+			}
 		}
 	}
 }

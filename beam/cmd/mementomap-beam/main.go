@@ -256,7 +256,7 @@ func main() {
 	tempDir := flag.String("temp-dir", "", "folder in which the run makes (and then removes) a folder of its own for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
 	id := flag.String("archive-id", "", "archive URI for the map's !id header")
 	name := flag.String("name", "", "name for the map's !meta header")
-	updatedAt := flag.String("updated-at", "", "the map's !meta updated_at, RFC 3339 or a timestamp of 4 to 17 digits (YYYYMMDDhhmmss) in UTC (default: now), so that runs over the same inputs give the same bytes")
+	updatedAt := flag.String("updated-at", "", "the map's !meta updated_at, "+flagvalue.DatetimeRule+" (default: now), so that runs over the same inputs give the same bytes")
 	flag.Var(&status, "status", "keep only these HTTP status classes, e.g. 2,3")
 	mimes := flag.String("mime", "", "keep only these media types, comma-separated (text/* for a whole type)")
 	noRevisits := flag.Bool("no-revisits", false, "leave out revisit records")
