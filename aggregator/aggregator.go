@@ -137,6 +137,16 @@ type Options struct {
 	// BaseURL is the public URL of the HTTP API, without a trailing slash,
 	// used in self, timegate and timemap links (default "http://localhost:1208").
 	BaseURL string
+	// NoAPILinks leaves every link to this HTTP API out of the TimeMaps
+	// (/timemap/{link|json|cdxj}/{URI-R}) and memento descriptions
+	// (/memento/{link|json|cdxj}/{datetime}/{URI-R}): in link format the
+	// self, timemap and timegate links, in JSON the self, timemap_uri and
+	// timegate_uri keys, in CDXJ the !id line and the timegate_uri and
+	// timemap_uri !meta lines. The original and memento links stay. For
+	// answers read where no server of the API runs (the command-line mode
+	// of examples/aggregator without -base-url), whose links to BaseURL
+	// would lead nowhere.
+	NoAPILinks bool
 	// MaxBodyBytes caps one upstream response body (default 32 MiB); MaxPages
 	// caps the TimeMap pages followed per archive (default 100).
 	MaxBodyBytes int64

@@ -180,9 +180,12 @@ func (h handler) description(w http.ResponseWriter, r *http.Request, format, uri
 		doc := struct {
 			OriginalURI string      `json:"original_uri"`
 			Mementos    navMementos `json:"mementos"`
-			TimeMapURI  tmURIs      `json:"timemap_uri"`
-			TimeGateURI string      `json:"timegate_uri"`
-		}{OriginalURI: urir, Mementos: navMementos{ms: ms, n: n}, TimeMapURI: h.uris(urir, true), TimeGateURI: h.base() + "/timegate/" + urir}
+			TimeMapURI  tmURIs      `json:"timemap_uri,omitzero"`
+			TimeGateURI string      `json:"timegate_uri,omitempty"`
+		}{OriginalURI: urir, Mementos: navMementos{ms: ms, n: n}}
+		if !h.ag.opts.NoAPILinks {
+			doc.TimeMapURI, doc.TimeGateURI = h.uris(urir, true), h.base()+"/timegate/"+urir
+		}
 		encodeJSON(&b, doc, true)
 		writeBody(w, http.StatusOK, ctJSON, b.Bytes())
 	}
@@ -227,9 +230,15 @@ func (v navMementos) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// cdxjMeta writes the !meta lines of a CDXJ answer: the URI-R, and unless
+// Options.NoAPILinks the TimeGate and TimeMaps of this API.
 func (h handler) cdxjMeta(b *bytes.Buffer, urir string) {
 	b.WriteString("!meta ")
 	writeMGJSON(b, []mgField{{key: "original_uri", val: urir}})
+	if h.ag.opts.NoAPILinks {
+		b.WriteByte('\n')
+		return
+	}
 	b.WriteString("\n!meta ")
 	writeMGJSON(b, []mgField{{key: "timegate_uri", val: h.base() + "/timegate/" + urir}})
 	b.WriteString("\n!meta ")

@@ -856,7 +856,17 @@ func daysFromCivil(year, month, day int) int64 {
 	return era*146097 + doe - 719468
 }
 
+// formats writes the links to the TimeMaps and the TimeGate of urir that
+// end a link-format answer; with Options.NoAPILinks none, and the comma
+// after the last link written is taken off.
 func (h handler) formats(b *bytes.Buffer, urir string) {
+	if h.ag.opts.NoAPILinks {
+		if bytes.HasSuffix(b.Bytes(), []byte(",\n")) {
+			b.Truncate(b.Len() - 2)
+			b.WriteByte('\n')
+		}
+		return
+	}
 	base := h.base()
 	for _, f := range [...][2]string{
 		{"/timemap/link/", `>; rel="timemap"; type="application/link-format",` + "\n"},
@@ -876,15 +886,18 @@ func (h handler) formats(b *bytes.Buffer, urir string) {
 func (h handler) writeLink(b *bytes.Buffer, urir string, ms []memento.Memento) {
 	b.WriteByte('<')
 	b.WriteString(urir)
-	b.WriteString(`>; rel="original",` + "\n<")
-	b.WriteString(h.base())
-	b.WriteString("/timemap/link/")
-	b.WriteString(urir)
-	b.WriteString(`>; rel="self"; type="application/link-format"; from="`)
-	b.Write(appendHTTPDate(b.AvailableBuffer(), ms[0].Datetime))
-	b.WriteString(`"; until="`)
-	b.Write(appendHTTPDate(b.AvailableBuffer(), ms[len(ms)-1].Datetime))
-	b.WriteString("\",\n")
+	b.WriteString(`>; rel="original",` + "\n")
+	if !h.ag.opts.NoAPILinks {
+		b.WriteByte('<')
+		b.WriteString(h.base())
+		b.WriteString("/timemap/link/")
+		b.WriteString(urir)
+		b.WriteString(`>; rel="self"; type="application/link-format"; from="`)
+		b.Write(appendHTTPDate(b.AvailableBuffer(), ms[0].Datetime))
+		b.WriteString(`"; until="`)
+		b.Write(appendHTTPDate(b.AvailableBuffer(), ms[len(ms)-1].Datetime))
+		b.WriteString("\",\n")
+	}
 	for i, m := range ms {
 		writeMementoLink(b, m, timemapRel(i, len(ms)))
 	}
@@ -956,15 +969,18 @@ func (h handler) writeJSON(b *bytes.Buffer, urir string, ms []memento.Memento) {
 	}
 	doc := struct {
 		OriginalURI string `json:"original_uri"`
-		Self        string `json:"self"`
+		Self        string `json:"self,omitempty"`
 		Mementos    struct {
 			List  []tmJSONMemento `json:"list"`
 			First tmJSONMemento   `json:"first"`
 			Last  tmJSONMemento   `json:"last"`
 		} `json:"mementos"`
-		TimeMapURI  tmURIs `json:"timemap_uri"`
-		TimeGateURI string `json:"timegate_uri"`
-	}{OriginalURI: urir, Self: h.base() + "/timemap/json/" + urir, TimeMapURI: h.uris(urir, true), TimeGateURI: h.base() + "/timegate/" + urir}
+		TimeMapURI  tmURIs `json:"timemap_uri,omitzero"`
+		TimeGateURI string `json:"timegate_uri,omitempty"`
+	}{OriginalURI: urir}
+	if !h.ag.opts.NoAPILinks {
+		doc.Self, doc.TimeMapURI, doc.TimeGateURI = h.base()+"/timemap/json/"+urir, h.uris(urir, true), h.base()+"/timegate/"+urir
+	}
 	doc.Mementos.List = list
 	doc.Mementos.First = list[0]
 	doc.Mementos.Last = list[len(list)-1]
@@ -974,9 +990,13 @@ func (h handler) writeJSON(b *bytes.Buffer, urir string, ms []memento.Memento) {
 // writeCDXJ writes MemGator's CDXJ TimeMap (application/cdxj+ors), its
 // JSON in MemGator's layout byte for byte (writeMGJSON).
 func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []memento.Memento) {
-	b.WriteString("!context [\"https://oduwsdl.github.io/contexts/memento\"]\n!id ")
-	writeMGJSON(b, []mgField{{key: "uri", val: h.base() + "/timemap/cdxj/" + urir}})
-	b.WriteString("\n!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
+	b.WriteString("!context [\"https://oduwsdl.github.io/contexts/memento\"]\n")
+	if !h.ag.opts.NoAPILinks {
+		b.WriteString("!id ")
+		writeMGJSON(b, []mgField{{key: "uri", val: h.base() + "/timemap/cdxj/" + urir}})
+		b.WriteByte('\n')
+	}
+	b.WriteString("!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
 	h.cdxjMeta(b, urir)
 	for i, m := range ms {
 		writeCDXJMemento(b, m, timemapRel(i, len(ms)))

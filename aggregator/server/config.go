@@ -139,6 +139,11 @@ type Config struct {
 	// Logger receives the server's records; nil discards them. Not part of
 	// a configuration file.
 	Logger *slog.Logger `json:"-"`
+	// NoAPILinks leaves the links to this server out of TimeMaps and
+	// memento descriptions (aggregator.Options.NoAPILinks): for answers
+	// read where no server runs (a command-line mode). Not part of a
+	// configuration file.
+	NoAPILinks bool `json:"-"`
 }
 
 // DefaultProbeEvery is Config.ProbeEvery's default: every archive is

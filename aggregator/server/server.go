@@ -179,7 +179,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		Tolerance: cfg.Tolerance, DormantFor: time.Duration(cfg.DormantFor),
 		MaxConcurrent: cfg.MaxConcurrent, FanOut: cfg.FanOut,
 		MapMaxAge: time.Duration(cfg.MapMaxAge), MapDir: mapDir, MapCheckEvery: mapCheckEvery(cfg.MapCheck),
-		BaseURL: base, Logger: log.With("component", "aggregator"),
+		BaseURL: base, NoAPILinks: cfg.NoAPILinks, Logger: log.With("component", "aggregator"),
 		UserAgent: cfg.userAgent(), TopK: cfg.TopK, MissToList: cfg.MissToList, MaxProxyBytes: cfg.MaxProxyBytes,
 		About: []aggregator.ConfigLine{{Name: "Archive list", Value: listName}, {Name: "Service path prefix", Value: cfg.RootPrefix() + "/"},
 			{Name: "Cache store", Value: storeName}, {Name: "Refresh workers", Value: strconv.Itoa(cfg.Workers)}},

@@ -71,7 +71,11 @@ func (c *cliRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
 // [DATETIME]; it searches once (the archives' MementoMaps loaded first)
 // and writes to stdout the TimeMap, or with a datetime the memento
 // description (/memento/{format}/{datetime}/{URI-R}), as the HTTP API
-// would answer it. When some archive failed, timed out or was dormant,
+// would answer it. No server runs behind that answer: without -base-url
+// its links to this API (self, timemap, timegate; in JSON and CDXJ the
+// keys and lines naming them) are left out (server.Config.NoAPILinks),
+// with -base-url they name that server, as the HTTP API's answers do.
+// When some archive failed, timed out or was dormant,
 // the answer's headline (aggregator.Headline: the mementos found and what
 // each archive did, as counts and Archive-Failures) is written to stderr
 // as one line, the exit status staying 0. Errors: a bad URI-R or
@@ -99,6 +103,7 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 		return cli.AsUsage(err)
 	}
 	c.Logger = log
+	c.NoAPILinks = c.BaseURL == ""
 	s, err := server.New(ctx, &c)
 	if err != nil {
 		return cli.AsUsage(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,14 +42,9 @@ func TestCLIMode(t *testing.T) {
 	code, out, _ := runIt("http://dup.example.net/")
 	want := strings.Join([]string{
 		`<http://dup.example.net/>; rel="original"`,
-		`<http://localhost:1208/timemap/link/http://dup.example.net/>; rel="self"; type="application/link-format"; from="Fri, 01 Jan 2010 00:00:00 GMT"; until="Sat, 01 Jan 2011 00:00:00 GMT"`,
 		`<` + arc1.URL + `/web/20100101000000/http://dup.example.net/>; rel="first memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"`,
 		`<` + arc2.URL + `/web/20100101000000/http://dup.example.net/>; rel="memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"`,
 		`<` + arc1.URL + `/web/20110101000000/http://dup.example.net/>; rel="last memento"; datetime="Sat, 01 Jan 2011 00:00:00 GMT"`,
-		`<http://localhost:1208/timemap/link/http://dup.example.net/>; rel="timemap"; type="application/link-format"`,
-		`<http://localhost:1208/timemap/json/http://dup.example.net/>; rel="timemap"; type="application/json"`,
-		`<http://localhost:1208/timemap/cdxj/http://dup.example.net/>; rel="timemap"; type="application/cdxj+ors"`,
-		`<http://localhost:1208/timegate/http://dup.example.net/>; rel="timegate"`,
 	}, ",\n") + "\n"
 	if code != 0 || out != want {
 		t.Errorf("TimeMap: exit %d, stdout:\n%s\nwant:\n%s", code, out, want)
@@ -98,6 +94,67 @@ func TestCLIMode(t *testing.T) {
 		}
 	}
 	cliFormat = "link"
+}
+
+// TestCLINoAPILinks: the command-line mode's answers (TimeMaps and
+// descriptions, in each format) link to no server of the API when no
+// -base-url is given (none runs behind them: no self, timemap or
+// timegate link, key or line), and to the server -base-url names when it
+// is given, as the HTTP API's answers do. The original and memento links
+// are the same either way.
+func TestCLINoAPILinks(t *testing.T) {
+	day := func(s string) time.Time { v, _ := time.Parse("20060102150405", s); return v }
+	arc := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://dup.example.net/": {day("20100101000000"), day("20110101000000")}}})
+	t.Cleanup(arc.Close)
+	list := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "arc.local", "timemap": "`+arc.TimeMapPrefix()+`", "timegate": "`+arc.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runIt := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		cliFormat = "link"
+		defer func() { cliFormat = "link" }()
+		err := run(context.Background(), append([]string{"-cache", "none", "-archives", list}, args...), nil, &out, &errb)
+		return cli.Status("aggregator", err, &errb), out.String(), errb.String()
+	}
+	const base = "http://mg.example:8080/mg"
+	for _, q := range [][]string{
+		{"-format", "link", "http://dup.example.net/"},
+		{"-format", "json", "http://dup.example.net/"},
+		{"-format", "cdxj", "http://dup.example.net/"},
+		{"-format", "link", "http://dup.example.net/", "2010"},
+		{"-format", "json", "http://dup.example.net/", "2010"},
+		{"-format", "cdxj", "http://dup.example.net/", "2010"},
+	} {
+		code, out, errs := runIt(q...)
+		if code != 0 || !strings.Contains(out, arc.URL+"/web/20110101000000/http://dup.example.net/") || !strings.Contains(out, "http://dup.example.net/") {
+			t.Errorf("%q: exit %d, stderr %q, stdout:\n%s", q, code, errs, out)
+			continue
+		}
+		for _, no := range []string{"localhost", "1208", `"self"`, `rel="self"`, "timegate", "timemap", "!id"} {
+			if strings.Contains(out, no) {
+				t.Errorf("%q without -base-url: %q in\n%s", q, no, out)
+			}
+		}
+		switch q[1] {
+		case "link":
+			if !strings.HasSuffix(out, `GMT"`+"\n") || strings.Count(out, ",\n") != strings.Count(out, "\n")-1 {
+				t.Errorf("%q: not a link list ending with its last memento:\n%s", q, out)
+			}
+		case "json":
+			var doc map[string]any
+			if err := json.Unmarshal([]byte(out), &doc); err != nil || doc["original_uri"] != "http://dup.example.net/" || doc["mementos"] == nil {
+				t.Errorf("%q: %v\n%s", q, err, out)
+			}
+		}
+		code, withBase, _ := runIt(append([]string{"-base-url", base}, q...)...)
+		if code != 0 || !strings.Contains(withBase, base+"/timegate/http://dup.example.net/") || strings.Contains(withBase, "localhost") {
+			t.Errorf("%q with -base-url: exit %d, want links to %s:\n%s", q, code, base, withBase)
+		}
+		if q[1] != "json" && len(q) == 3 && !strings.Contains(withBase, base+"/timemap/"+q[1]+"/http://dup.example.net/") {
+			t.Errorf("%q with -base-url: no self link to %s:\n%s", q, base, withBase)
+		}
+	}
 }
 
 // TestMigrateDryRun: -migrate-dry-run prints the schema steps Open would

@@ -35,7 +35,9 @@
 //
 // With -root PREFIX every path is under PREFIX. Given a URI-R (and a
 // datetime) on the command line, it searches once and prints the answer
-// instead of serving: exit status 0 found, 1 not found, 2 a usage,
+// instead of serving, without links to this API (self, timemap, timegate:
+// no server runs behind the answer) unless -base-url names one; exit
+// status 0 found, 1 not found, 2 a usage,
 // configuration or start-up error (in server mode too), 3 every archive
 // asked failed or timed out.
 //

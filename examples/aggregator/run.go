@@ -164,6 +164,8 @@ over the archives of the archive list, a web page at /, Prometheus metrics at
 Given a URI-R it searches once and prints its TimeMap on standard output,
 or, with a DATETIME (YYYY[MM[DD[hh[mm[ss]]]]]), the first, prev, closest,
 next and last mementos, in MemGator's link, json or cdxj layout (-format).
+No server runs behind that answer: its links to this API (self, timemap,
+timegate) are left out, unless -base-url names a server to link to.
 When some archive failed, standard error gets one line saying what each
 archive did.
 
