@@ -242,22 +242,12 @@ func (f *File) Close() error { return f.f.Close() }
 
 // Records returns the records that match q; see Searcher and File.
 func (f *File) Records(q Query) iter.Seq2[*Record, error] {
-	cq, err := q.compile()
-	if err != nil {
-		return func(yield func(*Record, error) bool) { yield(nil, err) }
-	}
-	if !f.gz && !cq.all {
-		return f.sorted.Records(q)
-	}
-	return func(yield func(*Record, error) bool) {
-		r, done, err := f.reader()
-		if err != nil {
-			yield(nil, err)
-			return
+	if !f.gz {
+		if cq, err := q.compile(); err == nil && !cq.all {
+			return f.sorted.Records(q)
 		}
-		defer done()
-		walk(r, cq, q.Limit, yield)
 	}
+	return walkSeq(q, f.reader, walk)
 }
 
 // Lines returns the lines that match q, raw; see Searcher and File.
@@ -265,45 +255,55 @@ func (f *File) Lines(q Query) iter.Seq2[[]byte, error] {
 	if !f.gz {
 		return f.sorted.Lines(q)
 	}
-	cq, err := q.compile()
-	if err != nil {
-		return func(yield func([]byte, error) bool) { yield(nil, err) }
-	}
-	return func(yield func([]byte, error) bool) {
-		r, done, err := f.reader()
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer done()
-		walkLines(r, cq, q.Limit, yield)
-	}
+	return walkSeq(q, f.reader, walkLines)
 }
 
 // reader returns a Reader over the whole file for one walk, and what
 // ends the walk.
 func (f *File) reader() (*Reader, func(), error) {
+	cr := &progressReader{r: io.NewSectionReader(f.f, 0, f.size), opt: &f.opt}
+	var src io.Reader = cr
 	if f.gz {
-		cr := &progressReader{r: io.NewSectionReader(f.f, 0, f.size), opt: &f.opt}
 		m, err := newMemberReader(cr)
 		if err != nil {
 			return nil, nil, fmt.Errorf("cdxj: %s: %w", f.path, err)
 		}
-		r := NewReader(m)
-		f.setup(r)
-		return r, cr.flush, nil
+		src = m
 	}
-	cr := &progressReader{r: io.NewSectionReader(f.f, 0, f.size), opt: &f.opt}
-	r := NewReader(cr)
-	f.setup(r)
-	return r, cr.flush, nil
+	return walkReader(src, f.path, &f.opt), cr.flush, nil
 }
 
-func (f *File) setup(r *Reader) {
+// walkReader returns a Reader of src for one walk of the index name, as
+// opt sets it.
+func walkReader(src io.Reader, name string, opt *OpenOptions) *Reader {
+	r := NewReader(src)
 	r.ReuseRecord = true
-	r.MaxLineSize = f.opt.MaxLineSize
-	r.Layout = f.opt.Layout
-	r.Source = f.path
+	r.MaxLineSize = opt.MaxLineSize
+	r.Layout = opt.Layout
+	r.Source = name
+	return r
+}
+
+// walkSeq is the iterator of a query q that reads a whole input once: it
+// compiles q, opens a Reader by open and yields what each (walk or
+// walkLines) yields, and then calls what open returned to end the walk.
+// An error of q or of open is yielded alone.
+func walkSeq[T any](q Query, open func() (*Reader, func(), error), each func(*Reader, *compiled, int, func(T, error) bool)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		cq, err := q.compile()
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		r, done, err := open()
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		defer done()
+		each(r, cq, q.Limit, yield)
+	}
 }
 
 // progressReader reports the bytes read through it to opt.Progress, about
@@ -442,48 +442,17 @@ func (s *Stream) reader() (*Reader, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("cdxj: %s: %w", s.name, err)
 	}
-	r := NewReader(d)
-	r.ReuseRecord = true
-	r.MaxLineSize = s.opt.MaxLineSize
-	r.Layout = s.opt.Layout
-	r.Source = s.name
-	return r, cr.flush, nil
+	return walkReader(d, s.name, &s.opt), cr.flush, nil
 }
 
 // Records returns the records that match q; see Searcher and Stream.
 func (s *Stream) Records(q Query) iter.Seq2[*Record, error] {
-	return func(yield func(*Record, error) bool) {
-		cq, err := q.compile()
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		r, done, err := s.reader()
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer done()
-		walk(r, cq, q.Limit, yield)
-	}
+	return walkSeq(q, s.reader, walk)
 }
 
 // Lines returns the lines that match q, raw; see Searcher and Stream.
 func (s *Stream) Lines(q Query) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		cq, err := q.compile()
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		r, done, err := s.reader()
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer done()
-		walkLines(r, cq, q.Limit, yield)
-	}
+	return walkSeq(q, s.reader, walkLines)
 }
 
 var (

@@ -779,8 +779,7 @@ func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
 		}
 		cr := &progressReader{r: io.NewSectionReader(f.f, p.Start, p.End-p.Start), opt: &f.opt}
 		defer cr.flush()
-		r := NewReader(cr)
-		f.setup(r)
+		r := walkReader(cr, f.path, &f.opt)
 		r.off, r.hdr = p.Start, hdr
 		if p.Start > 0 {
 			r.lines = &lineCounter{r: f.f}
