@@ -352,27 +352,18 @@ func (c *Cache) guard(op string, err *error) {
 
 // wrap turns an error from a transaction into the cache's kinds.
 func (c *Cache) wrap(op string, err error) error {
-	var se *cache.Error
 	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrNoJob), errors.Is(err, cache.ErrInvalid), errors.As(err, &se):
+	case err == nil, check.Passed(err):
 		return err
 	case errors.Is(err, bolterrors.ErrDatabaseNotOpen):
-		return fmt.Errorf("cache: bolt %s: %w", op, cache.ErrClosed)
+		return check.Closed("bolt", op)
 	}
 	return &cache.Error{Store: "bolt", Op: op, Err: err}
 }
 
 // begin checks ctx and closure before a call touches the file.
 func (c *Cache) begin(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		return &cache.Error{Store: "bolt", Op: op, Err: err}
-	}
-	if c.closed.Load() {
-		return fmt.Errorf("cache: bolt %s: %w", op, cache.ErrClosed)
-	}
-	return nil
+	return check.Begin(ctx, "bolt", op, c.closed.Load())
 }
 
 func be64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
@@ -462,11 +453,8 @@ func writeInfo(tx *bolt.Tx, old, i *cache.Info) error {
 func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) (rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("put", &rerr)
-	u, key, err := check.URIR(uriR)
+	u, key, r, err := check.Put(uriR, r)
 	if err != nil {
-		return err
-	}
-	if r, err = check.Result(r); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "put"); err != nil {
@@ -497,11 +485,8 @@ func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) (rerr erro
 func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) (rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("record request", &rerr)
-	u, key, err := check.URIR(uriR)
+	u, key, at, err := check.Request(uriR, at)
 	if err != nil {
-		return err
-	}
-	if at, err = check.Time("request time", at); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "record request"); err != nil {
@@ -528,11 +513,8 @@ func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) (r
 func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) (_ []cache.Info, rerr error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.guard("stale", &rerr)
-	before, err := check.Time("before", before)
+	before, err := check.Stale(before, limit)
 	if err != nil {
-		return nil, err
-	}
-	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
 	if err := c.begin(ctx, "stale"); err != nil {
@@ -759,54 +741,34 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (_ cache.Cle
 	err = c.db.Update(func(tx *bolt.Tx) error {
 		st = cache.CleanupStats{}
 		if cut, ok := check.Cutoff(p, p.ClaimTimeout); ok {
-			ids, err := expired(tx.Bucket(bClaimed), cut, -1)
-			if err != nil {
-				return err
-			}
-			for _, id := range ids {
-				j, err := readJob(tx, id[8:])
-				if err != nil {
-					return err
-				}
-				if err := tx.Bucket(bClaimed).Delete(id); err != nil {
-					return err
-				}
+			err := expiredJobs(tx, bClaimed, cut, func(_ []byte, j *job) error {
 				if j == nil || !j.completed.IsZero() {
-					continue
+					return nil
 				}
 				j.Worker, j.Claimed = "", time.Time{}
 				if err := tx.Bucket(bQueue).Put(queueKey(j), nil); err != nil {
 					return err
 				}
-				if err := writeJob(tx, j); err != nil {
-					return err
-				}
 				st.JobsReleased++
-			}
-		}
-		if cut, ok := check.Cutoff(p, p.CompletedJobAge); ok {
-			ids, err := expired(tx.Bucket(bDone), cut, -1)
+				return writeJob(tx, j)
+			})
 			if err != nil {
 				return err
 			}
-			for _, id := range ids {
-				j, err := readJob(tx, id[8:])
-				if err != nil {
-					return err
-				}
-				if err := tx.Bucket(bDone).Delete(id); err != nil {
-					return err
-				}
+		}
+		if cut, ok := check.Cutoff(p, p.CompletedJobAge); ok {
+			err := expiredJobs(tx, bDone, cut, func(id []byte, j *job) error {
 				if j == nil {
-					continue
+					return nil
 				}
-				if err := tx.Bucket(bJobs).Delete(id[8:]); err != nil {
-					return err
-				}
-				if err := tx.Bucket(bJobKeys).Delete(j.Key[:]); err != nil {
+				if err := tx.Bucket(bJobs).Delete(id); err != nil {
 					return err
 				}
 				st.JobsDeleted++
+				return tx.Bucket(bJobKeys).Delete(j.Key[:])
+			})
+			if err != nil {
+				return err
 			}
 		}
 		if cut, ok := check.Cutoff(p, p.UnrequestedAge); ok {
@@ -837,6 +799,29 @@ func (c *Cache) Cleanup(ctx context.Context, p cache.CleanupPolicy) (_ cache.Cle
 		return cache.CleanupStats{}, c.wrap("cleanup", err)
 	}
 	return st, nil
+}
+
+// expiredJobs deletes from the time index b of jobs (bClaimed, bDone)
+// every key dated before cut, and calls fn with the job id and the job it
+// names (nil when there is none) after each.
+func expiredJobs(tx *bolt.Tx, b []byte, cut time.Time, fn func(id []byte, j *job) error) error {
+	ids, err := expired(tx.Bucket(b), cut, -1)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		j, err := readJob(tx, id[8:])
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(b).Delete(id); err != nil {
+			return err
+		}
+		if err := fn(id[8:], j); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // expired returns copies of the keys of an index bucket (T | suffix) whose

@@ -113,7 +113,7 @@ func (s *Cache) lock(ctx context.Context, op string) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return fmt.Errorf("cache: memory %s: %w", op, cache.ErrClosed)
+		return check.Closed("memory", op)
 	}
 	return nil
 }
@@ -139,11 +139,8 @@ func (s *Cache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry, error)
 
 // Put implements [cache.Cache.Put].
 func (s *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
-	u, key, err := check.URIR(uriR)
+	u, key, r, err := check.Put(uriR, r)
 	if err != nil {
-		return err
-	}
-	if r, err = check.Result(r); err != nil {
 		return err
 	}
 	if err := s.lock(ctx, "put"); err != nil {
@@ -161,11 +158,8 @@ func (s *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
 
 // RecordRequest implements [cache.Cache.RecordRequest].
 func (s *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) error {
-	u, key, err := check.URIR(uriR)
+	u, key, at, err := check.Request(uriR, at)
 	if err != nil {
-		return err
-	}
-	if at, err = check.Time("request time", at); err != nil {
 		return err
 	}
 	if err := s.lock(ctx, "record request"); err != nil {
@@ -189,11 +183,8 @@ func (s *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) er
 
 // Stale implements [cache.Cache.Stale].
 func (s *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache.Info, error) {
-	before, err := check.Time("before", before)
+	before, err := check.Stale(before, limit)
 	if err != nil {
-		return nil, err
-	}
-	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
 	if err := s.lock(ctx, "stale"); err != nil {

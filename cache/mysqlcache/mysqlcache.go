@@ -284,26 +284,17 @@ func (c *Cache) Close() error {
 }
 
 func (c *Cache) begin(ctx context.Context, op string) error {
-	if err := ctx.Err(); err != nil {
-		return &cache.Error{Store: "mysql", Op: op, Err: err}
-	}
-	if c.closed.Load() {
-		return fmt.Errorf("cache: mysql %s: %w", op, cache.ErrClosed)
-	}
-	return nil
+	return check.Begin(ctx, "mysql", op, c.closed.Load())
 }
 
 // wrap turns an error into the cache's kinds; a context that ended is
 // reported as the cause rather than the driver's view of it.
 func (c *Cache) wrap(ctx context.Context, op string, err error) error {
-	var se *cache.Error
 	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, cache.ErrNotFound), errors.Is(err, cache.ErrNoJob), errors.Is(err, cache.ErrInvalid), errors.As(err, &se):
+	case err == nil, check.Passed(err):
 		return err
 	case errors.Is(err, sql.ErrConnDone) && c.closed.Load(), strings.Contains(err.Error(), "sql: database is closed"):
-		return fmt.Errorf("cache: mysql %s: %w", op, cache.ErrClosed)
+		return check.Closed("mysql", op)
 	case ctx.Err() != nil && !errors.Is(err, ctx.Err()):
 		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
 	}
@@ -515,11 +506,8 @@ func insertLinks(n int) string {
 
 // Put implements [cache.Cache.Put] in one transaction (see the package doc).
 func (c *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
-	u, key, err := check.URIR(uriR)
+	u, key, r, err := check.Put(uriR, r)
 	if err != nil {
-		return err
-	}
-	if r, err = check.Result(r); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "put"); err != nil {
@@ -579,11 +567,8 @@ ON DUPLICATE KEY UPDATE numreq = numreq + 1, reqtime = GREATEST(COALESCE(reqtime
 
 // RecordRequest implements [cache.Cache.RecordRequest] in one statement.
 func (c *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) error {
-	u, key, err := check.URIR(uriR)
+	u, key, at, err := check.Request(uriR, at)
 	if err != nil {
-		return err
-	}
-	if at, err = check.Time("request time", at); err != nil {
 		return err
 	}
 	if err := c.begin(ctx, "record request"); err != nil {
@@ -609,11 +594,8 @@ WHERE (updtime IS NULL OR updtime < ?) AND id REGEXP '^[0-9a-f]{32}$' AND url <>
 
 // Stale implements [cache.Cache.Stale] on the (updtime, id) index.
 func (c *Cache) Stale(ctx context.Context, before time.Time, limit int) ([]cache.Info, error) {
-	before, err := check.Time("before", before)
+	before, err := check.Stale(before, limit)
 	if err != nil {
-		return nil, err
-	}
-	if err := check.Limit(limit); err != nil {
 		return nil, err
 	}
 	if err := c.begin(ctx, "stale"); err != nil {

@@ -5,6 +5,8 @@
 package check
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -98,6 +100,75 @@ func Claim(worker string, at time.Time) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return Time("claim time", at)
+}
+
+// Put checks the arguments of [cache.Cache.Put] as every store must: the
+// URI-R ([URIR]) and the result ([Result]). It returns the URI-R without
+// its scheme, its key and the normalised result.
+func Put(uriR string, r cache.Result) (string, cache.URIRKey, cache.Result, error) {
+	u, key, err := URIR(uriR)
+	if err != nil {
+		return "", cache.URIRKey{}, cache.Result{}, err
+	}
+	if r, err = Result(r); err != nil {
+		return "", cache.URIRKey{}, cache.Result{}, err
+	}
+	return u, key, r, nil
+}
+
+// Request checks the arguments of [cache.Cache.RecordRequest] as every
+// store must: the URI-R ([URIR]) and the request time ([Time]). It returns
+// the URI-R without its scheme, its key and at in UTC at second precision.
+func Request(uriR string, at time.Time) (string, cache.URIRKey, time.Time, error) {
+	u, key, err := URIR(uriR)
+	if err != nil {
+		return "", cache.URIRKey{}, time.Time{}, err
+	}
+	if at, err = Time("request time", at); err != nil {
+		return "", cache.URIRKey{}, time.Time{}, err
+	}
+	return u, key, at, nil
+}
+
+// Stale checks the arguments of [cache.Cache.Stale] as every store must:
+// the time ([Time]), which it returns in UTC at second precision, and the
+// limit ([Limit]).
+func Stale(before time.Time, limit int) (time.Time, error) {
+	before, err := Time("before", before)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return before, Limit(limit)
+}
+
+// Begin is what a store named store ("bolt", "mysql") checks before
+// operation op touches its data, once the arguments are checked: a ctx
+// that has ended is a *cache.Error of the store and op wrapping ctx's
+// error, and a store that is closed an error wrapping [cache.ErrClosed]
+// that names both.
+func Begin(ctx context.Context, store, op string, closed bool) error {
+	if err := ctx.Err(); err != nil {
+		return &cache.Error{Store: store, Op: op, Err: err}
+	}
+	if closed {
+		return Closed(store, op)
+	}
+	return nil
+}
+
+// Closed is the error of operation op of a store named store that is
+// closed: it wraps [cache.ErrClosed] and names both.
+func Closed(store, op string) error {
+	return fmt.Errorf("cache: %s %s: %w", store, op, cache.ErrClosed)
+}
+
+// Passed reports an error that a store passes on as it is: one of the
+// kinds package cache names ([cache.ErrNotFound], [cache.ErrNoJob],
+// [cache.ErrInvalid]) or an error already a *cache.Error. Any other error
+// of a store becomes a *cache.Error of the store and the operation.
+func Passed(err error) bool {
+	var se *cache.Error
+	return errors.Is(err, cache.ErrNotFound) || errors.Is(err, cache.ErrNoJob) || errors.Is(err, cache.ErrInvalid) || errors.As(err, &se)
 }
 
 // Limit fails unless limit > 0.
