@@ -14,6 +14,7 @@ import (
 	"github.com/mementokit/mementokit/aggregator/server"
 	"github.com/mementokit/mementokit/cache/mysqlcache"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 )
 
 // cliFormat is the -format of the command-line mode; migrateDryRun is
@@ -71,7 +72,9 @@ func (c *cliRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
 // [DATETIME]; it searches once (the archives' MementoMaps loaded first)
 // and writes to stdout the TimeMap, or with a datetime the memento
 // description (/memento/{format}/{datetime}/{URI-R}), as the HTTP API
-// would answer it. No server runs behind that answer: without -base-url
+// would answer it. DATETIME follows the one rule of a datetime on a
+// command line (flagvalue.DatetimeRule: timestamp digits or an RFC 3339
+// instant, nothing around them), read to the second. No server runs behind that answer: without -base-url
 // its links to this API (self, timemap, timegate; in JSON and CDXJ the
 // keys and lines naming them) are left out (server.Config.NoAPILinks),
 // with -base-url they name that server, as the HTTP API's answers do.
@@ -80,7 +83,8 @@ func (c *cliRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
 // each archive did, as counts and Archive-Failures) is written to stderr
 // as one line, the exit status staying 0. Errors: a bad URI-R or
 // datetime, or more arguments, and a failure to start (server.New) are
-// exit status 2; no memento (some archive answered none, or its
+// exit status 2 (a datetime's error names the value, why it is refused
+// and the rule); no memento (some archive answered none, or its
 // MementoMap ruled it out) is exit 1 with the headline on stderr, and
 // every archive asked failed (the HTTP API's 502 or 504) exit 3
 // (exitAllFailed), the headline on stderr.
@@ -93,10 +97,14 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 	}
 	target := "/timemap/" + cliFormat + "/" + args[0]
 	if len(args) == 2 {
-		if _, err := aggregator.ParsePathDatetime(args[1]); err != nil {
-			return cli.Usagef("malformed datetime (YYYY[MM[DD[hh[mm[ss]]]]]): %s", args[1])
+		// The one rule of a datetime on a command line
+		// (flagvalue.DatetimeRule), read to the second as the HTTP API's
+		// {datetime} is.
+		t, err := flagvalue.ParseTime(args[1])
+		if err != nil {
+			return cli.AsUsage(err)
 		}
-		target = "/memento/" + cliFormat + "/" + args[1] + "/" + args[0]
+		target = "/memento/" + cliFormat + "/" + t.Format("20060102150405") + "/" + args[0]
 	}
 	log, err := c.NewLogger(stderr)
 	if err != nil {

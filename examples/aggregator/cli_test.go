@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mementokit/mementokit/internal/archivetest"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 )
 
 // TestCLIMode runs the command-line mode over two fake archives holding
@@ -88,7 +90,7 @@ func TestCLIMode(t *testing.T) {
 	if code, _, errs := runIt("http://dup.example.net/"); code != 0 || errs != "" {
 		t.Errorf("all answered: exit %d, stderr %q; want 0 and nothing", code, errs)
 	}
-	for _, args := range [][]string{{"http://dup.example.net/", "20051"}, {"http://dup.example.net/", "2010", "extra"}, {"-format", "xml", "http://dup.example.net/"}} {
+	for _, args := range [][]string{{"http://dup.example.net/", "201013"}, {"http://dup.example.net/", "2010", "extra"}, {"-format", "xml", "http://dup.example.net/"}} {
 		if code, out, errs := runIt(args...); code != 2 || out != "" || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line", args, code, out, errs)
 		}
@@ -153,6 +155,56 @@ func TestCLINoAPILinks(t *testing.T) {
 		}
 		if q[1] != "json" && len(q) == 3 && !strings.Contains(withBase, base+"/timemap/"+q[1]+"/http://dup.example.net/") {
 			t.Errorf("%q with -base-url: no self link to %s:\n%s", q, base, withBase)
+		}
+	}
+}
+
+// TestCLIDatetimeRule: the command-line mode reads DATETIME by the one
+// rule of a datetime on a command line (flagvalue.DatetimeRule): digits
+// or an RFC 3339 instant, nothing around them. A value with white space
+// or a line end around it ("2010\r\n", "2010 ", which a script's line or
+// a copied cell brings), an HTTP date or a bad field is refused: exit 2,
+// nothing on stdout, one line naming the value as given and the rule;
+// no archive is asked.
+func TestCLIDatetimeRule(t *testing.T) {
+	day := func(s string) time.Time { v, _ := time.Parse("20060102150405", s); return v }
+	arc := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://dup.example.net/": {day("20100101000000"), day("20110101000000")}}})
+	t.Cleanup(arc.Close)
+	list := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "arc.local", "timemap": "`+arc.TimeMapPrefix()+`", "timegate": "`+arc.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runIt := func(dt string) (int, string, string) {
+		var out, errb bytes.Buffer
+		cliFormat = "json"
+		defer func() { cliFormat = "link" }()
+		err := run(context.Background(), []string{"-cache", "none", "-archives", list, "http://dup.example.net/", dt}, nil, &out, &errb)
+		return cli.Status("aggregator", err, &errb), out.String(), errb.String()
+	}
+	for _, dt := range []string{"2010\r\n", "2010\n", "2010 ", " 2010", "2010\t", "\u00a02010", "Fri, 01 Jan 2010 00:00:00 GMT", "2010-01-01", "20105", "2010x", "+2010", ""} {
+		code, out, errs := runIt(dt)
+		want := "aggregator: invalid datetime " + strconv.Quote(dt) + ": "
+		if code != 2 || out != "" || !strings.HasPrefix(errs, want) || !strings.HasSuffix(errs, "; want "+flagvalue.DatetimeRule+"\n") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing, one line %q...", dt, code, out, errs, want)
+		}
+	}
+	if n := len(arc.Requests()); n != 0 {
+		t.Errorf("the archive was asked %d times for refused datetimes", n)
+	}
+	// Accepted: digits of any length the rule allows, an RFC 3339 instant
+	// in any offset; each the same closest memento.
+	for dt, closest := range map[string]string{
+		"2010": "2010-01-01T00:00:00Z", "20101231": "2011-01-01T00:00:00Z", "20101231235959999": "2011-01-01T00:00:00Z",
+		"2010-12-31T23:00:00-02:00": "2011-01-01T00:00:00Z", "2010-03-01T00:00:00Z": "2010-01-01T00:00:00Z",
+	} {
+		code, out, errs := runIt(dt)
+		var doc struct {
+			Mementos struct {
+				Closest struct{ Datetime string } `json:"closest"`
+			} `json:"mementos"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc.Mementos.Closest.Datetime != closest {
+			t.Errorf("%q: exit %d (%v), stderr %q, closest %q, want %s", dt, code, err, errs, doc.Mementos.Closest.Datetime, closest)
 		}
 	}
 }

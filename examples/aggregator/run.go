@@ -162,8 +162,10 @@ over the archives of the archive list, a web page at /, Prometheus metrics at
 /metrics and a health check at /healthz.
 
 Given a URI-R it searches once and prints its TimeMap on standard output,
-or, with a DATETIME (YYYY[MM[DD[hh[mm[ss]]]]]), the first, prev, closest,
-next and last mementos, in MemGator's link, json or cdxj layout (-format).
+or, with a DATETIME, the first, prev, closest, next and last mementos, in
+MemGator's link, json or cdxj layout (-format). DATETIME is
+`+flagvalue.DatetimeRule+`;
+anything else (white space or a line end around it included) is refused.
 No server runs behind that answer: its links to this API (self, timemap,
 timegate) are left out, unless -base-url names a server to link to.
 When some archive failed, standard error gets one line saying what each
