@@ -304,9 +304,12 @@ func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part
 		now = o.Now
 	}
 	id, _ := json.Marshal(map[string]string{"uri": o.ArchiveID})
-	var first, last *string
+	var first, last, firstKey, lastKey *string
 	if edges != nil {
-		first, last = &edges.First, &edges.Last
+		firstKey, lastKey = &edges.FirstKey, &edges.LastKey
+		if edges.First != "" {
+			first, last = &edges.First, &edges.Last
+		}
 	}
 	meta, _ := json.Marshal(struct {
 		Name      string     `json:"name"`
@@ -317,7 +320,9 @@ func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part
 		Part      *cdxj.Part `json:"part,omitempty"`
 		First     *string    `json:"first_urir,omitempty"`
 		Last      *string    `json:"last_urir,omitempty"`
-	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, rekeyed, part, first, last})
+		FirstKey  *string    `json:"first_key,omitempty"`
+		LastKey   *string    `json:"last_key,omitempty"`
+	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, rekeyed, part, first, last, firstKey, lastKey})
 	keys := `["surt"]`
 	if o.Datetime > 0 {
 		keys = `["surt", "datetime"]`
@@ -358,6 +363,7 @@ type builder struct {
 	// an error wrapping cdxj.ErrUnsorted (BuildPart); prev is that key.
 	sorted bool
 	prev   []byte
+	first  []byte // the first key checked so (nil before it)
 	dkey   []byte // the sort key under Datetime
 }
 
@@ -489,6 +495,9 @@ func (b *builder) record(rec *cdxj.Record) error {
 				rec.Source(), rec.LineNumber(), cdxj.ErrUnsorted, clipKey(string(ok)), clipKey(string(b.prev)))
 		}
 		b.prev = append(b.prev[:0], ok...)
+		if b.first == nil {
+			b.first = append([]byte{}, ok...)
+		}
 	}
 	hx := len(k)
 	if i := bytes.IndexByte(k, '?'); i >= 0 {

@@ -3,6 +3,7 @@ package mementomap
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,16 +210,18 @@ func (s *BuildStats) Add(p BuildStats) {
 // filters of [Build] under the same o. A partial map is a valid sorted
 // MementoMap: Build's header lines, whose !meta also holds "part" (p as
 // JSON), "skipped_lines" (the part's bad lines skipped under o.SkipBad)
-// and, when the part has a data line, "first_urir" and "last_urir" (the
-// least and the greatest URI-R of the part, full SURTs with their '?',
-// which [Concat] needs to join two parts that share an HxPx key), then
-// one "HXPX M/R" line per HxPx key of the part's records.
-// [Concat] joins the partial maps of a plan into the map Build writes.
+// and, when the part has records, "first_key" and "last_key" (the index
+// keys of its first and last record, as the input is sorted) and, when it
+// counts one, "first_urir" and "last_urir" (the URI-Rs, full SURTs with
+// their '?', of the first and the last record counted), which [Concat]
+// needs to merge the parts exactly; then one "HXPX M/R" line per HxPx key
+// of the part's records. [Concat] merges the partial maps of a plan into
+// the map Build writes.
 // Errors are Build's: a bad line (a *cdxj.ParseError naming the source and
 // the line or its byte offset) stops it unless o.SkipBad. Unlike Build,
 // which sorts whatever it reads, BuildPart requires the part's records in
 // byte-wise order of their keys (the SURTs as indexed, or as remade under
-// o.Rekey), since Concat only joins parts: a key that sorts before the key
+// o.Rekey), since Concat only merges parts: a key that sorts before the key
 // of an earlier record stops it, SkipBad or not, with an error wrapping
 // cdxj.ErrUnsorted that names the source and the line. Stats count this
 // part alone. Memory: o.MemoryLimit, as Build.
@@ -233,20 +236,18 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	b := newBuilder(o)
 	finish := b.sortInto(extsort.New(o.MemoryLimit, o.TempDir))
 	b.sorted = true
-	// The least and the greatest sort key handed to the sorter: the
-	// first and the last URI-R of the map (a key replaced by the
-	// canonical SURT of its URL may sort anywhere in the part).
-	var lo, hi []byte
+	// The first and the last sort key handed to the sorter, in input
+	// order: the first and the last URI-R counted (a key replaced by the
+	// canonical SURT of its URL is counted as replaced).
+	var first, last []byte
 	have := false
 	sink := b.sink
 	b.sink = func(k []byte, hx int) error {
-		if !have || bytes.Compare(k, lo) < 0 {
-			lo = append(lo[:0], k...)
+		if !have {
+			first = append(first[:0], k...)
+			have = true
 		}
-		if !have || bytes.Compare(k, hi) > 0 {
-			hi = append(hi[:0], k...)
-		}
-		have = true
+		last = append(last[:0], k...)
 		return sink(k, hx)
 	}
 	if err := b.read(ctx, cdxj.PartRecords(ix, p)); err != nil {
@@ -259,8 +260,11 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	}
 	b.st.Runs = b.s.Runs()
 	var edges *partEdges
-	if have {
-		edges = &partEdges{First: uriR(lo), Last: uriR(hi)}
+	if have || b.first != nil {
+		edges = &partEdges{FirstKey: string(b.first), LastKey: string(b.prev)}
+		if have {
+			edges.First, edges.Last = uriR(first), uriR(last)
+		}
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
 	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, &p, edges); err != nil {
@@ -271,11 +275,15 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	return b.st, err
 }
 
-// partEdges are the least and the greatest URI-R of a partial map (full
-// SURTs, their first '?' as it is): within one HxPx key they sort as the
-// map's sort keys do.
+// partEdges are where a partial map's records begin and end, in input
+// order: FirstKey and LastKey are the index keys of the part's first and
+// last records as the input is sorted (the keys BuildPart checks the
+// order of), First and Last the URI-Rs (full SURTs, their first '?' as it
+// is) of the first and the last record counted in the map, "" when the
+// filters kept none. [Concat] needs them to merge the partial maps exactly.
 type partEdges struct {
-	First, Last string
+	First, Last       string
+	FirstKey, LastKey string
 }
 
 // uriR returns the URI-R of a sort key: its NUL (the end of the HxPx key)
@@ -290,17 +298,16 @@ func uriR(k []byte) string {
 }
 
 // ErrPartsOverlap is wrapped by the error of [Concat] for partial maps
-// whose keys do not follow one another: a key of a part sorts before a
-// key of the part before it, or the parts share an HxPx key whose URI-Rs
-// do not follow one another (ErrPartsSplitKey).
+// whose records do not follow one another: the first record of a part
+// has an index key that sorts before the key of the last record of the
+// part before it (inputs that are not each sorted and one after the
+// other).
 var ErrPartsOverlap = errors.New("mementomap: the partial maps' keys overlap")
 
 // ErrPartsSplitKey is wrapped, beside [ErrPartsOverlap], by the error of
-// [Concat] when a part begins with the HxPx key the part before it ends
-// with and the two cannot be joined exactly: the first URI-R of the later
-// part sorts before the last URI-R of the earlier one (inputs that are
-// not sorted one after the other by full SURT), or a part has no
-// "first_urir" and "last_urir" to compare.
+// [Concat] when the two keys that do not follow one another have one HxPx
+// key: two inputs hold URI-Rs of one key of the map that are not sorted
+// one after the other by full SURT.
 var ErrPartsSplitKey = errors.New("the inputs share an HxPx key whose URI-Rs do not follow one another")
 
 // ErrParts is wrapped by the errors of [Concat] for partial maps that are
@@ -310,12 +317,22 @@ var ErrParts = errors.New("mementomap: not the partial maps of one plan")
 
 // partMeta is the part of a partial map's !meta that Concat reads.
 type partMeta struct {
-	Type    string     `json:"type"`
-	Skipped int64      `json:"skipped_lines"`
-	Rekeyed int64      `json:"rekeyed_lines"`
-	Part    *cdxj.Part `json:"part"`
-	First   *string    `json:"first_urir"`
-	Last    *string    `json:"last_urir"`
+	Type     string     `json:"type"`
+	Skipped  int64      `json:"skipped_lines"`
+	Rekeyed  int64      `json:"rekeyed_lines"`
+	Part     *cdxj.Part `json:"part"`
+	First    *string    `json:"first_urir"`
+	Last     *string    `json:"last_urir"`
+	FirstKey *string    `json:"first_key"`
+	LastKey  *string    `json:"last_key"`
+}
+
+// hxpxOf returns the HxPx key of a SURT: the SURT up to its first '?'.
+func hxpxOf(s string) string {
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // Concat writes to dst the map of a whole plan from its partial maps (see
@@ -323,25 +340,32 @@ type partMeta struct {
 // the part whose Seq is i, and there must be Of of them. It writes the
 // header lines Build writes under o (o.Now and o.Name and o.ArchiveID as
 // given to Concat; skipped_lines summed over the parts), then the data
-// lines of the parts one after the other, checking that every key of a
-// part sorts after every key of the part before it, or, for the first
-// key of a part, is the last key of the part before it: sorted inputs
-// cut between two captures of one HxPx key (a sorted index split into
-// files mid-key, or two URLs that differ only past the key). Such a key
-// is written once, its captures summed and its URI-Rs counted once each:
-// the parts' "first_urir" and "last_urir" say whether the URI-R that
-// ends the earlier part begins the later one (counted once) or sorts
-// before it (the two sets are disjoint). When that holds, the output is
-// byte-identical to Build over the whole inputs with the same o, its URI-R
-// counts exact. When it does not (two inputs sharing keys, an unsorted
-// input, keys made from the URLs under Rekey) Concat stops with an error
-// wrapping [ErrPartsOverlap] (and [ErrPartsSplitKey] when the HxPx keys
-// are equal but their URI-Rs do not follow one another) that names the
-// two keys, and what it wrote must be discarded (the tools write through
-// a temporary file): merge such maps with [Merge], whose URI-R counts are
-// then upper bounds. Stats count the parts' bad lines (Bad), the data
-// lines (Keys) and the sums of their frequencies (Used, URIRs). Memory:
-// one line of each part.
+// lines of the parts merged in key order: a key in several parts is
+// written once, its captures summed and its URI-Rs counted once each.
+//
+// The parts of sorted inputs that follow one another (a sorted index cut
+// into files anywhere: inside one SURT host, between two captures of one
+// URI-R) share keys, and their key ranges interleave: a map key drops the
+// query, so after "com,x)/a5/b" the line "com,x)/a?id=1" has the key
+// "com,x)/a", which sorts first. Their URI-Rs meet only where one part
+// ends and the next begins: the URI-R of the last record a part counts
+// (its !meta "last_urir") is counted once when it is the first of the
+// next part that counts one ("first_urir"). Concat checks that the parts
+// follow one another: the index key of each part's first record
+// ("first_key") must not sort before that of the last record of the part
+// before it ("last_key"), else it stops with an error wrapping
+// [ErrPartsOverlap] (and [ErrPartsSplitKey] when the two have one HxPx
+// key) that names the two keys and the two parts, and what it wrote must
+// be discarded (the tools write through a temporary file). When that
+// holds, the output is byte-identical to Build over the whole inputs with
+// the same o, its URI-R counts exact; only a record whose index key was
+// replaced by the canonical SURT of its URL (!meta rekeyed_lines) may sort
+// anywhere in its part, and its URI-R is then counted once per part that
+// holds it. Merge maps of inputs that do not follow one another with
+// [Merge], whose URI-R counts are upper bounds. Stats count the parts'
+// bad lines (Bad), the data lines (Keys) and the sums of their
+// frequencies (Used, URIRs). Memory: one line of each part; time: the
+// lines times the logarithm of the parts.
 func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOptions) (BuildStats, error) {
 	o := buildOptions(opts)
 	var st BuildStats
@@ -358,106 +382,130 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 		} else if pm.Part.Seq != i || pm.Part.Of != len(parts) {
 			return st, fmt.Errorf("%w: %s is part %d of %d, given as part %d of %d", ErrParts, r.name, pm.Part.Seq, pm.Part.Of, i, len(parts))
 		}
+		if !r.done && (pm.First == nil || pm.Last == nil || pm.FirstKey == nil || pm.LastKey == nil) {
+			return st, fmt.Errorf("%w: %s has data lines but not its first and last URI-R and key (first_urir, last_urir, first_key, last_key: a partial map of another version?)", ErrParts, r.name)
+		}
 		st.Bad += pm.Skipped
 		st.Mismatched += pm.Rekeyed
 		rs[i] = r
+	}
+	// shared counts, by HxPx key, the URI-Rs that end a part and begin
+	// the next part that counts one.
+	shared := map[string]uint64{}
+	lastKey, lastURIR := -1, -1 // the last part with a record read, with a record counted
+	for i, pm := range metas {
+		if pm.FirstKey != nil && pm.LastKey != nil {
+			if lastKey >= 0 {
+				a, b := *metas[lastKey].LastKey, *pm.FirstKey
+				if b < a {
+					err := fmt.Errorf("%w: %s begins with key %q, which sorts before %q, the last key of %s (the inputs are not each sorted and one after the other)", ErrPartsOverlap, rs[i].name, b, a, rs[lastKey].name)
+					if hx := hxpxOf(a); hx == hxpxOf(b) {
+						err = fmt.Errorf("%w: %w: %s begins with a URI-R of key %q, %q, which sorts before %q, the last URI-R of %s (the inputs are not sorted one after the other by full SURT)", ErrPartsOverlap, ErrPartsSplitKey, rs[i].name, hx, b, a, rs[lastKey].name)
+					}
+					return st, err
+				}
+			}
+			lastKey = i
+		}
+		if pm.First != nil && pm.Last != nil {
+			if lastURIR >= 0 && *metas[lastURIR].Last == *pm.First {
+				shared[hxpxOf(*pm.First)]++
+			}
+			lastURIR = i
+		}
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
 	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
 		return st, err
 	}
-	// Each line is held back (pend) until the next one is read: the last
-	// line of a part waits for the next part to say whether it begins
-	// with the same HxPx key.
-	var pend struct {
-		have   bool
-		key    []byte
-		body   []byte // the line as read
-		joined bool   // two parts' lines of key, written from m and r
-		m, r   uint64
-		part   int
-	}
-	flush := func() error {
-		if !pend.have {
-			return nil
-		}
-		pend.have = false
-		st.Keys++
-		st.Used += int64(pend.m)
-		st.URIRs += int64(pend.r)
-		line := pend.body
-		if pend.joined {
-			line = append(append(line[:0], pend.key...), ' ')
-			line = strconv.AppendUint(line, pend.m, 10)
-			line = append(line, '/')
-			line = strconv.AppendUint(line, pend.r, 10)
-			if len(line) > MaxLineLength {
-				return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, pend.key, len(line), MaxLineLength)
-			}
-		}
-		bw.Write(line)
-		if err := bw.WriteByte('\n'); err != nil {
-			return fmt.Errorf("mementomap: writing: %w", err)
-		}
-		return nil
-	}
+	h := make(partHeap, 0, len(rs))
 	for i, r := range rs {
-		for n := 0; !r.done; n++ {
-			if n&0xffff == 0 {
-				if err := ctx.Err(); err != nil {
-					return st, err
-				}
-			}
-			var f ukvs.Frequency
-			if err := f.UnmarshalText(r.value); err != nil {
-				return st, r.errorf(r.key, fmt.Errorf("%w: %v", ErrBadFrequency, err))
-			}
-			m, rr := uint64(f.URIM.N), uint64(f.URIR.N)
-			joined := false
-			if n == 0 && pend.have {
-				switch c := bytes.Compare(r.key, pend.key); {
-				case c < 0:
-					return st, fmt.Errorf("%w: %s begins with key %q, which does not sort after %q, the last key of %s", ErrPartsOverlap, r.name, r.key, pend.key, rs[pend.part].name)
-				case c == 0:
-					// One HxPx key on both sides of the cut.
-					a, b := metas[pend.part].Last, metas[i].First
-					if a == nil || b == nil {
-						return st, fmt.Errorf("%w: %w: %s begins with key %q, the last key of %s, and one of them does not give its first and last URI-R", ErrPartsOverlap, ErrPartsSplitKey, r.name, r.key, rs[pend.part].name)
-					}
-					switch c := strings.Compare(*b, *a); {
-					case c < 0:
-						return st, fmt.Errorf("%w: %w: %s begins with key %q, the last key of %s, at URI-R %q, which sorts before %q, the last URI-R there (the inputs are not sorted one after the other by full SURT)", ErrPartsOverlap, ErrPartsSplitKey, r.name, r.key, rs[pend.part].name, *b, *a)
-					case c == 0:
-						rr-- // the captures of one URI-R on both sides
-					}
-					m += pend.m
-					rr += pend.r
-					joined = true
-				}
-			}
-			if !joined {
-				if err := flush(); err != nil {
-					return st, err
-				}
-			}
-			pend.have, pend.part, pend.m, pend.r = true, i, m, rr
-			pend.key = append(pend.key[:0], r.key...)
-			pend.joined = joined
-			if !joined {
-				pend.body = append(pend.body[:0], r.body...)
-			}
-			if err := r.next(); err != nil {
+		if !r.done {
+			h = append(h, heapPart{r, i})
+		}
+	}
+	heap.Init(&h)
+	var line []byte
+	var at []heapPart // the parts at the least key, each once (a part's keys ascend strictly)
+	for n := 0; len(h) > 0; n++ {
+		if n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
 				return st, err
 			}
 		}
-	}
-	if err := flush(); err != nil {
-		return st, err
+		at = append(at[:0], heap.Pop(&h).(heapPart))
+		for len(h) > 0 && bytes.Equal(h[0].key, at[0].key) {
+			at = append(at, heap.Pop(&h).(heapPart))
+		}
+		var m, rr uint64
+		for _, p := range at {
+			var f ukvs.Frequency
+			if err := f.UnmarshalText(p.value); err != nil {
+				return st, p.errorf(p.key, fmt.Errorf("%w: %v", ErrBadFrequency, err))
+			}
+			m += uint64(f.URIM.N)
+			rr += uint64(f.URIR.N)
+		}
+		if len(at) == 1 {
+			line = append(line[:0], at[0].body...) // the line as it is
+		} else {
+			key := at[0].key
+			rr -= shared[string(key)]
+			line = append(append(line[:0], key...), ' ')
+			line = strconv.AppendUint(line, m, 10)
+			line = append(line, '/')
+			line = strconv.AppendUint(line, rr, 10)
+			if len(line) > MaxLineLength {
+				return st, fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, key, len(line), MaxLineLength)
+			}
+		}
+		st.Keys++
+		st.Used += int64(m)
+		st.URIRs += int64(rr)
+		bw.Write(line)
+		if err := bw.WriteByte('\n'); err != nil {
+			return st, fmt.Errorf("mementomap: writing: %w", err)
+		}
+		for _, p := range at {
+			if err := p.next(); err != nil {
+				return st, err
+			}
+			if !p.done {
+				heap.Push(&h, p)
+			}
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return st, fmt.Errorf("mementomap: writing: %w", err)
 	}
 	return st, nil
+}
+
+// heapPart is a partial map being read by Concat, and its place in the
+// plan.
+type heapPart struct {
+	*mapReader
+	seq int
+}
+
+// partHeap is a min-heap (container/heap) of the partial maps that Concat
+// has not read to their end, by their current key, then by plan order.
+type partHeap []heapPart
+
+func (h partHeap) Len() int { return len(h) }
+func (h partHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h[i].key, h[j].key); c != 0 {
+		return c < 0
+	}
+	return h[i].seq < h[j].seq
+}
+func (h partHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *partHeap) Push(x any)   { *h = append(*h, x.(heapPart)) }
+func (h *partHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // Keyer is the record-to-key function of [Build] with its filters, for an

@@ -307,7 +307,7 @@ func TestConcatOverlap(t *testing.T) {
 		rs = append(rs, &b)
 	}
 	_, err = Concat(context.Background(), io.Discard, rs, nil)
-	if !errors.Is(err, ErrPartsOverlap) || !strings.Contains(err.Error(), "does not sort after") {
+	if !errors.Is(err, ErrPartsOverlap) || !strings.Contains(err.Error(), "which sorts before") {
 		t.Fatalf("Concat of overlapping parts: %v", err)
 	}
 }
@@ -385,6 +385,28 @@ func TestConcatSplitKey(t *testing.T) {
 	if inURIR < 0 || inKey < 0 || run < 0 {
 		t.Fatalf("the generated lines lack a cut inside a URI-R (%d), between two URI-Rs of one key (%d) or in a run (%d)", inURIR, inKey, run)
 	}
+	// interleaved: a cut inside the captures of a URI-R with a query
+	// ("pt,x)/a?id=1") after a line of its host whose key sorts after the
+	// URI-R's ("pt,x)/a5/b", '5' < '?'): the two files' key ranges
+	// interleave, and the URI-R's key is in both.
+	interleaved := -1
+	for i, hostStart := 1, 0; i < len(lines) && interleaved < 0; i++ {
+		if cdxj.Authority([]byte(field(i))) != nil && string(cdxj.Authority([]byte(field(i)))) != string(cdxj.Authority([]byte(field(i-1)))) {
+			hostStart = i
+		}
+		if field(i-1) != field(i) || !strings.Contains(field(i), "?") {
+			continue
+		}
+		for j := hostStart; j < i; j++ {
+			if key(j) > key(i) {
+				interleaved = i
+				break
+			}
+		}
+	}
+	if interleaved < 0 {
+		t.Fatal("the generated lines lack a cut inside a URI-R with a query after a greater key of its host")
+	}
 	for _, tc := range []struct {
 		name string
 		cuts []int
@@ -393,6 +415,8 @@ func TestConcatSplitKey(t *testing.T) {
 		{"between two URI-Rs of one key", []int{inKey}},
 		{"a middle file of one key", []int{run, run + 1}},
 		{"all three", []int{inURIR, run, run + 1, inKey}},
+		{"key ranges interleaved", []int{interleaved}},
+		{"all four", []int{inURIR, run, run + 1, inKey, interleaved}},
 	} {
 		slices.Sort(tc.cuts)
 		paths := writeCut(t, lines, tc.cuts...)

@@ -22,9 +22,10 @@
 //  2. One element per part: mementomap.BuildPart writes a partial map and,
 //     when a summary is asked for, summary.SummarizePart writes a partial
 //     summary, each a shard file under the plan's temporary folder.
-//  3. The partial maps are gathered and concatenated in key order
-//     (mementomap.Concat, which checks that every part's keys follow the
-//     part before it) into the map with its headers.
+//  3. The partial maps are gathered and merged in key order into the map
+//     with its headers (mementomap.Concat: the parts of files cut inside
+//     one SURT host share keys, whose captures are summed and whose
+//     URI-Rs are counted once each).
 //  4. Compaction: the map is cut at TLD and registrable-domain boundaries
 //     where compacting the pieces one by one gives the bytes of one pass
 //     (mementomap.CompactCuts; public suffixes are never split from their
@@ -47,27 +48,28 @@
 //
 // # Inputs must be sorted
 //
-// The parts of a plan are concatenated, not merged: each input must be
-// sorted byte-wise by SURT key (LC_ALL=C sort, as archives write their
-// indexes), and the inputs, in the order given, must follow one another
-// (the files of one sorted index cut in pieces, as Common Crawl's
-// cdx-00000 ... cdx-00299 are). Two inputs may share the HxPx key where
-// one ends and the next begins (an index cut between two captures of one
-// URI-R, or between two URLs that differ only past the key): that key is
-// written once, its captures summed and its URI-Rs counted once each
-// (mementomap.Concat), as the single-process build counts them. Both are
-// checked, whatever the shard size: inside a part, mementomap.BuildPart
-// fails on a key that sorts before the key of an earlier line
-// (cdxj.ErrUnsorted, naming the file and the line; -skip-bad does not
-// skip it), and between parts, mementomap.Concat fails on a part whose
-// first key sorts before the last key of the part before it, or, for a
-// shared key, whose first URI-R sorts before the last URI-R of the part
-// before it (mementomap.ErrPartsOverlap, naming the two keys and the
-// inputs' parts). The pipeline then fails and no output is written. Sort
-// such inputs first (sort(1) with LC_ALL=C, or the single-process
-// mementomap build, which sorts) or build each on its own and merge the
-// maps with mementomap.Merge. The same holds under BuildSpec.Rekey, whose
-// keys are remade from the URLs.
+// The parts of a plan are merged as parts of one sorted index: each input
+// must be sorted byte-wise by SURT key (LC_ALL=C sort, as archives write
+// their indexes), and the inputs, in the order given, must follow one
+// another (the files of one sorted index cut in pieces, as Common Crawl's
+// cdx-00000 ... cdx-00299 are). The files may be cut anywhere, inside one
+// SURT host, even between two captures of one URI-R: the partial maps of
+// their parts then share keys and their key ranges interleave (a map key
+// drops the query, so "pt,x)/a?id=1" has the key "pt,x)/a", which sorts
+// before the key of an earlier line "pt,x)/a5/b"), and mementomap.Concat
+// merges them, each key written once, its captures summed and its URI-Rs
+// counted once each, as the single-process build counts them. Both
+// conditions are checked, whatever the shard size: inside a part,
+// mementomap.BuildPart fails on a key that sorts before the key of an
+// earlier line (cdxj.ErrUnsorted, naming the file and the line;
+// -skip-bad does not skip it), and between parts, mementomap.Concat fails
+// on a part whose first key sorts before the last key of the part before
+// it (mementomap.ErrPartsOverlap, naming the two keys and the inputs'
+// parts). The pipeline then fails and no output is written. Sort such
+// inputs first (sort(1) with LC_ALL=C, or the single-process mementomap
+// build, which sorts) or build each on its own and merge the maps with
+// mementomap.Merge. The same holds under BuildSpec.Rekey, whose keys are
+// remade from the URLs.
 //
 // # Files
 //

@@ -347,7 +347,7 @@ func openAll(shards []Shard) ([]shardFile, func(), error) {
 	return fs, done, nil
 }
 
-// concatMapFn concatenates the partial maps into the map.
+// concatMapFn merges the partial maps into the map (mementomap.Concat).
 type concatMapFn struct {
 	Spec    BuildSpec
 	TempDir string
@@ -383,9 +383,9 @@ func (f *concatMapFn) process(ctx context.Context, values func(*string) bool, em
 			return fmt.Errorf("pipeline: two inputs share an HxPx key, the map's key, whose URI-Rs do not follow one another from the earlier input to the later (each input sorted, and the inputs one after the other, by full SURT: see the package documentation): %w", err)
 		}
 		if errors.Is(err, mementomap.ErrPartsOverlap) {
-			return fmt.Errorf("pipeline: the inputs are not sorted into disjoint ascending key ranges (see the package documentation): %w", err)
+			return fmt.Errorf("pipeline: the inputs are not each sorted and one after the other by SURT (see the package documentation): %w", err)
 		}
-		return fmt.Errorf("pipeline: concatenating the partial maps: %w", err)
+		return fmt.Errorf("pipeline: merging the partial maps: %w", err)
 	}
 	// Concat counts the map's lines; the parts count what was read.
 	var sum mementomap.BuildStats

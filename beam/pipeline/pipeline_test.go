@@ -296,7 +296,7 @@ func TestPipelineUnsortedInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Run(context.Background(), "prism", p)
-	if err == nil || !strings.Contains(err.Error(), "not sorted into disjoint ascending key ranges") {
+	if err == nil || !strings.Contains(err.Error(), "not each sorted and one after the other by SURT") {
 		t.Fatalf("inputs out of order: error %v", err)
 	}
 	checkFailure(t, err, p)
@@ -406,6 +406,93 @@ func TestPipelineInputsCutInsideKey(t *testing.T) {
 	checkFailure(t, err, p)
 	if ents, _ := os.ReadDir(out); len(ents) != 0 {
 		t.Errorf("%d entries left at the outputs", len(ents))
+	}
+}
+
+// TestPipelineIndexCutInsideHost: a sorted index (cdxgen -n 20000 -seed
+// 3) cut into four files inside SURT hosts: one cut inside the longest
+// run of captures of one URI-R, one between two captures of a URI-R with
+// a query after a line of its host whose key sorts after the URI-R's
+// ("pt,com,manalio)/artigo5/..." before "pt,com,manalio)/artigo?id=1252",
+// whose key "pt,com,manalio)/artigo" sorts first: the files' key ranges
+// interleave), one at three quarters. On prism, with 64 KiB parts (18
+// parts) and with 1 and 3 parts per file, the map, the compacted map and
+// the summary are byte-identical to the single-process build.
+func TestPipelineIndexCutInsideHost(t *testing.T) {
+	lines := generatedLines(t, 20000, 3)
+	field := func(i int) string { return lines[i][:strings.IndexByte(lines[i], ' ')] }
+	key := func(i int) string { return surt.HxPx(field(i)) }
+	host := func(i int) string { return string(cdxj.Authority([]byte(lines[i]))) }
+	longest, at := 0, 0
+	for i := 0; i < len(lines); {
+		j := i
+		for j < len(lines) && field(j) == field(i) {
+			j++
+		}
+		if j-i > longest {
+			longest, at = j-i, i
+		}
+		i = j
+	}
+	interleaved := -1
+	for i, hostStart := 1, 0; i < len(lines) && interleaved < 0; i++ {
+		if host(i) != host(i-1) {
+			hostStart = i
+		}
+		if i < len(lines)/3 || field(i-1) != field(i) || !strings.Contains(field(i), "?") {
+			continue
+		}
+		for j := hostStart; j < i; j++ {
+			if key(j) > key(i) {
+				interleaved = i
+				break
+			}
+		}
+	}
+	if longest < 100 || interleaved < 0 {
+		t.Fatalf("the generated lines lack a long run of one URI-R (%d captures) or a URI-R with a query after a greater key of its host (%d)", longest, interleaved)
+	}
+	cuts := []int{at + longest/2, interleaved, len(lines) * 3 / 4}
+	slices.Sort(cuts)
+	t.Logf("cuts before lines %v: inside %d captures of %s; between two captures of %s", cuts, longest, field(at), field(interleaved))
+	dir := t.TempDir()
+	var files []string
+	for i, start := range append([]int{0}, cuts...) {
+		end := len(lines)
+		if i < len(cuts) {
+			end = cuts[i]
+		}
+		files = append(files, writeLines(t, filepath.Join(dir, fmt.Sprintf("part-%d.cdxj", i)), lines[start:end]))
+	}
+	c := Config{Inputs: files, Build: BuildSpec{UpdatedAt: updatedAt}, Compact: DefaultCompactSpec()}
+	wantMap, wantCompact, wantSum := reference(t, files, c)
+	size := maxInputSize(t, files)
+	for _, shard := range []int64{64 << 10, size, (size + 2) / 3} {
+		out := t.TempDir()
+		c := c
+		c.MapOutput = filepath.Join(out, "a.map")
+		c.CompactOutput = filepath.Join(out, "a-compact.map")
+		c.SummaryOutput = filepath.Join(out, "a.summary")
+		c.ShardBytes = shard
+		p, err := NewPlan(context.Background(), &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(context.Background(), "prism", p); err != nil {
+			t.Fatalf("parts of %d bytes: %v", shard, err)
+		}
+		for _, o := range []struct {
+			path string
+			want []byte
+		}{{c.MapOutput, wantMap}, {c.CompactOutput, wantCompact}, {c.SummaryOutput, wantSum}} {
+			got, err := os.ReadFile(o.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, o.want) {
+				t.Errorf("parts of %d bytes, %s (%d parts): %d bytes differ from the single-process build's %d\n%s", shard, filepath.Base(o.path), len(p.Parts), len(got), len(o.want), firstDiff(got, o.want))
+			}
+		}
 	}
 }
 
