@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
 
@@ -324,19 +325,42 @@ func (s *Sorter) spill() error {
 	return nil
 }
 
-// runWriter writes a run: per string its length and count as uvarints,
-// then its bytes.
+// runWriter writes a run, front-coded: per string the length of the
+// prefix it shares with the string before it in the run, the length of the
+// rest and its count, as uvarints, then the rest's bytes. The strings of a
+// run are in order, so neighbours share most of their bytes (the host and
+// path of SURT keys): a run of MementoMap sort keys takes about a third of
+// the bytes written whole, and so of the writing and the reading back.
 type runWriter struct {
-	bw  *bufio.Writer
-	hdr [2 * binary.MaxVarintLen64]byte
+	bw   *bufio.Writer
+	prev []byte
+	hdr  [3 * binary.MaxVarintLen64]byte
 }
 
 func (w *runWriter) write(key []byte, count uint64) error {
-	n := binary.PutUvarint(w.hdr[:], uint64(len(key)))
+	p := sharedPrefix(w.prev, key)
+	n := binary.PutUvarint(w.hdr[:], uint64(p))
+	n += binary.PutUvarint(w.hdr[n:], uint64(len(key)-p))
 	n += binary.PutUvarint(w.hdr[n:], count)
 	w.bw.Write(w.hdr[:n])
-	_, err := w.bw.Write(key)
+	_, err := w.bw.Write(key[p:])
+	w.prev = append(w.prev[:0], key...)
 	return err
+}
+
+// sharedPrefix returns the length of the longest common prefix of a and b.
+func sharedPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // reduce merges runs fanIn at a time into new runs until at most fanIn are
@@ -382,10 +406,14 @@ func (r *runReader) next() (bool, error) {
 		r.key, r.count = r.mem.key(e), e.count
 		return true, nil
 	}
-	n, err := binary.ReadUvarint(r.br)
+	p, err := binary.ReadUvarint(r.br)
 	if err == io.EOF {
 		return false, nil
 	}
+	if err != nil {
+		return false, err
+	}
+	n, err := binary.ReadUvarint(r.br)
 	if err != nil {
 		return false, err
 	}
@@ -393,11 +421,15 @@ func (r *runReader) next() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if cap(r.key) < int(n) {
-		r.key = make([]byte, n)
+	if p > uint64(len(r.key)) || n > math.MaxInt32 {
+		return false, fmt.Errorf("corrupt run: a string sharing %d bytes with one of %d, %d more", p, len(r.key), n)
 	}
-	r.key = r.key[:n]
-	if _, err := io.ReadFull(r.br, r.key); err != nil {
+	k := int(p) + int(n)
+	if cap(r.key) < k {
+		r.key = append(make([]byte, 0, max(k, 2*cap(r.key))), r.key[:p]...)
+	}
+	r.key = r.key[:k]
+	if _, err := io.ReadFull(r.br, r.key[p:]); err != nil {
 		return false, err
 	}
 	r.count = c
