@@ -28,9 +28,11 @@ type jsonIndex struct {
 	errPos  int   // byte offset in the block of the error
 	errMsg  string
 	// checked is set once the whole block has been validated (CheckJSON);
-	// stack is validate's scratch.
-	checked bool
-	stack   []byte
+	// flat too when it has the flat shape (validateFlat: every value a
+	// string without escapes, so a value's text is its bytes between the
+	// quotes); stack is validate's scratch.
+	checked, flat bool
+	stack         []byte
 }
 
 const (
@@ -45,7 +47,7 @@ func (x *jsonIndex) reset() {
 	x.pos = 0
 	x.state = jsonUnread
 	x.errMsg = ""
-	x.checked = false
+	x.checked, x.flat = false, false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -21,6 +21,7 @@ const maxJSONDepth = 10000
 // strictStringEnd.
 func (x *jsonIndex) validate(b []byte) (int, string) {
 	if x.validateFlat(b) {
+		x.flat = true
 		return -1, ""
 	}
 	const ones, highs = 0x0101010101010101, 0x8080808080808080

@@ -220,10 +220,19 @@ func (r *Record) KeyIsSURT() bool {
 		return false
 	}
 	k := r.key
-	if i := bytes.Index(k, []byte("://")); i >= 0 {
+	if i := schemeSep(k); i >= 0 {
 		return i+3 < len(k) && k[i+3] == '('
 	}
 	return bytes.IndexByte(k, ')') > 0
+}
+
+// schemeSep returns the index of the first "://" in k, or -1. Most SURT
+// keys hold no ':' at all, which one IndexByte tells.
+func schemeSep(k []byte) int {
+	if bytes.IndexByte(k, ':') < 0 {
+		return -1
+	}
+	return bytes.Index(k, []byte("://"))
 }
 
 // Timestamp returns the timestamp as its raw 4 to 17 digits, as in the line.
@@ -271,7 +280,9 @@ func (r *Record) getNamed(f field) ([]byte, string) {
 				continue
 			}
 			from = name
-			if raw[0] == '"' {
+			if r.jx.flat {
+				v = raw[1 : len(raw)-1] // a string without escapes
+			} else if raw[0] == '"' {
 				s, scratch, ok := unquote(raw, r.scratch)
 				r.scratch = scratch
 				if !ok {

@@ -428,7 +428,7 @@ func (b *builder) record(rec *cdxj.Record) error {
 	key := rec.Key()
 	// KeyIsSURT of a key without "://" is a key with a ')' after its
 	// first byte, read from a layout whose key is not the URL.
-	surtKey := rec.KeyIsSURT() && !bytes.Contains(key, []byte("://"))
+	surtKey := rec.KeyIsSURT() && (bytes.IndexByte(key, ':') < 0 || !bytes.Contains(key, []byte("://")))
 	switch {
 	case u != nil:
 		if !hasHTTPScheme(u) {
