@@ -89,7 +89,17 @@ func (l *AllowList) Allows(u *url.URL) bool {
 	if port == "" {
 		port = defaultPort(u.Scheme)
 	}
-	_, ok := l.hosts[hostPort(h, port)]
+	// The key is built in a stack buffer: the map lookup of string(key)
+	// does not allocate (hostPort's spelling, without its string).
+	var buf [128]byte
+	key := buf[:0]
+	if strings.IndexByte(h, ':') >= 0 {
+		key = append(append(append(key, '['), h...), ']')
+	} else {
+		key = append(key, h...)
+	}
+	key = append(append(key, ':'), port...)
+	_, ok := l.hosts[string(key)]
 	return ok
 }
 

@@ -210,6 +210,28 @@ func TestAllowList(t *testing.T) {
 	}
 }
 
+// TestAllowListAllowsWithoutAllocating: the check every upstream request
+// (each redirect hop) passes builds its host:port key without a heap
+// allocation, for a name, an IPv4 address with a port and an IPv6 one.
+func TestAllowListAllowsWithoutAllocating(t *testing.T) {
+	l := NewAllowList([]Archive{
+		{ID: "ia", TimeMap: "http://web.archive.org/web/timemap/link/"},
+		{ID: "local", TimeMap: "http://127.0.0.1:8080/tm/", Hosts: []string{"[2001:db8::1]:9000"}},
+	})
+	for _, raw := range []string{"http://web.archive.org/web/timemap/link/http://r/", "http://127.0.0.1:8080/tm/http://r/", "http://[2001:db8::1]:9000/x"} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.Allows(u) {
+			t.Fatalf("Allows(%s) = false", raw)
+		}
+		if n := testing.AllocsPerRun(100, func() { l.Allows(u) }); n != 0 {
+			t.Errorf("Allows(%s): %v allocations, want 0", raw, n)
+		}
+	}
+}
+
 func TestArchiveHostsFromJSON(t *testing.T) {
 	as, err := ParseArchivesJSON(strings.NewReader(`[{"id":"t","timegate":"http://archive.today/timegate/","hosts":["archive.ph","archive.is:443"]}]`))
 	if err != nil || len(as) != 1 || strings.Join(as[0].Hosts, ",") != "archive.ph,archive.is:443" {

@@ -51,7 +51,7 @@ const (
 // result is at most 253 bytes, labels at most 63. Errors wrap ErrEmptyHost
 // or ErrBadHost. NormalizeHost(NormalizeHost(h)) is NormalizeHost(h).
 func NormalizeHost(host string) (string, error) {
-	if isNormalHost(host) {
+	if isNormalHost(host) || isCanonicalIPv4(host) {
 		return host, nil
 	}
 	h := host
@@ -226,7 +226,38 @@ func normalizeIPv6(host, h string) (string, error) {
 	if err != nil || !a.Is6() {
 		return "", fmt.Errorf("host %q: %w: not an IPv6 address", host, ErrBadHost)
 	}
+	var buf [64]byte
+	if b := a.Unmap().AppendTo(buf[:0]); string(b) == h {
+		return h, nil // already in its one spelling: no new string
+	}
 	return a.Unmap().String(), nil
+}
+
+// isCanonicalIPv4 reports whether h is an IPv4 address in the spelling
+// NormalizeHost gives it (netip.Addr.String: four decimal parts of 0-255,
+// no leading zeros), which it keeps as it is.
+func isCanonicalIPv4(h string) bool {
+	parts := 0
+	for len(h) > 0 {
+		i := strings.IndexByte(h, '.')
+		p := h
+		if i >= 0 {
+			p, h = h[:i], h[i+1:]
+			if h == "" {
+				return false // a trailing dot
+			}
+		} else {
+			h = ""
+		}
+		if p == "" || len(p) > 3 || len(p) > 1 && p[0] == '0' || !allDigits(p) {
+			return false
+		}
+		if n, _ := strconv.Atoi(p); n > 255 {
+			return false
+		}
+		parts++
+	}
+	return parts == 4
 }
 
 // hostPort joins a normalized host and a port for a URL authority
