@@ -26,7 +26,9 @@
 // negatives waiting to happen, so Build checks every record's key against
 // the surt.Canonicalize of its URL and uses the canonical key where they
 // differ (counted in the map's !meta rekeyed_lines), or re-keys every
-// record from its URL under BuildOptions.Rekey.
+// record from its URL under BuildOptions.Rekey. [Map.Lookup] makes the
+// same key of a SURT it is given (an index's key, a NUL or control byte
+// left unescaped), so that every URI-R a build took is found.
 //
 // # Compaction
 //

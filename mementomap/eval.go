@@ -24,14 +24,71 @@ type Truth struct {
 	Stats  BuildStats
 }
 
-// lookupKey returns the full SURT of a lookup input: SURTs (see isSURT)
-// are taken as they are, anything else is canonicalized as a URL.
+// lookupKey returns the full SURT of a lookup input as [Build] makes its
+// keys: the first of lookupKeys.
 func lookupKey(in string) (string, error) {
-	in = strings.TrimSpace(in)
-	if isSURT(in) {
-		return in, nil
+	ks, err := lookupKeys(in)
+	return ks.k[0], err
+}
+
+// keyChoices are the keys a lookup input may be held under, the first the
+// one [Build] makes of it (k[:n]).
+type keyChoices struct {
+	k [3]string
+	n int
+}
+
+func (c *keyChoices) add(k string) {
+	for _, x := range c.k[:c.n] {
+		if x == k {
+			return
+		}
 	}
-	return surt.Canonicalize(in)
+	c.k[c.n] = k
+	c.n++
+}
+
+// lookupKeys returns the full SURTs a lookup input may be held under, the
+// way [Build] makes the key of an index record, first. A URL is
+// canonicalized with surt.Canonicalize (one key). A SURT (see isSURT) is
+// checked as Build checks an index's SURT key, against the canonical SURT
+// of the URL it stands for (appendURLFromSURT), http and https (a SURT
+// carries no scheme, and ":443" or ":80" is a default port of one of
+// them): when that differs ("com,example)/a\x00b" stands for
+// "http://example.com/a\x00b", whose SURT is "com,example)/a%00b";
+// "com,example,www)/A" for "com,example)/a"; "com,example:443)/" for
+// "https://example.com:443/", "com,example)/"), the canonical SURTs come
+// first and the SURT as given, which a map made by another tool may hold,
+// last. A SURT holding a NUL byte is never one of them (no map holds one),
+// but when its URL does not canonicalize.
+func lookupKeys(in string) (keyChoices, error) {
+	var ks keyChoices
+	in = strings.TrimSpace(in)
+	if !isSURT(in) {
+		k, err := surt.Canonicalize(in)
+		ks.add(k)
+		return ks, err
+	}
+	var buf [256]byte
+	u := appendURLFromSURT(buf[:0], []byte(in))
+	if len(u) <= len("http://") {
+		ks.add(in)
+		return ks, nil
+	}
+	if simpleSURTMatches([]byte(in), u) {
+		ks.add(in)
+		return ks, nil
+	}
+	http := string(u)
+	for _, u := range []string{http, "https://" + http[len("http://"):]} {
+		if c, err := surt.Default.Canonicalize(u); err == nil && strings.IndexByte(c, ')') > 0 {
+			ks.add(c)
+		}
+	}
+	if ks.n == 0 || strings.IndexByte(in, 0) < 0 {
+		ks.add(in)
+	}
+	return ks, nil
 }
 
 // isSURT reports whether a lookup input is a SURT rather than a URL: its

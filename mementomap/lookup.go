@@ -636,9 +636,15 @@ func (m *Map) Get(key string) (value string, ok bool) {
 // a datetime); in an observed map the answer is [Map.LookupObserved]'s at
 // the present time.
 //
-// A lookup that faults on the mapping (its file was truncated while open)
-// returns an error wrapping [ErrChanged], as every later lookup does.
+// A key holding a NUL byte is refused with an error wrapping
+// ukvs.ErrNULKey: no map holds one ([Map.Lookup] of a SURT escapes it as
+// the build does). A lookup that faults on the mapping (its file was
+// truncated while open) returns an error wrapping [ErrChanged], as every
+// later lookup does.
 func (m *Map) LookupSURT(surtKey string) (res Match, err error) {
+	if i := strings.IndexByte(surtKey, 0); i >= 0 {
+		return Match{Distance: -1}, fmt.Errorf("mementomap: lookup key %q, byte %d: %w (no map holds one; Lookup escapes it as %%00)", surtKey, i, ukvs.ErrNULKey)
+	}
 	if m.lay.timeKey == TimeKeyObserved {
 		return m.LookupObserved(surtKey, time.Now(), 0)
 	}
@@ -958,17 +964,41 @@ func (m *Map) cachedSearch(x *blockIndex, k []byte) (int, bool) {
 	return p, ok
 }
 
-// Lookup looks up a URI or a SURT: input whose first ')' ends a host part
+// Lookup looks up a URI or a SURT through [Map.LookupSURT], with the key
+// [Build] makes of the same URI-R. An input whose first ')' ends a host part
 // (it comes before any '/', '?' or '#': "com,example)/a", and not
-// "example.com/a)b") is taken as a SURT, anything else is canonicalized with surt.Canonicalize (the
-// same default profile [Build] uses) before [Map.LookupSURT]. An input
-// that cannot be canonicalized returns its error.
+// "example.com/a)b") is taken as a SURT, anything else as a URL, which is
+// canonicalized with surt.Canonicalize (the default profile Build uses). A
+// SURT is checked as Build checks an index's SURT keys: when the canonical
+// SURT of the URL it stands for (http or https) differs from it (a control
+// byte or NUL not escaped, "www", upper case or a default port kept:
+// "com,example)/a\x00b", whose key in a built map is "com,example)/a%00b"),
+// that canonical SURT is looked up, and when it is absent the SURT as given
+// (a map made by another tool may hold it). So every URI-R a build took, given as its URL or as its index's SURT
+// key, is found present. An input that cannot be canonicalized returns its
+// error.
 func (m *Map) Lookup(uriOrSURT string) (Match, error) {
-	k, err := lookupKey(uriOrSURT)
+	ks, err := lookupKeys(uriOrSURT)
 	if err != nil {
 		return Match{Distance: -1}, fmt.Errorf("mementomap: %w", err)
 	}
-	return m.LookupSURT(k)
+	return ks.first(m.LookupSURT)
+}
+
+// first looks up the keys in order and returns the first answer that is
+// present, else the first key's answer; an error ends the lookups.
+func (c *keyChoices) first(look func(string) (Match, error)) (Match, error) {
+	var res Match
+	for i, k := range c.k[:c.n] {
+		r, err := look(k)
+		if err != nil || r.Present() {
+			return r, err
+		}
+		if i == 0 {
+			res = r
+		}
+	}
+	return res, nil
 }
 
 // BatchStats counts a [Map.LookupAll] run.

@@ -299,10 +299,15 @@ func (m *Map) LookupAt(uriOrSURT, datetime string) (Match, error) {
 		return m.Lookup(uriOrSURT)
 	}
 	q := periodOf(lo, hi)
-	k, err := lookupKey(uriOrSURT)
+	ks, err := lookupKeys(uriOrSURT)
 	if err != nil {
 		return Match{Distance: -1}, fmt.Errorf("mementomap: %w", err)
 	}
+	return ks.first(func(k string) (Match, error) { return m.lookupAtKey(k, q) })
+}
+
+// lookupAtKey is LookupAt of the full SURT k in a datetime map, at period q.
+func (m *Map) lookupAtKey(k string, q period) (Match, error) {
 	return m.guarded(func() (Match, error) {
 		c := m.pool.Get().(*candidates)
 		defer m.pool.Put(c)

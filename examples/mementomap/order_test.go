@@ -28,3 +28,22 @@ func TestLookupUnsortedMap(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupNULSURT: the hostile tester's case. The build stored the key
+// of "com,example)/a\x00b" (its URL "http://example.com/a\x00b") as the
+// canonical "com,example)/a%00b"; lookup of the SURT as the index wrote it
+// said absent and exited 0.
+func TestLookupNULSURT(t *testing.T) {
+	dir := t.TempDir()
+	idx, m := filepath.Join(dir, "idx.cdxj"), filepath.Join(dir, "m.ukvs")
+	if err := os.WriteFile(idx, []byte("com,example)/a\x00b 20200101000000 {\"url\": \"http://example.com/a\\u0000b\", \"status\": \"200\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, "", "build", "-q", "-o", m, idx); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "com,example)/a\x00b\n", "lookup", m)
+	if err != nil || out != "com,example)/a\x00b\tcom,example)/a%00b\t1/1\n" {
+		t.Errorf("lookup = %q, %v; want the key com,example)/a%%00b present", out, err)
+	}
+}
