@@ -189,49 +189,51 @@ func (ag *Aggregator) LoadMaps(ctx context.Context) error {
 // (and at once when a lookup finds a map damaged), until ctx ends or the
 // aggregator closes.
 func (ag *Aggregator) StartMapRefresh(ctx context.Context) {
-	if ag.opts.MapCheckEvery > 0 && ag.track() {
-		go func() {
-			defer ag.bg.Done()
-			t := time.NewTicker(ag.opts.MapCheckEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-ag.base.Done():
-					return
-				case <-t.C:
-				case <-ag.mapPoke:
-				}
-				_ = ag.CheckMaps(ctx) // each problem is logged
-			}
-		}()
+	if ag.opts.MapCheckEvery > 0 {
+		ag.every(ctx, ag.opts.MapCheckEvery, ag.mapPoke, func() {
+			_ = ag.CheckMaps(ctx) // each problem is logged
+		})
 	}
 	for _, st := range ag.archives {
 		if st.Map.Refresh <= 0 || st.Map.File != "" || !st.Map.Configured() {
 			continue
 		}
-		if !ag.track() {
+		started := ag.every(ctx, st.Map.Refresh, nil, func() {
+			if err := ag.loadMap(ctx, st); err != nil {
+				ag.log.Warn("mementomap refresh failed", "archive", st.ID, "err", err)
+			}
+		})
+		if !started {
 			return
 		}
-		go func() {
-			defer ag.bg.Done()
-			t := time.NewTicker(st.Map.Refresh)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-ag.base.Done():
-					return
-				case <-t.C:
-					if err := ag.loadMap(ctx, st); err != nil {
-						ag.log.Warn("mementomap refresh failed", "archive", st.ID, "err", err)
-					}
-				}
-			}
-		}()
 	}
+}
+
+// every calls fn in a background goroutine of the aggregator every d, and
+// at once on each receive from poke (nil: never), until ctx ends or the
+// aggregator closes. It starts nothing and returns false once the
+// aggregator is closed.
+func (ag *Aggregator) every(ctx context.Context, d time.Duration, poke <-chan struct{}, fn func()) bool {
+	if !ag.track() {
+		return false
+	}
+	go func() {
+		defer ag.bg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ag.base.Done():
+				return
+			case <-t.C:
+			case <-poke:
+			}
+			fn()
+		}
+	}()
+	return true
 }
 
 func (ag *Aggregator) loadMap(ctx context.Context, st *archiveState) error {
