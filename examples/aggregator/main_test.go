@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -18,9 +19,17 @@ import (
 	"github.com/mementokit/mementokit/internal/archivetest"
 )
 
+// testHome is the home and cache folder of every test of this package
+// (HOME and XDG_CACHE_HOME, which os.UserCacheDir reads), made by TestMain.
+var testHome string
+
 // TestMain lets the signal tests run main itself: when
 // MEMENTOKIT_AGGREGATOR_MAIN is set, the test binary is the aggregator,
-// with the arguments JSON-encoded in that variable.
+// with the arguments JSON-encoded in that variable. Otherwise it runs the
+// tests with HOME and XDG_CACHE_HOME set to a temporary folder (testHome,
+// removed at the end), inherited by the aggregators the tests start as
+// processes: a run without -cache or -data-dir keeps its bolt cache and
+// MementoMaps there (defaultDataDir), never in the user's cache folder.
 func TestMain(m *testing.M) {
 	if v := os.Getenv("MEMENTOKIT_AGGREGATOR_MAIN"); v != "" {
 		var args []string
@@ -31,7 +40,41 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	home, err := os.MkdirTemp("", "aggregator-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	testHome = home
+	os.Setenv("HOME", home)
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+	code := m.Run()
+	os.RemoveAll(home)
+	os.Exit(code)
+}
+
+// TestDefaultDataDirIsTemporary: the default data folder of every run in
+// these tests is under testHome, in-process and in a process the tests
+// start (a bolt cache there with -cache bolt and no -data-dir), so that
+// nothing lands in the user's cache folder.
+func TestDefaultDataDirIsTemporary(t *testing.T) {
+	if d := defaultDataDir(); testHome == "" || !strings.HasPrefix(d, testHome+string(filepath.Separator)) {
+		t.Fatalf("defaultDataDir() = %q, want a folder under the tests' home %q", d, testHome)
+	}
+	day, _ := time.Parse("20060102", "20100101")
+	arc := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://found.example.net/": {day}}})
+	t.Cleanup(arc.Close)
+	list := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "arc1.local", "timemap": "`+arc.TimeMapPrefix()+`", "timegate": "`+arc.TimeGatePrefix()+`"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// -cache bolt: the bolt cache in the default data folder.
+	if out, err := command(t, "-cache", "bolt", "-archives", list, "http://found.example.net/").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(testHome, ".cache", "mementokit-aggregator", "cache.db")); err != nil {
+		t.Errorf("a process's bolt cache in the default data folder is not under the tests' home: %v", err)
+	}
 }
 
 // command runs the test binary as the aggregator with args.
