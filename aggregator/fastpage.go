@@ -1,43 +1,14 @@
 package aggregator
 
 import (
-	"bytes"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mementokit/mementokit/memento"
 )
 
-// fastPageLimit is the largest TimeMap page read into memory for the fast
-// path (readPage): 4 MiB, about 30,000 memento links. Larger pages are
-// streamed through the general reader, whose memory does not grow with
-// the page.
-const fastPageLimit = 4 << 20
-
-var pagePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// errReader returns err once the bytes before it are read.
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
-
-// readPrefix reads r up to fastPageLimit+1 bytes into buf. It returns the
-// reader the general path must use to see the whole body (buf's bytes,
-// then the rest of r, then any read error), and whether buf holds the
-// whole body.
-func readPrefix(buf *bytes.Buffer, r io.Reader) (io.Reader, bool) {
-	_, err := buf.ReadFrom(io.LimitReader(r, fastPageLimit+1))
-	rest := io.MultiReader(bytes.NewReader(buf.Bytes()), r)
-	if err != nil {
-		return io.MultiReader(bytes.NewReader(buf.Bytes()), errReader{err}), false
-	}
-	return rest, buf.Len() <= fastPageLimit
-}
-
-// fastPage parses a whole TimeMap page when every link-value has the plain
-// shape archives write (RFC 8288 §3 without its rarer forms):
+// fastPage parses a TimeMap page held in memory when every link-value has
+// the plain shape archives write (RFC 8288 §3 without its rarer forms):
 //
 //	<http://...>; rel="memento"; datetime="Tue, 20 Jun 2000 18:02:59 GMT",
 //
@@ -48,24 +19,33 @@ func readPrefix(buf *bytes.Buffer, r io.Reader) (io.Reader, bool) {
 // input, as timeMapPage uses them (FuzzFastPageMatchesReader); on anything
 // else ok is false and the caller uses the general reader.
 //
-// The URI-Ms and page links are substrings of one string copy of b, made
-// at the first one: one allocation per page instead of one per memento
-// (a kept memento keeps the page's text alive, about 1.5 times its
-// URI-M).
-func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool) {
-	var page string                    // string(b), once needed
-	str := func(from, to int) string { // string(b[from:to])
-		if page == "" {
-			page = string(b)
+// cut says that b is the start of a body whose reading failed after it
+// (a cap, a broken connection): then only the link-values followed by
+// their ',' are read, as the general reader gives them before it returns
+// the read error (FuzzFastPageCutMatchesReader), and the rest of b is
+// ignored.
+//
+// The URI-Ms and page links are substrings of b (no copy per link: a kept
+// memento keeps the page's text alive, about 1.5 times its URI-M); the
+// memento slice is allocated once, for at most one memento per '<' left.
+func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links int, ok bool) {
+	// short is the answer when b ends inside a link-value: with cut, the
+	// links before it; otherwise the input is no plain page.
+	short := func() ([]memento.Memento, []string, int, bool) {
+		if cut {
+			return ms, next, links, true
 		}
-		return page[from:to]
+		return nil, nil, 0, false
 	}
 	for i := skipOWS(b, 0); i < len(b); i = skipOWS(b, i) {
 		if b[i] != '<' {
 			return nil, nil, 0, false
 		}
-		j := bytes.IndexByte(b[i+1:], '>')
+		j := strings.IndexByte(b[i+1:], '>')
 		if j < 0 {
+			if cut && plainTargetPrefix(b[i+1:]) {
+				return ms, next, links, true
+			}
 			return nil, nil, 0, false
 		}
 		tFrom, tTo := i+1, i+1+j
@@ -74,11 +54,14 @@ func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool
 			return nil, nil, 0, false
 		}
 		i += j + 2
-		var rel, dt []byte
+		var rel, dt string
 		haveRel, haveDT := false, false
 		for {
 			i = skipOWS(b, i)
 			if i >= len(b) {
+				if cut {
+					return short()
+				}
 				break
 			}
 			if b[i] == ',' {
@@ -93,19 +76,25 @@ func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool
 			for n < len(b) && isTokenChar(b[n]) {
 				n++
 			}
-			if n == i || n >= len(b) || b[n] != '=' {
+			if n >= len(b) {
+				return short()
+			}
+			if n == i || b[n] != '=' {
 				return nil, nil, 0, false
 			}
 			name := b[i:n]
 			i = n + 1
-			var val []byte
+			var val string
 			if i < len(b) && b[i] == '"' {
-				e := bytes.IndexByte(b[i+1:], '"')
+				e := strings.IndexByte(b[i+1:], '"')
 				if e < 0 {
-					return nil, nil, 0, false
+					if strings.IndexByte(b[i+1:], '\\') >= 0 {
+						return nil, nil, 0, false
+					}
+					return short()
 				}
 				val = b[i+1 : i+1+e]
-				if bytes.IndexByte(val, '\\') >= 0 {
+				if strings.IndexByte(val, '\\') >= 0 {
 					return nil, nil, 0, false
 				}
 				i += e + 2
@@ -115,14 +104,17 @@ func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool
 					i++
 				}
 				if i == v {
+					if i == len(b) {
+						return short()
+					}
 					return nil, nil, 0, false
 				}
 				val = b[v:i]
 			}
 			switch {
-			case !haveRel && bytes.EqualFold(name, []byte("rel")):
+			case !haveRel && strings.EqualFold(name, "rel"):
 				rel, haveRel = val, true
-			case !haveDT && bytes.EqualFold(name, []byte("datetime")):
+			case !haveDT && strings.EqualFold(name, "datetime"):
 				dt, haveDT = val, true
 			}
 		}
@@ -136,15 +128,15 @@ func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool
 			tok := rest[:e]
 			rest = rest[e:]
 			switch {
-			case bytes.EqualFold(tok, []byte("memento")):
+			case strings.EqualFold(tok, "memento"):
 				isMemento = true
-			case bytes.EqualFold(tok, []byte("original")):
+			case strings.EqualFold(tok, "original"):
 				isOriginal = true
-			case bytes.EqualFold(tok, []byte("timemap")):
+			case strings.EqualFold(tok, "timemap"):
 				isTimeMap = true
-			case bytes.EqualFold(tok, []byte("timegate")):
+			case strings.EqualFold(tok, "timegate"):
 				isTimeGate = true
-			case bytes.EqualFold(tok, []byte("self")):
+			case strings.EqualFold(tok, "self"):
 				isSelf = true
 			}
 		}
@@ -157,23 +149,37 @@ func fastPage(b []byte) (ms []memento.Memento, next []string, links int, ok bool
 			if haveDT {
 				var ok bool
 				if t, ok = strictHTTPDate(dt); !ok { // UTC, whole seconds
-					if lt, err := memento.ParseHTTPDateLenient(string(dt)); err == nil {
+					if lt, err := memento.ParseHTTPDateLenient(dt); err == nil {
 						t = lt.UTC().Truncate(time.Second)
 					}
 				}
 			}
 			if ms == nil {
-				ms = make([]memento.Memento, 0, bytes.Count(b[i:], []byte{'<'})+1) // this one, at most one per link left
+				ms = make([]memento.Memento, 0, mementoEstimate(b[i:])+1) // this one and those left
 			}
-			ms = append(ms, memento.Memento{URIM: str(tFrom, tTo), Datetime: t})
+			ms = append(ms, memento.Memento{URIM: b[tFrom:tTo], Datetime: t})
 		case isTimeMap && !isSelf:
-			next = append(next, str(tFrom, tTo))
+			next = append(next, b[tFrom:tTo])
 		}
 	}
 	return ms, next, links, true
 }
 
-func skipOWS(b []byte, i int) int {
+// minMementoLink is the length of a short memento link with its
+// datetime, `<http://x/>;rel=memento;datetime="Tue, 20 Jun 2000 18:02:59
+// GMT"`, less a few bytes: what mementoEstimate reckons a link needs.
+const minMementoLink = 56
+
+// mementoEstimate is the number of memento links text can hold, as the
+// capacity of the slice they are read into: one per '<', and no more than
+// one per minMementoLink bytes (a body of '<' bytes allocates no memento
+// per byte), so that the slice is allocated once for real TimeMaps and
+// never more than 2 bytes per body byte.
+func mementoEstimate(text string) int {
+	return min(strings.Count(text, "<"), len(text)/minMementoLink)
+}
+
+func skipOWS(b string, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
 	}
@@ -183,12 +189,29 @@ func skipOWS(b []byte, i int) int {
 // plainTarget: an absolute http or https URL (lower-case scheme) of
 // printable ASCII without '<' or '"', which the general reader keeps byte
 // for byte.
-func plainTarget(t []byte) bool {
-	if !bytes.HasPrefix(t, []byte("http://")) && !bytes.HasPrefix(t, []byte("https://")) {
+func plainTarget(t string) bool {
+	if !strings.HasPrefix(t, "http://") && !strings.HasPrefix(t, "https://") {
 		return false
 	}
-	for _, c := range t {
-		if c <= ' ' || c >= 0x7f || c == '<' || c == '"' {
+	return plainBytes(t)
+}
+
+// plainTargetPrefix: t could be the start of a plainTarget (a target cut
+// by the end of a body read in part).
+func plainTargetPrefix(t string) bool {
+	for _, p := range []string{"http://", "https://"} {
+		n := min(len(t), len(p))
+		if t[:n] == p[:n] {
+			return plainBytes(t)
+		}
+	}
+	return false
+}
+
+// plainBytes: t is printable ASCII without '<' or '"'.
+func plainBytes(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c <= ' ' || c >= 0x7f || c == '<' || c == '"' {
 			return false
 		}
 	}
@@ -210,18 +233,18 @@ var tchar = func() (t [256]bool) {
 // rules (the weekday name must be one, its value is not checked; fields
 // must be in range); ok is false for anything else, which the caller
 // hands to memento.ParseHTTPDateLenient.
-func strictHTTPDate(b []byte) (time.Time, bool) {
+func strictHTTPDate(b string) (time.Time, bool) {
 	if len(b) != 29 || b[3] != ',' || b[4] != ' ' || b[7] != ' ' || b[11] != ' ' || b[16] != ' ' ||
 		b[19] != ':' || b[22] != ':' || b[25] != ' ' || b[26] != 'G' || b[27] != 'M' || b[28] != 'T' {
 		return time.Time{}, false
 	}
-	switch string(b[:3]) {
+	switch b[:3] {
 	case "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat":
 	default:
 		return time.Time{}, false
 	}
 	mon := 0
-	switch string(b[8:11]) {
+	switch b[8:11] {
 	case "Jan":
 		mon = 1
 	case "Feb":
@@ -249,7 +272,7 @@ func strictHTTPDate(b []byte) (time.Time, bool) {
 	default:
 		return time.Time{}, false
 	}
-	num := func(p []byte) int {
+	num := func(p string) int {
 		n := 0
 		for _, c := range p {
 			if c < '0' || c > '9' {

@@ -67,7 +67,7 @@ var fastPageSeeds = []struct {
 func TestFastPageMatchesReader(t *testing.T) {
 	for _, tc := range fastPageSeeds {
 		t.Run(tc.name, func(t *testing.T) {
-			ms, next, links, ok := fastPage([]byte(tc.body))
+			ms, next, links, ok := fastPage(tc.body, false)
 			if ok != tc.fast {
 				t.Fatalf("fastPage accepted = %v, want %v", ok, tc.fast)
 			}
@@ -90,7 +90,7 @@ func FuzzFastPageMatchesReader(f *testing.F) {
 		f.Add(tc.body)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		ms, next, links, ok := fastPage([]byte(body))
+		ms, next, links, ok := fastPage(body, false)
 		if !ok {
 			return
 		}
@@ -102,4 +102,71 @@ func FuzzFastPageMatchesReader(f *testing.F) {
 			t.Errorf("fastPage differs from the general reader (-reader +fast):\n%s", diff)
 		}
 	})
+}
+
+// readerCutPage is what timeMapPage takes from the general reader when
+// the body's reading failed after body: the mementos and links before the
+// read error, or the parse error that came first.
+func readerCutPage(body string) (ms []memento.Memento, links int, err error) {
+	cutErr := errors.New("cut")
+	rd := memento.NewReader(io.MultiReader(strings.NewReader(body), errReader{cutErr}), &memento.ParseOptions{Base: "http://arc.example/timemap/link/http://ex.com/"})
+	for {
+		l, err := rd.Read()
+		if errors.Is(err, cutErr) {
+			return ms, links, nil
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if l.HasRel("original") || l.IsMemento() || l.HasRel("timemap") || l.HasRel("timegate") || l.HasRel("self") {
+			links++
+		}
+		if l.IsMemento() {
+			ms = append(ms, linkMemento(l))
+		}
+	}
+}
+
+// checkCut: fastPage(body, true), when it accepts body, gives the
+// general reader's mementos and link count before the read error.
+func checkCut(t *testing.T, body string) {
+	t.Helper()
+	ms, _, links, ok := fastPage(body, true)
+	if !ok {
+		return
+	}
+	wms, wlinks, err := readerCutPage(body)
+	if err != nil {
+		t.Fatalf("the general reader refuses the cut body fastPage accepted: %v", err)
+	}
+	if len(ms) == 0 {
+		ms = nil
+	}
+	if diff := cmp.Diff([]any{wms, wlinks}, []any{ms, links}); diff != "" {
+		t.Errorf("fastPage of a cut body differs from the general reader (-reader +fast):\n%s", diff)
+	}
+}
+
+// TestFastPageCutMatchesReader: every prefix of the seeds, read as the
+// start of a body cut there (a cap, a broken connection).
+func TestFastPageCutMatchesReader(t *testing.T) {
+	accepted := 0
+	for _, tc := range fastPageSeeds {
+		for n := range len(tc.body) + 1 {
+			checkCut(t, tc.body[:n])
+			if _, _, _, ok := fastPage(tc.body[:n], true); ok {
+				accepted++
+			}
+		}
+	}
+	if accepted < 500 {
+		t.Errorf("fastPage accepted %d cut seeds, want most of the plain ones", accepted)
+	}
+}
+
+func FuzzFastPageCutMatchesReader(f *testing.F) {
+	for _, tc := range fastPageSeeds {
+		f.Add(tc.body)
+	}
+	f.Fuzz(checkCut)
 }

@@ -59,7 +59,7 @@ func TestStrictHTTPDate(t *testing.T) {
 	for _, s := range in {
 		want, err := time.Parse(http.TimeFormat, s)
 		ok := err == nil && !want.IsZero()
-		got, gotOK := strictHTTPDate([]byte(s))
+		got, gotOK := strictHTTPDate(s)
 		if gotOK != ok || ok && (!got.Equal(want) || got.Location() != time.UTC) {
 			t.Fatalf("%q: %v %v, want %v %v", s, got, gotOK, want, ok)
 		}

@@ -1,7 +1,6 @@
 package aggregator
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,12 +35,15 @@ type Upstream interface {
 
 // HTTPUpstream is the Upstream that speaks RFC 7089 over HTTP, the default.
 // Request URLs are the archive's prefix followed by the URI-R exactly as
-// given (never re-encoded). A TimeMap page of up to 4 MiB in the plain
-// layout archives write is parsed from memory by a fast path that gives
-// the results of the memento package's lenient reader (checked by a fuzz
-// target); any other page streams through that reader. Memory per request
-// is bounded by 4 MiB for the page buffer, MaxBodyBytes for the body read
-// and the mementos kept.
+// given (never re-encoded). Each TimeMap page is read into one string
+// (one allocation of the bytes read; MaxBodyBytes caps all pages
+// together) and, in the plain layout archives write, parsed by a fast
+// path whose URI-Ms are substrings of it and which gives the results of
+// the memento package's lenient reader (checked by fuzz targets, also for
+// a body cut by a cap or a broken connection); any other page goes
+// through that reader. Memory per answer is bounded by MaxBodyBytes for
+// the text and about 0.8 bytes per body byte for the mementos
+// (BenchmarkSearchBodyAlloc: about 2 bytes allocated per body byte).
 type HTTPUpstream struct {
 	// Client sends the requests; its redirect policy is replaced per
 	// request (TimeMaps: at most MaxRedirects; TimeGates: none followed
@@ -304,13 +306,13 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	first := a.TimeMap + urir
 	queue := []string{first}
 	seen := map[string]bool{first: true}
-	var out []memento.Memento
+	var pages [][]memento.Memento // each page's mementos, joined once at the end
 	requests := 0
 	budget := u.maxBody() // bytes left for this answer's pages together
 	c := u.client(a, true)
 	for len(queue) > 0 {
 		if requests >= maxPages {
-			return out, requests, &UpstreamError{Archive: a.ID, Op: "timemap", URL: queue[0], Reason: ReasonTooManyPages,
+			return joinPages(pages), requests, &UpstreamError{Archive: a.ID, Op: "timemap", URL: queue[0], Reason: ReasonTooManyPages,
 				Err: fmt.Errorf("more than %d TimeMap pages", maxPages)}
 		}
 		page := queue[0]
@@ -325,18 +327,11 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 				err = slowAnswer(err) // the archive has been answering this search
 			}
 			if ClassOf(reasonOf(err)) == ClassPerURI {
-				if out == nil {
-					return ms, requests, err // no copy of a first page cut
-				}
-				return append(out, ms...), requests, err
+				return joinPages(append(pages, ms)), requests, err
 			}
 			return nil, requests, err
 		}
-		if out == nil {
-			out = ms // one page, the common case: no copy
-		} else {
-			out = append(out, ms...)
-		}
+		pages = append(pages, ms)
 		for _, n := range next {
 			if !seen[n] {
 				seen[n] = true
@@ -344,7 +339,30 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 			}
 		}
 	}
-	return out, requests, nil
+	return joinPages(pages), requests, nil
+}
+
+// joinPages is the concatenation of the pages' mementos, made once (a
+// single page is returned as it is).
+func joinPages(pages [][]memento.Memento) []memento.Memento {
+	switch len(pages) {
+	case 0:
+		return nil
+	case 1:
+		return pages[0]
+	}
+	n := 0
+	for _, p := range pages {
+		n += len(p)
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]memento.Memento, 0, n)
+	for _, p := range pages {
+		out = append(out, p...)
+	}
+	return out
 }
 
 // timeMapPage reads one TimeMap page; *budget is the number of body bytes
@@ -369,33 +387,35 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	case resp.StatusCode != http.StatusOK:
 		return nil, nil, statusError(a, "timemap", page, resp.StatusCode)
 	}
-	// A page of up to fastPageLimit bytes in the plain layout is parsed
-	// from memory (fastPage); anything else streams through memento.Reader.
-	buf := pagePool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= 2*fastPageLimit {
-			pagePool.Put(buf)
-		}
-	}()
+	// The page is read into one string (bounded by the answer's budget of
+	// MaxBodyBytes) and, in the plain layout, parsed from it with its
+	// URI-Ms as substrings (fastPage); anything else is parsed by
+	// memento.Reader.
 	lb := &limitedBody{r: resp.Body, n: *budget}
-	defer func() { *budget = max(lb.n, 0) }()
-	body, whole := readPrefix(buf, lb)
-	if whole {
-		if ms, next, links, ok := fastPage(buf.Bytes()); ok {
-			if links == 0 && isHTML(resp) {
-				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
-			}
-			return ms, next, nil
+	text, rerr := readBody(lb, resp.ContentLength, *budget)
+	*budget = max(lb.n, 0)
+	if ms, next, links, ok := fastPage(text, rerr != nil); ok {
+		if links == 0 && isHTML(resp) {
+			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
 		}
+		if rerr != nil {
+			// As the general reader: what was read is kept with a cap's
+			// error, the page links of a cut page are not followed.
+			return ms, nil, slowAnswer(classify(ctx, a, "timemap", page, rerr))
+		}
+		return ms, next, nil
 	}
 	base := page // relative links resolve against the page's final URL
 	if resp.Request != nil && resp.Request.URL != nil {
 		base = resp.Request.URL.String()
 	}
+	var body io.Reader = strings.NewReader(text)
+	if rerr != nil {
+		body = io.MultiReader(body, errReader{rerr})
+	}
 	rd := memento.NewReader(body, &memento.ParseOptions{Base: base})
 	var (
-		ms    []memento.Memento
+		ms    = make([]memento.Memento, 0, mementoEstimate(text))
 		next  []string
 		links int // links a TimeMap has: original, memento, timemap, timegate, self
 	)
