@@ -2,6 +2,9 @@ package aggregator
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -40,9 +43,9 @@ func TestAboutArchiveStates(t *testing.T) {
 	}
 	_, body := do(t, h, "GET", "/about")
 	for _, want := range []string{
-		"1. [Fake good](good)\n   state ok; sent 2 (found 2, none 0, failed 0); skipped 0 by MementoMap, 0 while dormant; refused 0; probes 0 (0 failed); no MementoMap\n",
-		"2. [Fake mapped](mapped)\n   state unknown; sent 0 (found 0, none 0, failed 0); skipped 2 by MementoMap, 0 while dormant; refused 0; probes 0 (0 failed); MementoMap loaded " + isoDate(loaded) + "\n",
-		"3. [Fake down](down) - (DORMANT until " + isoDate(until) + ")\n   state dormant until " + isoDate(until) + "; sent 1 (found 0, none 0, failed 1); skipped 0 by MementoMap, 1 while dormant;",
+		"1. [Fake good](good)\n   state ok; sent 2 (found 2, none 0, failed 0); 0 mementos left out; skipped 0 by MementoMap, 0 while dormant; refused 0; probes 0 (0 failed); no MementoMap\n",
+		"2. [Fake mapped](mapped)\n   state unknown; sent 0 (found 0, none 0, failed 0); 0 mementos left out; skipped 2 by MementoMap, 0 while dormant; refused 0; probes 0 (0 failed); MementoMap loaded " + isoDate(loaded) + "\n",
+		"3. [Fake down](down) - (DORMANT until " + isoDate(until) + ")\n   state dormant until " + isoDate(until) + "; sent 1 (found 0, none 0, failed 1); 0 mementos left out; skipped 0 by MementoMap, 1 while dormant;",
 		"Fan-out:                3\n", "Rules:                  none (every archive for every service)\n", "Blacklisted hosts:      0\n",
 	} {
 		if !strings.Contains(body, want) {
@@ -86,5 +89,63 @@ func TestAboutArchiveStates(t *testing.T) {
 	}
 	if doc.Config["Fan-out"] != "3" || doc.Config["Miss to /list"] != "false" {
 		t.Errorf("/about JSON config: %v", doc.Config)
+	}
+}
+
+// TestAboutDroppedMementos: the memento links an archive's TimeMaps held
+// that the searches left out (Stats.Dropped: a datetime that cannot be
+// read, none, a URI-M that is no http(s) URL) are counted per archive in
+// /about, in the text's state line and as dropped_mementos in JSON; an
+// archive whose links were all read shows 0. The archives are servers on
+// 127.0.0.1.
+func TestAboutDroppedMementos(t *testing.T) {
+	var arcURL string
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/link-format")
+		io.WriteString(w, strings.ReplaceAll(`<http://ex.com/>; rel="original",
+<ARC/web/20050301120000/http://ex.com/>; rel="memento"; datetime="Tue, 01 Mar 2005 12:00:00 GMT",
+<ARC/web/1/x>; rel="memento"; datetime="not a date",
+<ARC/web/2/x>; rel="memento",
+<javascript:alert(1)>; rel="memento"; datetime="Tue, 01 Mar 2005 12:00:00 GMT",
+<ARC/web/20100101000000/http://ex.com/>; rel="memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"
+`, "ARC", arcURL))
+	}))
+	t.Cleanup(bad.Close)
+	arcURL = bad.URL
+	good := newArchive(t, archivetest.Config{Holdings: map[string][]time.Time{"http://ex.com/": times(t, "20100101000000")}})
+	ag := newAggregator(t, Options{Archives: []Archive{{ID: "bad", Name: "Fake bad", TimeMap: bad.URL + "/timemap/link/"}, entry("good", good)}})
+	h := ag.Handler()
+	if resp, body := do(t, h, "GET", "/timemap/link/http://ex.com/"); resp.StatusCode != 200 || resp.Header.Get("X-Memento-Count") != "3" {
+		t.Fatalf("TimeMap: %d, %s mementos\n%s", resp.StatusCode, resp.Header.Get("X-Memento-Count"), body)
+	}
+	_, body := do(t, h, "GET", "/about")
+	for _, want := range []string{
+		"1. [Fake bad](bad)\n   state ok; sent 1 (found 1, none 0, failed 0); 3 mementos left out; skipped 0",
+		"2. [Fake good](good)\n   state ok; sent 1 (found 1, none 0, failed 0); 0 mementos left out; skipped 0",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/about lacks %q:\n%s", want, body)
+		}
+	}
+	_, body = do(t, h, "GET", "/about", "Accept", "application/json")
+	var doc struct {
+		Archives []struct {
+			ID      string `json:"id"`
+			Dropped *int64 `json:"dropped_mementos"`
+		} `json:"archives"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		t.Fatalf("/about JSON: %v\n%s", err, body)
+	}
+	got := map[string]int64{}
+	for _, a := range doc.Archives {
+		if a.Dropped == nil {
+			t.Errorf("/about JSON: archive %s has no dropped_mementos\n%s", a.ID, body)
+			continue
+		}
+		got[a.ID] = *a.Dropped
+	}
+	if d := cmp.Diff(map[string]int64{"bad": 3, "good": 0}, got); d != "" {
+		t.Errorf("/about JSON dropped_mementos (-want +got):\n%s", d)
 	}
 }

@@ -403,8 +403,9 @@ func wantsHTML(r *http.Request) bool {
 // and not text/plain, else plain text. An archive's state is one of ok,
 // dormant, failing, unknown (ArchiveState, Stats.State) and its detail
 // says why (Stats.Detail); with it go the counters of Stats since the
-// start: requests sent and their outcomes (found, none, failed), requests
-// saved by the archive's MementoMap (skipped by map), requests skipped
+// start: requests sent and their outcomes (found, none, failed), the
+// memento links of its answers left out (Stats.Dropped: no http(s) URI-M,
+// no readable datetime, or one out of range), requests saved by the archive's MementoMap (skipped by map), requests skipped
 // while dormant, requests the AllowList refused, probes, and the map's
 // state (loaded when, dropped, reloads). The text marks an archive as
 // MemGator's /about does, with the detail ("(Consecutive failures: N)",
@@ -427,6 +428,7 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 		Found         int64        `json:"found"`
 		None          int64        `json:"none"`
 		Failed        int64        `json:"failed"`
+		Dropped       int64        `json:"dropped_mementos"`
 		SkippedByMap  int64        `json:"skipped_by_map"`
 		DormantSkips  int64        `json:"skipped_dormant"`
 		Refused       int64        `json:"refused"`
@@ -443,7 +445,7 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 	for i, s := range stats {
 		a := ag.archives[i].Archive
 		archives[i] = archiveDoc{ID: a.ID, Name: a.Name, TimeMap: a.TimeMap, TimeGate: a.TimeGate, Type: a.Type, State: s.State(),
-			Detail: s.Detail(), Failures: s.ConsecutiveFailures, Sent: s.Sent, Found: s.Found, None: s.None, Failed: s.Failed,
+			Detail: s.Detail(), Failures: s.ConsecutiveFailures, Sent: s.Sent, Found: s.Found, None: s.None, Failed: s.Failed, Dropped: s.Dropped,
 			SkippedByMap: s.Saved, DormantSkips: s.DormantSkips, Refused: s.Refused, Probes: s.Probes, ProbeFailures: s.ProbeFailures,
 			MapLoaded: !s.MapLoaded.IsZero(), MapDropped: s.MapDropped, MapReloads: s.MapReloads, stateLine: aboutStateLine(s)}
 		if !s.DormantUntil.IsZero() {
@@ -533,7 +535,8 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 }
 
 // aboutStateLine is an archive's state and counters in /about's text:
-// "state ok; sent 3 (found 2, none 1, failed 0); skipped 4 by MementoMap,
+// "state ok; sent 3 (found 2, none 1, failed 0); 1 memento left out;
+// skipped 4 by MementoMap,
 // 0 while dormant; refused 0; probes 0 (0 failed); MementoMap loaded T"
 // (or "no MementoMap", "MementoMap dropped (changed in place)"), with
 // "until T" after a dormant state.
@@ -543,8 +546,8 @@ func aboutStateLine(s Stats) string {
 	if !s.DormantUntil.IsZero() {
 		b.WriteString(" until " + isoDate(s.DormantUntil))
 	}
-	fmt.Fprintf(&b, "; sent %d (found %d, none %d, failed %d); skipped %d by MementoMap, %d while dormant; refused %d; probes %d (%d failed)",
-		s.Sent, s.Found, s.None, s.Failed, s.Saved, s.DormantSkips, s.Refused, s.Probes, s.ProbeFailures)
+	fmt.Fprintf(&b, "; sent %d (found %d, none %d, failed %d); %s left out; skipped %d by MementoMap, %d while dormant; refused %d; probes %d (%d failed)",
+		s.Sent, s.Found, s.None, s.Failed, count.Of(int(s.Dropped), "memento", "mementos"), s.Saved, s.DormantSkips, s.Refused, s.Probes, s.ProbeFailures)
 	switch {
 	case s.MapDropped:
 		b.WriteString("; MementoMap dropped (changed in place)")
