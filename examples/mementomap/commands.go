@@ -217,7 +217,7 @@ func (e *env) compact(args []string) error {
 
 func (e *env) lookup(args []string) error {
 	fs, parse := e.flags("lookup", "MAP [URI|SURT...]")
-	at := fs.String("at", "", "look the URIs up at this datetime ("+flagvalue.SpanRule+"; an argument's own DATETIME is read the same way, a standard input line's as timestamp digits or a range of them), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
+	at := fs.String("at", "", "look the URIs up at this datetime ("+flagvalue.SpanRule+"; an argument's or a standard input line's own DATETIME is read the same way), in a map with a datetime key column (any other map checks it and answers as without it); without -at an input may carry its own (\"URI DATETIME\"), with it none may: an argument that does is a usage error (exit 2), a stdin line that does is not looked up (printed as -, exit 1)")
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -234,11 +234,12 @@ func (e *env) lookup(args []string) error {
 	if err := m.CheckOrder(); err != nil {
 		return err
 	}
-	in := cli.Reader(e.ctx, e.stdin)
+	var in io.Reader = newSpanLines(cli.Reader(e.ctx, e.stdin))
 	// A map without a datetime key column checks a datetime (of -at or of
 	// an input) and answers as if none were given.
-	// Datetimes of the command line (-at, an argument's) are read by
-	// flagvalue.ParseSpan and handed on as timestamp digits.
+	// Datetimes of the command line (-at, an argument's, a standard input
+	// line's: spanLines) are read by flagvalue.ParseSpan and handed on as
+	// timestamp digits.
 	if *at != "" {
 		d, err := flagvalue.ParseSpan(*at)
 		if err != nil {

@@ -159,6 +159,15 @@ com,twitter)/* 2015 60+/30+
 			t.Errorf("%q = %q, %v %s; want %q", tt.args, out, err, errOut, tt.want)
 		}
 	}
+	// Standard input lines: the same rule; a datetime that is none is
+	// passed on and refused by the lookup, naming the line.
+	stdin := "http://twitter.com/a 2015-06-01T01:30:00+02:00\r\n# a comment 2015-06-01T00:00:00Z\nhttp://twitter.com/b\t2014-03-01T00:00:00Z:2014-04-01T00:00:00Z\nhttp://twitter.com/c 20150601\nhttp://twitter.com/d 2015-13-01T00:00:00Z\n"
+	out, _, err := runCmd(t, stdin, "lookup", dt)
+	if want := "http://twitter.com/a 20150531233000\tcom,twitter)/*\t2015\t60+/30+\n# a comment 2015-06-01T00:00:00Z\n" +
+		"http://twitter.com/b 20140301000000:20140401000000\tcom,twitter)/*\t2014\t20~/10\nhttp://twitter.com/c 20150601\tcom,twitter)/*\t2015\t60+/30+\n" +
+		"http://twitter.com/d 2015-13-01T00:00:00Z\t-\t-\t-\n"; out != want || !strings.Contains(fmt.Sprint(err), "line 5") {
+		t.Errorf("lookup from stdin = %q, %v;\nwant %q and an error naming line 5", out, err, want)
+	}
 	idx := filepath.Join(dir, "idx.cdxj")
 	os.WriteFile(idx, []byte(`com,twitter)/a 20140102000000 {"url": "http://twitter.com/a", "mime": "text/html", "status": "200"}
 `), 0o644)
