@@ -54,3 +54,88 @@ func TestCompatTableFlags(t *testing.T) {
 		t.Errorf("%d flags visited, want the program's whole flag set", n)
 	}
 }
+
+// TestCompatTableEndpoints checks the tables of aggregator/server/README.md
+// ("Coming from MemGator or Time Travel") against this program's endpoint
+// list (the package doc of main.go): each path the program serves, in
+// each of its forms ({link|json} alternatives, [optional] parts), is
+// named in them, with its MemGator or Time Travel counterpart or as its
+// own row.
+func TestCompatTableEndpoints(t *testing.T) {
+	b, err := os.ReadFile("../../aggregator/server/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tables, ok := strings.Cut(string(b), "\n## Coming from MemGator or Time Travel\n")
+	if !ok {
+		t.Fatal("aggregator/server/README.md has no \"## Coming from MemGator or Time Travel\" section")
+	}
+	tables, _, _ = strings.Cut(tables, "\n## ")
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(/[^`]*)`").FindAllStringSubmatch(tables, -1) {
+		for _, f := range pathForms(strings.ReplaceAll(m[1], `\|`, "|")) {
+			named[f] = true
+		}
+	}
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, _ := strings.Cut(string(src), "\npackage main")
+	n := 0
+	for _, l := range strings.Split(doc, "\n") {
+		p, ok := strings.CutPrefix(l, "//\t/")
+		if !ok {
+			continue
+		}
+		n++
+		p = strings.Fields("/" + p)[0]
+		for _, f := range pathForms(p) {
+			if prefix, ok := strings.CutSuffix(f, "..."); ok {
+				found := false
+				for g := range named {
+					found = found || strings.HasPrefix(g, prefix)
+				}
+				if !found {
+					t.Errorf("the tables do not name %s (of %s)", f, p)
+				}
+			} else if !named[f] {
+				t.Errorf("the tables do not name %s (of %s)", f, p)
+			}
+		}
+	}
+	if n < 15 {
+		t.Fatalf("%d endpoints in main.go's package doc, want its whole list", n)
+	}
+}
+
+// pathForms expands a path pattern into its forms: each alternative of
+// a {a|b} part, with and without each [optional] part, in lower case,
+// {date} spelt {datetime}, a query or a following word dropped.
+func pathForms(p string) []string {
+	p = strings.ToLower(strings.ReplaceAll(p, "{DATE}", "{datetime}"))
+	p, _, _ = strings.Cut(p, "?")
+	p, _, _ = strings.Cut(p, " ")
+	if i := strings.IndexByte(p, '['); i >= 0 {
+		if j := strings.IndexByte(p[i:], ']'); j > 0 {
+			return append(pathForms(p[:i]+p[i+j+1:]), pathForms(p[:i]+p[i+1:i+j]+p[i+j+1:])...)
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '{' {
+			continue
+		}
+		j := strings.IndexByte(p[i:], '}')
+		if j < 0 {
+			break
+		}
+		if alts := p[i+1 : i+j]; strings.Contains(alts, "|") {
+			var out []string
+			for _, a := range strings.Split(alts, "|") {
+				out = append(out, pathForms(p[:i]+a+p[i+j+1:])...)
+			}
+			return out
+		}
+	}
+	return []string{p}
+}
