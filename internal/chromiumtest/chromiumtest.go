@@ -56,7 +56,9 @@ type Options struct {
 }
 
 // Start starts Chromium headless with a fresh profile and a DevTools port
-// on 127.0.0.1, and stops it (its whole process group) when the test ends.
+// on 127.0.0.1, with HOME, XDG_CONFIG_HOME and XDG_CACHE_HOME in a
+// temporary folder (Chromium writes its crash-report settings and dconf
+// cache there, never in the user's home), and stops it (its whole process group) when the test ends.
 // ctx bounds the wait for the port.
 func Start(t *testing.T, ctx context.Context, opts *Options) *Browser {
 	t.Helper()
@@ -72,6 +74,8 @@ func Start(t *testing.T, ctx context.Context, opts *Options) *Browser {
 		"--disable-dev-shm-usage", "--hide-scrollbars", fmt.Sprintf("--window-size=%d,%d", w, h),
 		"--user-data-dir="+profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--remote-allow-origins=http://127.0.0.1", "about:blank")
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers are killed with it
 	if err := cmd.Start(); err != nil {
