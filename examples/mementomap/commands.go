@@ -40,7 +40,7 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 		if *updatedAt != "" {
 			at, err := flagvalue.ParseTime(*updatedAt)
 			if err != nil {
-				return mementomap.BuildOptions{}, fmt.Errorf("-updated-at: %w", err)
+				return mementomap.BuildOptions{}, cli.Usagef("-updated-at: %w", err)
 			}
 			now = func() time.Time { return at }
 		}
@@ -296,7 +296,7 @@ func (e *env) eval(args []string) error {
 	now := time.Now()
 	if *nowFlag != "" {
 		if now, err = flagvalue.ParseTime(*nowFlag); err != nil {
-			return fmt.Errorf("eval: -now: %w", err)
+			return cli.Usagef("eval: -now: %w", err)
 		}
 	}
 	lb, err := os.ReadFile(*lookups)

@@ -136,7 +136,7 @@ com,twitter)/* 2014 20~/10
 // build -updated-at, is read by one rule (flagvalue.ParseSpan, ParseTime):
 // an RFC 3339 instant looks up as its timestamp digits, a range may be of
 // RFC 3339 instants, and a value that is no datetime is refused with the
-// one message, the same in every place, naming the value.
+// one message, the same in every place, naming the value, exit status 2.
 func TestCommandLineDatetimesOneRule(t *testing.T) {
 	dir := t.TempDir()
 	dt := filepath.Join(dir, "datetime.ukvs")
@@ -190,8 +190,8 @@ com,twitter)/* 2015 60+/30+
 			{[]string{"build", "-q", "-updated-at", bad, "-o", filepath.Join(dir, "x.ukvs"), idx}, msg},
 		} {
 			out, _, err := runCmd(t, "", c.args...)
-			if err == nil || !strings.HasSuffix(err.Error(), ": "+c.msg) || !errors.Is(err, flagvalue.ErrDatetime) || out != "" {
-				t.Errorf("%q: %v, stdout %q;\nwant an error ending in %s", c.args, err, out, c.msg)
+			if err == nil || !strings.HasSuffix(err.Error(), ": "+c.msg) || !errors.Is(err, flagvalue.ErrDatetime) || out != "" || cli.Status("mementomap", err, io.Discard) != 2 {
+				t.Errorf("%q: %v (exit %d), stdout %q;\nwant exit 2 and an error ending in %s", c.args, err, cli.Status("mementomap", err, io.Discard), out, c.msg)
 			}
 		}
 	}

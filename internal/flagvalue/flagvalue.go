@@ -98,7 +98,7 @@ var ErrDatetime = errors.New("invalid datetime")
 // DatetimeRule is the one rule of a datetime on a command line, as usage
 // texts and the errors of this package state it: a timestamp of package
 // timestamp (4 to 17 digits, UTC, standing for the period it names) or an
-// RFC 3339 instant (any offset; fractional seconds down to milliseconds).
+// RFC 3339 instant (any offset; a fraction of a second kept to the millisecond).
 const DatetimeRule = "a timestamp of 4 to 17 digits YYYY[MM[DD[hh[mm[ss[SSS]]]]]] in UTC (2015, 20150314, 20150314123456) or an RFC 3339 instant (2015-03-14T12:00:00Z)"
 
 // SpanRule is DatetimeRule widened to spans, as ParseSpan reads them.
