@@ -198,6 +198,7 @@ type Aggregator struct {
 	log      *slog.Logger
 
 	flight singleflight.Group
+	pool   *callPool // the goroutines of the searches' archive calls
 	base   context.Context
 	stop   context.CancelFunc
 	mu     sync.Mutex // guards closed and bg.Add
@@ -394,6 +395,7 @@ func New(opts *Options) (*Aggregator, error) {
 		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxHeaderBytes: o.MaxHeaderBytes, MaxPages: o.MaxPages, Allow: ag.allow, UserAgent: o.UserAgent}
 	}
 	ag.base, ag.stop = context.WithCancel(context.Background())
+	ag.pool = newCallPool(ag.base.Done())
 	return ag, nil
 }
 
@@ -739,9 +741,9 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 	found := make([][]memento.Memento, len(route))
 	reported := make([]bool, len(route))
 	progs := make([]progress, len(route)) // how far each archive's answer got, read when it is late
-	// Each archive is asked in a goroutine of its own (at most FanOut at
-	// once) that reports on a channel: the search stops waiting at its
-	// budget (plus searchGrace) whatever an Upstream does.
+	// Each archive is asked in a goroutine of its own (ag.pool's; at most
+	// FanOut at once) that reports on a channel: the search stops waiting
+	// at its budget (plus searchGrace) whatever an Upstream does.
 	results := make(chan answer, len(route))
 	var fan chan struct{} // nil when every archive may be asked at once
 	if ag.opts.FanOut < len(route) {
@@ -762,7 +764,7 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 			continue
 		}
 		pending++
-		go func() {
+		ag.pool.run(func() {
 			if fan != nil {
 				select {
 				case fan <- struct{}{}:
@@ -774,7 +776,7 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Resu
 			}
 			ms, o := ag.ask(ctx, st, &progs[i], usesTimeGate(s), urir, at)
 			results <- answer{i: i, ms: ms, out: o}
-		}()
+		})
 	}
 	take := func(a answer) {
 		found[a.i], res.Outcomes[a.i], reported[a.i] = a.ms, a.out, true
