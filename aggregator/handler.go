@@ -459,7 +459,10 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 	if ans.CacheDegraded != "" {
 		w.Header().Set("Cache-Degraded", ans.CacheDegraded)
 	}
-	if !ans.Updated.IsZero() {
+	switch {
+	case ans.prep != nil:
+		w.Header()["Last-Modified"] = ans.prep.lastModified // ans.Updated, written once per entry
+	case !ans.Updated.IsZero():
 		w.Header().Set("Last-Modified", httpDate(ans.Updated))
 	}
 	if ans.Status == http.StatusOK {
@@ -578,7 +581,11 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		return
 	}
 	ms := ans.Mementos
-	w.Header().Set("X-Memento-Count", strconv.Itoa(len(ms)))
+	if ans.prep != nil {
+		w.Header()["X-Memento-Count"] = ans.prep.count // len(ms)
+	} else {
+		w.Header().Set("X-Memento-Count", strconv.Itoa(len(ms)))
+	}
 	buf := getBuffer(len(ms))
 	defer putBuffer(buf)
 	switch {
@@ -597,23 +604,34 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		h.writeLinkPage(buf, urir, ms, page, size)
 		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
 	case format == "link":
-		writeBody(w, http.StatusOK, ctLink, wholeTimeMap(ans, formatLink, buf, func() { h.writeLink(buf, urir, ms) }))
+		writeWholeTimeMap(w, ctLink, ans, formatLink, buf, func() { h.writeLink(buf, urir, ms) })
 	case format == "json":
-		writeBody(w, http.StatusOK, ctJSON, wholeTimeMap(ans, formatJSON, buf, func() { h.writeJSON(buf, urir, ms) }))
+		writeWholeTimeMap(w, ctJSON, ans, formatJSON, buf, func() { h.writeJSON(buf, urir, ms) })
 	default:
-		writeBody(w, http.StatusOK, ctCDXJ, wholeTimeMap(ans, formatCDXJ, buf, func() { h.writeCDXJ(buf, urir, ms) }))
+		writeWholeTimeMap(w, ctCDXJ, ans, formatCDXJ, buf, func() { h.writeCDXJ(buf, urir, ms) })
 	}
 }
 
-// wholeTimeMap returns the whole TimeMap of ans in format f: the prepared
-// body of a cached entry (written into buf by write the first time), or
-// write's output in buf.
-func wholeTimeMap(ans *Answer, f int, buf *bytes.Buffer, write func()) []byte {
+// writeWholeTimeMap answers 200 with the whole TimeMap of ans in format
+// f: the prepared body of a cached entry (written into buf by write the
+// first time) with its kept Content-Length value, or write's output in
+// buf.
+func writeWholeTimeMap(w http.ResponseWriter, ctype string, ans *Answer, f int, buf *bytes.Buffer, write func()) {
 	if ans.prep == nil {
 		write()
-		return buf.Bytes()
+		writeBody(w, http.StatusOK, ctype, buf.Bytes())
+		return
 	}
-	return ans.prep.body(f, func() []byte { write(); return buf.Bytes() })
+	body, length := ans.prep.body(f, func() []byte { write(); return buf.Bytes() })
+	if length == nil {
+		writeBody(w, http.StatusOK, ctype, body)
+		return
+	}
+	hd := w.Header()
+	hd["Content-Type"] = hvContentType[ctype]
+	hd["Content-Length"] = length
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body) // for HEAD the server discards it
 }
 
 // bufferPool holds the buffers TimeMaps are written into; a buffer larger

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,13 +23,25 @@ import (
 type prepared struct {
 	stored  []cache.StoredMemento // the entry's mementos, as the store returned them
 	updated time.Time
-	ms      []memento.Memento         // merged, checked: shared by every request, never written
-	bodies  [3]atomic.Pointer[[]byte] // whole TimeMaps, by timeMapFormat
+	ms      []memento.Memento               // merged, checked: shared by every request, never written
+	bodies  [3]atomic.Pointer[preparedBody] // whole TimeMaps, by timeMapFormat
+
+	// The header values of every answer from the entry, shared by all
+	// (len == cap: an Add elsewhere copies): Last-Modified (updated) and
+	// X-Memento-Count (len(ms)).
+	lastModified, count []string
 
 	total   *atomic.Int64 // the bytes of all prepared entries (Aggregator.prepBytes)
 	mu      sync.Mutex    // guards weight and dropped
 	weight  int64         // bytes of this entry counted in total
 	dropped bool          // out of the cache: its bodies are no longer kept
+}
+
+// preparedBody is a whole TimeMap kept by a prepared entry and its
+// Content-Length header value (shared as prepared's header values are).
+type preparedBody struct {
+	b      []byte
+	length []string
 }
 
 // The formats prepared.bodies holds.
@@ -106,7 +119,8 @@ func (ag *Aggregator) prepare(urir string, e *cache.Entry, ms []memento.Memento)
 	if w > maxPreparedEntry {
 		return nil
 	}
-	p := &prepared{stored: e.Mementos, updated: e.Updated, ms: ms, total: &ag.prepBytes, weight: w}
+	p := &prepared{stored: e.Mementos, updated: e.Updated, ms: ms, total: &ag.prepBytes, weight: w,
+		lastModified: []string{httpDate(e.Updated)}, count: []string{strconv.Itoa(len(ms))}}
 	c := ag.preparedCache()
 	c.Remove(urir) // an entry replaced by Add would not be dropped from the count
 	ag.prepBytes.Add(w)
@@ -128,23 +142,24 @@ func (p *prepared) drop() {
 
 // body returns the TimeMap in format f, written by write on first use
 // and kept when it is at most maxPreparedBody bytes and the prepared
-// entries have room for it (maxPreparedBytes).
-func (p *prepared) body(f int, write func() []byte) []byte {
+// entries have room for it (maxPreparedBytes), with its Content-Length
+// value when kept (nil when not).
+func (p *prepared) body(f int, write func() []byte) ([]byte, []string) {
 	if b := p.bodies[f].Load(); b != nil {
-		return *b
+		return b.b, b.length
 	}
 	b := write()
 	if len(b) > maxPreparedBody {
-		return b
+		return b, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.dropped || p.bodies[f].Load() != nil || p.total.Load()+int64(len(b)) > maxPreparedBytes {
-		return b
+		return b, nil
 	}
-	c := append([]byte(nil), b...)
-	p.bodies[f].Store(&c)
-	p.weight += int64(len(c))
-	p.total.Add(int64(len(c)))
-	return b
+	c := &preparedBody{b: append([]byte(nil), b...), length: []string{strconv.Itoa(len(b))}}
+	p.bodies[f].Store(c)
+	p.weight += int64(len(c.b))
+	p.total.Add(int64(len(c.b)))
+	return c.b, c.length
 }

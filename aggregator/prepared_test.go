@@ -3,6 +3,7 @@ package aggregator
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,7 +127,7 @@ func TestPreparedBytesBounded(t *testing.T) {
 		if p == nil {
 			t.Fatalf("entry %d of %d bytes not prepared", i, w)
 		}
-		p.body(formatLink, func() []byte { return make([]byte, 512<<10) })
+		_, _ = p.body(formatLink, func() []byte { return make([]byte, 512<<10) })
 		if n := ag.prepBytes.Load(); n > maxPreparedBytes {
 			t.Fatalf("after %d entries the prepared entries hold %d bytes, over %d", i+1, n, maxPreparedBytes)
 		}
@@ -138,5 +139,59 @@ func TestPreparedBytesBounded(t *testing.T) {
 	c.Purge()
 	if n := ag.prepBytes.Load(); n != 0 {
 		t.Errorf("no entry left, %d bytes counted", n)
+	}
+}
+
+// TestPreparedHeaders: answers from a prepared entry carry its
+// Last-Modified, X-Memento-Count and Content-Length values written once
+// for the entry (the same slices in every answer, not made per request),
+// and the values are those of the answer: the entry's Updated as an HTTP
+// date, the memento count and the body's length.
+func TestPreparedHeaders(t *testing.T) {
+	urir := "http://example.com/"
+	t0 := time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC)
+	f := newFake()
+	f.holdings["arc0"] = map[string][]memento.Memento{urir: {
+		{URIM: "http://arc0/web/20050301120000/" + urir, Datetime: t0},
+		{URIM: "http://arc0/web/20100101000000/" + urir, Datetime: t0.AddDate(5, 0, 0)}}}
+	store, err := memorycache.New(&memorycache.Options{ShareMementos: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	ag := newAggregator(t, Options{Archives: []Archive{{ID: "arc0", TimeMap: "http://arc0/"}}, Upstream: f, Cache: store})
+	h := ag.Handler()
+	var prev http.Header
+	for round := range 4 { // search, prepare, then two prepared answers
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/timemap/link/"+urir, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("round %d: %d %s", round, rec.Code, rec.Body)
+		}
+		hd := rec.Result().Header
+		if got, want := hd.Get("Content-Length"), strconv.Itoa(rec.Body.Len()); got != want {
+			t.Errorf("round %d: Content-Length %s, want %s", round, got, want)
+		}
+		if got := hd.Get("X-Memento-Count"); got != "2" {
+			t.Errorf("round %d: X-Memento-Count %s, want 2", round, got)
+		}
+		if round < 2 {
+			continue
+		}
+		e, err := store.Get(t.Context(), cache.URIRKeyOf(urir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := hd.Get("Last-Modified"), httpDate(e.Updated); got != want {
+			t.Errorf("round %d: Last-Modified %s, want %s", round, got, want)
+		}
+		if round == 3 {
+			for _, k := range []string{"Last-Modified", "X-Memento-Count", "Content-Length"} {
+				if &rec.Header()[k][0] != &prev[k][0] {
+					t.Errorf("%s: a value made for each answer, want the prepared entry's", k)
+				}
+			}
+		}
+		prev = rec.Header()
 	}
 }
