@@ -234,7 +234,8 @@ func (e *env) lookup(args []string) error {
 	if err := m.CheckOrder(); err != nil {
 		return err
 	}
-	var in io.Reader = newSpanLines(cli.Reader(e.ctx, e.stdin))
+	spans := newSpanLines(cli.Reader(e.ctx, e.stdin))
+	var in io.Reader = spans
 	// A map without a datetime key column checks a datetime (of -at or of
 	// an input) and answers as if none were given.
 	// Datetimes of the command line (-at, an argument's, a standard input
@@ -273,7 +274,7 @@ func (e *env) lookup(args []string) error {
 	e.log.Debug("lookup done", "lookups", st.Lookups, "present", st.Present, "absent", st.Absent, "errors", st.Errors)
 	if st.Errors > 0 {
 		// Printed as "-" like a miss: say that they were not looked up.
-		return fmt.Errorf("lookup: %d of %d inputs could not be looked up (printed as -, not misses); the first: %w", st.Errors, st.Lookups, st.FirstError)
+		return fmt.Errorf("lookup: %d of %d inputs could not be looked up (printed as -, not misses); the first: %w", st.Errors, st.Lookups, spans.firstError(st.FirstError))
 	}
 	return nil
 }

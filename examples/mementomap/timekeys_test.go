@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -195,6 +196,53 @@ com,twitter)/* 2015 60+/30+
 			}
 		}
 	}
+}
+
+// TestLookupStdinDatetimeOneMessage: a standard input line whose DATETIME
+// is none is printed as "-" and the command fails (exit 1) naming the line
+// with the one rule's message (flagvalue.ParseSpan's, as for -at and an
+// argument), not the library's, for a datetime of digits too, on a line
+// longer than 64 KiB too; a line before it that cannot be looked up for
+// another cause is the one named, with its own cause.
+func TestLookupStdinDatetimeOneMessage(t *testing.T) {
+	dir := t.TempDir()
+	dt := filepath.Join(dir, "datetime.ukvs")
+	os.WriteFile(dt, []byte(`!fields {keys: ["surt", "datetime"], values: ["frequency"]}
+com,twitter)/* 2014 20~/10
+`), 0o644)
+	long := "http://twitter.com/" + strings.Repeat("a", 70<<10)
+	for _, c := range []struct{ uri, bad string }{
+		{"http://twitter.com/a", "2014x3"},
+		{"http://twitter.com/a", "20141301"},
+		{"http://twitter.com/a", "2015-03-14T25:00:00Z"},
+		{"http://twitter.com/a", "2016:2014"},
+		{long, "2015-03-14"},
+	} {
+		_, want := flagvalue.ParseSpan(c.bad)
+		if want == nil {
+			t.Fatalf("flagvalue.ParseSpan(%q) took it", c.bad)
+		}
+		stdin := "http://twitter.com/b 2014\n" + c.uri + " " + c.bad + "\n"
+		out, _, err := runCmd(t, stdin, "lookup", dt)
+		wantOut := "http://twitter.com/b 2014\tcom,twitter)/*\t2014\t20~/10\n" + c.uri + " " + c.bad + "\t-\t-\t-\n"
+		if err == nil || !strings.HasSuffix(err.Error(), " line 2 "+strconv.Quote(trunc(c.uri+" "+c.bad))+": "+want.Error()) || !errors.Is(err, flagvalue.ErrDatetime) ||
+			strings.Contains(err.Error(), mementomap.ErrDatetime.Error()) || out != wantOut || cli.Status("mementomap", err, io.Discard) != 1 {
+			t.Errorf("%.40q: %.400v (exit %d), stdout %.100q;\nwant exit 1 and an error naming line 2 ending in %s", c.bad, err, cli.Status("mementomap", err, io.Discard), out, want)
+		}
+	}
+	// A line before that cannot be canonicalized: its cause is named.
+	out, _, err := runCmd(t, "http://example.com:99999/ 2014\nhttp://twitter.com/a 2014x3\n", "lookup", dt)
+	if err == nil || !strings.Contains(err.Error(), `2 of 2 inputs`) || !strings.Contains(err.Error(), `line 1 "http://example.com:99999/ 2014"`) || errors.Is(err, flagvalue.ErrDatetime) || strings.Count(out, "\t-\t-\t-\n") != 2 {
+		t.Errorf("%v, stdout %q; want both lines printed as - and an error naming line 1", err, out)
+	}
+}
+
+// trunc cuts s to the 200 bytes an error quotes of an input line.
+func trunc(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
 }
 
 // TestLookupUnreadableInput: an input that cannot be canonicalized prints
