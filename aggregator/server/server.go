@@ -189,7 +189,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		return nil, err
 	}
 	m.watchAggregator(ag)
-	ui, err := webui.New(webui.Options{Aggregator: ag, Blacklist: bl, Logger: log, Root: cfg.RootPrefix(), BaseURL: cfg.RootPrefix()})
+	ui, err := webui.New(&webui.Options{Aggregator: ag, Blacklist: bl, Logger: log, Root: cfg.RootPrefix(), BaseURL: cfg.RootPrefix()})
 	if err != nil {
 		ag.Close()
 		closeStore(store)

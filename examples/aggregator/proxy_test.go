@@ -45,7 +45,7 @@ func startLocalArchive(t *testing.T, id, index string) *localArchive {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := archiveserver.New(ctx, idx, archiveserver.Options{ID: id})
+	srv, err := archiveserver.New(ctx, idx, &archiveserver.Options{ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

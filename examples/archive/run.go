@@ -100,7 +100,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	co := mementomap.DefaultCompactOptions()
 	co.HostFactor, co.PathFactor = *hcf, *pcf
-	srv, err := archiveserver.New(ctx, idx, archiveserver.Options{
+	srv, err := archiveserver.New(ctx, idx, &archiveserver.Options{
 		ID: *id, BaseURL: *base, Latency: *latency, FaultRate: *faultRate, FaultStatus: *faultStatus,
 		SlowBody: *slowBody, Seed: *seed, TimeMapCache: *tmCache, Compact: co, Logger: log,
 	})

@@ -21,7 +21,7 @@ func benchServer(b *testing.B, lines int64) (*Server, []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := New(context.Background(), idx, Options{BaseURL: "http://archive.test"})
+	s, err := New(context.Background(), idx, &Options{BaseURL: "http://archive.test"})
 	if err != nil {
 		b.Fatal(err)
 	}

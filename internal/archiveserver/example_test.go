@@ -21,7 +21,7 @@ com,example)/ 20200101000000 {"url": "http://www.example.com/"}
 	if err != nil {
 		panic(err)
 	}
-	s, err := archiveserver.New(ctx, idx, archiveserver.Options{ID: "example", BaseURL: "http://archive.test"})
+	s, err := archiveserver.New(ctx, idx, &archiveserver.Options{ID: "example", BaseURL: "http://archive.test"})
 	if err != nil {
 		panic(err)
 	}
@@ -44,7 +44,7 @@ com,example)/b 20100101000000 {"url": "http://example.com/b"}
 `
 	ctx := context.Background()
 	idx, _, _ := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("example", strings.NewReader(index), nil)}, nil)
-	s, _ := archiveserver.New(ctx, idx, archiveserver.Options{ID: "example"})
+	s, _ := archiveserver.New(ctx, idx, &archiveserver.Options{ID: "example"})
 	for _, u := range []string{"http://example.com/a", "http://example.org/"} {
 		m, _ := s.Map().Lookup(u)
 		fmt.Println(u, m.Present())

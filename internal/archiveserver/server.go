@@ -137,8 +137,13 @@ type Server struct {
 // New returns a Server for idx. It builds the MementoMap of idx
 // (mementomap.Build over idx.WriteCDXJ, then mementomap.Compact), holding
 // it in memory: about the size of the compacted map. ctx cancels the build.
+// o nil means the zero Options (defaults); New reads *o and keeps a copy.
 // Errors: a FaultRate outside [0, 1], or a failed build or compaction.
-func New(ctx context.Context, idx *Index, o Options) (*Server, error) {
+func New(ctx context.Context, idx *Index, opts *Options) (*Server, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	if o.FaultRate < 0 || o.FaultRate > 1 {
 		return nil, fmt.Errorf("archiveserver: fault rate %v not in [0, 1]", o.FaultRate)
 	}
@@ -153,7 +158,7 @@ func New(ctx context.Context, idx *Index, o Options) (*Server, error) {
 		return nil, fmt.Errorf("archiveserver: fault status %d is not a final HTTP status (200-999)", o.FaultStatus)
 	}
 	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
-	m, err := BuildMap(ctx, idx, o)
+	m, err := BuildMap(ctx, idx, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +176,11 @@ func New(ctx context.Context, idx *Index, o Options) (*Server, error) {
 // Server serves: mementomap.Build over every capture, then
 // mementomap.Compact with o.Compact. Memory: the build's sort buffer (at
 // most 128 MiB, spilled past it) and the baseline and compacted maps.
-func BuildMap(ctx context.Context, idx *Index, o Options) ([]byte, error) {
+// o nil means the zero Options (defaults).
+func BuildMap(ctx context.Context, idx *Index, o *Options) ([]byte, error) {
+	if o == nil {
+		o = &Options{}
+	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(idx.WriteCDXJ(pw)) }()
 	var base bytes.Buffer

@@ -39,7 +39,7 @@ func mustServer(t testing.TB, o Options, index string) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(context.Background(), idx, o)
+	s, err := New(context.Background(), idx, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestFaultsAndLatency(t *testing.T) {
 	if st := s.Stats(); st.Faults != 1 {
 		t.Errorf("Faults = %d, want 1", st.Faults)
 	}
-	if _, err := New(context.Background(), s.Index(), Options{FaultRate: 1.5}); err == nil {
+	if _, err := New(context.Background(), s.Index(), &Options{FaultRate: 1.5}); err == nil {
 		t.Error("fault rate 1.5 accepted")
 	}
 }
@@ -381,7 +381,7 @@ func TestRealIndexes(t *testing.T) {
 			if st.URIRs == 0 {
 				t.Fatal("no URI-R loaded")
 			}
-			s, err := New(context.Background(), idx, Options{ID: name})
+			s, err := New(context.Background(), idx, &Options{ID: name})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -462,7 +462,7 @@ func TestTimeMapCache(t *testing.T) {
 	if n := cached.bodies.Len(); n != 2 {
 		t.Errorf("cache holds %d bodies, want 2 (404s are not kept)", n)
 	}
-	if _, err := New(context.Background(), cached.Index(), Options{TimeMapCache: -1}); err == nil {
+	if _, err := New(context.Background(), cached.Index(), &Options{TimeMapCache: -1}); err == nil {
 		t.Error("negative cache size accepted")
 	}
 }
@@ -569,9 +569,13 @@ func TestNewOptionErrors(t *testing.T) {
 		{"fault status 200", Options{FaultStatus: 200}, ""},
 		{"negative cache", Options{TimeMapCache: -1}, "cache size"},
 	}
+	// nil options are the defaults.
+	if s, err := New(context.Background(), idx, nil); err != nil || s.o.FaultStatus != http.StatusServiceUnavailable {
+		t.Errorf("New(nil options) = %v; want the defaults (fault status 503)", err)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(context.Background(), idx, tc.o)
+			_, err := New(context.Background(), idx, &tc.o)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("New: %v", err)

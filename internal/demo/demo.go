@@ -275,7 +275,7 @@ func Run(ctx context.Context, cfg *Config, out io.Writer) (Summary, error) {
 		if err != nil {
 			return sum, err
 		}
-		srv, err := archiveserver.New(ctx, idx, archiveserver.Options{ID: sp.id})
+		srv, err := archiveserver.New(ctx, idx, &archiveserver.Options{ID: sp.id})
 		if err != nil {
 			return sum, err
 		}

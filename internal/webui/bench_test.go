@@ -50,7 +50,7 @@ func BenchmarkListPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ag.Close()
-	u, err := New(Options{Aggregator: ag})
+	u, err := New(&Options{Aggregator: ag})
 	if err != nil {
 		b.Fatal(err)
 	}

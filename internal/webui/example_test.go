@@ -26,7 +26,7 @@ func ExampleNew() {
 		return
 	}
 	defer ag.Close()
-	ui, err := webui.New(webui.Options{Aggregator: ag})
+	ui, err := webui.New(&webui.Options{Aggregator: ag})
 	if err != nil {
 		fmt.Println(err)
 		return

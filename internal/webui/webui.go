@@ -57,12 +57,14 @@ type UI struct {
 	log   *slog.Logger
 }
 
-// New parses the embedded templates and returns the UI. It fails when
-// Options.Aggregator is nil.
-func New(o Options) (*UI, error) {
-	if o.Aggregator == nil {
+// New parses the embedded templates and returns the UI; it reads *opts
+// and keeps a copy. It fails when opts or opts.Aggregator is nil (the only
+// option without a default).
+func New(opts *Options) (*UI, error) {
+	if opts == nil || opts.Aggregator == nil {
 		return nil, errors.New("webui: Options.Aggregator is nil")
 	}
+	o := *opts
 	if o.Title == "" {
 		o.Title = "mementokit aggregator"
 	}

@@ -69,7 +69,7 @@ func newFixture(t *testing.T) *fixture {
 	if err := ag.SetMap("c", absent, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	ui, err := New(Options{Aggregator: ag, Blacklist: bl,
+	ui, err := New(&Options{Aggregator: ag, Blacklist: bl,
 		Now: func() time.Time { return ts(t, "20240606060606").Add(300 * time.Millisecond) }})
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +271,7 @@ func TestAllFailed(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { ag.Close() })
-			ui, err := New(Options{Aggregator: ag})
+			ui, err := New(&Options{Aggregator: ag})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,9 +291,13 @@ func TestAllFailed(t *testing.T) {
 	}
 }
 
+// TestNewNeedsAggregator: New refuses options without an Aggregator, nil
+// options too, with an error instead of a panic.
 func TestNewNeedsAggregator(t *testing.T) {
-	if _, err := New(Options{}); err == nil {
-		t.Fatal("New without an aggregator succeeded")
+	for _, o := range []*Options{{}, nil} {
+		if _, err := New(o); err == nil {
+			t.Errorf("New(%v) without an aggregator succeeded", o)
+		}
 	}
 }
 
@@ -337,7 +341,7 @@ func TestFromCache(t *testing.T) {
 	if _, err := ag.Refresh(t.Context(), held); err != nil { // a thorough search, stored
 		t.Fatal(err)
 	}
-	ui, err := New(Options{Aggregator: ag})
+	ui, err := New(&Options{Aggregator: ag})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +396,7 @@ func TestNotAskedRows(t *testing.T) {
 	if err := ag.SetMap("m", aggregator.MapLookupFunc(func(string) (int64, error) { return 0, nil }), nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	ui, err := New(Options{Aggregator: ag})
+	ui, err := New(&Options{Aggregator: ag})
 	if err != nil {
 		t.Fatal(err)
 	}

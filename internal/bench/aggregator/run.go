@@ -369,7 +369,7 @@ func startArchives(ctx context.Context, cfg config, uris []string, large bool) (
 		if err != nil {
 			return nil, err
 		}
-		srv, err := archiveserver.New(ctx, x, archiveserver.Options{ID: fmt.Sprintf("a%d", a+1), Latency: cfg.latency,
+		srv, err := archiveserver.New(ctx, x, &archiveserver.Options{ID: fmt.Sprintf("a%d", a+1), Latency: cfg.latency,
 			TimeMapCache: 2 * len(uris)})
 		if err != nil {
 			return nil, err
