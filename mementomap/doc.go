@@ -64,8 +64,9 @@
 // one case stated at Map.CheckOrder (a line far from its place in a large
 // map whose check has not ended); on a map found out of order every lookup
 // fails with ukvs.ErrOutOfOrder, naming the file and the line. Of
-// duplicate keys, the first line decides; ukvs.Check (the command's check)
-// finds those too. A byte order mark is skipped; lone CR line ends are
+// duplicate keys, the first line decides; [Map.Check] (ukvs.Check, the
+// rule of the command's check, which its lookup applies first) refuses
+// those too. A byte order mark is skipped; lone CR line ends are
 // refused ([ErrLoneCR]).
 //
 // A map may declare a time key column in !fields ([TimeKeyDatetime]):

@@ -125,6 +125,34 @@ func (m *Map) CheckOrder() (err error) {
 	return m.orderErr
 }
 
+// Check checks the whole map by the one rule of a well-formed map,
+// ukvs.Check, which `mementomap check` applies: the headers, every data
+// line (ukvs.CheckLine: columns, frequency, datetime, no NUL in a key), and
+// keys strictly increasing over all key columns, so that a line out of
+// order is an error wrapping ukvs.ErrOutOfOrder and a doubled line (its
+// keys repeat the previous line's) one wrapping ukvs.ErrDuplicateKey. The
+// error names the file and the line ("FILE: ukvs: line N: ..."). On
+// success it returns the number of data lines, and the map's lookups then
+// use the fast searches ([Map.CheckOrder] has passed). A command that
+// answers from a map it checks first (mementomap lookup) calls Check, so
+// that it refuses what `mementomap check` refuses. It reads the whole map
+// once. A map whose file was truncated while open returns an error
+// wrapping [ErrChanged].
+func (m *Map) Check() (n int64, err error) {
+	if ok, err := m.readable(); !ok {
+		return 0, err
+	}
+	defer m.endFault(debug.SetPanicOnFault(true), &err)
+	if n, err = ukvs.Check(bytes.NewReader(m.b)); err != nil {
+		name := m.path
+		if name == "" {
+			name = "map"
+		}
+		return n, fmt.Errorf("%s: %w", name, err)
+	}
+	return n, m.CheckOrder()
+}
+
 // scanOrder reads every data line once and returns an error wrapping
 // ukvs.ErrOutOfOrder for the first whose key sorts before the previous
 // non-blank line's, or errOrderStopped when stop (polled every 4,096

@@ -195,3 +195,43 @@ func TestLookupUnsortedMap(t *testing.T) {
 	}
 	_ = os.Remove
 }
+
+// TestCheckIsUkvsCheck: Map.Check refuses exactly what ukvs.Check (the
+// rule of `mementomap check`) refuses, with the same error, the doubled
+// lines the order check of lookups lets pass among them, and names the
+// file.
+func TestCheckIsUkvsCheck(t *testing.T) {
+	const hdr = "!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n"
+	const dt = "!fields {\"keys\": [\"surt\", \"datetime\"], \"values\": [\"frequency\"]}\n"
+	maps := map[string]struct {
+		content string
+		want    error // nil: accepted
+	}{
+		"sorted":                    {hdr + "com,a)/ 1\ncom,b)/ 2/1\n", nil},
+		"doubled line":              {hdr + "com,a)/ 1\ncom,b)/ 2/1\ncom,b)/ 2/1\ncom,c)/ 1\n", ukvs.ErrDuplicateKey},
+		"doubled key, other values": {hdr + "com,a)/ 1\ncom,a)/ 3\n", ukvs.ErrDuplicateKey},
+		"out of order":              {hdr + "com,b)/ 1\ncom,a)/ 1\n", ukvs.ErrOutOfOrder},
+		"bad frequency":             {hdr + "com,a)/ 1/x\n", ukvs.ErrFrequency},
+		"NUL in a key":              {hdr + "com,a)/a\x00b 1\n", ukvs.ErrNULKey},
+		"datetime map":              {dt + "com,a)/ 2019 1\ncom,a)/ 2020 1\n", nil},
+		"datetime map, doubled":     {dt + "com,a)/ 2019 1\ncom,a)/ 2019 1\n", ukvs.ErrDuplicateKey},
+		"no headers":                {"com,a)/ 1\ncom,a)/ 1\n", ukvs.ErrDuplicateKey},
+		"empty":                     {"", nil},
+	}
+	for name, tt := range maps {
+		t.Run(name, func(t *testing.T) {
+			wantN, wantErr := ukvs.Check(strings.NewReader(tt.content))
+			if !errors.Is(wantErr, tt.want) || (tt.want == nil) != (wantErr == nil) {
+				t.Fatalf("ukvs.Check = %v; want %v", wantErr, tt.want)
+			}
+			m := openMap(t, tt.content)
+			n, err := m.Check()
+			if n != wantN || (err == nil) != (wantErr == nil) || (err != nil && !strings.HasSuffix(err.Error(), ": "+wantErr.Error())) {
+				t.Errorf("Map.Check = %d, %v; want ukvs.Check's %d, %v", n, err, wantN, wantErr)
+			}
+			if err != nil && (!errors.Is(err, tt.want) || !strings.HasPrefix(err.Error(), m.path+": ")) {
+				t.Errorf("Map.Check error %q does not wrap %v or name %s", err, tt.want, m.path)
+			}
+		})
+	}
+}

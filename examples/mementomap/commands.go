@@ -229,9 +229,10 @@ func (e *env) lookup(args []string) error {
 		return err
 	}
 	defer m.Close()
-	// The whole map's order first: a lookup in a map out of order could
-	// miss a held key (mementomap.Map.CheckOrder).
-	if err := m.CheckOrder(); err != nil {
+	// The whole map first, by the rule of check (mementomap.Map.Check): a
+	// lookup in a map out of order could miss a held key, and a map that
+	// check refuses is not answered from.
+	if _, err := m.Check(); err != nil {
 		return err
 	}
 	spans := newSpanLines(cli.Reader(e.ctx, e.stdin))

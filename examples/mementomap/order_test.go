@@ -20,8 +20,8 @@ func TestLookupUnsortedMap(t *testing.T) {
 	}
 	for _, in := range []string{"http://b.com/", "http://c.com/"} {
 		out, _, err := runCmd(t, in+"\n", "lookup", p)
-		if !errors.Is(err, ukvs.ErrOutOfOrder) || !strings.Contains(err.Error(), "unsorted.ukvs: line 4") {
-			t.Errorf("lookup %s: %v; want ukvs.ErrOutOfOrder naming unsorted.ukvs: line 4", in, err)
+		if !errors.Is(err, ukvs.ErrOutOfOrder) || !strings.Contains(err.Error(), "unsorted.ukvs: ukvs: line 4") {
+			t.Errorf("lookup %s: %v; want ukvs.ErrOutOfOrder naming unsorted.ukvs, line 4", in, err)
 		}
 		if strings.Contains(out, "\t-\t-") {
 			t.Errorf("lookup %s answered absent: %q", in, out)
@@ -45,5 +45,33 @@ func TestLookupNULSURT(t *testing.T) {
 	out, _, err := runCmd(t, "com,example)/a\x00b\n", "lookup", m)
 	if err != nil || out != "com,example)/a\x00b\tcom,example)/a%00b\t1/1\n" {
 		t.Errorf("lookup = %q, %v; want the key com,example)/a%%00b present", out, err)
+	}
+}
+
+// TestLookupRefusesWhatCheckRefuses: the hostile tester's case. lookup on
+// a map with a doubled line answered while check refused the map; lookup
+// now checks the whole map by check's rule and fails with check's error.
+func TestLookupRefusesWhatCheckRefuses(t *testing.T) {
+	const hdr = "!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n"
+	for name, content := range map[string]string{
+		"doubled":      hdr + "com,a)/ 1\ncom,b)/ 2\ncom,b)/ 2\ncom,c)/ 3\n",
+		"out of order": hdr + "com,a)/ 1\ncom,c)/ 2\ncom,b)/ 3\n",
+		"bad line":     hdr + "com,a)/ 1\ncom,b)/ 2/x\n",
+		"sorted":       hdr + "com,a)/ 1\ncom,b)/ 2\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "m.ukvs")
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, checkErr := runCmd(t, "", "check", p)
+			out, _, lookupErr := runCmd(t, "http://b.com/\n", "lookup", p)
+			if (checkErr == nil) != (lookupErr == nil) || checkErr != nil && checkErr.Error() != lookupErr.Error() {
+				t.Errorf("check: %v\nlookup: %v (printed %q)\nwant the same answer", checkErr, lookupErr, out)
+			}
+			if lookupErr != nil && out != "" {
+				t.Errorf("lookup answered from a map check refuses: %q", out)
+			}
+		})
 	}
 }
