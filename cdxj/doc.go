@@ -32,6 +32,9 @@
 // the whole index in order; a Query with a key asks for a key range (see
 // Query). A gzip member end is a line end everywhere gzip is read, so the
 // blocks pywb writes without a final newline never join two lines.
+// Open is the one opener a program needs; OpenFile, OpenCluster and
+// OpenServer each open one kind by itself, for a caller that relies on
+// that kind (see Open and OpenFile).
 //
 //	ix, err := cdxj.Open(ctx, "index.cdxj.gz", nil) // or "cluster.idx", "indexes/", "-"
 //	...

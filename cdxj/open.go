@@ -85,6 +85,12 @@ func (o *OpenOptions) progress(n int64) {
 // The index is never modified. Errors name the path. ctx bounds the
 // opening of a remote index; the queries of a local one do not block on
 // anything but the disk.
+//
+// Open is the opener to use. [OpenFile], [OpenCluster] and [OpenServer]
+// each open one kind by itself and never resolve a name to another kind,
+// for a caller that relies on that kind. Open returns what they return
+// for a name of their kind (a type switch on *File, *Cluster, *Server or
+// *Stream tells which kind Open found).
 func Open(ctx context.Context, name string, opt *OpenOptions) (Index, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -186,12 +192,27 @@ type File struct {
 	sorted *Sorted // plain files
 }
 
-// OpenFile opens the regular file at path as a [File] (use [Open] for a
-// path that may be a cluster or a stream); opt may be nil. A file that
-// starts with the gzip magic bytes is gzip, whatever its name; a file whose
-// name ends in ".gz" and that does not (an empty or truncated download) is
-// an error.
+// OpenFile opens the regular file at path as a CDX or CDXJ [File], plain
+// or gzip-compressed; opt may be nil. It is [Open] for a path known to be
+// one index file: Open gives the same *File for it. Use OpenFile instead of
+// Open only when a caller relies on what a File gives and a stream does
+// not: queries run many times and concurrently, a key-range query by
+// binary search (plain files), byte-range Parts of a plain file ([Plan],
+// [File.SetLegends]), [File.Size] and [File.Compressed]. OpenFile never resolves path to
+// another kind: a named pipe or device is an error (Open reads it as a
+// [Stream]), and a file named ".idx" or ".summary" is read as CDX/CDXJ
+// lines (Open reads it as a [Cluster]'s secondary index).
+//
+// A file that starts with the gzip magic bytes is gzip, whatever its name;
+// a file whose name ends in ".gz" and that does not (an empty or truncated
+// download) is an error. Errors name the path.
 func OpenFile(path string, opt *OpenOptions) (*File, error) {
+	// Checked before opening: opening a named pipe waits for a writer.
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("cdxj: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("cdxj: %s is not a regular file (Open reads it as a stream)", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cdxj: %w", err)

@@ -486,3 +486,50 @@ func TestOpenServerURL(t *testing.T) {
 		t.Errorf("records %q, errors %v; want the 11 recorded", got, errs)
 	}
 }
+
+// TestOpenFileOneKind: for a regular index file Open gives the *File that
+// OpenFile gives, and a CDXJ file named ".idx" is read by OpenFile as
+// CDXJ lines where Open reads it as a ZipNum secondary index (a named pipe:
+// TestOpenFileNamedPipe).
+func TestOpenFileOneKind(t *testing.T) {
+	dir := t.TempDir()
+	const line = `com,example)/ 20170306040206 {"url": "http://example.com/"}` + "\n"
+	plain := filepath.Join(dir, "index.cdxj")
+	idx := filepath.Join(dir, "lines.idx")
+	for _, p := range []string{plain, idx} {
+		if err := os.WriteFile(p, []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err := Open(context.Background(), plain, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := ix.(*File); !ok || f.Path() != plain {
+		t.Errorf("Open(%s) = %T, want the *File OpenFile gives", plain, ix)
+	}
+	ix.Close()
+
+	f, err := OpenFile(idx, nil)
+	if err != nil {
+		t.Fatalf("OpenFile(.idx): %v", err)
+	}
+	var keys []string
+	for rec, err := range f.Records(Query{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, string(rec.Key()))
+	}
+	f.Close()
+	if !slices.Equal(keys, []string{"com,example)/"}) {
+		t.Errorf("OpenFile(.idx) records %q, want the CDXJ line's key", keys)
+	}
+	if ix, err := Open(context.Background(), idx, nil); err == nil {
+		if _, ok := ix.(*Cluster); !ok {
+			t.Errorf("Open(.idx) = %T, want a *Cluster", ix)
+		}
+		ix.Close()
+	}
+
+}
