@@ -151,6 +151,19 @@ type Options struct {
 	// caps the TimeMap pages followed per archive (default 100).
 	MaxBodyBytes int64
 	MaxPages     int
+	// BodyMemory is the budget, in bytes, of upstream body bytes held at
+	// once by all searches together (default DefaultBodyMemory; negative:
+	// no limit): HTTPUpstream reserves each read's bytes from it before
+	// reading, and a search gives back all it holds once its Result is
+	// merged (the Result, once returned, is its caller's). When other
+	// searches hold the rest, the archive's answer fails with
+	// ReasonMemoryBusy and the HTTP API answers 503 with Retry-After
+	// (BusyRetryAfter), storing nothing; when one search alone needs
+	// more than the whole budget, the answer is partial: the mementos read
+	// before are kept and the archive's outcome is ReasonOverMemoryBudget
+	// (Archive-Failures names it; the result is not complete). Neither
+	// counts toward an archive's dormancy.
+	BodyMemory int64
 	// MaxProxyBytes caps the memento body /memento/proxy streams (default
 	// DefaultMaxProxyBytes): a memento announced larger (Content-Length)
 	// is a 502 and nothing is sent; one that grows past it while streamed
@@ -197,13 +210,14 @@ type Aggregator struct {
 	up       Upstream
 	log      *slog.Logger
 
-	flight singleflight.Group
-	pool   *callPool // the goroutines of the searches' archive calls
-	base   context.Context
-	stop   context.CancelFunc
-	mu     sync.Mutex // guards closed and bg.Add
-	closed bool
-	bg     sync.WaitGroup // searches and background loops
+	flight  singleflight.Group
+	bodyMem *bodyMemory // Options.BodyMemory
+	pool    *callPool   // the goroutines of the searches' archive calls
+	base    context.Context
+	stop    context.CancelFunc
+	mu      sync.Mutex // guards closed and bg.Add
+	closed  bool
+	bg      sync.WaitGroup // searches and background loops
 
 	ownClient bool // opts.HTTPClient was made by New: Close closes its idle connections
 
@@ -314,6 +328,9 @@ func New(opts *Options) (*Aggregator, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 32 << 20
 	}
+	if o.BodyMemory == 0 {
+		o.BodyMemory = DefaultBodyMemory
+	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 100
 	}
@@ -339,7 +356,7 @@ func New(opts *Options) (*Aggregator, error) {
 	if o.OpenMap == nil {
 		o.OpenMap = OpenMementoMap
 	}
-	ag := &Aggregator{opts: o, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient,
+	ag := &Aggregator{opts: o, bodyMem: &bodyMemory{limit: o.BodyMemory}, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient,
 		cacheSlots: make(chan struct{}, MaxCacheCalls), bgSlots: make(chan struct{}, MaxBackgroundCacheCalls), mapPoke: make(chan struct{}, 1)}
 	if ag.log == nil {
 		ag.log = slog.New(slog.DiscardHandler)
@@ -729,6 +746,9 @@ type answer struct {
 func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Result {
 	ctx, cancel := context.WithTimeout(ag.base, ag.budget(k))
 	defer cancel()
+	hold := &bodyHold{m: ag.bodyMem}
+	defer hold.release()
+	ctx = withBodyHold(ctx, hold)
 	route, left := ag.routeAll(s, urir)
 	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route)), NotAsked: left}
 	for _, d := range left {

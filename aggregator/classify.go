@@ -93,7 +93,7 @@ func ClassOf(reason string) Class {
 	switch reason {
 	case ReasonTimeout, ReasonReset, ReasonNetwork, ReasonCanceled:
 		return ClassDown
-	case ReasonTooLarge, ReasonTooManyPages, ReasonSlowAnswer, ReasonBudgetCut:
+	case ReasonTooLarge, ReasonTooManyPages, ReasonSlowAnswer, ReasonBudgetCut, ReasonMemoryBusy, ReasonOverMemoryBudget:
 		return ClassPerURI
 	case ReasonWrongType, ReasonBadBody, ReasonUnexpectedReply, ReasonRedirectLoop,
 		ReasonEmptyAnswer, ReasonBadURIM, ReasonHostNotAllowed:

@@ -150,21 +150,43 @@
 //
 // # Memory and time bounds
 //
-// An upstream body is read as a stream and capped at Options.MaxBodyBytes
-// (32 MiB) per archive answer: a TimeMap's pages count together, and
-// nothing past the cap is read; TimeMaps follow at most Options.MaxPages
-// pages per archive. An answer cut by one of these caps, by a timeout
-// after the archive began answering, or by the search's budget while the
-// archive was answering, keeps the mementos read before the cut, and the
-// result names the archive in Archive-Failures (ReasonTooManyPages,
-// ReasonTooLarge, ReasonSlowAnswer, ReasonBudgetCut). A search holds the
-// mementos it found (about 150 bytes each, some 1.4 times the body bytes
-// they came from); a request allocates in all (reading, merging, storing,
-// writing its answer) about 16 times the body bytes its archives sent,
+// An upstream body is read into one string and capped at
+// Options.MaxBodyBytes (32 MiB) per archive answer: a TimeMap's pages
+// count together, and nothing past the cap is read; TimeMaps follow at
+// most Options.MaxPages pages per archive. An answer cut by one of these
+// caps, by a timeout after the archive began answering, or by the
+// search's budget while the archive was answering, keeps the mementos
+// read before the cut, and the result names the archive in
+// Archive-Failures (ReasonTooManyPages, ReasonTooLarge, ReasonSlowAnswer,
+// ReasonBudgetCut). The URI-Ms of a page in the plain layout are
+// substrings of its text: a search allocates about 2 bytes per body byte
+// (the text, and about 0.8 for the mementos; BenchmarkSearchBodyAlloc),
 // and TestBodyCapBoundsMemory checks 24 times MaxBodyBytes per request
 // against upstream TimeMaps of 256 MiB. What stays after a request is
 // what the cache keeps and the prepared entries of the Handler (at most
-// 64 MiB in all). Every upstream
+// 64 MiB in all).
+//
+// # Memory across requests
+//
+// The body bytes held by all searches at once are bounded by
+// Options.BodyMemory (DefaultBodyMemory, 256 MiB; the server's
+// body_memory and -body-memory): each read of an upstream body reserves
+// its buffer's bytes first, and a search gives back all it holds once its
+// Result is merged (a Result returned by Search is its caller's). A read
+// the budget refuses ends the archive's answer with one of two reasons,
+// neither counted toward the archive's dormancy (ClassPerURI):
+// ReasonMemoryBusy when other searches hold the budget, which the HTTP
+// API answers 503 with Retry-After (BusyRetryAfter seconds) and the
+// headline "Busy: ...", storing nothing; ReasonOverMemoryBudget when
+// this search alone would hold more than the whole budget, the rule for
+// a request whose archives together need more: a partial answer, the
+// mementos read before kept, the archive named in Archive-Failures, the
+// result not complete. BodyMemory reports the limit, the bytes held, the
+// peak and the refusals (the server's mementokit_body_memory_bytes and
+// mementokit_body_memory_refused_total); TestBodyMemoryBusy and
+// TestBodyMemoryOverBudget check both rules against 127.0.0.1 archives.
+//
+// Every upstream
 // request has the archive's timeout, every search its budget, and a
 // search outlives the callers that gave up on it only until that budget.
 // Every cache call of a request has a deadline (Options.CacheTimeout); a

@@ -469,6 +469,9 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 		return ans, true
 	}
 	w.Header().Set("Link", "<"+urir+`>; rel="original"`)
+	if ans.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", strconv.Itoa(BusyRetryAfter))
+	}
 	writeBody(w, ans.Status, ctText, []byte(Headline(ans)+"\n"))
 	return nil, false
 }
@@ -532,6 +535,8 @@ func Headline(ans *Answer) string {
 			return "Not cached: " + urir
 		}
 		return "Every asked archive timed out for " + urir + detail
+	case http.StatusServiceUnavailable:
+		return "Busy: the memory budget for archive answers is in use by other requests; retry " + urir + " later" + detail
 	case http.StatusForbidden:
 		return "Blocked host: " + urir
 	case http.StatusBadRequest:

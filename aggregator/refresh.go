@@ -44,6 +44,10 @@ func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if res.MemoryBusy() {
+		// An answer of this moment's load, not of the archives: nothing stored.
+		return res, fmt.Errorf("aggregator: refresh of %s: %w", u, errMemoryBusy)
+	}
 	if _, err := bgCache(ag, ctx, "put", func(ctx context.Context) (struct{}, error) { return struct{}{}, ag.store(ctx, u, res, nil, false) }); err != nil {
 		return res, fmt.Errorf("aggregator: storing refresh of %s: %w", u, err)
 	}

@@ -138,6 +138,19 @@ func (r *Result) Complete() bool {
 	return true
 }
 
+// MemoryBusy reports whether an archive's answer was refused (or cut)
+// because other requests held the memory budget for upstream bodies
+// (ReasonMemoryBusy): the HTTP API answers 503 with Retry-After and
+// stores nothing.
+func (r *Result) MemoryBusy() bool {
+	for _, o := range r.Outcomes {
+		if o.Reason == ReasonMemoryBusy {
+			return true
+		}
+	}
+	return false
+}
+
 // AllFailed reports whether the search found nothing, every archive that
 // was asked failed or every archive of the route was dormant (at least one
 // failed or dormant), none answered, and none was skipped by its
@@ -526,6 +539,18 @@ const (
 	// never counted toward dormancy), and the mementos read before the
 	// cut are kept when its call returned within the search's grace.
 	ReasonBudgetCut = "budget-cut"
+	// ReasonMemoryBusy: the archive's body was not read (or read only in
+	// part) because other requests held the aggregator's memory budget
+	// for upstream bodies (Options.BodyMemory); says nothing about the
+	// archive (ClassPerURI, never counted toward dormancy); the request is
+	// answered 503 with Retry-After (BusyRetryAfter).
+	ReasonMemoryBusy = "memory-busy"
+	// ReasonOverMemoryBudget: the archives' answers to this one search
+	// together needed more than the whole memory budget for upstream
+	// bodies (Options.BodyMemory): the mementos read before are kept and
+	// the answer is partial, marked as such in Archive-Failures
+	// (ClassPerURI, never counted toward dormancy; not stored as complete).
+	ReasonOverMemoryBudget = "over-memory-budget"
 	// ReasonEmptyAnswer: a 200 that names no memento (an empty body, a
 	// TimeMap of only original, self and timemap links).
 	ReasonEmptyAnswer = "empty-answer"

@@ -301,6 +301,12 @@ func (ag *Aggregator) searchAnswer(ctx context.Context, calls *cacheCalls, dyn, 
 		return nil, err
 	}
 	a := &Answer{URIR: urir, Mementos: res.Mementos, Source: FromSearch, Scenario: scenario, Updated: res.At, Result: res, Failures: res.FailureHeader()}
+	if res.MemoryBusy() {
+		// Other requests hold the body memory budget: an answer of this
+		// moment's load, not of the archives; nothing is stored.
+		a.Status, a.Mementos = http.StatusServiceUnavailable, nil
+		return a, nil
+	}
 	switch {
 	case len(res.Mementos) > 0:
 		a.Status = http.StatusOK

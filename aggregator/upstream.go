@@ -226,9 +226,14 @@ func (e *notFoundError) Error() string {
 func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // limitedBody fails with errTooLarge once more than n bytes were read.
+// Each read first reserves its buffer's bytes from hold (the search's
+// share of Options.BodyMemory), keeps those read and gives back the rest;
+// a refused reservation is the read's error (errMemoryBusy,
+// errOverBudget).
 type limitedBody struct {
-	r io.Reader
-	n int64
+	r    io.Reader
+	n    int64
+	hold *bodyHold
 }
 
 // Read reads from the body until the limit is passed.
@@ -239,7 +244,11 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 	if int64(len(p)) > l.n+1 {
 		p = p[:l.n+1]
 	}
+	if err := l.hold.reserve(int64(len(p))); err != nil {
+		return 0, err
+	}
 	n, err := l.r.Read(p)
+	l.hold.give(int64(len(p) - n))
 	l.n -= int64(n)
 	if l.n < 0 {
 		return n, errTooLarge
@@ -254,6 +263,10 @@ func classify(ctx context.Context, a *Archive, op, rawURL string, err error) err
 	switch {
 	case errors.Is(err, errTooLarge), isHeaderTooLarge(err):
 		reason = ReasonTooLarge
+	case errors.Is(err, errMemoryBusy):
+		reason = ReasonMemoryBusy
+	case errors.Is(err, errOverBudget):
+		reason = ReasonOverMemoryBudget
 	case errors.Is(err, errRedirectLoop):
 		reason = ReasonRedirectLoop
 	case errors.Is(err, ErrHostNotAllowed):
@@ -391,7 +404,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	// MaxBodyBytes) and, in the plain layout, parsed from it with its
 	// URI-Ms as substrings (fastPage); anything else is parsed by
 	// memento.Reader.
-	lb := &limitedBody{r: resp.Body, n: *budget}
+	lb := &limitedBody{r: resp.Body, n: *budget, hold: bodyHoldOf(ctx)}
 	text, rerr := readBody(lb, resp.ContentLength, *budget)
 	*budget = max(lb.n, 0)
 	if ms, next, links, ok := fastPage(text, rerr != nil); ok {

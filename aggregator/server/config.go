@@ -116,6 +116,12 @@ type Config struct {
 	// (aggregator.Options.MaxProxyBytes; 0: its default, 1 GiB): over it
 	// the answer is a 502, or, once streaming, an aborted connection.
 	MaxProxyBytes int64 `json:"max_proxy_bytes"`
+	// BodyMemory is the budget of upstream body bytes held at once by all
+	// searches together (aggregator.Options.BodyMemory; 0: its default,
+	// 256 MiB; -1: no limit): past it a request is answered 503 with
+	// Retry-After, and one request needing more than all of it gets a
+	// partial answer naming over-memory-budget in Archive-Failures.
+	BodyMemory int64 `json:"body_memory"`
 	// MissToList answers a miss of /memento and /api/json asked by a
 	// browser with a 302 to /list, as Time Travel does
 	// (aggregator.Options.MissToList).
@@ -312,6 +318,9 @@ func (c *Config) Check() error {
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("log-format %q: want json or text", c.LogFormat))
+	}
+	if c.BodyMemory < -1 {
+		errs = append(errs, fmt.Errorf("body_memory must be -1 (no limit), 0 (the default) or bytes, got %d", c.BodyMemory))
 	}
 	if c.MaxProxyBytes < 0 {
 		errs = append(errs, fmt.Errorf("max_proxy_bytes must not be negative, got %d", c.MaxProxyBytes))

@@ -34,6 +34,8 @@ import (
 //	mementokit_cache_lookups_total{result}                   counter (fresh, stale, negative, negative_expired, failed, miss, error)
 //	mementokit_cache_failures_total{op,reason}               counter (cache calls that failed or timed out: aggregator.CacheFailures)
 //	mementokit_cache_degraded_requests_total                 counter (requests answered with Cache-Degraded)
+//	mementokit_body_memory_bytes{state}                      gauge (limit, held, peak: aggregator.BodyMemory)
+//	mementokit_body_memory_refused_total{reason}             counter (body reads refused: memory_busy, over_memory_budget)
 //	mementokit_refresh_queue_depth                           gauge (jobs this process queued that no worker claimed yet)
 //	mementokit_refresh_jobs_running                          gauge
 //	mementokit_refresh_jobs_total{result}                    counter (done, error)
@@ -171,6 +173,8 @@ var (
 	descMapDrop = prometheus.NewDesc("mementokit_mementomap_dropped", "1 while the archive's MementoMap is dropped after a change in place and not yet loaded again (the archive is always asked).", []string{"archive"}, nil)
 	descMapRel  = prometheus.NewDesc("mementokit_mementomap_reloads_total", "Loads of the archive's MementoMap after the first: after a change in place, or a new file renamed over a file source.", []string{"archive"}, nil)
 	descCacheF  = prometheus.NewDesc("mementokit_cache_failures_total", "Cache calls that failed or did not answer in time, by operation and reason (timeout, busy, closed, invalid, error).", []string{"op", "reason"}, nil)
+	descBodyMem = prometheus.NewDesc("mementokit_body_memory_bytes", "The budget of upstream body bytes held at once by all searches (body_memory), by state: limit (0: none), held now, peak.", []string{"state"}, nil)
+	descBodyRef = prometheus.NewDesc("mementokit_body_memory_refused_total", "Upstream body reads refused by the body memory budget, by reason: memory_busy (other requests held it: a 503 with Retry-After), over_memory_budget (one request alone needed more: a partial answer).", []string{"reason"}, nil)
 	descProxyA  = prometheus.NewDesc("mementokit_proxy_aborted_total", "/memento/proxy answers cut off, by reason: cut (the archive's body broke off or was not whole within the request timeout; the connection to the client is aborted), over_limit (the memento is over max_proxy_bytes: a 502, or an aborted connection when found while streaming).", []string{"reason"}, nil)
 	descCacheD  = prometheus.NewDesc("mementokit_cache_degraded_requests_total", "Requests answered with Cache-Degraded: a cache call failed or timed out, and the request was answered by searching or its result not stored.", nil, nil)
 )
@@ -215,6 +219,12 @@ func (m *metrics) watchAggregator(ag *aggregator.Aggregator) {
 		pa := ag.ProxyAborts()
 		ch <- prometheus.MustNewConstMetric(descProxyA, prometheus.CounterValue, float64(pa.Cut), "cut")
 		ch <- prometheus.MustNewConstMetric(descProxyA, prometheus.CounterValue, float64(pa.OverLimit), "over_limit")
+		bm := ag.BodyMemory()
+		ch <- prometheus.MustNewConstMetric(descBodyMem, prometheus.GaugeValue, float64(bm.Limit), "limit")
+		ch <- prometheus.MustNewConstMetric(descBodyMem, prometheus.GaugeValue, float64(bm.Held), "held")
+		ch <- prometheus.MustNewConstMetric(descBodyMem, prometheus.GaugeValue, float64(bm.Peak), "peak")
+		ch <- prometheus.MustNewConstMetric(descBodyRef, prometheus.CounterValue, float64(bm.Busy), "memory_busy")
+		ch <- prometheus.MustNewConstMetric(descBodyRef, prometheus.CounterValue, float64(bm.OverBudget), "over_memory_budget")
 	}))
 }
 
