@@ -25,6 +25,11 @@ type PowerLawFit struct {
 	KStdErr float64 `json:"k_stderr,omitempty"`
 	// Points are the depths fitted.
 	Points []FitPoint `json:"points"`
+	// Unfitted says why the layer could not be fitted at all ("1 depths
+	// between 3 and 8 with 1 or more parents": fewer than two depths), ""
+	// for a fit; A, K, R2 and RMSE are then 0. [PowerLawFit.Check] refuses
+	// such a layer, wrapping ErrFit.
+	Unfitted string `json:"unfitted,omitempty"`
 }
 
 // FitPoint is one depth of a fit.
@@ -76,10 +81,13 @@ const MinFitR2 = 0.5
 var ErrPoorFit = errors.New("mementomap: fit not fit for cutoffs")
 
 // Check reports whether pl can serve as compaction cutoffs: nil, or
-// ErrPoorFit (wrapped, giving the value) when k ≤ 0, when a, k or R² is
-// not finite or a ≤ 0, or when R² is below [MinFitR2].
+// ErrPoorFit (wrapped, giving the value) when the layer could not be
+// fitted (Unfitted, wrapping ErrFit too: too few depths), when k ≤ 0, when
+// a, k or R² is not finite or a ≤ 0, or when R² is below [MinFitR2].
 func (pl *PowerLawFit) Check() error {
 	switch {
+	case pl.Unfitted != "":
+		return fmt.Errorf("%w: not fitted: %w: %s", ErrPoorFit, ErrFit, pl.Unfitted)
 	case bad(pl.A) || bad(pl.K) || bad(pl.R2):
 		return fmt.Errorf("%w: a = %v, k = %v, R² = %v (not finite)", ErrPoorFit, pl.A, pl.K, pl.R2)
 	case pl.A <= 0:
@@ -183,10 +191,12 @@ func (p *ArchiveProfile) CheckDepths() error {
 // space of the paper's P1–P9 row, and its log-space fit is a = 18.8,
 // k = 1.09; its host constants are near the log-space fit of H3–H8
 // (16.40, 0.682). It returns ErrFit (wrapped, naming the layer) when a
-// layer has fewer than two depths to fit, and ErrFitInput (wrapped, naming
-// the field) for rows that [ArchiveProfile.CheckDepths] refuses or that
-// cannot be fitted. A fit it returns may still be no basis for cutoffs:
-// [CutoffFit.Check] says so.
+// Each layer is fitted on its own: a layer with fewer than two depths to
+// fit is returned unfitted (PowerLawFit.Unfitted says why, its linear fit
+// too) beside the other layer's fit. It returns ErrFitInput (wrapped,
+// naming the field) for rows that [ArchiveProfile.CheckDepths] refuses or
+// that cannot be fitted. A fit it returns may still be no basis for
+// cutoffs: [CutoffFit.Check] says so, per layer.
 func FitCutoffs(p *ArchiveProfile, minParents int64) (CutoffFit, error) {
 	if minParents <= 0 {
 		minParents = 1
@@ -195,28 +205,29 @@ func FitCutoffs(p *ArchiveProfile, minParents int64) (CutoffFit, error) {
 	if err := p.CheckDepths(); err != nil {
 		return f, err
 	}
-	var err error
-	layerErr := func(layer string, err error) error {
+	for _, l := range []struct {
+		name        string
+		rows        []DepthStats
+		lo, hi, off int
+		log, linear *PowerLawFit
+	}{
+		{"hosts", p.HostDepth, 3, DefaultHostDepth + 1, 2, &f.Host, &f.HostLinear},
+		{"paths", p.PathDepth, 1, DefaultPathDepth, 1, &f.Path, &f.PathLinear},
+	} {
+		pl, err := fitLayer(l.rows, l.lo, l.hi, l.off, minParents)
 		if errors.Is(err, ErrFitInput) {
-			return fmt.Errorf("%s %w", layer, err)
+			return f, fmt.Errorf("%s %w", l.name, err)
 		}
-		return fmt.Errorf("%w: %s (%v)", ErrFit, layer, err)
-	}
-	f.Host, err = fitLayer(p.HostDepth, 3, DefaultHostDepth+1, 2, minParents)
-	if err != nil {
-		return f, layerErr("hosts", err)
-	}
-	f.Path, err = fitLayer(p.PathDepth, 1, DefaultPathDepth, 1, minParents)
-	if err != nil {
-		return f, layerErr("paths", err)
-	}
-	f.HostLinear = linearFit(f.Host)
-	if err := finite(f.HostLinear); err != nil {
-		return f, layerErr("hosts (linear fit)", err)
-	}
-	f.PathLinear = linearFit(f.Path)
-	if err := finite(f.PathLinear); err != nil {
-		return f, layerErr("paths (linear fit)", err)
+		if err != nil {
+			pl = PowerLawFit{Points: pl.Points, Unfitted: err.Error()}
+			*l.log, *l.linear = pl, pl
+			continue
+		}
+		*l.log = pl
+		*l.linear = linearFit(pl)
+		if err := finite(*l.linear); err != nil {
+			return f, fmt.Errorf("%s (linear fit) %w", l.name, err)
+		}
 	}
 	return f, nil
 }

@@ -119,12 +119,36 @@ func TestFitCutoffsPaperTable8(t *testing.T) {
 func TestFitCutoffsTooFew(t *testing.T) {
 	p := paperProfile()
 	p.PathDepth = p.PathDepth[:2] // P0, P1
-	if _, err := FitCutoffs(p, 0); !errors.Is(err, ErrFit) {
-		t.Errorf("err %v, want ErrFit", err)
+	f, err := FitCutoffs(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each layer on its own: the hosts are fitted, the paths are not.
+	if err := f.Host.Check(); err != nil || f.Host.Unfitted != "" {
+		t.Errorf("host fit %+v: %v; want a fit beside unfitted paths", f.Host, err)
+	}
+	if err := f.Path.Check(); !errors.Is(err, ErrFit) || !errors.Is(err, ErrPoorFit) || !strings.Contains(err.Error(), "1 depths between 1 and") {
+		t.Errorf("path fit: %v; want ErrFit naming the depths", err)
+	}
+	if err := f.Check(); err == nil || !strings.HasPrefix(err.Error(), "paths: ") {
+		t.Errorf("fit check %v; want the paths refused", err)
+	}
+	// Hosts with too few depths leave the paths fitted (the host layer
+	// gave up both before).
+	p = paperProfile()
+	p.HostDepth = p.HostDepth[:3] // H1, H2, H3: one depth to fit
+	if f, err = FitCutoffs(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Path.Check(); err != nil || f.Path.A == 0 {
+		t.Errorf("path fit %+v: %v; want a fit beside unfitted hosts", f.Path, err)
+	}
+	if err := f.Host.Check(); !errors.Is(err, ErrFit) || f.HostLinear.Unfitted == "" {
+		t.Errorf("host fit: %v (linear %+v); want ErrFit", err, f.HostLinear)
 	}
 	// Depths with too few parents are left out.
-	if _, err := FitCutoffs(paperProfile(), 5000); !errors.Is(err, ErrFit) {
-		t.Errorf("minParents 5000: err %v, want ErrFit", err)
+	if f, err = FitCutoffs(paperProfile(), 5000); err != nil || !errors.Is(f.Host.Check(), ErrFit) || !errors.Is(f.Path.Check(), ErrFit) {
+		t.Errorf("minParents 5000: %v, %v, %v; want both layers ErrFit", err, f.Host.Check(), f.Path.Check())
 	}
 }
 

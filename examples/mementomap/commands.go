@@ -158,7 +158,7 @@ func (e *env) compact(args []string) error {
 	fs.Var(&mem, "mem", "pending output kept in memory before spilling to disk (64MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmp", "", "folder for the spill file")
 	fit := fs.String("fit", "", "take the power laws' a and k fitted to this profile (JSON of mementomap profile) instead of Arquivo.pt's; a poor fit is refused (see -fit-fallback)")
-	fitFallback := fs.Bool("fit-fallback", false, "with -fit: for a layer whose fit is poor (k ≤ 0, R² below mementomap.MinFitR2), take Arquivo.pt's a and k instead of refusing, with a warning")
+	fitFallback := fs.Bool("fit-fallback", false, "with -fit: for a layer that cannot be fitted (too few depths) or whose fit is poor (k ≤ 0, R² below mementomap.MinFitR2), take Arquivo.pt's a and k instead of refusing, with a warning")
 	if err := parse(args); err != nil {
 		return err
 	}

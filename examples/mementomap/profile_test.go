@@ -176,3 +176,45 @@ func TestCompactFitRefusesPoorFits(t *testing.T) {
 		t.Errorf("compact -fit -fit-fallback: err %v, log %s", err, errOut)
 	}
 }
+
+// TestCompactFitUnfittedLayer: a profile whose host layer has too few
+// depths to fit (H1–H3, one depth from H3 on) still gives its path fit;
+// compact -fit refuses the host layer naming the reason, and -fit-fallback
+// takes the paper's host a and k with a warning and the fitted paths.
+func TestCompactFitUnfittedLayer(t *testing.T) {
+	dir := t.TempDir()
+	pj, err := os.ReadFile(filepath.Join("testdata", "profile-cdxgen-300k.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(pj, &raw); err != nil {
+		t.Fatal(err)
+	}
+	raw["host_depth"] = raw["host_depth"].([]any)[:3]
+	prof := filepath.Join(dir, "few-hosts.json")
+	hj, _ := json.Marshal(raw)
+	if err := os.WriteFile(prof, hj, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, idx := filepath.Join(dir, "base.ukvs"), filepath.Join(dir, "index.cdxj")
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 5000, Seed: 1}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(idx, b.Bytes(), 0o644)
+	if _, errOut, err := runCmd(t, "", "build", "-q", "-o", base, idx); err != nil {
+		t.Fatalf("build: %v\n%s", err, errOut)
+	}
+	out := filepath.Join(dir, "out.ukvs")
+	_, _, err = runCmd(t, "", "compact", "-q", "-fit", prof, base, out)
+	if cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(err.Error(), "hosts: mementomap: fit not fit for cutoffs: not fitted: mementomap: too few depths to fit a power law: 1 depths between 3 and") ||
+		strings.Contains(err.Error(), "paths:") {
+		t.Errorf("compact -fit, one host depth: status %d, err %v", cli.Status("mementomap", err, io.Discard), err)
+	}
+	if _, errOut, err := runCmd(t, "", "compact", "-fit", prof, "-fit-fallback", base, out); err != nil ||
+		!strings.Contains(errOut, "host fit refused") || !strings.Contains(errOut, "too few depths") ||
+		!strings.Contains(errOut, "host_a=16.329 host_k=0.714") || !strings.Contains(errOut, "path_a=18.97") || strings.Contains(errOut, "path fit refused") {
+		t.Errorf("compact -fit -fit-fallback, one host depth: err %v, log %s", err, errOut)
+	}
+}

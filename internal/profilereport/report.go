@@ -103,9 +103,8 @@ func Report(in Input) (*report.Page, error) {
 			fmt.Sprintf("compact -fit refuses a log-space fit with k ≤ 0 or R² below %.2f (-fit-fallback takes the reference's a and k for that layer instead). ", mementomap.MinFitR2) +
 			"On data shaped like Arquivo.pt (cdxgen, seed 1) the path fit is within 7 % of a and 0.04 of k of the log-space fit of the paper's Table 8 (18.82, 1.086) from 300,000 index lines on; " +
 			"the host fit, over few parents per depth, is refused below about 4 M lines (4,400 hosts), and at 16 M is a 23.1, k 0.94 against 16.33, 0.714."
-		if err := p.Fit.Check(); err != nil {
-			s.Text += " This profile's fit is refused: " + err.Error() + "."
-		}
+		s.Text += " This profile's layers: " + layerStatus("hosts", p.Fit.Host, 16.329, 0.714) + "; " +
+			layerStatus("paths", p.Fit.Path, 24.546, 1.429) + "."
 		s.Tables = append(s.Tables, fitTable(p.Fit))
 	} else {
 		s.Text = "No fit: " + p.FitError + "."
@@ -296,14 +295,19 @@ func fitTable(f *mementomap.CutoffFit) *report.Table {
 		use := "not used (comparison)"
 		if r.space == "log" {
 			use = "takes it"
-			if r.f.K <= 0 {
-				use = "refuses it: k ≤ 0"
-			} else if err := r.f.Check(); err != nil {
-				use = fmt.Sprintf("refuses it: R² below %.2f", mementomap.MinFitR2)
+			if reason := refusal(r.f); reason != "" {
+				use = "refuses it: " + reason + "; -fit-fallback takes the reference's a and k"
 			}
 		}
-		t.Rows = append(t.Rows, []string{r.layer, r.space, fmt.Sprintf("%.3f", r.f.A), fmt.Sprintf("%.3f", r.f.K), se,
-			fmt.Sprintf("%.3f", r.f.R2), fmt.Sprintf("%.3f", r.f.RMSE), strings.Join(ds, " "), r.ref, use})
+		row := []string{r.layer, r.space, fmt.Sprintf("%.3f", r.f.A), fmt.Sprintf("%.3f", r.f.K), se,
+			fmt.Sprintf("%.3f", r.f.R2), fmt.Sprintf("%.3f", r.f.RMSE), strings.Join(ds, " "), r.ref, use}
+		if r.f.Unfitted != "" {
+			row[2], row[3], row[5], row[6] = "", "", "", "" // no fit: no values
+			if r.space != "log" {
+				row[9] = "not fitted: " + r.f.Unfitted
+			}
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	t.Note = "k's standard error is from the log-space residuals; R² and RMSE are of ln(mean children) in both spaces, so that they compare."
 	return t
@@ -469,6 +473,26 @@ func DepthChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 }
 
 // law writes a·(i+1)^(−k) with its numbers.
+// refusal is why compact -fit refuses the layer fit pl ("" when it takes
+// it), in the words of [mementomap.PowerLawFit.Check] without its prefix.
+func refusal(pl mementomap.PowerLawFit) string {
+	err := pl.Check()
+	if err == nil {
+		return ""
+	}
+	return strings.TrimPrefix(err.Error(), mementomap.ErrPoorFit.Error()+": ")
+}
+
+// layerStatus states a layer's fit for compact -fit: fitted (a, k, R²),
+// or refused with the reason and the reference's a and k that
+// -fit-fallback takes instead.
+func layerStatus(name string, pl mementomap.PowerLawFit, refA, refK float64) string {
+	if reason := refusal(pl); reason != "" {
+		return fmt.Sprintf("%s: refused (%s); with -fit-fallback, fallback to the reference's a %.3f, k %.3f", name, reason, refA, refK)
+	}
+	return fmt.Sprintf("%s: fitted, a %.3f, k %.3f, R² %.3f", name, pl.A, pl.K, pl.R2)
+}
+
 func law(a, k float64) string {
 	if k < 0 {
 		return fmt.Sprintf("%.2f·(i+1)^%.2f", a, -k)
@@ -528,9 +552,13 @@ func MeanChildrenChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 			}
 			return ""
 		}
-		c.Series = append(c.Series,
-			curve("hosts, fit "+law(f.Host.A, f.Host.K)+refused(f.Host), f.Host.A, f.Host.K, 2, c.Series[0].Points),
-			curve("paths, fit "+law(f.Path.A, f.Path.K)+refused(f.Path), f.Path.A, f.Path.K, 1, c.Series[1].Points))
+		// An unfitted layer (too few depths) has no curve.
+		if f.Host.Unfitted == "" {
+			c.Series = append(c.Series, curve("hosts, fit "+law(f.Host.A, f.Host.K)+refused(f.Host), f.Host.A, f.Host.K, 2, c.Series[0].Points))
+		}
+		if f.Path.Unfitted == "" {
+			c.Series = append(c.Series, curve("paths, fit "+law(f.Path.A, f.Path.K)+refused(f.Path), f.Path.A, f.Path.K, 1, c.Series[1].Points))
+		}
 	}
 	c.Series = append(c.Series,
 		curve("hosts, reference "+law(mementomap.DefaultHostAlpha, mementomap.DefaultHostK), mementomap.DefaultHostAlpha, mementomap.DefaultHostK, 2, c.Series[0].Points),

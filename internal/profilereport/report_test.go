@@ -301,14 +301,15 @@ func TestMeanChildrenChartDepths(t *testing.T) {
 				if sec.ID != "cutoffs" {
 					continue
 				}
-				if !strings.Contains(sec.Text, "This profile's fit is refused: hosts: mementomap: fit not fit for cutoffs: k = -") || strings.Contains(sec.Text, "paths: mementomap") {
+				if !strings.Contains(sec.Text, "This profile's layers: hosts: refused (k = -") || !strings.Contains(sec.Text, "cutoffs would not shrink with depth); with -fit-fallback, fallback to the reference's a 16.329, k 0.714; paths: fitted, a ") {
 					t.Errorf("cutoffs section: %q", sec.Text)
 				}
 				var use []string
 				for _, r := range sec.Tables[0].Rows {
 					use = append(use, r[len(r)-1])
 				}
-				if !slices.Equal(use, []string{"refuses it: k ≤ 0", "takes it", "not used (comparison)", "not used (comparison)"}) {
+				if len(use) != 4 || !strings.HasPrefix(use[0], "refuses it: k = -") || !strings.HasSuffix(use[0], ": cutoffs would not shrink with depth; -fit-fallback takes the reference's a and k") ||
+					!slices.Equal(use[1:], []string{"takes it", "not used (comparison)", "not used (comparison)"}) {
 					t.Errorf("fit table, compact -fit column: %q", use)
 				}
 			}
@@ -331,5 +332,37 @@ func TestMeanChildrenChartDepths(t *testing.T) {
 		if len(ticks) == 0 || ticks[0] < ch.X.Min || ticks[len(ticks)-1] > ch.X.Max {
 			t.Errorf("%s: labelled ticks %v on %v to %v", c.name, ticks, ch.X.Min, ch.X.Max)
 		}
+	}
+}
+
+// TestFitStatusReasons: the fit table and the cutoffs section name each
+// layer's real status: fitted, refused for too few depths (not fitted at
+// all), refused for an R² below mementomap.MinFitR2, each refusal with the
+// fallback -fit-fallback takes.
+func TestFitStatusReasons(t *testing.T) {
+	f := &mementomap.CutoffFit{
+		Host:       mementomap.PowerLawFit{Unfitted: "1 depths between 3 and 8 with 1 or more parents"},
+		HostLinear: mementomap.PowerLawFit{Unfitted: "1 depths between 3 and 8 with 1 or more parents"},
+		Path:       mementomap.PowerLawFit{A: 20, K: 1.1, R2: 0.3},
+		PathLinear: mementomap.PowerLawFit{A: 25, K: 1.4, R2: 0.3},
+	}
+	var use []string
+	for _, r := range fitTable(f).Rows {
+		use = append(use, r[len(r)-1])
+	}
+	want := []string{
+		"refuses it: not fitted: mementomap: too few depths to fit a power law: 1 depths between 3 and 8 with 1 or more parents; -fit-fallback takes the reference's a and k",
+		"refuses it: R² = 0.300 (k = 1.100), below 0.50: the depths do not follow a power law closely enough; -fit-fallback takes the reference's a and k",
+		"not fitted: 1 depths between 3 and 8 with 1 or more parents",
+		"not used (comparison)",
+	}
+	if !slices.Equal(use, want) {
+		t.Errorf("compact -fit column:\n%q\nwant\n%q", use, want)
+	}
+	if got := layerStatus("hosts", f.Host, 16.329, 0.714); !strings.HasPrefix(got, "hosts: refused (not fitted: ") || !strings.HasSuffix(got, "; with -fit-fallback, fallback to the reference's a 16.329, k 0.714") {
+		t.Errorf("host status %q", got)
+	}
+	if got := layerStatus("paths", mementomap.PowerLawFit{A: 20, K: 1.1, R2: 0.9}, 24.546, 1.429); got != "paths: fitted, a 20.000, k 1.100, R² 0.900" {
+		t.Errorf("path status %q", got)
 	}
 }
