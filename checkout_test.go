@@ -8,6 +8,10 @@ import (
 	"testing"
 )
 
+// checkoutBlocks name the README's blocks that TestREADMEUseFromCheckout
+// follows, by a string each holds: the workspace, the replace line.
+var checkoutBlocks = []string{"go work init", "replace github.com/mementokit/mementokit"}
+
 // readmeBlock returns the first fenced block of README.md that contains
 // want, with "/path/to/mementokit" replaced by root.
 func readmeBlock(t *testing.T, want, root string) string {
@@ -80,7 +84,7 @@ func main() {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/user\n\ngo 1.26\n")
 		writeFile(t, filepath.Join(dir, "main.go"), prog)
-		for _, line := range strings.Split(strings.TrimSpace(readmeBlock(t, "go work init", root)), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(readmeBlock(t, checkoutBlocks[0], root)), "\n") {
 			run(t, dir, offline, "bash", "-c", line)
 		}
 		if got := run(t, dir, offline, "go", "run", "."); got != wantOut {
@@ -89,7 +93,7 @@ func main() {
 	})
 	t.Run("replace", func(t *testing.T) {
 		dir := t.TempDir()
-		gomod := "module example.com/user\n\ngo 1.26\n\n" + readmeBlock(t, "replace github.com/mementokit/mementokit", root)
+		gomod := "module example.com/user\n\ngo 1.26\n\n" + readmeBlock(t, checkoutBlocks[1], root)
 		writeFile(t, filepath.Join(dir, "go.mod"), gomod)
 		writeFile(t, filepath.Join(dir, "main.go"), prog)
 		writeFile(t, filepath.Join(dir, "go.sum"), string(sum))
