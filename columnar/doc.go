@@ -70,12 +70,12 @@
 // stored uncompressed (their DELTA_BINARY_PACKED deltas are as random as
 // the values in key order, and Zstandard gives them back at the same
 // size), and record_key's, which are GZIP (DEFLATE) with Huffman coding
-// only: a
-// base-32 hash has no repeats, only 5 bits of information per 8-bit
-// character, which DEFLATE's Huffman codes take (the pages shrink to about
-// 63 %, as at GZIP's default level, for a fraction of its CPU) and
-// Zstandard's fast levels leave as they are; record_key was half of an
-// export of cdxgen lines, and is 36 % of it now. Strings that repeat
+// only: a base-32 hash has no repeats, only 5 bits of information per
+// 8-bit character, which DEFLATE's Huffman codes take (the pages shrink to
+// about 63 %, as at GZIP's default level, for a fraction of its CPU) and
+// Zstandard's fast levels leave as they are; so encoded, record_key is
+// 36 % of an export of cdxgen lines (stored as it is, it would be half).
+// Strings that repeat
 // (hosts, MIME types, file names) are dictionary-encoded; url_surtkey, url
 // and url_path are DELTA_BYTE_ARRAY (sorted keys share prefixes); times,
 // offsets and lengths DELTA_BINARY_PACKED. Row groups hold
