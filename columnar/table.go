@@ -40,7 +40,8 @@ func (p Partition) String() string {
 	return "none"
 }
 
-// ParsePartition parses "none" (or ""), "year" or "crawl".
+// ParsePartition parses "none" (or ""), "year" or "crawl". Any other value
+// is an error naming it and the three.
 func ParsePartition(s string) (Partition, error) {
 	switch s {
 	case "", "none":

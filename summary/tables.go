@@ -27,7 +27,8 @@ const (
 	FormatJSON
 )
 
-// ParseTableFormat reads "text", "csv" or "json".
+// ParseTableFormat reads "text", "csv" or "json" (the -format of the
+// overlap tables). Any other value is an error naming it and the three.
 func ParseTableFormat(s string) (TableFormat, error) {
 	switch s {
 	case "text":
