@@ -488,11 +488,12 @@ func ReadDays(r io.Reader, name string) ([]Day, error) {
 // ParseDayLine parses one line of a daily series (see ReadDays), without
 // its line end: "YYYYMMDD {...}". Errors say what is wrong, naming the
 // day once it is read: no "YYYYMMDD " start, a day that is not a date
-// (wrapping timestamp.ErrInvalid), a JSON object that does not parse or names a member twice, an
-// organization without non-negative count, size, okcount and oksize, an
-// organization twice, totals that overflow int64 (wrapping ErrOverflow)
-// or that differ from the organizations' sums. The error names no file or
-// line: ReadDays wraps it in a *ParseError that does.
+// (wrapping timestamp.ErrInvalid), a JSON object that does not parse or
+// names a member twice, an organization without non-negative count, size,
+// okcount and oksize, an organization twice, sums of the organizations
+// that overflow int64 (wrapping ErrOverflow), and totals that differ from
+// those sums. The error names no file or line: ReadDays wraps it in a
+// *ParseError that does.
 func ParseDayLine(b []byte) (Day, error) {
 	day, obj, ok := bytes.Cut(b, []byte(" "))
 	if !ok || len(day) != 8 {

@@ -27,8 +27,8 @@ const (
 	FormatJSON
 )
 
-// ParseTableFormat reads "text", "csv" or "json" (the -format of the
-// overlap tables). Any other value is an error naming it and the three.
+// ParseTableFormat reads "text", "csv" or "json". Any other value is an
+// error naming it and the three.
 func ParseTableFormat(s string) (TableFormat, error) {
 	switch s {
 	case "text":
