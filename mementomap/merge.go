@@ -216,7 +216,10 @@ func (r *mapReader) next() error {
 // they are, so each period keeps its own line. All maps must declare the
 // same columns ([ErrDifferentLayouts]); the frequency must be the first
 // value column, and a merged line is written as its key columns and the
-// summed frequency.
+// summed frequency. In observed maps a "0" line (the archive answered
+// "none" at that time) is an observation of the whole archive, not of one
+// shard, and is kept though the other maps do not list it: the latest
+// observation of the merged maps then decides, as in each one.
 func Merge(dst io.Writer, maps ...io.Reader) (MergeStats, error) {
 	var st MergeStats
 	rs := make([]*mapReader, len(maps))
@@ -327,7 +330,7 @@ func Merge(dst io.Writer, maps ...io.Reader) (MergeStats, error) {
 			holding++
 		}
 		switch {
-		case holding == 0 && nothing < len(rs):
+		case holding == 0 && nothing < len(rs) && (lay == nil || lay.timeKey != TimeKeyObserved):
 			st.Exclusions += int64(nothing)
 		case len(at) == 1:
 			bw.Write(at[0].body)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/ukvs"
@@ -110,5 +111,53 @@ func TestBuildDatetime(t *testing.T) {
 	o := BuildOptions{Datetime: 5}
 	if _, err := Build(context.Background(), &out, []cdxj.Searcher{cdxj.NewStream("dt.cdxj", strings.NewReader(dtIndex), nil)}, &o); !errors.Is(err, ErrDatetimeDigits) {
 		t.Errorf("Datetime 5: %v; want ErrDatetimeDigits", err)
+	}
+}
+
+const obsFields = `!fields {"keys": ["surt", "observed"], "values": ["frequency"]}` + "\n"
+
+// TestMergeObservedMaps merges observed maps (keyed by URI-R and the time
+// of the observation) by the rule of datetime maps: by key and observation
+// time, one key's observations at one time summed, its others kept, so
+// that the latest observation of the merged maps decides a lookup
+// (LookupObserved); order is checked by key and time, and an observed map
+// does not merge with a datetime map.
+func TestMergeObservedMaps(t *testing.T) {
+	a := obsFields + "com,a)/ 20240101000000 2/1\ncom,b)/ 20240101000000 0\ncom,c)/ 20240101000000 1/1\n"
+	b := obsFields + "com,a)/ 20240101000000 1/1\ncom,b)/ 20240105000000 3/1\ncom,c)/ 20240105000000 0\n"
+	var out bytes.Buffer
+	st, err := Merge(&out, strings.NewReader(a), strings.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ukvs.Check(bytes.NewReader(out.Bytes())); err != nil {
+		t.Errorf("ukvs.Check of the merged map: %v\n%s", err, out.String())
+	}
+	want := obsFields + "com,a)/ 20240101000000 3/2-\ncom,b)/ 20240101000000 0\ncom,b)/ 20240105000000 3/1\n" +
+		"com,c)/ 20240101000000 1/1\ncom,c)/ 20240105000000 0\n"
+	if out.String() != want || st.Both != 1 || st.Exclusions != 0 {
+		t.Errorf("merged (%+v):\n%s\nwant com,a)/ summed at its one time, every other observation kept, negatives too:\n%s", st, out.String(), want)
+	}
+	m := FromBytes(out.Bytes())
+	if m.TimeKey() != TimeKeyObserved {
+		t.Fatalf("merged map's time key %q", m.TimeKey())
+	}
+	now := time.Date(2024, 1, 6, 0, 0, 0, 0, time.UTC)
+	// The latest observation decides: b's positive after its negative,
+	// c's fresh negative after its positive.
+	for key, present := range map[string]bool{"com,a)/": true, "com,b)/": true, "com,c)/": false} {
+		res, err := m.LookupObserved(key, now, 0)
+		if err != nil || res.Present() != present {
+			t.Errorf("LookupObserved(%s) = %+v, %v; want present %v", key, res, err, present)
+		}
+	}
+	// Observation times out of order, and a datetime map beside an observed one.
+	_, err = Merge(&bytes.Buffer{}, strings.NewReader(obsFields+"com,a)/ 20240105000000 1\ncom,a)/ 20240101000000 1\n"))
+	if !errors.Is(err, ErrOutOfOrder) {
+		t.Errorf("merge of an observed map with times out of order: %v; want ErrOutOfOrder", err)
+	}
+	_, err = Merge(&bytes.Buffer{}, strings.NewReader(a), strings.NewReader(dtFields+"com,a)/ 2015 1\n"))
+	if !errors.Is(err, ErrDifferentLayouts) {
+		t.Errorf("merge of an observed map and a datetime map: %v; want ErrDifferentLayouts", err)
 	}
 }
