@@ -368,7 +368,8 @@ func appendColumn(b, v []byte, first bool) []byte {
 	return append(b, '"')
 }
 
-// Flush writes any buffered data to the underlying io.Writer.
+// Flush writes any buffered data to the underlying io.Writer. An error is
+// that io.Writer's, and every later Flush returns it (bufio.Writer).
 func (w *Writer) Flush() error { return w.bw.Flush() }
 
 // File is a UKVS file being written: data goes to a temporary file in the
@@ -385,7 +386,10 @@ type File struct {
 	done bool
 }
 
-// Create starts writing the UKVS file path (see [File]).
+// Create starts writing the UKVS file path (see [File]). It fails, naming
+// path, when the target's folder cannot be written or path names something
+// other than a regular file (a device such as /dev/null, a pipe, a folder,
+// or a symbolic link to one).
 func Create(path string) (*File, error) {
 	f, err := atomicfile.Create(path, nil)
 	if err != nil {
@@ -395,7 +399,9 @@ func Create(path string) (*File, error) {
 }
 
 // Commit flushes, syncs and closes the temporary file and renames it to the
-// target path.
+// target path. On error (writing the buffered lines, the sync or the
+// rename failed; Commit after Commit or Close) the temporary file is
+// removed and the target is untouched; the error names path.
 func (f *File) Commit() error {
 	if f.done {
 		return fmt.Errorf("ukvs: %s: already committed or closed", f.path)
