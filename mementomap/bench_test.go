@@ -124,12 +124,32 @@ func benchMapFile(b *testing.B) string {
 // BenchmarkLookupSURT looks up SURTs in the mmapped baseline map, half
 // held keys and half absent ones; one op is one lookup. Target: 1,000,000
 // lookups/s (on a 10 M-line map; see internal/bench/mementomap).
-func BenchmarkLookupSURT(b *testing.B) {
+func BenchmarkLookupSURT(b *testing.B) { benchLookupSURT(b) }
+
+// BenchmarkLookupSURTChecked is BenchmarkLookupSURT through the checked
+// search (searchChecked), the path of every lookup in a map larger than
+// SyncOrderCheckBytes before its background order check ends: the order
+// check never runs (syncOrderBytes -1), so every lookup checks the lines
+// it compares and their neighbours.
+func BenchmarkLookupSURTChecked(b *testing.B) {
+	old := syncOrderBytes
+	syncOrderBytes = -1
+	defer func() { syncOrderBytes = old }()
+	benchLookupSURT(b)
+}
+
+func benchLookupSURT(b *testing.B) {
 	m, err := Open(benchMapFile(b))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer m.Close()
+	if _, err := m.LookupSURT("com,example)/"); err != nil {
+		b.Fatal(err)
+	}
+	if sorted, _ := m.ordered(); sorted == (syncOrderBytes < 0) {
+		b.Fatalf("order checked %v with syncOrderBytes %d", sorted, syncOrderBytes)
+	}
 	keys := benchData.keys
 	qs := make([]string, 0, 4096)
 	for i := range 4096 {
