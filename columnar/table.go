@@ -145,7 +145,10 @@ type partFile struct {
 // Create starts a Table at path. Without partitioning, path is a file,
 // replaced by Commit if it exists (it keeps its mode; a new one gets
 // 0644). With partitioning, path is a folder that must not exist or be
-// empty: a table is never mixed with older files.
+// empty: a table is never mixed with older files. Errors name path (or
+// the temporary one beside it): a path without a file name, a folder given
+// for a table without partitions, a partitioned table's folder that holds
+// files, and a temporary file or folder that cannot be made beside path.
 func Create(path string, opts *Options) (*Table, error) {
 	o := opts.withDefaults()
 	t := &Table{path: path, opts: o, conv: NewConverter(o.Org), parts: map[string]*partFile{}, seq: map[string]int{}}
@@ -235,7 +238,9 @@ func (t *Table) AddRecord(rec *cdxj.Record, input string) error {
 	return t.WriteRow(&t.row)
 }
 
-// WriteRow writes one row to its partition.
+// WriteRow writes one row to its partition. Errors: a Table committed or
+// closed, a partition file that cannot be opened, a failed write; Close
+// then removes the temporary files.
 func (t *Table) WriteRow(row *Row) error {
 	if t.done {
 		return errClosed
@@ -383,7 +388,10 @@ func (t *Table) skipped(name string, line int64, err error) {
 func (t *Table) Stats() Stats { return t.stats }
 
 // Commit finishes every file and renames the table onto its path. After
-// Commit, Close does nothing.
+// Commit, Close does nothing. On error (a file that cannot be finished, a
+// partitioned table's folder that gained files meanwhile, a failed
+// rename; Commit after Commit or Close) the temporary files are removed
+// and path is untouched.
 func (t *Table) Commit() error {
 	if t.done {
 		return errClosed
