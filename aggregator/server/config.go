@@ -12,11 +12,13 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 )
 
 // defaultArchives is MemGator's public archive list (2026-04) without its
@@ -114,14 +116,16 @@ type Config struct {
 	TopK int `json:"topk"`
 	// MaxProxyBytes caps the memento body /memento/proxy streams, in bytes
 	// (aggregator.Options.MaxProxyBytes; 0: its default, 1 GiB): over it
-	// the answer is a 502, or, once streaming, an aborted connection.
-	MaxProxyBytes int64 `json:"max_proxy_bytes"`
+	// the answer is a 502, or, once streaming, an aborted connection. It
+	// is read by the rule of Bytes (1GiB, 1073741824).
+	MaxProxyBytes Bytes `json:"max_proxy_bytes"`
 	// BodyMemory is the budget of upstream body bytes held at once by all
 	// searches together (aggregator.Options.BodyMemory; 0: its default,
 	// 256 MiB; -1: no limit): past it a request is answered 503 with
 	// Retry-After, and one request needing more than all of it gets a
-	// partial answer naming over-memory-budget in Archive-Failures.
-	BodyMemory int64 `json:"body_memory"`
+	// partial answer naming over-memory-budget in Archive-Failures. It is
+	// read by the rule of Bytes (256MiB, 268435456, -1).
+	BodyMemory Bytes `json:"body_memory"`
 	// MissToList answers a miss of /memento and /api/json asked by a
 	// browser with a 302 to /list, as Time Travel does
 	// (aggregator.Options.MissToList).
@@ -369,6 +373,58 @@ func logLevel(s string) (slog.Level, error) {
 // Duration is a time.Duration written in JSON as a Go duration string
 // ("10s", "1h30m").
 type Duration time.Duration
+
+// Bytes is a size in bytes of the configuration (max_proxy_bytes,
+// body_memory) and of its flags, read by one rule: a size as
+// flagvalue.ParseBytes reads it ("256MiB", "1GiB", "4096"), or 0 (the
+// default) or -1 (no limit, where Check allows it); in JSON a number or a
+// string of the same. An error wraps flagvalue.ErrSize.
+type Bytes int64
+
+// Set reads s by the rule of Bytes.
+func (b *Bytes) Set(s string) error {
+	switch strings.TrimSpace(s) {
+	case "0":
+		*b = 0
+		return nil
+	case "-1":
+		*b = -1
+		return nil
+	}
+	n, err := flagvalue.ParseBytes(s)
+	if err != nil {
+		return fmt.Errorf("%w, 0 or -1", err)
+	}
+	*b = Bytes(n)
+	return nil
+}
+
+// String returns b as Set reads it back: flagvalue.FormatBytes of a
+// positive size ("256MiB"), else the number.
+func (b *Bytes) String() string {
+	if b == nil {
+		return "0"
+	}
+	if *b <= 0 {
+		return strconv.FormatInt(int64(*b), 10)
+	}
+	return flagvalue.FormatBytes(int64(*b))
+}
+
+// UnmarshalJSON reads a JSON number of bytes, or a string read by Set
+// ("256MiB").
+func (b *Bytes) UnmarshalJSON(d []byte) error {
+	var s string
+	if err := json.Unmarshal(d, &s); err != nil {
+		var n int64
+		if err := json.Unmarshal(d, &n); err != nil {
+			return fmt.Errorf("want a number of bytes or a size string such as \"256MiB\", got %s", d)
+		}
+		*b = Bytes(n)
+		return nil
+	}
+	return b.Set(s)
+}
 
 // UnmarshalJSON reads a duration string such as "10s".
 func (d *Duration) UnmarshalJSON(b []byte) error {

@@ -45,6 +45,18 @@ func TestParseConfig(t *testing.T) {
 			c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat, c.DataDir = "127.0.0.1:9999", "memory", 7, server.Duration(3*time.Second), "text", ""
 			c.MementoMaps = server.MapSources{"ia": "/maps/ia.ukvs", "ukwa": "discover"}
 		}},
+		{"sizes by one rule, flags and file", []string{"-body-memory", "64MiB", "-max-proxy-bytes", "1000"}, func(c *server.Config) {
+			c.BodyMemory, c.MaxProxyBytes = 64<<20, 1000
+		}},
+		{"body memory -1 and 0", []string{"-body-memory", "-1", "-max-proxy-bytes", "0"}, func(c *server.Config) {
+			c.BodyMemory, c.MaxProxyBytes = -1, 0
+		}},
+		{"sizes in a file", []string{"-config", writeFile(t, dir, "sizes.json", []byte(`{"body_memory": "256MiB", "max_proxy_bytes": 4096}`))}, func(c *server.Config) {
+			c.BodyMemory, c.MaxProxyBytes = 256<<20, 4096
+		}},
+		{"sizes in a file as strings of bytes", []string{"-config", writeFile(t, dir, "sizes2.json", []byte(`{"body_memory": "-1", "max_proxy_bytes": "2GiB"}`))}, func(c *server.Config) {
+			c.BodyMemory, c.MaxProxyBytes = -1, 2<<30
+		}},
 		{"flags win over the file, wherever they are", []string{"-workers", "1", "-config", file, "-mementomap", "ia=other.map", "-access-log=false"}, func(c *server.Config) {
 			c.Addr, c.Cache, c.Workers, c.RequestTimeout, c.LogFormat, c.DataDir = "127.0.0.1:9999", "memory", 1, server.Duration(3*time.Second), "text", ""
 			c.MementoMaps = server.MapSources{"ia": "other.map", "ukwa": "discover"}
@@ -91,6 +103,13 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown key", `{"wrokers": 2}`, nil, `unknown field "wrokers"`},
 		{"two objects", `{} {}`, nil, "data after the JSON object"},
 		{"file value checked", `{"fan_out": -3}`, nil, "fan-out must be positive"},
+		{"bad size flag", "", []string{"-body-memory", "lots"}, `invalid size "lots"`},
+		{"bad size unit", "", []string{"-max-proxy-bytes", "3PiB"}, `invalid size "3PiB"`},
+		{"bad size in file", `{"body_memory": "256 mebibytes"}`, nil, `invalid size "256 mebibytes"`},
+		{"size of wrong type in file", `{"body_memory": true}`, nil, `want a number of bytes or a size string such as "256MiB"`},
+		{"body memory below -1", "", []string{"-body-memory", "-2"}, `invalid size "-2"`},
+		{"body memory below -1 in file", `{"body_memory": -2}`, nil, "body_memory must be -1"},
+		{"negative proxy bytes", "", []string{"-max-proxy-bytes", "-1"}, "max_proxy_bytes must not be negative"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

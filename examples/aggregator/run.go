@@ -120,8 +120,8 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "`name` sent as the User-Agent to the archives and to an archive list URL (default "+server.DefaultUserAgent+")")
 	fs.StringVar(&c.Contact, "contact", c.Contact, "`URL or e-mail` appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
 	fs.IntVar(&c.TopK, "topk", c.TopK, "ask only the `K` archives of highest \"probability\" in the archive list (0: all)")
-	fs.Int64Var(&c.BodyMemory, "body-memory", c.BodyMemory, "most `bytes` of upstream bodies held at once by all requests (0: 256 MiB; -1: no limit): past it a 503 with Retry-After; one request needing more than all of it gets a partial answer (over-memory-budget in Archive-Failures)")
-	fs.Var((*flagvalue.Bytes)(&c.MaxProxyBytes), "max-proxy-bytes", "most `bytes` of a memento /memento/proxy streams (256MiB, 1GiB, or bytes; 0: 1GiB): over it a 502, or once streaming an aborted answer")
+	fs.Var(&c.BodyMemory, "body-memory", "most `bytes` of upstream bodies held at once by all requests (256MiB, 1GiB, or bytes; 0: 256MiB; -1: no limit): past it a 503 with Retry-After; one request needing more than all of it gets a partial answer (over-memory-budget in Archive-Failures)")
+	fs.Var(&c.MaxProxyBytes, "max-proxy-bytes", "most `bytes` of a memento /memento/proxy streams (256MiB, 1GiB, or bytes; 0: 1GiB): over it a 502, or once streaming an aborted answer")
 	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
 	fs.BoolVar(&migrateDryRun, "migrate-dry-run", false, "print the steps that opening the MySQL -cache would run on its schema (a Time Travel database's migration included), change nothing, and exit")
 	fs.Func("format", "`format` of the command-line mode's answer: link, json or cdxj, in any case (default link)", func(v string) error {
