@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/internal/flagvalue"
 )
 
 // gatedArchive serves, on 127.0.0.1, for every URI-R a TimeMap of
@@ -155,6 +160,23 @@ func TestBodyMemoryBusy(t *testing.T) {
 	m := ag.BodyMemory()
 	if m.Peak > limit || m.Peak < 5<<19 || m.Held != 0 || m.Busy < 6 || m.OverBudget != 0 {
 		t.Errorf("body memory %+v: want a peak of 2.5 MiB to the limit of %d, nothing held, 6 or more busy refusals, none over budget", m, limit)
+	}
+	// /about shows the budget, in its text and its JSON.
+	_, text := do(t, ag.Handler(), "GET", "/about")
+	wantLine := fmt.Sprintf("Body memory:            limit 4MiB; held 0; peak %s; refused %d memory-busy, 0 over-memory-budget\n", flagvalue.FormatBytes(m.Peak), m.Busy)
+	if !strings.Contains(text, wantLine) {
+		t.Errorf("/about text lacks %q:\n%s", wantLine, text)
+	}
+	_, js := do(t, ag.Handler(), "GET", "/about", "Accept", "application/json")
+	var doc struct {
+		BodyMemory map[string]int64 `json:"body_memory"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatalf("/about JSON: %v\n%s", err, js)
+	}
+	wantDoc := map[string]int64{"limit": limit, "held": 0, "peak": m.Peak, "refused_memory_busy": m.Busy, "refused_over_memory_budget": 0}
+	if d := cmp.Diff(wantDoc, doc.BodyMemory); d != "" {
+		t.Errorf("/about JSON body_memory (-want +got):\n%s", d)
 	}
 	for _, s := range ag.Stats() {
 		if s.ConsecutiveFailures != 0 || !s.DormantUntil.IsZero() {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/internal/count"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/timestamp"
 )
@@ -410,10 +411,13 @@ func wantsHTML(r *http.Request) bool {
 // state (loaded when, dropped, reloads). The text marks an archive as
 // MemGator's /about does, with the detail ("(Consecutive failures: N)",
 // "(DORMANT until T)"), on the archive's line, and writes the state and
-// the counters on the line below it, indented (aboutStateLine).
+// the counters on the line below it, indented (aboutStateLine). The body
+// memory budget (BodyMemory: limit, bytes held now, peak, refusals by
+// reason) is the configuration's "Body memory" line (bodyMemoryText) and,
+// in JSON, also the object body_memory, in bytes.
 func (h handler) about(w http.ResponseWriter, r *http.Request) {
 	ag, base := h.ag, h.base()
-	stats := ag.Stats()
+	stats, bm := ag.Stats(), ag.BodyMemory()
 	type archiveDoc struct {
 		ID            string       `json:"id"`
 		Name          string       `json:"name"`
@@ -484,6 +488,7 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 		{"Max concurrent", strconv.Itoa(ag.opts.MaxConcurrent)},
 		{"Fan-out", strconv.Itoa(ag.opts.FanOut)},
 		{"Max body bytes", strconv.FormatInt(ag.opts.MaxBodyBytes, 10)},
+		{"Body memory", bodyMemoryText(bm)},
 		{"Max pages", strconv.Itoa(ag.opts.MaxPages)},
 		{"MementoMap max age", ag.opts.MapMaxAge.String()},
 		{"MementoMap check", ag.opts.MapCheckEvery.String()},
@@ -502,11 +507,19 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 			eps[e[0]] = e[1]
 		}
 		var b bytes.Buffer
+		type bodyMemoryDoc struct {
+			Limit      int64 `json:"limit"`
+			Held       int64 `json:"held"`
+			Peak       int64 `json:"peak"`
+			Busy       int64 `json:"refused_memory_busy"`
+			OverBudget int64 `json:"refused_over_memory_budget"`
+		}
 		encodeJSON(&b, struct {
-			Endpoints map[string]string `json:"endpoints"`
-			Archives  []archiveDoc      `json:"archives"`
-			Config    map[string]string `json:"config"`
-		}{eps, archives, cfg}, true)
+			Endpoints  map[string]string `json:"endpoints"`
+			Archives   []archiveDoc      `json:"archives"`
+			Config     map[string]string `json:"config"`
+			BodyMemory bodyMemoryDoc     `json:"body_memory"`
+		}{eps, archives, cfg, bodyMemoryDoc(bm)}, true)
 		writeBody(w, http.StatusOK, ctJSON, b.Bytes())
 		return
 	}
@@ -560,6 +573,19 @@ func aboutStateLine(s Stats) string {
 		fmt.Fprintf(&b, ", reloaded %d", s.MapReloads)
 	}
 	return b.String()
+}
+
+// bodyMemoryText is the body memory budget in /about's text: "limit
+// 256MiB; held 0; peak 32MiB; refused 1 memory-busy, 0
+// over-memory-budget" (sizes by flagvalue.FormatBytes, "limit none" when
+// Options.BodyMemory is negative).
+func bodyMemoryText(m BodyMemoryStats) string {
+	limit := "none"
+	if m.Limit > 0 {
+		limit = flagvalue.FormatBytes(m.Limit)
+	}
+	return fmt.Sprintf("limit %s; held %s; peak %s; refused %d %s, %d %s", limit, flagvalue.FormatBytes(m.Held), flagvalue.FormatBytes(m.Peak),
+		m.Busy, ReasonMemoryBusy, m.OverBudget, ReasonOverMemoryBudget)
 }
 
 // rulesText describes Options.Rules in /about: the count of rules, or
