@@ -956,10 +956,15 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 			ag.log.Warn("archive dormant", "archive", st.ID, "failures", st.dorm.tolerance, "for", st.dorm.sleep)
 		}
 	}
-	if class == ClassPerURI && len(ms) > 0 {
-		// Mementos read before a cap was reached are real: kept, and the
-		// failure keeps the result from counting as complete.
+	if (class == ClassPerURI || reason == ReasonBadBody) && len(ms) > 0 {
+		// Mementos read before a cap was reached, or before a body that
+		// cannot be read on, are real: kept, and the failure keeps the
+		// result from counting as complete.
 		o.Mementos = len(ms)
+		if reason == ReasonBadBody {
+			ag.log.LogAttrs(ctx, slog.LevelWarn, "archive answer: TimeMap body cannot be read on (bad-body); the mementos before the error are kept",
+				slog.String("archive", st.ID), slog.String("urir", urir), slog.Int("kept", len(ms)), slog.Any("err", err))
+		}
 		return ms, o
 	}
 	return nil, o

@@ -45,7 +45,7 @@ func (s Status) String() string {
 type Outcome struct {
 	Archive  string
 	Status   Status
-	Mementos int           // mementos it contributed (before de-duplication); a ClassPerURI failure may contribute those read before the cap
+	Mementos int           // mementos it contributed (before de-duplication); a ClassPerURI failure may contribute those read before the cap, a bad-body failure those of the well-formed links before the error
 	Requests int           // upstream requests sent (TimeMap pages count one each)
 	Dropped  int           // mementos of its answer left out: a URI-M that is no http(s) URL, no datetime or one that cannot be read, or a datetime outside [EarliestDatetime, cache.MaxTime]
 	Reason   string        // for StatusFailed: a short token such as "timeout", "status-503", "reset"
@@ -515,12 +515,16 @@ func mergeInto(dst, a, b []memento.Memento, compare func(a, b memento.Memento) i
 
 // Reasons given in Outcome.Reason and the Archive-Failures header.
 const (
-	ReasonTimeout         = "timeout"
-	ReasonReset           = "reset"
-	ReasonNetwork         = "network"
-	ReasonRedirectLoop    = "redirect-loop"
-	ReasonTooLarge        = "too-large"
-	ReasonWrongType       = "wrong-content-type"
+	ReasonTimeout      = "timeout"
+	ReasonReset        = "reset"
+	ReasonNetwork      = "network"
+	ReasonRedirectLoop = "redirect-loop"
+	ReasonTooLarge     = "too-large"
+	ReasonWrongType    = "wrong-content-type"
+	// ReasonBadBody: a TimeMap page whose link-format cannot be read on
+	// (an unterminated entry, garbage between entries); the mementos of
+	// the well-formed links before the error are kept, and the failure
+	// keeps the result from counting as complete (not stored as found).
 	ReasonBadBody         = "bad-body"
 	ReasonRateLimited     = "rate-limited"
 	ReasonCanceled        = "canceled"

@@ -304,7 +304,10 @@ func statusError(a *Archive, op, rawURL string, code int) error {
 // failure. Pages that list no memento at all give no mementos and no
 // error: an empty answer, which the caller judges a failure. More pages
 // than MaxPages give the mementos read with an error of reason
-// ReasonTooManyPages. A memento link without a readable datetime (RFC 7089
+// ReasonTooManyPages; a page whose link-format cannot be read on (an
+// unterminated entry, garbage between entries) gives the mementos of the
+// well-formed links before the error with an error of reason
+// ReasonBadBody. A memento link without a readable datetime (RFC 7089
 // §5 requires one) is returned with the zero Datetime, so that the caller
 // leaves it out and counts it (Outcome.Dropped); identical links are kept
 // once by the caller.
@@ -339,7 +342,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 			if page != first {
 				err = slowAnswer(err) // the archive has been answering this search
 			}
-			if ClassOf(reasonOf(err)) == ClassPerURI {
+			if r := reasonOf(err); ClassOf(r) == ClassPerURI || r == ReasonBadBody {
 				return joinPages(append(pages, ms)), requests, err
 			}
 			return nil, requests, err
@@ -443,7 +446,10 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 			}
 			var pe *memento.ParseError
 			if errors.As(err, &pe) {
-				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonBadBody, Err: err}
+				// The well-formed links before the error are kept with it;
+				// the page links of a page that cannot be read on are not
+				// followed.
+				return ms, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonBadBody, Err: err}
 			}
 			// The headers came: a timeout now is this answer's size or
 			// slowness, and what was read is kept with a cap's error.
