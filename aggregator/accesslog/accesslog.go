@@ -71,7 +71,7 @@ const (
 )
 
 // ParseFormat reads a format name: auto (or ""), common, combined,
-// memgator or aggregator.
+// memgator or aggregator. Any other name is an error naming it and those.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(s)); f {
 	case "auto":
@@ -196,6 +196,8 @@ func (r *Reader) Stats() Stats {
 }
 
 // ReadFile reads the log at path (gzip-compressed or not) with [Reader.Read].
+// Errors: a file that does not open and gzip data that does not start,
+// each naming path, and Read's.
 func (r *Reader) ReadFile(ctx context.Context, path string, fn func(Lookup) error) error {
 	f, err := os.Open(path)
 	if err != nil {
