@@ -54,7 +54,8 @@ func NewOverview(name string) *Overview {
 }
 
 // ReadOverview reads a whole summary into a new Overview called name (see
-// AddSummary).
+// AddSummary). An error is AddSummary's (a *ParseError naming the line),
+// returned with the Overview of the lines before it.
 func ReadOverview(r io.Reader, name string) (*Overview, error) {
 	o := NewOverview(name)
 	return o, o.AddSummary(r, name)

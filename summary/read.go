@@ -75,7 +75,9 @@ func (r *SummaryReader) Read() (*Line, error) {
 }
 
 // ReadSummary reads a whole summary into memory (one Line per key; use
-// SummaryReader to stream).
+// SummaryReader to stream), called name in errors. It stops at the first
+// error of [SummaryReader.Read] (a *ParseError naming the line) and
+// returns it with the lines before it.
 func ReadSummary(r io.Reader, name string) ([]Line, error) {
 	sr := NewSummaryReader(r, name)
 	var out []Line
