@@ -224,6 +224,47 @@ func (e *env) lookup(args []string) error {
 	if fs.NArg() == 0 {
 		return cli.Usagef("lookup: no map given (run with -h for usage)")
 	}
+	// Datetimes of the command line (-at, an argument's, a standard input
+	// line's: spanLines) are read by flagvalue.ParseSpan and handed on as
+	// timestamp digits.
+	if *at != "" {
+		d, err := flagvalue.ParseSpan(*at)
+		if err != nil {
+			return cli.Usagef("lookup: -at: %w", err)
+		}
+		*at = d
+	}
+	// One argument is one lookup: "URI" or "URI DATETIME", the DATETIME read
+	// by the rule of -at (no trailing blank, CR or LF). An argument after
+	// MAP that begins with "-" is a flag given too late, not a URI.
+	var lines strings.Builder
+	for _, a := range fs.Args()[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+			return cli.Usagef("lookup: %q after MAP: flags come before MAP (mementomap lookup [-at DATETIME] MAP [URI|SURT...])", a)
+		case strings.TrimSpace(a) == "":
+			return cli.Usagef("lookup: argument %q is empty: one argument is one URI or SURT", a)
+		case strings.ContainsAny(a, "\r\n"):
+			return cli.Usagef("lookup: argument %q holds a line break: one argument is one URI or SURT (give several as several arguments or on standard input)", a)
+		}
+		a = strings.TrimLeft(a, " \t")
+		if i := strings.IndexAny(a, " \t"); i >= 0 {
+			if dt := strings.TrimLeft(a[i+1:], " \t"); dt != "" {
+				if *at != "" {
+					return cli.Usagef("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)
+				}
+				d, err := flagvalue.ParseSpan(dt)
+				if err != nil {
+					return cli.Usagef("lookup: argument %q: %w", a, err)
+				}
+				a = a[:i] + " " + d
+			} else {
+				a = a[:i]
+			}
+		}
+		lines.WriteString(a)
+		lines.WriteByte('\n')
+	}
 	m, err := mementomap.Open(fs.Arg(0))
 	if err != nil {
 		return err
@@ -239,34 +280,8 @@ func (e *env) lookup(args []string) error {
 	var in io.Reader = spans
 	// A map without a datetime key column checks a datetime (of -at or of
 	// an input) and answers as if none were given.
-	// Datetimes of the command line (-at, an argument's, a standard input
-	// line's: spanLines) are read by flagvalue.ParseSpan and handed on as
-	// timestamp digits.
-	if *at != "" {
-		d, err := flagvalue.ParseSpan(*at)
-		if err != nil {
-			return cli.Usagef("lookup: -at: %w", err)
-		}
-		*at = d
-	}
 	if fs.NArg() > 1 {
-		var b strings.Builder
-		for _, a := range fs.Args()[1:] {
-			if i := strings.IndexAny(strings.TrimSpace(a), " \t"); i >= 0 {
-				uri, dt := strings.TrimSpace(a)[:i], strings.TrimSpace(strings.TrimSpace(a)[i+1:])
-				if *at != "" {
-					return cli.Usagef("lookup: argument %q carries the datetime %q and -at gives %q: give one", a, dt, *at)
-				}
-				d, err := flagvalue.ParseSpan(dt)
-				if err != nil {
-					return cli.Usagef("lookup: argument %q: %w", a, err)
-				}
-				a = uri + " " + d
-			}
-			b.WriteString(a)
-			b.WriteByte('\n')
-		}
-		in = strings.NewReader(b.String())
+		in = strings.NewReader(lines.String())
 	}
 	st, err := m.LookupAllAt(e.stdout, in, *at)
 	if err != nil {

@@ -387,3 +387,40 @@ func TestBuildDatetimeCommand(t *testing.T) {
 		t.Errorf("build -datetime 5: %v; want a usage error", err)
 	}
 }
+
+// TestLookupArgumentsOneLookupEach: an argument after MAP is one lookup, a
+// URI or SURT with at most its own datetime read by the rule of -at. A flag
+// after MAP, an empty argument, one holding a line break (CR or LF) and a
+// datetime with a trailing blank are usage errors (exit status 2) with no
+// answer line, never looked up.
+func TestLookupArgumentsOneLookupEach(t *testing.T) {
+	dt := filepath.Join(t.TempDir(), "datetime.ukvs")
+	os.WriteFile(dt, []byte(`!fields {keys: ["surt", "datetime"], values: ["frequency"]}
+com,twitter)/* 2014 20~/10
+`), 0o644)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"lookup", dt, "-at", "2014", "http://twitter.com/a"}, "flags come before MAP"},
+		{[]string{"lookup", dt, "-h"}, "flags come before MAP"},
+		{[]string{"lookup", dt, "http://twitter.com/a 2014\r\n"}, "line break"},
+		{[]string{"lookup", dt, "http://twitter.com/a 2014\r"}, "line break"},
+		{[]string{"lookup", dt, "http://twitter.com/a 2014 "}, `"2014 "`},
+		{[]string{"lookup", dt, "http://twitter.com/a\n"}, "line break"},
+		{[]string{"lookup", dt, "http://twitter.com/a\nhttp://twitter.com/b"}, "line break"},
+		{[]string{"lookup", dt, ""}, "empty"},
+		{[]string{"lookup", dt, "http://twitter.com/a", " "}, "empty"},
+	} {
+		out, _, err := runCmd(t, "", tt.args...)
+		var stderr strings.Builder
+		if code := cli.Status("mementomap", err, &stderr); code != 2 || !strings.Contains(stderr.String(), tt.want) || out != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 saying %q and no output", tt.args, code, stderr.String(), out, tt.want)
+		}
+	}
+	// A blank around an argument is no datetime; the lookups still answer.
+	out, _, err := runCmd(t, "", "lookup", "-at", "2014", dt, " http://twitter.com/a ", "http://twitter.com/b")
+	if want := "http://twitter.com/a 2014\tcom,twitter)/*\t2014\t20~/10\nhttp://twitter.com/b 2014\tcom,twitter)/*\t2014\t20~/10\n"; err != nil || out != want {
+		t.Errorf("blank-padded arguments: %q, %v; want %q", out, err, want)
+	}
+}
