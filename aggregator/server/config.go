@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -335,10 +336,32 @@ func (c *Config) Check() error {
 	if err := checkRoot(c.Root); err != nil {
 		errs = append(errs, err)
 	}
+	if err := checkBaseURL(c.BaseURL); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Addr == "" && c.BaseURL == "" {
 		errs = append(errs, errors.New("addr is empty"))
 	}
 	return errors.Join(errs...)
+}
+
+// checkBaseURL refuses a BaseURL that is not "" (the default) or an
+// absolute http or https URL with a host and no query or fragment
+// (RFC 3986 section 4.3), such as http://agg.example.org/mg: the links of
+// TimeMaps and TimeGate headers (RFC 7089 section 5) are made from it.
+func checkBaseURL(base string) error {
+	if base == "" {
+		return nil
+	}
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		return fmt.Errorf("base-url %q: %w; want an absolute http or https URL such as http://agg.example.org", base, err)
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "", u.Opaque != "", u.User != nil, u.RawQuery != "", u.ForceQuery, u.Fragment != "",
+		strings.ContainsFunc(base, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return fmt.Errorf("base-url %q: want an absolute http or https URL with a host and no query or fragment, such as http://agg.example.org", base)
+	}
+	return nil
 }
 
 // NewLogger returns a logger writing to w in c.LogFormat at c.LogLevel;

@@ -177,6 +177,25 @@ func TestCheckRoot(t *testing.T) {
 	}
 }
 
+// TestCheckBaseURL: a BaseURL that is no absolute http(s) URL with a host
+// is refused by Check, naming base-url; "" (the default) and real ones pass.
+func TestCheckBaseURL(t *testing.T) {
+	for _, bad := range []string{"notaurl", "ftp://x y", "ftp://x", "/mg", "http://", "http:x", "http://a b/", "http://h/ x", "http://h/?q", "http://h/#f", "http://u@h/", "http://h/\n"} {
+		c := DefaultConfig()
+		c.BaseURL = bad
+		if err := c.Check(); err == nil || !strings.Contains(err.Error(), "base-url") {
+			t.Errorf("Check with BaseURL %q: %v, want an error naming base-url", bad, err)
+		}
+	}
+	for _, good := range []string{"", "http://agg.example.org", "http://agg.example.org/", "https://agg.example.org/mk", "http://127.0.0.1:8080"} {
+		c := DefaultConfig()
+		c.BaseURL = good
+		if err := c.Check(); err != nil {
+			t.Errorf("Check with BaseURL %q: %v", good, err)
+		}
+	}
+}
+
 // TestLoadArchivesUnknownMapWarns: a mementomaps entry for an archive the
 // list lacks is ignored with one warning naming it and the list.
 func TestLoadArchivesUnknownMapWarns(t *testing.T) {

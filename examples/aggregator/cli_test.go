@@ -321,3 +321,26 @@ func TestExampleConfigCustomList(t *testing.T) {
 		t.Errorf("%d warnings naming web.archive.org, want 1; stderr:\n%s", warnings, errb.String())
 	}
 }
+
+// TestBadBaseURLRefused: -base-url takes an absolute http or https URL with
+// a host only; any other value is a usage error (exit status 2) naming
+// base-url, in the command-line mode (before any archive is asked) and in
+// server mode (before it listens; the context is cancelled already, so a
+// server that started would stop at once with another status).
+func TestBadBaseURLRefused(t *testing.T) {
+	list := filepath.Join(t.TempDir(), "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "arc.local", "timemap": "http://127.0.0.1:1/timemap/link/"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []string{"notaurl", "ftp://x y", "ftp://agg.example.org"} {
+		for _, mode := range [][]string{{"http://dup.example.net/"}, {"-addr", "127.0.0.1:0"}, {"-addr", "127.0.0.1:0", "server"}} {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			var out, errb bytes.Buffer
+			err := run(ctx, append([]string{"-cache", "none", "-archives", list, "-base-url", base}, mode...), nil, &out, &errb)
+			if code := cli.Status("aggregator", err, &errb); code != 2 || !strings.Contains(errb.String(), "base-url") || out.Len() != 0 {
+				t.Errorf("-base-url %q %q: exit %d, stderr %q, stdout %q; want exit 2 naming base-url", base, mode, code, errb.String(), out.String())
+			}
+		}
+	}
+}
