@@ -97,7 +97,8 @@ type Query struct {
 // SURT of the URL (surt.Canonicalize), as a CDX server does with url=.
 // A URL ending in '*' asks for a prefix match of what comes before it,
 // and one starting with "*." for a domain match, as the CDX servers read
-// them; m is then ignored.
+// them; m is then ignored. A URL that surt.Canonicalize refuses gives an
+// error wrapping ErrQuery with the canonicalizer's reason.
 func QueryForURL(rawURL string, m MatchType) (Query, error) {
 	switch {
 	case strings.HasPrefix(rawURL, "*."):

@@ -49,7 +49,9 @@ func (s *Sorted) Size() int64 { return s.size }
 
 // Find returns the byte offset of the first data line that sorts at or
 // after target (byte-wise, comparing whole lines), or Size when there is
-// none.
+// none. A line longer than MaxLineSize gives an error wrapping
+// ErrLineTooLong, and a failed read one wrapping the ReaderAt's error;
+// both name the byte offset.
 func (s *Sorted) Find(target []byte) (int64, error) {
 	return newLineFile(s.r, s.size, s.MaxLineSize).search(target, wholeLine)
 }

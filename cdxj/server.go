@@ -62,7 +62,8 @@ func (f Flavor) String() string {
 }
 
 // ParseFlavor reads a flavour name: auto (or ""), pywb (also cc,
-// commoncrawl), wayback (also ia) or outbackcdx (also outback).
+// commoncrawl), wayback (also ia) or outbackcdx (also outback), in any
+// case. Any other name is an error quoting it and listing those four.
 func ParseFlavor(s string) (Flavor, error) {
 	switch strings.ToLower(s) {
 	case "", "auto":

@@ -60,7 +60,9 @@ func (w *Writer) WriteHeader(line string) error {
 func (w *Writer) Write(rec *Record) error { return w.WriteKey(rec.Key(), rec) }
 
 // WriteKey is Write with key in place of rec.Key(), for a caller that
-// computed a SURT for a record keyed by its URL.
+// computed a SURT for a record keyed by its URL. Its errors are Write's:
+// the *ParseError of a malformed JSON block (nothing written, the Writer
+// still usable), or the underlying writer's error, which is sticky.
 func (w *Writer) WriteKey(key []byte, rec *Record) error {
 	if w.err != nil {
 		return w.err

@@ -225,6 +225,10 @@ func (w *ClusterWriter) WriteLine(line []byte) error {
 
 // WriteLines copies every data line of r (header and blank lines are
 // passed over) with WriteLine, for building a cluster from a sorted file.
+// It stops at the first error: WriteLine's (ErrUnsorted naming the line's
+// number in the cluster, or a final I/O error), a line longer than
+// DefaultMaxLineSize (ErrLineTooLong, naming its byte offset in r), or
+// r's read error as returned.
 func (w *ClusterWriter) WriteLines(r io.Reader) error {
 	var werr error
 	err := scanLines(r, 0, DefaultMaxLineSize, func(line []byte, _ int64) bool {
