@@ -148,6 +148,8 @@ func FormatLinks(links []Link) string {
 // WriteLinks writes links in application/link-format with one link per
 // line, lines joined by ",\n" and a final "\n" (the layout of WriteLinkFormat
 // and of MemGator's link-format answers); see AppendLink for each line.
+// Its only errors are w's, returned as they come: writing stops at the
+// first, and a part of the links may have been written.
 func WriteLinks(w io.Writer, links []Link) error {
 	bw := bufio.NewWriterSize(w, 32<<10)
 	b := make([]byte, 0, 512)

@@ -165,7 +165,7 @@ type Eval struct {
 	Expired int64
 }
 
-// Evaluate is [EvaluateAt] at the present time.
+// Evaluate is [EvaluateAt] at the present time, with its errors.
 func Evaluate(m *Map, t *Truth) (Eval, error) { return EvaluateAt(m, t, time.Now()) }
 
 // EvaluateAt looks every key of t up in m and scores the answers. A recall
@@ -175,6 +175,14 @@ func Evaluate(m *Map, t *Truth) (Eval, error) { return EvaluateAt(m, t, time.Now
 // [Map.LookupObserved] at now under the map's max age: a negative counts
 // as absent while it is trusted, and an expired one as present (the
 // archive is asked; see Eval.Expired). Other maps do not depend on now.
+//
+// It stops at the first error, with the counts so far: [Map.DataLines]'s,
+// ErrClosed when m is closed, and a lookup's: an error wrapping
+// ErrBadLine (naming the file and line) for a line bad by its layout,
+// ukvs.ErrOutOfOrder while the order check of an unsorted map runs, or
+// ErrChanged when the file was changed in place while open; an observed
+// map's lookups also return the ErrNotMap or ErrLoneCR of a [FromBytes]
+// map that Open would refuse.
 func EvaluateAt(m *Map, t *Truth, now time.Time) (Eval, error) {
 	var e Eval
 	n, err := m.DataLines()
@@ -254,7 +262,10 @@ func (e Eval) Check() error {
 }
 
 // DataLines counts the non-blank data lines of the map (one pass over the
-// file).
+// file). It returns ErrClosed after Close, 0 and nil for an empty file, and
+// an error wrapping ErrChanged, naming the file, when the map was found
+// damaged or the pass faults on the mapping (the file was truncated while
+// open).
 func (m *Map) DataLines() (_ int64, err error) {
 	if ok, err := m.readable(); !ok {
 		return 0, err

@@ -441,7 +441,14 @@ func (m *Map) ObservedMaxAge() time.Duration {
 // observed is present, with the frequency of the map's "*" line (unknown
 // when there is none): the map knows nothing of it. maxAge <= 0 means
 // [Map.ObservedMaxAge]. In any other map LookupObserved is
-// [Map.LookupSURT].
+// [Map.LookupSURT], with its errors.
+//
+// It returns ErrClosed after Close, the ErrNotMap or ErrLoneCR of a
+// [FromBytes] map that Open would refuse, an error wrapping ErrBadLine (naming the file and line)
+// for a line of the URI-R, or of "*", that is bad by the layout, an error
+// wrapping ukvs.ErrOutOfOrder while the order check of an unsorted map
+// runs, and one wrapping ErrChanged when the file was changed in place
+// while open. An empty map gives Distance -1 and nil.
 func (m *Map) LookupObserved(surtKey string, now time.Time, maxAge time.Duration) (Match, error) {
 	if m.lay.timeKey != TimeKeyObserved {
 		return m.LookupSURT(surtKey)
