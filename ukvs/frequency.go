@@ -126,6 +126,8 @@ func ParseFrequency(s string) (Frequency, error) {
 
 // UnmarshalText parses text as [ParseFrequency] does, without allocating on
 // success; it lets a Frequency be read straight from a [Record] value column.
+// A malformed value returns a *[FrequencyError] wrapping [ErrFrequency], and
+// f is left unchanged.
 func (f *Frequency) UnmarshalText(text []byte) error {
 	v, err := parseFrequency(text)
 	if err != nil {

@@ -64,7 +64,9 @@ func (f Fields) KeyIndex(name string) int {
 type Headers []Header
 
 // Fields returns the layout declared by the last !fields header, or
-// [DefaultFields] when there is none.
+// [DefaultFields] when there is none. A !fields header whose value does not
+// decode as [Fields], or that declares no key column, gives an error
+// wrapping [ErrHeader], with the layout in effect before it.
 func (hs Headers) Fields() (Fields, error) {
 	f := DefaultFields()
 	for _, h := range hs {

@@ -185,7 +185,9 @@ func (r *Reader) Headers() (Headers, error) {
 }
 
 // Fields returns the column layout in effect (from the last !fields header,
-// or [DefaultFields]), reading the header section first if need be.
+// or [DefaultFields]), reading the header section first if need be. Its
+// error is [Reader.Headers]': a *[ParseError] wrapping [ErrHeader] or
+// [ErrJSON] for a malformed header line, or a read error.
 func (r *Reader) Fields() (Fields, error) {
 	_, err := r.Headers()
 	return r.fields, err

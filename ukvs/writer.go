@@ -171,7 +171,10 @@ func clipKey(k []byte) string {
 }
 
 // WriteHeaders writes hs in order, each as its Raw text when set (so that a
-// copied document keeps its headers byte for byte), else its Value.
+// copied document keeps its headers byte for byte), else its Value. It
+// stops at the first error of [Writer.WriteHeader] (ErrLateHeader after
+// the first data line, ErrHeader or ErrJSON for a bad name or value,
+// ErrLineTooLong), the headers before it written.
 func (w *Writer) WriteHeaders(hs Headers) error {
 	for _, h := range hs {
 		var v any = h.Raw
@@ -227,7 +230,11 @@ func (w *Writer) Write(keys, values []string, block []byte) error {
 }
 
 // WriteRecord writes a record read by a [Reader] (whose layout must match
-// this Writer's), with the same checks as [Writer.Write].
+// this Writer's), with the same checks as [Writer.Write] and the same
+// errors: a *[ParseError] naming the line number the record would have had,
+// wrapping ErrFieldCount, ErrOutOfOrder, ErrDuplicateKey, ErrFrequency,
+// ErrDatetimeValue, ErrJSON or ErrLineTooLong (nothing written then), or
+// the underlying writer's error.
 func (w *Writer) WriteRecord(rec *Record) error {
 	if len(rec.Keys) != w.nkeys || len(rec.Values) != len(w.fields.Values) {
 		return &ParseError{Line: w.lines + 1, Err: fmt.Errorf("%w: %d keys and %d values, want %d and %d",
@@ -259,7 +266,11 @@ func (w *Writer) WriteRecord(rec *Record) error {
 
 // WriteFrequency writes `key frequency`, the line of a MementoMap; the
 // layout must be one key column and one value column. It does not allocate
-// in the steady state.
+// in the steady state. A refused line is a *[ParseError] naming the line
+// number it would have had, wrapping ErrFieldCount (another layout),
+// ErrOutOfOrder or ErrDuplicateKey (key not after the previous one) or
+// ErrLineTooLong, and nothing is written; otherwise the error is the
+// underlying writer's.
 func (w *Writer) WriteFrequency(key []byte, f Frequency) error {
 	if w.nkeys != 1 || len(w.fields.Values) != 1 {
 		return &ParseError{Line: w.lines + 1, Err: fmt.Errorf("%w: WriteFrequency needs 1 key and 1 value column, layout has %d and %d",
