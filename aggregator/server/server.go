@@ -206,6 +206,11 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 // endpoints or checks).
 func (s *Server) Aggregator() *aggregator.Aggregator { return s.ag }
 
+// TempDir is the temporary data folder New made because Config.DataDir was
+// empty (fetched MementoMaps are kept there), which Close removes; "" when
+// the data folder is Config.DataDir.
+func (s *Server) TempDir() string { return s.tempDir }
+
 // Cache returns the server's store, as the aggregator sees it; nil for
 // the cache spelled "none". The "memory" store shares its Mementos slices
 // (memorycache.Options.ShareMementos): what its Get returns must not be

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/mementokit/mementokit/aggregator"
@@ -115,6 +116,10 @@ func runCLI(ctx context.Context, c server.Config, args []string, stdout, stderr 
 	s, err := server.New(ctx, &c)
 	if err != nil {
 		return cli.AsUsage(err)
+	}
+	if d := s.TempDir(); d != "" {
+		// A second signal stops at once, Close not run: the folder goes then too.
+		defer cli.OnHardStop(func() { os.RemoveAll(d) })()
 	}
 	defer s.Close()
 	ag := s.Aggregator()

@@ -71,6 +71,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		ln.Close()
 		return cli.AsUsage(err)
 	}
+	if d := s.TempDir(); d != "" {
+		// A second signal stops at once, Close not run: the folder goes then too.
+		defer cli.OnHardStop(func() { os.RemoveAll(d) })()
+	}
 	fmt.Fprintf(stdout, "aggregator: listening on http://%s\n", ln.Addr())
 	return s.Serve(ctx, ln)
 }

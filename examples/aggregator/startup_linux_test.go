@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,4 +120,70 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// TestSecondSignalRemovesTempDir: a server without a data folder (-cache
+// none) keeps its MementoMaps in a temporary folder; a second SIGINT while
+// the first drains a request (its archive on 127.0.0.1 holds the answer)
+// stops it at once (status 130), and that folder is gone too, as after one
+// signal.
+func TestSecondSignalRemovesTempDir(t *testing.T) {
+	tmp := t.TempDir()
+	asked, release := make(chan struct{}, 1), make(chan struct{})
+	arc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "held.example") {
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+		http.NotFound(w, r)
+	}))
+	defer arc.Close()
+	defer close(release)
+	list := filepath.Join(tmp, "archives.json")
+	if err := os.WriteFile(list, []byte(`[{"id": "arc.local", "timemap": "`+arc.URL+`/timemap/link/"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := command(t, "-addr", "127.0.0.1:0", "-archives", list, "-cache", "none")
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(out)
+	url := ""
+	for url == "" && sc.Scan() {
+		url, _ = strings.CutPrefix(sc.Text(), "aggregator: listening on ")
+	}
+	made, _ := filepath.Glob(filepath.Join(tmp, "mementokit-aggregator-*"))
+	if url == "" || len(made) != 1 {
+		t.Fatalf("listening on %q, temporary folders %q, want one; stderr:\n%s", url, made, stderr.String())
+	}
+	go func() {
+		if resp, err := http.Get(url + "/timemap/link/http://held.example/"); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-asked
+	cmd.Process.Signal(syscall.SIGINT)
+	for !strings.Contains(stderr.String(), "shutting down") {
+		time.Sleep(time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	for sc.Scan() {
+	}
+	if code := exitCode(cmd.Wait()); code != 130 {
+		t.Errorf("exit status %d, want 130; stderr:\n%s", code, stderr.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "mementokit-aggregator-*")); len(left) != 0 {
+		t.Errorf("left behind: %q; stderr:\n%s", left, stderr.String())
+	}
 }

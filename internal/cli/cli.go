@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -141,6 +142,44 @@ func signalName(s os.Signal) string {
 	return s.String()
 }
 
+// hardStop holds the functions OnHardStop registered, by key.
+var hardStop struct {
+	sync.Mutex
+	next int
+	fns  map[int]func()
+}
+
+// OnHardStop registers f to run when Main stops at once on a second
+// SIGINT or SIGTERM (the first cancels the context; deferred cleanups do
+// not run after the second): removing a temporary folder, say. It returns
+// the function that unregisters f, to call when f's cleanup has been done
+// the ordinary way.
+func OnHardStop(f func()) (unregister func()) {
+	hardStop.Lock()
+	defer hardStop.Unlock()
+	if hardStop.fns == nil {
+		hardStop.fns = map[int]func(){}
+	}
+	k := hardStop.next
+	hardStop.next++
+	hardStop.fns[k] = f
+	return func() {
+		hardStop.Lock()
+		defer hardStop.Unlock()
+		delete(hardStop.fns, k)
+	}
+}
+
+// runHardStop runs the functions OnHardStop registered and unregisters them.
+func runHardStop() {
+	hardStop.Lock()
+	defer hardStop.Unlock()
+	for k, f := range hardStop.fns {
+		f()
+		delete(hardStop.fns, k)
+	}
+}
+
 // Main runs run with os.Args[1:] and the standard streams, under a context
 // canceled by SIGINT or SIGTERM (see the package documentation), then
 // exits with [Status]. name prefixes error messages ("surt: ...").
@@ -154,6 +193,7 @@ func Main(name string, run RunFunc) {
 		s = <-sigs
 		e := &SignalError{Signal: s}
 		fmt.Fprintf(os.Stderr, "%s: %v again, stopping at once\n", name, e)
+		runHardStop()
 		os.Exit(e.ExitCode())
 	}()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
