@@ -29,7 +29,7 @@ type MapLookup interface {
 // MapLookupFunc adapts a function to MapLookup.
 type MapLookupFunc func(urir string) (int64, error)
 
-// Frequency calls f.
+// Frequency calls f and returns its answer and error unchanged.
 func (f MapLookupFunc) Frequency(urir string) (int64, error) { return f(urir) }
 
 // loadedMap is one generation of an archive's map. Lookups hold the read

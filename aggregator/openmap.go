@@ -46,7 +46,12 @@ func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 }
 
 // OpenMementoMapAt is OpenMementoMap with the clock that an observed map's
-// lookups read (now is called once per lookup); other maps ignore it.
+// lookups read (now is called once per lookup); other maps ignore it. It
+// returns os.Open's error for a file it cannot open, an error wrapping
+// ErrNotAMap and naming path for a file that ukvs.Check refuses (wrapping
+// its *ukvs.ParseError too) or that has no data line, and otherwise
+// mementomap.Open's error, naming the file (such as one wrapping
+// mementomap.ErrNotMap or mementomap.ErrLoneCR).
 func OpenMementoMapAt(path string, now func() time.Time) (MapLookup, io.Closer, error) {
 	if err := checkMapFile(path); err != nil {
 		return nil, nil, err

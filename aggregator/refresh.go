@@ -121,7 +121,14 @@ func (ag *Aggregator) RunWorkers(ctx context.Context, opts *WorkerOptions) error
 }
 
 // RunOneJob claims one job as worker, refreshes its URI-R and completes
-// it. It reports whether a job was found.
+// it. It reports whether a job was found. Without Options.Cache it returns
+// ErrNoCache. No job waiting (cache.ErrNoJob) is false and nil; another
+// failure of the claim (the store's error, context.DeadlineExceeded at
+// BackgroundCacheTimeout, or an error when too many cache calls wait on
+// the store) is false and that error. Once a job is claimed the result is
+// true with [Aggregator.Refresh]'s error (wrapping ErrBlocked or
+// ErrBadURIR, among others) joined (errors.Join) with that of completing
+// the job.
 func (ag *Aggregator) RunOneJob(ctx context.Context, worker string) (bool, error) {
 	c := ag.opts.Cache
 	if c == nil {
@@ -146,7 +153,11 @@ func (ag *Aggregator) RunOneJob(ctx context.Context, worker string) (bool, error
 
 // ScanStale enqueues, at cache.PriorityRefresh, up to limit entries whose
 // last update is older than olderThan (the Time Travel populateJobs), and
-// returns how many it queued.
+// returns how many it queued. Without Options.Cache it returns ErrNoCache;
+// otherwise it stops at the first failed cache call (listing the stale
+// entries, or enqueueing one: the store's error, context.DeadlineExceeded
+// at BackgroundCacheTimeout, or an error when too many cache calls wait on
+// the store), returning the count queued before it.
 func (ag *Aggregator) ScanStale(ctx context.Context, olderThan time.Duration, limit int) (int, error) {
 	c := ag.opts.Cache
 	if c == nil {
@@ -179,6 +190,9 @@ func (ag *Aggregator) ScanStale(ctx context.Context, olderThan time.Duration, li
 
 // RunScanner calls ScanStale every period until ctx ends or the aggregator
 // closes (the Time Travel refresher re-queues entries older than two weeks).
+// It returns ErrNoCache at once without Options.Cache, else nil when ctx
+// ends or the aggregator closes; a failed scan is logged as a warning
+// ("stale scanner") and the next period scans again.
 func (ag *Aggregator) RunScanner(ctx context.Context, period, olderThan time.Duration, limit int) error {
 	if ag.opts.Cache == nil {
 		return ErrNoCache

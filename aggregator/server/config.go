@@ -404,7 +404,9 @@ type Duration time.Duration
 // string of the same. An error wraps flagvalue.ErrSize.
 type Bytes int64
 
-// Set reads s by the rule of Bytes.
+// Set reads s by the rule of Bytes. A value other than "0" or "-1" that
+// flagvalue.ParseBytes refuses gives its error (wrapping
+// flagvalue.ErrSize) with ", 0 or -1" added, and leaves b unchanged.
 func (b *Bytes) Set(s string) error {
 	switch strings.TrimSpace(s) {
 	case "0":
@@ -435,7 +437,8 @@ func (b *Bytes) String() string {
 }
 
 // UnmarshalJSON reads a JSON number of bytes, or a string read by Set
-// ("256MiB").
+// ("256MiB"). A JSON value that is neither a string nor an integer gives
+// an error quoting it; a string gives Set's error.
 func (b *Bytes) UnmarshalJSON(d []byte) error {
 	var s string
 	if err := json.Unmarshal(d, &s); err != nil {
@@ -449,7 +452,9 @@ func (b *Bytes) UnmarshalJSON(d []byte) error {
 	return b.Set(s)
 }
 
-// UnmarshalJSON reads a duration string such as "10s".
+// UnmarshalJSON reads a duration string such as "10s". A value that is
+// not a JSON string, or a string time.ParseDuration refuses, gives an
+// error saying what is wanted and wrapping the decoder's or parser's.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -463,7 +468,8 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the duration as a string such as "10s".
+// MarshalJSON writes the duration as a string such as "10s". It returns
+// json.Marshal's error, which a string never has.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
 
 // MapSources maps an archive id to its MementoMap source: a file path, an
@@ -487,7 +493,9 @@ func (m *MapSources) String() string {
 	return strings.Join(parts, " ")
 }
 
-// Set adds one id=SOURCE pair (spaces around either part are trimmed).
+// Set adds one id=SOURCE pair (spaces around either part are trimmed). A
+// value without "=", or with an empty id or SOURCE, is an error quoting it
+// ("want id=SOURCE") and adds nothing.
 func (m *MapSources) Set(v string) error {
 	id, src, ok := strings.Cut(v, "=")
 	if !ok || strings.TrimSpace(id) == "" || strings.TrimSpace(src) == "" {
@@ -564,6 +572,13 @@ func fetchList(ctx context.Context, url, userAgent string) ([]byte, error) {
 // such as the example's {"web.archive.org": "discover"}, still runs with
 // another list (-archives), and the operator is told which entries do
 // nothing.
+//
+// Errors: a list at an http(s) URL that cannot be fetched gives an error
+// naming the URL and the cause (status, no answer within
+// ListFetchTimeout, larger than MaxListBytes); a file gives cli.Open's
+// error, or its read error prefixed with the file name; a list
+// ParseArchiveList refuses gives its error (a *aggregator.ListError naming
+// the entry's byte offset or line) prefixed with the list's name.
 func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string, error) {
 	data, name := defaultArchives, "embedded public list"
 	if strings.HasPrefix(c.Archives, "http://") || strings.HasPrefix(c.Archives, "https://") {
@@ -618,7 +633,9 @@ func LoadArchives(ctx context.Context, c *Config) ([]aggregator.Archive, string,
 // ParseArchiveList reads an archive list in either format, told apart by
 // its first non-blank byte: '<' for the Time Travel archivelist.xml
 // (aggregator.ParseArchivesXML), anything else MemGator's JSON
-// (aggregator.ParseArchivesJSON).
+// (aggregator.ParseArchivesJSON). Its error is that parser's: a
+// *aggregator.ListError naming the bad entry and its byte offset (JSON)
+// or line (XML).
 func ParseArchiveList(data []byte) ([]aggregator.Archive, error) {
 	if t := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(t) > 0 && t[0] == '<' {
 		return aggregator.ParseArchivesXML(bytes.NewReader(data))
