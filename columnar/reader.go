@@ -17,7 +17,9 @@ import (
 // Files returns the Parquet files of the table at path, sorted: path itself
 // when it is a file, else every *.parquet file under it (partition folders
 // included; names starting with '.' or '_' are skipped, as Hive and Spark
-// skip them).
+// skip them). A path that cannot be stat'ed, or a folder under it that
+// cannot be read, gives an error prefixed "columnar: " wrapping the
+// *fs.PathError, which names the path.
 func Files(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {

@@ -94,7 +94,9 @@ func (w *SummaryWriter) AddSummary(r io.Reader, name string) error {
 // counters. A period whose category counters are all zero but some other
 // counter is not (a summary edited by hand, or the original tool's count
 // of a capture whose MIME type is not a string) is one row of category ""
-// with captures and bytes 0, so that its totals are not lost.
+// with captures and bytes 0, so that its totals are not lost. Its errors
+// are [SummaryWriter.Write]'s: it stops at the first, the rows before it
+// added.
 func (w *SummaryWriter) AddLine(l *summary.Line, name string) error {
 	for _, p := range l.Periods {
 		row := SummaryRow{SummaryFile: name, Key: l.Key, Year: int32(p.Period.Year()),
@@ -126,7 +128,10 @@ func (w *SummaryWriter) AddLine(l *summary.Line, name string) error {
 	return nil
 }
 
-// Write adds one row (copied).
+// Write adds one row (copied). Rows are written in batches; a failed
+// batch gives an error "columnar: writing rows: ..." wrapping the Parquet
+// writer's, which is sticky: every later Write (and Close) returns it.
+// After Close, Write returns an error saying the writer is closed.
 func (w *SummaryWriter) Write(row *SummaryRow) error {
 	if w.err != nil {
 		return w.err

@@ -614,7 +614,9 @@ func (c *Compat) summarize(rec compatRecord) error {
 // greater than zero are left out. It implements io.WriterTo.
 func (c *Compat) WriteTo(w io.Writer) (int64, error) { return c.write(w, false) }
 
-// WriteCompactTo is WriteTo with the original's --compact.
+// WriteCompactTo is WriteTo with the original's --compact. As WriteTo, it
+// returns the bytes written and w's first write error (writing stops
+// there).
 func (c *Compat) WriteCompactTo(w io.Writer) (int64, error) { return c.write(w, true) }
 
 func (c *Compat) write(w io.Writer, compact bool) (int64, error) {

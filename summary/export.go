@@ -108,7 +108,10 @@ func CSVHeader() []string {
 // WriteCSV converts a summary to RFC 4180 CSV (as the original
 // summary2csv.py does, but comma-separated with quoting as needed): a
 // header row (CSVHeader), then one row per key and period, periods
-// ascending, rows whose counters are all zero left out. It streams.
+// ascending, rows whose counters are all zero left out. It streams. A
+// malformed summary line is a *ParseError naming name and the line, the
+// rows before it written; otherwise the error is r's read error or w's
+// write error.
 func WriteCSV(w io.Writer, r io.Reader, name string) error {
 	cw := NewCSVWriter(w, false)
 	if err := cw.Add(r, name); err != nil {

@@ -136,13 +136,15 @@ func Overlap(names []string, inputs []io.Reader, opts *OverlapOptions) (*Overlap
 
 // WriteJSON writes the result as WriteTable does in FormatJSON: an array
 // of objects {"period", "combination", "keys", "NAME:n_total",
-// "NAME:s_total", ...} naming every number.
+// "NAME:s_total", ...} naming every number. Its only errors are w's.
 func (r *OverlapResult) WriteJSON(w io.Writer) error { return r.WriteTable(w, FormatJSON) }
 
 // WriteCSV writes the result as the three CSV tables of the original's
 // -csv output (the README's example): "Hosts:" (keys per combination),
 // "Count of URLs:" and "Size of compressed records:" (one column per member
 // of each combination, "x from (x AND y)"), one row per period, all fields quoted.
+// The tables are built in memory and written at once: the only error is
+// w's.
 func (r *OverlapResult) WriteCSV(w io.Writer) error {
 	combos := make([]string, 0, len(r.Combos))
 	periodSet := map[string]bool{}

@@ -293,7 +293,10 @@ func (s *Summarizer) Stats() Stats { return s.stats }
 
 // Flush writes and forgets every key held (Grouped mode; in order of the
 // keys' first appearance, which is the only one held in a grouped input).
-// Without Grouped it does nothing: use WriteTo.
+// Without Grouped it does nothing: use WriteTo. With Grouped it returns
+// ErrNoOut when Options.Out is nil, and stops at Out's first write error,
+// which is sticky: the keys written before it are forgotten, the rest are
+// kept, and later Flush calls return that error.
 func (s *Summarizer) Flush() error {
 	if !s.opts.Grouped {
 		return nil

@@ -209,7 +209,8 @@ func (tw *TotalsWriter) Close() error { return tw.t.close() }
 // period, combination ("a AND b"), keys (held by exactly that
 // combination), then NAME:n_total and NAME:s_total for every summary
 // (empty, "-" in text, or absent in JSON, for a summary outside the
-// combination). Text is aligned in columns.
+// combination). Text is aligned in columns. Its only errors are w's
+// (writing stops at the first).
 func (r *OverlapResult) WriteTable(w io.Writer, format TableFormat) error {
 	head := []string{"period", "combination", "keys"}
 	numeric := []bool{false, false, true}
