@@ -255,6 +255,18 @@ func TestExampleConfig(t *testing.T) {
 	}
 }
 
+// TestUsageCacheModes: -h says which store each mode uses without -cache:
+// bolt in the data folder for the server, none for the command-line mode.
+func TestUsageCacheModes(t *testing.T) {
+	var out strings.Builder
+	if err := run(t.Context(), []string{"-h"}, strings.NewReader(""), io.Discard, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v, want flag.ErrHelp", err)
+	}
+	if text := out.String(); !strings.Contains(text, "server mode default bolt:DATA-DIR/cache.db") || !strings.Contains(text, "command-line mode, a URI-R given, caches nothing unless -cache") {
+		t.Errorf("-h does not say the command-line mode caches nothing without -cache:\n%s", text)
+	}
+}
+
 // TestUsageText: -h lists every flag once, each with a placeholder that
 // names what it takes (never a value such as "link", never Go's "int" or
 // "value"), and help texts without a closing full stop.

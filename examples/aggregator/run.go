@@ -97,7 +97,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.Archives, "archives", c.Archives, "archive list, a MemGator archives.json or a Time Travel archivelist.xml, from a `file or URL` (default the embedded public list)")
 	fs.StringVar(&c.Rules, "rules", c.Rules, "Time Travel rules `file` (rules.json) choosing the archives per service and URI-R (default every archive for every service)")
 	fs.StringVar(&c.Blacklist, "blacklist", c.Blacklist, "`file` of blocked hosts, one a line: their URI-Rs are answered 403 and no archive is asked")
-	fs.StringVar(&c.Cache, "cache", c.Cache, "`store` of cached answers: none (every request searches), memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (default bolt:DATA-DIR/cache.db)")
+	fs.StringVar(&c.Cache, "cache", c.Cache, "`store` of cached answers: none (every request searches), memory, bolt:PATH, or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db (server mode default bolt:DATA-DIR/cache.db; the command-line mode, a URI-R given, caches nothing unless -cache or the -config file names a store)")
 	dur(&c.MigrateTimeout, "migrate-timeout", "how long a MySQL cache's schema migration at start may take (the copy of a Time Travel aggregator database, logged per batch; 0: no limit)")
 	dur(&c.CacheTimeout, "cache-timeout", "how long a request waits for the cache (its reads, then its writes) before it is answered by searching; /healthz waits as long")
 	dur(&c.RequestTimeout, "request-timeout", "how long one archive's whole answer may take, unless its archive list entry sets its own")
