@@ -106,10 +106,11 @@ func createNamed(dir, base string) (*os.File, string, error) {
 	return f, f.Name(), nil
 }
 
-// Write writes to the file.
+// Write writes to the temporary file; its error is the *os.File's (an
+// *fs.PathError naming the temporary file).
 func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
 
-// WriteString writes s to the file.
+// WriteString writes s to the temporary file, with Write's errors.
 func (f *File) WriteString(s string) (int, error) { return f.f.WriteString(s) }
 
 // Name returns the target path (not the temporary file's).
@@ -196,7 +197,9 @@ func Write(path string, write func(w io.Writer) error) error {
 // means os.TempDir()) that has no name, so that it vanishes when it is
 // closed or the process ends, however it ends. Where a file cannot be made
 // without a name (no O_TMPFILE), it is created as pattern (as
-// os.CreateTemp) and its name removed at once. Close it when done.
+// os.CreateTemp) and its name removed at once. Close it when done. Its
+// errors are os.CreateTemp's or os.Remove's (*fs.PathError, naming the
+// file or dir); when the name cannot be removed the file is closed.
 func Scratch(dir, pattern string) (*os.File, error) {
 	if dir == "" {
 		dir = os.TempDir()

@@ -127,13 +127,15 @@ func (f *File) Close() error { return f.f.Close() }
 // Name returns the path the file was opened by.
 func (f *File) Name() string { return f.name }
 
-// Stat returns the file's information.
+// Stat returns the file's information, or the *os.File's Stat error.
 func (f *File) Stat() (os.FileInfo, error) { return f.f.Stat() }
 
 // Open opens the file at path for reading under ctx, as [Reader] reads:
 // once ctx is done, reads return its cause. Opening a FIFO waits for a
 // writer to open it; ctx ends that wait too (the open is left to finish,
-// and its file is closed, in the background).
+// and its file is closed, in the background). Errors are os.Open's
+// *fs.PathError naming path, or, when ctx ends first, an *fs.PathError
+// (Op "open", path) wrapping context.Cause(ctx).
 func Open(ctx context.Context, path string) (*File, error) {
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() {
 		f, err := os.Open(path)

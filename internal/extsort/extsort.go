@@ -103,7 +103,9 @@ func (s *Sorter) key(e entry) []byte {
 }
 
 // Add adds key with count n (0 records the key without counting it). The
-// key is copied.
+// key is copied. Its only error is a spill's, when the chunk is full:
+// "sort run: ..." when the run file cannot be made, "sort run in DIR: ..."
+// when it cannot be written.
 func (s *Sorter) Add(key []byte, n uint64) error {
 	if l := len(s.ents); l > 0 {
 		last := &s.ents[l-1]
@@ -140,7 +142,9 @@ func (s *Sorter) Add(key []byte, n uint64) error {
 // input costs no memory but that buffer; any other key goes to the chunk
 // (Add). Add and Append may be mixed: the appended run is merged with the
 // chunk and the spilled runs, equal strings summed as ever. The appended
-// run is not counted in Runs, which counts the chunk's spills.
+// run is not counted in Runs, which counts the chunk's spills. Its errors
+// are "sort run: ..." when the run file cannot be made, the run file's
+// write error, or Add's for a key out of order.
 func (s *Sorter) Append(key []byte, n uint64) error {
 	if s.app == nil {
 		f, w, err := s.newRun()
@@ -232,7 +236,9 @@ func (s *Sorter) Buffered() int { return len(s.ents) }
 
 // Spill writes the strings held in memory to a sorted run and frees the
 // chunk for reuse: for a sorter that is done adding while others still
-// are. It does nothing when none is held.
+// are. It does nothing when none is held. Its errors are Add's: "sort
+// run: ..." when the run file cannot be made, "sort run in DIR: ..." when
+// it cannot be written.
 func (s *Sorter) Spill() error { return s.spill() }
 
 // Runs returns the number of sorted runs spilled to disk so far.
@@ -480,7 +486,9 @@ func (s *Sorter) Each(fn func(key []byte, count uint64) error) error {
 // order, with its count summed over all of them, then closes them: the
 // sorters one after the other when each one's strings all sort before the
 // next one's (the parts of a sorted input), else a k-way merge of all their
-// runs and chunks.
+// runs and chunks. It returns fn's first error, which ends the sort, or the
+// first error of spilling, reading or merging the sorters' run files; the
+// sorters are closed either way.
 func EachOf(ss []*Sorter, fn func(key []byte, count uint64) error) error {
 	defer func() {
 		for _, s := range ss {

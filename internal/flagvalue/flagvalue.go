@@ -73,7 +73,8 @@ func FormatBytes(n int64) string {
 // default as FormatBytes writes it.
 type Bytes int64
 
-// Set reads s by ParseBytes.
+// Set reads s by ParseBytes, returning its error (wrapping ErrSize) and
+// leaving b unchanged when s is refused.
 func (b *Bytes) Set(s string) error {
 	n, err := ParseBytes(s)
 	if err != nil {

@@ -243,7 +243,10 @@ func Write(w io.Writer, p *Page) error {
 	return err
 }
 
-// Save writes p to path through a temporary file renamed into place.
+// Save writes p to path through a temporary file renamed into place
+// (atomicfile.Write): Write's errors (a table row naming the table and the
+// row) and those of creating or renaming the file, each naming path; on
+// error path is untouched.
 func Save(path string, p *Page) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, p) })
 }

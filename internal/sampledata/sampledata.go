@@ -35,5 +35,6 @@ func IndexFiles() []string {
 }
 
 // ReadFile returns the bytes of one embedded file, such as
-// "real/ipwb_sample-1.cdxj" or "cases/public_cases.tsv".
+// "real/ipwb_sample-1.cdxj" or "cases/public_cases.tsv". A name not
+// embedded gives embed.FS's *fs.PathError wrapping fs.ErrNotExist.
 func ReadFile(name string) ([]byte, error) { return FS.ReadFile(name) }
