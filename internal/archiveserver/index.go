@@ -376,6 +376,8 @@ func (x *Index) All() iter.Seq[URIR] {
 
 // WriteCDXJ writes the Index as sorted CDXJ ("SURT 14-digit-timestamp
 // {"url": ...}"), one line per capture, the input mementomap.Build takes.
+// Its errors are json.Marshal's for a URL and w's (writing stops at the
+// first).
 func (x *Index) WriteCDXJ(w io.Writer) error {
 	var buf []byte
 	for i, k := range x.keys {

@@ -129,6 +129,8 @@ type out struct {
 // exactly cfg.Lines lines. Domains are planned first (their suffix by the
 // shares above, their line budget from a heavy-tailed draw scaled to the
 // total), sorted, then generated one host tree at a time.
+// Its only errors are w's: writing stops at the first, and the Stats
+// returned count what was generated before it.
 func (g *Generator) Write(w io.Writer) (Stats, error) {
 	o := &out{w: bufio.NewWriterSize(w, 1<<20)}
 	n := g.cfg.Lines

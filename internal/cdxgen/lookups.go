@@ -30,6 +30,8 @@ type LookupStats struct {
 // segment the generator never makes) and half hosts it never makes. The
 // paper's lookups came from aggregator logs, of which 1.64 % were held
 // (internal/spec/MEMENTOMAP.md, "Evaluation"). Memory: the N URIs.
+// Its only error is w's, returned when the buffered URIs are flushed at
+// the end (the index itself is generated into io.Discard).
 func WriteLookups(w io.Writer, cfg Config, lc LookupConfig) (LookupStats, error) {
 	nHeld := int(math.Round(float64(lc.N) * lc.Held))
 	nHeld = min(max(nHeld, 0), lc.N)

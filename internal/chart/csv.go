@@ -13,6 +13,8 @@ import (
 // category, or for a line chart one row per X value any series has (dates
 // as YYYY-MM-DD on a time axis), with an empty cell where a series has no
 // point. Values are exact (integers without a fraction).
+// Its only errors are w's, from the csv.Writer (writing stops at the
+// first).
 func WriteCSV(w io.Writer, c *Chart) error {
 	cw := csv.NewWriter(w)
 	first := c.X.Label

@@ -112,6 +112,9 @@ func Format(path string) (string, error) {
 // Save renders c (after Finish) to path (.svg or .png) through a temporary
 // file in the same folder renamed into place, so that an interrupted run
 // never leaves a partial image.
+// A path other than .svg or .png is Format's error, naming path; the
+// other errors are Render's and those of creating or renaming the file
+// (atomicfile.Write), each naming path; on error path is untouched.
 func Save(path string, c *Chart) error {
 	format, err := Format(path)
 	if err != nil {
@@ -121,6 +124,9 @@ func Save(path string, c *Chart) error {
 }
 
 // Render draws c (after Finish) in format ("svg" or "png") at Size to w.
+// An unknown format is an error naming the chart and the format, a chart
+// not finished is "chart ID: Render before Finish", and a drawing failure (a panic in gonum/plot) is an error "chart ID: drawing
+// failed"; otherwise the error is w's.
 func Render(w io.Writer, c *Chart, format string) (err error) {
 	var cw vg.CanvasWriterTo
 	switch format {

@@ -140,6 +140,8 @@ func ArchiveChart(st *accesslog.Stats) (*chart.Chart, error) {
 // for, asked 1–9 times, ...), one bar per memento bin (not archived, 1–9
 // mementos, ...), the URI-R counts on a log scale. The unknown cell is not
 // drawn.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func OverlapChart(ov *accesslog.Overlap) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "archived-vs-accessed", Title: "Archived vs accessed URI-Rs (Figure 4)", Kind: chart.Bar,
 		X: chart.Axis{Label: "lookups of a URI-R in the logs"}, Y: chart.Axis{Label: "URI-Rs (log scale)", Type: chart.Log, Unit: chart.Count},

@@ -338,6 +338,8 @@ func finish(c *chart.Chart, what string, fold bool) (*chart.Chart, error) {
 
 // TLDChart is Table 1 as bars: the n TLDs with most URI-Rs, their shares
 // of URI-Rs and URI-Ms side by side, the rest summed in one bar.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func TLDChart(p *mementomap.ArchiveProfile, n int) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "tld-shares", Title: "TLDs by share of URI-Rs and URI-Ms (Table 1)", Kind: chart.Bar,
 		X: chart.Axis{Label: "TLD"}, Y: chart.Axis{Label: "share of the index", Unit: chart.Percent}}
@@ -366,6 +368,8 @@ func TLDChart(p *mementomap.ArchiveProfile, n int) (*chart.Chart, error) {
 
 // LorenzChart is Figure 5: the Lorenz curve of mementos over URI-Rs, with
 // the line of equality.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func LorenzChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	m := p.Mementos
 	c := &chart.Chart{ID: "lorenz", Title: "Lorenz curve of mementos over URI-Rs (Figure 5)", Kind: chart.Line,
@@ -390,6 +394,8 @@ func LorenzChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 // read as a line (chart.Chart.PointMarks), is drawn as dots, so that no
 // straight line across a gap reads as URI-Rs that are not there and no
 // count is drawn too small to see.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func MementoHistogram(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "mementos-per-urir", Title: "URI-Rs by their number of mementos", Kind: chart.Line,
 		X:    chart.Axis{Label: "mementos of a URI-R (log scale)", Type: chart.Log, Unit: chart.Count},
@@ -410,6 +416,8 @@ func MementoHistogram(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 }
 
 // YearChart is Figure 6: URI-Rs captured, new URI-Rs and URI-Ms per year.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func YearChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "per-year", Title: "Captures and URI-Rs per year (Figure 6)", Kind: chart.Bar,
 		X: chart.Axis{Label: "capture year"}, Y: chart.Axis{Label: "count", Unit: chart.Count}}
@@ -426,6 +434,8 @@ func YearChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 
 // StatusChart is the status columns of Table 6: each year's URI-Ms by
 // status class, stacked to 100 %.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func StatusChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "status-per-year", Title: "Status classes of each year's captures (Table 6)", Kind: chart.StackedBar,
 		X: chart.Axis{Label: "capture year"}, Y: chart.Axis{Label: "share of the year's URI-Ms", Unit: chart.Percent}}
@@ -449,6 +459,8 @@ func StatusChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 
 // DepthChart is Figure 7: distinct prefixes (Table 8's Count) per host and
 // path depth, on a log axis.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func DepthChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "prefixes-per-depth", Title: "Distinct prefixes per depth (Table 8, Figure 7)", Kind: chart.Bar,
 		X: chart.Axis{Label: "depth"}, Y: chart.Axis{Label: "distinct prefixes (log scale)", Type: chart.Log, Unit: chart.Count}}
@@ -515,6 +527,8 @@ func lastDepth(rows []mementomap.DepthStats) int {
 // with i = d−2 for hosts (H3's parents, at H2, are level 1) and i = d−1
 // for paths (P1's parents, the hosts, are level 0); the chart's note says
 // so. The X axis has whole-number ticks over the depths drawn.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func MeanChildrenChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "mean-children", Title: "Mean children per parent by depth, and the fitted cutoffs", Kind: chart.Line,
 		X: chart.Axis{Label: "depth d of the children (hosts Hd, paths Pd); their parents are at d−1", Unit: chart.Whole},
@@ -573,6 +587,8 @@ func MeanChildrenChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 // ReductionChart is Figure 8 for one layer: per depth (the depths with most
 // prefixes, at most chart.MaxSeries), the share of keys left (global) or of
 // the depth's nodes left (incremental) against the share rolled up.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func ReductionChart(rows []mementomap.DepthStats, layer string, incremental bool) (*chart.Chart, error) {
 	kind, what := "global", "HxPx keys left"
 	if incremental {
@@ -641,6 +657,8 @@ func depthKey(name string) string {
 
 // CompactionChart is Figure 9: the output's size as the compaction reads
 // the baseline map.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func CompactionChart(p *mementomap.ArchiveProfile) (*chart.Chart, error) {
 	r := p.Compaction
 	if r == nil || r.Stats.InLines == 0 {

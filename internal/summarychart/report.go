@@ -34,6 +34,9 @@ type ReportInput struct {
 // summaries, and the daily activity per organization, each with its charts
 // and sortable tables. A chart without data is left out and named in its
 // section's text.
+// The error is the first chart's other than chart.ErrNoData (a malformed
+// chart, by chart.Chart.Finish); the page is returned with the charts
+// that were made.
 func Report(in ReportInput) (*report.Page, error) {
 	p := &report.Page{Title: in.Title, Sources: in.Sources, Generator: in.Generator}
 	if p.Title == "" {

@@ -145,6 +145,8 @@ var categories = []string{"html", "image", "video", "audio", "pdf", "js", "json"
 
 // CategoryBytes is "bytes per content type and year" of one summary: one
 // bar per year, stacked by content type (html, image, ..., other types).
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func CategoryBytes(o *summary.Overview) (*chart.Chart, error) {
 	byYear := map[string]summary.Counters{}
 	var periods []string
@@ -173,6 +175,8 @@ func CategoryBytes(o *summary.Overview) (*chart.Chart, error) {
 
 // CategoryTreemap is "content types by captures" (or, with bytes, "by
 // bytes") of one summary: one rectangle per content type with captures.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func CategoryTreemap(o *summary.Overview, bytes bool) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "types-by-captures", Title: titled("Content types by captures", o.Name), Kind: chart.Treemap,
 		Y: chart.Axis{Label: "captures", Unit: chart.Count}}
@@ -217,6 +221,8 @@ func perYear(os []*summary.Overview, c *chart.Chart, value func(*summary.Overvie
 
 // CapturesPerYear is "captures per year": one line per summary (a year
 // without captures is a gap).
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func CapturesPerYear(os []*summary.Overview) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "captures-per-year", Title: "Captures per year", Y: chart.Axis{Label: "captures (2xx)", Unit: chart.Count}}
 	if len(os) == 1 {
@@ -228,6 +234,8 @@ func CapturesPerYear(os []*summary.Overview) (*chart.Chart, error) {
 // DomainsPerYear is "domains held per year": the keys with captures each
 // summary holds per year, one line per summary; with tld (such as "lu")
 // only the keys under that top-level domain.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func DomainsPerYear(os []*summary.Overview, tld string) (*chart.Chart, error) {
 	tld = strings.ToLower(strings.TrimPrefix(tld, "."))
 	c := &chart.Chart{ID: "domains-per-year", Title: "Domains held per year", Y: chart.Axis{Label: "domains with captures", Unit: chart.Count}}
@@ -260,6 +268,8 @@ func DomainsPerYear(os []*summary.Overview, tld string) (*chart.Chart, error) {
 // several, each summary's share of its own domains, so that archives of
 // different sizes compare. Keys that are no domain name are left out and
 // counted in the note.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func FirstLetters(os []*summary.Overview) (*chart.Chart, error) {
 	c := &chart.Chart{ID: "domains-by-letter", Title: "Registrable domains by first letter", Kind: chart.Bar,
 		Categories: summary.FirstCharClasses,
@@ -352,6 +362,8 @@ func comboName(combo string, n int) string {
 // per year (or one for all years, with summary.OverlapOptions.NoYear), a
 // segment per combination of summaries holding exactly those keys,
 // single summaries first.
+// It returns chart.ErrNoData when there is nothing to draw, and
+// chart.Chart.Finish's error for a malformed chart.
 func Overlap(res *summary.OverlapResult) (*chart.Chart, error) {
 	combos := make([]string, 0, len(res.Combos))
 	periodSet := map[string]bool{}
