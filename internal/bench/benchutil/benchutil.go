@@ -84,6 +84,7 @@ func (f *Flags) Parse(fs *flag.FlagSet, args []string) error {
 // Work makes the work folder ([WorkDir] of -dir and -keep, a temporary one
 // named after prefix when -dir is empty), sets f.Dir to it, and returns the
 // function that removes a temporary one.
+// Its error is WorkDir's, and f.Dir is then unchanged.
 func (f *Flags) Work(prefix string) (done func(), err error) {
 	dir, done, err := WorkDir(f.Dir, prefix, f.Keep)
 	if err != nil {
@@ -141,6 +142,9 @@ func (m *Measured) Measure() *Measured { return m }
 // "-phase PHASE -dir DIR" and then extra ([RunChild]: GOMAXPROCS=1, the
 // child's JSON report decoded into r), and fills in r's peak RSS and,
 // when the child left it zero, its CPU time.
+// Its errors are RunChild's: os.Executable's, the child's exit (an
+// *exec.ExitError, or the cause when ctx ends), or an error quoting the
+// child's output (up to 200 bytes) when it is not r's JSON.
 func RunPhase(ctx context.Context, r Measures, phase, dir string, extra ...string) error {
 	u, err := RunChild(ctx, r, append([]string{"-phase", phase, "-dir", dir}, extra...)...)
 	if err != nil {
@@ -223,6 +227,8 @@ func SelfCPU() time.Duration {
 
 // StartCPUProfile starts a CPU profile written to path and returns the
 // function that stops it and closes the file; path "" profiles nothing.
+// Its errors are os.Create's (naming path) and pprof.StartCPUProfile's
+// (a profile already running), the file closed then.
 func StartCPUProfile(path string) (stop func(), err error) {
 	if path == "" {
 		return func() {}, nil
@@ -241,6 +247,8 @@ func StartCPUProfile(path string) (stop func(), err error) {
 // WriteProfile writes the runtime/pprof profile of that name ("allocs",
 // "mutex", "heap", …) to path, in the gzipped protobuf form go tool pprof
 // reads.
+// An unknown name is an error quoting it; otherwise the errors are
+// os.Create's (naming path), the profile's write error, or Close's.
 func WriteProfile(name, path string) error {
 	p := pprof.Lookup(name)
 	if p == nil {
@@ -295,6 +303,8 @@ func Rate(n int64, d time.Duration) string {
 // WorkDir returns the work folder of a run: dir, created if need be, or
 // when dir is "" a new temporary folder named after prefix. done removes a
 // temporary folder unless keep; it leaves a given dir alone.
+// Its errors are os.MkdirAll's for dir, or os.MkdirTemp's, each an
+// *fs.PathError naming the folder.
 func WorkDir(dir, prefix string, keep bool) (path string, done func(), err error) {
 	if dir != "" {
 		return dir, func() {}, os.MkdirAll(dir, 0o755)
