@@ -142,9 +142,10 @@ func (m *Measured) Measure() *Measured { return m }
 // "-phase PHASE -dir DIR" and then extra ([RunChild]: GOMAXPROCS=1, the
 // child's JSON report decoded into r), and fills in r's peak RSS and,
 // when the child left it zero, its CPU time.
-// Its errors are RunChild's: os.Executable's, the child's exit (an
-// *exec.ExitError, or the cause when ctx ends), or an error quoting the
-// child's output (up to 200 bytes) when it is not r's JSON.
+// Its errors are RunChild's: os.Executable's, the child's failure to
+// start or to exit 0 (an *exec.ExitError, also when ctx ends and the child
+// is killed), or an error quoting the child's output (up to 200 bytes)
+// when it is not r's JSON.
 func RunPhase(ctx context.Context, r Measures, phase, dir string, extra ...string) error {
 	u, err := RunChild(ctx, r, append([]string{"-phase", phase, "-dir", dir}, extra...)...)
 	if err != nil {
