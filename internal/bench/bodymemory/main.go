@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/internal/bench/benchutil"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 func main() { benchutil.Main(run) }
@@ -40,11 +41,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	bin := fs.String("aggregator", "", "the examples/aggregator `binary` to run")
 	parallel := fs.Int("parallel", 8, "`N` TimeMap requests at once")
 	mementos := fs.Int("mementos", 1000000, "`N` mementos in the archive's TimeMap of every URI-R")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if *bin == "" {
-		return fmt.Errorf("-aggregator is required")
+		return cli.Usagef("-aggregator is required")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
