@@ -34,6 +34,13 @@
 // cache. A Server that is never served is released with Close. Server is
 // an http.Handler too, for a deployment that runs its own http.Server.
 //
+// # Command-line mode
+//
+// SearchOnce is MemGator's command-line mode ("URI-R [DATETIME]"): it
+// assembles the same deployment, searches once and writes the TimeMap or
+// the memento description to a writer, without serving; its errors say
+// why nothing was printed (ErrBadArgument, ErrNoMemento, ErrAllFailed).
+//
 // # Metrics
 //
 // The metrics are on a registry of the Server's own (never Prometheus's

@@ -3,7 +3,8 @@
 // URL and merges their answers, skipping the archives whose MementoMap says
 // they hold nothing. It is wiring: flags and the -config file become a
 // server.Config, and package aggregator/server assembles and runs the
-// deployment.
+// deployment (server.New and Serve; server.SearchOnce for the
+// command-line mode).
 //
 //	go run ./examples/aggregator                       # the public archives, bolt cache, localhost:1208
 //	go run ./examples/aggregator -config aggregator.json -addr :8080
@@ -34,7 +35,8 @@
 //	                                   (known from background probes, -probe-every, without traffic)
 //
 // With -root PREFIX every path is under PREFIX. Given a URI-R (and a
-// datetime) on the command line, it searches once and prints the answer
+// datetime) after the flags (a flag after the URI-R is refused, as Go's
+// flag package stops at the first argument), it searches once and prints the answer
 // instead of serving, without links to this API (self, timemap, timegate:
 // no server runs behind the answer) unless -base-url names one; exit
 // status 0 found, 1 not found, 2 a usage,

@@ -52,7 +52,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		rest = nil // MemGator's "memgator [flags] server"
 	}
 	if len(rest) > 0 {
-		return runCLI(ctx, c, rest, stdout, stderr)
+		// The command-line mode: one search, printed (MemGator's CLI).
+		return server.SearchOnce(ctx, &c, cliFormat, rest, stdout, stderr)
 	}
 	log, err := c.NewLogger(stderr)
 	if err != nil {
@@ -223,6 +224,9 @@ func parseConfig(args []string, stderr io.Writer) (server.Config, []string, erro
 		rest = nil
 	}
 	if len(rest) > 0 {
+		if err := flagAfterURIR(fs, rest); err != nil {
+			return c, nil, err
+		}
 		// Command-line mode: one search, no state kept unless -cache or
 		// the file names a store.
 		set := map[string]bool{}
@@ -242,6 +246,26 @@ func parseConfig(args []string, stderr io.Writer) (server.Config, []string, erro
 		c.DataDir = defaultDataDir()
 	}
 	return c, rest, c.Check()
+}
+
+// flagAfterURIR refuses a flag of fs given after the URI-R (rest is what
+// follows the flags, URI-R first), such as "aggregator URI-R -format
+// json": Go's flag package stops at the first argument that is not a
+// flag, so the flag would be read as a datetime or an extra argument.
+// The error names the flag and says that flags come first.
+func flagAfterURIR(fs *flag.FlagSet, rest []string) error {
+	for _, a := range rest[1:] {
+		name, ok := strings.CutPrefix(a, "-")
+		if !ok {
+			continue
+		}
+		given, _, _ := strings.Cut(a, "=")
+		name, _, _ = strings.Cut(strings.TrimPrefix(name, "-"), "=")
+		if name == "h" || name == "help" || fs.Lookup(name) != nil {
+			return fmt.Errorf("flag %s after the URI-R: flags come before it (aggregator [flags] URI-R [DATETIME])", given)
+		}
+	}
+	return nil
 }
 
 // defaultDataDir is the user's cache folder (os.UserCacheDir, such as

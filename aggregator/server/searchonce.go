@@ -1,0 +1,205 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
+)
+
+// The causes of SearchOnce's errors, matched with errors.Is; the error's
+// message is the reason itself (the headline or the refusal), not these.
+var (
+	// ErrBadArgument: a URI-R or datetime refused, too many arguments, an
+	// unknown answer format, or a request the aggregator answers 400.
+	ErrBadArgument = errors.New("bad command-line argument")
+	// ErrNoMemento: no memento found (some archive answered none, or its
+	// MementoMap ruled it out): the HTTP API's 404.
+	ErrNoMemento = errors.New("no memento found")
+	// ErrAllFailed: every archive asked failed, timed out or was dormant,
+	// none answered and none was skipped by its MementoMap
+	// (aggregator.Result.AllFailed, the HTTP API's 502 or 504): the
+	// search says nothing about the URI-R.
+	ErrAllFailed = errors.New("every archive asked failed")
+)
+
+// ExitAllFailed is the exit status of a command line whose SearchOnce
+// ends in ErrAllFailed (MemGator's CLI has none of its own: 1 is "not
+// found", 2 a usage error).
+const ExitAllFailed = 3
+
+// SearchOnce is the command-line mode, MemGator's shapes
+// ("memgator [flags] URI-R [DATETIME]"): args is URI-R [DATETIME]. It
+// assembles the deployment c describes (New; nil c means DefaultConfig,
+// c itself is not modified), loads the archives' MementoMaps, searches
+// once and writes to stdout the TimeMap, or with a datetime the memento
+// description (/memento/{format}/{datetime}/{URI-R}), as the HTTP API
+// would answer it, in format "link" (also ""), "json" or "cdxj", in any
+// case. It closes the server before it returns.
+//
+// DATETIME follows the one rule of a datetime on a command line
+// (flagvalue.DatetimeRule: timestamp digits or an RFC 3339 instant,
+// nothing around them), read to the second. A URI-R that is empty,
+// starts or ends with white space or holds a control character (bytes
+// 0x00-0x1F, 0x7F) is refused; spaces inside it are kept and
+// percent-encoded, as for a request path.
+//
+// No server runs behind the answer: unless c.BaseURL names one, its
+// links to this API (self, timemap, timegate; in JSON and CDXJ the keys
+// and lines naming them) are left out (Config.NoAPILinks); with BaseURL
+// they name that server. The log goes to c.Logger, or when that is nil
+// to stderr as c.NewLogger makes it (a bad LogFormat or LogLevel is
+// refused). When some archive failed, timed out or was dormant and a
+// memento was found, the answer's headline (aggregator.Headline: the
+// mementos found and what each archive did, as counts and
+// Archive-Failures) is written to stderr as one line
+// "aggregator: HEADLINE" and the error is nil.
+//
+// Errors, each marked as the module's command lines read them
+// (internal/cli: usage is exit status 2, an ExitError its Code, anything
+// else 1): a bad argument wraps ErrBadArgument and a failure to start
+// (New's error, ErrConfig among them) is returned as it is, both usage
+// errors; no memento is an error wrapping ErrNoMemento whose message is
+// the headline; every archive failed wraps ErrAllFailed, exit status
+// ExitAllFailed, the message the headline too. A context ended during the
+// search gives its cause.
+func SearchOnce(ctx context.Context, c *Config, format string, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || len(args) > 2 {
+		return badArgument(fmt.Errorf("want URI-R [DATETIME], got %d arguments", len(args)))
+	}
+	switch format = strings.ToLower(format); format {
+	case "":
+		format = "link"
+	case "link", "json", "cdxj":
+	default:
+		return badArgument(fmt.Errorf("format: want link, json or cdxj, got %q", format))
+	}
+	if err := checkURIRArgument(args[0]); err != nil {
+		return badArgument(err)
+	}
+	target := "/timemap/" + format + "/" + args[0]
+	if len(args) == 2 {
+		// The one rule of a datetime on a command line
+		// (flagvalue.DatetimeRule), read to the second as the HTTP API's
+		// {datetime} is.
+		t, err := flagvalue.ParseTime(args[1])
+		if err != nil {
+			return badArgument(err)
+		}
+		target = "/memento/" + format + "/" + t.Format("20060102150405") + "/" + args[0]
+	}
+	cfg := DefaultConfig()
+	if c != nil {
+		cfg = *c
+	}
+	if cfg.Logger == nil {
+		log, err := cfg.NewLogger(stderr)
+		if err != nil {
+			return cli.AsUsage(err)
+		}
+		cfg.Logger = log
+	}
+	cfg.NoAPILinks = cfg.BaseURL == ""
+	s, err := New(ctx, &cfg)
+	if err != nil {
+		return cli.AsUsage(err)
+	}
+	if d := s.TempDir(); d != "" {
+		// A second signal stops at once, Close not run: the folder goes then too.
+		defer cli.OnHardStop(func() { os.RemoveAll(d) })()
+	}
+	defer s.Close()
+	ag := s.Aggregator()
+	if err := ag.LoadMaps(ctx); err != nil {
+		cfg.Logger.Warn("some MementoMaps were not loaded; those archives are always asked", "err", err)
+	}
+	// The Handler reads the raw target (RequestURI) as a server gives it;
+	// the URL is built, not parsed, so no URI-R can make it fail.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	if err != nil {
+		return err
+	}
+	req.URL = &url.URL{Path: target}
+	req.RequestURI = target
+	rec := &answerRecorder{ResponseRecorder: httptest.NewRecorder()}
+	ag.Handler().ServeHTTP(rec, req)
+	body := strings.TrimSpace(rec.Body.String())
+	switch {
+	case rec.Code == http.StatusOK:
+		if _, err := io.WriteString(stdout, rec.Body.String()); err != nil {
+			return err
+		}
+		if rec.failures {
+			_, err = fmt.Fprintf(stderr, "aggregator: %s\n", rec.headline)
+		}
+		return err
+	case rec.Code == http.StatusBadRequest:
+		return badArgument(errors.New(body))
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case rec.Code == http.StatusBadGateway || rec.Code == http.StatusGatewayTimeout:
+		return &cli.ExitError{Code: ExitAllFailed, Err: &causeError{ErrAllFailed, body}}
+	}
+	return &causeError{ErrNoMemento, body}
+}
+
+// causeError is an error whose message is msg and which errors.Is matches
+// to cause.
+type causeError struct {
+	cause error
+	msg   string
+}
+
+func (e *causeError) Error() string        { return e.msg }
+func (e *causeError) Is(target error) bool { return target == e.cause }
+
+// badArgument marks err as a usage error caused by ErrBadArgument, its
+// message unchanged.
+func badArgument(err error) error {
+	return cli.AsUsage(&causeError{ErrBadArgument, err.Error()})
+}
+
+// answerRecorder is SearchOnce's ResponseWriter: it takes the
+// aggregator's answer (aggregator.AnswerLogger) and keeps its headline,
+// and whether some archive failed, timed out or was dormant.
+type answerRecorder struct {
+	*httptest.ResponseRecorder
+	headline string
+	failures bool
+}
+
+// LogAnswer keeps the headline of ans; the Handler then writes no
+// "request" record of its own.
+func (c *answerRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
+	c.headline, c.failures = aggregator.Headline(ans), ans.Failures != ""
+	return true
+}
+
+// checkURIRArgument refuses a command-line URI-R that is empty, starts or
+// ends with a space, or holds a control character (bytes 0x00-0x1F,
+// 0x7F); those are typing slips, never part of a URI. Spaces inside the
+// URI-R are kept: NormalizeURIR percent-encodes them, as for a request
+// path.
+func checkURIRArgument(s string) error {
+	if s == "" {
+		return errors.New("empty URI-R")
+	}
+	if strings.TrimSpace(s) != s {
+		return fmt.Errorf("bad URI-R %q: leading or trailing white space", s)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return fmt.Errorf("bad URI-R %q: control character 0x%02X at byte %d", s, s[i], i)
+		}
+	}
+	return nil
+}
