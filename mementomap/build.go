@@ -140,7 +140,9 @@ func (s BuildStats) MismatchRate() float64 {
 //
 // Memory is bounded by o.MemoryLimit whatever the input size: an external
 // sort spills sorted runs (unlinked temporary files in o.TempDir) and
-// merges them. The keys of an index sorted byte-wise by key are written to
+// merges them; on several workers each part's map lines are written to
+// such a file as soon as the part is read, and the map is then those
+// files copied one after the other. The keys of an index sorted byte-wise by key are written to
 // one such run as they are read, not held in memory (at most 4 MiB of
 // them are, while the queries of an HxPx key may follow). A bad line stops the build with an error naming its source
 // and line (a *cdxj.ParseError), unless o.SkipBad; any other error of an
@@ -211,22 +213,12 @@ func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*
 	var m, r uint64
 	var line []byte
 	emit := func() error {
-		hx, dt, timed := bytes.Cut(cur, []byte{0})
-		line = append(line[:0], hx...)
-		if timed {
-			line = append(line, ' ')
-			line = append(line, dt...)
+		var err error
+		if line, err = appendMapLine(line[:0], cur, m, r); err != nil {
+			return err
 		}
-		line = append(line, ' ')
-		line = strconv.AppendUint(line, m, 10)
-		line = append(line, '/')
-		line = strconv.AppendUint(line, r, 10)
-		if len(line) > MaxLineLength {
-			return fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, hx, len(line), MaxLineLength)
-		}
-		line = append(line, '\n')
 		st.Keys++
-		_, err := bw.Write(line)
+		_, err = bw.Write(line)
 		return err
 	}
 	n := 0
@@ -266,6 +258,29 @@ func writeMapLines(ctx context.Context, bw *bufio.Writer, st *BuildStats, ss []*
 		err = bw.Flush()
 	}
 	return err
+}
+
+// appendMapLine appends to line the map line of the group cur ("HXPX",
+// or "HXPX\x00DATETIME" with datetime) with m captures of r URI-Rs:
+// "HXPX M/R\n" or "HXPX DATETIME M/R\n". A line longer than
+// MaxLineLength (without its newline) is an error wrapping
+// ErrLineTooLong.
+func appendMapLine(line, cur []byte, m, r uint64) ([]byte, error) {
+	hx, dt, timed := bytes.Cut(cur, []byte{0})
+	start := len(line)
+	line = append(line, hx...)
+	if timed {
+		line = append(line, ' ')
+		line = append(line, dt...)
+	}
+	line = append(line, ' ')
+	line = strconv.AppendUint(line, m, 10)
+	line = append(line, '/')
+	line = strconv.AppendUint(line, r, 10)
+	if n := len(line) - start; n > MaxLineLength {
+		return line, fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, hx, n, MaxLineLength)
+	}
+	return append(line, '\n'), nil
 }
 
 // ErrDatetimeDigits is returned by [Build] and [BuildPart] for a

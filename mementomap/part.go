@@ -77,8 +77,10 @@ func (it buildItem) records() func(func(*cdxj.Record, error) bool) {
 
 // buildParallel is Build on w workers: the inputs cut into parts
 // (planBuild), each part read into a sorter of its own by one of at most
-// w goroutines, the sorters then read together in key order (eachOf):
-// one after the other for the parts of a sorted input, merged otherwise.
+// w goroutines, which then writes the part's map lines (formatPart) while
+// other parts are read. When the parts' keys follow one another (the
+// parts of a sorted input) the map is those lines joined (joinParts);
+// otherwise the sorters are merged in key order (writeMapLines).
 // The first error in part order is returned, as a sequential build would
 // meet it (a part after a failed one is stopped, one before it runs on).
 func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOptions, w int) (BuildStats, error) {
@@ -106,6 +108,12 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 			b.s.Close()
 		}
 	}
+	lines := make([]*partLines, len(items))
+	defer func() {
+		for _, p := range lines {
+			p.close()
+		}
+	}()
 	var mu sync.Mutex
 	failed := len(items) // the first part that failed
 	sem := make(chan struct{}, w)
@@ -132,6 +140,10 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 			if err == nil && len(items) > w && b.s.Buffered() > 1<<12 {
 				// More parts than workers: a finished part keeps no chunk.
 				err = b.s.Spill()
+			}
+			if err == nil {
+				// The part's map lines, while the other parts are read.
+				lines[i], err = formatPart(ctxs[i], b.s, o.TempDir)
 			}
 			if err != nil {
 				errs[i] = err
@@ -171,7 +183,19 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	for i, b := range bs {
 		ss[i] = b.s
 	}
-	if err := writeMapLines(ctx, bw, &st, ss, false); err != nil {
+	_, ordered, err := extsort.Ordered(ss)
+	switch {
+	case err != nil:
+		closeAll()
+		return st, err
+	case ordered:
+		// The parts' keys follow one another: their lines, as written.
+		closeAll()
+		err = joinParts(bw, &st, lines)
+	default:
+		err = writeMapLines(ctx, bw, &st, ss, false)
+	}
+	if err != nil {
 		return st, err
 	}
 	(&builder{o: o, st: st}).logDone()

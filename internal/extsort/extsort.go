@@ -460,6 +460,17 @@ func (h *runHeap) Pop() any {
 // fn ends the sort and is returned.
 func (s *Sorter) Each(fn func(key []byte, count uint64) error) error {
 	defer s.Close()
+	return s.Scan(fn)
+}
+
+// Scan calls fn for every distinct string in order with its summed count,
+// as Each does, but leaves s open: a later Scan, Each or EachOf reads the
+// same strings again (a chunk that spilled runs is written to a run of its
+// own first, and its memory freed). Adding after Scan is not supported.
+// The key slice is valid only during the call; an error of fn ends the
+// scan and is returned, as are the errors of spilling, merging and reading
+// the run files ("sort run: ...").
+func (s *Sorter) Scan(fn func(key []byte, count uint64) error) error {
 	if err := s.endAppend(); err != nil {
 		return err
 	}
@@ -495,22 +506,9 @@ func EachOf(ss []*Sorter, fn func(key []byte, count uint64) error) error {
 			s.Close()
 		}
 	}()
-	var live []*Sorter
-	for _, s := range ss {
-		_, _, ok, err := s.bounds()
-		if err != nil {
-			return err
-		}
-		if ok {
-			live = append(live, s)
-		}
-	}
-	ordered := true
-	for i := 1; i < len(live); i++ {
-		if bytes.Compare(live[i-1].hi, live[i].lo) >= 0 {
-			ordered = false
-			break
-		}
+	live, ordered, err := Ordered(ss)
+	if err != nil {
+		return err
 	}
 	if ordered {
 		for _, s := range live {
@@ -528,6 +526,29 @@ func EachOf(ss []*Sorter, fn func(key []byte, count uint64) error) error {
 		runs = append(runs, s.runs...)
 	}
 	return merge(live, runs, fn)
+}
+
+// Ordered returns the sorters of ss that hold strings, in the order of ss,
+// and whether each one's strings all sort before the next one's (then
+// reading them one after the other gives every string once, in order, as
+// EachOf does). It ends the runs of Append, sorts the chunks and leaves the
+// sorters open; its error is ending a run's ("sort run in DIR: ...").
+func Ordered(ss []*Sorter) (live []*Sorter, ordered bool, err error) {
+	for _, s := range ss {
+		_, _, ok, err := s.bounds()
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			live = append(live, s)
+		}
+	}
+	for i := 1; i < len(live); i++ {
+		if bytes.Compare(live[i-1].hi, live[i].lo) >= 0 {
+			return live, false, nil
+		}
+	}
+	return live, true, nil
 }
 
 // merge k-way merges the sorted chunks of chunks and the run files runs

@@ -322,3 +322,58 @@ func TestAppendMixedWithAdd(t *testing.T) {
 		})
 	}
 }
+
+// TestScanRereads: Scan leaves the sorter open, so that a second Scan and
+// then EachOf read the same strings and counts again, whether the sorter
+// holds an appended run, spilled runs and a chunk, or a chunk alone; and
+// Ordered tells sorters of disjoint ascending ranges from overlapping ones.
+func TestScanRereads(t *testing.T) {
+	build := func(limit int64, base int) *Sorter {
+		s := New(limit, t.TempDir())
+		for j := range 300 {
+			k := fmt.Appendf(nil, "%d-%03d", base, j) // ascending: the appended run
+			if err := s.Append(k, uint64(j%3+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for j := range 100 {
+			k := fmt.Appendf(nil, "%d-%03d", base, (j*37)%300) // out of order: chunk and spills
+			if err := s.Add(k, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	read := func(scan func(func([]byte, uint64) error) error) string {
+		var b bytes.Buffer
+		if err := scan(func(k []byte, n uint64) error { fmt.Fprintf(&b, "%s %d\n", k, n); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, limit := range []int64{200, 1 << 20} {
+		a, b := build(limit, 1), build(limit, 2)
+		first := read(a.Scan)
+		if n := bytes.Count([]byte(first), []byte("\n")); n != 300 {
+			t.Fatalf("limit %d: %d strings, want 300", limit, n)
+		}
+		if !bytes.Contains([]byte(first), []byte("1-037 3\n")) { // 37%3+1 appended, once added
+			t.Errorf("limit %d: 1-037 not summed to 3:\n%.200s", limit, first)
+		}
+		if again := read(a.Scan); again != first {
+			t.Errorf("limit %d: second Scan differs", limit)
+		}
+		second := read(b.Scan)
+		live, ordered, err := Ordered([]*Sorter{a, New(1, ""), b})
+		if err != nil || len(live) != 2 || !ordered {
+			t.Errorf("limit %d: Ordered = %d live, %v, %v; want 2, true, nil", limit, len(live), ordered, err)
+		}
+		if _, ordered, _ := Ordered([]*Sorter{b, a}); ordered {
+			t.Errorf("limit %d: Ordered(b, a) = true, want false", limit)
+		}
+		all := read(func(fn func([]byte, uint64) error) error { return EachOf([]*Sorter{a, b}, fn) })
+		if all != first+second {
+			t.Errorf("limit %d: EachOf after Scan differs from the Scans", limit)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package mementomap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mementokit/mementokit/internal/atomicfile"
+	"github.com/mementokit/mementokit/internal/extsort"
+)
+
+// partLines are the map lines of one part of a build on several workers,
+// written by the part's worker as soon as it has read the part, so that
+// writing the map is only copying them: the first and the last HxPx key of
+// the part with their counts (one key may have captures in two parts, and
+// its line then sums both), and the lines of the keys between them, as
+// they are, in body (an unlinked temporary file of size bytes; nil when
+// there are none).
+type partLines struct {
+	first, last lineGroup // the same key when groups is 1
+	groups      int64     // HxPx keys
+	urirs       int64     // distinct URI-Rs
+	body        *os.File
+	size        int64
+}
+
+// lineGroup is one HxPx key and the counts of its map line: m captures of
+// r URI-Rs.
+type lineGroup struct {
+	key  []byte
+	m, r uint64
+}
+
+// close frees the part's temporary file.
+func (p *partLines) close() {
+	if p != nil && p.body != nil {
+		p.body.Close()
+		p.body = nil
+	}
+}
+
+// formatPart reads the sort keys of s ("HXPX" or "HXPX\x00QUERY", without
+// datetime) with Scan, leaving s open, and writes the lines of its HxPx
+// keys but the first and the last to an unlinked temporary file in
+// tempDir. Its errors are the sorter's, the temporary file's, ctx's, and
+// a line longer than MaxLineLength (wrapping ErrLineTooLong).
+func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string) (*partLines, error) {
+	p := &partLines{}
+	var bw *bufio.Writer
+	var cur lineGroup
+	var line []byte
+	// done takes the finished group cur, one before the last: the first
+	// is kept, every other one written.
+	done := func() error {
+		if p.groups++; p.groups == 1 {
+			p.first = lineGroup{append([]byte(nil), cur.key...), cur.m, cur.r}
+			return nil
+		}
+		if bw == nil {
+			f, err := atomicfile.Scratch(tempDir, "mementomap-part-*.lines")
+			if err != nil {
+				return fmt.Errorf("mementomap: the lines of a part: %w", err)
+			}
+			p.body, bw = f, bufio.NewWriterSize(f, 1<<20)
+		}
+		var err error
+		if line, err = appendMapLine(line[:0], cur.key, cur.m, cur.r); err != nil {
+			return err
+		}
+		p.size += int64(len(line))
+		if _, err := bw.Write(line); err != nil {
+			return fmt.Errorf("mementomap: the lines of a part in %s: %w", tempDir, err)
+		}
+		return nil
+	}
+	have := false
+	n := 0
+	err := s.Scan(func(key []byte, count uint64) error {
+		if n++; n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		h := key
+		if i := bytes.IndexByte(key, 0); i >= 0 {
+			h = key[:i]
+		}
+		p.urirs++
+		if have && bytes.Equal(h, cur.key) {
+			cur.m += count
+			cur.r++
+			return nil
+		}
+		if have {
+			if err := done(); err != nil {
+				return err
+			}
+		}
+		cur.key = append(cur.key[:0], h...)
+		cur.m, cur.r, have = count, 1, true
+		return nil
+	})
+	if err == nil && have {
+		p.groups++
+		p.last = cur
+		if p.groups == 1 {
+			p.first = cur
+		}
+	}
+	if err == nil && bw != nil {
+		if err = bw.Flush(); err != nil {
+			err = fmt.Errorf("mementomap: the lines of a part in %s: %w", tempDir, err)
+		}
+	}
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// joinParts writes the lines of the parts ps, in order, to bw and flushes
+// it, counting Keys and URIRs in st: the parts' keys must each sort before
+// the next part's (extsort.Ordered). A key that is the last of one part and
+// the first of the next gets one line with the counts of both (its URI-Rs
+// are distinct: the parts' sort keys are). The bodies are copied as they
+// are (bw's writer's ReadFrom, a copy within the kernel between files).
+func joinParts(bw *bufio.Writer, st *BuildStats, ps []*partLines) error {
+	var pending lineGroup
+	have := false
+	var line []byte
+	write := func(g lineGroup) error {
+		var err error
+		if line, err = appendMapLine(line[:0], g.key, g.m, g.r); err != nil {
+			return err
+		}
+		st.Keys++
+		_, err = bw.Write(line)
+		return err
+	}
+	for _, p := range ps {
+		if p == nil || p.groups == 0 {
+			continue
+		}
+		st.URIRs += p.urirs
+		st.Keys += p.groups - 2 // the first and the last are counted as written
+		if p.groups == 1 {
+			st.Keys++
+		}
+		f := p.first
+		if have && bytes.Equal(pending.key, f.key) {
+			pending.m += f.m
+			pending.r += f.r
+		} else {
+			if have {
+				if err := write(pending); err != nil {
+					return err
+				}
+			}
+			pending, have = lineGroup{append([]byte(nil), f.key...), f.m, f.r}, true
+		}
+		if p.groups == 1 {
+			continue
+		}
+		if err := write(pending); err != nil {
+			return err
+		}
+		if p.body != nil {
+			if _, err := p.body.Seek(0, io.SeekStart); err != nil {
+				return fmt.Errorf("mementomap: the lines of a part: %w", err)
+			}
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+			if n, err := bw.ReadFrom(io.LimitReader(p.body, p.size)); err != nil {
+				return err
+			} else if n != p.size {
+				return fmt.Errorf("mementomap: the lines of a part: read %d bytes of %d", n, p.size)
+			}
+		}
+		pending = lineGroup{append(pending.key[:0], p.last.key...), p.last.m, p.last.r}
+	}
+	if have {
+		if err := write(pending); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
