@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +30,8 @@ type ObservedOptions struct {
 	MaxAge time.Duration
 	// Previous, when not "", is the observed map this one replaces (the
 	// one the aggregator has been routing with; every line is checked,
-	// an error names its line): its lines for URI-Rs the
+	// an error names its line; a path that is not a regular file, such
+	// as a FIFO, is refused before it is opened): its lines for URI-Rs the
 	// cache says nothing new about are kept, and a negative it holds is
 	// not renewed by a cache entry made before it expired (see
 	// [WriteObservedMap]).
@@ -227,7 +227,7 @@ type observedLine struct {
 
 // readObserved reads the latest line per SURT of an observed map file.
 func readObserved(path string) (map[string]observedLine, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("aggregator: previous observed map: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mementokit/mementokit/mementomap"
@@ -47,7 +48,10 @@ func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 
 // OpenMementoMapAt is OpenMementoMap with the clock that an observed map's
 // lookups read (now is called once per lookup); other maps ignore it. It
-// returns os.Open's error for a file it cannot open, an error wrapping
+// returns os.Stat's or os.Open's error for a file it cannot open, an
+// error naming path and wrapping mementomap.ErrNotRegular for a path that
+// is not a regular file (a directory, a FIFO, a device: refused before it
+// is opened, so a FIFO is never waited on), an error wrapping
 // ErrNotAMap and naming path for a file that ukvs.Check refuses (wrapping
 // its *ukvs.ParseError too) or that has no data line, and otherwise
 // mementomap.Open's error, naming the file (such as one wrapping
@@ -72,9 +76,10 @@ func OpenMementoMapAt(path string, now func() time.Time) (MapLookup, io.Closer, 
 var ErrNotAMap = errors.New("not a MementoMap")
 
 // checkMapFile reads the whole file once (memory: two lines) and rejects
-// what ErrNotAMap describes.
+// what ErrNotAMap describes, and a path that is not a regular file
+// (openRegular).
 func checkMapFile(path string) error {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return err
 	}
@@ -87,6 +92,43 @@ func checkMapFile(path string) error {
 		return fmt.Errorf("%s: %w: no data line", path, ErrNotAMap)
 	}
 	return nil
+}
+
+// openRegular opens the MementoMap file at path for reading, refusing a
+// path that is not a regular file (a directory, a FIFO, a device, a
+// socket) with an error naming it and wrapping mementomap.ErrNotRegular,
+// as mementomap.Open does. It stats the path before opening it and opens
+// it without blocking (O_NONBLOCK), so that a FIFO, which would wait for a
+// writer, is never waited on, even one put at path between the two; the
+// opened file is then checked again. Other errors are os.Stat's or
+// os.Open's *fs.PathError.
+func openRegular(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegularMap(path, fi)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		return nil, notRegularMap(path, fi)
+	}
+	return f, nil
+}
+
+// notRegularMap is openRegular's error for a path that is not a regular
+// file: its type as fs.FileMode writes it ("d" a directory, "p" a FIFO,
+// "D" a device, "Dc" a character device, "S" a socket).
+func notRegularMap(path string, fi os.FileInfo) error {
+	return fmt.Errorf("%s: %w (mode %s): a MementoMap is read from a file", path, mementomap.ErrNotRegular, fi.Mode().Type())
 }
 
 // ErrMapDamaged is returned (wrapped) by lookups in a MementoMap file that
