@@ -380,6 +380,10 @@ type builder struct {
 	prev   []byte
 	first  []byte // the first key checked so (nil before it)
 	dkey   []byte // the sort key under Datetime
+	// replaced says that the record last handed to the sink had its
+	// index key replaced by the canonical SURT of its URL (check), so
+	// that its sort key need not follow the index's order.
+	replaced bool
 }
 
 func (b *builder) read(ctx context.Context, recs iter.Seq2[*cdxj.Record, error]) error {
@@ -436,14 +440,13 @@ func hasHTTPScheme(u []byte) bool {
 // malformed (cdxj.Record.CheckJSON) and a URL that does not canonicalize
 // are *cdxj.ParseErrors placed at the record's line.
 func (b *builder) record(rec *cdxj.Record) error {
+	b.replaced = false
 	if err := rec.CheckJSON(); err != nil {
 		return err // a malformed JSON block: its values cannot be trusted
 	}
 	u := rec.URL()
 	key := rec.Key()
-	// KeyIsSURT of a key without "://" is a key with a ')' after its
-	// first byte, read from a layout whose key is not the URL.
-	surtKey := rec.KeyIsSURT() && (bytes.IndexByte(key, ':') < 0 || !bytes.Contains(key, []byte("://")))
+	surtKey := surtKeyOf(rec)
 	switch {
 	case u != nil:
 		if !hasHTTPScheme(u) {
@@ -555,6 +558,14 @@ func (b *builder) record(rec *cdxj.Record) error {
 	return b.sink(k, hx)
 }
 
+// surtKeyOf reports whether the index key of rec is a SURT: KeyIsSURT of
+// a key without "://", a key with a ')' after its first byte, read from a
+// layout whose key is not the URL.
+func surtKeyOf(rec *cdxj.Record) bool {
+	key := rec.Key()
+	return rec.KeyIsSURT() && (bytes.IndexByte(key, ':') < 0 || !bytes.Contains(key, []byte("://")))
+}
+
 // check compares a record's SURT key with the canonical SURT of its URL
 // u and, when they differ, makes b.key the canonical one, counting it. A
 // URL that does not canonicalize keeps the index key (counted too). It
@@ -568,6 +579,7 @@ func (b *builder) check(key, u []byte) bool {
 	b.st.Mismatched++
 	if err == nil && bytes.IndexByte(c, ')') > 0 {
 		b.key = append(b.key[:0], c...)
+		b.replaced = true
 	} else {
 		c = append(c[:0], "(no SURT)"...)
 	}

@@ -9,10 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/extsort"
@@ -236,10 +239,13 @@ func (s *BuildStats) Add(p BuildStats) {
 // JSON), "skipped_lines" (the part's bad lines skipped under o.SkipBad)
 // and, when the part has records, "first_key" and "last_key" (the index
 // keys of its first and last record, as the input is sorted) and, when it
-// counts one, "first_urir" and "last_urir" (the URI-Rs, full SURTs with
-// their '?', of the first and the last record counted), which [Concat]
-// needs to merge the parts exactly; then one "HXPX M/R" line per HxPx key
-// of the part's records. [Concat] merges the partial maps of a plan into
+// counts one at its index key, "first_urir" and "last_urir" (the first
+// and the last such URI-R, full SURTs with their '?'); then, when records'
+// index keys were replaced by the canonical SURTs of their URLs (the
+// check of Build, !meta "rekeyed_lines"), "!rekeyed_urirs" header lines,
+// each a JSON array of the distinct URI-Rs so made, in byte-wise order;
+// then one "HXPX M/R" line per HxPx key of the part's records. [Concat]
+// needs these headers to merge the partial maps of a plan exactly into
 // the map Build writes.
 // Errors are Build's: a bad line (a *cdxj.ParseError naming the source and
 // the line or its byte offset) stops it unless o.SkipBad. Unlike Build,
@@ -248,7 +254,8 @@ func (s *BuildStats) Add(p BuildStats) {
 // o.Rekey), since Concat only merges parts: a key that sorts before the key
 // of an earlier record stops it, SkipBad or not, with an error wrapping
 // cdxj.ErrUnsorted that names the source and the line. Stats count this
-// part alone. Memory: o.MemoryLimit, as Build.
+// part alone. Memory: o.MemoryLimit, as Build, and the URI-Rs of the
+// replaced keys.
 func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, opts *BuildOptions) (BuildStats, error) {
 	o := buildOptions(opts)
 	if o.MemoryLimit <= 0 {
@@ -260,13 +267,19 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 	b := newBuilder(o)
 	finish := b.sortInto(extsort.New(o.MemoryLimit, o.TempDir))
 	b.sorted = true
-	// The first and the last sort key handed to the sorter, in input
-	// order: the first and the last URI-R counted (a key replaced by the
-	// canonical SURT of its URL is counted as replaced).
+	// The first and the last sort key handed to the sorter at its index
+	// key, in input order: the first and the last URI-R counted there. A
+	// key replaced by the canonical SURT of its URL may sort anywhere: its
+	// URI-R goes to rekeyed instead.
 	var first, last []byte
 	have := false
+	rekeyed := map[string]struct{}{}
 	sink := b.sink
 	b.sink = func(k []byte, hx int) error {
+		if b.replaced {
+			rekeyed[uriR(k)] = struct{}{}
+			return sink(k, hx)
+		}
 		if !have {
 			first = append(first[:0], k...)
 			have = true
@@ -295,16 +308,48 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 		b.s.Close()
 		return b.st, err
 	}
+	if err := writeRekeyed(bw, slices.Sorted(maps.Keys(rekeyed))); err != nil {
+		b.s.Close()
+		return b.st, err
+	}
 	err := writeMapLines(ctx, bw, &b.st, []*extsort.Sorter{b.s}, false)
 	return b.st, err
+}
+
+// rekeyedHeader is the name of the header lines of a partial map that
+// list the URI-Rs of its records whose index keys were replaced.
+const rekeyedHeader = "rekeyed_urirs"
+
+// writeRekeyed writes urirs as "!rekeyed_urirs" header lines, JSON
+// arrays of at most about 1 MiB each.
+func writeRekeyed(w io.Writer, urirs []string) error {
+	for len(urirs) > 0 {
+		n, size := 0, 0
+		for n < len(urirs) && (n == 0 || size+len(urirs[n]) < 1<<20) {
+			size += len(urirs[n]) + 3
+			n++
+		}
+		for _, u := range urirs[:n] {
+			if !utf8.ValidString(u) {
+				return fmt.Errorf("mementomap: the replaced key %q is not UTF-8", u)
+			}
+		}
+		b, _ := json.Marshal(urirs[:n])
+		if _, err := fmt.Fprintf(w, "!%s %s\n", rekeyedHeader, b); err != nil {
+			return err
+		}
+		urirs = urirs[n:]
+	}
+	return nil
 }
 
 // partEdges are where a partial map's records begin and end, in input
 // order: FirstKey and LastKey are the index keys of the part's first and
 // last records as the input is sorted (the keys BuildPart checks the
 // order of), First and Last the URI-Rs (full SURTs, their first '?' as it
-// is) of the first and the last record counted in the map, "" when the
-// filters kept none. [Concat] needs them to merge the partial maps exactly.
+// is) of the first and the last record counted in the map at its index
+// key, "" when there is none. [Concat] needs them to merge the partial
+// maps exactly.
 type partEdges struct {
 	First, Last       string
 	FirstKey, LastKey string
@@ -361,9 +406,10 @@ func hxpxOf(s string) string {
 
 // Concat writes to dst the map of a whole plan from its partial maps (see
 // [BuildPart]), given in plan order: parts[i] must be the partial map of
-// the part whose Seq is i, and there must be Of of them. It writes the
-// header lines Build writes under o (o.Now and o.Name and o.ArchiveID as
-// given to Concat; skipped_lines summed over the parts), then the data
+// the part whose Seq is i, and there must be Of of them; o must be the
+// options the parts were built with. It writes the header lines Build
+// writes under o (o.Now and o.Name and o.ArchiveID as given to Concat;
+// skipped_lines and rekeyed_lines summed over the parts), then the data
 // lines of the parts merged in key order: a key in several parts is
 // written once, its captures summed and its URI-Rs counted once each.
 //
@@ -371,30 +417,41 @@ func hxpxOf(s string) string {
 // into files anywhere: inside one SURT host, between two captures of one
 // URI-R) share keys, and their key ranges interleave: a map key drops the
 // query, so after "com,x)/a5/b" the line "com,x)/a?id=1" has the key
-// "com,x)/a", which sorts first. Their URI-Rs meet only where one part
-// ends and the next begins: the URI-R of the last record a part counts
-// (its !meta "last_urir") is counted once when it is the first of the
-// next part that counts one ("first_urir"). Concat checks that the parts
-// follow one another: the index key of each part's first record
-// ("first_key") must not sort before that of the last record of the part
-// before it ("last_key"), else it stops with an error wrapping
+// "com,x)/a", which sorts first. Their URI-Rs counted at their index keys
+// meet only where one part ends and the next begins: the URI-R of the last
+// such record of a part (its !meta "last_urir") is counted once when it is
+// the first of the next part that counts one ("first_urir"). Concat checks
+// that the parts follow one another: the index key of each part's first
+// record ("first_key") must not sort before that of the last record of the
+// part before it ("last_key"), else it stops with an error wrapping
 // [ErrPartsOverlap] (and [ErrPartsSplitKey] when the two have one HxPx
 // key) that names the two keys and the two parts, and what it wrote must
-// be discarded (the tools write through a temporary file). When that
-// holds, the output is byte-identical to Build over the whole inputs with
-// the same o, its URI-R counts exact; only a record whose index key was
-// replaced by the canonical SURT of its URL (!meta rekeyed_lines) may sort
-// anywhere in its part, and its URI-R is then counted once per part that
-// holds it. Merge maps of inputs that do not follow one another with
-// [Merge], whose URI-R counts are upper bounds. Stats count the parts'
-// bad lines (Bad), the data lines (Keys) and the sums of their
-// frequencies (Used, URIRs). Memory: one line of each part; time: the
-// lines times the logarithm of the parts.
+// be discarded (the tools write through a temporary file).
+//
+// A record whose index key was replaced by the canonical SURT of its URL
+// (!meta rekeyed_lines) may have a URI-R anywhere in the key order; each
+// part lists such URI-Rs ("!rekeyed_urirs"). For a key that holds one of
+// them, Concat counts the key's URI-Rs exactly: the listed ones, and
+// those counted at their index keys in each part whose key range reaches
+// the key, which it reads again from that part's input (opened with
+// cdxj.Open by the name in the part's !meta "part", as the part was
+// built; only those parts, and in them only the records under such keys
+// go through the build's key function). An input that cannot be read
+// again so stops Concat with an error naming the key and the part.
+//
+// When the parts follow one another, the output is byte-identical to
+// Build over the whole inputs with the same o, its URI-R counts exact.
+// Merge maps of inputs that do not follow one another with [Merge], whose
+// URI-R counts are upper bounds. Stats count the parts' bad lines (Bad),
+// the data lines (Keys) and the sums of their frequencies (Used, URIRs).
+// Memory: one line of each part, and the listed URI-Rs; time: the lines
+// times the logarithm of the parts, and the parts read again.
 func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOptions) (BuildStats, error) {
 	o := buildOptions(opts)
 	var st BuildStats
 	rs := make([]*mapReader, len(parts))
 	metas := make([]partMeta, len(parts))
+	rekeyed := make([][]string, len(parts))
 	for i, p := range parts {
 		r := &mapReader{name: nameOf(p, fmt.Sprintf("partial map %d", i)), br: bufio.NewReaderSize(p, 1<<16)}
 		if err := r.next(); err != nil {
@@ -406,8 +463,19 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 		} else if pm.Part.Seq != i || pm.Part.Of != len(parts) {
 			return st, fmt.Errorf("%w: %s is part %d of %d, given as part %d of %d", ErrParts, r.name, pm.Part.Seq, pm.Part.Of, i, len(parts))
 		}
-		if !r.done && (pm.First == nil || pm.Last == nil || pm.FirstKey == nil || pm.LastKey == nil) {
-			return st, fmt.Errorf("%w: %s has data lines but not its first and last URI-R and key (first_urir, last_urir, first_key, last_key: a partial map of another version?)", ErrParts, r.name)
+		if !r.done && (pm.FirstKey == nil || pm.LastKey == nil) {
+			return st, fmt.Errorf("%w: %s has data lines but not the index keys of its first and last records (first_key, last_key: a partial map of another version?)", ErrParts, r.name)
+		}
+		for _, h := range r.headers {
+			v, ok := bytes.CutPrefix(h, []byte("!"+rekeyedHeader+" "))
+			if !ok {
+				continue
+			}
+			var us []string
+			if err := json.Unmarshal(v, &us); err != nil {
+				return st, fmt.Errorf("%w: %s: a bad !%s header: %v", ErrParts, r.name, rekeyedHeader, err)
+			}
+			rekeyed[i] = append(rekeyed[i], us...)
 		}
 		st.Bad += pm.Skipped
 		st.Mismatched += pm.Rekeyed
@@ -416,7 +484,7 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 	// shared counts, by HxPx key, the URI-Rs that end a part and begin
 	// the next part that counts one.
 	shared := map[string]uint64{}
-	lastKey, lastURIR := -1, -1 // the last part with a record read, with a record counted
+	lastKey, lastURIR := -1, -1 // the last part with a record read, with a record counted at its index key
 	for i, pm := range metas {
 		if pm.FirstKey != nil && pm.LastKey != nil {
 			if lastKey >= 0 {
@@ -437,6 +505,10 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 			}
 			lastURIR = i
 		}
+	}
+	exact, err := countRekeyed(ctx, metas, rekeyed, rs, o)
+	if err != nil {
+		return st, err
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
 	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
@@ -474,7 +546,11 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 			line = append(line[:0], at[0].body...) // the line as it is
 		} else {
 			key := at[0].key
-			rr -= shared[string(key)]
+			if n, ok := exact[string(key)]; ok {
+				rr = n
+			} else {
+				rr -= shared[string(key)]
+			}
 			line = append(append(line[:0], key...), ' ')
 			line = strconv.AppendUint(line, m, 10)
 			line = append(line, '/')
@@ -503,6 +579,111 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 		return st, fmt.Errorf("mementomap: writing: %w", err)
 	}
 	return st, nil
+}
+
+// countRekeyed returns, for each HxPx key that holds a URI-R made from a
+// replaced index key (rekeyed[i], part i's), the number of distinct
+// URI-Rs of that key in the whole plan: those of rekeyed, and those
+// counted at their index keys in the parts whose key ranges reach the
+// key (a non-replaced record's URI-R is its index key), read again from
+// the parts' inputs (partURIRs).
+func countRekeyed(ctx context.Context, metas []partMeta, rekeyed [][]string, rs []*mapReader, o BuildOptions) (map[string]uint64, error) {
+	sets := map[string]map[string]struct{}{} // HxPx key → URI-Rs
+	from := map[string]int{}                 // HxPx key → a part that lists one
+	for i, us := range rekeyed {
+		for _, u := range us {
+			k := hxpxOf(u)
+			if sets[k] == nil {
+				sets[k] = map[string]struct{}{}
+				from[k] = i
+			}
+			sets[k][u] = struct{}{}
+		}
+	}
+	if len(sets) == 0 {
+		return nil, nil
+	}
+	// A URI-R of key K counted at its index key has an index key from K
+	// up to K+"?..." (before K+"@"): the parts whose key ranges reach
+	// that interval are read again for K.
+	need := make([]map[string]bool, len(metas))
+	for k := range sets {
+		hi := k + "@"
+		for j, pm := range metas {
+			if pm.FirstKey == nil || pm.LastKey == nil || *pm.LastKey < k || *pm.FirstKey >= hi {
+				continue
+			}
+			if need[j] == nil {
+				need[j] = map[string]bool{}
+			}
+			need[j][k] = true
+		}
+	}
+	for j, keys := range need {
+		if keys == nil {
+			continue
+		}
+		found, err := partURIRs(ctx, *metas[j].Part, keys, o)
+		if err != nil {
+			var one string
+			for k := range keys {
+				if one == "" || k < one {
+					one = k
+				}
+			}
+			return nil, fmt.Errorf("mementomap: counting the URI-Rs of key %q (and %d other keys), made from replaced index keys in %s and counted at their index keys in %s: reading that part again: %w", one, len(keys)-1, rs[from[one]].name, rs[j].name, err)
+		}
+		for _, u := range found {
+			sets[hxpxOf(u)][u] = struct{}{}
+		}
+	}
+	exact := make(map[string]uint64, len(sets))
+	for k, s := range sets {
+		exact[k] = uint64(len(s))
+	}
+	return exact, nil
+}
+
+// partURIRs reads part p of its input again (cdxj.Open of p.Source) and
+// returns the URI-Rs (full SURTs with their '?') of keys that the build's
+// key function under o counts at their index keys (not replaced): each
+// record whose index key, up to its '?', is one of keys goes through it;
+// the others are passed over.
+func partURIRs(ctx context.Context, p cdxj.Part, keys map[string]bool, o BuildOptions) ([]string, error) {
+	ix, err := cdxj.Open(ctx, p.Source, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	o.Logger = nil // the first reading has logged what this one meets
+	b := newBuilder(o)
+	var found []string
+	b.sink = func(k []byte, hx int) error {
+		if !b.replaced && keys[string(k[:hx])] {
+			found = append(found, uriR(k))
+		}
+		return nil
+	}
+	n := 0
+	for rec, err := range cdxj.PartRecords(ix, p) {
+		if n++; n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if err == nil {
+			if !o.Rekey && surtKeyOf(rec) && !keys[hxpxOf(string(rec.Key()))] {
+				continue // counted at its index key, or replaced: not one of keys'
+			}
+			err = b.record(rec)
+		}
+		if err != nil {
+			if err := b.bad(err); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return found, ctx.Err()
 }
 
 // heapPart is a partial map being read by Concat, and its place in the

@@ -555,3 +555,80 @@ func TestKeyer(t *testing.T) {
 		t.Errorf("no revisit filtered: %+v", st)
 	}
 }
+
+// rekeyLines returns lines with the URL of every line i for which pick
+// gives a j >= 0 replaced by the URL of line j, its index key kept: an
+// index whose keys differ from the canonical SURTs of some of its URLs,
+// still sorted by key, whose records Build re-keys.
+func rekeyLines(t *testing.T, lines []string, pick func(i int) int) []string {
+	t.Helper()
+	urlOf := func(l string) string {
+		_, rest, ok := strings.Cut(l, `"url": "`)
+		u, _, ok2 := strings.Cut(rest, `"`)
+		if !ok || !ok2 {
+			t.Fatalf("no url in %q", l)
+		}
+		return u
+	}
+	out := slices.Clone(lines)
+	for i := range out {
+		if j := pick(i); j >= 0 {
+			out[i] = strings.Replace(out[i], `"url": "`+urlOf(lines[i])+`"`, `"url": "`+urlOf(lines[j])+`"`, 1)
+		}
+	}
+	return out
+}
+
+// TestConcatRekeyed: records whose index keys are replaced by the
+// canonical SURTs of their URLs (their URI-Rs sort anywhere) in files cut
+// anywhere: Concat of the partial maps gives Build's bytes, each URI-R of
+// a key counted once however many parts hold it, whether replaced or at
+// its index key.
+func TestConcatRekeyed(t *testing.T) {
+	dir := t.TempDir()
+	f1, f2 := filepath.Join(dir, "f1.cdxj"), filepath.Join(dir, "f2.cdxj")
+	os.WriteFile(f1, []byte("com,a)/ 20200101000000 {\"url\":\"http://a.com/\"}\ncom,a)/b 20200101000000 {\"url\":\"http://a.com/b\"}\n"), 0o644)
+	os.WriteFile(f2, []byte("com,a)/c 20200101000000 {\"url\":\"http://a.com/\"}\n"), 0o644)
+	want, wst := buildWith(t, 1, BuildOptions{}, f1, f2)
+	if !strings.Contains(want, "\ncom,a)/ 2/1\n") {
+		t.Fatalf("Build of the two files:\n%s", want)
+	}
+	got, st, err := concatFiles(t, f1, f2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || st.URIRs != wst.URIRs || st.Keys != wst.Keys {
+		t.Errorf("Concat differs from Build (URI-Rs %d, Build's %d):\n%s", st.URIRs, wst.URIRs, cmp.Diff(want, got))
+	}
+
+	lines := genLines(t, 3000, 5)
+	for i := range lines {
+		lines[i] += "\n"
+	}
+	n := len(lines)
+	hostile := rekeyLines(t, lines, func(i int) int {
+		switch i % 11 {
+		case 2:
+			return (i*37 + 5) % n // anywhere
+		case 5:
+			return max(i-1, 0) // the line before: a URI-R at its index key in the same or the part before
+		case 8:
+			return min(i+2, n-1) // a line after
+		}
+		return -1
+	})
+	for _, cuts := range [][]int{{n / 2}, {n / 3, 2 * n / 3}, {100, 101, 700, 1500, 1501, 2200, 2900}, {6, 7, 8, 9, 10, 2999}} {
+		paths := writeCut(t, hostile, cuts...)
+		want, wst := buildWith(t, 1, BuildOptions{}, paths...)
+		if wst.Mismatched == 0 {
+			t.Fatal("no record was re-keyed")
+		}
+		got, st, err := concatFiles(t, paths...)
+		if err != nil {
+			t.Fatalf("cut at %v: %v", cuts, err)
+		}
+		if got != want || st.URIRs != wst.URIRs {
+			t.Errorf("cut at %v: Concat counts %d URI-Rs, Build %d:\n%s", cuts, st.URIRs, wst.URIRs, cmp.Diff(want, got))
+		}
+	}
+}

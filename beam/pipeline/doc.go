@@ -25,7 +25,10 @@
 //  3. The partial maps are gathered and merged in key order into the map
 //     with its headers (mementomap.Concat: the parts of files cut inside
 //     one SURT host share keys, whose captures are summed and whose
-//     URI-Rs are counted once each).
+//     URI-Rs are counted once each; for a key that holds the URI-R of a
+//     record whose index key the build replaced by the canonical SURT of
+//     its URL, which may sort in any part, Concat reads again the parts
+//     whose key ranges reach that key and counts its URI-Rs exactly).
 //  4. Compaction: the map is cut at TLD and registrable-domain boundaries
 //     where compacting the pieces one by one gives the bytes of one pass
 //     (mementomap.CompactCuts; public suffixes are never split from their

@@ -1201,3 +1201,108 @@ func TestStoredSize(t *testing.T) {
 		}
 	}
 }
+
+// rekeyed returns lines with the URL of every line i for which pick gives
+// a j >= 0 replaced by the URL of line j, its index key kept: an index
+// still sorted by key whose keys differ from the canonical SURTs of some
+// of its URLs, so that the build replaces them and their URI-Rs sort
+// anywhere.
+func rekeyed(t *testing.T, lines []string, pick func(i int) int) []string {
+	t.Helper()
+	urlOf := func(l string) string {
+		_, rest, ok := strings.Cut(l, `"url": "`)
+		u, _, ok2 := strings.Cut(rest, `"`)
+		if !ok || !ok2 {
+			t.Fatalf("no url in %q", l)
+		}
+		return u
+	}
+	out := slices.Clone(lines)
+	for i := range out {
+		if j := pick(i); j >= 0 {
+			out[i] = strings.Replace(out[i], `"url": "`+urlOf(lines[i])+`"`, `"url": "`+urlOf(lines[j])+`"`, 1)
+		}
+	}
+	return out
+}
+
+// runMap runs the pipeline of c (its map only) on prism with parts of
+// about size/shards bytes and returns the map's bytes and its report.
+func runMap(t *testing.T, c Config, size int64, shards int) ([]byte, *Report, *Plan) {
+	t.Helper()
+	c.MapOutput = filepath.Join(t.TempDir(), "a.map")
+	c.ShardBytes = max(1, (size+int64(shards)-1)/int64(shards))
+	p, err := NewPlan(context.Background(), &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), "prism", p)
+	if err != nil {
+		t.Fatalf("%d shards: %v", shards, err)
+	}
+	got, err := os.ReadFile(c.MapOutput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, rep, p
+}
+
+// TestPipelineRekeyedAcrossParts: records whose index keys the build
+// replaces by the canonical SURTs of their URLs, in parts other than the
+// one that holds their URI-R at its index key (a file f2 whose line
+// "com,a)/c" has the URL http://a.com/, which f1 holds at "com,a)/"; a
+// generated index with one line in four re-keyed, cut into files inside
+// hosts): on prism with 1, 3 and 8 shards the map is byte-identical to
+// mementomap.Build's, each URI-R counted once.
+func TestPipelineRekeyedAcrossParts(t *testing.T) {
+	dir := t.TempDir()
+	f1 := writeLines(t, filepath.Join(dir, "f1.cdxj"), []string{`com,a)/ 20200101000000 {"url":"http://a.com/"}`, `com,a)/b 20200101000000 {"url":"http://a.com/b"}`})
+	f2 := writeLines(t, filepath.Join(dir, "f2.cdxj"), []string{`com,a)/c 20200101000000 {"url":"http://a.com/"}`})
+	c := Config{Inputs: []string{f1, f2}, Build: BuildSpec{UpdatedAt: updatedAt}}
+	want, _, _ := reference(t, c.Inputs, c)
+	if !bytes.Contains(want, []byte("\ncom,a)/ 2/1\n")) {
+		t.Fatalf("the single-process map:\n%s", want)
+	}
+	got, rep, _ := runMap(t, c, maxInputSize(t, c.Inputs), 1)
+	if !bytes.Equal(got, want) {
+		t.Errorf("two files: the map differs from the single-process build's\n%s", firstDiff(got, want))
+	}
+	if m, _ := rep.Output(kindMap); m.Build == nil || m.Build.URIRs != 2 || m.Build.Mismatched != 1 {
+		t.Errorf("two files: the report counts %+v, want 2 URI-Rs and 1 re-keyed line", m.Build)
+	}
+
+	lines := generatedLines(t, 4000, 7)
+	n := len(lines)
+	hostile := rekeyed(t, lines, func(i int) int {
+		switch i % 8 {
+		case 1:
+			return (i*37 + 11) % n // anywhere
+		case 4:
+			return max(i-3, 0) // a line before: the same part, or the one before
+		case 6:
+			return min(i+5, n-1) // a line after
+		}
+		return -1
+	})
+	var files []string
+	cuts := []int{n / 5, n/5 + 1, n / 2, 3 * n / 4}
+	for i, start := range append([]int{0}, cuts...) {
+		end := n
+		if i < len(cuts) {
+			end = cuts[i]
+		}
+		files = append(files, writeLines(t, filepath.Join(dir, fmt.Sprintf("hostile-%d.cdxj", i)), hostile[start:end]))
+	}
+	c = Config{Inputs: files, Build: BuildSpec{UpdatedAt: updatedAt}}
+	want, _, _ = reference(t, files, c)
+	size := maxInputSize(t, files)
+	for _, shards := range []int{1, 3, 8} {
+		got, rep, p := runMap(t, c, size, shards)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d shards (%d parts): the map differs from the single-process build's\n%s", shards, len(p.Parts), firstDiff(got, want))
+		}
+		if m, _ := rep.Output(kindMap); m.Build == nil || m.Build.Mismatched < int64(n/8) {
+			t.Errorf("%d shards: the report counts %+v re-keyed lines, want %d or more", shards, m.Build, n/8)
+		}
+	}
+}
