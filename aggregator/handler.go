@@ -345,9 +345,9 @@ func NormalizeURIR(s string) (string, error) {
 	if len(s) > MaxURIRLen {
 		return "", fmt.Errorf("URI-R longer than %d bytes", MaxURIRLen)
 	}
-	if _, err := url.Parse(s); err != nil {
-		return "", fmt.Errorf("URI-R %q: %v", s, err)
-	}
+	// s parses as a URL (FuzzNormalizeURIR checks it): its host is
+	// NormalizeHost's, its port digits, and escapeNonURI left no control,
+	// space or stray '%' in the rest.
 	return s, nil
 }
 
@@ -591,10 +591,10 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 	} else {
 		w.Header().Set("X-Memento-Count", strconv.Itoa(len(ms)))
 	}
-	buf := getBuffer(len(ms))
-	defer putBuffer(buf)
 	switch {
 	case page > 0:
+		buf := getBuffer(len(ms))
+		defer putBuffer(buf)
 		size := h.ag.pageSize()
 		pages := (len(ms) + size - 1) / size
 		if page > pages {
@@ -609,25 +609,33 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		h.writeLinkPage(buf, urir, ms, page, size)
 		writeBody(w, http.StatusOK, ctLink, buf.Bytes())
 	case format == "link":
-		writeWholeTimeMap(w, ctLink, ans, formatLink, buf, func() { h.writeLink(buf, urir, ms) })
+		writeWholeTimeMap(w, ctLink, ans, formatLink, func(buf *bytes.Buffer) { h.writeLink(buf, urir, ms) })
 	case format == "json":
-		writeWholeTimeMap(w, ctJSON, ans, formatJSON, buf, func() { h.writeJSON(buf, urir, ms) })
+		writeWholeTimeMap(w, ctJSON, ans, formatJSON, func(buf *bytes.Buffer) { h.writeJSON(buf, urir, ms) })
 	default:
-		writeWholeTimeMap(w, ctCDXJ, ans, formatCDXJ, buf, func() { h.writeCDXJ(buf, urir, ms) })
+		writeWholeTimeMap(w, ctCDXJ, ans, formatCDXJ, func(buf *bytes.Buffer) { h.writeCDXJ(buf, urir, ms) })
 	}
 }
 
 // writeWholeTimeMap answers 200 with the whole TimeMap of ans in format
-// f: the prepared body of a cached entry (written into buf by write the
-// first time) with its kept Content-Length value, or write's output in
-// buf.
-func writeWholeTimeMap(w http.ResponseWriter, ctype string, ans *Answer, f int, buf *bytes.Buffer, write func()) {
+// f: the prepared body of a cached entry (written by write into a pooled
+// buffer the first time) with its kept Content-Length value, or write's
+// output.
+func writeWholeTimeMap(w http.ResponseWriter, ctype string, ans *Answer, f int, write func(*bytes.Buffer)) {
 	if ans.prep == nil {
-		write()
+		buf := getBuffer(len(ans.Mementos))
+		defer putBuffer(buf)
+		write(buf)
 		writeBody(w, http.StatusOK, ctype, buf.Bytes())
 		return
 	}
-	body, length := ans.prep.body(f, func() []byte { write(); return buf.Bytes() })
+	var buf *bytes.Buffer // only when the body is not kept yet
+	defer func() {
+		if buf != nil {
+			putBuffer(buf)
+		}
+	}()
+	body, length := ans.prep.body(f, func() []byte { buf = getBuffer(len(ans.Mementos)); write(buf); return buf.Bytes() })
 	if length == nil {
 		writeBody(w, http.StatusOK, ctype, body)
 		return

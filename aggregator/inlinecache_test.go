@@ -11,10 +11,16 @@ import (
 	"github.com/mementokit/mementokit/memento"
 )
 
-// panickyMemory is a memorycache.Cache (cache.Nonblocking) whose Get panics.
+// panickyMemory is a memorycache.Cache (cache.Nonblocking) whose Get
+// panics, and RecordRequestGet (cache.RequestGetter), which reads as Get
+// does, too.
 type panickyMemory struct{ *memorycache.Cache }
 
 func (panickyMemory) Get(context.Context, cache.URIRKey) (cache.Entry, error) { panic("store bug") }
+
+func (panickyMemory) RecordRequestGet(context.Context, string, time.Time) (cache.Entry, error) {
+	panic("store bug")
+}
 
 // TestNonblockingCacheInline: a cache.Nonblocking store is called in the
 // request's goroutine (it answers with every guard slot taken), and a panic in it is a

@@ -169,14 +169,10 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 // answered by searching.
 func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Family, urir string, at time.Time, cc CacheControl, share bool) (*Answer, error) {
 	dyn, thorough := f.services()
-	c := ag.opts.Cache
 	now := time.Now()
-	_, _ = callCache(calls, "record-request", func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, c.RecordRequest(ctx, urir, now)
-	})
 	var entry *cache.Entry
 	var prep *prepared // entry's, when it was prepared (entry is then unchanged by checkEntry)
-	e, err := callCache(calls, "get", func(ctx context.Context) (cache.Entry, error) { return c.Get(ctx, cache.URIRKeyOf(urir)) })
+	e, err := ag.recordRequestGet(calls, urir, now)
 	if err == nil && e.Status != cache.StatusPending {
 		if share {
 			prep = ag.preparedFor(urir, &e)
@@ -234,6 +230,23 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 	default: // failed (partial) or blocked: search again
 		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
 	}
+}
+
+// recordRequestGet counts the request for urir in the cache and reads
+// its entry: in one call for a cache.Nonblocking store that is a
+// cache.RequestGetter, else (and when that call fails, so that each
+// failure is noted under its own operation) RecordRequest then Get.
+func (ag *Aggregator) recordRequestGet(calls *cacheCalls, urir string, now time.Time) (cache.Entry, error) {
+	c := ag.opts.Cache
+	if rg, ok := c.(cache.RequestGetter); ok && ag.inlineCache && calls.usable() {
+		if e, err := inlineCall(calls.ctx, func(ctx context.Context) (cache.Entry, error) { return rg.RecordRequestGet(ctx, urir, now) }); err == nil {
+			return e, nil
+		}
+	}
+	_, _ = callCache(calls, "record-request", func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, c.RecordRequest(ctx, urir, now)
+	})
+	return callCache(calls, "get", func(ctx context.Context) (cache.Entry, error) { return c.Get(ctx, cache.URIRKeyOf(urir)) })
 }
 
 // checkEntry passes the mementos of a cache entry through the checks of

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"bufio"
 	"bytes"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -147,8 +148,42 @@ func TestPublicCasesCovered(t *testing.T) {
 	}
 }
 
+// awkwardURIRs are request URI-Rs at the edges of NormalizeURIR's rules:
+// IPv6 literals and ports, userinfo, '\\', stray '%' in every part,
+// controls, DEL, non-ASCII hosts and paths.
+var awkwardURIRs = []string{
+	"http://[2001:DB8::1]/", "http://[::ffff:192.0.2.1]:80/a", "http://[::1]:/", "http://a.example:/x", "http://a.example:0080/",
+	"http://user:pass@a.example/", "http://a.example@b.example/", "http://a.example\\b/c", "http://a.example/%zz#%zz",
+	"http://a.example/?q=%#f%", "http://a.example/#frag%2", "http://a.example/a\tb\nc\x7fd", "http://b\u00fccher.example/\u00e9",
+	"http://A.EXAMPLE./", "http://a..example/", "http://_dmarc.a.example/", "http://192.168.000.001/", "http://0x7f.1/",
+	"https://a.example:443/", "http://a.example/?", "http://a.example#", "http://a.example/%", "http://[fe80::1%25eth0]/",
+}
+
+// TestNormalizeURIRParses: every URI-R NormalizeURIR accepts, from the
+// awkward inputs, parses as a URL (what the archives and the link
+// format's readers are given).
+func TestNormalizeURIRParses(t *testing.T) {
+	accepted := 0
+	for _, in := range awkwardURIRs {
+		got, err := NormalizeURIR(in)
+		if err != nil {
+			continue
+		}
+		accepted++
+		if _, err := url.Parse(got); err != nil {
+			t.Errorf("NormalizeURIR(%q) = %q, which does not parse as a URL: %v", in, got, err)
+		}
+	}
+	if accepted < len(awkwardURIRs)/2 {
+		t.Errorf("only %d of %d awkward URI-Rs accepted", accepted, len(awkwardURIRs))
+	}
+}
+
 func FuzzNormalizeURIR(f *testing.F) {
 	for _, s := range []string{"http://example.com/", "example.com", "http%3A%2F%2Fa%2F", "http://http://a/", "HTTP://A/?q=%26", "http:/a", "://", "%"} {
+		f.Add(s)
+	}
+	for _, s := range awkwardURIRs {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -158,6 +193,9 @@ func FuzzNormalizeURIR(f *testing.F) {
 		}
 		if !strings.HasPrefix(got, "http://") && !strings.HasPrefix(got, "https://") {
 			t.Fatalf("NormalizeURIR(%q) = %q: no http(s) scheme", in, got)
+		}
+		if _, err := url.Parse(got); err != nil {
+			t.Fatalf("NormalizeURIR(%q) = %q, which does not parse as a URL: %v", in, got, err)
 		}
 		if again, err := NormalizeURIR(got); err != nil || again != got && !strings.HasPrefix(strings.ToLower(got[strings.Index(got, "://")+3:]), "http") {
 			t.Fatalf("not idempotent: %q → %q → %q, %v", in, got, again, err)

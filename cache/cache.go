@@ -353,3 +353,19 @@ type Cache interface {
 type Nonblocking interface {
 	Nonblocking() bool
 }
+
+// RequestGetter is implemented by a store that records a request and
+// reads the entry in one call, with one key computed ([URIRKeyOf]) and
+// one lock taken: what a request for a URI-R does first. A type that
+// embeds such a store (as memorycache.Cache) and overrides Get or
+// RecordRequest must override RecordRequestGet too, or the aggregator's
+// reads bypass its Get.
+type RequestGetter interface {
+	// RecordRequestGet is RecordRequest(ctx, uriR, at) followed by
+	// Get(ctx, URIRKeyOf(uriR)) as one call: it returns the entry with
+	// the request counted (StatusPending and no mementos for a URI-R
+	// never searched). Its errors are RecordRequest's ([ErrInvalid] for
+	// the arguments, [ErrClosed] after Close, an [*Error] when ctx has
+	// ended or the store failed); it never returns [ErrNotFound].
+	RecordRequestGet(ctx context.Context, uriR string, at time.Time) (Entry, error)
+}

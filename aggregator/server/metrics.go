@@ -404,9 +404,36 @@ func (c *meteredCache) Nonblocking() bool {
 	return ok && nb.Nonblocking()
 }
 
+var _ cache.RequestGetter = (*meteredCache)(nil)
+
 // Get reads the entry and counts what it found.
 func (c *meteredCache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry, error) {
 	e, err := c.Cache.Get(ctx, key)
+	c.countGet(e, err)
+	return e, err
+}
+
+// RecordRequestGet is the store's (cache.RequestGetter), or its
+// RecordRequest then Get when it has none. A read that succeeds is
+// counted as Get's; a failure is not (the aggregator then makes the two
+// calls, and Get counts it).
+func (c *meteredCache) RecordRequestGet(ctx context.Context, uriR string, at time.Time) (cache.Entry, error) {
+	var e cache.Entry
+	var err error
+	if rg, ok := c.Cache.(cache.RequestGetter); ok {
+		e, err = rg.RecordRequestGet(ctx, uriR, at)
+	} else if err = c.Cache.RecordRequest(ctx, uriR, at); err == nil {
+		e, err = c.Cache.Get(ctx, cache.URIRKeyOf(uriR))
+	}
+	if err == nil {
+		c.countGet(e, err)
+	}
+	return e, err
+}
+
+// countGet counts what a read of the store found: a miss, a negative or
+// fresh entry (within negFor and freshFor), an expired one, or an error.
+func (c *meteredCache) countGet(e cache.Entry, err error) {
 	res := "error"
 	switch {
 	case errors.Is(err, cache.ErrNotFound):
@@ -426,7 +453,6 @@ func (c *meteredCache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry,
 		res = "failed"
 	}
 	c.m.countCacheGet(res)
-	return e, err
 }
 
 // Enqueue queues a refresh and notes it as waiting.

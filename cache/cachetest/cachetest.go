@@ -67,6 +67,7 @@ var tests = []struct {
 	{"PutReplaces", testPutReplaces},
 	{"Invalid", testInvalid},
 	{"RecordRequest", testRecordRequest},
+	{"RecordRequestGet", testRecordRequestGet},
 	{"Stale", testStale},
 	{"Delete", testDelete},
 	{"QueueOrder", testQueueOrder},

@@ -369,6 +369,44 @@ func testRecordRequest(t *testing.T, s Store) {
 	}
 }
 
+// testRecordRequestGet: a store that implements cache.RequestGetter
+// answers RecordRequestGet as RecordRequest then Get: a pending entry
+// for a URI-R never searched, the stored one with the request counted,
+// and a refused argument refused as RecordRequest refuses it. A store
+// without it skips.
+func testRecordRequestGet(t *testing.T, s Store) {
+	rg, ok := s.Cache.(cache.RequestGetter)
+	if !ok {
+		t.Skip("the store does not implement cache.RequestGetter")
+	}
+	const u = "https://example.org/rg"
+	ctx := ctxT(t)
+	e, err := rg.RecordRequestGet(ctx, u, at(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cache.Entry{Info: cache.Info{Key: cache.URIRKeyOf(u), URIR: "example.org/rg",
+		Status: cache.StatusPending, Requested: at(10), Requests: 1}}
+	if diff := cmp.Diff(want, e, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("first request (-want +got):\n%s", diff)
+	}
+	mustPut(t, s.Cache, u, found(at(40), mem("m", 1, "ia")))
+	if e, err = rg.RecordRequestGet(ctx, "http://example.org/rg", at(50)); err != nil {
+		t.Fatal(err)
+	}
+	want.Status, want.Updated, want.Requested, want.Requests = cache.StatusFound, at(40), at(50), 2
+	want.Mementos = []cache.StoredMemento{mem("m", 1, "ia")}
+	if diff := cmp.Diff(want, e); diff != "" {
+		t.Errorf("after Put and a second request (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, mustGet(t, s.Cache, u)); diff != "" {
+		t.Errorf("Get after RecordRequestGet (-want +got):\n%s", diff)
+	}
+	if _, err := rg.RecordRequestGet(ctx, "", at(0)); !errors.Is(err, cache.ErrInvalid) {
+		t.Errorf("RecordRequestGet of an empty URI-R: err = %v, want cache.ErrInvalid", err)
+	}
+}
+
 func testStale(t *testing.T, s Store) {
 	ctx := ctxT(t)
 	mustPut(t, s.Cache, "http://e.org/b", found(at(100), mem("m", 0, "ia")))
@@ -913,5 +951,10 @@ func testClosed(t *testing.T, s Store) {
 	}
 	if _, err := s.Cache.Claim(ctx, "w", at(0)); !errors.Is(err, cache.ErrClosed) {
 		t.Errorf("Claim after Close: err = %v, want ErrClosed", err)
+	}
+	if rg, ok := s.Cache.(cache.RequestGetter); ok {
+		if _, err := rg.RecordRequestGet(ctx, "e.org/", at(0)); !errors.Is(err, cache.ErrClosed) {
+			t.Errorf("RecordRequestGet after Close: err = %v, want ErrClosed", err)
+		}
 	}
 }

@@ -77,7 +77,10 @@ type memJob struct {
 	doneAt    *list.Element // in done while completed, else nil
 }
 
-var _ cache.Cache = (*Cache)(nil)
+var (
+	_ cache.Cache         = (*Cache)(nil)
+	_ cache.RequestGetter = (*Cache)(nil)
+)
 
 // New returns an empty in-memory store. opts may be nil. It returns an
 // error wrapping [cache.ErrInvalid] if opts.MaxEntries or opts.MaxJobs is negative.
@@ -129,7 +132,7 @@ func (s *Cache) Get(ctx context.Context, key cache.URIRKey) (cache.Entry, error)
 		s.mu.Unlock()
 		return cache.Entry{}, fmt.Errorf("cache: memory get %s: %w", key, cache.ErrNotFound)
 	}
-	out := *e // stored entries are never modified, only replaced
+	out := *e // entries are read and changed only under s.mu; their Mementos never change
 	s.mu.Unlock()
 	if !s.share {
 		out.Mementos = slices.Clone(out.Mementos)
@@ -152,7 +155,7 @@ func (s *Cache) Put(ctx context.Context, uriR string, r cache.Result) error {
 	if old, ok := s.entries.Peek(key); ok {
 		n.Requested, n.Requests = old.Requested, old.Requests
 	}
-	s.entries.Add(key, n) // entries are replaced, never modified: Get copies without races
+	s.entries.Add(key, n) // a new entry: sharers of the old one's Mementos keep theirs
 	return nil
 }
 
@@ -165,20 +168,44 @@ func (s *Cache) RecordRequest(ctx context.Context, uriR string, at time.Time) er
 	if err := s.lock(ctx, "record request"); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
-	var n *cache.Entry
-	if old, ok := s.entries.Get(key); ok {
-		c := *old
-		c.Requests++
-		if at.After(c.Requested) {
-			c.Requested = at
-		}
-		n = &c
-	} else {
-		n = &cache.Entry{Info: cache.Info{Key: key, URIR: u, Status: cache.StatusPending, Requested: at, Requests: 1}}
-	}
-	s.entries.Add(key, n)
+	s.record(key, u, at)
+	s.mu.Unlock()
 	return nil
+}
+
+// RecordRequestGet implements [cache.RequestGetter]: RecordRequest and
+// Get under one lock, the key computed once. The returned mementos are a
+// copy unless Options.ShareMementos is set.
+func (s *Cache) RecordRequestGet(ctx context.Context, uriR string, at time.Time) (cache.Entry, error) {
+	u, key, at, err := check.Request(uriR, at)
+	if err != nil {
+		return cache.Entry{}, err
+	}
+	if err := s.lock(ctx, "record request"); err != nil {
+		return cache.Entry{}, err
+	}
+	out := *s.record(key, u, at)
+	s.mu.Unlock()
+	if !s.share {
+		out.Mementos = slices.Clone(out.Mementos)
+	}
+	return out, nil
+}
+
+// record counts a request at "at" for key (URI-R u without its scheme)
+// in its entry, made pending if there is none, and returns the entry.
+// The caller holds s.mu.
+func (s *Cache) record(key cache.URIRKey, u string, at time.Time) *cache.Entry {
+	if e, ok := s.entries.Get(key); ok {
+		e.Requests++
+		if at.After(e.Requested) {
+			e.Requested = at
+		}
+		return e
+	}
+	n := &cache.Entry{Info: cache.Info{Key: key, URIR: u, Status: cache.StatusPending, Requested: at, Requests: 1}}
+	s.entries.Add(key, n)
+	return n
 }
 
 // Stale implements [cache.Cache.Stale].
