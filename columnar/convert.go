@@ -26,10 +26,10 @@ type Converter struct {
 	lastMIME *mimeParts
 	mimes    map[string]*mimeParts // by media type, at most maxCached entries
 	buf      []byte
-	// arena, when not nil, holds the bytes of the per-row strings (views
-	// into it) instead of one allocation each: Writer copies rows into
-	// parquet-go's buffers before the arena is reused.
-	arena *[]byte
+	// arena holds the bytes of the per-row strings (views into it) instead
+	// of one allocation each. Bytes handed out are never written again: a
+	// full block is left to the strings viewing it and the GC.
+	arena []byte
 }
 
 // maxCached bounds the media types a Converter keeps the category of: an
@@ -86,8 +86,10 @@ const ccPathPrefix = "crawl-data/"
 // whose JSON block is malformed (its values cannot be trusted), or whose
 // SURT key cannot be computed (see SURTKey), or whose year is outside
 // MinYear to MaxYear (ErrYear), gives a *cdxj.ParseError naming its line,
-// leaving dst unspecified. dst's strings do not
-// alias rec: they stay valid after the next Read of a reusing reader.
+// leaving dst unspecified. dst's strings do not alias rec: they stay valid
+// after the next Read of a reusing reader. They are carved from blocks of
+// at least 64 KiB that the Converter never writes twice, so a row kept
+// alive keeps its block in memory.
 func (c *Converter) Row(dst *Row, rec *cdxj.Record, input string) error {
 	if err := rec.CheckJSON(); err != nil {
 		return err
@@ -185,23 +187,23 @@ func (c *Converter) fileParts(file []byte) *fileParts {
 	return f
 }
 
-// str returns b as a string: a copy, or a view of the bytes appended to the
+// arenaBlock is the size of the Converter's string blocks.
+const arenaBlock = 64 << 10
+
+// str returns a copy of b as a string: a view of the bytes appended to the
 // arena.
 func (c *Converter) str(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if c.arena == nil {
-		return string(b)
-	}
-	a := *c.arena
+	a := c.arena
 	if cap(a)-len(a) < len(b) {
 		// A new block: the strings viewing the old one keep it alive.
-		a = make([]byte, 0, max(64<<10, len(b)))
+		a = make([]byte, 0, max(arenaBlock, len(b)))
 	}
 	n := len(a)
 	a = append(a, b...)
-	*c.arena = a
+	c.arena = a
 	return unsafe.String(&a[n], len(b))
 }
 

@@ -152,7 +152,6 @@ type partFile struct {
 func Create(path string, opts *Options) (*Table, error) {
 	o := opts.withDefaults()
 	t := &Table{path: path, opts: o, conv: NewConverter(o.Org), parts: map[string]*partFile{}, seq: map[string]int{}}
-	t.conv.arena = new([]byte) // rows are copied by Writer.Write's batch flush; blocks are freed by the GC
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

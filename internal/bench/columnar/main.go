@@ -11,12 +11,19 @@
 // so that its CPU time and peak resident memory are its own:
 //
 //   - build: mementomap.Build of the baseline map (the reference);
+//   - scan: every record read and its JSON block checked (cdxj.Open,
+//     Record.CheckJSON), what build and export both pay;
+//   - convert: scan plus columnar.Converter.Row for every record, the
+//     export's work before Parquet;
 //   - export: columnar.Create and Table.ReadIndex over cdxj.Open, one Parquet file;
 //   - export-year: the same partitioned by year;
 //   - read: columnar.ReadRows over the exported file (every row decoded).
 //
 // The figure to compare is CPU per line; the target is export within twice
-// build's. Sizes are reported in bytes and per line.
+// build's. Export's CPU less convert's is what writing Parquet costs (the
+// column buffers, dictionaries, encodings, compression and page bounds of
+// parquet-go); convert's less scan's is what deriving the columns costs.
+// Sizes are reported in bytes and per line.
 package main
 
 import (
@@ -79,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			// 2. Measured phases.
 			fmt.Fprintf(w, "| phase | lines | wall | CPU | CPU per line | lines/s (CPU) | peak RSS |\n|---|---|---|---|---|---|---|\n")
 			cpu := map[string]time.Duration{}
-			for _, ph := range []string{"build", "export", "export-year", "read"} {
+			for _, ph := range []string{"build", "scan", "convert", "export", "export-year", "read"} {
 				logf("phase %s", ph)
 				r, err := child(ctx, c, ph)
 				if err != nil {
@@ -95,6 +102,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			if cpu["build"] > 0 {
 				fmt.Fprintf(w, "\nexport CPU / build CPU: %.2f (target: at most 2)\n", float64(cpu["export"])/float64(cpu["build"]))
+				fmt.Fprintf(w, "export CPU per line: scan %s, deriving the columns %s, writing Parquet %s\n",
+					perLine(cpu["scan"], lines), perLine(cpu["convert"]-cpu["scan"], lines), perLine(cpu["export"]-cpu["convert"], lines))
 			}
 
 			// 3. Sizes.
@@ -209,6 +218,29 @@ func runPhase(ctx context.Context, c config, stdout io.Writer) error {
 			return err
 		}
 		r = result{Items: st.Records, Note: fmt.Sprintf("%d HxPx keys", st.Keys)}
+	case "scan", "convert":
+		f, err := cdxj.Open(ctx, p("index.cdxj"), nil)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		conv := columnar.NewConverter(nil)
+		var row columnar.Row
+		var n int64
+		for rec, err := range f.Records(cdxj.Query{}) {
+			if err == nil {
+				if c.Phase == "scan" {
+					err = rec.CheckJSON()
+				} else {
+					err = conv.Row(&row, rec, "index.cdxj")
+				}
+			}
+			if err != nil {
+				return err
+			}
+			n++
+		}
+		r = result{Items: n}
 	case "export", "export-year":
 		out, part := p("index.parquet"), columnar.NoPartition
 		if c.Phase == "export-year" {

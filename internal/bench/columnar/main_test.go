@@ -22,7 +22,7 @@ func TestSmallRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, errb.String())
 	}
-	for _, want := range []string{"| build | 3000 |", "| export | 3000 |", "| export-year | 3000 |", "| read | 3000 |", "| index.parquet |", "export CPU / build CPU"} {
+	for _, want := range []string{"| build | 3000 |", "| scan | 3000 |", "| convert | 3000 |", "| export | 3000 |", "| export-year | 3000 |", "| read | 3000 |", "| index.parquet |", "export CPU / build CPU", "writing Parquet"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
