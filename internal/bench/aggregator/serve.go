@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,7 +23,7 @@ import (
 // it) or ctx ends. Each line "memstats" on stdin is answered with one line
 // on stdout, "memstats MALLOCS BYTES": the process's heap allocations and
 // allocated bytes so far (runtime.MemStats Mallocs and TotalAlloc).
-func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	list := fs.String("archives", "", "archive list file (MemGator JSON)")
 	routing := fs.Bool("routing", false, "discover the archives' MementoMaps and route by them")
@@ -41,13 +42,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	if err != nil {
 		return err
 	}
-	defer stopProfile()
+	defer func() { err = errors.Join(err, stopProfile()) }()
 	if *mutexProfile != "" {
 		runtime.SetMutexProfileFraction(1)
-		defer func() { _ = benchutil.WriteProfile("mutex", *mutexProfile) }()
+		defer func() { err = errors.Join(err, benchutil.WriteProfile("mutex", *mutexProfile)) }()
 	}
 	if *memProfile != "" {
-		defer func() { _ = benchutil.WriteProfile("allocs", *memProfile) }()
+		defer func() { err = errors.Join(err, benchutil.WriteProfile("allocs", *memProfile)) }()
 	}
 	var lf io.Writer = io.Discard
 	if *logPath != "" {

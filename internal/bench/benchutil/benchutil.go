@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/internal/cli"
 )
 
@@ -70,13 +71,19 @@ func AddFlags(fs *flag.FlagSet, n int64) *Flags {
 }
 
 // Parse parses args with fs (cli.ParseFlags) and checks that -n is
-// positive (a cli.Usage error if not).
+// positive and that -cpuprofile comes with -phase (a cli.Usage error if
+// not).
 func (f *Flags) Parse(fs *flag.FlagSet, args []string) error {
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if f.N <= 0 {
 		return cli.Usagef("-n must be positive, not %d", f.N)
+	}
+	if f.CPUProfile != "" && f.Phase == "" {
+		// The parent runs many phases, each in a child: one file would
+		// hold none of them.
+		return cli.Usagef("-cpuprofile profiles one measured phase: give it with -phase NAME -dir DIR")
 	}
 	return nil
 }
@@ -227,14 +234,18 @@ func SelfCPU() time.Duration {
 }
 
 // StartCPUProfile starts a CPU profile written to path and returns the
-// function that stops it and closes the file; path "" profiles nothing.
-// Its errors are os.Create's (naming path) and pprof.StartCPUProfile's
-// (a profile already running), the file closed then.
-func StartCPUProfile(path string) (stop func(), err error) {
+// function that stops it and writes the file; path "" profiles nothing
+// (stop then does nothing and returns nil). The profile goes to a
+// temporary file beside path (atomicfile.Create) that stop renames onto
+// path, so that path holds a whole profile or what it held before, never
+// a part of one. Its errors are atomicfile.Create's (naming path) and
+// pprof.StartCPUProfile's (a profile already running), nothing left
+// behind then; stop's is atomicfile's Commit error, naming path.
+func StartCPUProfile(path string) (stop func() error, err error) {
 	if path == "" {
-		return func() {}, nil
+		return func() error { return nil }, nil
 	}
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -242,28 +253,34 @@ func StartCPUProfile(path string) (stop func(), err error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() error {
+		pprof.StopCPUProfile()
+		defer f.Close()
+		return f.Commit()
+	}, nil
 }
 
 // WriteProfile writes the runtime/pprof profile of that name ("allocs",
 // "mutex", "heap", …) to path, in the gzipped protobuf form go tool pprof
-// reads.
+// reads, through a temporary file renamed onto path (atomicfile.Create):
+// on an error path is as it was.
 // An unknown name is an error quoting it; otherwise the errors are
-// os.Create's (naming path), the profile's write error, or Close's.
+// atomicfile.Create's or Commit's (naming path) or the profile's write
+// error.
 func WriteProfile(name, path string) error {
 	p := pprof.Lookup(name)
 	if p == nil {
 		return fmt.Errorf("no %q profile", name)
 	}
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path, nil)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	if err := p.WriteTo(f, 0); err != nil {
-		f.Close()
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 // WriteFile creates path and calls fn with a 1 MiB buffered writer on it,

@@ -2,6 +2,7 @@ package benchutil
 
 import (
 	"bufio"
+	"compress/gzip"
 	"errors"
 	"flag"
 	"io"
@@ -45,14 +46,94 @@ func TestWriteFileAndProfile(t *testing.T) {
 	if _, err := WriteFile(filepath.Join(dir, "no", "such", "dir"), func(io.Writer) (int, error) { return 0, nil }); err == nil {
 		t.Error("WriteFile into a missing folder succeeded")
 	}
+}
+
+// TestProfilesAtomic: StartCPUProfile and WriteProfile write through a
+// temporary file renamed onto the path: while the CPU profile runs the
+// path holds what it held before, after stop a whole gzipped profile;
+// nothing else is left in the folder. A path that cannot be written (a
+// folder, a missing folder) is an error naming it, the path unchanged, and
+// "" profiles nothing.
+func TestProfilesAtomic(t *testing.T) {
+	dir := t.TempDir()
 	prof := filepath.Join(dir, "cpu.pprof")
+	if err := os.WriteFile(prof, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stop, err := StartCPUProfile(prof)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop()
-	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
-		t.Errorf("no profile written: %v", err)
+	for i, end := 0, time.Now().Add(50*time.Millisecond); time.Now().Before(end); i++ {
+		_ = strings.Repeat("x", i%64)
+	}
+	if b, _ := os.ReadFile(prof); string(b) != "old" {
+		t.Errorf("while profiling the path holds %d bytes, want the old content", len(b))
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	wholeGzip := func(p string) {
+		t.Helper()
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		z, err := gzip.NewReader(f)
+		if err == nil {
+			var n int64
+			n, err = io.Copy(io.Discard, z)
+			if err == nil && n == 0 {
+				err = errors.New("empty profile")
+			}
+		}
+		if err != nil {
+			t.Errorf("%s is not a whole gzipped profile: %v", p, err)
+		}
+	}
+	wholeGzip(prof)
+	heap := filepath.Join(dir, "heap.pprof")
+	if err := os.WriteFile(heap, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteProfile("heap", heap); err != nil {
+		t.Fatal(err)
+	}
+	wholeGzip(heap)
+	if err := WriteProfile("no-such-profile", heap); err == nil {
+		t.Error("WriteProfile of an unknown profile succeeded")
+	}
+	wholeGzip(heap)
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{sub, filepath.Join(dir, "no", "such", "x.pprof")} {
+		if err := WriteProfile("heap", p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("WriteProfile to %s: %v, want an error naming it", p, err)
+		}
+		if stop, err := StartCPUProfile(p); err == nil || !strings.Contains(err.Error(), p) {
+			if err == nil {
+				stop()
+			}
+			t.Errorf("StartCPUProfile to %s: %v, want an error naming it", p, err)
+		}
+	}
+	if fi, err := os.Stat(sub); err != nil || !fi.IsDir() {
+		t.Errorf("the folder given as a profile path was changed: %v", err)
+	}
+	stop, err = StartCPUProfile("")
+	if err != nil || stop() != nil {
+		t.Errorf(`StartCPUProfile(""): %v`, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "cpu.pprof heap.pprof sub" {
+		t.Errorf("folder holds %s, want cpu.pprof heap.pprof sub", got)
 	}
 }
 
@@ -125,6 +206,14 @@ func TestFlags(t *testing.T) {
 	f = AddFlags(fs, 1000)
 	if err := f.Parse(fs, []string{"-n", "0"}); cli.Status("bench", err, io.Discard) != 2 {
 		t.Errorf("-n 0: %v, want a usage error", err)
+	}
+	if err := f.Parse(fs, []string{"-n", "10", "-cpuprofile", "x.pprof"}); cli.Status("bench", err, io.Discard) != 2 || !strings.Contains(err.Error(), "-phase") {
+		t.Errorf("-cpuprofile without -phase: %v, want a usage error naming -phase", err)
+	}
+	fs = NewFlagSet("what the bench measures", &stderr)
+	f = AddFlags(fs, 1000)
+	if err := f.Parse(fs, []string{"-phase", "build", "-cpuprofile", "x.pprof"}); err != nil {
+		t.Errorf("-cpuprofile with -phase: %v", err)
 	}
 	if err := f.Parse(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) || !strings.HasPrefix(stderr.String(), "usage: bench [flags]\nwhat the bench measures\n") {
 		t.Errorf("-h: %v, usage %q", err, stderr.String())

@@ -32,6 +32,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -195,12 +196,12 @@ func child(ctx context.Context, c config, phase string) (result, error) {
 	return r, err
 }
 
-func runPhase(ctx context.Context, c config, stdout io.Writer) error {
+func runPhase(ctx context.Context, c config, stdout io.Writer) (err error) {
 	stop, err := benchutil.StartCPUProfile(c.CPUProfile)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer func() { err = errors.Join(err, stop()) }()
 	p := func(name string) string { return filepath.Join(c.Dir, name) }
 	var r result
 	t0 := time.Now()

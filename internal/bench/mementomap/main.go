@@ -22,6 +22,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -163,12 +164,12 @@ func readLines(path string) ([]string, error) {
 	return strings.Fields(string(b)), nil
 }
 
-func runPhase(ctx context.Context, c config, stdout io.Writer) error {
+func runPhase(ctx context.Context, c config, stdout io.Writer) (err error) {
 	stop, err := benchutil.StartCPUProfile(c.CPUProfile)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer func() { err = errors.Join(err, stop()) }()
 	var r result
 	p := func(name string) string { return filepath.Join(c.Dir, name) }
 	switch c.Phase {

@@ -19,6 +19,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -128,12 +129,12 @@ func child(ctx context.Context, c config, phase string) (result, error) {
 	return r, err
 }
 
-func runPhase(ctx context.Context, c config, stdout io.Writer) error {
+func runPhase(ctx context.Context, c config, stdout io.Writer) (err error) {
 	stop, err := benchutil.StartCPUProfile(c.CPUProfile)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer func() { err = errors.Join(err, stop()) }()
 	f, err := cdxj.Open(ctx, filepath.Join(c.Dir, "index.cdxj"), nil)
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func main() {
 
 // childBuild builds IN into OUT with the given workers: the measured
 // phase, in a process of its own.
-func childBuild(ctx context.Context, args []string) error {
+func childBuild(ctx context.Context, args []string) (err error) {
 	if len(args) < 4 {
 		return errors.New("child-build IN OUT WORKERS PROFILE")
 	}
@@ -70,7 +70,7 @@ func childBuild(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer stopProfile()
+	defer func() { err = errors.Join(err, stopProfile()) }()
 	ix, err := cdxj.Open(ctx, in, nil)
 	if err != nil {
 		return err
