@@ -34,6 +34,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -45,6 +46,7 @@ import (
 	"github.com/mementokit/mementokit/beam/pipeline"
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/summary"
@@ -235,11 +237,72 @@ func fewerPartsWhy(p *pipeline.Plan) string {
 	return strings.Join(why, "; ")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
+// bundleFailed begins the SDK's report of a failed bundle, followed by
+// the bundle's instruction id.
+const bundleFailed = "process bundle failed for instruction "
+
+// dropRunnerRepeats is a slog.Handler that passes on the records of
+// Handler but those that repeat the report of a failed bundle: prism logs
+// it several times as it stops the stage and the job ("[SDK] process
+// bundle failed for instruction inst002 ...", "Bundle Failed.", "job
+// failed", the job's state), and the runner's error that -v logs at the
+// end ("the runner's report") holds it again. A record whose message or
+// attribute values hold bundleFailed and an instruction id is passed on
+// for the first such record of that id only.
+type dropRunnerRepeats struct {
+	slog.Handler
+	seen *seenBundles
+}
+
+// seenBundles are the instruction ids of the failed bundles logged.
+type seenBundles struct {
+	sync.Mutex
+	ids map[string]bool
+}
+
+func newDropRunnerRepeats(h slog.Handler) dropRunnerRepeats {
+	return dropRunnerRepeats{h, &seenBundles{ids: map[string]bool{}}}
+}
+
+// failedBundle returns the instruction id of the first bundle failure
+// that text reports, or "".
+func failedBundle(text string) string {
+	_, rest, ok := strings.Cut(text, bundleFailed)
+	if !ok {
+		return ""
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	if i := strings.IndexAny(rest, " \n\t:"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+func (d dropRunnerRepeats) Handle(ctx context.Context, r slog.Record) error {
+	id := failedBundle(r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		if id == "" {
+			id = failedBundle(a.Value.String())
+		}
+		return id == ""
+	})
+	if id != "" {
+		d.seen.Lock()
+		dup := d.seen.ids[id]
+		d.seen.ids[id] = true
+		d.seen.Unlock()
+		if dup {
+			return nil
+		}
+	}
+	return d.Handler.Handle(ctx, r)
+}
+
+func (d dropRunnerRepeats) WithAttrs(as []slog.Attr) slog.Handler {
+	return dropRunnerRepeats{d.Handler.WithAttrs(as), d.seen}
+}
+
+func (d dropRunnerRepeats) WithGroup(name string) slog.Handler {
+	return dropRunnerRepeats{d.Handler.WithGroup(name), d.seen}
 }
 
 func main() {
@@ -279,6 +342,8 @@ func main() {
 		// The runner's logs (prism's report of a failed bundle is many
 		// lines, at Error) would bury the one line that says what failed.
 		slog.SetDefault(slog.New(slog.DiscardHandler))
+	} else {
+		slog.SetDefault(slog.New(newDropRunnerRepeats(slog.Default().Handler())))
 	}
 
 	switch {
@@ -386,12 +451,12 @@ func main() {
 	for _, d := range plan.RemovedStale {
 		fmt.Fprintf(os.Stderr, "mementomap-beam: removed %s, the temporary folder of an earlier run that was killed (no run holds its lock)\n", d)
 	}
-	line := fmt.Sprintf("mementomap-beam: %s of %s (%d bytes) on %s", plural(len(plan.Parts), "part", "parts"),
-		plural(len(plan.Files), "input", "inputs"), plan.Bytes, runner)
+	line := fmt.Sprintf("mementomap-beam: %s of %s (%d bytes) on %s", count.Of(len(plan.Parts), "part", "parts"),
+		count.Of(len(plan.Files), "input", "inputs"), plan.Bytes, runner)
 	if 2*len(plan.Parts) <= plan.Asked {
 		// Fewer parts mean less parallelism, not a different result.
 		fmt.Fprintf(os.Stderr, "mementomap-beam: note: %s, not the %d that --shard-size %s asks for (%s); the outputs are the same, the work is less parallel\n",
-			plural(len(plan.Parts), "part", "parts"), plan.Asked, *shard, fewerPartsWhy(plan))
+			count.Of(len(plan.Parts), "part", "parts"), plan.Asked, *shard, fewerPartsWhy(plan))
 	}
 	if dryRun {
 		fmt.Println(line + " (--dry_run: nothing run, nothing written)")
@@ -403,7 +468,7 @@ func main() {
 	slog.Info(line)
 	rep, err := pipeline.Run(ctx, runner, plan)
 	if err != nil {
-		interrupted(ctx, fmt.Sprintf("running the pipeline (%s on %s)", plural(len(plan.Parts), "part", "parts"), runner), outputs)
+		interrupted(ctx, fmt.Sprintf("running the pipeline (%s on %s)", count.Of(len(plan.Parts), "part", "parts"), runner), outputs)
 		var f *pipeline.Failure
 		if errors.As(err, &f) && *verbose {
 			slog.Info("mementomap-beam: the runner's report", "err", f.Runner)

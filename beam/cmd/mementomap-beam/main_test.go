@@ -207,6 +207,35 @@ func TestPlanLine(t *testing.T) {
 	}
 }
 
+// TestVerboseFailureOnce: with -v, the error of a failed part (a bad
+// line) is logged once, in the runner's report of its bundle, and ends
+// standard error as the one line of every failure; prism's repeats of the
+// report as it stops the stage and the job are left out, its other lines
+// kept.
+func TestVerboseFailureOnce(t *testing.T) {
+	dir := t.TempDir()
+	lines := genLines(t, 2000)
+	lines[1500] = strings.TrimSuffix(lines[1500], "}") + `, "x": "unterminated}`
+	writeLines(t, dir, "bad.cdxj", lines)
+	for range 3 { // prism's logs of a failure vary from run to run
+		code, _, stderr := run(t, dir, "-v", "--input", "bad.cdxj", "--output", "a.map")
+		if code != 1 {
+			t.Fatalf("exit status %d, want 1", code)
+		}
+		const msg = "bad.cdxj: line 1501"
+		if n := strings.Count(stderr, msg); n != 2 {
+			t.Errorf("standard error holds %q %d times, want 2 (one log record, the last line):\n%.3000s", msg, n, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "mementomap-beam: ") || !strings.Contains(last, msg) {
+			t.Errorf("the last line is %q, want the failure", last)
+		}
+		if !strings.Contains(stderr, "Job[job-001] state: RUNNING") && !strings.Contains(stderr, "level=INFO") {
+			t.Errorf("the runner's progress is not logged:\n%.2000s", stderr)
+		}
+	}
+}
+
 // TestUsageErrors: a missing or bad flag, an unknown runner or --async is
 // one line on standard error naming the flag, exit status 2, before
 // anything is read or written; --dry_run prints the plan and writes
