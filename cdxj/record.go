@@ -39,12 +39,12 @@ type Record struct {
 	spans   [maxColumns + 1][2]int32
 }
 
-// reset prepares r for a new line.
+// reset prepares r for a new line. The columns are parseCDX's to set:
+// only a classic CDX record (json nil after a parse) reads them.
 func (r *Record) reset(line []byte) {
 	r.line = line
 	r.layout = nil
 	r.key, r.ts, r.json = nil, nil, nil
-	r.cols = [numFields][]byte{}
 	r.jx.reset()
 	r.scratch = r.scratch[:0]
 }
@@ -195,6 +195,8 @@ func (r *Record) parseCDX(line []byte, hdr, def *Layout) error {
 		if c := layout.idx[f]; c >= 0 {
 			s := r.spans[c]
 			r.cols[f] = line[s[0]:s[1]:s[1]]
+		} else {
+			r.cols[f] = nil
 		}
 	}
 	r.key, r.ts = r.cols[fKey], r.cols[fTimestamp]

@@ -370,6 +370,10 @@ type builder struct {
 	// same bytes canonicalize the same way, so the next record with both
 	// equal is canonical too.
 	okKey, okURL []byte
+	// hostURL and hostKey are the scheme and host of the last URL whose
+	// host simpleHostLen took, and the SURT form of that host with its
+	// ')' (see simpleMatch).
+	hostURL, hostKey []byte
 	// rkURL and rkKey are the last URL canonicalized for its key (Rekey
 	// or a key that is not a SURT) and its SURT; rkURL is nil when there
 	// is none.
@@ -490,7 +494,7 @@ func (b *builder) record(rec *cdxj.Record) error {
 		}
 		b.st.Checked++
 		if b.okURL == nil || !bytes.Equal(key, b.okKey) || !bytes.Equal(cu, b.okURL) {
-			if simpleSURTMatches(key, cu) || b.check(key, cu) {
+			if b.simpleMatch(key, cu) || b.check(key, cu) {
 				b.okKey = append(b.okKey[:0], key...)
 				b.okURL = append(b.okURL[:0], cu...)
 			}
@@ -564,6 +568,24 @@ func (b *builder) record(rec *cdxj.Record) error {
 func surtKeyOf(rec *cdxj.Record) bool {
 	key := rec.Key()
 	return rec.KeyIsSURT() && (bytes.IndexByte(key, ':') < 0 || !bytes.Contains(key, []byte("://")))
+}
+
+// simpleMatch is simpleSURTMatches(key, u) without its host half when u
+// and key begin with the host of the last URL whose host it took (and that
+// host's SURT form): the records of one host are neighbours in a sorted
+// index, and the same bytes give the same answer.
+func (b *builder) simpleMatch(key, u []byte) bool {
+	if n, m := len(b.hostURL), len(b.hostKey); n > 0 && len(u) >= n && len(key) >= m &&
+		string(u[:n]) == string(b.hostURL) && (len(u) == n || u[n] == '/') && string(key[:m]) == string(b.hostKey) {
+		return simplePathMatches(key[m:], u[n:])
+	}
+	uh, kh := simpleHostLen(key, u)
+	if uh == 0 {
+		return false
+	}
+	b.hostURL = append(b.hostURL[:0], u[:uh]...)
+	b.hostKey = append(b.hostKey[:0], key[:kh]...)
+	return simplePathMatches(key[kh:], u[uh:])
 }
 
 // check compares a record's SURT key with the canonical SURT of its URL

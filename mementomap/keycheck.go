@@ -14,6 +14,16 @@ import "bytes"
 // canonicalizes u and compares (a URL of another shape, or a key that
 // differs).
 func simpleSURTMatches(key, u []byte) bool {
+	uh, kh := simpleHostLen(key, u)
+	return uh > 0 && simplePathMatches(key[kh:], u[uh:])
+}
+
+// simpleHostLen returns the lengths of the scheme and host of u ("https://
+// a.example.com") and of the host of key with its ')' ("com,example,a)")
+// when the host is one simpleSURTMatches takes and key's is its SURT form;
+// else 0, 0. The rest of u (empty, or from its first '/') is then for
+// simplePathMatches to compare with the rest of key.
+func simpleHostLen(key, u []byte) (uh, kh int) {
 	var rest []byte
 	switch {
 	case len(u) > 7 && string(u[:7]) == "http://":
@@ -21,7 +31,7 @@ func simpleSURTMatches(key, u []byte) bool {
 	case len(u) > 8 && string(u[:8]) == "https://":
 		rest = u[8:]
 	default:
-		return false
+		return 0, 0
 	}
 	hostEnd := len(rest)
 	for i, c := range rest {
@@ -30,12 +40,12 @@ func simpleSURTMatches(key, u []byte) bool {
 			break
 		}
 		if plainByte[c]&plainHost == 0 {
-			return false
+			return 0, 0
 		}
 	}
-	host, path := rest[:hostEnd], rest[hostEnd:]
+	host := rest[:hostEnd]
 	if len(host) == 0 || len(host) >= 3 && string(host[:3]) == "www" {
-		return false
+		return 0, 0
 	}
 	// Walk the host's labels from the last one, matching the key.
 	k := 0
@@ -48,35 +58,42 @@ func simpleSURTMatches(key, u []byte) bool {
 		}
 		label := host[start+1 : end]
 		if len(label) == 0 || len(label) >= 4 && string(label[:4]) == "xn--" {
-			return false
+			return 0, 0
 		}
 		if first {
 			if label[0] < 'a' || label[0] > 'z' {
-				return false
+				return 0, 0
 			}
 			first = false
 		} else {
 			if k >= len(key) || key[k] != ',' {
-				return false
+				return 0, 0
 			}
 			k++
 		}
 		if len(key)-k < len(label) || string(key[k:k+len(label)]) != string(label) {
-			return false
+			return 0, 0
 		}
 		k += len(label)
 		if start < 0 {
 			break
 		}
 		if start == 0 {
-			return false // a leading '.'
+			return 0, 0 // a leading '.'
 		}
 		end = start
 	}
 	if k >= len(key) || key[k] != ')' {
-		return false
+		return 0, 0
 	}
-	k++
+	return len(u) - len(rest) + hostEnd, k + 1
+}
+
+// simplePathMatches reports whether key, the rest of a SURT key after its
+// host's ')', is what surt.Canonicalize makes of path, the rest of a URL
+// after its host (empty, or from its first '/'), for the plain paths and
+// queries simpleSURTMatches takes; false means "not known".
+func simplePathMatches(key, path []byte) bool {
 	var query []byte
 	for i, c := range path {
 		if c == '?' {
@@ -88,7 +105,7 @@ func simpleSURTMatches(key, u []byte) bool {
 		}
 	}
 	if len(path) == 0 {
-		return string(key[k:]) == "/"
+		return string(key) == "/"
 	}
 	if len(path) > 1 && path[len(path)-1] == '/' {
 		return false
@@ -109,10 +126,10 @@ func simpleSURTMatches(key, u []byte) bool {
 		}
 	}
 	if query == nil {
-		return string(key[k:]) == string(path)
+		return string(key) == string(path)
 	}
-	return len(key)-k == len(path)+1+len(query) && string(key[k:k+len(path)]) == string(path) &&
-		key[k+len(path)] == '?' && string(key[k+len(path)+1:]) == string(query)
+	return len(key) == len(path)+1+len(query) && string(key[:len(path)]) == string(path) &&
+		key[len(path)] == '?' && string(key[len(path)+1:]) == string(query)
 }
 
 // Classes of the bytes simpleSURTMatches takes as they are: plainHost

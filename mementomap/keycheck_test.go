@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,30 @@ func TestSimpleSURTMatchesIsSound(t *testing.T) {
 	}
 	if accepted < 100 {
 		t.Errorf("the fast check accepted %d keys of %d URLs; want at least 100", accepted, len(urls))
+	}
+	// The builder's check, which skips the host half for a host it has
+	// just taken, answers as simpleSURTMatches on the URLs in order (their
+	// hosts neighbours) and on URLs that only begin like the host before.
+	slices.Sort(urls)
+	b := newBuilder(BuildOptions{})
+	cached := 0
+	for i, u := range urls {
+		c, _ := surt.Canonicalize(u)
+		prev := urls[max(i-1, 0)]
+		for _, k := range []string{c, c + "/", strings.TrimSuffix(c, "/"), c + ","} {
+			for _, uu := range []string{u, prev + "x", prev + ".x", prev + "/x"} {
+				want := simpleSURTMatches([]byte(k), []byte(uu))
+				if len(b.hostURL) > 0 && strings.HasPrefix(uu, string(b.hostURL)) {
+					cached++
+				}
+				if got := b.simpleMatch([]byte(k), []byte(uu)); got != want {
+					t.Fatalf("builder.simpleMatch(%q, %q) = %v after host %q, simpleSURTMatches %v", k, uu, got, b.hostURL, want)
+				}
+			}
+		}
+	}
+	if cached < 1000 {
+		t.Errorf("%d checks began with the host before; want at least 1000", cached)
 	}
 	key, u := []byte("org,example)/a/b.html"), []byte("http://example.org/a/b.html")
 	if n := testing.AllocsPerRun(100, func() { simpleSURTMatches(key, u) }); n != 0 {
