@@ -9,14 +9,12 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
-	"golang.org/x/sync/singleflight"
 	"golang.org/x/time/rate"
 
 	"github.com/mementokit/mementokit/cache"
@@ -153,17 +151,28 @@ type Options struct {
 	MaxPages     int
 	// BodyMemory is the budget, in bytes, of upstream body bytes held at
 	// once by all searches together (default DefaultBodyMemory; negative:
-	// no limit): HTTPUpstream reserves each read's bytes from it before
-	// reading, and a search gives back all it holds once its Result is
-	// merged (the Result, once returned, is its caller's). When other
-	// searches hold the rest, the archive's answer fails with
-	// ReasonMemoryBusy and the HTTP API answers 503 with Retry-After
-	// (BusyRetryAfter), storing nothing; when one search alone needs
-	// more than the whole budget, the answer is partial: the mementos read
-	// before are kept and the archive's outcome is ReasonOverMemoryBudget
-	// (Archive-Failures names it; the result is not complete). Neither
-	// counts toward an archive's dormancy.
+	// no limit). HTTPUpstream reserves a body's share before reading it:
+	// a body with a Content-Length all of it (up to MaxBodyBytes), a body
+	// of unknown length 1 MiB and, once it grows past that, the rest of
+	// MaxBodyBytes, giving back what it did not read. A search's bytes
+	// stay held until every caller that waited for it is done with its
+	// Result: the Handler's request once its answer is written and
+	// stored, Refresh once stored, Search when it returns (the Result is
+	// then its caller's). A reservation waits, in arrival order, at most
+	// BodyMemoryWait for bytes other searches hold; past it the archive's
+	// answer fails with ReasonMemoryBusy and the HTTP API answers 503
+	// with Retry-After (BusyRetryAfter), storing nothing. When one search
+	// alone would hold more than the whole budget, the archive's answer
+	// fails with ReasonOverMemoryBudget: a body whose Content-Length is
+	// over what the search may still hold is not read (sole archive: a
+	// 502 naming it), one of unknown length keeps the mementos read
+	// before (a partial answer; Archive-Failures names it; the result is
+	// not complete). Neither counts toward an archive's dormancy.
 	BodyMemory int64
+	// BodyMemoryWait is how long a body's reservation waits for budget
+	// held by other searches (default DefaultBodyMemoryWait; it also ends
+	// with the archive's timeout and the search's budget).
+	BodyMemoryWait time.Duration
 	// MaxProxyBytes caps the memento body /memento/proxy streams (default
 	// DefaultMaxProxyBytes): a memento announced larger (Content-Length)
 	// is a 502 and nothing is sent; one that grows past it while streamed
@@ -210,7 +219,7 @@ type Aggregator struct {
 	up       Upstream
 	log      *slog.Logger
 
-	flight  singleflight.Group
+	flights flights     // the searches running now
 	bodyMem *bodyMemory // Options.BodyMemory
 	pool    *callPool   // the goroutines of the searches' archive calls
 	base    context.Context
@@ -331,6 +340,9 @@ func New(opts *Options) (*Aggregator, error) {
 	if o.BodyMemory == 0 {
 		o.BodyMemory = DefaultBodyMemory
 	}
+	if o.BodyMemoryWait <= 0 {
+		o.BodyMemoryWait = DefaultBodyMemoryWait
+	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = 100
 	}
@@ -356,7 +368,7 @@ func New(opts *Options) (*Aggregator, error) {
 	if o.OpenMap == nil {
 		o.OpenMap = OpenMementoMap
 	}
-	ag := &Aggregator{opts: o, bodyMem: &bodyMemory{limit: o.BodyMemory}, byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient,
+	ag := &Aggregator{opts: o, bodyMem: newBodyMemory(o.BodyMemory, o.BodyMemoryWait), byID: map[string]*archiveState{}, log: o.Logger, ownClient: ownClient,
 		cacheSlots: make(chan struct{}, MaxCacheCalls), bgSlots: make(chan struct{}, MaxBackgroundCacheCalls), mapPoke: make(chan struct{}, 1)}
 	if ag.log == nil {
 		ag.log = slog.New(slog.DiscardHandler)
@@ -704,31 +716,6 @@ func (ag *Aggregator) Search(ctx context.Context, s Service, urir string, at tim
 	return ag.searchShared(ctx, s, urir, at)
 }
 
-// searchShared is Search for a URI-R that checkURIR accepted.
-func (ag *Aggregator) searchShared(ctx context.Context, s Service, urir string, at time.Time) (*Result, error) {
-	k := kindOf(s)
-	key := string(s) + "\x00" + urir
-	if k == Dynamic {
-		key += "\x00" + strconv.FormatInt(at.Unix(), 10)
-	}
-	ch := ag.flight.DoChan(key, func() (any, error) {
-		if !ag.track() {
-			return nil, ErrClosed
-		}
-		defer ag.bg.Done()
-		return ag.search(s, k, urir, at), nil
-	})
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return nil, r.Err
-		}
-		return r.Val.(*Result), nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
 // searchGrace is how long a search waits, after its budget ended, for the
 // archives still being asked to report (an Upstream honouring its context
 // returns at once); archives that have not reported by then are timed out
@@ -743,11 +730,13 @@ type answer struct {
 	out Outcome
 }
 
-func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) *Result {
+// search asks the archives and merges their answers; the hold is the
+// search's share of the body memory budget, held once by the search (its
+// caller lets it go).
+func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) (*Result, *bodyHold) {
 	ctx, cancel := context.WithTimeout(ag.base, ag.budget(k))
 	defer cancel()
-	hold := &bodyHold{m: ag.bodyMem}
-	defer hold.release()
+	hold := newBodyHold(ag.bodyMem)
 	ctx = withBodyHold(ctx, hold)
 	route, left := ag.routeAll(s, urir)
 	res := &Result{URIR: urir, Kind: k, Outcomes: make([]Outcome, len(route)), NotAsked: left}
@@ -843,7 +832,7 @@ wait:
 	if ag.log.Enabled(ag.base, slog.LevelDebug) { // the record's attributes are built only when it is written
 		ag.log.Debug("search", "service", s, "urir", urir, "mementos", len(res.Mementos), "failures", res.FailureHeader())
 	}
-	return res
+	return res, hold
 }
 
 // ask sends one archive its request(s) and classifies the answer (judge:

@@ -108,7 +108,7 @@ func TestBodyMemoryBusy(t *testing.T) {
 	const limit = 4 << 20
 	a := newGatedArchive(t, 3<<20, 5<<19) // 3 MiB answers paused at 2.5 MiB
 	ag := newAggregator(t, Options{Archives: []Archive{{ID: "big", TimeMap: a.URL + "/tm/"}},
-		BodyMemory: limit, MaxBodyBytes: 8 << 20, Tolerance: 1, RequestTimeout: 10 * time.Minute,
+		BodyMemory: limit, BodyMemoryWait: 50 * time.Millisecond, MaxBodyBytes: 8 << 20, Tolerance: 1, RequestTimeout: 10 * time.Minute,
 		DynamicBudget: 10 * time.Minute, ThoroughBudget: 10 * time.Minute})
 	srv := httptest.NewServer(ag.Handler())
 	t.Cleanup(srv.Close)

@@ -170,21 +170,44 @@
 //
 // The body bytes held by all searches at once are bounded by
 // Options.BodyMemory (DefaultBodyMemory, 256 MiB; the server's
-// body_memory and -body-memory): each read of an upstream body reserves
-// its buffer's bytes first, and a search gives back all it holds once its
-// Result is merged (a Result returned by Search is its caller's). A read
-// the budget refuses ends the archive's answer with one of two reasons,
-// neither counted toward the archive's dormancy (ClassPerURI):
-// ReasonMemoryBusy when other searches hold the budget, which the HTTP
-// API answers 503 with Retry-After (BusyRetryAfter seconds) and the
-// headline "Busy: ...", storing nothing; ReasonOverMemoryBudget when
-// this search alone would hold more than the whole budget, the rule for
-// a request whose archives together need more: a partial answer, the
-// mementos read before kept, the archive named in Archive-Failures, the
-// result not complete. BodyMemory reports the limit, the bytes held, the
-// peak and the refusals (the server's mementokit_body_memory_bytes and
-// mementokit_body_memory_refused_total); TestBodyMemoryBusy and
-// TestBodyMemoryOverBudget check both rules against 127.0.0.1 archives.
+// body_memory and -body-memory). An upstream body reserves its share
+// before its first byte is read: a body with a Content-Length all of it
+// (up to MaxBodyBytes), one of unknown length (chunked) the rest of
+// MaxBodyBytes, as much as the search may still hold, giving back what it
+// did not read once it ends; so no body waits for budget halfway through.
+// A reservation that does not fit waits, in arrival order, for other
+// searches to give bytes back, at most Options.BodyMemoryWait
+// (DefaultBodyMemoryWait; -body-memory-wait) and within the archive's
+// timeout: requests that fit in turn are answered in turn. A search's
+// bytes are held until every caller that waited for it is done with its
+// Result: the Handler's request once its answer is written and stored in
+// the cache, Refresh once stored, Search when it returns (a Result
+// returned by Search is its caller's). A reservation the budget refuses
+// ends the archive's answer with one of two reasons, neither counted
+// toward the archive's dormancy (ClassPerURI): ReasonMemoryBusy when the
+// wait ended first, which the HTTP API answers 503 with Retry-After
+// (BusyRetryAfter seconds) and the headline "Busy: ...", storing nothing;
+// ReasonOverMemoryBudget when this search alone would hold more than the
+// whole budget: a body whose Content-Length is more than the search may
+// still hold is not read (the only archive asked: a 502 naming it in
+// Archive-Failures and the headline), one of unknown length that grows
+// past its reservation keeps the mementos read before (a partial answer,
+// the archive named in Archive-Failures, the result not complete).
+// BodyMemory reports the limit, the bytes held, the peak and the
+// refusals (the server's mementokit_body_memory_bytes and
+// mementokit_body_memory_refused_total). TestBodyMemoryTakesTurns,
+// TestBodyMemoryHeldWhileWriting, TestBodyMemoryBusy,
+// TestBodyMemoryOverBudget and TestBodyMemoryBodyOverBudget check these
+// rules against 127.0.0.1 archives.
+//
+// The budget counts body bytes; the process holds more per body byte: the
+// parsed mementos, the merged list, the answer written, and the garbage
+// collector's headroom. The resident memory of a server is about 8.5
+// times the budget when every answer is at the cap (internal/bench/bodymemory:
+// eight parallel uncached TimeMaps of 1,000,000 mementos cut at the
+// 32 MiB MaxBodyBytes, all eight answered 200 in turn; VmHWM 529 MiB with
+// a 64 MiB budget, 1,092 MiB with 128 MiB, 1,609 MiB without a limit):
+// size BodyMemory as about an eighth of the memory the process may use.
 //
 // Every upstream
 // request has the archive's timeout, every search its budget, and a

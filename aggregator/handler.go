@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 
 	"encoding/json"
@@ -112,8 +113,9 @@ type AnswerLogger interface {
 }
 
 type handler struct {
-	ag *Aggregator
-	al AnswerLogger // the ResponseWriter's, if it is one
+	ag    *Aggregator
+	al    AnswerLogger // the ResponseWriter's, if it is one
+	holds *bodyHolds   // the body bytes of the searches the request used, let go once it is answered
 }
 
 // ServeHTTP routes a request to its endpoint (see Aggregator.Handler).
@@ -142,6 +144,8 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w = headWriter{w} // same headers, no body, whatever the server does
 	}
+	h.holds = &bodyHolds{}
+	defer h.holds.release() // the answer is written (and stored): its body bytes go back
 	switch {
 	case strings.HasPrefix(raw, "/timemap/index/json/"):
 		h.diyIndexJSON(w, raw[len("/timemap/index/json/"):])
@@ -445,7 +449,11 @@ func (h handler) prelude(w http.ResponseWriter, rawR string) (string, bool) {
 }
 
 func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir string, at time.Time) (*Answer, bool) {
-	ans, err := h.ag.lookup(r.Context(), f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")), true)
+	ctx := r.Context()
+	if h.holds != nil {
+		ctx = context.WithValue(ctx, bodyHoldsKey{}, h.holds)
+	}
+	ans, err := h.ag.lookup(ctx, f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")), true)
 	if err != nil {
 		writeBody(w, http.StatusServiceUnavailable, ctText, []byte("Request ended: "+err.Error()+"\n"))
 		return nil, false

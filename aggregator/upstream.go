@@ -226,14 +226,62 @@ func (e *notFoundError) Error() string {
 func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // limitedBody fails with errTooLarge once more than n bytes were read.
-// Each read first reserves its buffer's bytes from hold (the search's
-// share of Options.BodyMemory), keeps those read and gives back the rest;
-// a refused reservation is the read's error (errMemoryBusy,
-// errOverBudget).
+// Its bytes are reserved from hold (the search's share of
+// Options.BodyMemory) before any is read (start): a body with a
+// Content-Length (length) all of it up to n bytes, or nothing; one of
+// unknown length up to n bytes, as much as the search may still hold.
+// Past the reservation only the byte that tells the end from the cap is
+// read unreserved: a body of unknown length longer than its reservation
+// fails with errOverBudget (when the cap was not the limit). done gives
+// back what was reserved and not read.
 type limitedBody struct {
-	r    io.Reader
-	n    int64
-	hold *bodyHold
+	ctx      context.Context // bounds a wait for budget
+	r        io.Reader
+	n        int64
+	hold     *bodyHold
+	length   int64 // Content-Length; -1 unknown
+	reserved int64 // bytes reserved and not read yet
+	started  bool
+	open     bool // reserved as a body of unknown length, not yet done
+	short    bool // the reservation is less than the cap allows
+}
+
+// start reserves the body's bytes before anything is read.
+func (l *limitedBody) start() error {
+	if l.started || !l.hold.limited() {
+		return nil
+	}
+	l.started = true
+	want := max(l.n, 0)
+	if l.length >= 0 {
+		want = min(l.length, want)
+		if want == 0 {
+			return nil
+		}
+		got, err := l.hold.reserve(l.ctx, want, false)
+		l.reserved = got
+		return err
+	}
+	if want == 0 {
+		return nil
+	}
+	got, err := l.hold.reserve(l.ctx, want, true)
+	if err != nil {
+		return err
+	}
+	l.reserved, l.open, l.short = got, true, got < want
+	return nil
+}
+
+// done gives back the bytes reserved and not read.
+func (l *limitedBody) done() {
+	if l.open {
+		l.hold.endOpen(l.reserved)
+		l.open = false
+	} else {
+		l.hold.give(l.reserved)
+	}
+	l.reserved = 0
 }
 
 // Read reads from the body until the limit is passed.
@@ -244,11 +292,28 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 	if int64(len(p)) > l.n+1 {
 		p = p[:l.n+1]
 	}
-	if err := l.hold.reserve(int64(len(p))); err != nil {
-		return 0, err
+	limited := l.hold.limited()
+	if limited && len(p) > 0 {
+		if err := l.start(); err != nil {
+			return 0, err
+		}
+		if int64(len(p)) > l.reserved {
+			p = p[:max(l.reserved, 1)] // one byte past: the end, the cap, or more than the budget gives
+		}
 	}
 	n, err := l.r.Read(p)
-	l.hold.give(int64(len(p) - n))
+	if limited {
+		if int64(n) > l.reserved {
+			if l.short {
+				l.hold.m.over.Add(1)
+				l.reserved = 0
+				return 0, errOverBudget
+			}
+			l.reserved = 0
+		} else {
+			l.reserved -= int64(n)
+		}
+	}
 	l.n -= int64(n)
 	if l.n < 0 {
 		return n, errTooLarge
@@ -407,7 +472,12 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	// MaxBodyBytes) and, in the plain layout, parsed from it with its
 	// URI-Ms as substrings (fastPage); anything else is parsed by
 	// memento.Reader.
-	lb := &limitedBody{r: resp.Body, n: *budget, hold: bodyHoldOf(ctx)}
+	lb := &limitedBody{ctx: ctx, r: resp.Body, n: *budget, hold: bodyHoldOf(ctx), length: resp.ContentLength}
+	defer lb.done()
+	if err := lb.start(); err != nil {
+		// refused before a byte was read: nothing to keep
+		return nil, nil, classify(ctx, a, "timemap", page, err)
+	}
 	text, rerr := readBody(lb, resp.ContentLength, *budget)
 	*budget = max(lb.n, 0)
 	if ms, next, links, ok := fastPage(text, rerr != nil); ok {

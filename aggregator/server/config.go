@@ -122,11 +122,17 @@ type Config struct {
 	MaxProxyBytes Bytes `json:"max_proxy_bytes"`
 	// BodyMemory is the budget of upstream body bytes held at once by all
 	// searches together (aggregator.Options.BodyMemory; 0: its default,
-	// 256 MiB; -1: no limit): past it a request is answered 503 with
-	// Retry-After, and one request needing more than all of it gets a
-	// partial answer naming over-memory-budget in Archive-Failures. It is
-	// read by the rule of Bytes (256MiB, 268435456, -1).
+	// 256 MiB; -1: no limit): a request whose archives' answers do not
+	// fit waits for its share up to BodyMemoryWait, past it a 503 with
+	// Retry-After; one request needing more than all of it gets
+	// over-memory-budget in Archive-Failures (a partial answer, or a 502
+	// when nothing was read). It is read by the rule of Bytes (256MiB,
+	// 268435456, -1).
 	BodyMemory Bytes `json:"body_memory"`
+	// BodyMemoryWait is how long an archive's answer waits for its share
+	// of BodyMemory (aggregator.Options.BodyMemoryWait; 0: its default,
+	// 10s).
+	BodyMemoryWait Duration `json:"body_memory_wait"`
 	// MissToList answers a miss of /memento and /api/json asked by a
 	// browser with a 302 to /list, as Time Travel does
 	// (aggregator.Options.MissToList).
@@ -294,7 +300,7 @@ func (c *Config) Check() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
-	}{{"mementomap-refresh", c.MapRefresh}, {"migrate-timeout", c.MigrateTimeout}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}, {"probe-every", c.ProbeEvery}} {
+	}{{"mementomap-refresh", c.MapRefresh}, {"migrate-timeout", c.MigrateTimeout}, {"mementomap-check-every", c.MapCheck}, {"scan-every", c.ScanEvery}, {"stale-after", c.StaleAfter}, {"probe-every", c.ProbeEvery}, {"body-memory-wait", c.BodyMemoryWait}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", d.name, time.Duration(d.v)))
 		}

@@ -181,7 +181,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 		MapMaxAge: time.Duration(cfg.MapMaxAge), MapDir: mapDir, MapCheckEvery: mapCheckEvery(cfg.MapCheck),
 		BaseURL: base, NoAPILinks: cfg.NoAPILinks, Logger: log.With("component", "aggregator"),
 		UserAgent: cfg.userAgent(), TopK: cfg.TopK, MissToList: cfg.MissToList, MaxProxyBytes: int64(cfg.MaxProxyBytes),
-		BodyMemory: int64(cfg.BodyMemory),
+		BodyMemory: int64(cfg.BodyMemory), BodyMemoryWait: time.Duration(cfg.BodyMemoryWait),
 		About: []aggregator.ConfigLine{{Name: "Archive list", Value: listName}, {Name: "Service path prefix", Value: cfg.RootPrefix() + "/"},
 			{Name: "Cache store", Value: storeName}, {Name: "Refresh workers", Value: strconv.Itoa(cfg.Workers)}},
 	})
