@@ -43,10 +43,15 @@ func (u *ClientUpstream) client(a *Archive) *memento.Client {
 // TimeMap implements Upstream with memento.Client.FetchTimeMap. When the
 // answer was cut by a cap for this URI-R (ClassPerURI: more than MaxPages
 // pages, a body over MaxBodyBytes, a timeout after the archive began
-// answering) the mementos read before the cut come with the error, and
-// the search keeps them and names the archive in Archive-Failures; after
-// any other error none are returned. A TimeMap without mementos is an
-// empty answer (no mementos, no error).
+// answering) or by a body whose link format cannot be read on
+// (ReasonBadBody), the mementos read before the cut come with the error,
+// and the search keeps them and names the archive in Archive-Failures, as
+// with HTTPUpstream; after any other error none are returned. Memento
+// links the client's lenient read left out for want of a readable
+// datetime (memento.TimeMap.Invalid) are returned as mementos with the
+// zero Datetime, which the search leaves out and counts
+// (Outcome.Dropped), as it does HTTPUpstream's. A TimeMap without
+// mementos is an empty answer (no mementos, no error).
 func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error) {
 	if a.TimeMap == "" {
 		return nil, 0, &UpstreamError{Archive: a.ID, Op: "timemap", Reason: ReasonUnexpectedReply, Err: errors.New("archive has no TimeMap endpoint")}
@@ -60,13 +65,16 @@ func (u *ClientUpstream) TimeMap(ctx context.Context, a *Archive, urir string) (
 	}
 	if err != nil {
 		err = prog.mark(clientError(ctx, a, "timemap", uri, err))
-		if tm == nil || ClassOf(reasonOf(err)) != ClassPerURI {
+		if r := reasonOf(err); tm == nil || ClassOf(r) != ClassPerURI && r != ReasonBadBody {
 			return nil, requests, err
 		}
 	}
-	out := make([]memento.Memento, len(tm.Mementos))
+	out := make([]memento.Memento, len(tm.Mementos), len(tm.Mementos)+tm.Invalid)
 	for i, m := range tm.Mementos {
 		out[i] = memento.Memento{URIM: m.URIM, Datetime: m.Datetime}
+	}
+	for range tm.Invalid {
+		out = append(out, memento.Memento{}) // left out and counted by the search
 	}
 	return out, requests, err
 }

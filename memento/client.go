@@ -261,9 +261,12 @@ func statusErr(code int, notFound ...int) error {
 // Errors are *Error with Op "timemap". A 404/410 for uri gives ErrNotFound;
 // a 404 for a linked page counts as an empty page. Any other failure
 // (network, timeout, 5xx, an HTML or XML page, whatever its Content-Type,
-// a parse error, too many pages)
-// returns the mementos gathered so far together with the error, so a
-// caller can tell a partial TimeMap from a complete one.
+// a parse error, too many pages) returns the mementos gathered so far
+// together with the error, so a caller can tell a partial TimeMap from a
+// complete one: those of the pages read before, and, when a page's link
+// format cannot be read on (a *ParseError), the mementos of that page
+// before the error (the first page's too); a first page that fails
+// otherwise gives no TimeMap.
 func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
@@ -281,6 +284,10 @@ func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error)
 		}
 		page, final, err := c.fetchPage(ctx, hc, u, &budget)
 		if err != nil {
+			if page != nil {
+				// the mementos read before the error (a cut or broken body)
+				tm = joinPage(tm, page)
+			}
 			if tm == nil {
 				return nil, err
 			}
@@ -294,19 +301,7 @@ func (c *Client) FetchTimeMap(ctx context.Context, uri string) (*TimeMap, error)
 		if page.Self.URI != "" {
 			visited[stripFragment(page.Self.URI)] = true
 		}
-		if tm == nil {
-			tm = page
-		} else {
-			tm.Mementos = append(tm.Mementos, page.Mementos...)
-			tm.Invalid += page.Invalid
-			tm.Duplicates += page.Duplicates
-			if tm.Original == "" {
-				tm.Original, tm.RawOriginal = page.Original, page.RawOriginal
-			}
-			if tm.TimeGate == "" {
-				tm.TimeGate = page.TimeGate
-			}
-		}
+		tm = joinPage(tm, page)
 		for _, p := range page.Pages {
 			if p.Type != "" {
 				// Compare the media type itself: a page typed
@@ -339,6 +334,24 @@ func stripFragment(u string) string {
 		return u[:i]
 	}
 	return u
+}
+
+// joinPage adds page's mementos and counts to tm (the first page: page
+// itself).
+func joinPage(tm, page *TimeMap) *TimeMap {
+	if tm == nil {
+		return page
+	}
+	tm.Mementos = append(tm.Mementos, page.Mementos...)
+	tm.Invalid += page.Invalid
+	tm.Duplicates += page.Duplicates
+	if tm.Original == "" {
+		tm.Original, tm.RawOriginal = page.Original, page.RawOriginal
+	}
+	if tm.TimeGate == "" {
+		tm.TimeGate = page.TimeGate
+	}
+	return tm
 }
 
 // fetchPage GETs one TimeMap document, following plain redirects, and
@@ -402,6 +415,13 @@ func (c *Client) fetchPage(ctx context.Context, hc *http.Client, uri string, bud
 			// The transport may report a cancelled body read as a closed
 			// connection; say why it was closed (Error.Timeout).
 			err = fmt.Errorf("%w: %w", cerr, err)
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) && (len(tm.Mementos) > 0 || tm.Invalid > 0) {
+			// a body that cannot be read on: the links before the error
+			// are the archive's
+			_, _, err = fail(resp.StatusCode, err)
+			return tm, cur, err
 		}
 		return fail(resp.StatusCode, err)
 	}
