@@ -116,8 +116,8 @@ type candidates struct {
 	ends [maxLevels]int
 
 	states []uint64               // key table hash states over k (keyHash.states)
-	keys   [cacheSlots]keyEntry   // wildcard keys recently returned, by line
-	values [cacheSlots]valueEntry // frequency columns recently returned
+	keys   [keySlots]keyEntry     // wildcard keys recently returned, by line
+	values [valueSlots]valueEntry // frequency columns recently returned
 	rec    ukvs.Record            // the line checked last (Map.checkLine)
 	err    error                  // the bad line a lookup ended on (ErrBadLine)
 }

@@ -855,10 +855,17 @@ func (m *Map) checkLine(rec *ukvs.Record, p int, line []byte, lineNo int64) erro
 	return fmt.Errorf("%w: %s: %w", ErrBadLine, name, &ukvs.ParseError{Line: lineNo, Column: col, Err: err})
 }
 
-// cacheSlots is the size of each cache of a candidates: most lookups of a
-// compacted map end on a few thousand wildcard keys ("com,example)/*"),
-// and most lines share a few dozen frequencies ("1/1", "2/1").
-const cacheSlots = 64
+// keySlots and valueSlots are the sizes of the caches of a candidates
+// (powers of two, indexed by the top keySlotBits and valueSlotBits of a
+// hash): most lookups of a compacted map end on a few thousand wildcard
+// keys ("com,example)/*"), and most lines share a few dozen frequencies
+// ("1/1", "2/1").
+const (
+	keySlotBits   = 10
+	valueSlotBits = 10
+	keySlots      = 1 << keySlotBits
+	valueSlots    = 1 << valueSlotBits
+)
 
 // keyEntry and valueEntry are entries of the caches of a candidates.
 type keyEntry struct {
@@ -877,7 +884,7 @@ func (c *candidates) keyString(p int, k []byte) string {
 	if c == nil {
 		return string(k)
 	}
-	e := &c.keys[uint64(p)*xxP1>>58]
+	e := &c.keys[uint64(p)*xxP1>>(64-keySlotBits)]
 	if e.p != p+1 || e.key != string(k) {
 		*e = keyEntry{p + 1, string(k)}
 	}
@@ -892,7 +899,7 @@ func (c *candidates) frequency(v []byte) (string, ukvs.Frequency) {
 		_ = f.UnmarshalText(v)
 		return string(v), f
 	}
-	e := &c.values[(prefix8(v)*xxP1^uint64(len(v)))>>58]
+	e := &c.values[(prefix8(v)*xxP1^uint64(len(v)))>>(64-valueSlotBits)]
 	if e.raw != string(v) || e.raw == "" {
 		*e = valueEntry{raw: string(v)}
 		_ = e.f.UnmarshalText(v)
