@@ -88,7 +88,7 @@ func (h handler) mgTimeMapURIs(urir string) []mgField {
 func writeCDXJMemento(b *bytes.Buffer, m memento.Memento, rel string) {
 	b.Write(timestamp.Append(b.AvailableBuffer(), m.Datetime))
 	b.WriteByte(' ')
-	writeMGJSON(b, []mgField{{key: "uri", val: m.URIM}, {key: "rel", val: rel}, {key: "datetime", val: httpDate(m.Datetime)}})
+	writeMGJSON(b, []mgField{{key: "uri", val: m.URIM}, {key: "rel", val: rel}, {key: "datetime", val: memento.FormatHTTPDate(m.Datetime)}})
 	b.WriteByte('\n')
 }
 

@@ -147,11 +147,9 @@ func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links in
 		case isMemento:
 			var t time.Time // zero without a readable datetime: left out and counted by the search
 			if haveDT {
-				var ok bool
-				if t, ok = strictHTTPDate(dt); !ok { // UTC, whole seconds
-					if lt, err := memento.ParseHTTPDateLenient(dt); err == nil {
-						t = lt.UTC().Truncate(time.Second)
-					}
+				// The strict form, the usual one, is read without allocating.
+				if lt, err := memento.ParseHTTPDateLenient(dt); err == nil {
+					t = lt.UTC().Truncate(time.Second)
 				}
 			}
 			if ms == nil {
@@ -227,81 +225,3 @@ var tchar = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// strictHTTPDate reads the RFC 7089 §2.1.1 form "Mon, 02 Jan 2006
-// 15:04:05 GMT" without allocating, with time.Parse(http.TimeFormat)'s
-// rules (the weekday name must be one, its value is not checked; fields
-// must be in range); ok is false for anything else, which the caller
-// hands to memento.ParseHTTPDateLenient.
-func strictHTTPDate(b string) (time.Time, bool) {
-	if len(b) != 29 || b[3] != ',' || b[4] != ' ' || b[7] != ' ' || b[11] != ' ' || b[16] != ' ' ||
-		b[19] != ':' || b[22] != ':' || b[25] != ' ' || b[26] != 'G' || b[27] != 'M' || b[28] != 'T' {
-		return time.Time{}, false
-	}
-	switch b[:3] {
-	case "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat":
-	default:
-		return time.Time{}, false
-	}
-	mon := 0
-	switch b[8:11] {
-	case "Jan":
-		mon = 1
-	case "Feb":
-		mon = 2
-	case "Mar":
-		mon = 3
-	case "Apr":
-		mon = 4
-	case "May":
-		mon = 5
-	case "Jun":
-		mon = 6
-	case "Jul":
-		mon = 7
-	case "Aug":
-		mon = 8
-	case "Sep":
-		mon = 9
-	case "Oct":
-		mon = 10
-	case "Nov":
-		mon = 11
-	case "Dec":
-		mon = 12
-	default:
-		return time.Time{}, false
-	}
-	num := func(p string) int {
-		n := 0
-		for _, c := range p {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n
-	}
-	day, year, hh, mm, ss := num(b[5:7]), num(b[12:16]), num(b[17:19]), num(b[20:22]), num(b[23:25])
-	if day < 1 || day > daysIn(mon, year) || year < 0 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59 {
-		return time.Time{}, false // 31 Apr and the like too
-	}
-	if year == 1 && mon == 1 && day == 1 && hh == 0 && mm == 0 && ss == 0 {
-		return time.Time{}, false // the zero time, which the lenient parser refuses
-	}
-	return time.Unix(daysFromCivil(year, mon, day)*86400+int64(hh*3600+mm*60+ss), 0).UTC(), true
-}
-
-// daysIn is the number of days of month (1-12) in year (Gregorian).
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}

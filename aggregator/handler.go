@@ -471,7 +471,7 @@ func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir s
 	case ans.prep != nil:
 		w.Header()["Last-Modified"] = ans.prep.lastModified // ans.Updated, written once per entry
 	case !ans.Updated.IsZero():
-		w.Header().Set("Last-Modified", httpDate(ans.Updated))
+		w.Header().Set("Last-Modified", memento.FormatHTTPDate(ans.Updated))
 	}
 	if ans.Status == http.StatusOK {
 		return ans, true
@@ -787,9 +787,6 @@ func allDigits(s string) bool {
 	return len(s) > 0
 }
 
-func httpDate(t time.Time) string {
-	return string(appendHTTPDate(make([]byte, 0, len(http.TimeFormat)), t))
-}
 func isoDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // timemapRel is the rel of ms[i] in a whole TimeMap: "first memento",
@@ -815,84 +812,9 @@ func writeMementoLink(b *bytes.Buffer, m memento.Memento, rel string) {
 	l = append(l, `>; rel="`...)
 	l = append(l, rel...)
 	l = append(l, `"; datetime="`...)
-	l = appendHTTPDate(l, m.Datetime)
+	l = memento.AppendHTTPDate(l, m.Datetime)
 	l = append(l, "\",\n"...)
 	b.Write(l) // the bytes are in place: Write only moves the length
-}
-
-// appendHTTPDate appends t in UTC as an HTTP-date in the IMF-fixdate
-// form (RFC 9110 §5.6.7, http.TimeFormat: "Sun, 06 Nov 1994 08:49:37
-// GMT"), as t.UTC().AppendFormat(b, http.TimeFormat) does for the years
-// 0-9999, without reading a layout and with one conversion of the
-// instant to its date: TimeMaps write thousands.
-func appendHTTPDate(b []byte, t time.Time) []byte {
-	sec := t.Unix()
-	days, tod := floorDiv(sec, 86400), floorMod(sec, 86400)
-	y, mo, d := civilFromDays(days)
-	if y < 0 || y > 9999 {
-		return t.UTC().AppendFormat(b, http.TimeFormat)
-	}
-	hh, mm, ss := int(tod/3600), int(tod/60%60), int(tod%60)
-	const wdays = "SunMonTueWedThuFriSat"
-	const months = "JanFebMarAprMayJunJulAugSepOctNovDec"
-	wd := int(floorMod(days+4, 7)) * 3 // 1970-01-01 was a Thursday
-	m3 := (mo - 1) * 3
-	return append(b, wdays[wd], wdays[wd+1], wdays[wd+2], ',', ' ',
-		byte('0'+d/10), byte('0'+d%10), ' ', months[m3], months[m3+1], months[m3+2], ' ',
-		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), ' ',
-		byte('0'+hh/10), byte('0'+hh%10), ':', byte('0'+mm/10), byte('0'+mm%10), ':', byte('0'+ss/10), byte('0'+ss%10),
-		' ', 'G', 'M', 'T')
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b < 0 {
-		q--
-	}
-	return q
-}
-
-func floorMod(a, b int64) int64 {
-	m := a % b
-	if m < 0 {
-		m += b
-	}
-	return m
-}
-
-// civilFromDays is the proleptic Gregorian date of the day days after
-// 1970-01-01 (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
-func civilFromDays(days int64) (year, month, day int) {
-	z := days + 719468
-	era := floorDiv(z, 146097)
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d := doy - (153*mp+2)/5 + 1
-	m := mp + 3
-	if mp >= 10 {
-		m = mp - 9
-	}
-	y := yoe + era*400
-	if m <= 2 {
-		y++
-	}
-	return int(y), int(m), int(d)
-}
-
-// daysFromCivil is civilFromDays's inverse for a valid date.
-func daysFromCivil(year, month, day int) int64 {
-	y, m := int64(year), int64(month)
-	if m <= 2 {
-		y--
-	}
-	era := floorDiv(y, 400)
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + int64(day) - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
 }
 
 // formats writes the links to the TimeMaps and the TimeGate of urir that
@@ -932,9 +854,9 @@ func (h handler) writeLink(b *bytes.Buffer, urir string, ms []memento.Memento) {
 		b.WriteString("/timemap/link/")
 		b.WriteString(urir)
 		b.WriteString(`>; rel="self"; type="application/link-format"; from="`)
-		b.Write(appendHTTPDate(b.AvailableBuffer(), ms[0].Datetime))
+		b.Write(memento.AppendHTTPDate(b.AvailableBuffer(), ms[0].Datetime))
 		b.WriteString(`"; until="`)
-		b.Write(appendHTTPDate(b.AvailableBuffer(), ms[len(ms)-1].Datetime))
+		b.Write(memento.AppendHTTPDate(b.AvailableBuffer(), ms[len(ms)-1].Datetime))
 		b.WriteString("\",\n")
 	}
 	for i, m := range ms {
@@ -955,14 +877,14 @@ func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []memento.Mement
 	fmt.Fprintf(b, "<%s>; rel=\"original\",\n", urir)
 	f, l := span(p)
 	fmt.Fprintf(b, "<%s/timemap/link/%d/%s>; rel=\"self\"; type=\"application/link-format\"; from=\"%s\"; until=\"%s\",\n",
-		h.base(), p, urir, httpDate(f.Datetime), httpDate(l.Datetime))
+		h.base(), p, urir, memento.FormatHTTPDate(f.Datetime), memento.FormatHTTPDate(l.Datetime))
 	for q := 1; q <= pages; q++ {
 		if q == p {
 			continue
 		}
 		f, l := span(q)
 		fmt.Fprintf(b, "<%s/timemap/link/%d/%s>; rel=\"timemap\"; type=\"application/link-format\"; from=\"%s\"; until=\"%s\",\n",
-			h.base(), q, urir, httpDate(f.Datetime), httpDate(l.Datetime))
+			h.base(), q, urir, memento.FormatHTTPDate(f.Datetime), memento.FormatHTTPDate(l.Datetime))
 	}
 	lo, hi := (p-1)*size, min(p*size, len(ms))
 	for i := lo; i < hi; i++ {
@@ -1171,7 +1093,7 @@ func (h handler) navLinks(urir string, ms []memento.Memento, n nav) string {
 			}
 		}
 		rel = append(rel, "memento")
-		parts = append(parts, fmt.Sprintf("<%s>; rel=%q; datetime=\"%s\"", ms[it.i].URIM, strings.Join(rel, " "), httpDate(ms[it.i].Datetime)))
+		parts = append(parts, fmt.Sprintf("<%s>; rel=%q; datetime=\"%s\"", ms[it.i].URIM, strings.Join(rel, " "), memento.FormatHTTPDate(ms[it.i].Datetime)))
 	}
 	parts = append(parts,
 		"<"+h.base()+"/timemap/link/"+urir+`>; rel="timemap"; type="application/link-format"`,

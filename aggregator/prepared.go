@@ -120,7 +120,7 @@ func (ag *Aggregator) prepare(urir string, e *cache.Entry, ms []memento.Memento)
 		return nil
 	}
 	p := &prepared{stored: e.Mementos, updated: e.Updated, ms: ms, total: &ag.prepBytes, weight: w,
-		lastModified: []string{httpDate(e.Updated)}, count: []string{strconv.Itoa(len(ms))}}
+		lastModified: []string{memento.FormatHTTPDate(e.Updated)}, count: []string{strconv.Itoa(len(ms))}}
 	c := ag.preparedCache()
 	c.Remove(urir) // an entry replaced by Add would not be dropped from the count
 	ag.prepBytes.Add(w)

@@ -182,7 +182,7 @@ func TestPreparedHeaders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := hd.Get("Last-Modified"), httpDate(e.Updated); got != want {
+		if got, want := hd.Get("Last-Modified"), memento.FormatHTTPDate(e.Updated); got != want {
 			t.Errorf("round %d: Last-Modified %s, want %s", round, got, want)
 		}
 		if round == 3 {

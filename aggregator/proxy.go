@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/mementokit/mementokit/memento"
 )
 
 // rawTimestamp is the 14-digit timestamp segment of a Wayback-style URI-M.
@@ -77,7 +79,7 @@ func (h handler) proxyMemento(w http.ResponseWriter, r *http.Request, urir strin
 		link += ", <" + st.TimeGate + urir + `>; rel="timegate"`
 	}
 	hd.Set("Link", link)
-	hd.Set("Memento-Datetime", httpDate(m.Datetime))
+	hd.Set("Memento-Datetime", memento.FormatHTTPDate(m.Datetime))
 	if ct := resp.Header.Get("Content-Type"); ct != "" {
 		hd.Set("Content-Type", ct)
 	}

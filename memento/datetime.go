@@ -17,8 +17,6 @@ var (
 	ErrHTTPDate = errors.New("not an rfc1123-date (want e.g. \"Sun, 06 Nov 1994 08:49:37 GMT\")")
 )
 
-var monthNames = [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-
 // ParseHTTPDate parses an Accept-Datetime, Memento-Datetime or link
 // datetime/from/until value in the strict RFC 7089 §2.1.1 form
 // "Mon, 02 Jan 2006 15:04:05 GMT" (http.TimeFormat): English day and month
@@ -39,69 +37,13 @@ func ParseHTTPDate(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("memento: %q: %w", s, ErrHTTPDate)
 }
 
-// parseRFC1123Fast parses exactly "Www, DD Mmm YYYY hh:mm:ss GMT" without
-// allocating. ok is false for anything else, including out-of-range fields.
-func parseRFC1123Fast(s string) (time.Time, bool) {
-	if len(s) != 29 || s[3] != ',' || s[4] != ' ' || s[7] != ' ' || s[11] != ' ' ||
-		s[16] != ' ' || s[19] != ':' || s[22] != ':' || s[25] != ' ' || s[26:] != "GMT" {
-		return time.Time{}, false
-	}
-	switch s[:3] {
-	case "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun":
-	default:
-		return time.Time{}, false
-	}
-	mon := 0
-	for i, m := range monthNames {
-		if s[8:11] == m {
-			mon = i + 1
-			break
-		}
-	}
-	if mon == 0 {
-		return time.Time{}, false
-	}
-	d, ok1 := num(s, 5, 2)
-	y, ok2 := num(s, 12, 4)
-	h, ok3 := num(s, 17, 2)
-	mi, ok4 := num(s, 20, 2)
-	se, ok5 := num(s, 23, 2)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5) || d < 1 || d > daysIn(mon, y) || h > 23 || mi > 59 || se > 59 {
-		return time.Time{}, false
-	}
-	t := time.Date(y, time.Month(mon), d, h, mi, se, 0, time.UTC)
-	return t, !t.IsZero()
-}
-
-func num(s string, at, n int) (int, bool) {
-	v := 0
-	for i := at; i < at+n; i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int(c-'0')
-	}
-	return v, true
-}
-
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
 // FormatHTTPDate writes t as an rfc1123-date in GMT
 // ("Tue, 20 Jun 2000 18:02:59 GMT"), converting to UTC first, as RFC 7089
 // §2.1.1 requires for Accept-Datetime, Memento-Datetime and link datetimes.
-func FormatHTTPDate(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+// It is AppendHTTPDate's text.
+func FormatHTTPDate(t time.Time) string {
+	return string(AppendHTTPDate(make([]byte, 0, len(http.TimeFormat)), t))
+}
 
 // lenientLayouts are the datetime forms archives have been seen to send in
 // place of an rfc1123-date. Zone abbreviations are not among them: Go

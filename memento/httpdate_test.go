@@ -1,4 +1,4 @@
-package aggregator
+package memento
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// TestAppendHTTPDate: the hand-written IMF-fixdate is what time.Format
+// TestAppendHTTPDate: AppendHTTPDate and FormatHTTPDate write the IMF-fixdate is what time.Format
 // writes with http.TimeFormat, over random instants of years 0-9999, the
 // edges of days, months and years, other zones, and years outside 0-9999
 // (which take Format's path).
@@ -25,16 +25,17 @@ func TestAppendHTTPDate(t *testing.T) {
 	}
 	for _, tm := range ts {
 		want := tm.UTC().Format(http.TimeFormat)
-		if got := string(appendHTTPDate([]byte("x"), tm)); got != "x"+want {
+		if got := string(AppendHTTPDate([]byte("x"), tm)); got != "x"+want {
 			t.Fatalf("%v: %q, want %q", tm, got, "x"+want)
 		}
-		if got := httpDate(tm); got != want {
-			t.Fatalf("httpDate(%v) = %q, want %q", tm, got, want)
+		if got := FormatHTTPDate(tm); got != want {
+			t.Fatalf("FormatHTTPDate(%v) = %q, want %q", tm, got, want)
 		}
 	}
 }
 
-// TestStrictHTTPDate: strictHTTPDate reads what time.Parse with
+// TestStrictHTTPDate: ParseHTTPDate (and its fast path, which
+// ParseHTTPDateLenient tries first) reads what time.Parse with
 // http.TimeFormat reads (the same instant), over random instants of the
 // years 0-9999 and the edges of months and leap years, and refuses what
 // it refuses or what is not the exact form: days past a month's end,
@@ -59,9 +60,12 @@ func TestStrictHTTPDate(t *testing.T) {
 	for _, s := range in {
 		want, err := time.Parse(http.TimeFormat, s)
 		ok := err == nil && !want.IsZero()
-		got, gotOK := strictHTTPDate(s)
+		got, gotOK := parseRFC1123Fast(s)
 		if gotOK != ok || ok && (!got.Equal(want) || got.Location() != time.UTC) {
 			t.Fatalf("%q: %v %v, want %v %v", s, got, gotOK, want, ok)
+		}
+		if pt, err := ParseHTTPDate(s); (err == nil) != ok || ok && !pt.Equal(got) {
+			t.Fatalf("ParseHTTPDate(%q) = %v, %v; want %v %v", s, pt, err, want, ok)
 		}
 	}
 }
