@@ -161,6 +161,12 @@ type Config struct {
 	// read where no server runs (a command-line mode). Not part of a
 	// configuration file.
 	NoAPILinks bool `json:"-"`
+	// Strict makes SearchOnce's partial answers errors: mementos found
+	// while some archive failed, timed out or was dormant end in
+	// ErrSomeFailed (exit status ExitAllFailed), the answer still
+	// written. Not part of a configuration file (the command-line mode's
+	// -strict).
+	Strict bool `json:"-"`
 }
 
 // DefaultProbeEvery is Config.ProbeEvery's default: every archive is

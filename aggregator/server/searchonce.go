@@ -30,11 +30,15 @@ var (
 	// (aggregator.Result.AllFailed, the HTTP API's 502 or 504): the
 	// search says nothing about the URI-R.
 	ErrAllFailed = errors.New("every archive asked failed")
+	// ErrSomeFailed: with Config.Strict, some archive failed, timed out
+	// or was dormant: the answer written (mementos found) or the "none"
+	// found is partial.
+	ErrSomeFailed = errors.New("some archive asked failed")
 )
 
 // ExitAllFailed is the exit status of a command line whose SearchOnce
-// ends in ErrAllFailed (MemGator's CLI has none of its own: 1 is "not
-// found", 2 a usage error).
+// ends in ErrAllFailed, or with Config.Strict in ErrSomeFailed (MemGator's
+// CLI has none of its own: 1 is "not found", 2 a usage error).
 const ExitAllFailed = 3
 
 // SearchOnce is the command-line mode, MemGator's shapes
@@ -58,20 +62,28 @@ const ExitAllFailed = 3
 // and lines naming them) are left out (Config.NoAPILinks); with BaseURL
 // they name that server. The log goes to c.Logger, or when that is nil
 // to stderr as c.NewLogger makes it (a bad LogFormat or LogLevel is
-// refused). When some archive failed, timed out or was dormant and a
+// refused). stderr gets one line per archive that failed, timed out or
+// was dormant, "aggregator: ID failed (REASON): ERROR" or "aggregator: ID
+// dormant: not asked", and per archive whose answer had memento links
+// the search left out (no http(s) URI-M, no readable datetime, a
+// datetime outside 1000-9999; aggregator.Outcome.Dropped), "aggregator:
+// ID: N memento links left out ..."; then, when some archive failed and a
 // memento was found, the answer's headline (aggregator.Headline: the
 // mementos found and what each archive did, as counts and
-// Archive-Failures) is written to stderr as one line
-// "aggregator: HEADLINE" and the error is nil.
+// Archive-Failures) as "aggregator: HEADLINE". Such a partial answer is
+// written to stdout and, unless c.Strict, the error is nil (exit status
+// 0); with c.Strict it wraps ErrSomeFailed, exit status ExitAllFailed,
+// its message the headline.
 //
 // Errors, each marked as the module's command lines read them
 // (internal/cli: usage is exit status 2, an ExitError its Code, anything
 // else 1): a bad argument wraps ErrBadArgument and a failure to start
 // (New's error, ErrConfig among them) is returned as it is, both usage
 // errors; no memento is an error wrapping ErrNoMemento whose message is
-// the headline; every archive failed wraps ErrAllFailed, exit status
-// ExitAllFailed, the message the headline too. A context ended during the
-// search gives its cause.
+// the headline (with c.Strict and some archive failed, ErrSomeFailed,
+// exit status ExitAllFailed); every archive failed wraps ErrAllFailed,
+// exit status ExitAllFailed, the message the headline too. A context
+// ended during the search gives its cause.
 func SearchOnce(ctx context.Context, c *Config, format string, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || len(args) > 2 {
 		return badArgument(fmt.Errorf("want URI-R [DATETIME], got %d arguments", len(args)))
@@ -133,14 +145,25 @@ func SearchOnce(ctx context.Context, c *Config, format string, args []string, st
 	rec := &answerRecorder{ResponseRecorder: httptest.NewRecorder()}
 	ag.Handler().ServeHTTP(rec, req)
 	body := strings.TrimSpace(rec.Body.String())
+	if rec.Code != http.StatusBadRequest {
+		for _, l := range rec.archives {
+			if _, err := fmt.Fprintf(stderr, "aggregator: %s\n", l); err != nil {
+				return err
+			}
+		}
+	}
 	switch {
 	case rec.Code == http.StatusOK:
 		if _, err := io.WriteString(stdout, rec.Body.String()); err != nil {
 			return err
 		}
-		if rec.failures {
-			_, err = fmt.Fprintf(stderr, "aggregator: %s\n", rec.headline)
+		if !rec.failures {
+			return nil
 		}
+		if cfg.Strict {
+			return &cli.ExitError{Code: ExitAllFailed, Err: &causeError{ErrSomeFailed, rec.headline}}
+		}
+		_, err := fmt.Fprintf(stderr, "aggregator: %s\n", rec.headline)
 		return err
 	case rec.Code == http.StatusBadRequest:
 		return badArgument(errors.New(body))
@@ -148,8 +171,39 @@ func SearchOnce(ctx context.Context, c *Config, format string, args []string, st
 		return context.Cause(ctx)
 	case rec.Code == http.StatusBadGateway || rec.Code == http.StatusGatewayTimeout:
 		return &cli.ExitError{Code: ExitAllFailed, Err: &causeError{ErrAllFailed, body}}
+	case cfg.Strict && rec.failures:
+		return &cli.ExitError{Code: ExitAllFailed, Err: &causeError{ErrSomeFailed, body}}
 	}
 	return &causeError{ErrNoMemento, body}
+}
+
+// archiveLines are the stderr lines of SearchOnce about res's archives:
+// each that failed, timed out or was dormant, and each whose answer had
+// memento links left out.
+func archiveLines(res *aggregator.Result) []string {
+	if res == nil {
+		return nil
+	}
+	var out []string
+	for _, o := range res.Outcomes {
+		switch o.Status {
+		case aggregator.StatusFailed:
+			l := o.Archive + " failed (" + o.Reason + ")"
+			if o.Err != nil {
+				l += ": " + aggregator.ShortTarget(o.Err.Error())
+			}
+			if o.Mementos > 0 {
+				l += fmt.Sprintf("; the %d mementos read before are kept", o.Mementos)
+			}
+			out = append(out, l)
+		case aggregator.StatusDormant:
+			out = append(out, o.Archive+" dormant: not asked")
+		}
+		if o.Dropped > 0 {
+			out = append(out, fmt.Sprintf("%s: %d memento links left out (no http(s) URI-M, no readable datetime, or a datetime outside 1000-9999)", o.Archive, o.Dropped))
+		}
+	}
+	return out
 }
 
 // causeError is an error whose message is msg and which errors.Is matches
@@ -175,12 +229,13 @@ type answerRecorder struct {
 	*httptest.ResponseRecorder
 	headline string
 	failures bool
+	archives []string // archiveLines of the answer's search
 }
 
-// LogAnswer keeps the headline of ans; the Handler then writes no
-// "request" record of its own.
+// LogAnswer keeps the headline of ans and the lines about its archives;
+// the Handler then writes no "request" record of its own.
 func (c *answerRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
-	c.headline, c.failures = aggregator.Headline(ans), ans.Failures != ""
+	c.headline, c.failures, c.archives = aggregator.Headline(ans), ans.Failures != "", archiveLines(ans.Result)
 	return true
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -67,8 +70,9 @@ func TestCLIMode(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(errs, "No mementos found for http://nothing.example/ (2 none)") {
 		t.Errorf("not found: exit %d, stdout %q, stderr %q; want 1, nothing, the headline", code, out, errs)
 	}
-	// Found with one archive down: the answer on stdout, exit 0, and one
-	// line on stderr saying what each archive did.
+	// Found with one archive down: the answer on stdout, exit 0, and on
+	// stderr a line naming the archive that failed, then the headline
+	// saying what each archive did.
 	down := archivetest.New(archivetest.Config{})
 	down.Close()
 	withDown := filepath.Join(t.TempDir(), "archives.json")
@@ -81,9 +85,10 @@ func TestCLIMode(t *testing.T) {
 	}
 	for _, args := range [][]string{{"http://dup.example.net/"}, {"-format", "json", "http://dup.example.net/", "2010"}} {
 		code, out, errs = runIt(append([]string{"-archives", withDown}, args...)...)
+		first, headline, _ := strings.Cut(errs, "\n")
 		wantErr := "aggregator: 3 mementos of http://dup.example.net/ (2 found, 1 failed: down.local="
-		if code != 0 || out == "" || !strings.HasPrefix(errs, wantErr) || strings.Count(errs, "\n") != 1 {
-			t.Errorf("%q with an archive down: exit %d, stdout %d bytes, stderr %q; want 0, the answer, one line starting %q", args, code, len(out), errs, wantErr)
+		if code != 0 || out == "" || !strings.HasPrefix(first, "aggregator: down.local failed (") || !strings.HasPrefix(headline, wantErr) || strings.Count(errs, "\n") != 2 {
+			t.Errorf("%q with an archive down: exit %d, stdout %d bytes, stderr %q; want 0, the answer, a line naming down.local, one starting %q", args, code, len(out), errs, wantErr)
 		}
 	}
 	// No archive failed: nothing on stderr.
@@ -96,6 +101,71 @@ func TestCLIMode(t *testing.T) {
 		}
 	}
 	cliFormat = "link"
+}
+
+// TestCLIPartialAnswer: with one 127.0.0.1 archive answering, one down
+// and one whose TimeMap has two memento links without a datetime, the
+// command-line mode prints the mementos found and names on stderr the
+// archive that failed (its reason) and the one whose links were left out
+// (their count), then the headline; it exits 0, and with -strict 3 with
+// the same stdout. -strict changes nothing when every archive answered,
+// and makes a miss with a failure exit 3 instead of 1.
+func TestCLIPartialAnswer(t *testing.T) {
+	day := func(s string) time.Time { v, _ := time.Parse("20060102150405", s); return v }
+	good := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://p.example/": {day("20100101000000")}}})
+	t.Cleanup(good.Close)
+	down := archivetest.New(archivetest.Config{})
+	down.Close()
+	odd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		urir := strings.TrimPrefix(r.RequestURI, "/timemap/link/")
+		w.Header().Set("Content-Type", "application/link-format")
+		fmt.Fprintf(w, "<%s>; rel=\"original\",\n<http://%s/web/20120101000000/%s>; rel=\"memento\"; datetime=\"Sun, 01 Jan 2012 00:00:00 GMT\",\n"+
+			"<http://%s/web/a/%s>; rel=\"memento\",\n<http://%s/web/b/%s>; rel=\"memento\"; datetime=\"yesterday\"\n", urir, r.Host, urir, r.Host, urir, r.Host, urir)
+	}))
+	t.Cleanup(odd.Close)
+	write := func(entries ...string) string {
+		p := filepath.Join(t.TempDir(), "archives.json")
+		if err := os.WriteFile(p, []byte("["+strings.Join(entries, ",")+"]"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	goodE := `{"id": "good.local", "timemap": "` + good.TimeMapPrefix() + `", "timegate": "` + good.TimeGatePrefix() + `"}`
+	downE := `{"id": "down.local", "timemap": "` + down.TimeMapPrefix() + `", "timegate": "` + down.TimeGatePrefix() + `"}`
+	oddE := `{"id": "odd.local", "timemap": "` + odd.URL + `/timemap/link/"}`
+	partial, whole := write(goodE, downE, oddE), write(goodE)
+	runIt := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		cliFormat = "link"
+		err := run(context.Background(), append([]string{"-cache", "none"}, args...), nil, &out, &errb)
+		return cli.Status("aggregator", err, &errb), out.String(), errb.String()
+	}
+	code, out, errs := runIt("-archives", partial, "http://p.example/")
+	var lines []string // the mode's own lines, not the log's records
+	for _, l := range strings.Split(strings.TrimSuffix(errs, "\n"), "\n") {
+		if strings.HasPrefix(l, "aggregator: ") {
+			lines = append(lines, l)
+		}
+	}
+	wantHead := "aggregator: 2 mementos of http://p.example/ (2 found, 1 failed: down.local="
+	if code != 0 || strings.Count(out, `rel="`) != 3 || len(lines) != 3 || !strings.HasPrefix(lines[0], "aggregator: down.local failed (") ||
+		lines[1] != "aggregator: odd.local: 2 memento links left out (no http(s) URI-M, no readable datetime, or a datetime outside 1000-9999)" ||
+		!strings.HasPrefix(lines[2], wantHead) {
+		t.Errorf("partial answer: exit %d, stderr %q, stdout:\n%s\nwant 0, the two mementos, lines naming down.local and odd.local's 2 links, the headline %q...", code, errs, out, wantHead)
+	}
+	code, strictOut, errs := runIt("-strict", "-archives", partial, "http://p.example/")
+	if code != 3 || strictOut != out || !strings.Contains(errs, "aggregator: down.local failed (") || !strings.Contains(errs, "odd.local: 2 memento links left out") || !strings.Contains(errs, wantHead) {
+		t.Errorf("-strict partial answer: exit %d, stderr %q, stdout %q; want 3, the same answer, the archive lines and the headline", code, errs, strictOut)
+	}
+	if code, out, errs := runIt("-strict", "-archives", whole, "http://p.example/"); code != 0 || out == "" || errs != "" {
+		t.Errorf("-strict, every archive answered: exit %d, stderr %q; want 0 and nothing", code, errs)
+	}
+	if code, _, errs := runIt("-archives", write(goodE, downE), "http://miss.example/"); code != 1 || !strings.Contains(errs, "aggregator: down.local failed (") {
+		t.Errorf("a miss with a failure: exit %d, stderr %q; want 1, down.local named", code, errs)
+	}
+	if code, _, errs := runIt("-strict", "-archives", write(goodE, downE), "http://miss.example/"); code != 3 || !strings.Contains(errs, "No mementos found for http://miss.example/") {
+		t.Errorf("-strict, a miss with a failure: exit %d, stderr %q; want 3 and the headline", code, errs)
+	}
 }
 
 // TestCLINoAPILinks: the command-line mode's answers (TimeMaps and

@@ -130,6 +130,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.Var(&c.MaxProxyBytes, "max-proxy-bytes", "most `bytes` of a memento /memento/proxy streams (256MiB, 1GiB, or bytes; 0: 1GiB): over it a 502, or once streaming an aborted answer")
 	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
 	fs.BoolVar(&migrateDryRun, "migrate-dry-run", false, "print the steps that opening the MySQL -cache would run on its schema (a Time Travel database's migration included), change nothing, and exit")
+	fs.BoolVar(&c.Strict, "strict", false, "command-line mode: a partial answer (some archive failed, timed out or was dormant) exits 3, the answer still printed; without it a found answer exits 0")
 	fs.Func("format", "`format` of the command-line mode's answer: link, json or cdxj, in any case (default link)", func(v string) error {
 		switch f := strings.ToLower(v); f {
 		case "link", "json", "cdxj":
@@ -175,14 +176,19 @@ MemGator's link, json or cdxj layout (-format). DATETIME is
 anything else (white space or a line end around it included) is refused.
 No server runs behind that answer: its links to this API (self, timemap,
 timegate) are left out, unless -base-url names a server to link to.
-When some archive failed, standard error gets one line saying what each
-archive did.
+Standard error gets one line per archive that failed, timed out or was
+dormant, naming it and the reason, one per archive whose answer had memento
+links left out (no http(s) URI-M or readable datetime), with their count,
+and, when a memento was found all the same, the headline of what each
+archive did: a partial answer, exit status 0 unless -strict.
 
 Exit status: 0 found (server mode: a clean shutdown); 1 not found
 (command-line mode: some archive answered none or its MementoMap ruled it
 out; the reason on standard error; server mode: the server failed after it
 started); 3 every archive asked failed or timed out (command-line mode:
-no archive answered, the failures on standard error); 2 a usage, configuration
+no archive answered, the failures on standard error), or with -strict
+some archive failed, timed out or was dormant (the answer found still
+printed); 2 a usage, configuration
 or start-up error: a bad flag or value, a -config file, archive list, rules
 or blacklist that cannot be read, a cache that cannot be opened or
 migrated, an address that cannot be listened on.
