@@ -72,7 +72,11 @@
 // inputs first (sort(1) with LC_ALL=C, or the single-process mementomap
 // build, which sorts) or build each on its own and merge the maps with
 // mementomap.Merge. The same holds under BuildSpec.Rekey, whose keys are
-// remade from the URLs.
+// remade from the URLs. The inputs are taken in the order of
+// Config.Inputs, a glob's matches in byte-wise order of their names, and
+// nothing is reordered. A record whose index key differs from the
+// canonical SURT of its URL is exempt: the build replaces its key, which
+// may sort anywhere, and mementomap.Concat still counts its URI-R once.
 //
 // # Files
 //

@@ -34,7 +34,7 @@ func TestRunServesCDXAPI(t *testing.T) {
 	want := cdxservertest.DomainLines(s.Lines, "org,commoncrawl")
 	for _, in := range []struct{ name, path string }{{"cluster", s.PywbIdx}, {"sorted file", s.Flat}} {
 		t.Run(in.name, func(t *testing.T) {
-			base, stop := startRun(t, "-id", "sample", in.path)
+			base, stop := startRun(t, "-archive-id", "sample", in.path)
 			defer stop()
 			for _, p := range []string{"/cdx", "/sample/cdx"} {
 				code, body := getBody(t, base+p+"?url=*.commoncrawl.org&output=text")

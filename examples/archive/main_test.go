@@ -58,7 +58,7 @@ func TestRunServesRealIndex(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base, stop := startRun(t, "-id", "ia", path)
+	base, stop := startRun(t, "-archive-id", "ia", path)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	tests := []struct {
 		name, path, acceptDT string

@@ -43,7 +43,7 @@ func TestServeClusterShapes(t *testing.T) {
 	var wantMap, wantTM string
 	for i, in := range s.Inputs() {
 		t.Run(in.Name, func(t *testing.T) {
-			base, stop := startRun(t, "-id", "shapes", "-base", "http://archive.test", in.Path)
+			base, stop := startRun(t, "-archive-id", "shapes", "-base", "http://archive.test", in.Path)
 			m := data(get(t, base, "/.well-known/mementomap"))
 			tm := get(t, base, "/timemap/link/http://www.archive.org/")
 			if err := stop(); err != nil {

@@ -19,7 +19,7 @@ import (
 
 // buildFlags adds the flags shared by build and eval.
 func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
-	id := fs.String("id", "", "archive URI for the !id header")
+	id := fs.String("archive-id", "", "archive URI for the !id header")
 	name := fs.String("name", "", "map name for the !meta header")
 	status := fs.String("status", "", "keep only these HTTP status classes, e.g. 2 or 2,3 (the paper's baseline: 2)")
 	mime := fs.String("mime", "", "keep only these media types, e.g. text/html or image/* (the paper's baseline: text/html)")

@@ -45,7 +45,7 @@ func TestPipeline(t *testing.T) {
 		args []string
 		want string // a substring of stdout
 	}{
-		{"build", []string{"build", "-q", "-o", base, "-id", "https://arquivo.pt/", idx}, ""},
+		{"build", []string{"build", "-q", "-o", base, "-archive-id", "https://arquivo.pt/", idx}, ""},
 		{"check base", []string{"check", base}, "ok,"},
 		{"compact", []string{"compact", "-q", "-hcf", "0.5", "-pcf", "0.5", base, small}, ""},
 		{"check compacted", []string{"check", small}, "sorted"},
