@@ -42,7 +42,7 @@ type sortedSink struct {
 	// last record's key (below head once appended).
 	pending          []pendingKey
 	head, last, live int
-	arena            []byte
+	arena, spare     []byte // spare: the other arena, for compact
 	maxPending       int
 }
 
@@ -119,9 +119,12 @@ func (p *sortedSink) add(k []byte, hx int) error {
 	p.arena = append(p.arena, k...)
 	p.live += len(k)
 	// Where k goes: mostly after every pending key, else (the query of
-	// an HxPx key whose longer neighbours are pending) before some.
+	// an HxPx key whose longer neighbours are pending) before some. A key
+	// without a query sorts after them all: each is an earlier record's
+	// index key at most, or below it with its '?' made a NUL, and so
+	// below k, which is above the last record's.
 	i := len(p.pending)
-	if i > p.head && bytes.Compare(k, p.key(p.pending[i-1])) < 0 {
+	if hx < len(k) && i > p.head && bytes.Compare(k, p.key(p.pending[i-1])) < 0 {
 		lo, hi := p.head, i-1
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
@@ -140,10 +143,11 @@ func (p *sortedSink) add(k []byte, hx int) error {
 	return nil
 }
 
-// compact moves the pending keys to the start of pending and arena.
+// compact moves the pending keys to the start of pending and of an arena,
+// the one they were in and spare taking turns.
 func (p *sortedSink) compact() {
 	live := p.pending[p.head:]
-	var arena []byte
+	arena := p.spare[:0]
 	for i, e := range live {
 		off := len(arena)
 		arena = append(arena, p.key(e)...)
@@ -152,7 +156,7 @@ func (p *sortedSink) compact() {
 	n := copy(p.pending, live)
 	p.last -= p.head
 	p.pending, p.head = p.pending[:n], 0
-	p.arena = append(p.arena[:0], arena...)
+	p.arena, p.spare = arena, p.arena[:0]
 }
 
 // giveUp ends the streaming: the pending keys and k go to the chunk.

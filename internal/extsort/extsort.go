@@ -161,7 +161,7 @@ func (s *Sorter) Append(key []byte, n uint64) error {
 		case c < 0:
 			return s.Add(key, n)
 		}
-		if err := s.app.write(s.appLast, s.appN); err != nil {
+		if err := s.app.writeTake(&s.appLast, s.appN); err != nil {
 			return err
 		}
 	}
@@ -351,6 +351,21 @@ func (w *runWriter) write(key []byte, count uint64) error {
 	w.bw.Write(w.hdr[:n])
 	_, err := w.bw.Write(key[p:])
 	w.prev = append(w.prev[:0], key...)
+	return err
+}
+
+// writeTake is write for a key whose buffer the caller gives up: it
+// becomes the writer's last key, and *key the buffer that held the one
+// before (to be overwritten), which saves copying the key.
+func (w *runWriter) writeTake(key *[]byte, count uint64) error {
+	k := *key
+	p := sharedPrefix(w.prev, k)
+	n := binary.PutUvarint(w.hdr[:], uint64(p))
+	n += binary.PutUvarint(w.hdr[n:], uint64(len(k)-p))
+	n += binary.PutUvarint(w.hdr[n:], count)
+	w.bw.Write(w.hdr[:n])
+	_, err := w.bw.Write(k[p:])
+	w.prev, *key = k, w.prev[:0]
 	return err
 }
 
@@ -574,6 +589,23 @@ func merge(chunks []*Sorter, runs []*os.File, fn func(key []byte, count uint64) 
 		}
 		if ok {
 			h = append(h, r)
+		}
+	}
+	if len(h) == 1 {
+		// One run alone: its strings are distinct already (a run holds
+		// each string once), so they go to fn as they are read.
+		r := h[0]
+		for {
+			if err := fn(r.key, r.count); err != nil {
+				return err
+			}
+			ok, err := r.next()
+			if err != nil {
+				return fmt.Errorf("sort run: %w", err)
+			}
+			if !ok {
+				return nil
+			}
 		}
 	}
 	heap.Init(&h)
