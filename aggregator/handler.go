@@ -19,6 +19,7 @@ import (
 	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/surt"
 	"github.com/mementokit/mementokit/timestamp"
 )
 
@@ -282,7 +283,7 @@ func NormalizeURIR(s string) (string, error) {
 		}
 		s = d
 	}
-	if i := strings.Index(s, "://"); i > 0 && isScheme(s[:i]) {
+	if i := strings.Index(s, "://"); i > 0 && surt.SchemeLen(s) == i {
 		if lower := strings.ToLower(s[:i]); lower != s[:i] {
 			s = lower + s[i:]
 		}
@@ -413,19 +414,6 @@ var uriByte = func() (t [256]bool) {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func isScheme(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func (h handler) base() string { return h.ag.opts.BaseURL }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mementokit/mementokit/surt"
 )
 
 // Errors returned by every [Cache] implementation. Test them with [errors.Is]:
@@ -104,23 +106,10 @@ func ParseURIRKey(s string) (URIRKey, error) {
 // unchanged. Only one scheme is removed: "http://http://x/" (a common user
 // error that the aggregator repairs before lookup) becomes "http://x/".
 func StripScheme(uri string) string {
-	if i := strings.Index(uri, "://"); i > 0 && isScheme(uri[:i]) {
+	if i := strings.Index(uri, "://"); i > 0 && surt.SchemeLen(uri) == i {
 		return uri[i+3:]
 	}
 	return strings.TrimPrefix(uri, "//")
-}
-
-func isScheme(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Status says what the last search for a URI-R found. It is linkmaster.status

@@ -115,7 +115,7 @@ func embeddedURL(raw string) (prefix, inner string, ok bool) {
 		// scheme; so does this test.
 		s = strings.NewReplacer("\t", "", "\r", "", "\n", "").Replace(s)
 	}
-	n := schemeLen(s)
+	n := SchemeLen(s)
 	if n < 0 {
 		return "", "", false
 	}

@@ -36,7 +36,7 @@ func schemePrefixLen(s string, close int) int {
 	if close < 0 {
 		return 0
 	}
-	if i := strings.IndexByte(s[:close], '('); i > 0 && schemeLen(s) > 0 && schemeLen(s) < i {
+	if i := strings.IndexByte(s[:close], '('); i > 0 && SchemeLen(s) > 0 && SchemeLen(s) < i {
 		return i + 1
 	}
 	return 0

@@ -40,9 +40,12 @@ func trimSpaceASCII(s string) string {
 	return s[i:j]
 }
 
-// schemeLen returns the length of a leading URI scheme in s (the standard's
-// ^[a-zA-Z][a-zA-Z0-9+.-]*: test), not counting the colon, or -1.
-func schemeLen(s string) int {
+// SchemeLen returns the length of the leading URI scheme of s, the
+// RFC 3986 §3.1 syntax (a letter, then letters, digits, "+", "-" or ".")
+// followed by a colon, not counting the colon: 4 for "http://x/", 6 for
+// "mailto:a@b". It is -1 when s does not start so ("", "//x/", "1a:b",
+// "a b:c"). It is the module's one test of a URI scheme.
+func SchemeLen(s string) int {
 	if s == "" || !isAlpha(s[0]) {
 		return -1
 	}
@@ -141,7 +144,7 @@ func (sc *scratch) parse(raw string, fix bool) (parsed, error) {
 		}
 	}
 	b := sc.in[:0]
-	n := schemeLen(s)
+	n := SchemeLen(s)
 	prefixLen := 0
 	if n < 0 || fix && looksLikeHostPort(s, n) {
 		b = append(b, "http://"...)
