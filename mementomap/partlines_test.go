@@ -6,9 +6,16 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/extsort"
 )
 
@@ -104,6 +111,60 @@ func TestJoinPartsMatchesMerge(t *testing.T) {
 		}
 		if gst.Keys != wst.Keys || gst.URIRs != wst.URIRs || wst.Keys != 400 {
 			t.Errorf("trial %d: Keys %d URIRs %d, want %d %d (400 keys)", trial, gst.Keys, gst.URIRs, wst.Keys, wst.URIRs)
+		}
+	}
+}
+
+// TestBuildGeneratedEveryWay: on generated CDXJ (queries, revisits, hosts
+// of many captures), the map is byte-identical whether the index is read
+// as one stream, as a file cut into parts built on two workers (their
+// lines joined), or shuffled (every key through the sorter's chunk), and
+// its counts are those of an independent count of the index's lines.
+func TestBuildGeneratedEveryWay(t *testing.T) {
+	var idx bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 30000, Seed: 3}).Write(&idx); err != nil {
+		t.Fatal(err)
+	}
+	want := independentCounts(t, idx.Bytes())
+	path := filepath.Join(t.TempDir(), "index.cdxj")
+	if err := os.WriteFile(path, idx.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(idx.String(), "\n")
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
+	shuffled := strings.Join(lines, "")
+	lowPartBytes(t, int64(idx.Len()/5))
+	build := func(in cdxj.Searcher, workers int) string {
+		t.Helper()
+		var m bytes.Buffer
+		st, err := Build(context.Background(), &m, []cdxj.Searcher{in}, &BuildOptions{Workers: workers, Now: fixedNow, TempDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Records != 30000 || st.Keys != int64(len(want)) {
+			t.Errorf("workers %d: %d records, %d keys; want 30000, %d", workers, st.Records, st.Keys, len(want))
+		}
+		return m.String()
+	}
+	stream := build(cdxj.NewStream("index.cdxj", bytes.NewReader(idx.Bytes()), nil), 1)
+	if diff := cmp.Diff(want, mapCounts(t, stream)); diff != "" {
+		t.Fatalf("counts differ from the index's (-index +map):\n%s", diff)
+	}
+	f, err := cdxj.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if parts, err := planBuild(context.Background(), []cdxj.Searcher{f}, 2); err != nil || len(parts) != 2 {
+		t.Fatalf("planBuild: %d parts, %v; want 2", len(parts), err)
+	}
+	for name, m := range map[string]string{
+		"file on 2 workers": build(f, 2),
+		"file on 5 workers": build(f, 5),
+		"shuffled stream":   build(cdxj.NewStream("shuffled.cdxj", strings.NewReader(shuffled), nil), 1),
+	} {
+		if m != stream {
+			t.Errorf("%s: the map differs from the stream's", name)
 		}
 	}
 }
