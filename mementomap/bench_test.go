@@ -199,3 +199,46 @@ func BenchmarkCheckOrder(b *testing.B) {
 	}
 	reportRate(b, float64(len(benchData.base))/(1<<20), cpu0, "MiB")
 }
+
+// BenchmarkConcat merges the partial maps of the generated index cut
+// into 16 parts (BuildPart each, made once) into its map; one op is the
+// whole map, and lines/cpu-s counts the map's lines. Its peer is
+// BenchmarkCompactCopy, a pass that reads and writes the map once.
+func BenchmarkConcat(b *testing.B) {
+	benchInputs(b)
+	p := filepath.Join(b.TempDir(), "gen.cdxj")
+	if err := os.WriteFile(p, benchData.index, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	f, err := cdxj.OpenFile(p, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	parts, err := cdxj.Plan(context.Background(), []cdxj.Index{f}, 16)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var partials [][]byte
+	for _, pt := range parts {
+		var pm bytes.Buffer
+		if _, err := BuildPart(context.Background(), &pm, f, pt, &BuildOptions{TempDir: b.TempDir()}); err != nil {
+			b.Fatal(err)
+		}
+		partials = append(partials, pm.Bytes())
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchData.base)))
+	cpu0 := processCPU()
+	for b.Loop() {
+		rs := make([]io.Reader, len(partials))
+		for i, pm := range partials {
+			rs[i] = bytes.NewReader(pm)
+		}
+		if _, err := Concat(context.Background(), io.Discard, rs, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(parts)), "parts")
+	reportRate(b, countLines(benchData.base), cpu0, "lines")
+}

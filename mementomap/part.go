@@ -3,7 +3,6 @@ package mementomap
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -520,7 +519,7 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 			h = append(h, heapPart{r, i})
 		}
 	}
-	heap.Init(&h)
+	h.init()
 	var line []byte
 	var at []heapPart // the parts at the least key, each once (a part's keys ascend strictly)
 	for n := 0; len(h) > 0; n++ {
@@ -529,9 +528,33 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 				return st, err
 			}
 		}
-		at = append(at[:0], heap.Pop(&h).(heapPart))
+		// Another part at the least key is a child of the top: every
+		// part on its path up holds that key too.
+		if top := h[0]; !(len(h) > 1 && bytes.Equal(h[1].key, top.key)) && !(len(h) > 2 && bytes.Equal(h[2].key, top.key)) {
+			var f ukvs.Frequency
+			if err := f.UnmarshalText(top.value); err != nil {
+				return st, top.errorf(top.key, fmt.Errorf("%w: %v", ErrBadFrequency, err))
+			}
+			st.Keys++
+			st.Used += int64(f.URIM.N)
+			st.URIRs += int64(f.URIR.N)
+			bw.Write(top.body) // the line as it is
+			if err := bw.WriteByte('\n'); err != nil {
+				return st, fmt.Errorf("mementomap: writing: %w", err)
+			}
+			if err := top.next(); err != nil {
+				return st, err
+			}
+			if top.done {
+				h.pop()
+			} else {
+				h.down(0)
+			}
+			continue
+		}
+		at = append(at[:0], h.pop())
 		for len(h) > 0 && bytes.Equal(h[0].key, at[0].key) {
-			at = append(at, heap.Pop(&h).(heapPart))
+			at = append(at, h.pop())
 		}
 		var m, rr uint64
 		for _, p := range at {
@@ -542,22 +565,18 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 			m += uint64(f.URIM.N)
 			rr += uint64(f.URIR.N)
 		}
-		if len(at) == 1 {
-			line = append(line[:0], at[0].body...) // the line as it is
+		key := at[0].key
+		if n, ok := exact[string(key)]; ok {
+			rr = n
 		} else {
-			key := at[0].key
-			if n, ok := exact[string(key)]; ok {
-				rr = n
-			} else {
-				rr -= shared[string(key)]
-			}
-			line = append(append(line[:0], key...), ' ')
-			line = strconv.AppendUint(line, m, 10)
-			line = append(line, '/')
-			line = strconv.AppendUint(line, rr, 10)
-			if len(line) > MaxLineLength {
-				return st, fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, key, len(line), MaxLineLength)
-			}
+			rr -= shared[string(key)]
+		}
+		line = append(append(line[:0], key...), ' ')
+		line = strconv.AppendUint(line, m, 10)
+		line = append(line, '/')
+		line = strconv.AppendUint(line, rr, 10)
+		if len(line) > MaxLineLength {
+			return st, fmt.Errorf("mementomap: %w: the map line of key %.60q... would have %d bytes, more than %d", ErrLineTooLong, key, len(line), MaxLineLength)
 		}
 		st.Keys++
 		st.Used += int64(m)
@@ -571,7 +590,7 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 				return st, err
 			}
 			if !p.done {
-				heap.Push(&h, p)
+				h.push(p)
 			}
 		}
 	}
@@ -693,24 +712,66 @@ type heapPart struct {
 	seq int
 }
 
-// partHeap is a min-heap (container/heap) of the partial maps that Concat
-// has not read to their end, by their current key, then by plan order.
+// partHeap is a min-heap of the partial maps that Concat has not read to
+// their end, by their current key, then by plan order. Its methods are
+// container/heap's, on heapPart values (no boxing into interfaces).
 type partHeap []heapPart
 
-func (h partHeap) Len() int { return len(h) }
-func (h partHeap) Less(i, j int) bool {
+func (h partHeap) less(i, j int) bool {
 	if c := bytes.Compare(h[i].key, h[j].key); c != 0 {
 		return c < 0
 	}
 	return h[i].seq < h[j].seq
 }
-func (h partHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *partHeap) Push(x any)   { *h = append(*h, x.(heapPart)) }
-func (h *partHeap) Pop() any {
+
+// init orders h as a heap.
+func (h partHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+// down moves h[i] down to its place.
+func (h partHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		j := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			j = r
+		}
+		if !h.less(j, i) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+}
+
+// push adds p.
+func (h *partHeap) push(p heapPart) {
+	*h = append(*h, p)
+	for i := len(*h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			return
+		}
+		(*h)[i], (*h)[parent] = (*h)[parent], (*h)[i]
+		i = parent
+	}
+}
+
+// pop removes and returns the least part.
+func (h *partHeap) pop() heapPart {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	top := old[0]
+	n := len(old) - 1
+	old[0] = old[n]
+	*h = old[:n]
+	h.down(0)
+	return top
 }
 
 // Keyer is the record-to-key function of [Build] with its filters, for an

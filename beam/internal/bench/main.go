@@ -3,7 +3,7 @@
 // single-process build of package mementomap on the same input, and
 // checks that the two maps are byte-identical.
 //
-//	go run ./internal/bench -n 16000000 [-shard-size 256MiB[,64MiB...]] [-input FILE] [-cluster] [-dir D]
+//	go run ./internal/bench -n 16000000 [-shard-size 256MiB[,64MiB...]] [-input FILE] [-cluster] [-dir D] [-cpuprofile P.pprof]
 //
 // Each build runs in a child process of its own (this program run again
 // with -run), so that its CPU time (user + system, from getrusage of the
@@ -45,6 +45,7 @@ import (
 
 	"github.com/mementokit/mementokit/beam/pipeline"
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/mementomap"
@@ -63,6 +64,7 @@ func main() {
 	workers := flag.Int("workers", 1, "workers of the single-process build (mementomap.BuildOptions.Workers)")
 	run := flag.String("run", "", "internal: run one build (single or beam) and exit")
 	out := flag.String("out", "", "internal: the map to write")
+	cpuProfile := flag.String("cpuprofile", "", "write each build's CPU profile (go tool pprof) to this path with -single.pprof or -beam-N.pprof in place of a .pprof ending (N the run's place); \"\" writes none")
 	flag.Parse()
 	beam.Init()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -75,7 +77,14 @@ func main() {
 		shards = append(shards, n)
 	}
 	if *run != "" {
+		stop, err := benchutil.StartCPUProfile(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
 		if err := runOne(*run, *input, *out, *tmp, shards[0], *workers); err != nil {
+			log.Fatal(err)
+		}
+		if err := stop(); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -138,8 +147,16 @@ func main() {
 		if err := os.Mkdir(spill, 0o755); err != nil {
 			log.Fatal(err)
 		}
-		cmd := exec.Command(os.Args[0], "-run", r.mode, "-input", in, "-out", outPath, "-tmp", spill,
-			"-shard-size", strconv.FormatInt(r.shard, 10), "-workers", strconv.Itoa(*workers))
+		args := []string{"-run", r.mode, "-input", in, "-out", outPath, "-tmp", spill,
+			"-shard-size", strconv.FormatInt(r.shard, 10), "-workers", strconv.Itoa(*workers)}
+		if *cpuProfile != "" {
+			suffix := "-single.pprof"
+			if r.mode == "beam" {
+				suffix = fmt.Sprintf("-beam-%d.pprof", i)
+			}
+			args = append(args, "-cpuprofile", strings.TrimSuffix(*cpuProfile, ".pprof")+suffix)
+		}
+		cmd := exec.Command(os.Args[0], args...)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		t0 := time.Now()
 		if err := cmd.Run(); err != nil {
