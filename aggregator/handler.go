@@ -777,20 +777,6 @@ func allDigits(s string) bool {
 
 func isoDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
-// timemapRel is the rel of ms[i] in a whole TimeMap: "first memento",
-// "last memento", "first last memento" for a single one, else "memento".
-func timemapRel(i, n int) string {
-	switch {
-	case n == 1:
-		return "first last memento"
-	case i == 0:
-		return "first memento"
-	case i == n-1:
-		return "last memento"
-	}
-	return "memento"
-}
-
 // writeMementoLink writes one memento link-value and its separator
 // without fmt: TimeMaps have thousands of them.
 func writeMementoLink(b *bytes.Buffer, m memento.Memento, rel string) {
@@ -848,7 +834,7 @@ func (h handler) writeLink(b *bytes.Buffer, urir string, ms []memento.Memento) {
 		b.WriteString("\",\n")
 	}
 	for i, m := range ms {
-		writeMementoLink(b, m, timemapRel(i, len(ms)))
+		writeMementoLink(b, m, memento.TimeMapRel(i, len(ms)))
 	}
 	h.formats(b, urir)
 }
@@ -876,7 +862,7 @@ func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []memento.Mement
 	}
 	lo, hi := (p-1)*size, min(p*size, len(ms))
 	for i := lo; i < hi; i++ {
-		writeMementoLink(b, ms[i], timemapRel(i, len(ms)))
+		writeMementoLink(b, ms[i], memento.TimeMapRel(i, len(ms)))
 	}
 	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"index\"; type=\"application/link-format\",\n", h.base(), urir)
 	h.formats(b, urir)
@@ -948,7 +934,7 @@ func (h handler) writeCDXJ(b *bytes.Buffer, urir string, ms []memento.Memento) {
 	b.WriteString("!keys [\"memento_datetime_YYYYMMDDhhmmss\"]\n")
 	h.cdxjMeta(b, urir)
 	for i, m := range ms {
-		writeCDXJMemento(b, m, timemapRel(i, len(ms)))
+		writeCDXJMemento(b, m, memento.TimeMapRel(i, len(ms)))
 	}
 }
 

@@ -44,10 +44,11 @@ func (tm *TimeMap) selfFor(typ string) string {
 	return tm.Self.URI
 }
 
-// mementoRel returns the rel value the writers give memento i:
-// "first memento", "last memento", "first last memento" or "memento".
-func (tm *TimeMap) mementoRel(i int) string {
-	n := len(tm.Mementos)
+// TimeMapRel is the rel value of memento i (0-based) of the n mementos of
+// a whole TimeMap in date order, as the writers give it (RFC 7089 §5,
+// MemGator): "first last memento" for a single one (n 1), "first memento"
+// for i 0, "last memento" for i n-1, else "memento".
+func TimeMapRel(i, n int) string {
 	switch {
 	case n == 1:
 		return "first last memento"
@@ -320,7 +321,7 @@ func WriteLinkFormat(w io.Writer, tm *TimeMap) error {
 	for i := range tm.Mementos {
 		m := &tm.Mementos[i]
 		b = appendTarget(b, m.URIM)
-		b = appendParam(b, "rel", tm.mementoRel(i))
+		b = appendParam(b, "rel", TimeMapRel(i, len(tm.Mementos)))
 		b = append(b, `; datetime="`...)
 		b = m.Datetime.UTC().AppendFormat(b, http.TimeFormat)
 		b = append(b, '"')
@@ -584,7 +585,7 @@ func WriteCDXJ(w io.Writer, tm *TimeMap) error {
 		b = append(b, ` {"uri": `...)
 		b = appendJSONString(b, m.URIM)
 		b = append(b, `, "rel": `...)
-		b = appendJSONString(b, tm.mementoRel(i))
+		b = appendJSONString(b, TimeMapRel(i, len(tm.Mementos)))
 		b = append(b, `, "datetime": `...)
 		b = append(b, '"')
 		b = m.Datetime.UTC().AppendFormat(b, http.TimeFormat)
