@@ -633,7 +633,7 @@ func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
 	if q := r.URL.Query(); q.Has("format") {
 		f := q.Get("format")
 		if f != "json" && f != "xml" || format != "" && format != f {
-			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad format: "+strconv.Quote(f)+" for /archives"+rest+"\nExpected: /archives?format={json|xml} or /archives/{json|xml}\n"))
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad format: "+strconv.Quote(f)+" for /archives"+shownText(rest)+"\nExpected: /archives?format={json|xml} or /archives/{json|xml}\n"))
 			return
 		}
 		format = f
@@ -710,7 +710,7 @@ func (h handler) registry(w http.ResponseWriter, r *http.Request, rest string) {
 		b.WriteString("</links>\n")
 		writeBody(w, http.StatusOK, "application/xml; charset=utf-8", b.Bytes())
 	default:
-		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: /archives/"+format+"\nExpected: /archives[/{json|xml}]\n"))
+		writeBody(w, http.StatusNotFound, ctText, []byte("Not found: /archives/"+shownText(format)+"\nExpected: /archives[/{json|xml}]\n"))
 	}
 }
 

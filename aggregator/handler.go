@@ -209,8 +209,11 @@ func IsAPIPath(raw string) bool {
 	return p == "/about" || p == "/archives"
 }
 
-// MaxShownTarget is the most bytes of a request target that a log record
-// or an error answer shows (ShortTarget): 2 KiB.
+// MaxShownTarget is the most bytes of a request target, URI-R, datetime
+// or header value that a log record or an error answer shows
+// (ShortTarget): 2 KiB. Error answers (text/plain) also write control
+// bytes as %XX, so that what they echo is one line; the block page
+// (text/html) HTML-escapes the URI-R (TestErrorAnswersCapEchoedText).
 const MaxShownTarget = 2048
 
 // ShortTarget returns the request target raw as log records and error
@@ -226,6 +229,29 @@ func ShortTarget(raw string) string {
 		n--
 	}
 	return raw[:n] + "...[" + strconv.Itoa(len(raw)) + " bytes in all]"
+}
+
+// shownText is text from a request (a URI-R, a path, a header value) as
+// an error answer of type text/plain shows it: cut by ShortTarget, its
+// control bytes (CR, LF, NUL, DEL ...) written as %XX, so that it is one
+// line of at most MaxShownTarget bytes and a marker.
+func shownText(s string) string {
+	s = ShortTarget(s)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			var b strings.Builder
+			b.Grow(len(s) + 8)
+			for j := 0; j < len(s); j++ {
+				if c := s[j]; c < 0x20 || c == 0x7f {
+					b.WriteString(fmt.Sprintf("%%%02X", c))
+				} else {
+					b.WriteByte(c)
+				}
+			}
+			return b.String()
+		}
+	}
+	return s
 }
 
 // apiPrefixes are the path prefixes the Handler routes (ServeHTTP).
@@ -279,7 +305,7 @@ func NormalizeURIR(s string) (string, error) {
 	if hasPrefixFold(s, "http%3a") || hasPrefixFold(s, "https%3a") {
 		d, err := url.PathUnescape(s)
 		if err != nil {
-			return "", fmt.Errorf("URI-R %q: %v", s, err)
+			return "", fmt.Errorf("URI-R %q: %v", ShortTarget(s), err)
 		}
 		s = d
 	}
@@ -308,7 +334,7 @@ func NormalizeURIR(s string) (string, error) {
 	i := strings.Index(s, "://")
 	scheme, rest := s[:i], s[i+3:]
 	if scheme != "http" && scheme != "https" {
-		return "", fmt.Errorf("URI-R %q: scheme %q is not http or https", s, scheme)
+		return "", fmt.Errorf("URI-R %q: scheme %q is not http or https", ShortTarget(s), ShortTarget(scheme))
 	}
 	// The authority ends at '/', '?' or '#', and at '\', which browsers
 	// read as '/' in http(s) URLs (the WHATWG URL standard).
@@ -327,15 +353,15 @@ func NormalizeURIR(s string) (string, error) {
 	}
 	rawHost, port, ok := splitAuthority(auth)
 	if !ok {
-		return "", fmt.Errorf("URI-R %q: no valid host", s)
+		return "", fmt.Errorf("URI-R %q: no valid host", ShortTarget(s))
 	}
 	host, err := NormalizeHost(rawHost)
 	if err != nil {
-		return "", fmt.Errorf("URI-R %q: no valid host: %v", s, err)
+		return "", fmt.Errorf("URI-R %q: no valid host: %v", ShortTarget(s), ShortTarget(err.Error()))
 	}
 	if port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("URI-R %q: port %s is not in 1-65535", s, port)
+			return "", fmt.Errorf("URI-R %q: port %q is not in 1-65535", ShortTarget(s), ShortTarget(port))
 		}
 		port = strings.TrimLeft(port, "0")
 		if port == defaultPort(scheme) {
@@ -423,13 +449,13 @@ func (h handler) base() string { return h.ag.opts.BaseURL }
 func (h handler) prelude(w http.ResponseWriter, rawR string) (string, bool) {
 	urir, err := NormalizeURIR(rawR)
 	if err != nil {
-		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: "+err.Error()+"\n"))
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: "+shownText(err.Error())+"\n"))
 		return "", false
 	}
 	if h.ag.opts.Blacklist.blocksNormalized(urir) {
 		w.Header().Set("Link", "<"+urir+`>; rel="original"`)
 		body := "<!doctype html><html><head><title>403 Forbidden</title></head><body><h1>Forbidden</h1><p>The host of " +
-			html.EscapeString(urir) + " is on this aggregator's block list; no archive was asked.</p></body></html>\n"
+			html.EscapeString(ShortTarget(urir)) + " is on this aggregator's block list; no archive was asked.</p></body></html>\n"
 		writeBody(w, http.StatusForbidden, ctHTML, []byte(body))
 		return "", false
 	}
@@ -505,7 +531,7 @@ func outcomeLog(ans *Answer) string {
 // (504); "Not cached" for an only-if-cached miss (504). A cached "none"
 // says it comes from the cache and when it was searched.
 func Headline(ans *Answer) string {
-	urir := ans.URIR
+	urir := shownText(ans.URIR)
 	detail := ""
 	if ans.Result != nil {
 		detail = " (" + ans.Result.Counts().String()
@@ -548,7 +574,7 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 	switch format {
 	case "link", "json", "cdxj":
 	default:
-		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: /timemap/"+rest+"\nExpected: /timemap/{FORMAT}/{URI-R} (FORMAT => link|json|cdxj)\n"))
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed request: /timemap/"+shownText(rest)+"\nExpected: /timemap/{FORMAT}/{URI-R} (FORMAT => link|json|cdxj)\n"))
 		return
 	}
 	page := 0
@@ -559,15 +585,15 @@ func (h handler) timeMap(w http.ResponseWriter, r *http.Request, rest string) {
 		p, err := strconv.Atoi(n)
 		switch {
 		case err != nil || p < 1 || !allDigits(n):
-			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+"\n"))
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+shownText(n)+"\n"))
 			return
 		case n[0] == '0':
 			// One spelling per page, as "+1" is refused: the cache and
 			// the page's self link know /timemap/link/1/, not 01.
-			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+" (a page number has no leading zero: "+strconv.Itoa(p)+")\n"))
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+shownText(n)+" (a page number has no leading zero: "+strconv.Itoa(p)+")\n"))
 			return
 		case format == "cdxj":
-			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+" (a cdxj TimeMap has no pages)\n"))
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+shownText(n)+" (a cdxj TimeMap has no pages)\n"))
 			return
 		}
 		page, rawR = p, tail
@@ -692,7 +718,7 @@ func refusePage(w http.ResponseWriter, rawR string) bool {
 	if !ok || !(tail == "" && isPageNumberLike(n) || tail != "" && isPageSegment(n, tail)) {
 		return false
 	}
-	writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+n+" (a TimeMap index has no pages: /timemap/{link|json}/{N}/{URI-R} is page N of the TimeMap)\n"))
+	writeBody(w, http.StatusBadRequest, ctText, []byte("Bad page number: "+shownText(n)+" (a TimeMap index has no pages: /timemap/{link|json}/{N}/{URI-R} is page N of the TimeMap)\n"))
 	return true
 }
 
@@ -973,13 +999,13 @@ func (h handler) timeGate(w http.ResponseWriter, r *http.Request, rawR string) {
 	if ads := r.Header.Values("Accept-Datetime"); len(ads) > 1 {
 		// RFC 7089 section 2.1.1: the header carries one datetime; which of
 		// several the client meant cannot be told.
-		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: "+strconv.Itoa(len(ads))+" Accept-Datetime headers ("+strings.Join(ads, " | ")+")\nExpected one Accept-Datetime header with one RFC 1123 date in GMT (RFC 7089 section 2.1.1)\n"))
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Bad request: "+strconv.Itoa(len(ads))+" Accept-Datetime headers ("+shownText(strings.Join(ads, " | "))+")\nExpected one Accept-Datetime header with one RFC 1123 date in GMT (RFC 7089 section 2.1.1)\n"))
 		return
 	}
 	if ad := r.Header.Get("Accept-Datetime"); ad != "" {
 		t, err := parseAcceptDatetime(ad)
 		if err != nil {
-			writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed Accept-Datetime: "+ad+"\nExpected an RFC 1123 date in GMT, such as Sun, 06 Mar 2016 01:19:12 GMT (RFC 7089 section 2.1.1)\n"))
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed Accept-Datetime: "+shownText(ad)+"\nExpected an RFC 1123 date in GMT, such as Sun, 06 Mar 2016 01:19:12 GMT (RFC 7089 section 2.1.1)\n"))
 			return
 		}
 		at = t
@@ -1000,7 +1026,7 @@ func (h handler) timeGate(w http.ResponseWriter, r *http.Request, rawR string) {
 				return
 			case "refuse":
 				w.Header().Set("Link", "<"+urir+`>; rel="original"`)
-				writeBody(w, http.StatusNotFound, ctText, []byte("The archive for "+urir+" refuses aggregated TimeGate requests\n"))
+				writeBody(w, http.StatusNotFound, ctText, []byte("The archive for "+shownText(urir)+" refuses aggregated TimeGate requests\n"))
 				return
 			}
 		}

@@ -54,7 +54,7 @@ func (h handler) proxyMemento(w http.ResponseWriter, r *http.Request, urir strin
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
 	if err != nil {
-		writeBody(w, http.StatusBadGateway, ctText, []byte("Memento not fetched: "+src+": "+err.Error()+"\n"))
+		writeBody(w, http.StatusBadGateway, ctText, []byte("Memento not fetched: "+shownText(src)+": "+err.Error()+"\n"))
 		return
 	}
 	if ua := h.ag.opts.UserAgent; ua != "" {
@@ -62,14 +62,14 @@ func (h handler) proxyMemento(w http.ResponseWriter, r *http.Request, urir strin
 	}
 	resp, err := h.ag.fetch.Do(req)
 	if err != nil {
-		writeBody(w, http.StatusBadGateway, ctText, []byte("Memento not fetched: "+src+": "+err.Error()+"\n"))
+		writeBody(w, http.StatusBadGateway, ctText, []byte("Memento not fetched: "+shownText(src)+": "+err.Error()+"\n"))
 		return
 	}
 	defer resp.Body.Close()
 	limit := h.ag.opts.MaxProxyBytes
 	if resp.ContentLength > limit {
 		h.ag.proxyAborts[1].Add(1)
-		writeBody(w, http.StatusBadGateway, ctText, []byte("Memento not fetched: "+src+": Content-Length "+strconv.FormatInt(resp.ContentLength, 10)+
+		writeBody(w, http.StatusBadGateway, ctText, []byte("Memento not fetched: "+shownText(src)+": Content-Length "+strconv.FormatInt(resp.ContentLength, 10)+
 			" is over the proxy's limit of "+strconv.FormatInt(limit, 10)+" bytes\n"))
 		return
 	}
