@@ -323,8 +323,8 @@ type urlParts struct {
 // Crawl takes it. A URL without "scheme://" has no host.
 func splitURL(u string) urlParts {
 	var p urlParts
-	i := strings.IndexByte(u, ':')
-	if i <= 0 || !isScheme(u[:i]) {
+	i := surt.SchemeLen(u)
+	if i <= 0 {
 		return p
 	}
 	p.scheme = strings.ToLower(u[:i])
@@ -379,21 +379,6 @@ func splitURL(u string) urlParts {
 	}
 	p.path = rest
 	return p
-}
-
-// isScheme reports whether s is an RFC 3986 scheme: a letter, then letters,
-// digits, '+', '-' or '.'.
-func isScheme(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i] | 0x20
-		switch {
-		case 'a' <= c && c <= 'z':
-		case i > 0 && ('0' <= s[i] && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.'):
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 var (
