@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
 	"os"
@@ -52,6 +53,59 @@ func TestCompatTableFlags(t *testing.T) {
 	})
 	if n < 30 {
 		t.Errorf("%d flags visited, want the program's whole flag set", n)
+	}
+}
+
+// TestCompatTableFlagsExist: every flag the tables of
+// aggregator/server/README.md ("Coming from MemGator or Time Travel")
+// name as this program's (a `-name` in a column other than the first,
+// which is MemGator's or Time Travel's own) is a flag of the program's
+// -h.
+func TestCompatTableFlagsExist(t *testing.T) {
+	b, err := os.ReadFile("../../aggregator/server/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tables, ok := strings.Cut(string(b), "\n## Coming from MemGator or Time Travel\n")
+	if !ok {
+		t.Fatal("aggregator/server/README.md has no \"## Coming from MemGator or Time Travel\" section")
+	}
+	tables, _, _ = strings.Cut(tables, "\n## ")
+	var help strings.Builder
+	if err := run(t.Context(), []string{"-h"}, strings.NewReader(""), io.Discard, &help); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	inHelp := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help.String(), -1) {
+		inHelp[m[1]] = true
+	}
+	if len(inHelp) < 30 {
+		t.Fatalf("%d flags read from -h, want its whole list:\n%s", len(inHelp), help.String())
+	}
+	code := regexp.MustCompile("`([^`]*)`")
+	name := regexp.MustCompile(`(?:^|[\s(])-([a-z][a-z0-9-]*)`)
+	n := 0
+	for _, row := range strings.Split(tables, "\n") {
+		cells := strings.Split(strings.ReplaceAll(row, `\|`, "\x00"), "|")
+		if len(cells) < 4 || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			continue
+		}
+		for _, cell := range cells[2:] {
+			for _, c := range code.FindAllStringSubmatch(cell, -1) {
+				if strings.HasPrefix(c[1], "memgator") || strings.Contains(c[1], "--") {
+					continue // MemGator's own command line
+				}
+				for _, f := range name.FindAllStringSubmatch(c[1], -1) {
+					n++
+					if !inHelp[f[1]] {
+						t.Errorf("the tables name -%s (in %q), which -h does not list", f[1], c[1])
+					}
+				}
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("%d flags named in the tables, want the whole table", n)
 	}
 }
 
