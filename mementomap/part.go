@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/internal/extsort"
 	"github.com/mementokit/mementokit/ukvs"
 )
@@ -430,13 +431,16 @@ func hxpxOf(s string) string {
 // A record whose index key was replaced by the canonical SURT of its URL
 // (!meta rekeyed_lines) may have a URI-R anywhere in the key order; each
 // part lists such URI-Rs ("!rekeyed_urirs"). For a key that holds one of
-// them, Concat counts the key's URI-Rs exactly: the listed ones, and
-// those counted at their index keys in each part whose key range reaches
-// the key, which it reads again from that part's input (opened with
-// cdxj.Open by the name in the part's !meta "part", as the part was
-// built; only those parts, and in them only the records under such keys
-// go through the build's key function). An input that cannot be read
-// again so stops Concat with an error naming the key and the part.
+// them that another part may hold too (a part that lists a URI-R of it,
+// or whose key range reaches it), Concat counts the key's URI-Rs exactly:
+// the listed ones, and those counted at their index keys in each part
+// whose key range reaches the key, which it reads again from that part's
+// input (opened with cdxj.Open by the name in the part's !meta "part", as
+// the part was built; only those parts, and in them only the records
+// under such keys go through the build's key function). A key that only
+// its own part can hold (a record re-keyed to a key of its own part, the
+// usual case) needs no second reading. An input that cannot be read again
+// so stops Concat with an error naming the key and the parts.
 //
 // When the parts follow one another, the output is byte-identical to
 // Build over the whole inputs with the same o, its URI-R counts exact.
@@ -624,14 +628,32 @@ func countRekeyed(ctx context.Context, metas []partMeta, rekeyed [][]string, rs 
 	}
 	// A URI-R of key K counted at its index key has an index key from K
 	// up to K+"?..." (before K+"@"): the parts whose key ranges reach
-	// that interval are read again for K.
+	// that interval are read again for K, unless K can be in one part
+	// only (the one that lists it), whose line is then exact as it is.
+	lists := make(map[string][]int, len(sets)) // HxPx key → the parts that list one of its URI-Rs
+	for i, us := range rekeyed {
+		for j, u := range us {
+			if k := hxpxOf(u); j == 0 || k != hxpxOf(us[j-1]) {
+				if l := lists[k]; len(l) == 0 || l[len(l)-1] != i {
+					lists[k] = append(l, i)
+				}
+			}
+		}
+	}
 	need := make([]map[string]bool, len(metas))
 	for k := range sets {
 		hi := k + "@"
+		var reach []int
 		for j, pm := range metas {
-			if pm.FirstKey == nil || pm.LastKey == nil || *pm.LastKey < k || *pm.FirstKey >= hi {
-				continue
+			if pm.FirstKey != nil && pm.LastKey != nil && *pm.LastKey >= k && *pm.FirstKey < hi {
+				reach = append(reach, j)
 			}
+		}
+		if ls := lists[k]; len(ls) == 1 && (len(reach) == 0 || len(reach) == 1 && reach[0] == ls[0]) {
+			delete(sets, k)
+			continue
+		}
+		for _, j := range reach {
 			if need[j] == nil {
 				need[j] = map[string]bool{}
 			}
@@ -650,7 +672,11 @@ func countRekeyed(ctx context.Context, metas []partMeta, rekeyed [][]string, rs 
 					one = k
 				}
 			}
-			return nil, fmt.Errorf("mementomap: counting the URI-Rs of key %q (and %d other keys), made from replaced index keys in %s and counted at their index keys in %s: reading that part again: %w", one, len(keys)-1, rs[from[one]].name, rs[j].name, err)
+			what := fmt.Sprintf("key %q", one)
+			if len(keys) > 1 {
+				what += fmt.Sprintf(" (and %s)", count.Of(len(keys)-1, "other key", "other keys"))
+			}
+			return nil, fmt.Errorf("mementomap: counting the URI-Rs of %s, made from replaced index keys in %s and counted at their index keys in %s: reading that part again: %w", what, rs[from[one]].name, rs[j].name, err)
 		}
 		for _, u := range found {
 			sets[hxpxOf(u)][u] = struct{}{}

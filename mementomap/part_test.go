@@ -632,3 +632,48 @@ func TestConcatRekeyed(t *testing.T) {
 		}
 	}
 }
+
+// TestConcatRekeyedRereads: Concat reads a part's input again only for a
+// key that a re-keyed record may share with another part. A record
+// re-keyed to a key of its own part (com,b)/x with the URL of com,b)/)
+// needs no second reading: Concat succeeds with the inputs gone. One
+// re-keyed to a key of an earlier file needs it, and with that file gone
+// Concat fails naming the key and the part.
+func TestConcatRekeyedRereads(t *testing.T) {
+	dir := t.TempDir()
+	f1, f2 := filepath.Join(dir, "f1.cdxj"), filepath.Join(dir, "f2.cdxj")
+	build := func(f2text string) []io.Reader {
+		os.WriteFile(f1, []byte("com,a)/ 20200101000000 {\"url\":\"http://a.com/\"}\n"), 0o644)
+		os.WriteFile(f2, []byte(f2text), 0o644)
+		ins := openAll(t, f1, f2)
+		var rs []io.Reader
+		for i, in := range ins {
+			parts, err := cdxj.Plan(context.Background(), []cdxj.Index{in.(cdxj.Index)}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts[0].Input, parts[0].Seq, parts[0].Of = i, i, len(ins)
+			var pm bytes.Buffer
+			if _, err := BuildPart(context.Background(), &pm, in.(cdxj.Index), parts[0], &BuildOptions{Now: fixedNow}); err != nil {
+				t.Fatal(err)
+			}
+			rs = append(rs, &pm)
+		}
+		os.Remove(f1)
+		os.Remove(f2)
+		return rs
+	}
+	var out bytes.Buffer
+	rs := build("com,b)/ 20200101000000 {\"url\":\"http://b.com/\"}\ncom,b)/x 20200101000000 {\"url\":\"http://b.com/\"}\n")
+	if _, err := Concat(context.Background(), &out, rs, &BuildOptions{Now: fixedNow}); err != nil {
+		t.Fatalf("a key re-keyed inside its own part: %v", err)
+	}
+	if d := cmp.Diff(lines("com,a)/ 1/1", "com,b)/ 2/1"), dataLines(out.String())); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	rs = build("com,a)/c 20200101000000 {\"url\":\"http://a.com/\"}\n")
+	_, err := Concat(context.Background(), io.Discard, rs, &BuildOptions{Now: fixedNow})
+	if err == nil || !strings.Contains(err.Error(), `key "com,a)/"`) || !strings.Contains(err.Error(), "f1.cdxj") {
+		t.Errorf("a key re-keyed from another part, its input gone: %v", err)
+	}
+}
