@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -323,7 +322,7 @@ func WriteLinkFormat(w io.Writer, tm *TimeMap) error {
 		b = appendTarget(b, m.URIM)
 		b = appendParam(b, "rel", TimeMapRel(i, len(tm.Mementos)))
 		b = append(b, `; datetime="`...)
-		b = m.Datetime.UTC().AppendFormat(b, http.TimeFormat)
+		b = AppendHTTPDate(b, m.Datetime)
 		b = append(b, '"')
 		b = appendParams(b, m.Extra)
 		if err := emit(); err != nil {
@@ -588,7 +587,7 @@ func WriteCDXJ(w io.Writer, tm *TimeMap) error {
 		b = appendJSONString(b, TimeMapRel(i, len(tm.Mementos)))
 		b = append(b, `, "datetime": `...)
 		b = append(b, '"')
-		b = m.Datetime.UTC().AppendFormat(b, http.TimeFormat)
+		b = AppendHTTPDate(b, m.Datetime)
 		b = append(b, '"')
 		b = append(b, "}\n"...)
 		if len(b) > 16<<10 {
