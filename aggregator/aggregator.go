@@ -713,7 +713,7 @@ func (ag *Aggregator) Search(ctx context.Context, s Service, urir string, at tim
 	if err != nil {
 		return nil, err
 	}
-	return ag.searchShared(ctx, s, urir, at)
+	return ag.searchShared(ctx, s, urir, at, nil)
 }
 
 // searchGrace is how long a search waits, after its budget ended, for the

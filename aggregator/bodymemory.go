@@ -271,27 +271,17 @@ func (h *bodyHold) release() {
 
 // bodyHolds collects the holds of the search Results one request uses
 // (a Handler request, a Refresh), let go together when it is done: its
-// answer written, its result stored. It travels in the request's context.
+// answer written, its result stored. The zero value is ready.
 type bodyHolds struct {
 	mu    sync.Mutex
 	holds []*bodyHold
 	done  bool
 }
 
-type bodyHoldsKey struct{}
-
-// withBodyHolds returns ctx carrying a new bodyHolds, and the function
-// that lets its holds go.
-func withBodyHolds(ctx context.Context) (context.Context, func()) {
-	hs := &bodyHolds{}
-	return context.WithValue(ctx, bodyHoldsKey{}, hs), hs.release
-}
-
-// keep gives the caller's hold h (taken with hold) to ctx's bodyHolds,
-// or lets it go at once when ctx has none (the Result is then its
-// caller's, out of the budget).
-func keep(ctx context.Context, h *bodyHold) {
-	hs, _ := ctx.Value(bodyHoldsKey{}).(*bodyHolds)
+// keep gives the caller's hold h (taken with hold) to hs, or lets it go
+// at once when hs is nil or done (the Result is then its caller's, out
+// of the budget).
+func (hs *bodyHolds) keep(h *bodyHold) {
 	if hs == nil {
 		h.release()
 		return
@@ -306,6 +296,7 @@ func keep(ctx context.Context, h *bodyHold) {
 	hs.mu.Unlock()
 }
 
+// release lets every hold of hs go; holds kept after it go at once.
 func (hs *bodyHolds) release() {
 	hs.mu.Lock()
 	holds := hs.holds

@@ -29,9 +29,9 @@ type flight struct {
 }
 
 // searchShared is Search for a URI-R that checkURIR accepted. The caller
-// gets a hold of the search's body bytes, kept by ctx's bodyHolds (or let
-// go at once when ctx carries none).
-func (ag *Aggregator) searchShared(ctx context.Context, s Service, urir string, at time.Time) (*Result, error) {
+// gets a hold of the search's body bytes, kept by holds until the caller
+// is done with the Result (nil: let go at once).
+func (ag *Aggregator) searchShared(ctx context.Context, s Service, urir string, at time.Time, holds *bodyHolds) (*Result, error) {
 	k := kindOf(s)
 	key := string(s) + "\x00" + urir
 	if k == Dynamic {
@@ -55,7 +55,7 @@ func (ag *Aggregator) searchShared(ctx context.Context, s Service, urir string, 
 		if f.err != nil {
 			return nil, f.err
 		}
-		keep(ctx, f.hold)
+		holds.keep(f.hold)
 		return f.res, nil
 	case <-ctx.Done():
 		fl.mu.Lock()

@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 
 	"encoding/json"
@@ -145,8 +144,9 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w = headWriter{w} // same headers, no body, whatever the server does
 	}
-	h.holds = &bodyHolds{}
-	defer h.holds.release() // the answer is written (and stored): its body bytes go back
+	var holds bodyHolds
+	h.holds = &holds
+	defer holds.release() // the answer is written (and stored): its body bytes go back
 	switch {
 	case strings.HasPrefix(raw, "/timemap/index/json/"):
 		h.diyIndexJSON(w, raw[len("/timemap/index/json/"):])
@@ -463,11 +463,7 @@ func (h handler) prelude(w http.ResponseWriter, rawR string) (string, bool) {
 }
 
 func (h handler) lookup(w http.ResponseWriter, r *http.Request, f Family, urir string, at time.Time) (*Answer, bool) {
-	ctx := r.Context()
-	if h.holds != nil {
-		ctx = context.WithValue(ctx, bodyHoldsKey{}, h.holds)
-	}
-	ans, err := h.ag.lookup(ctx, f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")), true)
+	ans, err := h.ag.lookup(r.Context(), f, urir, at, ParseCacheControl(r.Header.Values("Cache-Control")), true, h.holds)
 	if err != nil {
 		writeBody(w, http.StatusServiceUnavailable, ctText, []byte("Request ended: "+err.Error()+"\n"))
 		return nil, false

@@ -40,9 +40,9 @@ func (ag *Aggregator) Refresh(ctx context.Context, urir string) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	ctx, done := withBodyHolds(ctx)
-	defer done() // the result is stored: its body bytes go back
-	res, err := ag.searchShared(ctx, Batch, u, time.Time{})
+	var holds bodyHolds
+	defer holds.release() // the result is stored: its body bytes go back
+	res, err := ag.searchShared(ctx, Batch, u, time.Time{}, &holds)
 	if err != nil {
 		return nil, err
 	}

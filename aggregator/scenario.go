@@ -139,23 +139,23 @@ func (ag *Aggregator) Lookup(ctx context.Context, f Family, urir string, at time
 	case err != nil:
 		return &Answer{URIR: urir, Status: http.StatusBadRequest, Scenario: "bad-uri-r"}, nil
 	}
-	return ag.lookup(ctx, f, u, at, cc, false)
+	return ag.lookup(ctx, f, u, at, cc, false, nil)
 }
 
 // lookup is Lookup for a URI-R that checkURIR accepted. With share, an
 // answer from the cache may carry the entry's prepared mementos (shared
 // by requests: the Handler only reads them) and its prepared TimeMaps.
-func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl, share bool) (*Answer, error) {
+func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time.Time, cc CacheControl, share bool, holds *bodyHolds) (*Answer, error) {
 	if ag.opts.Cache == nil {
 		dyn, thorough := f.services()
 		if cc.OnlyIfCached {
 			return &Answer{URIR: urir, Status: http.StatusGatewayTimeout, Scenario: "only-if-cached"}, nil
 		}
-		return ag.searchAnswer(ctx, nil, dyn, thorough, urir, at, "uncached", nil)
+		return ag.searchAnswer(ctx, nil, dyn, thorough, urir, at, "uncached", nil, holds)
 	}
 	calls := ag.newCacheCalls(ctx)
 	defer calls.done()
-	ans, err := ag.lookupCached(ctx, calls, f, urir, at, cc, share)
+	ans, err := ag.lookupCached(ctx, calls, f, urir, at, cc, share, holds)
 	if ans != nil {
 		if ans.CacheDegraded = calls.header(); ans.CacheDegraded != "" {
 			ag.cacheHealth.degraded.Add(1)
@@ -167,7 +167,7 @@ func (ag *Aggregator) lookup(ctx context.Context, f Family, urir string, at time
 // lookupCached runs the cache scenarios; every cache call goes through
 // calls (its deadlines), and a failed read is a miss: the request is
 // answered by searching.
-func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Family, urir string, at time.Time, cc CacheControl, share bool) (*Answer, error) {
+func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Family, urir string, at time.Time, cc CacheControl, share bool, holds *bodyHolds) (*Answer, error) {
 	dyn, thorough := f.services()
 	now := time.Now()
 	var entry *cache.Entry
@@ -213,7 +213,7 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 		return &Answer{URIR: urir, Status: http.StatusGatewayTimeout, Scenario: "only-if-cached"}, nil
 	}
 	if entry == nil {
-		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, "unknown", nil)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, "unknown", nil, holds)
 	}
 	forced := cc.NoCache && age > ag.opts.NoCacheAfter
 	switch entry.Status {
@@ -221,14 +221,14 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 		if age <= ag.opts.NegativeFor && !forced {
 			return &Answer{URIR: urir, Status: http.StatusNotFound, Source: FromCache, Scenario: "negative", Updated: entry.Updated}, nil
 		}
-		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "negative"), nil)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "negative"), nil, holds)
 	case cache.StatusFound:
 		if age <= ag.opts.FreshFor && !forced {
 			return cached("fresh"), nil
 		}
-		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry, holds)
 	default: // failed (partial) or blocked: search again
-		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry, holds)
 	}
 }
 
@@ -308,8 +308,8 @@ func (ag *Aggregator) cachedAnswer(urir string, e *cache.Entry, scenario string)
 // (through calls, nil without a cache, and not when the cache already
 // timed out in this request), and builds the answer. stale is the cached
 // entry, if any.
-func (ag *Aggregator) searchAnswer(ctx context.Context, calls *cacheCalls, dyn, thorough Service, urir string, at time.Time, scenario string, stale *cache.Entry) (*Answer, error) {
-	res, err := ag.searchShared(ctx, dyn, urir, at)
+func (ag *Aggregator) searchAnswer(ctx context.Context, calls *cacheCalls, dyn, thorough Service, urir string, at time.Time, scenario string, stale *cache.Entry, holds *bodyHolds) (*Answer, error) {
+	res, err := ag.searchShared(ctx, dyn, urir, at, holds)
 	if err != nil {
 		return nil, err
 	}
