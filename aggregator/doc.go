@@ -202,12 +202,13 @@
 //
 // The budget counts body bytes; the process holds more per body byte: the
 // parsed mementos, the merged list, the answer written, and the garbage
-// collector's headroom. The resident memory of a server is about 8.5
+// collector's headroom. The resident memory of a server is 7.5 to 8.5
 // times the budget when every answer is at the cap (internal/bench/bodymemory:
 // eight parallel uncached TimeMaps of 1,000,000 mementos cut at the
-// 32 MiB MaxBodyBytes, all eight answered 200 in turn; VmHWM 529 MiB with
-// a 64 MiB budget, 1,092 MiB with 128 MiB, 1,609 MiB without a limit):
-// size BodyMemory as about an eighth of the memory the process may use.
+// 32 MiB MaxBodyBytes, all eight answered 200 in turn; VmHWM 481 to
+// 529 MiB with a 64 MiB budget, 1,092 MiB with 128 MiB, 1,609 MiB without
+// a limit): size BodyMemory as about an eighth of the memory the process
+// may use.
 //
 // Every upstream
 // request has the archive's timeout, every search its budget, and a

@@ -11,6 +11,10 @@
 //	go build -o /tmp/agg ./examples/aggregator
 //	go run ./internal/bench/bodymemory -aggregator /tmp/agg -parallel 8 -- -body-memory 64MiB
 //
+// The answers take their turns within the budget, each waiting at most
+// -body-memory-wait (10s): on a loaded machine pass a longer one
+// (-- -body-memory 64MiB -body-memory-wait 5m) to see every answer.
+//
 // Flags after "--" are passed to the server.
 package main
 
