@@ -103,6 +103,21 @@ func recordFailure(ctx context.Context, tempDir string, step int, what string, e
 	return err
 }
 
+// layoutName is the file a part leaves in the temporary folder when a
+// legend line inside it changes the layout of the parts after it
+// (cdxj.ErrPartLayout), for Run.
+const layoutName = "layout-changed"
+
+// markLayout leaves layoutName in tempDir when err wraps
+// cdxj.ErrPartLayout, and returns err.
+func markLayout(tempDir string, err error) error {
+	if errors.Is(err, cdxj.ErrPartLayout) {
+		// Best effort: without it Run reports the part's error.
+		_ = os.WriteFile(filepath.Join(tempDir, layoutName), nil, 0o644)
+	}
+	return err
+}
+
 // running counts the elements being processed in this process, by
 // temporary folder: with an in-process runner (prism) elements of a
 // failed run may still be at work when beam.Run returns, and Run waits for
@@ -220,7 +235,7 @@ func (f *buildPartFn) ProcessElement(ctx context.Context, elem string, emit func
 	if err != nil {
 		return recordFailure(ctx, f.TempDir, 1, "element", err)
 	}
-	return recordFailure(ctx, f.TempDir, 1, fmt.Sprintf("part-%06d-map", p.Seq), f.process(ctx, p, emit))
+	return recordFailure(ctx, f.TempDir, 1, fmt.Sprintf("part-%06d-map", p.Seq), markLayout(f.TempDir, f.process(ctx, p, emit)))
 }
 
 func (f *buildPartFn) process(ctx context.Context, p cdxj.Part, emit func(string)) error {
@@ -255,7 +270,7 @@ func (f *summarizePartFn) ProcessElement(ctx context.Context, elem string, emit 
 	if err != nil {
 		return recordFailure(ctx, f.TempDir, 1, "element", err)
 	}
-	return recordFailure(ctx, f.TempDir, 1, fmt.Sprintf("part-%06d-summary", p.Seq), f.process(ctx, p, emit))
+	return recordFailure(ctx, f.TempDir, 1, fmt.Sprintf("part-%06d-summary", p.Seq), markLayout(f.TempDir, f.process(ctx, p, emit)))
 }
 
 func (f *summarizePartFn) process(ctx context.Context, p cdxj.Part, emit func(string)) error {
@@ -755,6 +770,14 @@ func (r *Report) Output(kind string) (Shard, bool) {
 // step's error (naming the input file and the part, or the output); any
 // other error is the runner's, or ctx's.
 //
+// Each part of a plain file is read with the file's leading legend. A
+// part in which a legend line changes the layout of the parts after it
+// (two CDX files joined, whose legends differ) fails with an error
+// wrapping cdxj.ErrPartLayout; Run then gives every part the legend in
+// force where it starts (cdxj.File.SetLegends, a read of each file cut
+// into parts up to its last part's start) and runs the pipeline again,
+// once. Files without such a line are never read for their legends.
+//
 // While the runner runs, TMPDIR names the run's own folder (withTempDir),
 // so a runner's stray temporary files are removed with it; Runs in one
 // process therefore run one at a time.
@@ -763,13 +786,21 @@ func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 		return nil, errors.New("pipeline: a plan of Preview cannot be run (make it with NewPlan)")
 	}
 	defer p.Cleanup()
-	bp, s := beam.NewPipelineWithRoot()
-	Construct(s, p)
-	err := withTempDir(p.TempDir, func() error { _, err := beam.Run(ctx, runner, bp); return err })
+	err := p.run(ctx, runner)
+	if err != nil && !p.legends && fileExists(filepath.Join(p.TempDir, layoutName)) {
+		// A legend line inside a file changed the layout: run again
+		// with each part given the legend in force where it starts.
+		if err := p.setLegends(ctx); err != nil {
+			return nil, err
+		}
+		p.legends = true
+		olds, _ := filepath.Glob(filepath.Join(p.TempDir, failedPrefix+"*"))
+		for _, o := range append(olds, filepath.Join(p.TempDir, layoutName)) {
+			os.Remove(o)
+		}
+		err = p.run(ctx, runner)
+	}
 	if err != nil {
-		// The elements still at work in this process stop at their next
-		// check of their context (prism cancels it), or finish.
-		waitIdle(p.TempDir, time.Minute)
 		if f := readFailure(p.TempDir, err); f != nil {
 			return nil, f
 		}
@@ -787,6 +818,25 @@ func Run(ctx context.Context, runner string, p *Plan) (*Report, error) {
 		return nil, fmt.Errorf("pipeline: the report: %w", err)
 	}
 	return r, nil
+}
+
+// run runs the pipeline of p once on runner, and waits for the elements
+// of a failed run that are still at work in this process.
+func (p *Plan) run(ctx context.Context, runner string) error {
+	bp, s := beam.NewPipelineWithRoot()
+	Construct(s, p)
+	err := withTempDir(p.TempDir, func() error { _, err := beam.Run(ctx, runner, bp); return err })
+	if err != nil {
+		// They stop at their next check of their context (prism cancels
+		// it), or finish.
+		waitIdle(p.TempDir, time.Minute)
+	}
+	return err
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // Cleanup removes the run's temporary folder, Plan.TempDir (a folder of

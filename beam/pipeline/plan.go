@@ -183,6 +183,10 @@ type Plan struct {
 	// prove.
 	RemovedStale []string
 
+	// legends says that the parts of plain files have the legends in
+	// force where they start (setLegends).
+	legends bool
+
 	// locks are the output folders, each open and locked (flock, exclusive)
 	// from NewPlan to Cleanup; tempLock is TempDir, locked so.
 	locks    []*os.File
@@ -193,9 +197,9 @@ type Plan struct {
 // same, none the file of an input: an input file, a file in an input
 // folder or a part of an input cluster, compared with os.SameFile after
 // symbolic links), expands and opens the inputs of c, cuts them into parts
-// (cdxj.Plan, each input into about size/ShardBytes parts; the parts of a
-// plain file know the legend in force where they start,
-// cdxj.File.SetLegends) and makes the temporary folder. It then checks
+// (cdxj.Plan, each input into about size/ShardBytes parts, each read with
+// its file's leading legend; see [Run] for a legend line that changes the
+// layout inside a file) and makes the temporary folder. It then checks
 // that each output can be renamed into place from that folder (a file
 // made there and renamed into the output's folder), so that an output on
 // another file system or in a folder the run may not write fails before
@@ -281,10 +285,6 @@ func Preview(ctx context.Context, cfg *Config) (*Plan, error) {
 		n := int(max(1, (size+c.ShardBytes-1)/c.ShardBytes))
 		p.Asked += n
 		parts, err := cdxj.Plan(ctx, []cdxj.Index{ix}, n)
-		if f, ok := ix.(*cdxj.File); ok && err == nil && len(parts) > 1 {
-			// Each part is read with the legend in force where it starts.
-			err = f.SetLegends(ctx, parts)
-		}
 		ix.Close()
 		if err != nil {
 			return nil, fmt.Errorf("pipeline: input %s: %w", name, err)
@@ -687,6 +687,34 @@ func ExpandInputs(names []string) ([]string, error) {
 // shardPath returns the path of a shard file of the plan.
 func shardPath(tempDir, kind string, seq int) string {
 	return filepath.Join(tempDir, fmt.Sprintf("%s-%05d", kind, seq))
+}
+
+// setLegends gives each part of a plain file cut into several parts the
+// " CDX" legend in force where it starts (cdxj.File.SetLegends: a read of
+// the file up to its last part's start).
+func (p *Plan) setLegends(ctx context.Context) error {
+	for i := 0; i < len(p.Parts); {
+		j := i + 1
+		for j < len(p.Parts) && p.Parts[j].Input == p.Parts[i].Input {
+			j++
+		}
+		if p.Parts[i].Kind == cdxj.PartBytes && j-i > 1 {
+			ix, err := cdxj.Open(ctx, p.Parts[i].Source, nil)
+			if err != nil {
+				return fmt.Errorf("pipeline: input %s: %w", p.Parts[i].Source, err)
+			}
+			f, ok := ix.(*cdxj.File)
+			if ok {
+				err = f.SetLegends(ctx, p.Parts[i:j])
+			}
+			ix.Close()
+			if err != nil {
+				return fmt.Errorf("pipeline: input %s: %w", p.Parts[i].Source, err)
+			}
+		}
+		i = j
+	}
+	return nil
 }
 
 // partJSON encodes a part for the pipeline.
