@@ -127,7 +127,8 @@ func (s BuildStats) MismatchRate() float64 {
 // (!context, !id, !fields, !meta with name, type "MementoMap", updated_at
 // and, when bad lines were skipped under o.SkipBad, "skipped_lines"), then
 // one line "HXPX M/R" per HxPx key in byte-wise order, where M is the
-// number of captures and R the number of distinct URI-Rs (full SURTs,
+// number of index records (duplicates of a capture included, see the
+// package doc) and R the number of distinct URI-Rs (full SURTs,
 // query included) under that key.
 //
 // SURT keys of the index are used as they are (query cut); keys that are

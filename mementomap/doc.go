@@ -20,7 +20,12 @@
 //
 // [Build] reads any number of CDX/CDXJ indexes, sorted or not (package
 // cdxj), and writes the baseline map: one line per HxPx key with exact
-// URI-M and URI-R counts. An external sort (sorted runs spilled to disk,
+// URI-M and URI-R counts. The URI-M count is the number of index records
+// under the key (after the filters), as the paper's reference tool counts
+// CDXJ lines: a record repeating a capture (same SURT, timestamp and URL)
+// counts again, although a TimeMap lists that memento once. Every map of
+// the module counts this way, the one an archive built with
+// internal/archiveserver publishes included. An external sort (sorted runs spilled to disk,
 // k-way merged) bounds its memory whatever the input size. Index keys made
 // by another canonicalizer than the one lookups use would be false
 // negatives waiting to happen, so Build checks every record's key against

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/archiveserver"
+	"github.com/mementokit/mementokit/mementomap"
 )
 
 // localArchive is examples/archive's server (internal/archiveserver over
@@ -41,7 +42,7 @@ func startLocalArchive(t *testing.T, id, index string) *localArchive {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	idx, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{ix}, nil)
+	idx, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{ix}, &archiveserver.LoadOptions{Map: &mementomap.BuildOptions{ArchiveID: id, Name: id}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		inputs = append(inputs, ix)
 	}
 	start := time.Now()
-	idx, st, err := archiveserver.LoadIndex(ctx, inputs, &archiveserver.LoadOptions{SkipBad: *skipBad, Rekey: *rekey, Logger: log})
+	idx, st, err := archiveserver.LoadIndex(ctx, inputs, &archiveserver.LoadOptions{SkipBad: *skipBad, Rekey: *rekey, Logger: log,
+		Map: &mementomap.BuildOptions{ArchiveID: *id, Name: *id}})
 	if err != nil {
 		return err
 	}
@@ -109,6 +110,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log.Info("index loaded", "records", st.Records, "mementos", st.Captures, "uri_rs", st.URIRs,
 		"non_http", st.NonHTTP, "bad", st.Bad, "duplicates", st.Duplicates,
+		"mementomap_records", st.Map.Used, "rekeyed_lines", st.Map.Mismatched,
 		"mementomap_bytes", len(srv.MementoMap()), "took", time.Since(start).Round(time.Millisecond))
 
 	var handler http.Handler = srv

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
 	"github.com/mementokit/mementokit/timestamp"
 )
@@ -31,6 +32,15 @@ type LoadOptions struct {
 	Rekey bool
 	// Logger receives a Warn record per skipped line; nil logs nothing.
 	Logger *slog.Logger
+	// Map sets up the archive's baseline MementoMap, which LoadIndex builds
+	// with mementomap.Build in the same pass over the inputs (each record
+	// read once, for both): ArchiveID and Name (its !id and !meta name),
+	// Now (its updated_at), the filters, MemoryLimit and TempDir. Its
+	// Rekey, SkipBad and Logger are replaced by those above and Workers by
+	// 1, so that the map is byte for byte what mementomap.Build (and
+	// "mementomap build") writes for the same inputs and options. nil
+	// means the zero BuildOptions.
+	Map *mementomap.BuildOptions
 }
 
 // LoadStats counts what LoadIndex read.
@@ -41,6 +51,10 @@ type LoadStats struct {
 	NonHTTP    int64 // left out as non-HTTP(S) pseudo-URIs (warcinfo "-", dns:, ...)
 	Bad        int64 // lines or URLs skipped under SkipBad
 	Duplicates int64 // records repeating a capture already kept
+	// Map is what the build of the baseline MementoMap counted (see
+	// LoadOptions.Map). Its frequencies count index records, duplicates
+	// included (Map.Used), where Captures counts distinct mementos.
+	Map mementomap.BuildStats
 }
 
 // Capture is one memento an archive holds: its Memento-Datetime (UTC, whole
@@ -93,6 +107,7 @@ type Index struct {
 	keys     []string
 	groups   []group
 	captures int64
+	baseline []byte // the baseline MementoMap (UKVS text), see LoadOptions.Map
 }
 
 // LoadIndex reads CDX or CDXJ indexes (sorted or not, any number, in the
@@ -102,7 +117,16 @@ type Index struct {
 // MementoMap and its lookups agree. A record with no original URL (ipwb
 // indexes) is served under the SURT of the URL rebuilt from its key, since
 // that is what a lookup computes. Non-HTTP(S) pseudo-URIs are left out;
-// identical (key, second, URL) captures are kept once.
+// identical (key, second, URL) captures are kept once, so a TimeMap lists
+// each URI-M once.
+//
+// In the same pass LoadIndex builds the archive's baseline MementoMap with
+// mementomap.Build (options o.Map): the map New compacts and serves. Its
+// frequencies follow the one rule of mementomap.Build, the reference
+// tool's and the paper's: M counts the index records of a key, duplicates
+// included, not the distinct mementos a TimeMap lists; records repeating a
+// capture are counted in LoadStats.Duplicates. A bad line the build
+// refuses (without SkipBad) stops the load as well.
 //
 // Each input is walked whole (Records(cdxj.Query{})): a file, a ZipNum
 // cluster, a stream, whatever cdxj.Open opens. A bad line (one that does
@@ -130,72 +154,83 @@ func LoadIndex(ctx context.Context, inputs []cdxj.Searcher, o *LoadOptions) (*In
 		}
 		return nil
 	}
-	for _, in := range inputs {
-		for rec, err := range in.Records(cdxj.Query{}) {
-			if st.Records%4096 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, st, err
-				}
+	// add takes one record (or error) of an input into the Index; a
+	// non-nil result stops the load.
+	add := func(rec *cdxj.Record, err error) error {
+		if st.Records%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-			if err != nil {
-				if err := bad(err); err != nil {
-					return nil, st, err
-				}
-				continue
-			}
-			st.Records++
-			key, u, ok, err := recordKey(rec, o.Rekey)
-			if err != nil {
-				if err := bad(rec.ParseError(err)); err != nil {
-					return nil, st, err
-				}
-				continue
-			}
-			if !ok {
-				st.NonHTTP++
-				continue
-			}
-			ts := rec.Time()
-			if ts.IsZero() {
-				if err := bad(rec.ParseError(fmt.Errorf("invalid timestamp %q", rec.Timestamp()))); err != nil {
-					return nil, st, err
-				}
-				continue
-			}
-			g := byKey[key]
-			if g == nil {
-				g = &group{}
-				byKey[strings.Clone(key)] = g
-			}
-			ui := -1
-			if g.byURL != nil {
-				if i, ok := g.byURL[u]; ok {
-					ui = int(i)
-				}
-			} else {
-				for i, s := range g.urls {
-					if s == u {
-						ui = i
-						break
-					}
-				}
-			}
-			if ui < 0 {
-				ui = len(g.urls)
-				g.urls = append(g.urls, strings.Clone(u))
-				if g.byURL != nil {
-					g.byURL[g.urls[ui]] = int32(ui)
-				} else if len(g.urls) > urlScanMax {
-					g.byURL = make(map[string]int32, 2*len(g.urls))
-					for i, s := range g.urls {
-						g.byURL[s] = int32(i)
-					}
-				}
-			}
-			g.caps = append(g.caps, capture{sec: ts.Unix(), url: int32(ui)})
 		}
+		if err != nil {
+			return bad(err)
+		}
+		st.Records++
+		key, u, ok, err := recordKey(rec, o.Rekey)
+		if err != nil {
+			return bad(rec.ParseError(err))
+		}
+		if !ok {
+			st.NonHTTP++
+			return nil
+		}
+		ts := rec.Time()
+		if ts.IsZero() {
+			return bad(rec.ParseError(fmt.Errorf("invalid timestamp %q", rec.Timestamp())))
+		}
+		g := byKey[key]
+		if g == nil {
+			g = &group{}
+			byKey[strings.Clone(key)] = g
+		}
+		ui := -1
+		if g.byURL != nil {
+			if i, ok := g.byURL[u]; ok {
+				ui = int(i)
+			}
+		} else {
+			for i, s := range g.urls {
+				if s == u {
+					ui = i
+					break
+				}
+			}
+		}
+		if ui < 0 {
+			ui = len(g.urls)
+			g.urls = append(g.urls, strings.Clone(u))
+			if g.byURL != nil {
+				g.byURL[g.urls[ui]] = int32(ui)
+			} else if len(g.urls) > urlScanMax {
+				g.byURL = make(map[string]int32, 2*len(g.urls))
+				for i, s := range g.urls {
+					g.byURL[s] = int32(i)
+				}
+			}
+		}
+		g.caps = append(g.caps, capture{sec: ts.Unix(), url: int32(ui)})
+		return nil
 	}
-	x := &Index{keys: make([]string, 0, len(byKey))}
+	bo := mementomap.BuildOptions{}
+	if o.Map != nil {
+		bo = *o.Map
+	}
+	bo.Rekey, bo.SkipBad, bo.Logger, bo.Workers = o.Rekey, o.SkipBad, o.Logger, 1
+	var stop error
+	tees := make([]cdxj.Searcher, len(inputs))
+	for i, in := range inputs {
+		tees[i] = &teeSearcher{Searcher: in, add: add, stop: &stop}
+	}
+	var baseline bytes.Buffer
+	mst, err := mementomap.Build(ctx, &baseline, tees, &bo)
+	st.Map = mst
+	if stop != nil {
+		return nil, st, stop
+	}
+	if err != nil {
+		return nil, st, fmt.Errorf("archiveserver: building the MementoMap: %w", err)
+	}
+	x := &Index{keys: make([]string, 0, len(byKey)), baseline: baseline.Bytes()}
 	for k := range byKey {
 		x.keys = append(x.keys, k)
 	}
@@ -225,6 +260,32 @@ func LoadIndex(ctx context.Context, inputs []cdxj.Searcher, o *LoadOptions) (*In
 	st.Captures = x.captures
 	st.URIRs = int64(len(x.keys))
 	return x, st, nil
+}
+
+// teeSearcher is an input of LoadIndex as mementomap.Build reads it: each
+// record goes to add (the Index) before Build takes it; the first error add
+// returns ends the input and is kept in *stop.
+type teeSearcher struct {
+	cdxj.Searcher
+	add  func(*cdxj.Record, error) error
+	stop *error
+}
+
+func (t *teeSearcher) Records(q cdxj.Query) iter.Seq2[*cdxj.Record, error] {
+	return func(yield func(*cdxj.Record, error) bool) {
+		if *t.stop != nil {
+			return
+		}
+		for rec, err := range t.Searcher.Records(q) {
+			if e := t.add(rec, err); e != nil {
+				*t.stop = e
+				return
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
 }
 
 var errNoURL = errors.New("record has neither a SURT key nor an original URL")
@@ -307,6 +368,11 @@ func urlFromSURT(key string) string {
 
 // Len returns the number of URI-Rs (distinct SURT keys).
 func (x *Index) Len() int { return len(x.keys) }
+
+// MementoMap returns the baseline MementoMap (UKVS text) LoadIndex built
+// over the inputs (LoadOptions.Map), uncompacted. The slice must not be
+// modified.
+func (x *Index) MementoMap() []byte { return x.baseline }
 
 // Captures returns the number of mementos held.
 func (x *Index) Captures() int64 { return x.captures }

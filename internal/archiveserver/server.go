@@ -19,7 +19,6 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
-	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/memento"
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/timestamp"
@@ -48,7 +47,8 @@ const MementoMapType = "text/plain; charset=utf-8"
 // Options sets up a Server. The zero value is a fast, well-behaved archive
 // whose links are absolute URLs on the host the client asked for.
 type Options struct {
-	// ID names the archive in its MementoMap's !id header.
+	// ID names the archive in the root description and the logs; the
+	// MementoMap's !id header is LoadOptions.Map's ArchiveID.
 	ID string
 	// BaseURL is the archive's public URL without a trailing slash, used in
 	// every link; "" means "http://" + the request's Host (or, for an
@@ -79,8 +79,6 @@ type Options struct {
 	// Compact sets up the compaction of the MementoMap; nil means
 	// mementomap.DefaultCompactOptions (W_h = W_p = 1).
 	Compact *mementomap.CompactOptions
-	// Now stamps the MementoMap's updated_at; nil means time.Now.
-	Now func() time.Time
 	// Logger receives one Debug record per request and the map build
 	// figures at Info; nil logs nothing.
 	Logger *slog.Logger
@@ -134,9 +132,9 @@ type Server struct {
 	notFound, faults, badRequest              atomic.Int64
 }
 
-// New returns a Server for idx. It builds the MementoMap of idx
-// (mementomap.Build over idx.WriteCDXJ, then mementomap.Compact), holding
-// it in memory: about the size of the compacted map. ctx cancels the build.
+// New returns a Server for idx. It compacts the baseline MementoMap
+// LoadIndex built (BuildMap), holding it in memory: about the size of the
+// compacted map. ctx is not used: the map was built in LoadIndex.
 // o nil means the zero Options (defaults); New reads *o and keeps a copy.
 // Errors: a FaultRate outside [0, 1], or a failed build or compaction.
 func New(ctx context.Context, idx *Index, opts *Options) (*Server, error) {
@@ -158,7 +156,7 @@ func New(ctx context.Context, idx *Index, opts *Options) (*Server, error) {
 		return nil, fmt.Errorf("archiveserver: fault status %d is not a final HTTP status (200-999)", o.FaultStatus)
 	}
 	o.BaseURL = strings.TrimSuffix(o.BaseURL, "/")
-	m, err := BuildMap(ctx, idx, &o)
+	m, err := BuildMap(idx, &o)
 	if err != nil {
 		return nil, err
 	}
@@ -173,22 +171,15 @@ func New(ctx context.Context, idx *Index, opts *Options) (*Server, error) {
 }
 
 // BuildMap returns the compacted MementoMap (UKVS text) of idx, the map a
-// Server serves: mementomap.Build over every capture, then
-// mementomap.Compact with o.Compact. Memory: the build's sort buffer (at
-// most 128 MiB, spilled past it) and the baseline and compacted maps.
-// o nil means the zero Options (defaults).
-func BuildMap(ctx context.Context, idx *Index, o *Options) ([]byte, error) {
+// Server serves: mementomap.Compact with o.Compact of the baseline map
+// LoadIndex built with mementomap.Build over the same inputs
+// (Index.MementoMap), so that it is what "mementomap build" then
+// "mementomap compact" write for those inputs and options. Memory: the
+// compacted map. o nil means the zero Options (defaults). Errors are
+// Compact's.
+func BuildMap(idx *Index, o *Options) ([]byte, error) {
 	if o == nil {
 		o = &Options{}
-	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(idx.WriteCDXJ(pw)) }()
-	var base bytes.Buffer
-	bst, err := mementomap.Build(ctx, &base, []cdxj.Searcher{cdxj.NewStream("index", pr, nil)},
-		&mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID, Now: o.Now, Logger: o.Logger})
-	pr.CloseWithError(err) // unblocks the writer if Build stopped early
-	if err != nil {
-		return nil, fmt.Errorf("archiveserver: building the MementoMap: %w", err)
 	}
 	co := mementomap.DefaultCompactOptions()
 	if o.Compact != nil {
@@ -197,12 +188,12 @@ func BuildMap(ctx context.Context, idx *Index, o *Options) ([]byte, error) {
 	}
 	co.Logger = o.Logger
 	var out bytes.Buffer
-	cst, err := mementomap.Compact(&out, &base, co)
+	cst, err := mementomap.Compact(&out, bytes.NewReader(idx.baseline), co)
 	if err != nil {
 		return nil, fmt.Errorf("archiveserver: compacting the MementoMap: %w", err)
 	}
 	if o.Logger != nil {
-		o.Logger.Info("mementomap built", "archive", o.ID, "captures", bst.Used, "keys", bst.Keys,
+		o.Logger.Info("mementomap compacted", "archive", o.ID, "in_lines", cst.InLines,
 			"compacted_lines", cst.OutLines, "bytes", cst.OutBytes)
 	}
 	return out.Bytes(), nil

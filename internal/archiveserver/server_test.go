@@ -19,6 +19,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/timestamp"
 )
 
@@ -35,7 +36,8 @@ org,example)/only 20050505050505 {"url": "https://example.org/only"}
 
 func mustServer(t testing.TB, o Options, index string) *Server {
 	t.Helper()
-	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(index), nil)}, nil)
+	idx, _, err := LoadIndex(context.Background(), []cdxj.Searcher{cdxj.NewStream("test", strings.NewReader(index), nil)},
+		&LoadOptions{Map: &mementomap.BuildOptions{ArchiveID: o.ID, Name: o.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,10 @@ func TestLoadIndexStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := LoadStats{Records: 7, Captures: 5, URIRs: 3, NonHTTP: 1, Duplicates: 1}
+	// The TimeMaps hold 5 distinct mementos; the MementoMap counts the 6
+	// HTTP records, the duplicate included, as mementomap.Build does.
+	want := LoadStats{Records: 7, Captures: 5, URIRs: 3, NonHTTP: 1, Duplicates: 1,
+		Map: mementomap.BuildStats{Records: 7, Used: 6, NonHTTP: 1, Keys: 3, URIRs: 3, Checked: 6}}
 	if diff := cmp.Diff(want, st); diff != "" {
 		t.Errorf("LoadStats (-want +got):\n%s", diff)
 	}
@@ -635,7 +640,11 @@ func TestLoadIndexManyURLsOneKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (LoadStats{Records: 2 * n, Captures: n, URIRs: 1, Duplicates: n}); st != want {
+	if st.Map.Used != 2*n {
+		t.Errorf("the MementoMap counts %d records, want %d (duplicates included)", st.Map.Used, 2*n)
+	}
+	st.Map = mementomap.BuildStats{}
+	if want := (LoadStats{Records: 2 * n, Captures: n, URIRs: 1, Duplicates: n}); !cmp.Equal(st, want) {
 		t.Errorf("LoadStats %+v, want %+v", st, want)
 	}
 	caps, err := idx.Lookup("http://example.com/page")

@@ -34,6 +34,7 @@ import (
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/memento"
+	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
 )
 
@@ -271,7 +272,7 @@ func Run(ctx context.Context, cfg *Config, out io.Writer) (Summary, error) {
 			}
 			inputs = append(inputs, cdxj.NewStream(name, bytes.NewReader(slice(b, p.every)), nil))
 		}
-		idx, st, err := archiveserver.LoadIndex(ctx, inputs, nil)
+		idx, st, err := archiveserver.LoadIndex(ctx, inputs, &archiveserver.LoadOptions{Map: &mementomap.BuildOptions{ArchiveID: sp.id, Name: sp.id}})
 		if err != nil {
 			return sum, err
 		}

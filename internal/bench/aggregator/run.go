@@ -27,6 +27,7 @@ import (
 
 	"github.com/mementokit/mementokit/internal/archiveserver"
 	"github.com/mementokit/mementokit/internal/bench/benchutil"
+	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
 )
 
@@ -365,11 +366,13 @@ func startArchives(ctx context.Context, cfg config, uris []string, large bool) (
 				fmt.Fprintf(&idx, "%s %s {\"url\": %q}\n", key, timestamp.Format(ts), u)
 			}
 		}
-		x, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("bench", &idx, nil)}, nil)
+		id := fmt.Sprintf("a%d", a+1)
+		x, _, err := archiveserver.LoadIndex(ctx, []cdxj.Searcher{cdxj.NewStream("bench", &idx, nil)},
+			&archiveserver.LoadOptions{Map: &mementomap.BuildOptions{ArchiveID: id, Name: id}})
 		if err != nil {
 			return nil, err
 		}
-		srv, err := archiveserver.New(ctx, x, &archiveserver.Options{ID: fmt.Sprintf("a%d", a+1), Latency: cfg.latency,
+		srv, err := archiveserver.New(ctx, x, &archiveserver.Options{ID: id, Latency: cfg.latency,
 			TimeMapCache: 2 * len(uris)})
 		if err != nil {
 			return nil, err
