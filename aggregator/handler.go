@@ -168,6 +168,10 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.dated(w, r, raw, tail, h.proxyMemento)
 			return
 		}
+		if f, tail, ok := strings.Cut(rest, "/"); ok && unknownFormat(f, tail) {
+			writeBody(w, http.StatusBadRequest, ctText, []byte("Unknown format: "+ShortTarget(f)+"\nExpected: /memento/{link|json|cdxj|proxy}/{DATETIME}/{URI-R} or /memento/{DATETIME}/{URI-R}\n"))
+			return
+		}
 		h.dated(w, r, raw, rest, h.memento)
 	case strings.HasPrefix(raw, "/api/json/"):
 		h.dated(w, r, raw, raw[len("/api/json/"):], h.apiJSON)
@@ -286,9 +290,14 @@ func writeBody(w http.ResponseWriter, status int, ctype string, body []byte) {
 		hd.Set("Content-Type", ctype)
 	}
 	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	// The answer may echo request text (a URI-R, a datetime, a header):
+	// a browser must not sniff it into HTML.
+	hd["X-Content-Type-Options"] = hvNoSniff
 	w.WriteHeader(status)
 	_, _ = w.Write(body) // for HEAD the server discards it
 }
+
+var hvNoSniff = []string{"nosniff"}
 
 // NormalizeURIR turns the URI-R part of a request path into the URI-R the
 // archives are asked about, the cache is keyed by and the blacklist judges,
@@ -1097,6 +1106,27 @@ func (h handler) navLinks(urir string, ms []memento.Memento, n nav) string {
 		"<"+h.base()+"/timemap/cdxj/"+urir+`>; rel="timemap"; type="application/cdxj+ors"`,
 		"<"+h.base()+"/timegate/"+urir+`>; rel="timegate"`)
 	return strings.Join(parts, ", ")
+}
+
+// unknownFormat reports whether the /memento/ path segment seg, followed
+// by tail, is a format name rather than a datetime: seg is no datetime
+// and tail starts with a segment that is one (/memento/FORMAT/DATETIME/...).
+func unknownFormat(seg, tail string) bool {
+	if u, err := url.PathUnescape(seg); err == nil {
+		seg = u
+	}
+	if _, err := ParsePathDatetime(seg); err == nil {
+		return false
+	}
+	next, _, ok := strings.Cut(tail, "/")
+	if !ok {
+		return false
+	}
+	if u, err := url.PathUnescape(next); err == nil {
+		next = u
+	}
+	_, err := ParsePathDatetime(next)
+	return err == nil
 }
 
 // ---- dated endpoints ----
