@@ -29,8 +29,9 @@ func cdxSource(ctx context.Context, names []string, inputs []cdxj.Searcher) (cdx
 	return cdxj.Merge(inputs...), nil
 }
 
-// checkSorted reads every data line of f and fails at the first that sorts
-// before the one above it.
+// checkSorted reads every data line of f and fails at the first whose
+// cdxj.SortKey (key and timestamp) sorts before the one above it: the
+// module's one sort rule, what a binary search compares.
 func checkSorted(ctx context.Context, f *cdxj.File) error {
 	var prev []byte
 	n := 0
@@ -44,10 +45,11 @@ func checkSorted(ctx context.Context, f *cdxj.File) error {
 		if len(line) == 0 || line[0] == '!' || line[0] == ' ' {
 			continue
 		}
-		if prev != nil && bytes.Compare(line, prev) < 0 {
-			return fmt.Errorf("data line %d sorts before the one above it: the file is not sorted byte-wise (LC_ALL=C sort), so the CDX API cannot binary-search it; sort it (examples/cdxj -sort)", n)
+		k := cdxj.SortKey(line)
+		if prev != nil && bytes.Compare(k, prev) < 0 {
+			return fmt.Errorf("data line %d: key and timestamp %.200q sort before %.200q, those of the data line above: the file is not sorted byte-wise (LC_ALL=C sort), so the CDX API cannot binary-search it; sort it (examples/cdxj -sort)", n, k, prev)
 		}
-		prev = append(prev[:0], line...)
+		prev = append(prev[:0], k...)
 	}
 	return nil
 }

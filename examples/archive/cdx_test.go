@@ -4,12 +4,16 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxservertest"
 	"github.com/mementokit/mementokit/internal/clustertest"
+	"github.com/mementokit/mementokit/internal/sampledata"
 )
 
 func getBody(t *testing.T, u string) (int, string) {
@@ -189,4 +193,47 @@ func mapDataLines(m string) string {
 		}
 	}
 	return b.String()
+}
+
+// Lines equal in key and timestamp (a response and its request record) may
+// come in any order of their JSON blocks: the file is sorted by the
+// module's rule (cdxj.SortKey), the CDX API stays on under -cdx auto and
+// -cdx on, and answers both lines for their key, in file order. A file
+// whose keys go back is still refused.
+func TestRunCDXSameKeyAndTimestamp(t *testing.T) {
+	const name = "real/cdxjindexer_example-warc_all-records.cdxj"
+	b, err := sampledata.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if string(cdxj.SortKey([]byte(lines[2]))) != string(cdxj.SortKey([]byte(lines[3]))) ||
+		lines[3] >= lines[2] {
+		t.Fatalf("the sample's lines 3 and 4 are not one key and timestamp with line 4 sorting first whole-line:\n%s\n%s", lines[2], lines[3])
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "all-records.cdxj")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"auto", "on"} {
+		base, stop := startRun(t, "-cdx", mode, path)
+		code, body := getBody(t, base+"/cdx?url=http://example.com/&from=20170306040206&to=20170306040206")
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+		if want := lines[2] + "\n" + lines[3] + "\n"; code != 200 || body != want {
+			t.Errorf("-cdx %s: /cdx for lines 3 and 4: %d\n%s\nwant 200\n%s", mode, code, body, want)
+		}
+	}
+	swapped := append([]string{}, lines...)
+	swapped[2], swapped[4] = swapped[4], swapped[2] // 20170306040348 above 20170306040206
+	bad := filepath.Join(dir, "swapped.cdxj")
+	if err := os.WriteFile(bad, []byte(strings.Join(swapped, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-cdx", "on", bad}, strings.NewReader(""), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "data line 4: key and timestamp") || !strings.Contains(err.Error(), "not sorted byte-wise") {
+		t.Errorf("-cdx on over a file whose timestamps go back: %v", err)
+	}
 }
