@@ -11,7 +11,10 @@
 // byte-wise (LC_ALL=C) so that all captures of one URL are adjacent. The
 // line starts with a sort key, usually a SURT ("com,example)/a?b=c": the
 // host reversed, see package surt), and a timestamp of 4 to 17 digits
-// (YYYYMMDDhhmmss, UTC, 17 digits adding milliseconds).
+// (YYYYMMDDhhmmss, UTC, 17 digits adding milliseconds). The module's
+// one sort rule is on these two fields ([SortKey]): a sorted index has
+// them in byte-wise order, and lines equal in both (a response and its
+// request record) in any order of the rest.
 //
 // CDXJ puts a JSON object after them:
 //

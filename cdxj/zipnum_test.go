@@ -281,13 +281,22 @@ func TestClusterWriterRefusals(t *testing.T) {
 	if err := w.WriteLine([]byte("a 2014")); !errors.Is(err, ErrUnsorted) || !strings.Contains(err.Error(), "line 4") {
 		t.Errorf("unsorted line: %v", err)
 	}
+	// Lines equal in SortKey may differ in order of the rest.
+	for _, l := range []string{`c 2014 {"url": "http://c/", "mime": "text/html"}`, `c 2014 {"url": "http://c/"}`} {
+		if err := w.WriteLine([]byte(l)); err != nil {
+			t.Fatalf("%q after a line of the same key and timestamp: %v", l, err)
+		}
+	}
+	if err := w.WriteLine([]byte("c 2013")); !errors.Is(err, ErrUnsorted) || !strings.Contains(err.Error(), "line 6") {
+		t.Errorf("a timestamp going back: %v", err)
+	}
 	for _, bad := range []string{"", "  ", "!meta {}", " CDX N b", "d 1\ne 2"} {
 		if err := w.WriteLine([]byte(bad)); err == nil {
 			t.Errorf("WriteLine(%q) accepted", bad)
 		}
 	}
-	if w.Lines() != 3 || w.Blocks() != 1 {
-		t.Errorf("Lines %d Blocks %d, want 3 and 1", w.Lines(), w.Blocks())
+	if w.Lines() != 5 || w.Blocks() != 2 {
+		t.Errorf("Lines %d Blocks %d, want 5 and 2", w.Lines(), w.Blocks())
 	}
 	// Nothing is visible before Commit; Close leaves nothing behind.
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {

@@ -81,8 +81,8 @@ type ClusterWriter struct {
 	err        error
 }
 
-// ErrUnsorted is returned by ClusterWriter.WriteLine for a line that sorts
-// before the previous one.
+// ErrUnsorted is returned by ClusterWriter.WriteLine for a line whose
+// SortKey (key and timestamp) sorts before the previous line's.
 var ErrUnsorted = errors.New("cdxj: line out of byte-wise order")
 
 // CreateCluster starts a ZipNum cluster called name in folder dir (see
@@ -172,7 +172,9 @@ func (w *ClusterWriter) temp(final string) (*os.File, error) {
 func (w *ClusterWriter) IdxPath() string { return filepath.Join(w.dir, w.name+".idx") }
 
 // WriteLine adds one index line (without its "\n"). Lines must come in
-// byte-wise order (equal lines allowed); a line out of order gives an
+// byte-wise order of their SortKey (key and timestamp; lines equal in it
+// in any order of the rest, as a binary search of the blocks compares
+// only that part); a line out of order gives an
 // error wrapping ErrUnsorted, naming its number, and is not written. A
 // header line ("!..." or a CDX legend), a blank line or one holding a line
 // break is refused too. Other errors (I/O) are final.
@@ -191,10 +193,10 @@ func (w *ClusterWriter) WriteLine(line []byte) error {
 		return fmt.Errorf("cdxj: cluster line %d: a header line cannot go into a ZipNum block", n)
 	case bytes.IndexByte(line, '\n') >= 0:
 		return fmt.Errorf("cdxj: cluster line %d: holds a line break", n)
-	case w.hasPrev && bytes.Compare(line, w.prev) < 0:
+	case w.hasPrev && bytes.Compare(SortKey(line), w.prev) < 0:
 		return fmt.Errorf("cdxj: cluster line %d: %w: %q sorts before the previous line", n, ErrUnsorted, clip(line))
 	}
-	w.prev = append(w.prev[:0], line...)
+	w.prev = append(w.prev[:0], SortKey(line)...)
 	w.hasPrev = true
 	if w.blockLines == 0 {
 		if err := w.startBlock(line); err != nil {
