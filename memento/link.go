@@ -98,6 +98,10 @@ var (
 	ErrUnterminatedQuote = errors.New("unterminated quoted-string")
 	// ErrEmptyTarget: the target between '<' and '>' is empty.
 	ErrEmptyTarget = errors.New("empty target")
+	// ErrTargetByte: the target between '<' and '>' holds a byte no
+	// URI-Reference has (RFC 3986 §2): a space, a control byte (CR, LF),
+	// '"' or '<'; in both modes, the offset is that byte's.
+	ErrTargetByte = errors.New("byte not allowed in a target (space, control, '\"' or '<')")
 	// ErrParamName: a ';' is not followed by a parameter name (a token).
 	ErrParamName = errors.New("expected parameter name")
 	// ErrNotToken: an unquoted value contains a byte outside tchar (strict mode).
@@ -276,12 +280,11 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 		if len(raw) == 0 {
 			return perr(i, ErrEmptyTarget)
 		}
-		if p.strict {
-			// A URI-Reference has no spaces, controls or '<' (RFC 3986 §2).
-			for k, c := range raw {
-				if c <= ' ' || c == 0x7f || c == '<' {
-					return perr(i+1+k, ErrUnexpected)
-				}
+		// A URI-Reference has no spaces, controls, '"' or '<' (RFC 3986
+		// §2): such a target is junk in both modes, never a URI.
+		for k, c := range raw {
+			if c <= ' ' || c == 0x7f || c == '<' || c == '"' {
+				return perr(i+1+k, ErrTargetByte)
 			}
 		}
 		ts, te = i+1, end

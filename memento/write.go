@@ -60,15 +60,15 @@ func TimeMapRel(i, n int) string {
 }
 
 // appendTarget writes "<target>", percent-encoding the bytes a
-// URI-Reference cannot hold and a strict parser refuses: '<', '>', space
-// and control bytes (RFC 3986 §2.1). Targets read from archives in strict
-// mode never contain them.
+// URI-Reference cannot hold and the parser refuses: '<', '>', '"', space
+// and control bytes (RFC 3986 §2.1). Targets read from archives never
+// contain them.
 func appendTarget(b []byte, t string) []byte {
 	const hex = "0123456789ABCDEF"
 	b = append(b, '<')
 	for i := 0; i < len(t); i++ {
 		c := t[i]
-		if c <= ' ' || c == 0x7f || c == '<' || c == '>' {
+		if c <= ' ' || c == 0x7f || c == '<' || c == '>' || c == '"' {
 			b = append(b, '%', hex[c>>4], hex[c&0xf])
 			continue
 		}
