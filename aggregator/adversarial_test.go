@@ -113,10 +113,11 @@ func TestLongURIR(t *testing.T) {
 }
 
 // An archive's TimeMap may list URI-Ms that the lenient reader accepts
-// but that must not reach our answers as they are: '>' or '"' inside a
-// target broke the link-format TimeMap we wrote, spaces and non-ASCII
-// broke Location headers, and a "javascript:" URI-M became a link on the
-// /list page and a redirect target.
+// but that must not reach our answers as they are: '>' inside a target
+// broke the link-format TimeMap we wrote, non-ASCII broke Location
+// headers, and a "javascript:" URI-M became a link on the /list page and
+// a redirect target. A target with a space, '"' or '<' is a bad body
+// (memento.ErrTargetByte): its link is not listed.
 func TestHostileURIMs(t *testing.T) {
 	const dt = `; rel="memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"`
 	for _, tc := range []struct {
@@ -124,7 +125,7 @@ func TestHostileURIMs(t *testing.T) {
 		want         string // the URI-M we list; "" for dropped
 	}{
 		{"gt-inside-target", `<http://arc/web/1/http://ex.com/a>b>`, "http://arc/web/1/http://ex.com/a%3Eb"},
-		{"quote-and-space", `<http://arc/web/1/http://ex.com/a b">`, "http://arc/web/1/http://ex.com/a%20b%22"},
+		{"quote-and-space", `<http://arc/web/1/http://ex.com/a b">`, ""},
 		{"non-ascii", `<http://arc/web/1/http://ex.com/é>`, "http://arc/web/1/http://ex.com/%C3%A9"},
 		{"comma-semicolon-kept", `<http://arc/web/1/http://ex.com/a,b;c=d>`, "http://arc/web/1/http://ex.com/a,b;c=d"},
 		{"escapes-kept", `<http://arc/web/1/http://ex.com/?q=%26>`, "http://arc/web/1/http://ex.com/?q=%26"},
