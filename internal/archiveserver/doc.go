@@ -15,8 +15,12 @@
 //     /{YYYYMMDDhhmmss}/{URI-R} and /{YYYYMMDDhhmmss}id_/{URI-R} (the
 //     Wayback identity form, IdentityModifier; Memento-Datetime and Link
 //     headers, a small placeholder body: there is no WARC replay), and the archive's
-//     MementoMap at /.well-known/mementomap, built and compacted from the
-//     same Index when the Server is made (internal/spec/MEMENTOMAP.md). TimeMap answers
+//     MementoMap at /.well-known/mementomap: mementomap.Build of the same
+//     inputs, run by LoadIndex in the pass that loads them, compacted when
+//     the Server is made (internal/spec/MEMENTOMAP.md), so it is what
+//     "mementomap build" and "mementomap compact" write for those inputs
+//     and options. Its frequencies count index records, a record repeating
+//     a capture included, where a TimeMap lists each URI-M once. TimeMap answers
 //     also link to the map with rel="mementomap", the two places an
 //     aggregator looks for it (package aggregator, MapSource.Discover).
 //   - NewCDXHandler serves the pywb CDX server API (/cdx and
@@ -30,7 +34,8 @@
 // # Memory
 //
 // The whole index is held in memory, about 24 bytes per capture plus each
-// SURT key and original URL once; New adds the compacted MementoMap. Index
+// SURT key and original URL once, plus the baseline MementoMap; New adds the
+// compacted one. Index
 // files of a few million lines fit; larger ones belong behind a CDX server
 // (package cdxj answers key-range queries over sorted files and ZipNum
 // clusters without loading them).

@@ -99,7 +99,7 @@ type Stats struct {
 //	GET|HEAD /timegate/{URI-R}           302 to the closest memento (§4.1, pattern 2.1); 404 when none
 //	GET|HEAD /{14 digits}/{URI-R}        the memento: Memento-Datetime, Link, a placeholder body (§4.1)
 //	GET|HEAD /{14 digits}id_/{URI-R}     the same memento, its "identity" form (IdentityModifier)
-//	GET|HEAD /.well-known/mementomap     the MementoMap of the holdings, built and compacted at New
+//	GET|HEAD /.well-known/mementomap     the MementoMap: LoadIndex's build, compacted at New
 //	GET|HEAD /                           a short plain-text description
 //
 // The URI-R is the rest of the raw request target, query included; a
