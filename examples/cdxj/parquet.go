@@ -11,6 +11,7 @@ import (
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/columnar"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/count"
 	"github.com/mementokit/mementokit/summary"
 )
 
@@ -98,8 +99,9 @@ func runParquet(ctx context.Context, o options, stdin io.Reader, stderr io.Write
 		return err
 	}
 	st := t.Stats()
-	fmt.Fprintf(stderr, "cdxj: wrote %d rows to %s (%d Parquet files, %d rows without a valid length); skipped %d bad lines\n",
-		st.Rows, o.output, st.Files, st.NoLength, st.BadLines)
+	fmt.Fprintf(stderr, "cdxj: wrote %s to %s (%s, %s without a valid length); skipped %s\n",
+		count.Of(int(st.Rows), "row", "rows"), o.output, count.Of(st.Files, "Parquet file", "Parquet files"),
+		count.Of(int(st.NoLength), "row", "rows"), count.Of(int(st.BadLines), "bad line", "bad lines"))
 	return nil
 }
 

@@ -22,11 +22,12 @@ func TestParquetOutput(t *testing.T) {
 		files int
 		org   string
 		rows  int
+		note  string
 	}{
-		{"by extension", []string{"-o", filepath.Join(dir, "a.parquet"), cc, ia}, "a.parquet", 1, "CC", 34 + 2144},
-		{"-format", []string{"-format", "parquet", "-o", filepath.Join(dir, "b.pq"), cc, ia}, "b.pq", 1, "CC", 34 + 2144},
-		{"by year", []string{"-partition", "year", "-o", filepath.Join(dir, "years"), cc, ia}, "years", 5, "CC", 34 + 2144}, // 2012-2014, 2017, 2025
-		{"org regexp", []string{"-org-regexp", `^CC-(MAIN)-`, "-o", filepath.Join(dir, "c.parquet"), cc}, "c.parquet", 1, "MAIN", 34},
+		{"by extension", []string{"-o", filepath.Join(dir, "a.parquet"), cc, ia}, "a.parquet", 1, "CC", 34 + 2144, "(1 Parquet file, "},
+		{"-format", []string{"-format", "parquet", "-o", filepath.Join(dir, "b.pq"), cc, ia}, "b.pq", 1, "CC", 34 + 2144, "(1 Parquet file, "},
+		{"by year", []string{"-partition", "year", "-o", filepath.Join(dir, "years"), cc, ia}, "years", 5, "CC", 34 + 2144, "(5 Parquet files, "}, // 2012-2014, 2017, 2025
+		{"org regexp", []string{"-org-regexp", `^CC-(MAIN)-`, "-o", filepath.Join(dir, "c.parquet"), cc}, "c.parquet", 1, "MAIN", 34, "wrote 34 rows to "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +49,7 @@ func TestParquetOutput(t *testing.T) {
 				}
 				n++
 			}
-			if want := tt.rows; n != want || !strings.Contains(stderr, "wrote ") {
+			if want := tt.rows; n != want || !strings.Contains(stderr, tt.note) {
 				t.Errorf("%d rows, want %d; stderr %q", n, tt.rows, stderr)
 			}
 		})
@@ -84,7 +85,7 @@ func TestParquetUsage(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("output exists after a failed export")
 	}
-	if _, stderr, err := runCmd(t, "", "-skip-bad", "-o", out, bad); err != nil || !strings.Contains(stderr, "skipped 1 bad lines") {
+	if _, stderr, err := runCmd(t, "", "-skip-bad", "-o", out, bad); err != nil || !strings.Contains(stderr, "skipped 1 bad line\n") {
 		t.Errorf("-skip-bad: err %v, stderr %q", err, stderr)
 	}
 }

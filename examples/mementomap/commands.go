@@ -296,7 +296,7 @@ func (e *env) lookup(args []string) error {
 }
 
 func (e *env) eval(args []string) error {
-	fs, parse := e.flags("eval", "MAP INDEX...")
+	fs, parse := e.flags("eval", "-lookups FILE MAP INDEX...")
 	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line, any field after the first ignored (required; mementomap logs -lookups writes one)")
 	nowFlag := fs.String("now", "", "the time of the lookups, "+flagvalue.DatetimeRule+" (default: the present): an observed map's negatives older than its max age then say nothing, and the archive is asked, as the aggregator does")
 	opts := buildFlags(fs)

@@ -65,3 +65,18 @@ func TestUsageListsFlagsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalUsageRequiresLookups checks that the usage lines show -lookups
+// as the required flag it is, not as an optional one.
+func TestEvalUsageRequiresLookups(t *testing.T) {
+	_, top, _ := runCmd(t, "", "-h")
+	_, sub, _ := runCmd(t, "", "eval", "-h")
+	for name, usage := range map[string]string{"mementomap -h": top, "mementomap eval -h": sub} {
+		if strings.Contains(usage, "[-lookups FILE") || !strings.Contains(usage, "-lookups FILE MAP INDEX...") {
+			t.Errorf("%s shows -lookups as optional or not at all:\n%s", name, usage)
+		}
+	}
+	if _, _, err := runCmd(t, "", "eval", "m.ukvs", "i.cdxj"); err == nil || !strings.Contains(err.Error(), "want -lookups FILE") {
+		t.Errorf("eval without -lookups: err %v", err)
+	}
+}

@@ -5,7 +5,7 @@
 //	mementomap build -domain example.org https://index.example.org/coll/cdx
 //	mementomap compact [-hcf W] [-pcf W] [-fit PROFILE.json] IN OUT
 //	mementomap lookup MAP [URI|SURT...]      (stdin when none)
-//	mementomap eval [-lookups FILE] MAP INDEX...
+//	mementomap eval -lookups FILE MAP INDEX...
 //	mementomap merge [-o OUT] MAP1 MAP2 [MAP...]
 //	mementomap check MAP
 //	mementomap stats MAP
@@ -33,7 +33,7 @@ func (e *env) commands() cli.Commands {
 		{Name: "build", Args: "[-o OUT] [filters] INDEX...", Summary: "baseline map from CDX/CDXJ files (gzip or not, sorted or not), ZipNum clusters,\nor CDX servers (an http(s) URL, with -url-prefix or -domain)", Run: e.build},
 		{Name: "compact", Args: "[-hcf W] [-pcf W] [-fit PROFILE.json] IN OUT", Summary: "one-pass compaction (the paper's Figure 3)", Run: e.compact},
 		{Name: "lookup", Args: "MAP [URI|SURT...]", Summary: "matched key and frequency (stdin when no URI is given)", Run: e.lookup},
-		{Name: "eval", Args: "[-lookups FILE] MAP INDEX...", Summary: "relative cost, accuracy, precision, recall", Run: e.eval},
+		{Name: "eval", Args: "-lookups FILE MAP INDEX...", Summary: "relative cost, accuracy, precision, recall", Run: e.eval},
 		{Name: "merge", Args: "[-o OUT] MAP1 MAP2 [MAP...]", Summary: "union of maps of one archive (URI-R counts of shared keys: upper bounds)", Run: e.merge},
 		{Name: "check", Args: "MAP", Summary: "validate order, headers and frequencies", Run: e.check},
 		{Name: "stats", Args: "MAP", Summary: "lines, totals, wildcards, depths", Run: e.stats},
