@@ -11,7 +11,7 @@
 //	go run ./examples/aggregator -archives archivelist.xml -rules rules.json -cache memory
 //	go run ./examples/aggregator http://example.com/             # print the TimeMap (MemGator's CLI)
 //	go run ./examples/aggregator -format json http://example.com/ 2005
-//	go run ./examples/aggregator observed -cache bolt:cache.db -archive ia -o maps/  # observed maps
+//	go run ./examples/aggregator observed -cache bolt:cache.db -archive-id ia -o maps/  # observed maps
 //
 // Endpoints (GET and HEAD; OPTIONS answers a browser's CORS preflight):
 //

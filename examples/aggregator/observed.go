@@ -20,7 +20,7 @@ import (
 	"github.com/mementokit/mementokit/mementomap"
 )
 
-const observedUsage = `usage: aggregator observed -cache STORE -archive ID[,ID...] -o DIR [-archives FILE] [-max-age D]
+const observedUsage = `usage: aggregator observed -cache STORE -archive-id ID[,ID...] -o DIR [-archives FILE] [-max-age D]
 
 Writes the observed map of each archive (aggregator.WriteObservedMap: what
 the aggregator's cache says the archive answered, with when; negatives
@@ -49,7 +49,7 @@ func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	store := fs.String("cache", "", "cache `store`: bolt:PATH or a MySQL DSN such as user:pass@tcp(127.0.0.1:3306)/db")
 	var ids []string
-	fs.Func("archive", "archive `id`s, as the archive list names them (comma-separated, repeatable)", func(s string) error {
+	fs.Func("archive-id", "archive `id`s, as the archive list names them (comma-separated, repeatable)", func(s string) error {
 		for _, id := range strings.Split(s, ",") {
 			if id = strings.TrimSpace(id); id != "" {
 				ids = append(ids, id)
@@ -73,7 +73,7 @@ func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case *store == "bolt" || *store == "bolt:":
 		return cli.Usagef("observed: -cache bolt needs its file: bolt:PATH")
 	case len(ids) == 0:
-		return cli.Usagef("observed: -archive is required")
+		return cli.Usagef("observed: -archive-id is required")
 	case *out == "":
 		return cli.Usagef("observed: -o DIR is required")
 	case *maxAge <= 0:

@@ -34,7 +34,7 @@ func observedRun(t *testing.T, store string) (x1, x2 []string, dir, list, out st
 	}
 	maps := filepath.Join(dir, "maps")
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"observed", "-cache", store, "-archive", "x1,x2", "-o", maps}, strings.NewReader(""), &stdout, &stderr); err != nil {
+	if err := run(context.Background(), []string{"observed", "-cache", store, "-archive-id", "x1,x2", "-o", maps}, strings.NewReader(""), &stdout, &stderr); err != nil {
 		t.Fatalf("observed: %v\n%s", err, stderr.String())
 	}
 	lines := func(id string) []string {
@@ -113,7 +113,7 @@ func TestObservedBolt(t *testing.T) {
 	}
 	// Again over the maps just written: nothing new, every line kept.
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), []string{"observed", "-cache", store, "-archive", "x2", "-o", maps}, strings.NewReader(""), &stdout, &stderr); err != nil {
+	if err := run(context.Background(), []string{"observed", "-cache", store, "-archive-id", "x2", "-o", maps}, strings.NewReader(""), &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "positives 0, negatives 0, kept 3") {
@@ -128,11 +128,11 @@ func TestObservedBolt(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-cache", store, "-archive", "nosuch", "-o", maps}, "nothing shows it was asked"},
-		{[]string{"-cache", store, "-archive", "nosuch", "-archives", list, "-o", maps}, "not in"},
-		{[]string{"-cache", "bolt:" + filepath.Join(dir0, "nonexist", "x.db"), "-archive", "x1", "-o", maps}, "no such cache file"},
-		{[]string{"-cache", "bolt:" + filepath.Join(dir0, "typo.db"), "-archive", "x1", "-o", maps}, "no such cache file"},
-		{[]string{"-cache", "bolt:" + empty, "-archive", "x1", "-o", maps}, "empty file"},
+		{[]string{"-cache", store, "-archive-id", "nosuch", "-o", maps}, "nothing shows it was asked"},
+		{[]string{"-cache", store, "-archive-id", "nosuch", "-archives", list, "-o", maps}, "not in"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir0, "nonexist", "x.db"), "-archive-id", "x1", "-o", maps}, "no such cache file"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir0, "typo.db"), "-archive-id", "x1", "-o", maps}, "no such cache file"},
+		{[]string{"-cache", "bolt:" + empty, "-archive-id", "x1", "-o", maps}, "empty file"},
 	} {
 		err := run(context.Background(), append([]string{"observed"}, tc.args...), strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -156,7 +156,7 @@ func TestObservedBolt(t *testing.T) {
 	// A listed archive that holds nothing is written with its negatives.
 	stdout.Reset()
 	list3 := writeList(t, dir0, listEntry{ID: "x1", TimeMap: "http://127.0.0.1:1/timemap/"}, listEntry{ID: "x3", TimeMap: "http://127.0.0.1:1/timemap/"})
-	if err := run(context.Background(), []string{"observed", "-cache", store, "-archive", "x3", "-archives", list3, "-o", maps}, strings.NewReader(""), &stdout, &stderr); err != nil {
+	if err := run(context.Background(), []string{"observed", "-cache", store, "-archive-id", "x3", "-archives", list3, "-o", maps}, strings.NewReader(""), &stdout, &stderr); err != nil {
 		t.Fatalf("listed x3: %v", err)
 	}
 	if !strings.Contains(stdout.String(), "positives 0, negatives 3") {
@@ -176,13 +176,14 @@ func TestObservedUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-archive", "a", "-o", dir}, "-cache is required"},
-		{[]string{"-cache", "memory", "-archive", "a", "-o", dir}, "ends with its process"},
-		{[]string{"-cache", "bolt", "-archive", "a", "-o", dir}, "bolt:PATH"},
-		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-o", dir}, "-archive is required"},
-		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-archive", "a"}, "-o DIR"},
-		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-archive", "../a", "-o", dir}, "cannot name a file"},
-		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-archive", "a", "-o", dir, "extra"}, "unexpected argument"},
+		{[]string{"-archive-id", "a", "-o", dir}, "-cache is required"},
+		{[]string{"-cache", "memory", "-archive-id", "a", "-o", dir}, "ends with its process"},
+		{[]string{"-cache", "bolt", "-archive-id", "a", "-o", dir}, "bolt:PATH"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-o", dir}, "-archive-id is required"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-archive-id", "a"}, "-o DIR"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-archive-id", "../a", "-o", dir}, "cannot name a file"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-archive-id", "a", "-o", dir, "extra"}, "unexpected argument"},
+		{[]string{"-cache", "bolt:" + filepath.Join(dir, "c.db"), "-archive", "a", "-o", dir}, "-archive"}, // the flag is -archive-id, as in the other tools
 	} {
 		var stderr bytes.Buffer
 		err := run(context.Background(), append([]string{"observed"}, tc.args...), strings.NewReader(""), &bytes.Buffer{}, &stderr)

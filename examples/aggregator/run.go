@@ -151,7 +151,7 @@ func commands(ctx context.Context, stdout, stderr io.Writer) cli.Commands {
 	return cli.Commands{
 		{Name: "server", Args: "[flags]",
 			Summary: "serve HTTP (the default; MemGator's \"memgator [flags] server\"): the flags may stand\nbefore or after the word"},
-		{Name: "observed", Args: "-cache STORE -archive ID -o DIR",
+		{Name: "observed", Args: "-cache STORE -archive-id ID -o DIR",
 			Summary: "observed maps from the cache, for archives that publish none (\"aggregator observed -h\")",
 			Run:     func(args []string) error { return runObserved(ctx, args, stdout, stderr) }},
 	}
