@@ -12,10 +12,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agnivade/levenshtein"
 
 	"github.com/mementokit/mementokit/aggregator"
 	"github.com/mementokit/mementokit/internal/cli"
@@ -84,7 +87,7 @@ type Config struct {
 	Tolerance     int      `json:"tolerance"`
 	DormantFor    Duration `json:"dormant_for"`
 
-	MementoMaps  MapSources `json:"mementomaps"`
+	MementoMaps  MapSources `json:"mementomap"`
 	DiscoverMaps bool       `json:"discover_mementomaps"`
 	MapRefresh   Duration   `json:"mementomap_refresh"`
 	MapMaxAge    Duration   `json:"mementomap_max_age"`
@@ -266,7 +269,8 @@ func LoadConfigFile(path string, c *Config) error {
 }
 
 // DecodeConfig decodes one JSON object over c: keys it holds replace c's
-// values, the others are kept. Unknown keys and data after the object are
+// values, the others are kept. Unknown keys (the error names the nearest
+// known key, when one is near) and data after the object are
 // errors; a syntax or type error names its byte offset (and the key).
 // It does not Check the result.
 func DecodeConfig(b []byte, c *Config) error {
@@ -281,12 +285,40 @@ func DecodeConfig(b []byte, c *Config) error {
 		case errors.As(err, &te):
 			return fmt.Errorf("byte %d: key %q: want a %s, got %s", te.Offset, te.Field, te.Type, te.Value)
 		}
+		if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if k, err2 := strconv.Unquote(k); err2 == nil {
+				if near := nearestConfigKey(k); near != "" {
+					return fmt.Errorf("unknown key %q (did you mean %q?)", k, near)
+				}
+				return fmt.Errorf("unknown key %q", k)
+			}
+		}
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("byte %d: data after the JSON object", dec.InputOffset())
 	}
 	return nil
+}
+
+// nearestConfigKey is the Config key nearest to k by edit distance, when
+// it is at most a third of k's length (at least 2) away; "" otherwise.
+func nearestConfigKey(k string) string {
+	best, bestD := "", len(k)/3
+	if bestD < 2 {
+		bestD = 2
+	}
+	t := reflect.TypeOf(Config{})
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		if d := levenshtein.ComputeDistance(k, name); d <= bestD && (best == "" || d < bestD) {
+			best, bestD = name, d
+		}
+	}
+	return best
 }
 
 // Check rejects values no server can run with; the error lists each

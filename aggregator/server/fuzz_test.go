@@ -11,7 +11,7 @@ func FuzzDecodeConfig(f *testing.F) {
 	for _, s := range []string{
 		`{}`,
 		`{"addr": "127.0.0.1:0", "cache": "memory", "workers": 2, "request_timeout": "3s"}`,
-		`{"mementomaps": {"ia": "discover", "ukwa": "/maps/ukwa"}, "discover_mementomaps": true}`,
+		`{"mementomap": {"ia": "discover", "ukwa": "/maps/ukwa"}, "discover_mementomaps": true}`,
 		`{"workers": "two"}`,
 		`{"request_timeout": "-1s"}`,
 		`{"wrokers": 1}`,

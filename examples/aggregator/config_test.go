@@ -27,7 +27,7 @@ func TestParseConfig(t *testing.T) {
 	  "cache": "memory",
 	  "workers": 7,
 	  "request_timeout": "3s",
-	  "mementomaps": {"ia": "/maps/ia.ukvs", "ukwa": "discover"},
+	  "mementomap": {"ia": "/maps/ia.ukvs", "ukwa": "discover"},
 	  "log_format": "text"
 	}`))
 	tests := []struct {
@@ -100,7 +100,9 @@ func TestConfigErrors(t *testing.T) {
 		{"syntax error", `{"workers": 2,}`, nil, "byte 15"},
 		{"wrong type", `{"workers": "two"}`, nil, `key "workers": want a int, got string`},
 		{"bad duration", `{"request_timeout": "fast"}`, nil, `want a duration string such as "10s"`},
-		{"unknown key", `{"wrokers": 2}`, nil, `unknown field "wrokers"`},
+		{"unknown key", `{"wrokers": 2}`, nil, `unknown key "wrokers" (did you mean "workers"?)`},
+		{"key named as the flag is", `{"mementomaps": {"ia": "discover"}}`, nil, `unknown key "mementomaps" (did you mean "mementomap"?)`},
+		{"unknown key far from all", `{"zzzzzzzz": 1}`, nil, `: unknown key "zzzzzzzz"`},
 		{"two objects", `{} {}`, nil, "data after the JSON object"},
 		{"file value checked", `{"fan_out": -3}`, nil, "fan-out must be positive"},
 		{"bad size flag", "", []string{"-body-memory", "lots"}, `invalid size "lots"`},
