@@ -12,7 +12,6 @@ import (
 
 	"github.com/mementokit/mementokit/mementomap"
 	"github.com/mementokit/mementokit/surt"
-	"github.com/mementokit/mementokit/ukvs"
 )
 
 // OpenMementoMap opens the MementoMap file at path (memory-mapped, see
@@ -52,8 +51,9 @@ func OpenMementoMap(path string) (MapLookup, io.Closer, error) {
 // error naming path and wrapping mementomap.ErrNotRegular for a path that
 // is not a regular file (a directory, a FIFO, a device: refused before it
 // is opened, so a FIFO is never waited on), an error wrapping
-// ErrNotAMap and naming path for a file that ukvs.Check refuses (wrapping
-// its *ukvs.ParseError too) or that has no data line, and otherwise
+// ErrNotAMap and naming path for a file that mementomap.CheckMap refuses
+// (wrapping its *ukvs.ParseError too; a map with no data line, cut short
+// or with bad lines), and otherwise
 // mementomap.Open's error, naming the file (such as one wrapping
 // mementomap.ErrNotMap or mementomap.ErrLoneCR).
 func OpenMementoMapAt(path string, now func() time.Time) (MapLookup, io.Closer, error) {
@@ -69,8 +69,8 @@ func OpenMementoMapAt(path string, now func() time.Time) (MapLookup, io.Closer, 
 }
 
 // ErrNotAMap is returned (wrapped) by OpenMementoMap for a file that is not
-// a usable MementoMap: not a valid UKVS document (ukvs.Check), or one with
-// no data line. Such a map would say "absent" for every URI-R, so that the
+// a usable MementoMap: one that mementomap.CheckMap refuses (not a valid
+// UKVS document, no data line, a last line cut short). Such a map would say "absent" for every URI-R, so that the
 // archive would never be asked: an HTML "page not found" served with 200 at
 // /.well-known/mementomap, or an empty body, is the usual case.
 var ErrNotAMap = errors.New("not a MementoMap")
@@ -84,12 +84,8 @@ func checkMapFile(path string) error {
 		return err
 	}
 	defer f.Close()
-	n, err := ukvs.Check(bufio.NewReaderSize(f, 64<<10))
-	if err != nil {
+	if _, err := mementomap.CheckMap("", bufio.NewReaderSize(f, 64<<10)); err != nil {
 		return fmt.Errorf("%s: %w: %w", path, ErrNotAMap, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("%s: %w: no data line", path, ErrNotAMap)
 	}
 	return nil
 }

@@ -198,7 +198,10 @@ func hasLoneCR(b []byte) bool {
 // header line that is not valid UKVS is kept with its raw value. A UTF-8
 // byte order mark at the start is skipped; lines end with LF or CRLF, and
 // a map whose first line ends with a lone CR is refused with [ErrLoneCR],
-// and a gzip-compressed file or a CDX/CDXJ index with [ErrNotMap].
+// a gzip-compressed file or a CDX/CDXJ index with [ErrNotMap], and a
+// file whose last line has no line end (a map cut short, whose last
+// frequency may be cut too) with an error naming the file and that line
+// and wrapping [ErrNoLineEnd] and a *ukvs.ParseError.
 //
 // A valid map has its data lines sorted byte-wise by key, each key once
 // (ukvs.Check, the check command). In an unsorted map a binary search can
@@ -270,6 +273,11 @@ func Open(path string) (_ *Map, err error) {
 	}
 	if m.err != nil {
 		return nil, fmt.Errorf("%w: %s", m.err, path)
+	}
+	if n := len(m.b); n > 0 && m.b[n-1] != '\n' {
+		// A map cut short: its last frequency may be cut too.
+		line := int64(bytes.Count(m.b, []byte{'\n'})) + 1
+		return nil, fmt.Errorf("mementomap: %s: %w", path, &ukvs.ParseError{Line: line, Err: ErrNoLineEnd})
 	}
 	return m, nil
 }

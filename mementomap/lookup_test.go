@@ -168,7 +168,17 @@ func TestLookupEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, m := range []*Map{openMap(t, tt.content), FromBytes([]byte(tt.content))} {
+			maps := []*Map{FromBytes([]byte(tt.content))}
+			if tt.content == "" || strings.HasSuffix(tt.content, "\n") {
+				maps = append(maps, openMap(t, tt.content))
+			} else if m, err := Open(writeMap(t, tt.content)); !errors.Is(err, ErrNoLineEnd) {
+				// A file whose last line has no line end was cut short.
+				t.Errorf("Open of a map without a final line end = %v, want ErrNoLineEnd", err)
+				if m != nil {
+					m.Close()
+				}
+			}
+			for _, m := range maps {
 				got, err := m.LookupSURT(tt.query)
 				if tt.bad != "" {
 					if !errors.Is(err, ErrBadLine) || !strings.Contains(err.Error(), tt.bad) || got.Distance != -1 {

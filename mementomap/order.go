@@ -126,11 +126,14 @@ func (m *Map) CheckOrder() (err error) {
 }
 
 // Check checks the whole map by the one rule of a well-formed map,
-// ukvs.Check, which `mementomap check` applies: the headers, every data
+// [CheckMap], which `mementomap check` and the aggregator apply: ukvs.Check
+// (the headers, every data
 // line (ukvs.CheckLine: columns, frequency, datetime, no NUL in a key), and
 // keys strictly increasing over all key columns, so that a line out of
 // order is an error wrapping ukvs.ErrOutOfOrder and a doubled line (its
-// keys repeat the previous line's) one wrapping ukvs.ErrDuplicateKey. The
+// keys repeat the previous line's) one wrapping ukvs.ErrDuplicateKey),
+// at least one data line, one !fields header at most and a last line
+// ended by "\n". The
 // error names the file and the line ("FILE: ukvs: line N: ..."). On
 // success it returns the number of data lines, and the map's lookups then
 // use the fast searches ([Map.CheckOrder] has passed). A command that
@@ -143,12 +146,12 @@ func (m *Map) Check() (n int64, err error) {
 		return 0, err
 	}
 	defer m.endFault(debug.SetPanicOnFault(true), &err)
-	if n, err = ukvs.Check(bytes.NewReader(m.b)); err != nil {
-		name := m.path
-		if name == "" {
-			name = "map"
-		}
-		return n, fmt.Errorf("%s: %w", name, err)
+	name := m.path
+	if name == "" {
+		name = "map"
+	}
+	if n, err = CheckMap(name, bytes.NewReader(m.b)); err != nil {
+		return n, err
 	}
 	return n, m.CheckOrder()
 }

@@ -16,6 +16,9 @@ import (
 //     trailing block that is not a JSON object;
 //   - a malformed value in a column named "frequency" ([ParseFrequency]) or
 //     "datetime" ([ParseDatetimeValue]), key or value;
+//   - a frequency whose two exact counts cannot both be true: more URI-Rs
+//     than mementos ("9/5"), mementos of no URI-R ("5/0"), or no memento
+//     written otherwise than "0" ("0/0", "0/20");
 //   - a NUL byte in a key column ([ErrNULKey]);
 //   - a key that is not strictly greater than the previous line's, in the
 //     byte-wise column-by-column order of [Writer] ([ErrOutOfOrder],
@@ -96,7 +99,9 @@ func keyColumns(f Fields, keys [][]byte) string {
 // CheckLine checks one data line (without its line terminator) laid out
 // as f by the rules [Check] applies to each line: the columns f declares
 // (no fewer; more only as a trailing JSON block), quotes that close, a
-// "frequency" value that parses ([ParseFrequency]), a "datetime" key or
+// "frequency" value that parses ([ParseFrequency]) with counts that can
+// both be true (1 <= URI-Rs <= URI-Ms when both are exact; "0" for no
+// memento), a "datetime" key or
 // value that parses ([ParseDatetimeValue]) or is the placeholder "-", key
 // columns without a NUL byte ([ErrNULKey], at the NUL's column), and a
 // JSON block that is an object. It is the one rule of the module for a map's
@@ -139,6 +144,9 @@ func (r lineRules) check(rec *Record) (int, error) {
 		if err := f.UnmarshalText(v); err != nil {
 			return rec.column(v), err
 		}
+		if reason := countsRule(f); reason != "" {
+			return rec.column(v), freqErr(v, 0, reason)
+		}
 	}
 	for _, col := range [][]byte{rec.Value(r.dtVal), keyAt(rec, r.dtKey)} {
 		if col == nil || IsUnknown(col) {
@@ -154,6 +162,26 @@ func (r lineRules) check(rec *Record) (int, error) {
 		}
 	}
 	return 0, nil
+}
+
+// countsRule returns why the counts of f, a data line's frequency, cannot
+// both be true, or "": with both counts exact, every URI-R has at least
+// one memento, so 1 <= URI-Rs <= URI-Ms, and a key that holds nothing is
+// written "0" (the exclusion line), not "0/0" nor "0/N".
+func countsRule(f Frequency) string {
+	m, r := f.URIM, f.URIR
+	if !m.Known || !r.Known || m.Bound != Exact || r.Bound != Exact {
+		return ""
+	}
+	switch {
+	case m.N == 0:
+		return "an exclusion (no memento) is written 0"
+	case r.N == 0:
+		return "mementos of no URI-R"
+	case r.N > m.N:
+		return "more URI-Rs than mementos"
+	}
+	return ""
 }
 
 func keyAt(rec *Record, i int) []byte {

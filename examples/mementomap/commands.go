@@ -14,7 +14,6 @@ import (
 	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/mementomap"
-	"github.com/mementokit/mementokit/ukvs"
 )
 
 // buildFlags adds the flags shared by build and eval.
@@ -420,9 +419,9 @@ func (e *env) check(args []string) error {
 		return err
 	}
 	defer rc.Close()
-	n, err := ukvs.Check(rc)
+	n, err := mementomap.CheckMap(fs.Arg(0), rc)
 	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: ok, %d data lines, sorted\n", fs.Arg(0), n)
 	return nil
