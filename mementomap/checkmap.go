@@ -48,7 +48,7 @@ func CheckMap(name string, r io.Reader) (int64, error) {
 	if t.fieldsTwice > 0 && (err == nil || errors.As(err, &pe) && pe.Line > t.fieldsTwice) {
 		err = &ukvs.ParseError{Line: t.fieldsTwice, Column: 1, Err: ErrFieldsTwice}
 	}
-	if t.bytes > 0 && t.last != '\n' && (err == nil || errors.As(err, &pe) && pe.Line > t.lines) {
+	if t.eof && t.bytes > 0 && t.last != '\n' && (err == nil || errors.As(err, &pe) && pe.Line > t.lines) {
 		// The cut explains what is wrong with the last line.
 		err = &ukvs.ParseError{Line: t.lines + 1, Err: ErrNoLineEnd}
 	}
@@ -66,6 +66,7 @@ func CheckMap(name string, r io.Reader) (int64, error) {
 type lineTracker struct {
 	r           io.Reader
 	bytes       int64
+	eof         bool  // r returned io.EOF: last is the input's last byte
 	lines       int64 // "\n" bytes so far
 	last        byte
 	atStart     bool   // the next byte starts a line
@@ -102,6 +103,9 @@ func (t *lineTracker) Read(p []byte) (int, error) {
 		t.lines++
 		t.atStart = true
 		b = b[i+1:]
+	}
+	if err == io.EOF {
+		t.eof = true
 	}
 	if err == io.EOF && !t.atStart {
 		t.endLine()
