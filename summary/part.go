@@ -53,7 +53,7 @@ func (s *Summarizer) read(ctx context.Context, recs iter.Seq2[*cdxj.Record, erro
 				return err
 			}
 			if s.opts.Logger != nil && s.stats.BadLines == 1 {
-				s.opts.Logger.Warn("summary: skipped a bad index line (first occurrence; see Stats.BadLines)", "err", err)
+				s.opts.Logger.Warn("summary: skipped a bad index line (first occurrence; the others are counted, not logged)", "err", err)
 			}
 		}
 	}

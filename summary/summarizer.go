@@ -204,7 +204,7 @@ func (s *Summarizer) warn(kind int, msg string, c *Capture) {
 		return
 	}
 	s.warned[kind] = true
-	s.opts.Logger.Warn("summary: "+msg+" (first occurrence; see Stats for the count)",
+	s.opts.Logger.Warn("summary: "+msg+" (first occurrence; the others are counted, not logged)",
 		"key", c.IndexKey, "timestamp", c.Timestamp, "status", c.Status)
 }
 

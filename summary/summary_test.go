@@ -423,4 +423,8 @@ func TestLoggerWarnsOnce(t *testing.T) {
 	if n := strings.Count(buf.String(), "status not 2xx"); n != 1 {
 		t.Errorf("logged %d warnings, want 1:\n%s", n, buf.String())
 	}
+	// The message speaks of the captures, not of Go fields.
+	if want := `msg="summary: capture not counted: status not 2xx or unknown (first occurrence; the others are counted, not logged)"`; !strings.Contains(buf.String(), want) {
+		t.Errorf("log %q, want %s", buf.String(), want)
+	}
 }
