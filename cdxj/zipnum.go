@@ -511,7 +511,7 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 		maxBlock = DefaultMaxBlockSize
 	}
 	if e.Length > maxBlock {
-		fail(fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, maxBlock))
+		fail(c.idxError(e.At, fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, maxBlock)))
 		return false
 	}
 	f, err := c.part(e.Part)
@@ -848,7 +848,7 @@ func (c *Cluster) decompressBlock(f *fetched) error {
 		return fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err)
 	}
 	if e.Length > c.maxBlock() {
-		return fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, c.maxBlock())
+		return c.idxError(e.At, fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, c.maxBlock()))
 	}
 	pf, err := c.part(e.Part)
 	if err != nil {

@@ -83,6 +83,10 @@ func TestClusterDamagedIndex(t *testing.T) {
 			Query{Key: "com,example)/15"}, "the secondary index is not sorted", 0},
 		{"unsorted index, prefix scan", func(l []string) []string { l[1], l[3] = l[3], l[1]; return l },
 			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 2 (byte 39)", 5},
+		{"length past the block limit, key", func(l []string) []string { l[0] = setField(l[0], 3, "99999999"); return l },
+			Query{Key: "com,example)/03"}, "c.idx line 1 (byte 0): cdxj: malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
+		{"length past the block limit, prefix scan", func(l []string) []string { l[0] = setField(l[0], 3, "99999999"); return l },
+			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 1 (byte 0): cdxj: malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
 		{"sound index still answers", func(l []string) []string { return l },
 			Query{Key: "com,example)/", Match: MatchPrefix}, "", 20},
 	}
