@@ -261,6 +261,8 @@ func TestNotAMementoMapIsRefused(t *testing.T) {
 		{"empty-body", "", 0, true},
 		{"plain-text", "404 page not found\n", 0, true},
 		{"headers-only", "!fields {\"keys\": [\"surt_k\"], \"values\": [\"frequency\"]}\n", 0, true},
+		{"cut-short", "!fields {\"keys\": [\"surt_k\"], \"values\": [\"frequency\"]}\norg,other)/ 3\norg,zz)/ 1", 0, true},
+		{"doubled-fields", "!fields {\"keys\": [\"surt_k\"], \"values\": [\"frequency\"]}\n!fields {\"keys\": [\"surt_k\"], \"values\": [\"frequency\"]}\norg,other)/ 3\n", 0, true},
 		{"valid-map", "!fields {\"keys\": [\"surt_k\"], \"values\": [\"frequency\"]}\norg,other)/ 3\n", StatusSkippedByMap, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
