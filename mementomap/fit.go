@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // PowerLawFit is a power law a·(i+1)^(−k) fitted to the mean children per
@@ -78,7 +79,7 @@ const MinFitR2 = 0.5
 // ErrPoorFit reports a fit that is no basis for compaction cutoffs: a k of
 // 0 or less (cutoffs that stay or grow with depth, where the paper's
 // shrink), a value that is not finite, or an R² below [MinFitR2].
-var ErrPoorFit = errors.New("mementomap: fit not fit for cutoffs")
+var ErrPoorFit = errors.New("mementomap: poor fit for compaction cutoffs")
 
 // Check reports whether pl can serve as compaction cutoffs: nil, or
 // ErrPoorFit (wrapped, giving the value) when the layer could not be
@@ -87,7 +88,7 @@ var ErrPoorFit = errors.New("mementomap: fit not fit for cutoffs")
 func (pl *PowerLawFit) Check() error {
 	switch {
 	case pl.Unfitted != "":
-		return fmt.Errorf("%w: not fitted: %w: %s", ErrPoorFit, ErrFit, pl.Unfitted)
+		return &fitError{ErrPoorFit.Error() + ": not fitted: " + strings.TrimPrefix(ErrFit.Error(), "mementomap: ") + ": " + pl.Unfitted, []error{ErrPoorFit, ErrFit}}
 	case bad(pl.A) || bad(pl.K) || bad(pl.R2):
 		return fmt.Errorf("%w: a = %v, k = %v, R² = %v (not finite)", ErrPoorFit, pl.A, pl.K, pl.R2)
 	case pl.A <= 0:
@@ -102,20 +103,32 @@ func (pl *PowerLawFit) Check() error {
 
 // Check reports whether both layers that [CompactOptions.WithFit] takes
 // (Host and Path, the log-space fits) can serve as cutoffs: nil, or the
-// errors of [PowerLawFit.Check] in one line ("hosts: …; paths: …"), each
-// naming its layer and wrapping ErrPoorFit.
+// errors of [PowerLawFit.Check] in one line ("mementomap: poor fit for
+// compaction cutoffs: hosts: …; paths: …"), naming each layer and
+// wrapping their errors (so ErrPoorFit, and ErrFit for a layer not fitted).
 func (f *CutoffFit) Check() error {
 	he, pe := f.Host.Check(), f.Path.Check()
+	detail := func(err error) string { return strings.TrimPrefix(err.Error(), ErrPoorFit.Error()+": ") }
 	switch {
 	case he != nil && pe != nil:
-		return fmt.Errorf("hosts: %w; paths: %w", he, pe)
+		return &fitError{ErrPoorFit.Error() + ": hosts: " + detail(he) + "; paths: " + detail(pe), []error{he, pe}}
 	case he != nil:
-		return fmt.Errorf("hosts: %w", he)
+		return &fitError{ErrPoorFit.Error() + ": hosts: " + detail(he), []error{he}}
 	case pe != nil:
-		return fmt.Errorf("paths: %w", pe)
+		return &fitError{ErrPoorFit.Error() + ": paths: " + detail(pe), []error{pe}}
 	}
 	return nil
 }
+
+// fitError is an error of a fit check that names the package once and
+// wraps the errors it was made of.
+type fitError struct {
+	msg  string
+	errs []error
+}
+
+func (e *fitError) Error() string   { return e.msg }
+func (e *fitError) Unwrap() []error { return e.errs }
 
 func bad(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 

@@ -130,7 +130,7 @@ func TestFitCutoffsTooFew(t *testing.T) {
 	if err := f.Path.Check(); !errors.Is(err, ErrFit) || !errors.Is(err, ErrPoorFit) || !strings.Contains(err.Error(), "1 depths between 1 and") {
 		t.Errorf("path fit: %v; want ErrFit naming the depths", err)
 	}
-	if err := f.Check(); err == nil || !strings.HasPrefix(err.Error(), "paths: ") {
+	if err := f.Check(); err == nil || err.Error() != "mementomap: poor fit for compaction cutoffs: paths: not fitted: too few depths to fit a power law: "+f.Path.Unfitted || !errors.Is(err, ErrFit) {
 		t.Errorf("fit check %v; want the paths refused", err)
 	}
 	// Hosts with too few depths leave the paths fitted (the host layer
@@ -265,12 +265,12 @@ func TestFitCheck(t *testing.T) {
 		want string
 	}{
 		// The host fit of 300,000 cdxgen lines (TestFitCutoffsCdxgen).
-		{"negative k", func(f *CutoffFit) { f.Host.K, f.Host.R2 = -0.39, 0.42 }, "hosts: mementomap: fit not fit for cutoffs: k = -0.390 (R² 0.420): cutoffs would not shrink with depth"},
-		{"zero k", func(f *CutoffFit) { f.Path.K = 0 }, "paths: mementomap: fit not fit for cutoffs: k = 0.000"},
-		{"low R²", func(f *CutoffFit) { f.Host.R2 = 0.246 }, "hosts: mementomap: fit not fit for cutoffs: R² = 0.246 (k = 0.682), below 0.50"},
-		{"NaN k", func(f *CutoffFit) { f.Path.K = math.NaN() }, "paths: mementomap: fit not fit for cutoffs: a = 18.81626"},
-		{"infinite a", func(f *CutoffFit) { f.Host.A = math.Inf(1) }, "hosts: mementomap: fit not fit for cutoffs: a = +Inf"},
-		{"zero a", func(f *CutoffFit) { f.Path.A = 0 }, "paths: mementomap: fit not fit for cutoffs: a = 0, not above 0"},
+		{"negative k", func(f *CutoffFit) { f.Host.K, f.Host.R2 = -0.39, 0.42 }, "mementomap: poor fit for compaction cutoffs: hosts: k = -0.390 (R² 0.420): cutoffs would not shrink with depth"},
+		{"zero k", func(f *CutoffFit) { f.Path.K = 0 }, "mementomap: poor fit for compaction cutoffs: paths: k = 0.000"},
+		{"low R²", func(f *CutoffFit) { f.Host.R2 = 0.246 }, "mementomap: poor fit for compaction cutoffs: hosts: R² = 0.246 (k = 0.682), below 0.50"},
+		{"NaN k", func(f *CutoffFit) { f.Path.K = math.NaN() }, "mementomap: poor fit for compaction cutoffs: paths: a = 18.81626"},
+		{"infinite a", func(f *CutoffFit) { f.Host.A = math.Inf(1) }, "mementomap: poor fit for compaction cutoffs: hosts: a = +Inf"},
+		{"zero a", func(f *CutoffFit) { f.Path.A = 0 }, "mementomap: poor fit for compaction cutoffs: paths: a = 0, not above 0"},
 	} {
 		g := f
 		c.edit(&g)

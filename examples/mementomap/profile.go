@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mementokit/mementokit/internal/cli"
@@ -107,7 +108,7 @@ func (e *env) withFit(o mementomap.CompactOptions, path string, fallback bool) (
 		return o, err
 	}
 	if err := f.Check(); err != nil && !fallback {
-		return o, fmt.Errorf("%s: %w (%s; -fit-fallback takes the paper's a and k for a layer refused)", path, err, fitSizes)
+		return o, fmt.Errorf("%s: %s (%s; -fit-fallback takes the paper's a and k for a layer refused)", path, strings.TrimPrefix(err.Error(), "mementomap: "), fitSizes)
 	}
 	fitted := *o.WithFit(f)
 	if err := f.Host.Check(); err != nil {

@@ -57,9 +57,10 @@ func TestProfileAndCompactFit(t *testing.T) {
 		t.Fatalf("fit of 20,000 cdxgen lines: host %+v path %+v, want a host k below 0 and a path fit that passes", f.Host, f.Path)
 	}
 	_, _, err = runCmd(t, "", "compact", "-q", "-fit", prof, base, fitted)
-	if cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(err.Error(), "profile.json: hosts: mementomap: fit not fit for cutoffs: k = -") ||
-		!strings.Contains(err.Error(), "-fit-fallback") {
-		t.Errorf("compact -fit with a host k below 0: status %d, err %v", cli.Status("mementomap", err, io.Discard), err)
+	var printed strings.Builder
+	if cli.Status("mementomap", err, &printed) != 1 || !strings.HasPrefix(printed.String(), "mementomap: compact: -fit "+prof+": poor fit for compaction cutoffs: hosts: k = -") ||
+		strings.Count(printed.String(), "mementomap:") != 1 || !strings.Contains(err.Error(), "-fit-fallback") {
+		t.Errorf("compact -fit with a host k below 0: status %d, printed %q", cli.Status("mementomap", err, io.Discard), printed.String())
 	}
 	if _, err := os.Stat(fitted); err == nil {
 		t.Error("compact -fit with a refused fit wrote a map")
@@ -138,7 +139,7 @@ func TestCompactFitRefusesPoorFits(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.ukvs")
 	_, _, err := runCmd(t, "", "compact", "-q", "-fit", prof, base, out)
-	if cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(err.Error(), "hosts: mementomap: fit not fit for cutoffs: k = -0.390 (R² 0.422)") ||
+	if cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(err.Error(), ": poor fit for compaction cutoffs: hosts: k = -0.390 (R² 0.422)") ||
 		strings.Contains(err.Error(), "paths:") || !strings.Contains(err.Error(), "300,000 index lines") {
 		t.Errorf("compact -fit 300k profile: status %d, err %v", cli.Status("mementomap", err, io.Discard), err)
 	}
@@ -208,7 +209,7 @@ func TestCompactFitUnfittedLayer(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.ukvs")
 	_, _, err = runCmd(t, "", "compact", "-q", "-fit", prof, base, out)
-	if cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(err.Error(), "hosts: mementomap: fit not fit for cutoffs: not fitted: mementomap: too few depths to fit a power law: 1 depths between 3 and") ||
+	if cli.Status("mementomap", err, io.Discard) != 1 || !strings.Contains(err.Error(), ": poor fit for compaction cutoffs: hosts: not fitted: too few depths to fit a power law: 1 depths between 3 and") ||
 		strings.Contains(err.Error(), "paths:") {
 		t.Errorf("compact -fit, one host depth: status %d, err %v", cli.Status("mementomap", err, io.Discard), err)
 	}

@@ -351,7 +351,7 @@ func TestFitStatusReasons(t *testing.T) {
 		use = append(use, r[len(r)-1])
 	}
 	want := []string{
-		"refuses it: not fitted: mementomap: too few depths to fit a power law: 1 depths between 3 and 8 with 1 or more parents; -fit-fallback takes the reference's a and k",
+		"refuses it: not fitted: too few depths to fit a power law: 1 depths between 3 and 8 with 1 or more parents; -fit-fallback takes the reference's a and k",
 		"refuses it: R² = 0.300 (k = 1.100), below 0.50: the depths do not follow a power law closely enough; -fit-fallback takes the reference's a and k",
 		"not fitted: 1 depths between 3 and 8 with 1 or more parents",
 		"not used (comparison)",
