@@ -556,25 +556,12 @@ func TestKeyer(t *testing.T) {
 	}
 }
 
-// rekeyLines returns lines with the URL of every line i for which pick
-// gives a j >= 0 replaced by the URL of line j, its index key kept: an
-// index whose keys differ from the canonical SURTs of some of its URLs,
-// still sorted by key, whose records Build re-keys.
+// rekeyLines is cdxgen.Rekey, failing t on its error.
 func rekeyLines(t *testing.T, lines []string, pick func(i int) int) []string {
 	t.Helper()
-	urlOf := func(l string) string {
-		_, rest, ok := strings.Cut(l, `"url": "`)
-		u, _, ok2 := strings.Cut(rest, `"`)
-		if !ok || !ok2 {
-			t.Fatalf("no url in %q", l)
-		}
-		return u
-	}
-	out := slices.Clone(lines)
-	for i := range out {
-		if j := pick(i); j >= 0 {
-			out[i] = strings.Replace(out[i], `"url": "`+urlOf(lines[i])+`"`, `"url": "`+urlOf(lines[j])+`"`, 1)
-		}
+	out, err := cdxgen.Rekey(lines, pick)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -1202,26 +1202,12 @@ func TestStoredSize(t *testing.T) {
 	}
 }
 
-// rekeyed returns lines with the URL of every line i for which pick gives
-// a j >= 0 replaced by the URL of line j, its index key kept: an index
-// still sorted by key whose keys differ from the canonical SURTs of some
-// of its URLs, so that the build replaces them and their URI-Rs sort
-// anywhere.
+// rekeyed is cdxgen.Rekey, failing t on its error.
 func rekeyed(t *testing.T, lines []string, pick func(i int) int) []string {
 	t.Helper()
-	urlOf := func(l string) string {
-		_, rest, ok := strings.Cut(l, `"url": "`)
-		u, _, ok2 := strings.Cut(rest, `"`)
-		if !ok || !ok2 {
-			t.Fatalf("no url in %q", l)
-		}
-		return u
-	}
-	out := slices.Clone(lines)
-	for i := range out {
-		if j := pick(i); j >= 0 {
-			out[i] = strings.Replace(out[i], `"url": "`+urlOf(lines[i])+`"`, `"url": "`+urlOf(lines[j])+`"`, 1)
-		}
+	out, err := cdxgen.Rekey(lines, pick)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,5 +117,33 @@ func TestWriteLookups(t *testing.T) {
 		if held != 250 {
 			t.Errorf("surt=%v: %d lookups held by the index, want 250", asSURT, held)
 		}
+	}
+}
+
+// TestRekey: a picked line carries the other line's URL under its own key
+// and timestamp, the rest are unchanged, and a line without a url member
+// or a pick past the end is an error naming the line.
+func TestRekey(t *testing.T) {
+	lines := []string{
+		`com,a)/ 20200101000000 {"url": "http://a.com/", "status": "200"}`,
+		`com,a)/b 20200101000000 {"url": "http://a.com/b", "status": "200"}`,
+	}
+	got, err := Rekey(lines, func(i int) int { return map[int]int{0: -1, 1: 0}[i] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{lines[0], `com,a)/b 20200101000000 {"url": "http://a.com/", "status": "200"}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("Rekey = %q; want %q", got, want)
+	}
+	if lines[1] != `com,a)/b 20200101000000 {"url": "http://a.com/b", "status": "200"}` {
+		t.Errorf("Rekey changed its input: %q", lines[1])
+	}
+	if _, err := Rekey(lines, func(int) int { return 2 }); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("pick past the end: %v; want an error naming line 1", err)
+	}
+	bad := []string{lines[0], `com,a)/c 20200101000000 {"status": "200"}`}
+	if _, err := Rekey(bad, func(i int) int { return 1 - i }); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("no url member: %v; want an error naming line 2", err)
 	}
 }
