@@ -218,3 +218,46 @@ func TestLoadArchivesUnknownMapWarns(t *testing.T) {
 		t.Errorf("log %q, want one warning naming web.archive.org and zz and the list", logBuf.String())
 	}
 }
+
+// TestOpenCacheLogsBoltPath: a bolt cache without a path is logged at
+// info with the file it uses in the data folder and whether that folder
+// was made now; one with a path is not.
+func TestOpenCacheLogsBoltPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	type record struct {
+		Level, Msg, Path string
+		Created          bool `json:"folder_created"`
+	}
+	records := func() []record {
+		var out []record
+		for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+			var r record
+			if json.Unmarshal([]byte(l), &r) == nil && r.Msg == "bolt cache in the data folder" {
+				out = append(out, r)
+			}
+		}
+		buf.Reset()
+		return out
+	}
+	want := filepath.Join(dir, "cache.db")
+	for i, created := range []bool{true, false} {
+		c, _, err := OpenCache(t.Context(), "bolt", dir, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if d := cmp.Diff([]record{{Level: "INFO", Msg: "bolt cache in the data folder", Path: want, Created: created}}, records()); d != "" {
+			t.Errorf("open %d: records (-want +got):\n%s", i+1, d)
+		}
+	}
+	c, _, err := OpenCache(t.Context(), "bolt:"+filepath.Join(dir, "given.db"), dir, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if r := records(); len(r) != 0 {
+		t.Errorf("a bolt path given is logged as chosen: %+v", r)
+	}
+}

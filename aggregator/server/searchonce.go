@@ -62,7 +62,9 @@ const ExitAllFailed = 3
 // and lines naming them) are left out (Config.NoAPILinks); with BaseURL
 // they name that server. The log goes to c.Logger, or when that is nil
 // to stderr as c.NewLogger makes it (a bad LogFormat or LogLevel is
-// refused). stderr gets one line per archive that failed, timed out or
+// refused). A bolt cache chosen in the data folder (c.Cache "bolt" or
+// "", no path) is named on stderr first, "aggregator: cache bolt:PATH
+// ...". stderr gets one line per archive that failed, timed out or
 // was dormant, "aggregator: ID failed (REASON): ERROR" or "aggregator: ID
 // dormant: not asked", and per archive whose answer had memento links
 // the search left out (no http(s) URI-M, no readable datetime, a
@@ -130,6 +132,13 @@ func SearchOnce(ctx context.Context, c *Config, format string, args []string, st
 		defer cli.OnHardStop(func() { os.RemoveAll(d) })()
 	}
 	defer s.Close()
+	if s.boltPath != "" {
+		// The command line's log is at warn: the store it writes to,
+		// which no flag named, is said here.
+		if _, err := fmt.Fprintf(stderr, "aggregator: cache bolt:%s (the data folder's; -cache bolt:PATH or -data-dir to choose another)\n", s.boltPath); err != nil {
+			return err
+		}
+	}
 	ag := s.Aggregator()
 	if err := ag.LoadMaps(ctx); err != nil {
 		cfg.Logger.Warn("some MementoMaps were not loaded; those archives are always asked", "err", err)

@@ -48,6 +48,9 @@ type Server struct {
 	metrics http.Handler
 
 	tempDir string // removed by Close; set when nothing may stay on disk
+	// boltPath is the bolt cache file chosen in the data folder when
+	// Config.Cache named no path ("" otherwise).
+	boltPath string
 
 	// answering counts the requests between the start of ServeHTTP and
 	// their access record: the one that brings it to 0 writes the records
@@ -198,7 +201,11 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 	}
 	log.Info("aggregator configured", "archives", len(archives), "list", listName, "rules", cfg.Rules != "",
 		"blacklisted_hosts", bl.Len(), "cache", storeName, "data_dir", dataDir, "base_url", base, "workers", cfg.Workers)
-	return &Server{c: cfg, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir,
+	boltPath := ""
+	if spec := cfg.Cache; spec == "" || spec == "bolt" {
+		boltPath = strings.TrimPrefix(storeName, "bolt:")
+	}
+	return &Server{c: cfg, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir, boltPath: boltPath,
 		metrics: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})}, nil
 }
 
@@ -239,7 +246,9 @@ func mapCheckEvery(d Duration) time.Duration {
 // "bolt" alone: dataDir/cache.db), or a MySQL DSN, with or without a
 // "mysql:" prefix. It returns the store and a name for logs ("none",
 // "memory", "bolt:PATH", "mysql"); the DSN is never written in errors or
-// logs. A spec that is none of these is an error wrapping ErrConfig.
+// logs. A spec that is none of these is an error wrapping ErrConfig. A
+// bolt cache without a path is logged at info with the path it uses and
+// whether its folder was created (folder_created).
 //
 // A MySQL store is reached within its DSN's timeout (5 s by default) and
 // waits up to 60 s for another node's schema migration; the migration
@@ -261,11 +270,18 @@ func openCache(ctx context.Context, spec, dataDir string, migrateTimeout time.Du
 		return m, "memory", err
 	case spec == "", spec == "bolt", strings.HasPrefix(spec, "bolt:"):
 		path := strings.TrimPrefix(strings.TrimPrefix(spec, "bolt"), ":")
-		if path == "" {
+		derived := path == ""
+		if derived {
 			path = filepath.Join(dataDir, "cache.db")
 		}
+		_, statErr := os.Stat(filepath.Dir(path))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, "", err
+		}
+		if derived && log != nil {
+			// No path given: say where the file is, and that its folder
+			// was made now.
+			log.Info("bolt cache in the data folder", "path", path, "folder_created", statErr != nil)
 		}
 		b, err := boltcache.Open(path, &boltcache.Options{Logger: log})
 		return b, "bolt:" + path, err

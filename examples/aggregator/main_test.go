@@ -55,8 +55,8 @@ func TestMain(m *testing.M) {
 
 // TestDefaultDataDirIsTemporary: the default data folder of every run in
 // these tests is under testHome, in-process and in a process the tests
-// start (a bolt cache there with -cache bolt and no -data-dir), so that
-// nothing lands in the user's cache folder.
+// start (a bolt cache there with -cache bolt and no -data-dir, its path
+// named on stderr), so that nothing lands in the user's cache folder.
 func TestDefaultDataDirIsTemporary(t *testing.T) {
 	if d := defaultDataDir(); testHome == "" || !strings.HasPrefix(d, testHome+string(filepath.Separator)) {
 		t.Fatalf("defaultDataDir() = %q, want a folder under the tests' home %q", d, testHome)
@@ -69,11 +69,17 @@ func TestDefaultDataDirIsTemporary(t *testing.T) {
 		t.Fatal(err)
 	}
 	// -cache bolt: the bolt cache in the default data folder.
-	if out, err := command(t, "-cache", "bolt", "-archives", list, "http://found.example.net/").CombinedOutput(); err != nil {
+	out, err := command(t, "-cache", "bolt", "-archives", list, "http://found.example.net/").CombinedOutput()
+	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(testHome, ".cache", "mementokit-aggregator", "cache.db")); err != nil {
+	db := filepath.Join(testHome, ".cache", "mementokit-aggregator", "cache.db")
+	if _, err := os.Stat(db); err != nil {
 		t.Errorf("a process's bolt cache in the default data folder is not under the tests' home: %v", err)
+	}
+	// The command line names the file no flag named.
+	if want := "aggregator: cache bolt:" + db + " (the data folder's; "; !strings.Contains(string(out), want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
 
