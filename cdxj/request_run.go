@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"strconv"
 	"time"
 
@@ -345,7 +346,12 @@ func newRunSink(r *Request, max int, exact bool) *runSink {
 	return s
 }
 
+// abs returns |n|, and math.MaxInt for math.MinInt (whose negation
+// overflows back to itself).
 func abs(n int) int {
+	if n == math.MinInt {
+		return math.MaxInt
+	}
 	if n < 0 {
 		return -n
 	}

@@ -283,7 +283,9 @@ func TestRunSemantics(t *testing.T) {
 func TestRunLimits(t *testing.T) {
 	s := sortedFile(t, iaArchiveOrg)
 	o := &RunOptions{MaxBuffered: 3}
-	for _, q := range []string{"url=archive.org&sort=reverse", "url=archive.org&limit=-4", "url=archive.org&closest=1998"} {
+	// limit=-9223372036854775808 is math.MinInt, whose negation overflows.
+	for _, q := range []string{"url=archive.org&sort=reverse", "url=archive.org&limit=-4", "url=archive.org&closest=1998",
+		"url=archive.org&limit=-9223372036854775808", "url=archive.org&closest=1998&limit=-9223372036854775808"} {
 		var err error
 		for _, e := range parseReq(t, q).Run(s, o) {
 			if e != nil {
