@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/sampledata"
 )
 
@@ -107,7 +108,7 @@ func TestRunErrors(t *testing.T) {
 		{"no index", nil, "no index file"},
 		{"missing file", []string{"/nonexistent/x.cdxj"}, "no such file"},
 		{"bad line", []string{bad}, "line 2"},
-		{"bad fault rate", []string{"-fault-rate", "2", "-skip-bad", bad}, "fault rate"},
+		{"bad fault rate", []string{"-fault-rate", "2", "-skip-bad", bad}, "-fault-rate 2"},
 		{"bad flag", []string{"-nope"}, "not defined"},
 	}
 	for _, tc := range tests {
@@ -119,6 +120,42 @@ func TestRunErrors(t *testing.T) {
 			}
 			if tc.want != "" && !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q lacks %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestFlagValueExitStatus checks that a bad flag value or a missing index
+// is one line on standard error and exit status 2, found before any index
+// is opened (the index named does not exist, so a check made after opening
+// it would fail with "no such file" and status 1 instead).
+func TestFlagValueExitStatus(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.cdxj")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no index", nil, "no index file given"},
+		{"cdx mode", []string{"-cdx", "bogus", missing}, `-cdx "bogus"`},
+		{"cdx page size", []string{"-cdx-page-size", "0", missing}, "-cdx-page-size"},
+		{"cdx max buffered", []string{"-cdx-max-buffered", "-1", missing}, "-cdx-max-buffered"},
+		{"fault rate", []string{"-fault-rate", "2", missing}, "-fault-rate 2"},
+		{"fault rate NaN", []string{"-fault-rate", "NaN", missing}, "-fault-rate NaN"},
+		{"fault status", []string{"-fault-status", "99", missing}, "-fault-status 99"},
+		{"latency", []string{"-latency", "-1s", missing}, "-latency"},
+		{"slow body", []string{"-slow-body", "-1s", missing}, "-slow-body"},
+		{"timemap cache", []string{"-timemap-cache", "-1", missing}, "-timemap-cache -1"},
+		{"host factor", []string{"-hcf", "-1", missing}, "-hcf -1"},
+		{"domain without a server", []string{"-domain", "example.org", missing}, "-url-prefix and -domain"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr strings.Builder
+			err := run(context.Background(), append([]string{"-addr", "127.0.0.1:0"}, tc.args...), strings.NewReader(""), io.Discard, &stderr)
+			code := cli.Status("archive", err, &stderr)
+			if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and one line with %q", code, stderr.String(), tc.want)
 			}
 		})
 	}

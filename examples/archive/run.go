@@ -57,8 +57,30 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return cli.Usagef("no index file given")
+		return cli.Usagef("no index file given (run with -h for usage)")
+	}
+	// Bad flag values are usage errors (exit 2), found before any index is read.
+	switch *cdxMode {
+	case "auto", "on", "off":
+	default:
+		return cli.Usagef("-cdx %q: want auto, on or off", *cdxMode)
+	}
+	switch {
+	case *cdxPageSize < 1 || *cdxMaxBuffered < 1:
+		return cli.Usagef("-cdx-page-size and -cdx-max-buffered must be positive")
+	case !(*faultRate >= 0 && *faultRate <= 1):
+		return cli.Usagef("-fault-rate %v: want a share in [0, 1]", *faultRate)
+	case *faultStatus < 200 || *faultStatus > 999:
+		return cli.Usagef("-fault-status %d: want a final HTTP status, 200 to 999", *faultStatus)
+	case *latency < 0 || *slowBody < 0:
+		return cli.Usagef("-latency and -slow-body must not be negative")
+	case *tmCache < 0:
+		return cli.Usagef("-timemap-cache %d: want 0 or more", *tmCache)
+	}
+	co := mementomap.DefaultCompactOptions()
+	co.HostFactor, co.PathFactor = *hcf, *pcf
+	if err := co.Check(); err != nil {
+		return cli.Usagef("-hcf %v, -pcf %v: %w", *hcf, *pcf, err)
 	}
 	so, err := server()
 	if err == nil {
@@ -66,14 +88,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err != nil {
 		return err
-	}
-	switch *cdxMode {
-	case "auto", "on", "off":
-	default:
-		return fmt.Errorf("-cdx %q: want auto, on or off", *cdxMode)
-	}
-	if *cdxPageSize < 1 || *cdxMaxBuffered < 1 {
-		return errors.New("-cdx-page-size and -cdx-max-buffered must be positive")
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -99,8 +113,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	co := mementomap.DefaultCompactOptions()
-	co.HostFactor, co.PathFactor = *hcf, *pcf
 	srv, err := archiveserver.New(ctx, idx, &archiveserver.Options{
 		ID: *id, BaseURL: *base, Latency: *latency, FaultRate: *faultRate, FaultStatus: *faultStatus,
 		SlowBody: *slowBody, Seed: *seed, TimeMapCache: *tmCache, Compact: co, Logger: log,

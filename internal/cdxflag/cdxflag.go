@@ -13,13 +13,15 @@ import (
 	"strings"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 // Add registers the flags on fs and returns the function that turns them,
 // once fs is parsed, into the ServerOptions for cdxj.OpenOptions.Server
 // (nil when none is set). Its error names the flag: -url-prefix and
 // -domain together, a URL or host that cannot be canonicalized, an unknown
-// -cdx-flavor, or a negative page size.
+// -cdx-flavor, or a negative page size; it is a [cli.Usage] error (exit
+// status 2), as a bad flag is.
 func Add(fs *flag.FlagSet) func() (*cdxj.ServerOptions, error) {
 	return AddNamed(fs, "cdx-page-size")
 }
@@ -34,7 +36,7 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 	rate := fs.Float64("cdx-rate", 1, "for a CDX server input: at most this many requests per second (0 or less: no limit)")
 	agent := fs.String("user-agent", "", "for a CDX server input: the User-Agent sent (default "+cdxj.DefaultUserAgent+")")
 	pageSize := fs.Int(pageSizeName, 0, "for a paged CDX server input: ZipNum blocks per page (0: the server's default)")
-	return func() (*cdxj.ServerOptions, error) {
+	options := func() (*cdxj.ServerOptions, error) {
 		set := false
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
@@ -77,6 +79,10 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 		}
 		return o, nil
 	}
+	return func() (*cdxj.ServerOptions, error) {
+		o, err := options()
+		return o, cli.AsUsage(err)
+	}
 }
 
 // IsURL reports whether an input name is a CDX server URL (http:// or
@@ -88,6 +94,7 @@ func IsURL(name string) bool {
 
 // Check returns an error when o chooses what to fetch (-url-prefix,
 // -domain) and no input is a CDX server URL: the flags would be ignored.
+// The error is a [cli.Usage] error (exit status 2).
 func Check(o *cdxj.ServerOptions, inputs []string) error {
 	if o == nil || o.Scope == nil {
 		return nil
@@ -97,5 +104,5 @@ func Check(o *cdxj.ServerOptions, inputs []string) error {
 			return nil
 		}
 	}
-	return errors.New("-url-prefix and -domain choose what to read from a CDX server, and no input is one (an http:// or https:// URL)")
+	return cli.Usagef("-url-prefix and -domain choose what to read from a CDX server, and no input is one (an http:// or https:// URL)")
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cli"
 )
 
 func TestAdd(t *testing.T) {
@@ -40,6 +41,9 @@ func TestAdd(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
 				}
+				if code := cli.Status("x", err, io.Discard); code != 2 {
+					t.Errorf("exit status %d for %v, want 2 (a usage error)", code, err)
+				}
 				return
 			}
 			if err != nil {
@@ -61,6 +65,8 @@ func TestAdd(t *testing.T) {
 	}
 	if err := Check(&cdxj.ServerOptions{Scope: &cdxj.Request{URL: "a.org"}}, []string{"x.cdx"}); err == nil {
 		t.Error("Check: a scope without a server input passes")
+	} else if code := cli.Status("x", err, io.Discard); code != 2 {
+		t.Errorf("Check: exit status %d for %v, want 2 (a usage error)", code, err)
 	}
 	if err := Check(&cdxj.ServerOptions{Scope: &cdxj.Request{URL: "a.org"}}, []string{"x.cdx", "HTTPS://cdx.example/x"}); err != nil {
 		t.Error(err)
