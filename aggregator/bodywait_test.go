@@ -159,7 +159,7 @@ func TestBodyMemoryBodyOverBudget(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	want := "Every asked archive failed for http://over.example/ (1 failed: huge=over-memory-budget)\n"
+	want := "Every asked archive failed for http://over.example/ (1 archive failed: huge=over-memory-budget)\n"
 	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get("Archive-Failures") != "huge=over-memory-budget" || string(b) != want {
 		t.Errorf("%d, Archive-Failures %q, %q; want 502, huge=over-memory-budget, %q", resp.StatusCode, resp.Header.Get("Archive-Failures"), b, want)
 	}

@@ -363,7 +363,7 @@ func TestTopK(t *testing.T) {
 	if !slices.Equal(res.NotAsked, want) || !slices.Equal(ag.NotAsked(TimeMapDynamic, "http://example.com/"), want) {
 		t.Errorf("NotAsked %v / %v, want %v", res.NotAsked, ag.NotAsked(TimeMapDynamic, "http://example.com/"), want)
 	}
-	if got := res.Counts().String(); got != "1 found, 2 left out by top-k" {
+	if got := res.Counts().String(); got != "1 archive with mementos, 2 left out by top-k" {
 		t.Errorf("counts %q", got)
 	}
 	// With a rule listing arc3 and arc2 only, arc1 is skipped by rule and

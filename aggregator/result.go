@@ -204,25 +204,33 @@ func (r *Result) Counts() Counts {
 	return c
 }
 
-// String lists the non-zero counts, such as "1 found, 2 none, 1 failed (1
-// timed out), 3 skipped by MementoMap, 1 dormant, 2 skipped by rule, 1
-// left out by top-k";
-// "no archive" when all are zero.
+// String lists the non-zero counts of archives, the first with the noun,
+// such as "1 archive with mementos, 2 answered none, 1 failed (1 timed
+// out), 3 skipped by MementoMap, 1 dormant, 2 skipped by rule, 1 left
+// out by top-k" or "2 archives answered none"; "no archive" when all are
+// zero. Every count is of archives, never of mementos.
 func (c Counts) String() string {
 	var parts []string
 	add := func(n int, what string) {
 		if n > 0 {
-			parts = append(parts, strconv.Itoa(n)+" "+what)
+			noun := ""
+			if len(parts) == 0 {
+				noun = " archives"
+				if n == 1 {
+					noun = " archive"
+				}
+			}
+			parts = append(parts, strconv.Itoa(n)+noun+" "+what)
 		}
 	}
-	add(c.Found, "found")
-	add(c.None, "none")
+	add(c.Found, "with mementos")
+	add(c.None, "answered none")
 	if c.Failed > 0 {
-		f := strconv.Itoa(c.Failed) + " failed"
+		f := "failed"
 		if c.TimedOut > 0 {
 			f += " (" + strconv.Itoa(c.TimedOut) + " timed out)"
 		}
-		parts = append(parts, f)
+		add(c.Failed, f)
 	}
 	add(c.SkippedByMap, "skipped by MementoMap")
 	add(c.Dormant, "dormant")

@@ -34,7 +34,7 @@ func TestTruthfulOutcomes(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("3 skipped by map + 1 failed: status %d, want 404: %s", resp.StatusCode, body)
 	}
-	for _, want := range []string{"No mementos found for " + urir, "3 skipped by MementoMap", "1 failed", "d=reset"} {
+	for _, want := range []string{"No mementos found for " + urir, "1 archive failed, 3 skipped by MementoMap: d=reset"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body %q lacks %q", body, want)
 		}
@@ -61,14 +61,14 @@ func TestTruthfulOutcomes(t *testing.T) {
 	if res.AllFailed() {
 		t.Errorf("AllFailed with three archives skipped by their maps")
 	}
-	if c := res.Counts(); c != (Counts{SkippedByMap: 3, Dormant: 1}) || c.String() != "3 skipped by MementoMap, 1 dormant" {
+	if c := res.Counts(); c != (Counts{SkippedByMap: 3, Dormant: 1}) || c.String() != "3 archives skipped by MementoMap, 1 dormant" {
 		t.Errorf("Counts = %+v %q", c, c.String())
 	}
 
 	// The failing archive alone: 502, the text says every asked archive failed.
 	ag2 := newAggregator(t, Options{Archives: []Archive{entry("d", down)}})
 	resp, body = do(t, ag2.Handler(), "GET", "/timemap/link/"+urir)
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, "Every asked archive failed") || !strings.Contains(body, "1 failed: d=reset") {
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, "Every asked archive failed") || !strings.Contains(body, "(1 archive failed: d=reset)") {
 		t.Errorf("only archive failed: %d %q, want 502 naming d=reset", resp.StatusCode, body)
 	}
 }
@@ -84,7 +84,7 @@ func TestSkippedByRuleCounted(t *testing.T) {
 	}
 	ag := newAggregator(t, Options{Archives: []Archive{entry("a", a), entry("b", b)}, Rules: rules})
 	resp, body := do(t, ag.Handler(), "GET", "/timemap/link/http://example.com/")
-	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "1 none, 1 skipped by rule") {
-		t.Errorf("status %d body %q, want 404 with 1 none, 1 skipped by rule", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "1 archive answered none, 1 skipped by rule") {
+		t.Errorf("status %d body %q, want 404 with 1 archive answered none, 1 skipped by rule", resp.StatusCode, body)
 	}
 }

@@ -64,7 +64,10 @@ const ExitAllFailed = 3
 // to stderr as c.NewLogger makes it (a bad LogFormat or LogLevel is
 // refused). A bolt cache chosen in the data folder (c.Cache "bolt" or
 // "", no path) is named on stderr first, "aggregator: cache bolt:PATH
-// ...". stderr gets one line per archive that failed, timed out or
+// ...". When no memento was found stderr gets one line per archive
+// asked or skipped by its MementoMap, in the search's order: "aggregator: ID
+// answered none", "aggregator: ID not asked: its MementoMap rules the
+// URI-R out", and the lines below. stderr gets one line per archive that failed, timed out or
 // was dormant, "aggregator: ID failed (REASON): ERROR" or "aggregator: ID
 // dormant: not asked", and per archive whose answer had memento links
 // the search left out (no http(s) URI-M, no readable datetime, a
@@ -155,7 +158,11 @@ func SearchOnce(ctx context.Context, c *Config, format string, args []string, st
 	ag.Handler().ServeHTTP(rec, req)
 	body := strings.TrimSpace(rec.Body.String())
 	if rec.Code != http.StatusBadRequest {
-		for _, l := range rec.archives {
+		lines := rec.archives
+		if rec.Code != http.StatusOK {
+			lines = rec.misses // no memento: what each archive said
+		}
+		for _, l := range lines {
 			if _, err := fmt.Fprintf(stderr, "aggregator: %s\n", l); err != nil {
 				return err
 			}
@@ -188,14 +195,24 @@ func SearchOnce(ctx context.Context, c *Config, format string, args []string, st
 
 // archiveLines are the stderr lines of SearchOnce about res's archives:
 // each that failed, timed out or was dormant, and each whose answer had
-// memento links left out.
-func archiveLines(res *aggregator.Result) []string {
+// memento links left out; with miss (no memento found) also each that
+// answered none ("ID answered none") or was not asked because its
+// MementoMap rules the URI-R out.
+func archiveLines(res *aggregator.Result, miss bool) []string {
 	if res == nil {
 		return nil
 	}
 	var out []string
 	for _, o := range res.Outcomes {
 		switch o.Status {
+		case aggregator.StatusNone:
+			if miss {
+				out = append(out, o.Archive+" answered none")
+			}
+		case aggregator.StatusSkippedByMap:
+			if miss {
+				out = append(out, o.Archive+" not asked: its MementoMap rules the URI-R out")
+			}
 		case aggregator.StatusFailed:
 			l := o.Archive + " failed (" + o.Reason + ")"
 			if o.Err != nil {
@@ -239,12 +256,14 @@ type answerRecorder struct {
 	headline string
 	failures bool
 	archives []string // archiveLines of the answer's search
+	misses   []string // the same with the archives that answered none
 }
 
 // LogAnswer keeps the headline of ans and the lines about its archives;
 // the Handler then writes no "request" record of its own.
 func (c *answerRecorder) LogAnswer(_ *http.Request, ans *aggregator.Answer) bool {
-	c.headline, c.failures, c.archives = aggregator.Headline(ans), ans.Failures != "", archiveLines(ans.Result)
+	c.headline, c.failures = aggregator.Headline(ans), ans.Failures != ""
+	c.archives, c.misses = archiveLines(ans.Result, false), archiveLines(ans.Result, true)
 	return true
 }
 

@@ -67,7 +67,7 @@ func TestCLIMode(t *testing.T) {
 		t.Errorf("JSON description: exit %d\n%s", code, out)
 	}
 	code, out, errs := runIt("http://nothing.example/")
-	if code != 1 || out != "" || !strings.Contains(errs, "No mementos found for http://nothing.example/ (2 none)") {
+	if code != 1 || out != "" || !strings.Contains(errs, "No mementos found for http://nothing.example/ (2 archives answered none)") {
 		t.Errorf("not found: exit %d, stdout %q, stderr %q; want 1, nothing, the headline", code, out, errs)
 	}
 	// Found with one archive down: the answer on stdout, exit 0, and on
@@ -86,7 +86,7 @@ func TestCLIMode(t *testing.T) {
 	for _, args := range [][]string{{"http://dup.example.net/"}, {"-format", "json", "http://dup.example.net/", "2010"}} {
 		code, out, errs = runIt(append([]string{"-archives", withDown}, args...)...)
 		first, headline, _ := strings.Cut(errs, "\n")
-		wantErr := "aggregator: 3 mementos of http://dup.example.net/ (2 found, 1 failed: down.local="
+		wantErr := "aggregator: 3 mementos of http://dup.example.net/ (2 archives with mementos, 1 failed: down.local="
 		if code != 0 || out == "" || !strings.HasPrefix(first, "aggregator: down.local failed (") || !strings.HasPrefix(headline, wantErr) || strings.Count(errs, "\n") != 2 {
 			t.Errorf("%q with an archive down: exit %d, stdout %d bytes, stderr %q; want 0, the answer, a line naming down.local, one starting %q", args, code, len(out), errs, wantErr)
 		}
@@ -147,7 +147,7 @@ func TestCLIPartialAnswer(t *testing.T) {
 			lines = append(lines, l)
 		}
 	}
-	wantHead := "aggregator: 2 mementos of http://p.example/ (2 found, 1 failed: down.local="
+	wantHead := "aggregator: 2 mementos of http://p.example/ (2 archives with mementos, 1 failed: down.local="
 	if code != 0 || strings.Count(out, `rel="`) != 3 || len(lines) != 3 || !strings.HasPrefix(lines[0], "aggregator: down.local failed (") ||
 		lines[1] != "aggregator: odd.local: 2 memento links left out (no http(s) URI-M, no readable datetime, or a datetime outside 1000-9999)" ||
 		!strings.HasPrefix(lines[2], wantHead) {
@@ -165,6 +165,68 @@ func TestCLIPartialAnswer(t *testing.T) {
 	}
 	if code, _, errs := runIt("-strict", "-archives", write(goodE, downE), "http://miss.example/"); code != 3 || !strings.Contains(errs, "No mementos found for http://miss.example/") {
 		t.Errorf("-strict, a miss with a failure: exit %d, stderr %q; want 3 and the headline", code, errs)
+	}
+}
+
+// TestCLIMissNamesArchives: a miss of the command-line mode with one
+// 127.0.0.1 archive answering none, one down and one whose MementoMap
+// rules the URI-R out exits 1 (not found: the archive that answered
+// holds nothing, though another failed), and names on stderr each
+// archive and what it did, then the headline, whose counts say they
+// count archives; -strict makes it 3. A found answer names none of the
+// archives that answered none.
+func TestCLIMissNamesArchives(t *testing.T) {
+	day := func(s string) time.Time { v, _ := time.Parse("20060102150405", s); return v }
+	empty := archivetest.New(archivetest.Config{Holdings: map[string][]time.Time{"http://hit.example/": {day("20100101000000")}}})
+	t.Cleanup(empty.Close)
+	down := archivetest.New(archivetest.Config{})
+	down.Close()
+	dir := t.TempDir()
+	mapFile := filepath.Join(dir, "mapped.ukvs")
+	if err := os.WriteFile(mapFile, []byte("org,other)/ 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := filepath.Join(dir, "archives.json")
+	if err := os.WriteFile(list, []byte(`[
+  {"id": "empty.local", "timemap": "`+empty.TimeMapPrefix()+`", "timegate": "`+empty.TimeGatePrefix()+`"},
+  {"id": "down.local", "timemap": "`+down.TimeMapPrefix()+`", "timegate": "`+down.TimeGatePrefix()+`"},
+  {"id": "mapped.local", "timemap": "`+down.TimeMapPrefix()+`", "timegate": "`+down.TimeGatePrefix()+`", "mementomap": "`+mapFile+`"}
+]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runIt := func(args ...string) (int, []string) {
+		var out, errb bytes.Buffer
+		cliFormat = "link"
+		err := run(context.Background(), append([]string{"-cache", "none", "-archives", list}, args...), nil, &out, &errb)
+		code := cli.Status("aggregator", err, &errb)
+		var lines []string // the mode's own lines, not the log's records
+		for _, l := range strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n") {
+			if strings.HasPrefix(l, "aggregator: ") {
+				lines = append(lines, l)
+			}
+		}
+		return code, lines
+	}
+	wantHead := "aggregator: No mementos found for http://miss.example/ (1 archive answered none, 1 failed, 1 skipped by MementoMap: down.local="
+	for _, tc := range []struct {
+		strict bool
+		code   int
+	}{{false, 1}, {true, 3}} {
+		args := []string{"http://miss.example/"}
+		if tc.strict {
+			args = append([]string{"-strict"}, args...)
+		}
+		code, lines := runIt(args...)
+		if code != tc.code || len(lines) != 4 || lines[0] != "aggregator: empty.local answered none" || !strings.HasPrefix(lines[1], "aggregator: down.local failed (") ||
+			lines[2] != "aggregator: mapped.local not asked: its MementoMap rules the URI-R out" || !strings.HasPrefix(lines[3], wantHead) {
+			t.Errorf("-strict %v, a miss: exit %d, stderr lines %q; want %d, one line per archive in order, the headline %q...", tc.strict, code, lines, tc.code, wantHead)
+		}
+	}
+	// Found: the archive that answered is counted; no "answered none" line.
+	code, lines := runIt("http://hit.example/")
+	wantFound := "aggregator: 1 memento of http://hit.example/ (1 archive with mementos, 1 failed, 1 skipped by MementoMap: down.local="
+	if code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[0], "aggregator: down.local failed (") || !strings.HasPrefix(lines[1], wantFound) {
+		t.Errorf("found: exit %d, stderr lines %q; want 0, down.local's line, the headline %q...", code, lines, wantFound)
 	}
 }
 
@@ -344,7 +406,7 @@ func TestCLIOddURIR(t *testing.T) {
 		}
 	}
 	// Asked of the archive as the HTTP API would: space percent-encoded.
-	if code, _, errs := runIt("http://example.com/a b"); code != 3 || !strings.Contains(errs, "http://example.com/a%20b (1 failed: down.local=") {
+	if code, _, errs := runIt("http://example.com/a b"); code != 3 || !strings.Contains(errs, "http://example.com/a%20b (1 archive failed: down.local=") {
 		t.Errorf("space inside: exit %d, stderr %q; want 3, asked as a%%20b", code, errs)
 	}
 	odd := []string{"http://example.com/a b", "%", "%zz", "http://%41/", "http://[::1/", "http://é.example/ü", "?", "#", "//", "http://a/?x=1#f",

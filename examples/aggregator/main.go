@@ -39,7 +39,8 @@
 // flag package stops at the first argument), it searches once and prints the answer
 // instead of serving, without links to this API (self, timemap, timegate:
 // no server runs behind the answer) unless -base-url names one; exit
-// status 0 found, 1 not found, 2 a usage,
+// status 0 found, 1 not found (also when some other archive failed: a
+// miss from the archives that answered; with -strict 3), 2 a usage,
 // configuration or start-up error (in server mode too), 3 every archive
 // asked failed or timed out.
 //

@@ -184,11 +184,12 @@ archive did: a partial answer, exit status 0 unless -strict.
 
 Exit status: 0 found (server mode: a clean shutdown); 1 not found
 (command-line mode: some archive answered none or its MementoMap ruled it
-out; the reason on standard error; server mode: the server failed after it
-started); 3 every archive asked failed or timed out (command-line mode:
+out, also when other archives failed, timed out or were dormant: each
+archive's answer and the headline on standard error; server mode: the
+server failed after it started); 3 every archive asked failed or timed out (command-line mode:
 no archive answered, the failures on standard error), or with -strict
 some archive failed, timed out or was dormant (the answer found still
-printed); 2 a usage, configuration
+printed, or none found); 2 a usage, configuration
 or start-up error: a bad flag or value, a -config file, archive list, rules
 or blacklist that cannot be read, a cache that cannot be opened or
 migrated, an address that cannot be listened on.
