@@ -81,8 +81,11 @@ type ClusterWriter struct {
 	err        error
 }
 
-// ErrUnsorted is returned by ClusterWriter.WriteLine for a line whose
-// SortKey (key and timestamp) sorts before the previous line's.
+// ErrUnsorted is wrapped by the errors for a line out of the module's sort
+// order ([SortKey]): by ClusterWriter.WriteLine for a line whose SortKey
+// (key and timestamp) sorts before the previous line's, and by
+// mementomap.BuildPart for a record whose key sorts before an earlier
+// one's ([KeyOrder], the part of the rule a build depends on).
 var ErrUnsorted = errors.New("cdxj: line out of byte-wise order")
 
 // CreateCluster starts a ZipNum cluster called name in folder dir (see

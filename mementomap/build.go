@@ -49,7 +49,9 @@ type BuildOptions struct {
 	// by another canonicalizer, such as ipwb's "…)/path/") is replaced by
 	// it, so that a lookup of the URL finds it, and counted in
 	// BuildStats.Mismatched and in !meta "rekeyed_lines". Rekey is then
-	// only needed for keys that are SURTs of another form entirely.
+	// only needed for keys that are SURTs of another form entirely. Build
+	// sorts the remade keys; BuildPart (and the beam pipeline) needs the
+	// input in their byte-wise order (cdxj.KeyOrder).
 	Rekey bool
 
 	// SkipBad passes over bad lines, counting them in BuildStats.Bad and
@@ -513,8 +515,8 @@ func (b *builder) record(rec *cdxj.Record) error {
 		if !b.o.Rekey && surtKey {
 			ok = key
 		}
-		if bytes.Compare(ok, b.prev) < 0 {
-			return fmt.Errorf("%s: line %d: %w: key %q sorts before the key %q of an earlier line (the input is not sorted byte-wise by key)",
+		if !cdxj.KeyOrder(b.prev, ok) {
+			return fmt.Errorf("%s: line %d: %w: key %q sorts before the key %q of an earlier line (the input is not sorted byte-wise by key and timestamp, cdxj.SortKey)",
 				rec.Source(), rec.LineNumber(), cdxj.ErrUnsorted, clipKey(string(ok)), clipKey(string(b.prev)))
 		}
 		b.prev = append(b.prev[:0], ok...)

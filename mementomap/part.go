@@ -249,11 +249,15 @@ func (s *BuildStats) Add(p BuildStats) {
 // the map Build writes.
 // Errors are Build's: a bad line (a *cdxj.ParseError naming the source and
 // the line or its byte offset) stops it unless o.SkipBad. Unlike Build,
-// which sorts whatever it reads, BuildPart requires the part's records in
-// byte-wise order of their keys (the SURTs as indexed, or as remade under
-// o.Rekey), since Concat only merges parts: a key that sorts before the key
-// of an earlier record stops it, SkipBad or not, with an error wrapping
-// cdxj.ErrUnsorted that names the source and the line. Stats count this
+// which sorts whatever it reads, BuildPart requires a sorted index (the
+// module's rule, cdxj.SortKey) in what a map depends on, the keys in
+// byte-wise order (cdxj.KeyOrder), since Concat only merges parts: the
+// SURTs as indexed, or, under o.Rekey and for an index keyed by URL, the
+// SURTs remade from the URLs, by which the input must then be sorted. The
+// captures of one key may come in any order of their timestamps. A key
+// that sorts before the key of an earlier record stops it, SkipBad or not,
+// with an error wrapping cdxj.ErrUnsorted that names the source and the
+// line. Stats count this
 // part alone. Memory: o.MemoryLimit, as Build, and the URI-Rs of the
 // replaced keys.
 func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, opts *BuildOptions) (BuildStats, error) {

@@ -286,6 +286,78 @@ func TestBuildPartUnsorted(t *testing.T) {
 	}
 }
 
+// TestBuildPartTimestampsWithinKey: the module's one sort rule is
+// cdxj.SortKey (key, then timestamp), and a build depends on its keys
+// alone (cdxj.KeyOrder). Lines whose keys are in order but whose
+// timestamps go backwards inside a key are refused by the ZipNum writer
+// (the whole rule, cdxj.ErrUnsorted) and built by BuildPart, cut into
+// parts inside that key too, into the map Build writes.
+func TestBuildPartTimestampsWithinKey(t *testing.T) {
+	dir := t.TempDir()
+	var in []string
+	for i := range 40 {
+		host := fmt.Sprintf("com,h%02d)/", i/10)
+		ts := 20201231000000 - int64(i%10)*1000000 // going backwards
+		in = append(in, fmt.Sprintf("%s %d {\"url\": \"http://h%02d.com/\", \"mime\": \"text/html\", \"status\": \"200\"}", host, ts, i/10))
+	}
+	w, err := cdxj.CreateCluster(dir, "c", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteLine([]byte(in[0])); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteLine([]byte(in[1])); !errors.Is(err, cdxj.ErrUnsorted) {
+		t.Errorf("ClusterWriter: a timestamp going backwards inside a key: %v, want cdxj.ErrUnsorted", err)
+	}
+	w.Close()
+	p := filepath.Join(dir, "ts.cdxj")
+	if err := os.WriteFile(p, []byte(strings.Join(in, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := BuildOptions{Now: fixedNow, TempDir: t.TempDir()}
+	want, _ := buildWith(t, 1, o, p)
+	if d := cmp.Diff(lines("com,h00)/ 10/1", "com,h01)/ 10/1", "com,h02)/ 10/1", "com,h03)/ 10/1"), dataLines(want)); d != "" {
+		t.Fatalf("Build (-want +got):\n%s", d)
+	}
+	ix := openAll(t, p)[0].(cdxj.Index)
+	for _, n := range []int{1, 3, 7} {
+		var parts []cdxj.Part
+		// Cut by hand at line starts, inside keys: Plan cuts between keys.
+		size := int64(0)
+		var starts []int64
+		for _, l := range in {
+			starts = append(starts, size)
+			size += int64(len(l)) + 1
+		}
+		for k := range n {
+			a, b := starts[k*len(in)/n], size
+			if k+1 < n {
+				b = starts[(k+1)*len(in)/n]
+			}
+			parts = append(parts, cdxj.Part{Source: p, Kind: cdxj.PartBytes, Start: a, End: b, Seq: k, Of: n})
+		}
+		if err := ix.(*cdxj.File).SetLegends(context.Background(), parts); err != nil {
+			t.Fatal(err)
+		}
+		var partials []io.Reader
+		for _, part := range parts {
+			var b bytes.Buffer
+			if _, err := BuildPart(context.Background(), &b, ix, part, &o); err != nil {
+				t.Fatalf("%d parts: BuildPart %d: %v", n, part.Seq, err)
+			}
+			partials = append(partials, bytes.NewReader(b.Bytes()))
+		}
+		var out bytes.Buffer
+		if _, err := Concat(context.Background(), &out, partials, &o); err != nil {
+			t.Fatalf("%d parts: Concat: %v", n, err)
+		}
+		if out.String() != want {
+			t.Errorf("%d parts: Concat differs from Build:\n%s\nwant\n%s", n, out.String(), want)
+		}
+	}
+}
+
 // TestConcatOverlap: partial maps of two inputs with shared keys are
 // refused by Concat, with both keys named.
 func TestConcatOverlap(t *testing.T) {

@@ -52,8 +52,11 @@
 // # Inputs must be sorted
 //
 // The parts of a plan are merged as parts of one sorted index: each input
-// must be sorted byte-wise by SURT key (LC_ALL=C sort, as archives write
-// their indexes), and the inputs, in the order given, must follow one
+// must be sorted by the module's one rule (cdxj.SortKey: byte-wise by key,
+// then timestamp, as LC_ALL=C sort and archives write their indexes), of
+// which a map depends on, and the pipeline checks, the keys' order alone
+// (cdxj.KeyOrder: the captures of one key may come in any order of their
+// timestamps), and the inputs, in the order given, must follow one
 // another (the files of one sorted index cut in pieces, as Common Crawl's
 // cdx-00000 ... cdx-00299 are). The files may be cut anywhere, inside one
 // SURT host, even between two captures of one URI-R: the partial maps of
@@ -72,7 +75,8 @@
 // inputs first (sort(1) with LC_ALL=C, or the single-process mementomap
 // build, which sorts) or build each on its own and merge the maps with
 // mementomap.Merge. The same holds under BuildSpec.Rekey, whose keys are
-// remade from the URLs. The inputs are taken in the order of
+// remade from the URLs: the inputs must then be in the order of those
+// keys. The inputs are taken in the order of
 // Config.Inputs, a glob's matches in byte-wise order of their names, and
 // nothing is reordered. A record whose index key differs from the
 // canonical SURT of its URL is exempt: the build replaces its key, which
