@@ -1007,22 +1007,40 @@ func cleanMementos(ms []memento.Memento) []memento.Memento {
 // is a usable URI-M (see cleanMementos).
 func cleanURIM(u string) (string, bool) {
 	// One pass for the common URI-M: printable URI bytes, no '%' (whose
-	// escapes escapeNonURI checks).
-	clean := true
+	// escapes escapeNonURI checks), one table look-up per byte.
+	var seen byte
 	for i := 0; i < len(u); i++ {
-		c := u[i]
-		if c < 0x20 || c == 0x7f {
-			return "", false
-		}
-		if !uriByte[c] || c == '%' {
-			clean = false
-		}
+		seen |= urimByte[u[i]]
 	}
-	if !clean {
+	if seen&urimControl != 0 {
+		return "", false
+	}
+	if seen&urimEscape != 0 {
 		u = escapeNonURI(u)
 	}
 	return u, httpURL(u)
 }
+
+// Classes of urimByte: a control byte (no usable URI-M), a byte
+// escapeNonURI has to see (not a URI byte, or '%').
+const (
+	urimControl = 1 << iota
+	urimEscape
+)
+
+// urimByte is the class of each byte in cleanURIM: 0 for a URI byte as it
+// is (uriByte) other than '%'.
+var urimByte = func() (t [256]byte) {
+	for c := range 256 {
+		switch {
+		case c < 0x20 || c == 0x7f:
+			t[c] = urimControl
+		case !uriByte[c] || c == '%':
+			t[c] = urimEscape
+		}
+	}
+	return t
+}()
 
 // httpURL reports whether u starts with http:// or https:// (any case)
 // followed by a host (something before the next '/', '?' or '#').

@@ -346,16 +346,15 @@ func mergeLists(lists [][]memento.Memento, rank func(id string) int) []memento.M
 	if total == 0 {
 		return nil
 	}
-	var heads [maxMergeLists][]memento.Memento
-	var compare func(a, b memento.Memento) int
 	if nonEmpty <= maxMergeLists {
-		compare = mementoOrder(rank, lists...)
+		o := newOrder(rank, lists...)
+		var heads [maxMergeLists][]memento.Memento
 		k := 0
 		for _, l := range lists {
 			if len(l) == 0 {
 				continue
 			}
-			if !slices.IsSortedFunc(l, compare) {
+			if !o.sorted(l) {
 				k = -1
 				break
 			}
@@ -366,21 +365,24 @@ func mergeLists(lists [][]memento.Memento, rank func(id string) int) []memento.M
 			return heads[0] // sorted, nothing to drop: the list itself
 		}
 		if k > 0 {
-			out := make([]memento.Memento, 0, total)
+			out := make([]memento.Memento, total)
+			n := 0
 			hs := heads[:k]
 			for len(hs) > 1 {
 				best := 0
 				for i := 1; i < len(hs); i++ {
-					if compare(hs[i][0], hs[best][0]) < 0 {
+					if o.cmp(&hs[i][0], &hs[best][0]) < 0 {
 						best = i
 					}
 				}
-				out = append(out, hs[best][0])
+				out[n] = hs[best][0]
+				n++
 				if hs[best] = hs[best][1:]; len(hs[best]) == 0 {
 					hs = slices.Delete(hs, best, best+1)
 				}
 			}
-			return dedup(append(out, hs[0]...))
+			n += copy(out[n:], hs[0])
+			return dedup(out[:n])
 		}
 	}
 	all := make([]memento.Memento, 0, total)
@@ -401,30 +403,59 @@ func anySameSecond(ms []memento.Memento) bool {
 	return false
 }
 
-// mementoOrder returns the order of merged mementos: by datetime, then
-// the archive's rank (rank, asked once per distinct archive of lists),
-// then URI-M. The order is total: equal elements are identical, so no
-// sort or merge by it needs to be stable.
-func mementoOrder(rank func(id string) int, lists ...[]memento.Memento) func(a, b memento.Memento) int {
-	ranks := map[string]int{}
+// order is the order of merged mementos: by datetime, then the archive's
+// rank, then URI-M. The order is total: equal elements are identical, so
+// no sort or merge by it needs to be stable.
+type order struct {
+	ranks map[string]int // rank of each archive id of the mementos ordered
+}
+
+// newOrder is the order of the mementos of lists, rank asked once per
+// distinct archive.
+func newOrder(rank func(id string) int, lists ...[]memento.Memento) *order {
+	o := &order{ranks: map[string]int{}}
 	for _, l := range lists {
-		for _, m := range l {
-			if _, ok := ranks[m.Archive]; !ok {
-				ranks[m.Archive] = rank(m.Archive)
+		last := ""
+		for i := range l {
+			if id := l[i].Archive; i == 0 || id != last {
+				if _, ok := o.ranks[id]; !ok {
+					o.ranks[id] = rank(id)
+				}
+				last = id
 			}
 		}
 	}
-	return func(a, b memento.Memento) int {
-		if c := a.Datetime.Compare(b.Datetime); c != 0 {
+	return o
+}
+
+// cmp compares a and b in the order: negative when a comes first.
+func (o *order) cmp(a, b *memento.Memento) int {
+	if c := a.Datetime.Compare(b.Datetime); c != 0 {
+		return c
+	}
+	if a.Archive != b.Archive {
+		if c := cmp.Compare(o.ranks[a.Archive], o.ranks[b.Archive]); c != 0 {
 			return c
 		}
-		if a.Archive != b.Archive {
-			if c := cmp.Compare(ranks[a.Archive], ranks[b.Archive]); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(a.URIM, b.URIM)
 	}
+	return strings.Compare(a.URIM, b.URIM)
+}
+
+// sorted reports whether ms is in the order.
+func (o *order) sorted(ms []memento.Memento) bool {
+	for i := 1; i < len(ms); i++ {
+		if o.cmp(&ms[i], &ms[i-1]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mementoOrder returns the order of merged mementos (order) as a function
+// of two values, rank asked once per distinct archive of lists.
+func mementoOrder(rank func(id string) int, lists ...[]memento.Memento) func(a, b memento.Memento) int {
+	o := newOrder(rank, lists...)
+	return func(a, b memento.Memento) int { return o.cmp(&a, &b) }
 }
 
 // dedup drops, from mementos sorted by mementoOrder, the later copies of
@@ -432,15 +463,20 @@ func mementoOrder(rank func(id string) int, lists ...[]memento.Memento) func(a, 
 func dedup(ms []memento.Memento) []memento.Memento {
 	// Drop later copies of an identical (URI-M, datetime) pair; the copy of
 	// the best-ranked archive stays. Copies share a second, so the set is
-	// reset at each new second (memory: one second's mementos).
-	out := ms[:0]
+	// reset at each new second (memory: one second's mementos). Until the
+	// first drop every memento stays where it is (n == i): nothing moves.
+	n := 0
 	var seen map[string]bool
-	for i, m := range ms {
+	for i := range ms {
+		m := &ms[i]
 		if i == 0 || !m.Datetime.Equal(ms[i-1].Datetime) {
 			clear(seen)
 			// The common case: a second with a single memento needs no set.
 			if i+1 == len(ms) || !ms[i+1].Datetime.Equal(m.Datetime) {
-				out = append(out, m)
+				if n != i {
+					ms[n] = *m
+				}
+				n++
 				continue
 			}
 		}
@@ -451,9 +487,13 @@ func dedup(ms []memento.Memento) []memento.Memento {
 			continue
 		}
 		seen[m.URIM] = true
-		out = append(out, m)
+		if n != i {
+			ms[n] = *m
+		}
+		n++
 	}
-	return out
+	clear(ms[n:]) // the dropped copies' strings are not kept alive
+	return ms[:n]
 }
 
 // sortRuns sorts ms by compare. It splits ms into maximal ascending or

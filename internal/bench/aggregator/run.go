@@ -53,6 +53,9 @@ type scenario struct {
 	name           string
 	routing, cache bool
 	defaults       bool // the server's default concurrency and idle connections
+	// canned: a bare net/http server writing the cached answer of one
+	// URI-R to every request (serve -canned): net/http's own cost.
+	canned bool
 }
 
 func (sc scenario) args(archives string) []string {
@@ -68,6 +71,9 @@ func (sc scenario) args(archives string) []string {
 	}
 	return a
 }
+
+// cannedFloor is the scenario name of the net/http floor run.
+const cannedFloor = "cached, net/http floor (canned answer)"
 
 // row is one printed result, kept for the ratio table.
 type row struct {
@@ -182,6 +188,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				}
 				label := name + ", " + sc.name
 				args := sc.args(list)
+				server := "mementokit"
+				if sc.canned {
+					args, server = append(args, "-canned", us[0]), "net/http"
+				}
 				args = append(args, "-log", filepath.Join(work, "access.log"))
 				if cfg.profileDir != "" {
 					runNo++
@@ -195,8 +205,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				if err != nil {
 					return fmt.Errorf("%s, %d conns: %w", label, c, err)
 				}
-				r.print(stdout, label, "mementokit", c)
-				if m, ok := memgatorRows[[2]int{set, c}]; ok {
+				r.print(stdout, label, server, c)
+				if m, ok := memgatorRows[[2]int{set, c}]; ok && !sc.canned {
 					r.peer = &m
 				}
 				rows = append(rows, row{label, c, r})
@@ -211,6 +221,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		{name: "uncached, routing on", routing: true},
 		{name: "cached, routing off", cache: true},
 		{name: "cached, routing on", routing: true, cache: true},
+		{name: cannedFloor, cache: true, canned: true},
 		{name: "uncached, routing off, server defaults*", defaults: true},
 	} {
 		if sc.defaults && cfg.skipDefaults {
@@ -251,6 +262,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintln(stdout, "upstream/req and new up conns/req: requests the archives served and TCP connections they accepted, per client request;")
 	fmt.Fprintln(stdout, "fan-outs/req: searches over the archives per client request, counted at the archives (TimeMaps found, over the archives")
 	fmt.Fprintln(stdout, "holding each URI-R); req/fan-out is its inverse: above 1 when concurrent requests share a search or the cache answers.")
+	if slices.ContainsFunc(small, func(sc scenario) bool { return sc.canned }) {
+		fmt.Fprintln(stdout, "net/http floor (canned answer): a bare net/http server (no routing, cache, metrics or access log) writing the status, headers and")
+		fmt.Fprintln(stdout, "body of the mementokit server's cached answer of one URI-R to every request: what net/http and the sockets cost.")
+	}
 	if len(small) > 0 && !cfg.skipDefaults {
 		fmt.Fprintf(stdout, "* server defaults: max_concurrent %d per archive (idle connections as many); the other runs 1,024.\n", aggregator.DefaultMaxConcurrent)
 	}

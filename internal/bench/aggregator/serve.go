@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator/server"
@@ -35,6 +38,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole serving time to this file")
 	memProfile := fs.String("memprofile", "", "write an allocation profile (every allocation site, sampled as the runtime does) at the end to this file")
 	mutexProfile := fs.String("mutexprofile", "", "write a mutex contention profile (every contention event) of the whole serving time to this file")
+	canned := fs.String("canned", "", "answer every request with the server's answer to /timemap/link/ this URI-R (status, headers and body taken once, then written by a bare net/http handler): what net/http itself costs per answer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -82,7 +86,18 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	served := make(chan error, 1)
-	go func() { served <- s.Serve(sctx, ln) }()
+	if *canned != "" {
+		h, err := cannedAnswer(s, *canned)
+		s.Close()
+		if err != nil {
+			return err
+		}
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		go func() { served <- hs.Serve(ln) }()
+		go func() { <-sctx.Done(); hs.Close() }()
+	} else {
+		go func() { served <- s.Serve(sctx, ln) }()
+	}
 	if *routing {
 		// Serve loads the maps in the background; measure only once every
 		// archive's map is in.
@@ -114,7 +129,31 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 		return err
 	}
 	stop()
-	return <-served
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// cannedAnswer asks s (in process) for the link-format TimeMap of urir
+// and returns a handler that writes that answer, its status, headers and
+// body, to every request: a net/http server doing no work of its own.
+func cannedAnswer(s *server.Server, urir string) (http.Handler, error) {
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/timemap/link/"+urir, nil))
+	if rec.Code != http.StatusOK {
+		return nil, fmt.Errorf("canned answer of %s: status %d", urir, rec.Code)
+	}
+	hd, body := rec.Header().Clone(), rec.Body.Bytes()
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		wh := w.Header()
+		for k, v := range hd {
+			wh[k] = v
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	}), nil
 }
 
 func mapsLoaded(s *server.Server) bool {
