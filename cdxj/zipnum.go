@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
 	"path/filepath"
@@ -274,7 +275,7 @@ func (c *Cluster) getBlockReader() *blockReader {
 // files NAME-DIGITS.gz beside NAME.idx (cdx-DIGITS.gz beside cluster.idx);
 // a remote .loc location counts as holding data.
 func OpenCluster(idxPath string, opt *OpenOptions) (*Cluster, error) {
-	f, err := os.Open(idxPath)
+	f, err := openRegular(idxPath)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +294,7 @@ func OpenCluster(idxPath string, opt *OpenOptions) (*Cluster, error) {
 		return nil, err
 	}
 	locPath := strings.TrimSuffix(idxPath, filepath.Ext(idxPath)) + ".loc"
-	if lf, err := os.Open(locPath); err == nil {
+	if lf, err := openRegular(locPath); err == nil {
 		c.loc, err = parseLoc(lf, filepath.Dir(locPath))
 		lf.Close()
 		if err != nil {
@@ -433,7 +434,11 @@ func (c *Cluster) part(name string) (*os.File, error) {
 			tried = append(tried, fmt.Sprintf("%s (remote locations are not read)", p))
 			continue
 		}
-		f, err := os.Open(p)
+		f, err := openRegular(p)
+		if errors.Is(err, errNotRegular) {
+			tried = append(tried, fmt.Sprintf("%s (%v)", p, errNotRegular))
+			continue
+		}
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%s (%v)", p, errors.Unwrap(err)))
 			continue
@@ -445,6 +450,40 @@ func (c *Cluster) part(name string) (*os.File, error) {
 		return nil, fmt.Errorf("%w: part %q has no location in the .loc file", ErrZipNum, name)
 	}
 	return nil, fmt.Errorf("%w: part %q: no location opens; tried %s", ErrZipNum, name, strings.Join(tried, ", "))
+}
+
+// errNotRegular is the cause of openRegular's error for a path that is
+// no regular file.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading if it is a regular file. Anything
+// else is refused before it is opened, with an error naming path and
+// wrapping errNotRegular: opening a named pipe waits for a writer, maybe
+// forever, and a device or folder holds no cluster file.
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is %w (%s)", ErrZipNum, path, errNotRegular, fileKind(st.Mode()))
+	}
+	return os.Open(path)
+}
+
+// fileKind names the kind of file of a mode that is no regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // Entries returns every entry of the secondary index in order. A line that
