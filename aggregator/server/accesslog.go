@@ -204,19 +204,28 @@ const (
 // accessBufBytes of them wait, and at the latest accessFlushDelay after
 // the first of them. A write error drops the records, as slog's handlers
 // drop a record whose write fails.
+//
+// Two locks: mu guards the records that wait and is held only to add to
+// them or take them; wmu is held across each Write to w, so that a
+// request adding its record never waits for a system call. Whoever
+// writes takes wmu first and then the waiting records, so records reach
+// w in the order they were added.
 type lockedWriter struct {
+	wmu sync.Mutex // held across each Write to w
+	w   io.Writer
+
 	mu    sync.Mutex
-	w     io.Writer
 	buf   []byte      // access records not yet written
+	spare []byte      // the buffer last written, reused as buf
 	timer *time.Timer // writes buf accessFlushDelay after its first record; nil until needed
 }
 
-// Write writes p to the underlying writer under the lock, after the
-// access records that wait.
+// Write writes p to the underlying writer, after the access records that
+// wait.
 func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.flushLocked()
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.writeWaiting()
 	return l.w.Write(p)
 }
 
@@ -225,35 +234,44 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // or the timer.
 func (l *lockedWriter) addAccess(p []byte) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	first := len(l.buf) == 0
 	l.buf = append(l.buf, p...)
+	full := len(l.buf) >= accessBufBytes
 	switch {
-	case len(l.buf) >= accessBufBytes:
-		l.flushLocked()
+	case full:
 	case first && l.timer == nil:
 		l.timer = time.AfterFunc(accessFlushDelay, l.flushAccess)
 	case first:
 		l.timer.Reset(accessFlushDelay)
 	}
+	l.mu.Unlock()
+	if full {
+		l.flushAccess()
+	}
 }
 
 // flushAccess writes the access records that wait.
 func (l *lockedWriter) flushAccess() {
-	l.mu.Lock()
-	l.flushLocked()
-	l.mu.Unlock()
+	l.wmu.Lock()
+	l.writeWaiting()
+	l.wmu.Unlock()
 }
 
-func (l *lockedWriter) flushLocked() {
-	if len(l.buf) == 0 {
+// writeWaiting writes the records that wait; the caller holds wmu.
+func (l *lockedWriter) writeWaiting() {
+	l.mu.Lock()
+	b := l.buf
+	if len(b) == 0 {
+		l.mu.Unlock()
 		return
 	}
-	_, _ = l.w.Write(l.buf) // as slog's handlers, a failed log write is dropped
-	if cap(l.buf) > 2*accessBufBytes {
-		l.buf = nil
-	} else {
-		l.buf = l.buf[:0]
+	l.buf, l.spare = l.spare[:0], nil
+	l.mu.Unlock()
+	_, _ = l.w.Write(b) // as slog's handlers, a failed log write is dropped
+	if cap(b) <= 2*accessBufBytes {
+		l.mu.Lock()
+		l.spare = b[:0]
+		l.mu.Unlock()
 	}
 }
 

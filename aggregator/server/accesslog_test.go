@@ -151,3 +151,49 @@ func TestAccessRecordsGathered(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestAccessRecordNotHeldByWrite: while the log's Write of waiting
+// records blocks (a slow disk), a request adds its record without
+// waiting for it, and the record is written by the next flush, after
+// those.
+func TestAccessRecordNotHeldByWrite(t *testing.T) {
+	c := DefaultConfig()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	log, err := c.NewLogger(writerFunc(func(p []byte) (int, error) {
+		select {
+		case entered <- struct{}{}:
+			<-release // the first Write blocks until released
+		default:
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return out.Write(p)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	logAccess(ctx, log, &accessRecord{method: "GET", target: "/a"})
+	flushed := make(chan struct{})
+	go func() { flushAccess(log); close(flushed) }()
+	<-entered
+	added := make(chan struct{})
+	go func() { logAccess(ctx, log, &accessRecord{method: "GET", target: "/b"}); close(added) }()
+	select {
+	case <-added:
+	case <-time.After(10 * time.Second):
+		t.Fatal("adding an access record waited for the blocked Write")
+	}
+	close(release)
+	<-flushed
+	flushAccess(log)
+	mu.Lock()
+	got := out.String()
+	mu.Unlock()
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"target":"/a"`) || !strings.Contains(lines[1], `"target":"/b"`) {
+		t.Fatalf("records written:\n%s", got)
+	}
+}
