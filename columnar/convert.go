@@ -27,8 +27,8 @@ type Converter struct {
 	mimes    map[string]*mimeParts // by media type, at most maxCached entries
 	buf      []byte
 	// arena holds the bytes of the per-row strings (views into it) instead
-	// of one allocation each. Bytes handed out are never written again: a
-	// full block is left to the strings viewing it and the GC.
+	// of one allocation each. Bytes handed out are not written again until
+	// recycle: a full block is left to the strings viewing it and the GC.
 	arena []byte
 }
 
@@ -60,7 +60,7 @@ type hostParts struct {
 
 // fileParts is what a WARC file name gives.
 type fileParts struct {
-	name, org, segment, crawl, subset string
+	name, org, segment, crawl, subset string // views of the arena
 	valid                             bool
 }
 
@@ -205,6 +205,15 @@ func (c *Converter) str(b []byte) string {
 	a = append(a, b...)
 	c.arena = a
 	return unsafe.String(&a[n], len(b))
+}
+
+// recycle lets the arena's current block be written again, from its start.
+// Only for a caller that holds none of the strings of the rows filled so
+// far (the Table, once its Writers have handed their rows to parquet-go,
+// which copies every value).
+func (c *Converter) recycle() {
+	c.arena = c.arena[:0]
+	c.lastFile.valid = false // its strings view the arena
 }
 
 // ccFields sets the content_ columns that only Common Crawl's CDXJ members

@@ -18,6 +18,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/sampledata"
 	"github.com/mementokit/mementokit/summary"
 	"github.com/mementokit/mementokit/timestamp"
@@ -571,5 +572,65 @@ func TestExportZipNumCluster(t *testing.T) {
 	noLine := cmp.Transformer("noLine", func(r *Row) Row { c := *r; c.InputLine = 0; return c })
 	if diff := cmp.Diff(fromFile, fromCluster, noLine); diff != "" {
 		t.Errorf("cluster rows differ (-file +cluster):\n%s", diff)
+	}
+}
+
+// TestReusedStringBlocks: a table of one file lets its Converter write its
+// string block again once parquet-go holds copies of the rows; over
+// thousands of generated lines (many batches and block reuses), in one file
+// and in partitions (whose Converter takes fresh blocks), every row read
+// back equals the row a fresh Converter makes of its line.
+func TestReusedStringBlocks(t *testing.T) {
+	var idx bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 5000, Seed: 7}).Write(&idx); err != nil {
+		t.Fatal(err)
+	}
+	var want []Row
+	conv := NewConverter(nil)
+	for rec, err := range cdxj.NewReader(bytes.NewReader(idx.Bytes())).All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r Row
+		if err := conv.Row(&r, rec, "gen.cdxj"); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, r)
+	}
+	for _, part := range []Partition{NoPartition, ByYear} {
+		t.Run(part.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "t")
+			tb, err := Create(out, &Options{Partition: part, RowGroupRows: 1500})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tb.Close()
+			if err := tb.ReadIndex(context.Background(), cdxj.NewStream("gen.cdxj", bytes.NewReader(idx.Bytes()), nil), "gen.cdxj", false); err != nil {
+				t.Fatal(err)
+			}
+			if err := tb.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]Row, len(want))
+			n := 0
+			for r, err := range ReadRows(out) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.InputLine < 1 || r.InputLine > int64(len(want)) {
+					t.Fatalf("row with input_line %d", r.InputLine)
+				}
+				got[r.InputLine-1] = *r
+				n++
+			}
+			if n != len(want) {
+				t.Fatalf("%d rows read back, want %d", n, len(want))
+			}
+			for i := range want {
+				if diff := cmp.Diff(&want[i], &got[i]); diff != "" {
+					t.Fatalf("line %d (-converted +read back):\n%s", i+1, diff)
+				}
+			}
+		})
 	}
 }

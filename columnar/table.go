@@ -234,7 +234,22 @@ func (t *Table) AddRecord(rec *cdxj.Record, input string) error {
 	if err := t.conv.Row(&t.row, rec, input); err != nil {
 		return err
 	}
-	return t.WriteRow(&t.row)
+	if err := t.WriteRow(&t.row); err != nil {
+		return err
+	}
+	t.recycle()
+	return nil
+}
+
+// recycle lets the Converter write its string block again once no Writer
+// holds a row converted so far: for a table of one file, each time its
+// Writer has handed its batch to parquet-go (which copies the values). A
+// partitioned table's Converter keeps taking fresh blocks: handing every
+// partition's short batch over early costs more than the blocks.
+func (t *Table) recycle() {
+	if t.opts.Partition == NoPartition && len(t.parts[""].w.batch) == 0 {
+		t.conv.recycle()
+	}
 }
 
 // WriteRow writes one row to its partition. Errors: a Table committed or
@@ -363,6 +378,7 @@ func (t *Table) ReadIndex(ctx context.Context, src cdxj.Searcher, name string, s
 				if err := t.WriteRow(&t.row); err != nil {
 					return err
 				}
+				t.recycle()
 				continue
 			}
 		}
