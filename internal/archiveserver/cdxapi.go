@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/mementokit/mementokit/cdxj"
 )
@@ -28,6 +31,17 @@ type CDXOptions struct {
 	// Run bounds what one request holds in memory and sets the default
 	// page size (cdxj.RunOptions; nil fields mean its defaults).
 	Run cdxj.RunOptions
+	// MaxHeld bounds the lines that all requests together hold in memory
+	// at once for sort=reverse, sort=closest and a negative limit. Each
+	// such request takes its share before it starts, |limit| lines (at most
+	// Run.MaxBuffered) or Run.MaxBuffered without a limit, and gives it
+	// back when its answer ends; a request whose share is not free is
+	// answered 503 with "Retry-After: 1" and {"message": "busy: ..."}
+	// (counted in CDXStats.Busy), so that parallel requests cannot hold
+	// more than MaxHeld lines whatever their number. 0 means 4 ×
+	// Run.MaxBuffered (cdxj.DefaultMaxBuffered when that is 0); a value
+	// below Run.MaxBuffered caps each share at MaxHeld.
+	MaxHeld int
 	// SkipBad passes over index lines that do not parse, counting them in
 	// CDXStats.BadLines and logging each, instead of failing the request
 	// (with 500 before the first line of the answer, by breaking the
@@ -46,6 +60,7 @@ type CDXStats struct {
 	Failed     int64 // answered 500 or broken off
 	Lines      int64 // index lines sent
 	BadLines   int64 // index lines that did not parse
+	Busy       int64 // answered 503: the lines they would hold were not free (CDXOptions.MaxHeld)
 }
 
 // CDXHandler is an http.Handler that serves the pywb CDX server API
@@ -73,7 +88,9 @@ type CDXStats struct {
 // not page 0 only, and a request without limit= gets every line, not the
 // first 100,000: the answer streams in bounded memory, except for
 // sort=reverse, sort=closest and a negative limit, which hold at most
-// CDXOptions.Run.MaxBuffered lines (a 400 beyond). An index that fails
+// CDXOptions.Run.MaxBuffered lines (a 400 beyond), and all such answers in
+// progress together at most CDXOptions.MaxHeld (a 503 for a request that
+// does not fit). An index that fails
 // part way through breaks the connection rather than end the answer as
 // if it were whole. A CDXHandler is safe for concurrent use when its
 // index is.
@@ -82,7 +99,10 @@ type CDXHandler struct {
 	o    CDXOptions
 	coll string // "/{Collection}/cdx", or ""
 
-	requests, badRequest, failed, lines, badLines atomic.Int64
+	maxHeld, maxBuffered int64
+	held                 *semaphore.Weighted // lines held by answers in progress, of maxHeld
+
+	requests, badRequest, failed, lines, badLines, busy atomic.Int64
 }
 
 // NewCDXHandler returns a CDXHandler serving idx.
@@ -94,13 +114,42 @@ func NewCDXHandler(idx cdxj.Searcher, o *CDXOptions) *CDXHandler {
 	if h.o.Collection != "" {
 		h.coll = "/" + h.o.Collection + CDXPath
 	}
+	h.maxBuffered = int64(h.o.Run.MaxBuffered)
+	if h.maxBuffered <= 0 {
+		h.maxBuffered = cdxj.DefaultMaxBuffered
+	}
+	h.maxHeld = int64(h.o.MaxHeld)
+	if h.maxHeld <= 0 {
+		h.maxHeld = 4 * h.maxBuffered
+	}
+	h.held = semaphore.NewWeighted(h.maxHeld)
 	return h
+}
+
+// share returns the lines req may hold in memory while it runs (see
+// CDXOptions.MaxHeld): 0 for an answer that streams.
+func (h *CDXHandler) share(req *cdxj.Request) int64 {
+	if req.Sort == cdxj.SortIndex && req.Limit >= 0 {
+		return 0
+	}
+	n := h.maxBuffered
+	if req.Limit != 0 && req.Limit != math.MinInt && int64(abs(req.Limit)) < n {
+		n = int64(abs(req.Limit))
+	}
+	return min(n, h.maxHeld)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // Stats returns the handler's counters.
 func (h *CDXHandler) Stats() CDXStats {
 	return CDXStats{Requests: h.requests.Load(), BadRequest: h.badRequest.Load(), Failed: h.failed.Load(),
-		Lines: h.lines.Load(), BadLines: h.badLines.Load()}
+		Lines: h.lines.Load(), BadLines: h.badLines.Load(), Busy: h.busy.Load()}
 }
 
 // Handles reports whether the request target raw (its path, any query
@@ -180,6 +229,16 @@ func (h *CDXHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return cdxj.AppendIdxEntry(dst, e, req.Output), nil
 		})
 	default:
+		if n := h.share(req); n > 0 {
+			if !h.held.TryAcquire(n) {
+				h.busy.Add(1)
+				w.Header().Set("Retry-After", "1")
+				writeMessage(w, http.StatusServiceUnavailable, fmt.Sprintf("busy: this answer may hold %d lines in memory, "+
+					"and the answers in progress hold too many of the %d that all may hold at once; retry", n, h.maxHeld))
+				return
+			}
+			defer h.held.Release(n)
+		}
 		serveLines(h, w, r, req.Output.ContentType(), h.records(req), req.AppendRecord)
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -462,5 +464,101 @@ func TestWithCDX(t *testing.T) {
 		if a.status != 200 || !strings.Contains(a.body, tc.want) {
 			t.Errorf("%s: %d %q", tc.target, a.status, a.body)
 		}
+	}
+}
+
+// gated is a Searcher whose first Records call, after its first line,
+// closes entered and waits for open to close: an answer in progress, held
+// as long as the test wants. Later calls do not wait.
+type gated struct {
+	cdxj.Searcher
+	entered chan struct{}
+	open    chan struct{}
+	calls   atomic.Int64
+}
+
+func (g *gated) Records(q cdxj.Query) iter.Seq2[*cdxj.Record, error] {
+	first := g.calls.Add(1) == 1
+	return func(yield func(*cdxj.Record, error) bool) {
+		n := 0
+		for rec, err := range g.Searcher.Records(q) {
+			if n++; n == 2 && first {
+				close(g.entered)
+				<-g.open
+			}
+			if !yield(rec, err) {
+				return
+			}
+		}
+	}
+}
+
+// TestCDXHeldLinesBounded: the lines held for sort=reverse, sort=closest
+// and negative limits are bounded over all requests together, not only per
+// request. Before the bound, each of 16 parallel limit=-100000 requests
+// over a 600,000-line index held its 100,000 lines and the archive
+// command died out of memory (4 GB); now a request whose share is not
+// free is a 503 with Retry-After, and streaming answers are not held up.
+func TestCDXHeldLinesBounded(t *testing.T) {
+	var lines []string
+	for i := range 30 {
+		lines = append(lines, fmt.Sprintf(`com,example)/ 2020010100%04d {"url": "http://example.com/", "status": "200"}`, i))
+	}
+	g := &gated{Searcher: writeSorted(t, lines), entered: make(chan struct{}), open: make(chan struct{})}
+	h := NewCDXHandler(g, &CDXOptions{Run: cdxj.RunOptions{MaxBuffered: 10}, MaxHeld: 15})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	defer func() {
+		select {
+		case <-g.open:
+		default:
+			close(g.open)
+		}
+	}()
+
+	first := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get(ts.URL + "/cdx?url=example.com&limit=-10")
+		if err != nil {
+			first <- answer{body: err.Error()}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		first <- answer{resp.StatusCode, resp.Header.Get("Content-Type"), string(b)}
+	}()
+	select {
+	case <-g.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first request never started")
+	}
+	// 10 of 15 lines are taken: a share of 10 or more is refused, 5 fits.
+	for _, q := range []string{"limit=-10", "sort=reverse", "closest=2020&limit=6"} {
+		resp, err := http.Get(ts.URL + "/cdx?url=example.com&" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || !strings.Contains(string(b), `"busy: this answer may hold`) {
+			t.Errorf("%s while 10 of 15 lines are held: %d %q (Retry-After %q), want a 503 busy", q, resp.StatusCode, b, resp.Header.Get("Retry-After"))
+		}
+	}
+	if a := get(t, ts.URL, "/cdx?url=example.com&sort=reverse&limit=5"); a.status != http.StatusOK || len(bodyLines(a.body)) != 5 {
+		t.Errorf("a share that fits: %d, %d lines", a.status, len(bodyLines(a.body)))
+	}
+	if a := get(t, ts.URL, "/cdx?url=example.com&limit=20"); a.status != http.StatusOK || len(bodyLines(a.body)) != 20 {
+		t.Errorf("a streamed answer: %d, %d lines", a.status, len(bodyLines(a.body)))
+	}
+	close(g.open)
+	if a := <-first; a.status != http.StatusOK || len(bodyLines(a.body)) != 10 {
+		t.Errorf("the first request: %d %q", a.status, a.body)
+	}
+	// Its share given back, the same request is answered.
+	if a := get(t, ts.URL, "/cdx?url=example.com&limit=-10"); a.status != http.StatusOK || len(bodyLines(a.body)) != 10 {
+		t.Errorf("after the first ended: %d %q", a.status, a.body)
+	}
+	if st := h.Stats(); st.Busy != 3 {
+		t.Errorf("stats %+v, want Busy 3", st)
 	}
 }
