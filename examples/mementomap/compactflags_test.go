@@ -80,3 +80,34 @@ func TestEvalUsageRequiresLookups(t *testing.T) {
 		t.Errorf("eval without -lookups: err %v", err)
 	}
 }
+
+// TestStatusFlagValues: -status of build, eval and profile takes HTTP
+// status classes 1 to 5 ("2", "2,3", "2xx"); anything else (not a number,
+// or a class such as 7 that no record has, which would build an empty map
+// with exit 0) is a usage error, exit 2, naming the field, and no map is
+// written.
+func TestStatusFlagValues(t *testing.T) {
+	dir := t.TempDir()
+	idx := filepath.Join(dir, "index.cdxj")
+	if err := os.WriteFile(idx, []byte(`com,example)/ 20100101000000 {"url": "http://example.com/", "status": "200", "mime": "text/html"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, value := range []string{"7", "0", "9x", "2,6"} {
+		out := filepath.Join(dir, "bad.ukvs")
+		_, _, err := runCmd(t, "", "build", "-q", "-status", value, "-o", out, idx)
+		if code := cli.Status("mementomap", err, io.Discard); code != 2 || !strings.Contains(fmt.Sprint(err), "-status") {
+			t.Errorf("build -status %s = %v (exit %d); want exit 2 naming -status", value, err, code)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("build -status %s left %s (%v)", value, out, err)
+		}
+	}
+	for _, value := range []string{"2", "2,3", "2xx"} {
+		out := filepath.Join(dir, "good.ukvs")
+		if _, _, err := runCmd(t, "", "build", "-q", "-status", value, "-o", out, idx); err != nil {
+			t.Errorf("build -status %s: %v", value, err)
+		} else if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), "com,example)/ 1/1") {
+			t.Errorf("build -status %s wrote %q (%v), want the one key", value, b, err)
+		}
+	}
+}

@@ -231,7 +231,9 @@ func (e *env) writeOutput(path string, fn func(w io.Writer) error) error {
 	return f.Commit()
 }
 
-// intList parses "2,3" into [2 3].
+// intList parses the -status value "2,3" (or "2xx,3xx") into [2 3]; a
+// field that is not an HTTP status class, 1 to 5, is a usage error naming
+// it (a class 7 would keep no record and build an empty map).
 func intList(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -240,8 +242,8 @@ func intList(s string) ([]int, error) {
 			continue
 		}
 		n, err := strconv.Atoi(strings.TrimSuffix(f, "xx"))
-		if err != nil {
-			return nil, fmt.Errorf("bad status class %q", f)
+		if err != nil || n < 1 || n > 5 {
+			return nil, cli.Usagef("-status %q: want HTTP status classes, 1 to 5, such as 2 or 2,3", f)
 		}
 		out = append(out, n)
 	}
