@@ -77,6 +77,9 @@ type Options struct {
 	// has its own) over a transport like http.DefaultTransport (same
 	// proxy, dial and TLS settings) that keeps DefaultMaxIdleConnsPerHost
 	// idle connections per archive host for 90 s, with no global cap.
+	// The default Upstream sends its requests through a transport of its
+	// own with that Transport's settings (HTTPUpstream.Client), and Close
+	// closes its idle connections.
 	HTTPClient *http.Client
 	// Cache stores results; nil disables caching (every request searches).
 	Cache Cache
@@ -228,7 +231,8 @@ type Aggregator struct {
 	closed  bool
 	bg      sync.WaitGroup // searches and background loops
 
-	ownClient bool // opts.HTTPClient was made by New: Close closes its idle connections
+	ownClient   bool // opts.HTTPClient was made by New: Close closes its idle connections
+	ownUpstream bool // ag.up was made by New: Close closes its idle connections
 
 	allow       *AllowList      // the hosts the aggregator may contact
 	proxyAborts [2]atomic.Int64 // /memento/proxy bodies cut off: [0] archive's body broken or too slow, [1] over MaxProxyBytes
@@ -420,6 +424,7 @@ func New(opts *Options) (*Aggregator, error) {
 	ag.allow = NewAllowList(ag.Archives())
 	ag.fetch = guarded(o.HTTPClient, ag.allow)
 	ag.up = o.Upstream
+	ag.ownUpstream = ag.up == nil
 	if ag.up == nil {
 		ag.up = &HTTPUpstream{Client: o.HTTPClient, MaxBodyBytes: o.MaxBodyBytes, MaxHeaderBytes: o.MaxHeaderBytes, MaxPages: o.MaxPages, Allow: ag.allow, UserAgent: o.UserAgent}
 	}
@@ -455,6 +460,9 @@ func (ag *Aggregator) Close() error {
 	ag.bg.Wait()
 	if ag.ownClient {
 		ag.opts.HTTPClient.CloseIdleConnections()
+	}
+	if u, ok := ag.up.(*HTTPUpstream); ok && ag.ownUpstream {
+		u.CloseIdleConnections()
 	}
 	var errs []error
 	for _, st := range ag.archives {

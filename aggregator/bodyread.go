@@ -2,8 +2,10 @@ package aggregator
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // errReader returns err once the bytes before it are read.
@@ -21,18 +23,31 @@ var chunkPool = sync.Pool{New: func() any { b := make([]byte, bodyChunk); return
 // exactly the bytes read: a single allocation per body. length is the
 // body's Content-Length (-1 unknown) and limit the most r gives before
 // its error (a limitedBody's), which bound the string allocated ahead;
-// a body of unknown length is read into pooled chunks first and copied
-// once. err is nil at the body's end, else the read error, with the bytes
+// a body with a Content-Length is read into the string's own bytes, one
+// of unknown length into pooled chunks first and copied once. err is nil at the body's end, else the read error, with the bytes
 // before it.
 func readBody(r io.Reader, length, limit int64) (string, error) {
-	var sb strings.Builder
 	if length >= 0 {
-		sb.Grow(int(min(length, limit+1)))
-		c := chunkPool.Get().(*[]byte)
-		defer chunkPool.Put(c)
-		_, err := io.CopyBuffer(&sb, struct{ io.Reader }{r}, *c)
-		return sb.String(), err
+		// Read straight into the string's bytes: one allocation of the
+		// length (and one byte of room for the read that finds the end),
+		// more only for a body longer than its Content-Length.
+		buf := make([]byte, 0, min(length, max(limit, 0)+1)+1)
+		for {
+			if len(buf) == cap(buf) {
+				buf = slices.Grow(buf, min(len(buf), bodyChunk))
+			}
+			n, err := r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				// buf is not written to again: the string shares its bytes.
+				return unsafe.String(unsafe.SliceData(buf), len(buf)), err
+			}
+		}
 	}
+	var sb strings.Builder
 	var (
 		chunks []*[]byte
 		last   int // bytes in the last chunk

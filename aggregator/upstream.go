@@ -48,7 +48,18 @@ type HTTPUpstream struct {
 	// Client sends the requests; its redirect policy is replaced per
 	// request (TimeMaps: at most MaxRedirects; TimeGates: none followed
 	// unless the 3xx lacks Vary: accept-datetime). nil uses a zero client.
+	// When its Transport is an *http.Transport (or nil: a clone of
+	// http.DefaultTransport), the requests go through a transport of the
+	// HTTPUpstream's own with that Transport's settings, which sends
+	// HTTP/1.1 on kept connections from the caller's goroutine (no read
+	// and write loop per connection; about half the CPU per request),
+	// and leaves to the Transport the requests it does not take (through
+	// a proxy, https when the Transport dials TLS itself; see
+	// StdTransport). CloseIdleConnections closes its idle connections.
 	Client *http.Client
+	// StdTransport sends every request through Client's Transport as it
+	// is (net/http's read and write loops, HTTP/2 with https archives).
+	StdTransport bool
 	// MaxBodyBytes caps the body bytes of one answer (default 32 MiB): a
 	// TimeGate's response, or a TimeMap's pages all together, so that
 	// MaxPages pages cannot read MaxPages times as much. Past it the
@@ -86,6 +97,9 @@ type HTTPUpstream struct {
 	// requests: a cookie Jar writes into it; a one-element value slice
 	// is only read, and an append to it copies).
 	userAgent atomic.Pointer[[]string]
+	// fast is the goroutine-free transport over Client's *http.Transport,
+	// made on first use (nil with StdTransport or another RoundTripper).
+	fast atomic.Pointer[fastTransport]
 }
 
 var (
@@ -112,10 +126,47 @@ func (u *HTTPUpstream) client(a *Archive, follow bool) *http.Client {
 	return u.clients[i].Load()
 }
 
+// transport is the RoundTripper requests go through before the allow
+// list: the fast transport over Client's *http.Transport, or Client's
+// Transport as it is.
+func (u *HTTPUpstream) transport() http.RoundTripper {
+	var rt http.RoundTripper
+	if u.Client != nil {
+		rt = u.Client.Transport
+	}
+	if rt == nil {
+		rt = cappedDefaultTransport()
+	}
+	tr, ok := rt.(*http.Transport)
+	if u.StdTransport || !ok {
+		return rt
+	}
+	if f := u.fast.Load(); f != nil {
+		return f
+	}
+	u.fast.CompareAndSwap(nil, newFastTransport(tr))
+	return u.fast.Load()
+}
+
+// CloseIdleConnections closes the idle upstream connections: those of
+// the HTTPUpstream's own transport and of Client.
+func (u *HTTPUpstream) CloseIdleConnections() {
+	if f := u.fast.Load(); f != nil {
+		f.CloseIdleConnections()
+	}
+	if u.Client != nil {
+		u.Client.CloseIdleConnections()
+	}
+}
+
 // newClient returns a copy of Client behind allow, following redirects
 // (at most MaxRedirects) or none.
 func (u *HTTPUpstream) newClient(allow *AllowList, follow bool) *http.Client {
-	c := *guarded(u.Client, allow)
+	var c http.Client
+	if u.Client != nil {
+		c = *u.Client
+	}
+	c.Transport = allow.Transport(u.transport())
 	maxR := u.MaxRedirects
 	if maxR <= 0 {
 		maxR = 10

@@ -42,6 +42,7 @@ type Server struct {
 	log     *slog.Logger
 	store   cache.Cache
 	ag      *aggregator.Aggregator
+	up      *aggregator.HTTPUpstream // Close closes its idle connections
 	ui      *webui.UI
 	api     http.Handler
 	m       *metrics
@@ -172,11 +173,12 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 	if store != nil {
 		agCache = &meteredCache{Cache: store, m: m, freshFor: aggregator.DefaultFreshFor, negFor: aggregator.DefaultNegativeFor, now: time.Now}
 	}
+	up := &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives), UserAgent: cfg.userAgent()}
 	ag, err := aggregator.New(&aggregator.Options{
 		Archives: archives, Rules: rules, Blacklist: bl,
 		// Every request, redirect hops included, goes only to the hosts the
 		// archive list names (aggregator.AllowList).
-		Upstream:   meteredUpstream{next: &aggregator.HTTPUpstream{Client: client, Allow: aggregator.NewAllowList(archives), UserAgent: cfg.userAgent()}, hist: newUpstreamHandles(m.upDuration)},
+		Upstream:   meteredUpstream{next: up, hist: newUpstreamHandles(m.upDuration)},
 		HTTPClient: client, Cache: agCache, CacheTimeout: time.Duration(cfg.CacheTimeout),
 		RequestTimeout: time.Duration(cfg.RequestTimeout), DynamicBudget: time.Duration(cfg.DynamicBudget), ThoroughBudget: time.Duration(cfg.ThoroughBudget),
 		Tolerance: cfg.Tolerance, DormantFor: time.Duration(cfg.DormantFor),
@@ -205,7 +207,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 	if spec := cfg.Cache; spec == "" || spec == "bolt" {
 		boltPath = strings.TrimPrefix(storeName, "bolt:")
 	}
-	return &Server{c: cfg, log: log, store: store, ag: ag, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir, boltPath: boltPath,
+	return &Server{c: cfg, log: log, store: store, ag: ag, up: up, ui: ui, api: ag.Handler(), m: m, tempDir: tempDir, boltPath: boltPath,
 		metrics: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)})}, nil
 }
 
@@ -394,6 +396,7 @@ func (s *Server) Close() error {
 		if err := s.ag.Close(); err != nil {
 			errs = append(errs, err)
 		}
+		s.up.CloseIdleConnections()
 		if err := closeStore(s.store); err != nil {
 			errs = append(errs, err)
 		}

@@ -1,0 +1,539 @@
+package aggregator
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"golang.org/x/net/http/httpguts"
+)
+
+// fastTransport is the http.RoundTripper HTTPUpstream sends its requests
+// through in place of an *http.Transport (next): HTTP/1.1 over kept
+// connections, with no goroutine of its own. net/http's Transport runs a
+// read loop and a write loop per connection and hands every request and
+// response between them and the caller (three goroutine wake-ups and
+// their selects per request); here the caller's goroutine writes the
+// request and reads the answer on the connection itself, with net/http's
+// own response reader (http.ReadResponse), so the *http.Response,
+// its Header and its Body are what net/http gives.
+//
+// It mirrors next's settings: DialContext (or Dial), TLSClientConfig and
+// TLSHandshakeTimeout, DisableKeepAlives, DisableCompression (else it
+// asks for gzip and decodes it, as net/http does), MaxIdleConnsPerHost,
+// IdleConnTimeout, MaxResponseHeaderBytes, ReadBufferSize and
+// WriteBufferSize. Requests it does not take go to next as they are:
+// anything but a GET or HEAD without a body; a URL with user
+// information or a host that is not ASCII; a request that next's Proxy
+// sends through a proxy; https when next dials TLS itself
+// (DialTLSContext, DialTLS); and every request when next sets
+// ResponseHeaderTimeout or MaxConnsPerHost. It speaks HTTP/1.1 only
+// (ALPN "http/1.1" over TLS), where net/http may use HTTP/2 with an https
+// archive.
+//
+// A request's context bounds it whole, the body included: when it ends,
+// the connection's deadline is set to the past, the blocked read or write
+// returns, the context's error is returned and the connection is closed.
+// A connection goes back to the idle pool when its response body has been
+// read to its end (EOF) and neither side asked to close it; a body closed
+// before its end closes the connection. A request on a kept connection
+// that fails before any byte of the answer arrived (the archive closed
+// the idle connection) is sent once more on a new connection, as net/http
+// does for these requests.
+type fastTransport struct {
+	next        *http.Transport
+	dial        func(ctx context.Context, network, addr string) (net.Conn, error)
+	maxIdle     int           // idle connections kept per host
+	idleFor     time.Duration // an idle connection is closed after this long
+	maxHeader   int64         // response header bytes read at most
+	readSize    int           // bufio sizes
+	writeSize   int
+	gzip        bool // ask for gzip and decode it
+	keepAlive   bool
+	forceFallbk bool // every request goes to next
+
+	mu    sync.Mutex
+	idle  map[string][]*fastConn // "scheme://host:port" → idle connections, newest last
+	sweep *time.Timer            // closes connections idle for idleFor; nil when none is pending
+}
+
+// newFastTransport returns the goroutine-free transport with next's
+// settings.
+func newFastTransport(next *http.Transport) *fastTransport {
+	t := &fastTransport{next: next, maxIdle: next.MaxIdleConnsPerHost, idleFor: next.IdleConnTimeout,
+		maxHeader: next.MaxResponseHeaderBytes, readSize: next.ReadBufferSize, writeSize: next.WriteBufferSize,
+		gzip: !next.DisableCompression, keepAlive: !next.DisableKeepAlives,
+		forceFallbk: next.ResponseHeaderTimeout > 0 || next.MaxConnsPerHost > 0,
+		idle:        map[string][]*fastConn{}}
+	if t.maxIdle == 0 {
+		t.maxIdle = http.DefaultMaxIdleConnsPerHost
+	}
+	if t.maxHeader <= 0 {
+		t.maxHeader = 10 << 20 // net/http's default for responses
+	}
+	if t.readSize <= 0 {
+		t.readSize = 4 << 10
+	}
+	if t.writeSize <= 0 {
+		t.writeSize = 4 << 10
+	}
+	switch {
+	case next.DialContext != nil:
+		t.dial = next.DialContext
+	case next.Dial != nil: //nolint:staticcheck // mirrored as net/http does
+		d := next.Dial //nolint:staticcheck
+		t.dial = func(_ context.Context, network, addr string) (net.Conn, error) { return d(network, addr) }
+	default:
+		t.dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	return t
+}
+
+// fastConn is a kept connection with its buffers.
+type fastConn struct {
+	conn   net.Conn
+	lim    *readLimit
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	key    string
+	idleAt time.Time
+}
+
+// readLimit is the reader under a connection's bufio.Reader: it counts
+// the bytes read and refuses to read past n (the header cap while the
+// headers are read).
+type readLimit struct {
+	c    net.Conn
+	n    int64
+	read int64
+}
+
+func (l *readLimit) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errHeaderCap
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.c.Read(p)
+	l.n -= int64(n)
+	l.read += int64(n)
+	return n, err
+}
+
+var (
+	errHeaderCap = errors.New("read limit exhausted")
+	// aLongTimeAgo is the deadline that makes a blocked read or write
+	// return at once.
+	aLongTimeAgo = time.Unix(1, 0)
+)
+
+// takes reports whether t sends req itself (else next does).
+func (t *fastTransport) takes(req *http.Request) (bool, error) {
+	if t.forceFallbk || req.Method != http.MethodGet && req.Method != http.MethodHead ||
+		req.Body != nil && req.Body != http.NoBody || req.ContentLength != 0 || req.Close ||
+		req.URL == nil || req.URL.User != nil || len(req.Trailer) > 0 {
+		return false, nil
+	}
+	switch req.URL.Scheme {
+	case "http":
+	case "https":
+		if t.next.DialTLSContext != nil || t.next.DialTLS != nil { //nolint:staticcheck
+			return false, nil
+		}
+	default:
+		return false, nil
+	}
+	if !isASCII(req.URL.Host) || !isASCII(req.Host) {
+		return false, nil
+	}
+	if t.next.Proxy != nil {
+		p, err := t.next.Proxy(req)
+		if err != nil || p != nil {
+			return false, nil // next reports the error, or sends through the proxy
+		}
+	}
+	return true, nil
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if ok, _ := t.takes(req); !ok {
+		return t.next.RoundTrip(req)
+	}
+	for k, vs := range req.Header {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return nil, fmt.Errorf("net/http: invalid header field name %q", k)
+		}
+		for _, v := range vs {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return nil, fmt.Errorf("net/http: invalid header field value for %q", k)
+			}
+		}
+	}
+	ctx := req.Context()
+	host, port := req.URL.Hostname(), req.URL.Port()
+	if port == "" {
+		port = defaultPort(req.URL.Scheme)
+	}
+	addr := net.JoinHostPort(host, port)
+	key := req.URL.Scheme + "://" + addr
+	trace := httptrace.ContextClientTrace(ctx)
+	for attempt := 0; ; attempt++ {
+		if trace != nil && trace.GetConn != nil {
+			trace.GetConn(addr)
+		}
+		c, reused := t.getIdle(key)
+		if trace != nil && trace.GotConn != nil && c != nil {
+			trace.GotConn(httptrace.GotConnInfo{Conn: c.conn, Reused: true, WasIdle: true, IdleTime: time.Since(c.idleAt)})
+		}
+		if c == nil {
+			var err error
+			if c, err = t.dialConn(ctx, req.URL.Scheme, host, addr, key); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, err
+			}
+			if trace != nil && trace.GotConn != nil {
+				trace.GotConn(httptrace.GotConnInfo{Conn: c.conn})
+			}
+		}
+		resp, retry, err := t.exchange(ctx, trace, c, req)
+		if err == nil {
+			return resp, nil
+		}
+		_ = c.conn.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if reused && retry && attempt == 0 {
+			continue // the archive closed the kept connection: once more on a new one
+		}
+		return nil, err
+	}
+}
+
+// exchange writes req on c and reads the answer's headers. retry is true
+// when nothing of an answer came.
+func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTrace, c *fastConn, req *http.Request) (resp *http.Response, retry bool, err error) {
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(aLongTimeAgo) })
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	bw := c.bw
+	bw.WriteString(req.Method)
+	bw.WriteByte(' ')
+	bw.WriteString(req.URL.RequestURI())
+	bw.WriteString(" HTTP/1.1\r\nHost: ")
+	bw.WriteString(host)
+	bw.WriteString("\r\n")
+	ua := "Go-http-client/1.1"
+	if v, ok := req.Header["User-Agent"]; ok {
+		ua = ""
+		if len(v) > 0 {
+			ua = v[0]
+		}
+	}
+	if ua != "" {
+		bw.WriteString("User-Agent: ")
+		bw.WriteString(headerValue(ua))
+		bw.WriteString("\r\n")
+	}
+	if err := req.Header.WriteSubset(bw, reqExclude); err != nil {
+		return nil, true, err
+	}
+	if !t.keepAlive {
+		bw.WriteString("Connection: close\r\n")
+	}
+	asked := false
+	if t.gzip && req.Method != http.MethodHead && req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == "" {
+		bw.WriteString("Accept-Encoding: gzip\r\n")
+		asked = true
+	}
+	bw.WriteString("\r\n")
+	if trace != nil && trace.WroteHeaders != nil {
+		trace.WroteHeaders()
+	}
+	err = bw.Flush()
+	if trace != nil && trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	c.lim.n, c.lim.read = t.maxHeader, 0
+	if _, err := c.br.Peek(1); err != nil {
+		return nil, c.lim.read == 0, err
+	}
+	if trace != nil && trace.GotFirstResponseByte != nil {
+		trace.GotFirstResponseByte()
+	}
+	for n1xx := 0; ; n1xx++ {
+		resp, err = http.ReadResponse(c.br, req)
+		if err != nil {
+			if c.lim.n <= 0 {
+				return nil, false, fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", t.maxHeader)
+			}
+			return nil, c.lim.read == 0, err
+		}
+		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			break
+		}
+		if n1xx == 4 {
+			return nil, false, errors.New("net/http: too many 1xx informational responses")
+		}
+	}
+	c.lim.n = math.MaxInt64
+	keep := t.keepAlive && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	b := &fastBody{rc: resp.Body, t: t, c: c, stop: stop, keep: keep, ctx: ctx}
+	if resp.Body == http.NoBody {
+		b.finish(true)
+		return resp, false, nil
+	}
+	resp.Body = b
+	if asked && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Uncompressed = true
+		resp.Body = &gzipBody{raw: b}
+	}
+	return resp, false, nil
+}
+
+// reqExclude are the request headers exchange writes itself.
+var reqExclude = map[string]bool{"Host": true, "User-Agent": true, "Content-Length": true, "Transfer-Encoding": true, "Trailer": true, "Connection": true}
+
+// headerValue is v with line breaks turned into spaces, as
+// http.Header.Write sends a value.
+func headerValue(v string) string {
+	if strings.ContainsAny(v, "\r\n") {
+		return strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
+	}
+	return v
+}
+
+// dialConn opens a connection to addr (TLS for https).
+func (t *fastTransport) dialConn(ctx context.Context, scheme, host, addr, key string) (*fastConn, error) {
+	conn, err := t.dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if scheme == "https" {
+		var cfg *tls.Config
+		if t.next.TLSClientConfig != nil {
+			cfg = t.next.TLSClientConfig.Clone()
+		} else {
+			cfg = &tls.Config{}
+		}
+		if cfg.ServerName == "" {
+			cfg.ServerName = host
+		}
+		cfg.NextProtos = []string{"http/1.1"}
+		tc := tls.Client(conn, cfg)
+		hctx := ctx
+		if d := t.next.TLSHandshakeTimeout; d > 0 {
+			var cancel context.CancelFunc
+			hctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+		if err := tc.HandshakeContext(hctx); err != nil {
+			_ = conn.Close()
+			if hctx.Err() != nil && ctx.Err() == nil {
+				return nil, errors.New("net/http: TLS handshake timeout")
+			}
+			return nil, err
+		}
+		conn = tc
+	}
+	lim := &readLimit{c: conn, n: math.MaxInt64}
+	return &fastConn{conn: conn, lim: lim, br: bufio.NewReaderSize(lim, t.readSize), bw: bufio.NewWriterSize(conn, t.writeSize), key: key}, nil
+}
+
+// getIdle takes the newest idle connection of key, if any.
+func (t *fastTransport) getIdle(key string) (*fastConn, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.idle[key]
+	for len(l) > 0 {
+		c := l[len(l)-1]
+		l[len(l)-1] = nil
+		l = l[:len(l)-1]
+		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor {
+			_ = c.conn.Close()
+			continue
+		}
+		t.idle[key] = l
+		return c, true
+	}
+	delete(t.idle, key)
+	return nil, false
+}
+
+// put keeps c for the next request to its host, or closes it when the
+// host has maxIdle idle connections.
+func (t *fastTransport) put(c *fastConn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	l := t.idle[c.key]
+	if len(l) >= t.maxIdle {
+		_ = c.conn.Close()
+		return
+	}
+	c.idleAt = time.Now()
+	t.idle[c.key] = append(l, c)
+	if t.idleFor > 0 && t.sweep == nil {
+		t.sweep = time.AfterFunc(t.idleFor, t.sweepIdle)
+	}
+}
+
+// sweepIdle closes the connections idle for idleFor and comes back while
+// any is left.
+func (t *fastTransport) sweepIdle() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sweep = nil
+	left := false
+	for key, l := range t.idle {
+		kept := l[:0]
+		for _, c := range l {
+			if time.Since(c.idleAt) >= t.idleFor {
+				_ = c.conn.Close()
+			} else {
+				kept = append(kept, c)
+			}
+		}
+		clear(l[len(kept):])
+		if len(kept) == 0 {
+			delete(t.idle, key)
+		} else {
+			t.idle[key] = kept
+			left = true
+		}
+	}
+	if left {
+		t.sweep = time.AfterFunc(t.idleFor, t.sweepIdle)
+	}
+}
+
+// CloseIdleConnections closes the idle connections of t and of next.
+func (t *fastTransport) CloseIdleConnections() {
+	t.mu.Lock()
+	for key, l := range t.idle {
+		for _, c := range l {
+			_ = c.conn.Close()
+		}
+		delete(t.idle, key)
+	}
+	if t.sweep != nil {
+		t.sweep.Stop()
+		t.sweep = nil
+	}
+	t.mu.Unlock()
+	t.next.CloseIdleConnections()
+}
+
+// fastBody is a response body on a fastConn: read to its end, it gives
+// the connection back to the pool; closed before, it closes it. Read and
+// Close are called from one goroutine at a time.
+type fastBody struct {
+	rc   io.ReadCloser
+	t    *fastTransport
+	c    *fastConn
+	ctx  context.Context
+	stop func() bool
+	keep bool
+	done bool
+}
+
+func (b *fastBody) Read(p []byte) (int, error) {
+	if b.done {
+		return 0, io.EOF
+	}
+	n, err := b.rc.Read(p)
+	switch {
+	case err == io.EOF:
+		b.finish(true)
+	case err != nil:
+		b.finish(false)
+		if b.ctx.Err() != nil {
+			err = b.ctx.Err()
+		}
+	}
+	return n, err
+}
+
+// Close closes the connection unless the body was read to its end.
+func (b *fastBody) Close() error {
+	b.finish(false)
+	return nil
+}
+
+// finish ends the exchange: the connection goes back to the pool when
+// whole is true and the exchange may keep it, else it is closed.
+func (b *fastBody) finish(whole bool) {
+	if b.done {
+		return
+	}
+	b.done = true
+	if !b.stop() {
+		whole = false // the context ended: the deadline is in the past
+	}
+	if whole && b.keep {
+		b.t.put(b.c)
+		return
+	}
+	_ = b.c.conn.Close()
+}
+
+// gzipBody decodes a gzip response body (asked for by the transport);
+// the raw body is read to its end when the decoded stream ends, so that
+// its connection can be kept.
+type gzipBody struct {
+	raw *fastBody
+	zr  *gzip.Reader
+	err error
+}
+
+func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.zr == nil {
+		zr, err := gzip.NewReader(g.raw)
+		if err != nil {
+			g.err = err
+			return 0, err
+		}
+		zr.Multistream(true)
+		g.zr = zr
+	}
+	n, err := g.zr.Read(p)
+	if err == io.EOF {
+		_, _ = io.CopyN(io.Discard, g.raw, drainLimit)
+	}
+	if err != nil {
+		g.err = err
+	}
+	return n, err
+}
+
+func (g *gzipBody) Close() error { return g.raw.Close() }
