@@ -391,6 +391,38 @@ type builder struct {
 	// index key replaced by the canonical SURT of its URL (check), so
 	// that its sort key need not follow the index's order.
 	replaced bool
+	// kf is what record found of the last index key it looked at: the
+	// captures of one URI-R are neighbours in a sorted index, and one key
+	// read with one layout gives the same answers.
+	kf keyFacts
+}
+
+// keyFacts are the answers of surtKeyOf and of record's searches for a
+// NUL byte and the first '?' for the index key key read with layout
+// (valid once set).
+type keyFacts struct {
+	key    []byte
+	layout *cdxj.Layout
+	valid  bool
+	surt   bool
+	nul    bool
+	q      int // the index of the first '?', or -1
+}
+
+// facts returns the keyFacts of rec's index key, from b.kf when it is the
+// key of the record before with the same layout.
+func (b *builder) facts(rec *cdxj.Record) *keyFacts {
+	key := rec.Key()
+	f := &b.kf
+	if f.valid && rec.Layout() == f.layout && bytes.Equal(key, f.key) {
+		return f
+	}
+	f.key = append(f.key[:0], key...)
+	f.layout, f.valid = rec.Layout(), true
+	f.surt = surtKeyOf(rec)
+	f.nul = bytes.IndexByte(key, 0) >= 0
+	f.q = bytes.IndexByte(key, '?')
+	return f
 }
 
 func (b *builder) read(ctx context.Context, recs iter.Seq2[*cdxj.Record, error]) error {
@@ -453,7 +485,8 @@ func (b *builder) record(rec *cdxj.Record) error {
 	}
 	u := rec.URL()
 	key := rec.Key()
-	surtKey := surtKeyOf(rec)
+	kf := b.facts(rec)
+	surtKey := kf.surt
 	switch {
 	case u != nil:
 		if !hasHTTPScheme(u) {
@@ -504,7 +537,10 @@ func (b *builder) record(rec *cdxj.Record) error {
 		}
 	}
 	k := b.key
-	if bytes.IndexByte(k, 0) >= 0 {
+	// k is the index key, whose facts are known, unless it was remade
+	// (Rekey, a key that is not a SURT) or replaced (check).
+	asIndexed := surtKey && !b.o.Rekey && !b.replaced
+	if asIndexed && kf.nul || !asIndexed && bytes.IndexByte(k, 0) >= 0 {
 		return rec.ParseError(fmt.Errorf("key %q holds a NUL byte", k))
 	}
 	if b.sorted {
@@ -524,10 +560,13 @@ func (b *builder) record(rec *cdxj.Record) error {
 			b.first = append([]byte{}, ok...)
 		}
 	}
-	hx := len(k)
-	if i := bytes.IndexByte(k, '?'); i >= 0 {
-		k[i] = 0
-		hx = i
+	hx, q := len(k), kf.q
+	if !asIndexed {
+		q = bytes.IndexByte(k, '?')
+	}
+	if q >= 0 {
+		k[q] = 0
+		hx = q
 	}
 	// The map line "KEY M/R" must stay within the line limit of every
 	// map reader (emit checks the line with its real counts).
