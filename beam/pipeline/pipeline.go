@@ -210,9 +210,22 @@ func decodePart(elem string) (cdxj.Part, error) {
 }
 
 // writeShard writes path through atomicfile (whole or not at all, so a
-// retried bundle rewrites it cleanly) with write.
+// retried bundle rewrites it cleanly) with write, synced before it is
+// renamed: for the files that become the outputs.
 func writeShard(path string, write func(w io.Writer) error) error {
-	f, err := atomicfile.Create(path, nil)
+	return writeFile(path, nil, write)
+}
+
+// writeScratch is writeShard without the sync (atomicfile.Options.NoSync):
+// for the files the run reads back and removes (partial maps, partial
+// summaries, compacted pieces, the report), which a crashed run makes
+// again.
+func writeScratch(path string, write func(w io.Writer) error) error {
+	return writeFile(path, &atomicfile.Options{NoSync: true}, write)
+}
+
+func writeFile(path string, o *atomicfile.Options, write func(w io.Writer) error) error {
+	f, err := atomicfile.Create(path, o)
 	if err != nil {
 		return err
 	}
@@ -246,7 +259,7 @@ func (f *buildPartFn) process(ctx context.Context, p cdxj.Part, emit func(string
 	defer ix.Close()
 	path := shardPath(f.TempDir, kindMap, p.Seq)
 	var st mementomap.BuildStats
-	err = writeShard(path, func(w io.Writer) error {
+	err = writeScratch(path, func(w io.Writer) error {
 		st, err = mementomap.BuildPart(ctx, w, ix, p, f.Spec.Options(f.TempDir))
 		return err
 	})
@@ -281,7 +294,7 @@ func (f *summarizePartFn) process(ctx context.Context, p cdxj.Part, emit func(st
 	defer ix.Close()
 	path := shardPath(f.TempDir, kindSummary, p.Seq)
 	var st summary.Stats
-	err = writeShard(path, func(w io.Writer) error {
+	err = writeScratch(path, func(w io.Writer) error {
 		st, err = summary.SummarizePart(ctx, w, ix, p, f.Spec.Options(), f.Spec.SkipBad)
 		return err
 	})
@@ -475,7 +488,7 @@ func (f *compactPieceFn) process(pc Shard, emit func(string)) error {
 	defer mf.Close()
 	path := shardPath(f.TempDir, kindCompact, pc.Seq)
 	var st mementomap.CompactStats
-	err = writeShard(path, func(w io.Writer) error {
+	err = writeScratch(path, func(w io.Writer) error {
 		st, err = mementomap.Compact(w, io.NewSectionReader(mf, pc.Start, pc.End-pc.Start), f.Spec.Options(f.TempDir))
 		return err
 	})
@@ -624,7 +637,7 @@ func (f *commitFn) process(ctx context.Context, values func(*string) bool) error
 	if err != nil {
 		return err
 	}
-	return writeShard(filepath.Join(f.TempDir, reportName), func(w io.Writer) error { _, err := w.Write(b); return err })
+	return writeScratch(filepath.Join(f.TempDir, reportName), func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 // commit renames the finished outputs (in tempDir) onto their final paths,

@@ -35,6 +35,13 @@ type Options struct {
 	// be read by others (a replay server, an aggregator), not the
 	// owner-only mode of a temporary file.
 	Perm fs.FileMode
+	// NoSync makes Commit rename the file without syncing it first: for
+	// the intermediate files of a run (a pipeline's partial maps), read
+	// back and removed by the same run, whose loss in a crash loses
+	// nothing the run would not redo. Syncing 142 MB costs about 0.2 s of
+	// system CPU; a file removed before the kernel writes it back is
+	// never written at all.
+	NoSync bool
 }
 
 // StaleAge is the age past which a temporary file of this package's
@@ -51,6 +58,7 @@ type File struct {
 	dir   string
 	named string // the temporary name, "" while the file has none
 	perm  fs.FileMode
+	sync  bool // Commit syncs the file (not Options.NoSync)
 	done  bool
 }
 
@@ -79,7 +87,7 @@ func Create(path string, o *Options) (*File, error) {
 		perm = st.Mode().Perm()
 	}
 	CleanStale(dir, base)
-	af := &File{path: path, dir: dir, perm: perm}
+	af := &File{path: path, dir: dir, perm: perm, sync: o == nil || !o.NoSync}
 	if !forceNamed {
 		if f, err := openUnnamed(dir); err == nil {
 			af.f = f
@@ -93,6 +101,9 @@ func Create(path string, o *Options) (*File, error) {
 	af.f, af.named = f, name
 	return af, nil
 }
+
+// syncFile syncs a file before Commit renames it (tests count the calls).
+var syncFile = (*os.File).Sync
 
 // tempPrefix is the start of the temporary names of target base.
 func tempPrefix(base string) string { return "." + base + ".tmp" }
@@ -120,8 +131,9 @@ func (f *File) Name() string { return f.path }
 // writes (ReadAt, Seek, Stat). Closing it is Close's job.
 func (f *File) OS() *os.File { return f.f }
 
-// Commit syncs the file, gives it its mode and renames it onto the target,
-// replacing any file there. On error the temporary file is removed and the
+// Commit syncs the file (unless Options.NoSync), gives it its mode and
+// renames it onto the target, replacing any file there, then syncs the
+// folder (unless Options.NoSync). On error the temporary file is removed and the
 // target is untouched; the error names the target. Commit after Commit or
 // Close returns an error.
 func (f *File) Commit() (err error) {
@@ -141,8 +153,10 @@ func (f *File) Commit() (err error) {
 	if err := f.f.Chmod(f.perm); err != nil {
 		return err
 	}
-	if err := f.f.Sync(); err != nil {
-		return err
+	if f.sync {
+		if err := syncFile(f.f); err != nil {
+			return err
+		}
 	}
 	if f.named == "" {
 		name, err := linkUnnamed(f.f, f.dir, filepath.Base(f.path))
@@ -158,7 +172,9 @@ func (f *File) Commit() (err error) {
 		return err
 	}
 	f.named = ""
-	syncDir(f.dir)
+	if f.sync {
+		syncDir(f.dir)
+	}
 	return nil
 }
 

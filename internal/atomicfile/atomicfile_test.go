@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +74,53 @@ func TestCommit(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"out.map"}, names(t, dir)); diff != "" {
 			t.Errorf("folder (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestCommitNoSync: Options.NoSync commits the file whole, with its mode,
+// without syncing it; the default syncs it once.
+func TestCommitNoSync(t *testing.T) {
+	modes(t, func(t *testing.T) {
+		syncs := 0
+		old := syncFile
+		syncFile = func(f *os.File) error { syncs++; return old(f) }
+		defer func() { syncFile = old }()
+		dir := t.TempDir()
+		for _, c := range []struct {
+			o     *Options
+			syncs int
+		}{{nil, 1}, {&Options{NoSync: true}, 0}, {&Options{NoSync: true, Perm: 0o600}, 0}} {
+			syncs = 0
+			path := filepath.Join(dir, "part-0.map")
+			f, err := Create(path, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(f, "com,example)/ 2/1\n"); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if syncs != c.syncs {
+				t.Errorf("%+v: %d syncs, want %d", c.o, syncs, c.syncs)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil || string(b) != "com,example)/ 2/1\n" {
+				t.Errorf("%+v: target = %q, %v", c.o, b, err)
+			}
+			want := fs.FileMode(0o644)
+			if c.o != nil && c.o.Perm != 0 {
+				want = c.o.Perm
+			}
+			if st, _ := os.Stat(path); st.Mode().Perm() != want {
+				t.Errorf("%+v: mode %v, want %v", c.o, st.Mode().Perm(), want)
+			}
+			if diff := cmp.Diff([]string{"part-0.map"}, names(t, dir)); diff != "" {
+				t.Errorf("%+v: folder (-want +got):\n%s", c.o, diff)
+			}
+			os.Remove(path)
 		}
 	})
 }

@@ -1,31 +1,51 @@
 // Command bench compares the CPU per index line of the Beam pipeline
 // (package pipeline, on the prism runner in process) with the
 // single-process build of package mementomap on the same input, and
-// checks that the two maps are byte-identical.
+// checks that the maps are byte-identical.
 //
-//	go run ./internal/bench -n 16000000 [-shard-size 256MiB[,64MiB...]] [-input FILE] [-cluster] [-dir D] [-cpuprofile P.pprof]
+//	go run ./internal/bench -n 16000000 [-input FILE] [-workers 1,2] [-shard-size 256MiB[,64MiB...]] [-rounds 3] [-callgrind] [-cluster] [-dir D] [-cpuprofile P.pprof]
 //
 // Each build runs in a child process of its own (this program run again
 // with -run), so that its CPU time (user + system, from getrusage of the
-// child) and peak resident memory are its own. Everything the bench
-// writes (the generated index, the maps, the builds' spills and the
-// pipeline's temporary folders) is in a folder of its own made in -dir,
-// removed at the end. Without -input the index is generated with cdxgen
-// (-n lines, sorted CDXJ); with -cluster the generated lines are written
-// as a ZipNum cluster in Common Crawl's layout (cluster.idx beside
-// cdx-00000.gz ..., -lines-per-block lines per gzip block) and both builds
-// read the cluster, so that the pipeline's peak memory can be set against
-// --shard-size for clusters (a part is then that many bytes of compressed
-// blocks). The pipeline runs once per shard size given. It prints the
-// load average before and after, and per build: wall time, CPU seconds,
-// lines per CPU-second, CPU nanoseconds per line and peak RSS; then the
-// ratio of each pipeline run's CPU per line to the single-process
-// build's.
+// child: every thread of it, the garbage collector's, the runner's and the
+// kernel's work for its reads and writes included) and peak resident
+// memory are its own. Both write their map as the commands do, through a
+// temporary file synced and renamed into place (mementomap build's
+// atomicfile; the pipeline's commit). The single-process build runs once
+// per -workers value (mementomap.BuildOptions.Workers: 0 is the default
+// of mementomap build, one worker per core), the pipeline once per
+// -shard-size value (prism runs as many parts at once as there are
+// cores). The builds run -rounds times, interleaved (each round every
+// build once, each round starting one build later than the last), and the
+// bench prints every run with the load average before it, then per build
+// the best and the median of its runs (CPU seconds, nanoseconds of CPU
+// per line, lines per CPU-second, peak RSS), and the ratios of each
+// pipeline's CPU per line to each single-process build's, best to best
+// and median to median.
+//
+// With -callgrind each build runs under valgrind --tool=callgrind instead
+// (GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off, which valgrind needs), and
+// the bench prints the instructions each executed in user space (Ir),
+// which repeat from run to run whatever the machine's load, and their
+// ratios; the kernel's work (reads, writes, syncs) is not counted there.
+// Valgrind runs the program's threads one at a time and about 50 times
+// slower: use an input of about 1 M lines.
+//
+// Everything the bench writes (the generated index, the maps, the builds'
+// spills and the pipeline's temporary folders) is in a folder of its own
+// made in -dir, removed at the end. Without -input the index is generated
+// with cdxgen (-n lines, sorted CDXJ); with -cluster the generated lines
+// are written as a ZipNum cluster in Common Crawl's layout (cluster.idx
+// beside cdx-00000.gz ..., -lines-per-block lines per gzip block) and both
+// builds read the cluster, so that the pipeline's peak memory can be set
+// against --shard-size for clusters (a part is then that many bytes of
+// compressed blocks).
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -35,6 +55,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -45,6 +67,7 @@ import (
 
 	"github.com/mementokit/mementokit/beam/pipeline"
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/flagvalue"
@@ -52,6 +75,23 @@ import (
 )
 
 var updatedAt = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+// build is one of the builds the bench compares.
+type build struct {
+	mode    string // "single" or "beam"
+	workers int    // single: mementomap.BuildOptions.Workers
+	shard   int64  // beam: bytes per part
+	name    string
+}
+
+// run is one measured run of a build.
+type run struct {
+	wall, cpu time.Duration
+	rss       int64
+	ir        int64 // instructions under callgrind, else 0
+	load      string
+	out       string // the map written
+}
 
 func main() {
 	n := flag.Int64("n", 16_000_000, "lines of the generated index")
@@ -61,10 +101,12 @@ func main() {
 	linesPerBlock := flag.Int("lines-per-block", 3000, "lines per gzip block of the -cluster index (Common Crawl's is 3000)")
 	tmp := flag.String("tmp", "", "internal: the folder for a build's spills")
 	shardList := flag.String("shard-size", "256MiB", "bytes per part of the pipeline (a number, or with KiB, MiB, GiB); a comma-separated list runs the pipeline once per size")
-	workers := flag.Int("workers", 1, "workers of the single-process build (mementomap.BuildOptions.Workers)")
-	run := flag.String("run", "", "internal: run one build (single or beam) and exit")
+	workerList := flag.String("workers", "1,0", "workers of the single-process build (mementomap.BuildOptions.Workers; 0: one per core, the default of mementomap build); a comma-separated list runs it once per value")
+	rounds := flag.Int("rounds", 3, "runs of each build, interleaved")
+	callgrind := flag.Bool("callgrind", false, "run each build under valgrind --tool=callgrind and compare the instructions executed")
+	runMode := flag.String("run", "", "internal: run one build (single or beam) and exit")
 	out := flag.String("out", "", "internal: the map to write")
-	cpuProfile := flag.String("cpuprofile", "", "write each build's CPU profile (go tool pprof) to this path with -single.pprof or -beam-N.pprof in place of a .pprof ending (N the run's place); \"\" writes none")
+	cpuProfile := flag.String("cpuprofile", "", "write each build's CPU profile (go tool pprof) to this path with -single-wN-R.pprof or -beam-MMiB-R.pprof in place of a .pprof ending (R the round), or with -callgrind its callgrind file (callgrind_annotate) with .callgrind; \"\" writes none")
 	flag.Parse()
 	beam.Init()
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
@@ -76,18 +118,34 @@ func main() {
 		}
 		shards = append(shards, n)
 	}
-	if *run != "" {
+	var workers []int
+	for _, f := range strings.Split(*workerList, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || w < 0 {
+			log.Fatalf("-workers: %q is not a number of workers (0 or more)", f)
+		}
+		workers = append(workers, w)
+	}
+	if *runMode != "" {
 		stop, err := benchutil.StartCPUProfile(*cpuProfile)
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := runOne(*run, *input, *out, *tmp, shards[0], *workers); err != nil {
+		if err := runOne(*runMode, *input, *out, *tmp, shards[0], workers[0]); err != nil {
 			log.Fatal(err)
 		}
 		if err := stop(); err != nil {
 			log.Fatal(err)
 		}
 		return
+	}
+	if *rounds < 1 {
+		log.Fatal("-rounds: at least 1")
+	}
+	if *callgrind {
+		if _, err := exec.LookPath("valgrind"); err != nil {
+			log.Fatalf("-callgrind: %v", err)
+		}
 	}
 	fmt.Printf("load average before: %s\n", loadAvg())
 
@@ -120,74 +178,182 @@ func main() {
 	}
 	fmt.Printf("input: %s, %d lines, %d bytes as stored\n", in, lines, size)
 
-	type result struct {
-		name      string
-		wall, cpu time.Duration
-		rss       int64
-		out       string
+	var builds []build
+	for _, w := range workers {
+		name := fmt.Sprintf("single, %d worker(s)", w)
+		if w == 0 {
+			name = fmt.Sprintf("single, 0 (%d) workers", runtime.GOMAXPROCS(0))
+		}
+		builds = append(builds, build{mode: "single", workers: w, name: name})
 	}
-	var res []result
-	runs := []struct {
-		mode  string
-		shard int64
-	}{{"single", shards[0]}}
 	for _, sh := range shards {
-		runs = append(runs, struct {
-			mode  string
-			shard int64
-		}{"beam", sh})
+		builds = append(builds, build{mode: "beam", shard: sh,
+			name: fmt.Sprintf("beam, %s parts (%d asked)", sizeName(sh), (size+sh-1)/sh)})
 	}
-	for i, r := range runs {
-		name := r.mode
-		if r.mode == "beam" {
-			name = fmt.Sprintf("beam, %d MiB parts (%d asked)", r.shard>>20, (size+r.shard-1)/r.shard)
-		}
-		outPath := filepath.Join(own, fmt.Sprintf("bench-%d.map", i))
-		spill := filepath.Join(own, fmt.Sprintf("tmp-%d", i))
-		if err := os.Mkdir(spill, 0o755); err != nil {
-			log.Fatal(err)
-		}
-		args := []string{"-run", r.mode, "-input", in, "-out", outPath, "-tmp", spill,
-			"-shard-size", strconv.FormatInt(r.shard, 10), "-workers", strconv.Itoa(*workers)}
-		if *cpuProfile != "" {
-			suffix := "-single.pprof"
-			if r.mode == "beam" {
-				suffix = fmt.Sprintf("-beam-%d.pprof", i)
+	runs := make([][]run, len(builds))
+	seq := 0
+	firstOut := "" // the map of the first run
+	for r := range *rounds {
+		for k := range builds {
+			i := (k + r) % len(builds) // each round starts one build later
+			b := builds[i]
+			seq++
+			outPath := filepath.Join(own, fmt.Sprintf("bench-%d.map", seq))
+			spill := filepath.Join(own, fmt.Sprintf("tmp-%d", seq))
+			if err := os.Mkdir(spill, 0o755); err != nil {
+				log.Fatal(err)
 			}
-			args = append(args, "-cpuprofile", strings.TrimSuffix(*cpuProfile, ".pprof")+suffix)
+			args := []string{"-run", b.mode, "-input", in, "-out", outPath, "-tmp", spill,
+				"-shard-size", strconv.FormatInt(cmp.Or(b.shard, shards[0]), 10), "-workers", strconv.Itoa(b.workers)}
+			profile := fmt.Sprintf("-single-w%d-%d", b.workers, r+1)
+			if b.mode == "beam" {
+				profile = fmt.Sprintf("-beam-%dMiB-%d", b.shard>>20, r+1)
+			}
+			profile = strings.TrimSuffix(*cpuProfile, ".pprof") + profile
+			cg := filepath.Join(own, fmt.Sprintf("callgrind-%d.out", seq))
+			switch {
+			case *cpuProfile != "" && *callgrind:
+				cg = profile + ".callgrind"
+			case *cpuProfile != "":
+				args = append(args, "-cpuprofile", profile+".pprof")
+			}
+			var cmd *exec.Cmd
+			if *callgrind {
+				cmd = exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + cg, os.Args[0]}, args...)...)
+				cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off")
+			} else {
+				cmd = exec.Command(os.Args[0], args...)
+			}
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = os.Stdout, &stderr
+			ru := run{load: loadAvg(), out: outPath}
+			t0 := time.Now()
+			if err := cmd.Run(); err != nil {
+				os.Stderr.Write(stderr.Bytes())
+				log.Fatalf("%s build: %v", b.name, err)
+			}
+			ru.wall = time.Since(t0)
+			rus := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			ru.cpu = time.Duration(rus.Utime.Nano() + rus.Stime.Nano())
+			ru.rss = rus.Maxrss << 10
+			if *callgrind {
+				if ru.ir, err = callgrindTotal(cg); err != nil {
+					log.Fatalf("%s build: %v", b.name, err)
+				}
+			}
+			if firstOut == "" {
+				firstOut = ru.out // kept, for the comparison
+			} else {
+				if err := sameMap(firstOut, ru.out); err != nil {
+					log.Fatalf("%s build, round %d: %v", b.name, r+1, err)
+				}
+				os.Remove(ru.out)
+			}
+			os.RemoveAll(spill)
+			runs[i] = append(runs[i], ru)
+			fmt.Printf("round %d  %-32s  load %-16s  wall %7.2fs  cpu %7.2fs  %6.0f ns CPU/line  peak RSS %4d MiB%s\n",
+				r+1, b.name, ru.load, ru.wall.Seconds(), ru.cpu.Seconds(), float64(ru.cpu.Nanoseconds())/float64(lines), ru.rss>>20, irText(ru.ir, lines))
 		}
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		t0 := time.Now()
-		if err := cmd.Run(); err != nil {
-			log.Fatalf("%s build: %v", name, err)
-		}
-		wall := time.Since(t0)
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		res = append(res, result{name, wall, cpu, ru.Maxrss << 10, outPath})
 	}
 	fmt.Printf("load average after: %s\n", loadAvg())
-	for _, r := range res {
-		fmt.Printf("%-26s  wall %7.2fs  cpu %7.2fs  %6.3f M lines/CPU-s  %6.0f ns CPU/line  peak RSS %4d MiB\n",
-			r.name, r.wall.Seconds(), r.cpu.Seconds(), float64(lines)/r.cpu.Seconds()/1e6,
-			float64(r.cpu.Nanoseconds())/float64(lines), r.rss>>20)
+	fmt.Printf("per build, of %d runs (best | median):\n", *rounds)
+	best := make([]float64, len(builds))
+	med := make([]float64, len(builds))
+	for i, b := range builds {
+		v := make([]float64, len(runs[i]))
+		var rss int64
+		for j, ru := range runs[i] {
+			v[j] = ru.cpu.Seconds()
+			if *callgrind {
+				v[j] = float64(ru.ir)
+			}
+			rss = max(rss, ru.rss)
+		}
+		slices.Sort(v)
+		best[i], med[i] = v[0], median(v)
+		if *callgrind {
+			fmt.Printf("%-32s  %8.0f | %8.0f instructions/line  peak RSS %4d MiB (under valgrind)\n", b.name, best[i]/float64(lines), med[i]/float64(lines), rss>>20)
+			continue
+		}
+		fmt.Printf("%-32s  cpu %7.2fs | %7.2fs  %6.0f | %6.0f ns CPU/line  %6.3f | %6.3f M lines/CPU-s  peak RSS %4d MiB\n",
+			b.name, best[i], med[i], best[i]*1e9/float64(lines), med[i]*1e9/float64(lines),
+			float64(lines)/best[i]/1e6, float64(lines)/med[i]/1e6, rss>>20)
 	}
-	a, err := os.ReadFile(res[0].out)
+	what := "CPU per line"
+	if *callgrind {
+		what = "instructions per line"
+	}
+	for i, b := range builds {
+		if b.mode != "beam" {
+			continue
+		}
+		for j, s := range builds {
+			if s.mode != "single" {
+				continue
+			}
+			fmt.Printf("%s / %s, %s: best %.3f, median %.3f\n", b.name, s.name, what, best[i]/best[j], med[i]/med[j])
+		}
+	}
+	fi, err := os.Stat(firstOut)
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, r := range res[1:] {
-		fmt.Printf("%s: CPU per line / single-process CPU per line: %.3f\n", r.name, r.cpu.Seconds()/res[0].cpu.Seconds())
-		b, err := os.ReadFile(r.out)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			log.Fatalf("%s: the maps differ (%d and %d bytes)", r.name, len(a), len(b))
+	fmt.Printf("maps byte-identical (%d bytes, %d runs)\n", fi.Size(), seq)
+}
+
+// sizeName writes n bytes as MiB when it is a whole number of them.
+func sizeName(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// median returns the median of sorted v.
+func median(v []float64) float64 {
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func irText(ir, lines int64) string {
+	if ir == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  %d instructions (%.0f/line)", ir, float64(ir)/float64(lines))
+}
+
+// sameMap checks that the map at path is byte-identical to the one at
+// first.
+func sameMap(first, path string) error {
+	a, err := os.ReadFile(first)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("its map differs from the first run's (%d and %d bytes)", len(b), len(a))
+	}
+	return nil
+}
+
+// callgrindTotal reads the instruction count (the "summary:" line) of a
+// callgrind output file.
+func callgrindTotal(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("callgrind: %w", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "summary: "); ok {
+			return strconv.ParseInt(strings.Fields(v)[0], 10, 64)
 		}
 	}
-	fmt.Printf("maps byte-identical (%d bytes)\n", len(a))
+	return 0, fmt.Errorf("callgrind: %s has no summary line", path)
 }
 
 // loadAvg returns the 1, 5 and 15 minute load averages (Linux), or "?".
@@ -287,16 +453,18 @@ func runOne(mode, in, out, tmp string, shard int64, workers int) error {
 			return err
 		}
 		defer ix.Close()
-		f, err := os.Create(out)
+		// As mementomap build writes its map: synced, then renamed.
+		f, err := atomicfile.Create(out, nil)
 		if err != nil {
 			return err
 		}
+		defer f.Close()
 		o := spec.Options(tmp)
 		o.Workers = workers
 		if _, err := mementomap.Build(ctx, f, []cdxj.Searcher{ix}, o); err != nil {
 			return err
 		}
-		return f.Close()
+		return f.Commit()
 	case "beam":
 		p, err := pipeline.NewPlan(ctx, &pipeline.Config{Inputs: []string{in}, MapOutput: out, ShardBytes: shard, Build: spec, TempDir: tmp})
 		if err != nil {
