@@ -31,6 +31,11 @@ type prepared struct {
 	// X-Memento-Count (len(ms)).
 	lastModified, count []string
 
+	// promoted is when the entry was last made the most recently used
+	// (Unix nanoseconds): preparedFor promotes it at most once per
+	// promoteEvery, reading it without the cache's write lock otherwise.
+	promoted atomic.Int64
+
 	total   *atomic.Int64 // the bytes of all prepared entries (Aggregator.prepBytes)
 	mu      sync.Mutex    // guards weight and dropped
 	weight  int64         // bytes of this entry counted in total
@@ -66,6 +71,13 @@ const (
 	maxPreparedBody  = 1 << 20
 )
 
+// promoteEvery is how often at most a prepared entry that requests keep
+// reading is made the most recently used again: between promotions it is
+// read under the cache's read lock alone (concurrent requests do not
+// queue for its write lock), so the least recently requested order, by
+// which entries are dropped, is exact to this interval.
+const promoteEvery = time.Second
+
 // preparedWeight is the bytes a prepared entry of stored and ms holds.
 func preparedWeight(stored []cache.StoredMemento, ms []memento.Memento) int64 {
 	w := int64(len(ms))*int64(unsafe.Sizeof(memento.Memento{})) + int64(len(stored))*int64(unsafe.Sizeof(cache.StoredMemento{}))
@@ -94,9 +106,14 @@ func (ag *Aggregator) preparedFor(urir string, e *cache.Entry) *prepared {
 	if e.Status != cache.StatusFound || len(e.Mementos) == 0 {
 		return nil
 	}
-	p, ok := ag.preparedCache().Get(urir)
+	c := ag.preparedCache()
+	p, ok := c.Peek(urir)
 	if !ok || !p.updated.Equal(e.Updated) || len(p.stored) != len(e.Mementos) {
 		return nil
+	}
+	if now := time.Now().UnixNano(); now-p.promoted.Load() >= int64(promoteEvery) {
+		p.promoted.Store(now)
+		c.Get(urir) // most recently used
 	}
 	if &p.stored[0] == &e.Mementos[0] {
 		return p
@@ -121,6 +138,7 @@ func (ag *Aggregator) prepare(urir string, e *cache.Entry, ms []memento.Memento)
 	}
 	p := &prepared{stored: e.Mementos, updated: e.Updated, ms: ms, total: &ag.prepBytes, weight: w,
 		lastModified: []string{memento.FormatHTTPDate(e.Updated)}, count: []string{strconv.Itoa(len(ms))}}
+	p.promoted.Store(time.Now().UnixNano()) // Add makes it the most recently used
 	c := ag.preparedCache()
 	c.Remove(urir) // an entry replaced by Add would not be dropped from the count
 	ag.prepBytes.Add(w)

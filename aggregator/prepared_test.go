@@ -195,3 +195,41 @@ func TestPreparedHeaders(t *testing.T) {
 		prev = rec.Header()
 	}
 }
+
+// TestPreparedPromotedOncePerInterval: a prepared entry read again is
+// made the most recently used (kept when the cache is full and another
+// is added) once promoteEvery has passed since it was last; read again
+// within it, it keeps its place and is dropped first.
+func TestPreparedPromotedOncePerInterval(t *testing.T) {
+	ag := newAggregator(t, Options{Archives: []Archive{{ID: "arc0", TimeMap: "http://arc0/"}}, Upstream: newFake()})
+	t0 := time.Date(2005, 3, 1, 12, 0, 0, 0, time.UTC)
+	entry := func(i int) (string, *cache.Entry, []memento.Memento) {
+		urir := "http://example.com/" + strconv.Itoa(i)
+		urim := "http://arc0/web/20050301120000/" + urir
+		e := &cache.Entry{Info: cache.Info{Status: cache.StatusFound, Updated: t0},
+			Mementos: []cache.StoredMemento{{URIM: urim, Datetime: t0, Archive: "arc0"}}}
+		return urir, e, []memento.Memento{{URIM: urim, Datetime: t0, Archive: "arc0"}}
+	}
+	for i := range maxPrepared {
+		if ag.prepare(entry(i)) == nil {
+			t.Fatalf("entry %d not prepared", i)
+		}
+	}
+	u0, e0, _ := entry(0)
+	u1, e1, _ := entry(1)
+	p0 := ag.preparedFor(u0, e0)
+	if p0 == nil {
+		t.Fatal("entry 0 not found")
+	}
+	p0.promoted.Store(time.Now().Add(-promoteEvery).UnixNano()) // last promoted an interval ago
+	if ag.preparedFor(u0, e0) == nil || ag.preparedFor(u1, e1) == nil {
+		t.Fatal("entries 0 and 1 not found")
+	}
+	ag.prepare(entry(maxPrepared)) // the cache is full: the least recently used goes
+	if ag.preparedFor(u0, e0) == nil {
+		t.Error("entry 0, read again after promoteEvery, was dropped")
+	}
+	if ag.preparedFor(u1, e1) != nil {
+		t.Error("entry 1, read again within promoteEvery of its preparation, was kept instead of dropped first")
+	}
+}
