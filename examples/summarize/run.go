@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cdxflag"
@@ -220,8 +221,17 @@ CDX server's http(s) URL with -url-prefix URL or -domain HOST saying what to rea
 	if e.server, err = server(); err != nil {
 		return cli.Usagef("%v", err)
 	}
-	if *minYear < 0 || *maxYear < 0 || (*minYear != 0 && *maxYear != 0 && *minYear > *maxYear) {
-		return cli.Usagef("-min-year %d and -max-year %d: want 0 (the default) or years with min <= max", *minYear, *maxYear)
+	// The range is checked with the defaults in force (1991, next year), so
+	// that -min-year 3000 alone, which would count no capture, is refused too.
+	lo, hi := *minYear, *maxYear
+	if lo == 0 {
+		lo = 1991
+	}
+	if hi == 0 {
+		hi = time.Now().Year() + 1
+	}
+	if *minYear < 0 || *maxYear < 0 || lo > hi {
+		return cli.Usagef("-min-year %d and -max-year %d: want 0 (the default: 1991, and next year) or years with min <= max", *minYear, *maxYear)
 	}
 	e.startBar(files)
 	defer e.endBar()

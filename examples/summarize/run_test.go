@@ -198,6 +198,8 @@ func TestUsageErrors(t *testing.T) {
 		{"daily", "-org-regexp", "(", "x"},
 		{"-min-year", "2030", "-max-year", "2000", "x"},
 		{"-min-year", "-1", "x"},
+		{"-min-year", "3000", "x"}, // after the default -max-year, next year
+		{"-max-year", "1990", "x"}, // before the default -min-year, 1991
 	} {
 		_, _, err := runCmd(t, args...)
 		var ue cli.Usage
