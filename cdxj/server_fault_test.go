@@ -842,3 +842,47 @@ func TestServerPageCountRefusedOnce(t *testing.T) {
 		t.Errorf("after a refused request: %d lines, %d paged requests, %v", len(got), pages.Load(), err)
 	}
 }
+
+// TestServerRowWithoutEnd: a JSON answer whose row holds a string far
+// longer than ServerOptions.MaxLineSize fails with ErrLineTooLong once the
+// row's bytes are read. Before the fix, the decoder buffered the whole
+// string first: a hostile server's one endless value grew the reader's
+// memory until ServerOptions.MaxResponseSize (1 GiB, 3 GB resident for
+// `cdxj -cdx-flavor wayback`), here the server's 48 MiB.
+func TestServerRowWithoutEnd(t *testing.T) {
+	var written atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		n, _ := io.WriteString(w, `[["urlkey","timestamp","original"],["com,example)/","20200101000000","http://example.com/`)
+		written.Add(int64(n))
+		chunk := strings.Repeat("a", 64<<10)
+		for range 48 << 4 { // 48 MiB of one string
+			n, err := io.WriteString(w, chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+		io.WriteString(w, `"]]`)
+	}))
+	defer ts.Close()
+	o := fast()
+	o.Flavor = FlavorWayback
+	o.Attempts = 1
+	o.MaxLineSize = 64 << 10
+	s, err := OpenServer(context.Background(), ts.URL+"/cdx?url=example.com/*", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = collectLines(t, s.Lines(Query{Match: MatchPrefix}))
+	s.Close()
+	if !errors.Is(err, ErrLineTooLong) || !strings.Contains(err.Error(), "row 2 of the answer") {
+		t.Fatalf("err = %v, want ErrLineTooLong naming row 2", err)
+	}
+	ts.Close() // waits for the handler, which stops at the broken connection
+	// What the server wrote: the rows the client read, 64 KiB of slack and
+	// what the loopback connection's buffers hold, far from 48 MiB.
+	if n := written.Load(); n > 16<<20 {
+		t.Errorf("the server wrote %d bytes before the client stopped reading", n)
+	}
+}

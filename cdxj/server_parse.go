@@ -150,9 +150,12 @@ func layoutForFields(names []string) (*Layout, error) {
 // rowReader reads a JSON array of rows (arrays of strings, numbers and
 // nulls), the output=json answer of the Internet Archive's CDX server and
 // OutbackCDX, one row at a time in bounded memory: the decoder's buffer
-// and the longest row.
+// and the longest row. The decoder reads through a rowLimit, so that one
+// value longer than a row may be (a string without end) is an error once
+// the row's bytes are read, not buffered whole first.
 type rowReader struct {
 	dec     *json.Decoder
+	lim     *rowLimit
 	max     int
 	started bool
 	done    bool
@@ -160,9 +163,44 @@ type rowReader struct {
 }
 
 func newRowReader(r io.Reader, maxRow int) *rowReader {
-	d := json.NewDecoder(r)
+	lim := &rowLimit{r: r, end: -1}
+	d := json.NewDecoder(lim)
 	d.UseNumber()
-	return &rowReader{dec: d, max: maxRow}
+	return &rowReader{dec: d, lim: lim, max: maxRow}
+}
+
+// rowLimitSlack is how far past a row's longest end the decoder may read
+// ahead: the start of the rows after it.
+const rowLimitSlack = 64 << 10
+
+// rowLimit passes reads through until byte end of the answer (-1: no
+// end), then fails them with err.
+type rowLimit struct {
+	r   io.Reader
+	n   int64 // bytes read
+	end int64
+	err error
+}
+
+func (l *rowLimit) Read(p []byte) (int, error) {
+	if l.end >= 0 {
+		if l.n >= l.end {
+			return 0, l.err
+		}
+		if rest := l.end - l.n; int64(len(p)) > rest {
+			p = p[:rest]
+		}
+	}
+	k, err := l.r.Read(p)
+	l.n += int64(k)
+	return k, err
+}
+
+// limitRow lets the decoder read the row that starts at byte start and
+// rowLimitSlack bytes past its longest end.
+func (rr *rowReader) limitRow(start int64) {
+	rr.lim.end = start + int64(rr.max) + rowLimitSlack
+	rr.lim.err = fmt.Errorf("%w: a row at byte %d is longer than %d bytes", ErrLineTooLong, start, rr.max)
 }
 
 // next returns the next row (nil values as ""), valid until the next
@@ -200,6 +238,7 @@ func (rr *rowReader) next() ([]string, error) {
 		rr.started = true
 	}
 	start := rr.dec.InputOffset()
+	rr.limitRow(start)
 	t, err := tok()
 	if err != nil {
 		return nil, err
