@@ -124,7 +124,7 @@ func (c *Converter) Row(dst *Row, rec *cdxj.Record, input string) error {
 	dst.ContentDigest = c.str(rec.Digest())
 	m := c.mimeParts(rec.MIME())
 	dst.ContentMIMEType, dst.ContentMIMECategory = m.mime, m.category
-	dst.Revisit = rec.IsRevisit()
+	dst.Revisit = m.mime == "warc/revisit" // rec.IsRevisit without a second look-up
 	if rec.IsCDXJ() {
 		c.ccFields(dst, rec)
 	}
@@ -348,10 +348,7 @@ func splitURL(u string) urlParts {
 		return p
 	}
 	rest = rest[2:]
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
+	end := authorityEnd(rest)
 	auth := rest[:end]
 	rest = rest[end:]
 	if j := strings.LastIndexByte(auth, '@'); j >= 0 {
@@ -388,6 +385,18 @@ func splitURL(u string) urlParts {
 	}
 	p.path = rest
 	return p
+}
+
+// authorityEnd returns the length of the authority at the start of rest
+// (the text after "//"): up to the first '/', '?' or '#', else all of it.
+// A loop, not strings.IndexAny, which builds its set on every call.
+func authorityEnd(rest string) int {
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c == '/' || c == '?' || c == '#' {
+			return i
+		}
+	}
+	return len(rest)
 }
 
 var (
