@@ -99,10 +99,14 @@ func (e *env) newFlags(name, more string) *flag.FlagSet {
 
 // parse reads the flags, before and after the file names
 // ("summarize report A.sum B.sum -o report.html"); after "--" every
-// argument is a file name. No file name is a usage error.
+// argument is a file name. No file name is a usage error, naming the
+// command ("summarize: combine: no input files").
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	files, err := parseArgs(fs, args)
 	if err == nil && len(files) == 0 {
+		if fs.Name() != "summarize" {
+			return nil, cli.Usagef("%s: no input files (run with -h for usage)", fs.Name())
+		}
 		return nil, cli.Usagef("no input files (run with -h for usage)")
 	}
 	return files, err

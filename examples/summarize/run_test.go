@@ -210,6 +210,18 @@ func TestUsageErrors(t *testing.T) {
 	if _, _, err := runCmd(t, filepath.Join(t.TempDir(), "missing.cdxj")); err == nil {
 		t.Error("a missing file is not an error")
 	}
+	// No input file: the message names the command it is missing for.
+	for cmd, want := range map[string]string{"": "no input files", "combine": "combine: no input files", "export": "export: no input files"} {
+		args := []string{}
+		if cmd != "" {
+			args = append(args, cmd)
+		}
+		_, _, err := runCmd(t, args...)
+		var printed strings.Builder
+		if code := cli.Status("summarize", err, &printed); code != 2 || printed.String() != "summarize: "+want+" (run with -h for usage)\n" {
+			t.Errorf("summarize %s with no file: exit %d, %q; want 2, %q", cmd, code, printed.String(), "summarize: "+want)
+		}
+	}
 }
 
 func TestCancelled(t *testing.T) {
