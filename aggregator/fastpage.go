@@ -149,7 +149,9 @@ func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links in
 			if haveDT {
 				// The strict form, the usual one, is read without allocating.
 				if lt, err := memento.ParseHTTPDateLenient(dt); err == nil {
-					t = lt.UTC().Truncate(time.Second)
+					if t = lt.UTC(); t.Nanosecond() != 0 { // an HTTP date has whole seconds: no division for them
+						t = t.Truncate(time.Second)
+					}
 				}
 			}
 			if ms == nil {
