@@ -2,6 +2,7 @@ package cdxj
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"iter"
@@ -33,6 +34,12 @@ type RunOptions struct {
 	// PageSize is the number of blocks per page of a request without
 	// pageSize=; 0 means DefaultPageSize.
 	PageSize int
+	// Context, when not nil, ends Run early: once it is done, Run yields
+	// context.Cause(Context) and stops, checking every 1024 index records
+	// it reads, so that a request whose client went away does not read on
+	// to the end of the index for lines nobody will see (a filter that
+	// matches nothing reads every record of the url's range).
+	Context context.Context
 }
 
 func (o *RunOptions) maxBuffered() int {
@@ -283,7 +290,16 @@ func (r *Request) Run(s Searcher, o *RunOptions) iter.Seq2[*Record, error] {
 			return true
 		}
 		out := newRunSink(r, o.maxBuffered(), q.Match == MatchExact)
+		var ctx context.Context
+		if o != nil {
+			ctx = o.Context
+		}
+		read := 0
 		for rec, err := range src {
+			if read++; read%1024 == 0 && ctx != nil && ctx.Err() != nil {
+				yield(nil, context.Cause(ctx))
+				return
+			}
 			if err != nil {
 				var pe *ParseError
 				if !errors.As(err, &pe) {

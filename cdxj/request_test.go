@@ -2,14 +2,18 @@ package cdxj
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"iter"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -440,5 +444,55 @@ func TestMerge(t *testing.T) {
 	}
 	if Merge(a) != Searcher(a) {
 		t.Error("Merge of one index is not that index")
+	}
+}
+
+// TestRunContext: a Run whose RunOptions.Context is done stops within 1024
+// index records with the context's cause, where it read on to the end of
+// the url's range (here 5000 records, of which the filter passes none).
+func TestRunContext(t *testing.T) {
+	var lines []string
+	for i := range 5000 {
+		ts := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format("20060102150405")
+		lines = append(lines, fmt.Sprintf(`com,example)/ %s {"url": "http://example.com/", "status": "200"}`, ts))
+	}
+	s := countingSearcher{Searcher: sortedFile(t, lines), read: new(int)}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	gone := errors.New("client gone")
+	cancel(gone)
+	var err error
+	for _, e := range parseReq(t, "url=example.com&filter=status:404").Run(s, &RunOptions{Context: ctx}) {
+		if e != nil {
+			err = e
+			break
+		}
+	}
+	if !errors.Is(err, gone) || *s.read > 1024 {
+		t.Errorf("after reading %d of 5000 records: %v, want the context's cause within 1024", *s.read, err)
+	}
+	// Without a Context the run reads to the end and answers nothing.
+	*s.read = 0
+	for _, e := range parseReq(t, "url=example.com&filter=status:404").Run(s, nil) {
+		t.Errorf("without a context: %v", e)
+	}
+	if *s.read != 5000 {
+		t.Errorf("without a context: read %d records", *s.read)
+	}
+}
+
+// countingSearcher counts the records its Searcher yields.
+type countingSearcher struct {
+	Searcher
+	read *int
+}
+
+func (c countingSearcher) Records(q Query) iter.Seq2[*Record, error] {
+	return func(yield func(*Record, error) bool) {
+		for rec, err := range c.Searcher.Records(q) {
+			*c.read++
+			if !yield(rec, err) {
+				return
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package archiveserver
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,8 +93,9 @@ type CDXStats struct {
 // progress together at most CDXOptions.MaxHeld (a 503 for a request that
 // does not fit). An index that fails
 // part way through breaks the connection rather than end the answer as
-// if it were whole. A CDXHandler is safe for concurrent use when its
-// index is.
+// if it were whole. A request whose client goes away stops reading the
+// index (cdxj.RunOptions.Context is the request's). A CDXHandler is safe
+// for concurrent use when its index is.
 type CDXHandler struct {
 	idx  cdxj.Searcher
 	o    CDXOptions
@@ -239,14 +241,17 @@ func (h *CDXHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			defer h.held.Release(n)
 		}
-		serveLines(h, w, r, req.Output.ContentType(), h.records(req), req.AppendRecord)
+		serveLines(h, w, r, req.Output.ContentType(), h.records(r.Context(), req), req.AppendRecord)
 	}
 }
 
-// records runs req, passing over bad lines under SkipBad.
-func (h *CDXHandler) records(req *cdxj.Request) iter.Seq2[*cdxj.Record, error] {
+// records runs req until ctx (the request's) is done, passing over bad
+// lines under SkipBad.
+func (h *CDXHandler) records(ctx context.Context, req *cdxj.Request) iter.Seq2[*cdxj.Record, error] {
 	return func(yield func(*cdxj.Record, error) bool) {
-		for rec, err := range req.Run(h.idx, &h.o.Run) {
+		run := h.o.Run
+		run.Context = ctx
+		for rec, err := range req.Run(h.idx, &run) {
 			if err != nil {
 				var pe *cdxj.ParseError
 				if errors.As(err, &pe) {
@@ -303,6 +308,9 @@ func serveLines[T any](h *CDXHandler, w http.ResponseWriter, r *http.Request, ct
 	next, stop := iter.Pull2(seq)
 	defer stop()
 	first, err, ok := next()
+	if err != nil && r.Context().Err() != nil {
+		return // the client went away: nobody to answer
+	}
 	if err != nil {
 		h.fail(w, err)
 		return
@@ -343,6 +351,9 @@ func serveLines[T any](h *CDXHandler, w http.ResponseWriter, r *http.Request, ct
 		if err != nil || !ok {
 			break
 		}
+	}
+	if err != nil && r.Context().Err() != nil {
+		return // the client went away: nobody to answer
 	}
 	if err != nil {
 		if written == 0 {
