@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -204,7 +205,15 @@ func (h *CDXHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.o.Logger != nil {
 		h.o.Logger.Debug("cdx request", "query", r.URL.RawQuery)
 	}
-	req, err := cdxj.ParseRequest(r.URL.Query())
+	// A pair of the query string that does not decode is an error, not
+	// left out (url.Values from r.URL.Query() drops it, and a url= so
+	// dropped read as "the url= parameter is required").
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		h.bad(w, fmt.Errorf("%w: the query string: %v", cdxj.ErrQuery, err))
+		return
+	}
+	req, err := cdxj.ParseRequest(v)
 	if err != nil {
 		h.bad(w, err)
 		return

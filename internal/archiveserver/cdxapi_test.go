@@ -275,6 +275,8 @@ func TestCDXPywbApp(t *testing.T) {
 		{"url=commoncrawl.org/&page=0", "pagination needs a ZipNum cluster"},
 		{"url=commoncrawl.org/&showNumPages=true", "pagination needs a ZipNum cluster"},
 		{"url=commoncrawl.org/&filter=~url:(", "missing closing )"},
+		{"url=http://commoncrawl.org/%zz", `the query string: invalid URL escape "%zz"`},
+		{"url=commoncrawl.org/&limit=-9223372036854775808", "too many lines to hold"},
 	} {
 		a := get(t, ts.URL, "/cdx?"+tc.query)
 		var m struct{ Message string }
@@ -291,7 +293,7 @@ func TestCDXPywbApp(t *testing.T) {
 	if err != nil || resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD" {
 		t.Errorf("POST: %v %v", resp, err)
 	}
-	if st := h.Stats(); st.BadRequest != 7 || st.Requests < 15 {
+	if st := h.Stats(); st.BadRequest != 9 || st.Requests < 17 {
 		t.Errorf("stats %+v", st)
 	}
 }
