@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -76,6 +77,11 @@ const (
 // MaxYear.
 var ErrYear = errors.New("columnar: capture year outside 1678-2261, which Parquet readers with nanosecond times cannot read back")
 
+// ErrNotUTF8 is the cause of a record whose line holds bytes that are not
+// UTF-8: Parquet's STRING columns hold UTF-8 only, and readers (DuckDB,
+// Arrow) refuse a whole file for one value that is not.
+var ErrNotUTF8 = errors.New("columnar: not UTF-8, which Parquet strings must be")
+
 // ccPath matches Common Crawl's (and the End of Term archive's) WARC paths.
 var ccPath = regexp.MustCompile(`^crawl-data/([^/]+)/segments/([^/]+)/([^/]+)/`)
 
@@ -85,14 +91,18 @@ const ccPathPrefix = "crawl-data/"
 // Row fills dst from rec, read from the input called input. A CDXJ record
 // whose JSON block is malformed (its values cannot be trusted), or whose
 // SURT key cannot be computed (see SURTKey), or whose year is outside
-// MinYear to MaxYear (ErrYear), gives a *cdxj.ParseError naming its line,
-// leaving dst unspecified. dst's strings do not alias rec: they stay valid
+// MinYear to MaxYear (ErrYear), or whose line is not UTF-8 (ErrNotUTF8,
+// with the offset of its first bad byte), gives a *cdxj.ParseError naming
+// its line, leaving dst unspecified. dst's strings do not alias rec: they stay valid
 // after the next Read of a reusing reader. They are carved from blocks of
 // at least 64 KiB that the Converter never writes twice, so a row kept
 // alive keeps its block in memory.
 func (c *Converter) Row(dst *Row, rec *cdxj.Record, input string) error {
 	if err := rec.CheckJSON(); err != nil {
 		return err
+	}
+	if line := rec.Line(); !utf8.Valid(line) {
+		return rec.ParseError(fmt.Errorf("%w: byte %d of the line", ErrNotUTF8, firstInvalid(line)))
 	}
 	if y := rec.Year(); y < MinYear || y > MaxYear {
 		return rec.ParseError(fmt.Errorf("%w: %s", ErrYear, rec.Timestamp()))
@@ -469,6 +479,19 @@ func suffixSplit(l surt.SuffixList, host string) (domain, suffix string) {
 
 // b2s views b as a string without copying, for a call that does not keep
 // it.
+// firstInvalid returns the offset of the first byte of b that does not
+// start a valid UTF-8 sequence.
+func firstInvalid(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
 func b2s(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func isASCII(s string) bool {

@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
@@ -481,6 +483,50 @@ func TestBadLines(t *testing.T) {
 	var lines []int64
 	for _, r := range readAll(t, filepath.Join(dir, "skip.parquet")) {
 		lines = append(lines, r.InputLine)
+	}
+	if diff := cmp.Diff([]int64{1, 4}, lines); diff != "" {
+		t.Errorf("input lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestNotUTF8Refused: a line with bytes that are not UTF-8 (a URL in
+// Latin-1, a NUL-free binary file name) is a bad line naming its line and
+// byte, skipped and counted under skipBad; every string of the table is
+// UTF-8. Before, the bytes went into the STRING columns as they were, and
+// DuckDB refuses such a file whole ("Invalid string encoding found in
+// Parquet file").
+func TestNotUTF8Refused(t *testing.T) {
+	in := "com,a)/ 20120101000000 {\"url\": \"http://a.com/\"}\n" +
+		"com,a)/caf%e9 20120101000000 {\"url\": \"http://a.com/caf\xe9\"}\n" +
+		"com,a)/ 20120102000000 {\"url\": \"http://a.com/\", \"filename\": \"x\xff\xfe.warc.gz\"}\n" +
+		"com,a)/ 20120103000000 {\"url\": \"http://a.com/\", \"mime\": \"text/html; charset=\u00e9\xe2\x82\xac\"}\n"
+	dir := t.TempDir()
+	tb, _ := Create(filepath.Join(dir, "strict.parquet"), nil)
+	err := tb.ReadIndex(context.Background(), cdxj.NewStream("in.cdxj", strings.NewReader(in), nil), "in.cdxj", false)
+	var pe *cdxj.ParseError
+	if !errors.As(err, &pe) || pe.Line != 2 || !errors.Is(err, ErrNotUTF8) || !strings.Contains(err.Error(), "byte 54 of the line") {
+		t.Errorf("strict: err = %v, want a *cdxj.ParseError on line 2 wrapping ErrNotUTF8 at byte 54", err)
+	}
+	tb.Close()
+	tb, _ = Create(filepath.Join(dir, "skip.parquet"), nil)
+	if err := tb.ReadIndex(context.Background(), cdxj.NewStream("in.cdxj", strings.NewReader(in), nil), "in.cdxj", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st := tb.Stats(); st.Rows != 2 || st.BadLines != 2 {
+		t.Errorf("stats = %+v, want 2 rows and 2 bad lines", st)
+	}
+	var lines []int64
+	for _, r := range readAll(t, filepath.Join(dir, "skip.parquet")) {
+		lines = append(lines, r.InputLine)
+		v := reflect.ValueOf(*r)
+		for i := range v.NumField() {
+			if s, ok := v.Field(i).Interface().(string); ok && !utf8.ValidString(s) {
+				t.Errorf("line %d: %s = %q is not UTF-8", r.InputLine, v.Type().Field(i).Name, s)
+			}
+		}
 	}
 	if diff := cmp.Diff([]int64{1, 4}, lines); diff != "" {
 		t.Errorf("input lines (-want +got):\n%s", diff)
