@@ -64,8 +64,8 @@ type fastTransport struct {
 	forceFallbk bool // every request goes to next
 
 	mu    sync.Mutex
-	idle  map[string][]*fastConn // "scheme://host:port" → idle connections, newest last
-	sweep *time.Timer            // closes connections idle for idleFor; nil when none is pending
+	idle  map[string]*idleConns // "scheme://host:port" → idle connections
+	sweep *time.Timer           // closes connections idle for idleFor; nil when none is pending
 }
 
 // newFastTransport returns the goroutine-free transport with next's
@@ -75,7 +75,7 @@ func newFastTransport(next *http.Transport) *fastTransport {
 		maxHeader: next.MaxResponseHeaderBytes, readSize: next.ReadBufferSize, writeSize: next.WriteBufferSize,
 		gzip: !next.DisableCompression, keepAlive: !next.DisableKeepAlives,
 		forceFallbk: next.ResponseHeaderTimeout > 0 || next.MaxConnsPerHost > 0,
-		idle:        map[string][]*fastConn{}}
+		idle:        map[string]*idleConns{}}
 	if t.maxIdle == 0 {
 		t.maxIdle = http.DefaultMaxIdleConnsPerHost
 	}
@@ -99,6 +99,9 @@ func newFastTransport(next *http.Transport) *fastTransport {
 	}
 	return t
 }
+
+// idleConns are the idle connections of one host, newest last.
+type idleConns struct{ conns []*fastConn }
 
 // fastConn is a kept connection with its buffers.
 type fastConn struct {
@@ -183,16 +186,22 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	ctx := req.Context()
-	host, port := req.URL.Hostname(), req.URL.Port()
-	if port == "" {
-		port = defaultPort(req.URL.Scheme)
+	// The pool's key, "scheme://host:port", is built in a stack buffer
+	// (a map look-up of string(key) does not allocate).
+	var buf [128]byte
+	key := append(append(buf[:0], req.URL.Scheme...), "://"...)
+	key = append(key, req.URL.Host...)
+	if req.URL.Port() == "" {
+		if key[len(key)-1] == ':' { // "host:" is host on the default port
+			key = key[:len(key)-1]
+		}
+		key = append(append(key, ':'), defaultPort(req.URL.Scheme)...)
 	}
-	addr := net.JoinHostPort(host, port)
-	key := req.URL.Scheme + "://" + addr
+	addr := key[len(req.URL.Scheme)+3:]
 	trace := httptrace.ContextClientTrace(ctx)
 	for attempt := 0; ; attempt++ {
 		if trace != nil && trace.GetConn != nil {
-			trace.GetConn(addr)
+			trace.GetConn(string(addr))
 		}
 		c, reused := t.getIdle(key)
 		if trace != nil && trace.GotConn != nil && c != nil {
@@ -200,7 +209,7 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if c == nil {
 			var err error
-			if c, err = t.dialConn(ctx, req.URL.Scheme, host, addr, key); err != nil {
+			if c, err = t.dialConn(ctx, req.URL.Scheme, req.URL.Hostname(), string(addr), string(key)); err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
@@ -369,22 +378,23 @@ func (t *fastTransport) dialConn(ctx context.Context, scheme, host, addr, key st
 }
 
 // getIdle takes the newest idle connection of key, if any.
-func (t *fastTransport) getIdle(key string) (*fastConn, bool) {
+func (t *fastTransport) getIdle(key []byte) (*fastConn, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.idle[key]
-	for len(l) > 0 {
-		c := l[len(l)-1]
-		l[len(l)-1] = nil
-		l = l[:len(l)-1]
+	ic := t.idle[string(key)]
+	if ic == nil {
+		return nil, false
+	}
+	for n := len(ic.conns); n > 0; n-- {
+		c := ic.conns[n-1]
+		ic.conns[n-1] = nil
+		ic.conns = ic.conns[:n-1]
 		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor {
 			_ = c.conn.Close()
 			continue
 		}
-		t.idle[key] = l
 		return c, true
 	}
-	delete(t.idle, key)
 	return nil, false
 }
 
@@ -393,13 +403,17 @@ func (t *fastTransport) getIdle(key string) (*fastConn, bool) {
 func (t *fastTransport) put(c *fastConn) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	l := t.idle[c.key]
-	if len(l) >= t.maxIdle {
+	ic := t.idle[c.key]
+	if ic == nil {
+		ic = &idleConns{}
+		t.idle[c.key] = ic
+	}
+	if len(ic.conns) >= t.maxIdle {
 		_ = c.conn.Close()
 		return
 	}
 	c.idleAt = time.Now()
-	t.idle[c.key] = append(l, c)
+	ic.conns = append(ic.conns, c)
 	if t.idleFor > 0 && t.sweep == nil {
 		t.sweep = time.AfterFunc(t.idleFor, t.sweepIdle)
 	}
@@ -412,20 +426,20 @@ func (t *fastTransport) sweepIdle() {
 	defer t.mu.Unlock()
 	t.sweep = nil
 	left := false
-	for key, l := range t.idle {
-		kept := l[:0]
-		for _, c := range l {
+	for key, ic := range t.idle {
+		kept := ic.conns[:0]
+		for _, c := range ic.conns {
 			if time.Since(c.idleAt) >= t.idleFor {
 				_ = c.conn.Close()
 			} else {
 				kept = append(kept, c)
 			}
 		}
-		clear(l[len(kept):])
+		clear(ic.conns[len(kept):])
+		ic.conns = kept
 		if len(kept) == 0 {
 			delete(t.idle, key)
 		} else {
-			t.idle[key] = kept
 			left = true
 		}
 	}
@@ -434,11 +448,22 @@ func (t *fastTransport) sweepIdle() {
 	}
 }
 
+// idleCount is the number of idle connections kept.
+func (t *fastTransport) idleCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, ic := range t.idle {
+		n += len(ic.conns)
+	}
+	return n
+}
+
 // CloseIdleConnections closes the idle connections of t and of next.
 func (t *fastTransport) CloseIdleConnections() {
 	t.mu.Lock()
-	for key, l := range t.idle {
-		for _, c := range l {
+	for key, ic := range t.idle {
+		for _, c := range ic.conns {
 			_ = c.conn.Close()
 		}
 		delete(t.idle, key)

@@ -192,8 +192,8 @@ func TestFastTransportContext(t *testing.T) {
 		t.Errorf("in the body: err = %v, want context.Canceled", err)
 	}
 	resp.Body.Close()
-	if n := len(rt.idle); n != 0 {
-		t.Errorf("%d hosts with idle connections after canceled requests", n)
+	if n := rt.idleCount(); n != 0 {
+		t.Errorf("%d idle connections after canceled requests", n)
 	}
 	if got := conns.Load(); got != 2 {
 		t.Errorf("%d connections, want 2", got)
