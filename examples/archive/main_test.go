@@ -149,6 +149,7 @@ func TestFlagValueExitStatus(t *testing.T) {
 		{"timemap cache", []string{"-timemap-cache", "-1", missing}, "-timemap-cache -1"},
 		{"host factor", []string{"-hcf", "-1", missing}, "-hcf -1"},
 		{"domain without a server", []string{"-domain", "example.org", missing}, "-url-prefix and -domain"},
+		{"cdx on over stdin", []string{"-cdx", "on", "-"}, "-cdx on: - is a stream"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

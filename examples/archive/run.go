@@ -5,16 +5,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mementokit/mementokit/internal/cli"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/archiveserver"
 	"github.com/mementokit/mementokit/internal/cdxflag"
+	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -79,6 +80,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.Usagef("-latency and -slow-body must not be negative")
 	case *tmCache < 0:
 		return cli.Usagef("-timemap-cache %d: want 0 or more", *tmCache)
+	case *cdxMode == "on" && slices.Contains(fs.Args(), "-"):
+		return cli.Usagef("-cdx on: - is a stream, read once; the CDX API needs a file or a cluster")
 	}
 	co := mementomap.DefaultCompactOptions()
 	co.HostFactor, co.PathFactor = *hcf, *pcf
