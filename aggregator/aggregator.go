@@ -154,27 +154,34 @@ type Options struct {
 	MaxPages     int
 	// BodyMemory is the budget, in bytes, of upstream body bytes held at
 	// once by all searches together (default DefaultBodyMemory; negative:
-	// no limit). HTTPUpstream reserves a body's share before reading it:
-	// a body with a Content-Length all of it (up to MaxBodyBytes), a body
-	// of unknown length 1 MiB and, once it grows past that, the rest of
-	// MaxBodyBytes, giving back what it did not read. A search's bytes
-	// stay held until every caller that waited for it is done with its
-	// Result: the Handler's request once its answer is written and
-	// stored, Refresh once stored, Search when it returns (the Result is
-	// then its caller's). A reservation waits, in arrival order, at most
-	// BodyMemoryWait for bytes other searches hold; past it the archive's
-	// answer fails with ReasonMemoryBusy and the HTTP API answers 503
-	// with Retry-After (BusyRetryAfter), storing nothing. When one search
-	// alone would hold more than the whole budget, the archive's answer
-	// fails with ReasonOverMemoryBudget: a body whose Content-Length is
-	// over what the search may still hold is not read (sole archive: a
-	// 502 naming it), one of unknown length keeps the mementos read
-	// before (a partial answer; Archive-Failures names it; the result is
-	// not complete). Neither counts toward an archive's dormancy.
+	// no limit). HTTPUpstream charges a body of unknown length as its
+	// bytes arrive, and a body with a Content-Length all of it (up to
+	// MaxBodyBytes) before reading it. An eighth of the budget is kept
+	// for the first bytes of bodies (a 128th of the budget each): the
+	// bytes past them take turns, a body growing only while the rest
+	// leaves room for every elder growing body to read to its cap, so
+	// that one endless body never keeps the small answers of other
+	// searches out. A search's bytes stay held until every caller that
+	// waited for it is done with its Result: the Handler's request once
+	// its answer is written and stored, Refresh once stored, Search when
+	// it returns (the Result is then its caller's). A body that cannot
+	// begin (nothing read yet, or a Content-Length body's bytes) waits, at
+	// most BodyMemoryWait; past it the archive's answer fails with
+	// ReasonMemoryBusy and the HTTP API answers 503 with Retry-After
+	// (BusyRetryAfter), storing nothing. ReasonOverMemoryBudget ends an
+	// answer the budget cannot hold: one search alone needs more than the
+	// budget allows bodies past their first bytes (a Content-Length body
+	// is then not read: sole archive, a 502 naming it), or a body of
+	// unknown length that holds bytes gave way while another waited to
+	// begin or did not get its turn within BodyMemoryWait (the eldest
+	// growing body keeps the mementos read, the others' bytes go back at
+	// once and their mementos are not kept); the answer is partial,
+	// Archive-Failures names the archive, the result is not complete.
+	// Neither reason counts toward an archive's dormancy.
 	BodyMemory int64
-	// BodyMemoryWait is how long a body's reservation waits for budget
-	// held by other searches (default DefaultBodyMemoryWait; it also ends
-	// with the archive's timeout and the search's budget).
+	// BodyMemoryWait is how long a body waits for budget held by other
+	// searches (default DefaultBodyMemoryWait; it also ends with the
+	// archive's timeout and the search's budget).
 	BodyMemoryWait time.Duration
 	// MaxProxyBytes caps the memento body /memento/proxy streams (default
 	// DefaultMaxProxyBytes): a memento announced larger (Content-Length)

@@ -22,12 +22,14 @@ import (
 // mementos generated while written (chunked, no Content-Length, every
 // memento a second apart), size bytes in all; after the first pause
 // bytes of an answer for a URI-R of host "first.example" it flushes and
-// waits until gate is closed. It counts
+// waits until gate is closed. With lengths, the answers for other hosts
+// are made whole first and sent with their Content-Length. It counts
 // the answers it began.
 type gatedArchive struct {
 	*httptest.Server
 	size, pause int64
 	gate        chan struct{}
+	lengths     bool
 
 	mu    sync.Mutex
 	began int
@@ -60,9 +62,13 @@ func (a *gatedArchive) serve(w http.ResponseWriter, r *http.Request) {
 	t0 := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	var sent int64
 	paused := a.pause <= 0 || !strings.HasPrefix(urir, "http://first.example/")
+	whole := a.lengths && !strings.HasPrefix(urir, "http://first.example/")
 	for i := 0; sent+int64(len(buf)) < a.size; i++ {
 		d := t0.Add(time.Duration(i) * time.Second)
 		buf = fmt.Appendf(buf, "<%s/web/%s/%s>; rel=\"memento\"; datetime=\"%s\",\n", a.URL, d.Format("20060102150405"), urir, d.Format(http.TimeFormat))
+		if whole {
+			continue
+		}
 		if len(buf) >= 32<<10 {
 			if _, err := w.Write(buf); err != nil {
 				return
@@ -79,6 +85,9 @@ func (a *gatedArchive) serve(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
+	}
+	if whole {
+		w.Header().Set("Content-Length", strconv.Itoa(len(buf)))
 	}
 	_, _ = w.Write(buf)
 }
@@ -97,16 +106,19 @@ func waitHeld(t *testing.T, ctx context.Context, ag *Aggregator, n int64) {
 }
 
 // TestBodyMemoryBusy: with a body memory budget of 4 MiB, a search
-// holding 2.5 MiB of an archive's answer (paused there by the archive)
-// leaves too little for six more requests sent in parallel for other
-// URI-Rs of the same archive on 127.0.0.1: each is answered 503 with Retry-After
+// holding 2.5 MiB of an archive's answer of unknown length (paused there
+// by the archive, and free to read on to its cap of 8 MiB) leaves too
+// little for six more requests sent in parallel for other URI-Rs of the
+// same archive on 127.0.0.1, answered with a Content-Length of 3 MiB:
+// none can begin, each is answered 503 with Retry-After
 // and the headline saying so, Archive-Failures names memory-busy, the
 // archive is not counted toward dormancy (tolerance 1), the budget's peak
 // never passes its limit; the first search then ends with its whole
 // TimeMap, and every byte is given back.
 func TestBodyMemoryBusy(t *testing.T) {
 	const limit = 4 << 20
-	a := newGatedArchive(t, 3<<20, 5<<19) // 3 MiB answers paused at 2.5 MiB
+	a := newGatedArchive(t, 3<<20, 5<<19) // 3 MiB answers, first.example's paused at 2.5 MiB
+	a.lengths = true
 	ag := newAggregator(t, Options{Archives: []Archive{{ID: "big", TimeMap: a.URL + "/tm/"}},
 		BodyMemory: limit, BodyMemoryWait: 50 * time.Millisecond, MaxBodyBytes: 8 << 20, Tolerance: 1, RequestTimeout: 10 * time.Minute,
 		DynamicBudget: 10 * time.Minute, ThoroughBudget: 10 * time.Minute})

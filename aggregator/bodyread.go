@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"bytes"
 	"io"
 	"slices"
 	"strings"
@@ -13,20 +14,22 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// bodyChunk is the size of the pooled buffers readBody reads a body of
-// unknown length into.
+// bodyChunk is the size of the pooled buffer readBody reads a body of
+// unknown length through, and about the size of its chunks.
 const bodyChunk = 256 << 10
 
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, bodyChunk); return &b }}
 
-// readBody reads r to its end, or to its first error, into one string of
-// exactly the bytes read: a single allocation per body. length is the
-// body's Content-Length (-1 unknown) and limit the most r gives before
-// its error (a limitedBody's), which bound the string allocated ahead;
-// a body with a Content-Length is read into the string's own bytes, one
-// of unknown length into pooled chunks first and copied once. err is nil at the body's end, else the read error, with the bytes
-// before it.
-func readBody(r io.Reader, length, limit int64) (string, error) {
+// readBody reads r to its end, or to its first error, and returns its
+// bytes as chunks, each byte held once. length is the body's
+// Content-Length (-1 unknown) and limit the most r gives before its
+// error (a limitedBody's), which bound the string allocated ahead: a
+// body with a Content-Length is one string, read into its own bytes. A
+// body of unknown length is
+// read through one pooled buffer into strings of at most bodyChunk bytes
+// (linkChunks), so that it is never held twice. err is nil at the body's
+// end, else the read error, with the bytes before it.
+func readBody(r io.Reader, length, limit int64) (chunks []string, aligned bool, err error) {
 	if length >= 0 {
 		// Read straight into the string's bytes: one allocation of the
 		// length (and one byte of room for the read that finds the end),
@@ -42,43 +45,86 @@ func readBody(r io.Reader, length, limit int64) (string, error) {
 				if err == io.EOF {
 					err = nil
 				}
+				if len(buf) == 0 {
+					return nil, true, err
+				}
 				// buf is not written to again: the string shares its bytes.
-				return unsafe.String(unsafe.SliceData(buf), len(buf)), err
+				return []string{unsafe.String(unsafe.SliceData(buf), len(buf))}, true, err
 			}
 		}
 	}
-	var sb strings.Builder
-	var (
-		chunks []*[]byte
-		last   int // bytes in the last chunk
-		total  int
-		err    error
-	)
-	defer func() {
-		for _, c := range chunks {
-			chunkPool.Put(c)
-		}
-	}()
+	c := chunkPool.Get().(*[]byte)
+	defer chunkPool.Put(c)
+	return linkChunks(r, *c)
+}
+
+// linkChunks reads r to its end, or to its first error, through buf
+// into strings of at most len(buf) bytes. Each full one ends where a
+// link-value of a TimeMap does, after its ',' and the white space before
+// the next '<', when the second half of the buffer has such a place
+// (linkCut); aligned is false when some full chunk had none and was cut
+// at the buffer's end. The chunks of an aligned body are link-values
+// whole, which fastChunks parses one by one.
+func linkChunks(r io.Reader, buf []byte) (chunks []string, aligned bool, err error) {
+	aligned = true
+	fill := 0
 	for err == nil {
-		if len(chunks) == 0 || last == bodyChunk {
-			chunks = append(chunks, chunkPool.Get().(*[]byte))
-			last = 0
-		}
 		var n int
-		n, err = r.Read((*chunks[len(chunks)-1])[last:])
-		last += n
-		total += n
+		n, err = r.Read(buf[fill:])
+		fill += n
+		if fill == len(buf) {
+			cut := linkCut(buf)
+			if cut < 0 {
+				cut, aligned = fill, false
+			}
+			chunks = append(chunks, string(buf[:cut]))
+			fill = copy(buf, buf[cut:fill])
+		}
 	}
 	if err == io.EOF {
 		err = nil
 	}
-	sb.Grow(total)
-	for i, c := range chunks {
-		if i == len(chunks)-1 {
-			sb.Write((*c)[:last])
-		} else {
-			sb.Write(*c)
-		}
+	if fill > 0 {
+		chunks = append(chunks, string(buf[:fill]))
 	}
-	return sb.String(), err
+	return chunks, aligned, err
+}
+
+// linkCut is the offset of the last '<' of the second half of b that
+// follows a ',' and white space only (where the next link-value of a
+// TimeMap starts), or -1.
+func linkCut(b []byte) int {
+	half := len(b) / 2
+	for end := len(b); end > half; {
+		i := bytes.LastIndexByte(b[:end], '<')
+		if i < half || i < 1 {
+			return -1
+		}
+		j := i
+		for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\r' || b[j-1] == '\n') {
+			j--
+		}
+		if j > 0 && b[j-1] == ',' {
+			return i
+		}
+		end = i
+	}
+	return -1
+}
+
+// chunksReader reads the chunks one after the other.
+func chunksReader(chunks []string) io.Reader {
+	rs := make([]io.Reader, len(chunks))
+	for i, c := range chunks {
+		rs[i] = strings.NewReader(c)
+	}
+	return io.MultiReader(rs...)
+}
+
+// chunksPrefix is the first chunk, or "".
+func chunksPrefix(chunks []string) string {
+	if len(chunks) == 0 {
+		return ""
+	}
+	return chunks[0]
 }

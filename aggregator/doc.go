@@ -170,35 +170,47 @@
 //
 // The body bytes held by all searches at once are bounded by
 // Options.BodyMemory (DefaultBodyMemory, 256 MiB; the server's
-// body_memory and -body-memory). An upstream body reserves its share
-// before its first byte is read: a body with a Content-Length all of it
-// (up to MaxBodyBytes), one of unknown length (chunked) the rest of
-// MaxBodyBytes, as much as the search may still hold, giving back what it
-// did not read once it ends; so no body waits for budget halfway through.
-// A reservation that does not fit waits, in arrival order, for other
-// searches to give bytes back, at most Options.BodyMemoryWait
-// (DefaultBodyMemoryWait; -body-memory-wait) and within the archive's
-// timeout: requests that fit in turn are answered in turn. A search's
-// bytes are held until every caller that waited for it is done with its
+// body_memory and -body-memory). A body of unknown length (chunked) is
+// charged as its bytes arrive, at most 32 KiB ahead of each read, what a
+// read did not give going back at once; a body with a Content-Length is
+// charged all of it (up to MaxBodyBytes) before its first byte is read,
+// so it never waits halfway. An eighth of the budget is kept for the
+// first bytes of bodies (the first 128th of the budget of each): bytes
+// past them never use it, so a greedy body cannot keep the small answers
+// of other searches out, and a search that holds nothing yet keeps off
+// the last half of it, so that searches that hold bytes finish first.
+// The bytes past a body's first take turns: a body grows only while the
+// budget, less the kept eighth, still has room for every elder growing
+// body to read to its cap; the eldest always may. A request that does
+// not fit waits, at most Options.BodyMemoryWait (DefaultBodyMemoryWait;
+// -body-memory-wait) and within the archive's timeout. A search's bytes
+// are held until every caller that waited for it is done with its
 // Result: the Handler's request once its answer is written and stored in
 // the cache, Refresh once stored, Search when it returns (a Result
-// returned by Search is its caller's). A reservation the budget refuses
-// ends the archive's answer with one of two reasons, neither counted
-// toward the archive's dormancy (ClassPerURI): ReasonMemoryBusy when the
-// wait ended first, which the HTTP API answers 503 with Retry-After
-// (BusyRetryAfter seconds) and the headline "Busy: ...", storing nothing;
-// ReasonOverMemoryBudget when this search alone would hold more than the
-// whole budget: a body whose Content-Length is more than the search may
-// still hold is not read (the only archive asked: a 502 naming it in
-// Archive-Failures and the headline), one of unknown length that grows
-// past its reservation keeps the mementos read before (a partial answer,
-// the archive named in Archive-Failures, the result not complete).
+// returned by Search is its caller's). A refusal ends the archive's
+// answer with one of two reasons, neither counted toward the archive's
+// dormancy (ClassPerURI): ReasonMemoryBusy when a body that could not
+// begin (nothing read, or a Content-Length body) waited to the end,
+// which the HTTP API answers 503 with Retry-After (BusyRetryAfter
+// seconds) and the headline "Busy: ...", storing nothing;
+// ReasonOverMemoryBudget when the budget cannot hold the answer: this
+// search alone would hold more than the budget allows bodies past their
+// first bytes (a body whose Content-Length is over it is not read: the
+// only archive asked, a 502 naming it in Archive-Failures and the
+// headline; one of unknown length keeps the mementos read before), or a
+// body of unknown length that holds bytes gave way: to a body waiting to
+// begin, to the eldest growing body that its bytes keep from fitting, or
+// at the end of its wait. The eldest growing body so cut keeps its
+// mementos; any other gives its bytes back at once and keeps none. An
+// answer cut so is partial: the archive named in Archive-Failures, the
+// result not complete.
 // BodyMemory reports the limit, the bytes held, the peak and the
 // refusals (the server's mementokit_body_memory_bytes and
 // mementokit_body_memory_refused_total). TestBodyMemoryTakesTurns,
 // TestBodyMemoryHeldWhileWriting, TestBodyMemoryBusy,
-// TestBodyMemoryOverBudget and TestBodyMemoryBodyOverBudget check these
-// rules against 127.0.0.1 archives.
+// TestBodyMemoryOverBudget, TestBodyMemoryBodyOverBudget and
+// TestBodyMemoryEndlessChunked check these rules against 127.0.0.1
+// archives.
 //
 // The budget counts body bytes; the process holds more per body byte: the
 // parsed mementos, the merged list, the answer written, and the garbage

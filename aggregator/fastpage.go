@@ -27,8 +27,54 @@ import (
 //
 // The URI-Ms and page links are substrings of b (no copy per link: a kept
 // memento keeps the page's text alive, about 1.5 times its URI-M); the
-// memento slice is allocated once, for at most one memento per '<' left.
+// memento slice grows with the mementos read (growMementos).
 func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links int, ok bool) {
+	return fastPageInto(b, cut, nil, 0, 0)
+}
+
+// fastChunks is fastPage over a body read in chunks (readBody): the
+// chunks of an aligned body, link-values whole, are parsed one by one,
+// cut applying to the last, and give what fastPage gives on their
+// concatenation (FuzzFastChunksMatchReader); a body of several chunks
+// not aligned is no plain page (ok false), for the general reader.
+func fastChunks(chunks []string, aligned, cut bool) (ms []memento.Memento, next []string, links int, ok bool) {
+	if len(chunks) > 1 && !aligned {
+		return nil, nil, 0, false
+	}
+	total := 0
+	for _, c := range chunks {
+		total += len(c)
+	}
+	done := 0
+	for i, c := range chunks {
+		last := i == len(chunks)-1
+		var nx []string
+		var l int
+		ms, nx, l, ok = fastPageInto(c, cut && last, ms, done, total-done-len(c))
+		if !ok {
+			return nil, nil, 0, false
+		}
+		if !last && !endsLink(c) {
+			return nil, nil, 0, false // a chunk that does not end a link-value: not as one text
+		}
+		next = append(next, nx...)
+		links += l
+		done += len(c)
+	}
+	return ms, next, links, true
+}
+
+// endsLink reports whether b, less its trailing white space, ends with
+// the ',' after a link-value.
+func endsLink(b string) bool {
+	b = strings.TrimRight(b, " \t\r\n")
+	return strings.HasSuffix(b, ",")
+}
+
+// fastPageInto is fastPage appending to ms, b being the text between
+// before bytes already parsed and after bytes still to parse (chunks of
+// one body).
+func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (_ []memento.Memento, next []string, links int, ok bool) {
 	// short is the answer when b ends inside a link-value: with cut, the
 	// links before it; otherwise the input is no plain page.
 	short := func() ([]memento.Memento, []string, int, bool) {
@@ -154,8 +200,8 @@ func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links in
 					}
 				}
 			}
-			if ms == nil {
-				ms = make([]memento.Memento, 0, mementoEstimate(b[i:])+1) // this one and those left
+			if len(ms) == cap(ms) {
+				ms = growMementos(ms, before+tFrom, b[i:], after)
 			}
 			ms = append(ms, memento.Memento{URIM: b[tFrom:tTo], Datetime: t})
 		case isTimeMap && !isSelf:
@@ -170,13 +216,38 @@ func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links in
 // GMT"`, less a few bytes: what mementoEstimate reckons a link needs.
 const minMementoLink = 56
 
-// mementoEstimate is the number of memento links text can hold, as the
-// capacity of the slice they are read into: one per '<', and no more than
-// one per minMementoLink bytes (a body of '<' bytes allocates no memento
-// per byte), so that the slice is allocated once for real TimeMaps and
-// never more than 2 bytes per body byte.
+// mementoEstimate is the most memento links text can hold: one per '<',
+// and no more than one per minMementoLink bytes.
 func mementoEstimate(text string) int {
 	return min(strings.Count(text, "<"), len(text)/minMementoLink)
+}
+
+// firstMementos is the capacity of the first memento slice of a page:
+// enough for the mementos of about 450 KB of a real TimeMap.
+const firstMementos = 4096
+
+// growMementos returns ms with room for more mementos, its contents
+// copied: parsed bytes of the text are read, rest is the text left of
+// the string being parsed and after the bytes after it. The first slice
+// holds at most firstMementos; a full one grows to what the rate of
+// mementos read so far gives the whole text (a sixteenth more), at least
+// double, and never past what is left can hold (mementoEstimate, after
+// counted as minMementoLink bytes a link). A real TimeMap is so
+// allocated about twice, near its size; a body that stops being a plain
+// page (a run of '<', garbage after a few links) allocates for the
+// mementos it had, not for its length.
+func growMementos(ms []memento.Memento, parsed int, rest string, after int) []memento.Memento {
+	n := len(ms)
+	bound := n + 1 + mementoEstimate(rest) + after/minMementoLink
+	want := min(bound, firstMementos)
+	if n > 0 {
+		whole := parsed + len(rest) + after
+		rate := int(int64(n) * int64(whole) / int64(max(parsed, 1)))
+		want = min(bound, max(2*n, rate+rate/16))
+	}
+	grown := make([]memento.Memento, n, max(want, n+1))
+	copy(grown, ms)
+	return grown
 }
 
 func skipOWS(b string, i int) int {

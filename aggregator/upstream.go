@@ -277,62 +277,54 @@ func (e *notFoundError) Error() string {
 func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
 // limitedBody fails with errTooLarge once more than n bytes were read.
-// Its bytes are reserved from hold (the search's share of
-// Options.BodyMemory) before any is read (start): a body with a
-// Content-Length (length) all of it up to n bytes, or nothing; one of
-// unknown length up to n bytes, as much as the search may still hold.
-// Past the reservation only the byte that tells the end from the cap is
-// read unreserved: a body of unknown length longer than its reservation
-// fails with errOverBudget (when the cap was not the limit). done gives
-// back what was reserved and not read.
+// Its bytes are charged to hold (the search's share of
+// Options.BodyMemory): a body with a Content-Length (length) all of them
+// up to n bytes before the first is read (start), or none; one of
+// unknown length as they arrive, a step (bodyMemory.step) ahead of each
+// read, what the read did not give going back at once. A refusal ends
+// the body with its error (errMemoryBusy, errOverBudget, errGrowthCut).
+// done gives back what was charged and not read and ends the body's
+// account.
 type limitedBody struct {
 	ctx      context.Context // bounds a wait for budget
 	r        io.Reader
 	n        int64
 	hold     *bodyHold
-	length   int64 // Content-Length; -1 unknown
-	reserved int64 // bytes reserved and not read yet
+	length   int64       // Content-Length; -1 unknown
+	c        *bodyCharge // the body's account, once started
+	reserved int64       // bytes of a Content-Length body charged and not read yet
 	started  bool
-	open     bool // reserved as a body of unknown length, not yet done
-	short    bool // the reservation is less than the cap allows
 }
 
-// start reserves the body's bytes before anything is read.
+// start charges a Content-Length body's bytes before anything is read.
 func (l *limitedBody) start() error {
 	if l.started || !l.hold.limited() {
 		return nil
 	}
 	l.started = true
-	want := max(l.n, 0)
-	if l.length >= 0 {
-		want = min(l.length, want)
-		if want == 0 {
-			return nil
-		}
-		got, err := l.hold.reserve(l.ctx, want, false)
-		l.reserved = got
-		return err
+	l.c = l.hold.charge(max(l.n, 0))
+	if l.length < 0 {
+		return nil
 	}
+	want := min(l.length, max(l.n, 0))
 	if want == 0 {
 		return nil
 	}
-	got, err := l.hold.reserve(l.ctx, want, true)
-	if err != nil {
+	if err := l.c.take(l.ctx, want, true); err != nil {
 		return err
 	}
-	l.reserved, l.open, l.short = got, true, got < want
+	l.reserved = want
 	return nil
 }
 
-// done gives back the bytes reserved and not read.
+// done gives back the bytes charged and not read and ends the account.
 func (l *limitedBody) done() {
-	if l.open {
-		l.hold.endOpen(l.reserved)
-		l.open = false
-	} else {
-		l.hold.give(l.reserved)
+	if l.c == nil {
+		return
 	}
+	l.c.give(l.reserved)
 	l.reserved = 0
+	l.c.end()
 }
 
 // Read reads from the body until the limit is passed.
@@ -343,27 +335,30 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 	if int64(len(p)) > l.n+1 {
 		p = p[:l.n+1]
 	}
-	limited := l.hold.limited()
-	if limited && len(p) > 0 {
+	var n int
+	var err error
+	switch {
+	case !l.hold.limited() || len(p) == 0:
+		n, err = l.r.Read(p)
+	case l.length >= 0:
 		if err := l.start(); err != nil {
 			return 0, err
 		}
 		if int64(len(p)) > l.reserved {
-			p = p[:max(l.reserved, 1)] // one byte past: the end, the cap, or more than the budget gives
+			p = p[:max(l.reserved, 1)] // one byte past: the end or the cap
 		}
-	}
-	n, err := l.r.Read(p)
-	if limited {
-		if int64(n) > l.reserved {
-			if l.short {
-				l.hold.m.over.Add(1)
-				l.reserved = 0
-				return 0, errOverBudget
-			}
-			l.reserved = 0
-		} else {
-			l.reserved -= int64(n)
+		n, err = l.r.Read(p)
+		l.reserved = max(l.reserved-int64(n), 0)
+	default:
+		if err := l.start(); err != nil {
+			return 0, err
 		}
+		step := min(int64(len(p)), l.hold.m.step)
+		if err := l.c.take(l.ctx, step, false); err != nil {
+			return 0, err
+		}
+		n, err = l.r.Read(p[:step])
+		l.c.give(step - int64(n))
 	}
 	l.n -= int64(n)
 	if l.n < 0 {
@@ -381,7 +376,7 @@ func classify(ctx context.Context, a *Archive, op, rawURL string, err error) err
 		reason = ReasonTooLarge
 	case errors.Is(err, errMemoryBusy):
 		reason = ReasonMemoryBusy
-	case errors.Is(err, errOverBudget):
+	case errors.Is(err, errOverBudget), errors.Is(err, errGrowthCut), errors.Is(err, errGrowthDrop):
 		reason = ReasonOverMemoryBudget
 	case errors.Is(err, errRedirectLoop):
 		reason = ReasonRedirectLoop
@@ -519,19 +514,26 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	case resp.StatusCode != http.StatusOK:
 		return nil, nil, statusError(a, "timemap", page, resp.StatusCode)
 	}
-	// The page is read into one string (bounded by the answer's budget of
-	// MaxBodyBytes) and, in the plain layout, parsed from it with its
-	// URI-Ms as substrings (fastPage); anything else is parsed by
-	// memento.Reader.
+	// The page is read into one string, or a body of unknown length into
+	// chunks that end where link-values do (bounded by the answer's
+	// budget of MaxBodyBytes, each byte held once), and, in the plain
+	// layout, parsed from them with its URI-Ms as substrings
+	// (fastChunks); anything else is parsed by memento.Reader.
 	lb := &limitedBody{ctx: ctx, r: resp.Body, n: *budget, hold: bodyHoldOf(ctx), length: resp.ContentLength}
 	defer lb.done()
 	if err := lb.start(); err != nil {
 		// refused before a byte was read: nothing to keep
 		return nil, nil, classify(ctx, a, "timemap", page, err)
 	}
-	text, rerr := readBody(lb, resp.ContentLength, *budget)
+	chunks, aligned, rerr := readBody(lb, resp.ContentLength, *budget)
 	*budget = max(lb.n, 0)
-	if ms, next, links, ok := fastPage(text, rerr != nil); ok {
+	if errors.Is(rerr, errGrowthDrop) {
+		// The body gave way to others that wait to begin: its text is
+		// not kept, its bytes go back now.
+		lb.c.drop()
+		return nil, nil, classify(ctx, a, "timemap", page, rerr)
+	}
+	if ms, next, links, ok := fastChunks(chunks, aligned, rerr != nil); ok {
 		if links == 0 && isHTML(resp) {
 			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
 		}
@@ -546,13 +548,13 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 	if resp.Request != nil && resp.Request.URL != nil {
 		base = resp.Request.URL.String()
 	}
-	var body io.Reader = strings.NewReader(text)
+	body := chunksReader(chunks)
 	if rerr != nil {
 		body = io.MultiReader(body, errReader{rerr})
 	}
 	rd := memento.NewReader(body, &memento.ParseOptions{Base: base})
 	var (
-		ms    = make([]memento.Memento, 0, mementoEstimate(text))
+		ms    = make([]memento.Memento, 0, min(mementoEstimate(chunksPrefix(chunks)), firstMementos)) // and as append grows it
 		next  []string
 		links int // links a TimeMap has: original, memento, timemap, timegate, self
 	)
