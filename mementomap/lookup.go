@@ -192,13 +192,25 @@ func hasLoneCR(b []byte) bool {
 	}
 }
 
+// hasNUL reports whether the first line of b (or its first loneCRWindow
+// bytes) holds a NUL byte, which no map line does: a binary file, or a
+// map written as UTF-16.
+func hasNUL(b []byte) bool {
+	b = b[:min(len(b), loneCRWindow)]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return bytes.IndexByte(b, 0) >= 0
+}
+
 // Open memory-maps the MementoMap file at path for lookups. Empty files and
 // files holding only headers are valid maps that hold nothing. The header
 // section ("!" lines and blank lines at the top) is parsed leniently: a
 // header line that is not valid UKVS is kept with its raw value. A UTF-8
 // byte order mark at the start is skipped; lines end with LF or CRLF, and
 // a map whose first line ends with a lone CR is refused with [ErrLoneCR],
-// a gzip-compressed file or a CDX/CDXJ index with [ErrNotMap], and a
+// a gzip-compressed file, a CDX/CDXJ index or a file with a NUL byte in
+// its first line (binary, or UTF-16 text) with [ErrNotMap], and a
 // file whose last line has no line end (a map cut short, whose last
 // frequency may be cut too) with an error naming the file and that line
 // and wrapping [ErrNoLineEnd] and a *ukvs.ParseError.
@@ -410,6 +422,10 @@ func (m *Map) parseHeaders() int {
 	p := 0
 	if bytes.HasPrefix(m.b, []byte(utf8BOM)) {
 		p = len(utf8BOM)
+	}
+	if gz := len(m.b) >= 2 && m.b[0] == 0x1f && m.b[1] == 0x8b; !gz && hasNUL(m.b[p:]) {
+		m.err = fmt.Errorf("%w: a NUL byte in its first line (binary data, or UTF-16 text?)", ErrNotMap)
+		return len(m.b)
 	}
 	if hasLoneCR(m.b[p:]) {
 		m.err = ErrLoneCR

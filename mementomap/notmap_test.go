@@ -12,10 +12,19 @@ import (
 )
 
 // TestOpenRefusesNonMaps checks that files which are plainly not MementoMaps
-// (a gzip-compressed map, CDX and CDXJ indexes) are refused with ErrNotMap
-// instead of answering absent for keys they hold, while real map shapes
-// still open.
+// (a gzip-compressed map, CDX and CDXJ indexes, binary data, a map saved
+// as UTF-16) are refused with ErrNotMap instead of answering absent for
+// keys they hold, while real map shapes still open. Before, binary data
+// and UTF-16 were refused as maps with lone CR line ends, or opened.
 func TestOpenRefusesNonMaps(t *testing.T) {
+	var binary []byte
+	for i := range 4096 {
+		binary = append(binary, byte(i*7)) // every byte value, from a NUL on
+	}
+	utf16 := []byte{0xff, 0xfe} // UTF-16LE with its byte order mark
+	for _, c := range "org,archive)/ 2121/1\r\n" {
+		utf16 = append(utf16, byte(c), 0)
+	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte("org,archive)/ 2121/1\n"))
@@ -38,6 +47,8 @@ func TestOpenRefusesNonMaps(t *testing.T) {
 		{name: "classic CDX index", data: cdx, notMap: true},
 		{name: "CDXJ index", data: cdxj, notMap: true},
 		{name: "CDXJ index with headers", data: []byte("!context [\"x\"]\ncom,example)/ 20200101000000 {\"url\": \"http://example.com/\"}\n"), notMap: true},
+		{name: "binary data", data: binary, notMap: true},
+		{name: "map saved as UTF-16", data: utf16, notMap: true},
 		{name: "plain map", data: []byte("org,archive)/ 2121/1\n"), present: "http://archive.org/"},
 		{name: "map with JSON block", data: []byte("org,archive)/ 5 {\"note\": 1}\n"), present: "http://archive.org/"},
 		{name: "map with !fields", data: []byte("!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\", \"datetime\"]}\norg,archive)/ 5 2014\n"), present: "http://archive.org/"},
