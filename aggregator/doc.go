@@ -214,13 +214,15 @@
 //
 // The budget counts body bytes; the process holds more per body byte: the
 // parsed mementos, the merged list, the answer written, and the garbage
-// collector's headroom. The resident memory of a server is 7.5 to 8.5
-// times the budget when every answer is at the cap (internal/bench/bodymemory:
-// eight parallel uncached TimeMaps of 1,000,000 mementos cut at the
-// 32 MiB MaxBodyBytes, all eight answered 200 in turn; VmHWM 481 to
-// 529 MiB with a 64 MiB budget, 1,092 MiB with 128 MiB, 1,609 MiB without
-// a limit): size BodyMemory as about an eighth of the memory the process
-// may use.
+// collector's headroom. The resident memory of a server is about 5.5
+// times the default budget and 7 times a 64 MiB one when every answer is
+// at the cap (internal/bench/bodymemory: eight parallel uncached
+// TimeMaps of 1,000,000 mementos cut at the 32 MiB MaxBodyBytes, all
+// eight answered 200; VmHWM 1,209 to 1,465 MB with 256 MiB, 464 to 482
+// MB with 64 MiB; sixteen in parallel with 256 MiB under a 4 GB address
+// space limit, 1,358 MB): size BodyMemory as about a sixth of the memory
+// the process may use. The examples/aggregator server sets the Go memory
+// limit to 6 times the budget plus 64 MiB unless GOMEMLIMIT is set.
 //
 // Every upstream
 // request has the archive's timeout, every search its budget, and a

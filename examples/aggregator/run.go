@@ -60,6 +60,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.AsUsage(err) // checked by parseConfig
 	}
 	c.Logger = log
+	setMemoryLimit(int64(c.BodyMemory), log)
 	ln, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return cli.AsUsage(err)
@@ -125,7 +126,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.UserAgent, "user-agent", c.UserAgent, "`name` sent as the User-Agent to the archives and to an archive list URL (default "+server.DefaultUserAgent+")")
 	fs.StringVar(&c.Contact, "contact", c.Contact, "`URL or e-mail` appended to the User-Agent as <contact> (default "+server.DefaultContact+")")
 	fs.IntVar(&c.TopK, "topk", c.TopK, "ask only the `K` archives of highest \"probability\" in the archive list (0: all)")
-	fs.Var(&c.BodyMemory, "body-memory", "most `bytes` of upstream bodies held at once by all requests, each until its answer is written (256MiB, 1GiB, or bytes; 0: 256MiB; -1: no limit): an answer that does not fit waits for its share, past -body-memory-wait a 503 with Retry-After; one request needing more than all of it gets over-memory-budget in Archive-Failures")
+	fs.Var(&c.BodyMemory, "body-memory", "most `bytes` of upstream bodies held at once by all requests, each until its answer is written (256MiB, 1GiB, or bytes; 0: 256MiB; -1: no limit): an answer that cannot begin waits, past -body-memory-wait a 503 with Retry-After; one request needing more than all of it, or a chunked answer that gives way, gets over-memory-budget in Archive-Failures. The server sets the Go memory limit to 6 times it plus 64MiB unless GOMEMLIMIT is set; the process's resident memory is about 5.5 to 7 times it when every answer is at the cap")
 	dur(&c.BodyMemoryWait, "body-memory-wait", "how long an archive's answer waits for its share of -body-memory (0: 10s)")
 	fs.Var(&c.MaxProxyBytes, "max-proxy-bytes", "most `bytes` of a memento /memento/proxy streams (256MiB, 1GiB, or bytes; 0: 1GiB): over it a 502, or once streaming an aborted answer")
 	fs.BoolVar(&c.MissToList, "miss-to-list", c.MissToList, "answer a miss of /memento and /api/json asked by a browser with a 302 to /list (Time Travel)")
