@@ -364,6 +364,7 @@ func hiveEscape(v string) string {
 // Converter.Row) is an error wrapping its *cdxj.ParseError, or with skipBad
 // is counted in Stats().BadLines (the first one is logged to
 // Options.Logger); a read error ends the input and is returned. Both name
+// their source once: the *cdxj.ParseError's Source when it has one, else
 // name. ctx stops the walk between records.
 func (t *Table) ReadIndex(ctx context.Context, src cdxj.Searcher, name string, skipBad bool) error {
 	i := 0
@@ -384,6 +385,9 @@ func (t *Table) ReadIndex(ctx context.Context, src cdxj.Searcher, name string, s
 		}
 		var pe *cdxj.ParseError
 		if !errors.As(err, &pe) || !skipBad {
+			if pe != nil && pe.Source != "" {
+				return fmt.Errorf("columnar: %w", err) // the *cdxj.ParseError names its source
+			}
 			return fmt.Errorf("columnar: %s: %w", name, err)
 		}
 		t.skipped(name, pe.Line, err)

@@ -107,6 +107,7 @@ func runParquet(ctx context.Context, o options, stdin io.Reader, stderr io.Write
 
 // exportOne adds one input (a file, a ZipNum cluster by its .idx or
 // folder, a CDX server URL, or "-" for stdin; see cdxj.Open) to the table.
+// A bad line's error reads "FILE:LINE:COLUMN: cause", as on the CDXJ path.
 func exportOne(ctx context.Context, t *columnar.Table, name string, stdin io.Reader, o options) error {
 	ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin, MaxLineSize: o.maxLine, Server: o.server})
 	if err != nil {
@@ -117,7 +118,7 @@ func exportOne(ctx context.Context, t *columnar.Table, name string, stdin io.Rea
 	if name == "-" {
 		label = "stdin"
 	}
-	return t.ReadIndex(ctx, ix, label, o.skipBad)
+	return fileLine(t.ReadIndex(ctx, ix, label, o.skipBad))
 }
 
 // sameFile reports whether a and b name one existing file.

@@ -79,8 +79,11 @@ func TestParquetUsage(t *testing.T) {
 	bad := filepath.Join(dir, "bad.cdxj")
 	os.WriteFile(bad, []byte("com,a)/ 20200101000000 {\"url\": \"http://a/\"}\ncom,a)/ 20200101000000 {\"url\"=1}\n"), 0o644)
 	out := filepath.Join(dir, "bad.parquet")
-	if _, _, err := runCmd(t, "", "-o", out, bad); err == nil || !strings.Contains(err.Error(), "bad.cdxj") || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("err = %v, want one naming bad.cdxj line 2", err)
+	// It reads as on the CDXJ path: "FILE:LINE:COLUMN: cause", the file named once.
+	_, _, plain := runCmd(t, "", "-o", filepath.Join(dir, "bad.out.cdxj"), bad)
+	_, _, err := runCmd(t, "", "-o", out, bad)
+	if want := bad + ":2:30: "; plain == nil || err == nil || !strings.HasPrefix(err.Error(), want) || err.Error() != plain.Error() {
+		t.Errorf("err = %v, want the CDXJ path's %v, starting %q", err, plain, want)
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("output exists after a failed export")
