@@ -46,8 +46,12 @@ import (
 // the connection's deadline is set to the past, the blocked read or write
 // returns, the context's error is returned and the connection is closed.
 // A connection goes back to the idle pool when its response body has been
-// read to its end (EOF) and neither side asked to close it; a body closed
-// before its end closes the connection. A request on a kept connection
+// read to its end (EOF), neither side asked to close it and no byte past
+// the answer was read; a body closed before its end closes the
+// connection. An idle connection is taken for a request only when
+// nothing waits to be read on it and its archive has not closed it (a
+// look at the socket, on unix), so bytes sent unasked are never read as
+// the next request's answer. A request on a kept connection
 // that fails before any byte of the answer arrived (the archive closed
 // the idle connection) is sent once more on a new connection, as net/http
 // does for these requests.
@@ -389,7 +393,7 @@ func (t *fastTransport) getIdle(key []byte) (*fastConn, bool) {
 		c := ic.conns[n-1]
 		ic.conns[n-1] = nil
 		ic.conns = ic.conns[:n-1]
-		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor {
+		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor || idleUnusable(c.conn) {
 			_ = c.conn.Close()
 			continue
 		}
@@ -522,7 +526,12 @@ func (b *fastBody) finish(whole bool) {
 	if !b.stop() {
 		whole = false // the context ended: the deadline is in the past
 	}
-	if whole && b.keep {
+	// Bytes already read past the answer's end (more than its
+	// Content-Length, a body on a HEAD, 204 or 304 answer, an answer
+	// unasked) are no answer to the next request: the connection is
+	// closed, as net/http's Transport closes one that receives bytes
+	// while idle.
+	if whole && b.keep && b.c.br.Buffered() == 0 {
 		b.t.put(b.c)
 		return
 	}

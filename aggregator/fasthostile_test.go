@@ -1,0 +1,175 @@
+package aggregator
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// rawArchive is an archive on 127.0.0.1 that answers each request with
+// the bytes answer returns for it (what follows a NUL byte is sent
+// 20 ms later; conn: the connection's number from 0,
+// n: the request's number on it, line: its request line); it reads
+// request headers up to their blank line and closes a connection when
+// answer says so.
+type rawArchive struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns int
+	lines []string
+	wg    sync.WaitGroup
+}
+
+func newRawArchive(t *testing.T, answer func(conn, n int, line string) (string, bool)) *rawArchive {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &rawArchive{ln: ln}
+	var open []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		a.mu.Lock()
+		for _, c := range open {
+			c.Close()
+		}
+		a.mu.Unlock()
+		a.wg.Wait()
+	})
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			a.mu.Lock()
+			cn := a.conns
+			a.conns++
+			open = append(open, c)
+			a.mu.Unlock()
+			a.wg.Add(1)
+			go func() {
+				defer a.wg.Done()
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				br := bufio.NewReader(c)
+				for n := 0; ; n++ {
+					line, err := br.ReadString('\n')
+					if err != nil {
+						return
+					}
+					for {
+						h, err := br.ReadString('\n')
+						if err != nil {
+							return
+						}
+						if h == "\r\n" || h == "\n" {
+							break
+						}
+					}
+					a.mu.Lock()
+					a.lines = append(a.lines, strings.TrimRight(line, "\r\n"))
+					a.mu.Unlock()
+					out, closeIt := answer(cn, n, line)
+					out, later, _ := strings.Cut(out, "\x00")
+					if _, err := io.WriteString(c, out); err != nil {
+						return
+					}
+					if later != "" {
+						time.Sleep(20 * time.Millisecond)
+						if _, err := io.WriteString(c, later); err != nil {
+							return
+						}
+					}
+					if closeIt {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return a
+}
+
+func (a *rawArchive) url() string { return "http://" + a.ln.Addr().String() }
+
+// transports is the fast transport and net/http's, each over a fresh
+// *http.Transport.
+func transports() map[string]http.RoundTripper {
+	return map[string]http.RoundTripper{
+		"fast":     newFastTransport(&http.Transport{}),
+		"net/http": &http.Transport{},
+	}
+}
+
+func rawGet(rt http.RoundTripper, method, u string) (int, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, u, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := rt.RoundTrip(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+const poison = "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nPOISON"
+
+// Bytes an archive sends past the end of an answer (more than its
+// Content-Length, a body on a HEAD, 204 or 304 answer, a second answer
+// sent unasked, at once or while the connection is idle) are never read
+// as the answer of the next request on that connection.
+func TestFastTransportNoDesync(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		method string // of the first request
+		first  string // its answer, with the bytes past it
+		later  string // sent after the first answer, while idle
+	}{
+		{name: "past-content-length", method: "GET", first: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" + poison},
+		{name: "head-with-body", method: "HEAD", first: "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" + poison},
+		{name: "204-with-body", method: "GET", first: "HTTP/1.1 204 No Content\r\n\r\n" + poison},
+		{name: "304-with-body", method: "GET", first: "HTTP/1.1 304 Not Modified\r\n\r\n" + poison},
+		{name: "chunked-then-more", method: "GET", first: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + poison},
+		{name: "unasked-while-idle", method: "GET", first: "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", later: poison},
+	} {
+		for name, rt := range transports() {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				a := newRawArchive(t, func(conn, n int, line string) (string, bool) {
+					if conn == 0 && n == 0 {
+						return tc.first + "\x00" + tc.later, false
+					}
+					return "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nright", false
+				})
+				if _, _, err := rawGet(rt, tc.method, a.url()+"/first"); err != nil {
+					t.Fatal(err)
+				}
+				if tc.later != "" {
+					time.Sleep(50 * time.Millisecond)
+				}
+				time.Sleep(20 * time.Millisecond)
+				code, body, err := rawGet(rt, "GET", a.url()+"/second")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body == "POISON" || code != 200 || body != "right" {
+					t.Errorf("second answer %d %q, want 200 \"right\"", code, body)
+				}
+			})
+		}
+	}
+}
