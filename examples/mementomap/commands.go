@@ -16,10 +16,16 @@ import (
 	"github.com/mementokit/mementokit/mementomap"
 )
 
-// buildFlags adds the flags shared by build and eval.
-func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
-	id := fs.String("archive-id", "", "archive URI for the !id header")
-	name := fs.String("name", "", "map name for the !meta header")
+// buildFlags adds the flags that choose and sort the captures, shared by
+// build, eval, logs and profile; with writesMap (build) also the flags of
+// the written map's headers (-archive-id, -name, -updated-at), which the
+// others, writing no map, do not take.
+func buildFlags(fs *flag.FlagSet, writesMap bool) func() (mementomap.BuildOptions, error) {
+	var id, name, updatedAt = new(string), new(string), new(string)
+	if writesMap {
+		id = fs.String("archive-id", "", "archive URI for the !id header")
+		name = fs.String("name", "", "map name for the !meta header")
+	}
 	status := fs.String("status", "", "keep only these HTTP status classes, e.g. 2 or 2,3 (the paper's baseline: 2)")
 	mime := fs.String("mime", "", "keep only these media types, e.g. text/html or image/* (the paper's baseline: text/html)")
 	noRevisits := fs.Bool("no-revisits", false, "leave out revisit records")
@@ -29,7 +35,9 @@ func buildFlags(fs *flag.FlagSet) func() (mementomap.BuildOptions, error) {
 	mem := flagvalue.Bytes(mementomap.DefaultSortMemory)
 	fs.Var(&mem, "mem", "sort memory before spilling runs to disk (96MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
-	updatedAt := fs.String("updated-at", "", "the map's !meta updated_at, "+flagvalue.DatetimeRule+" (default: now), so that builds of the same inputs give the same bytes")
+	if writesMap {
+		updatedAt = fs.String("updated-at", "", "the map's !meta updated_at, "+flagvalue.DatetimeRule+" (default: now), so that builds of the same inputs give the same bytes")
+	}
 	return func() (mementomap.BuildOptions, error) {
 		classes, err := intList(*status)
 		if err != nil {
@@ -92,7 +100,7 @@ func (e *env) openIndexes(paths []string, what string) ([]cdxj.Searcher, func(),
 func (e *env) build(args []string) error {
 	fs, parse := e.indexFlags("build", "INDEX...")
 	out := fs.String("o", "-", "output map file ('-' for standard output)")
-	opts := buildFlags(fs)
+	opts := buildFlags(fs, true)
 	datetime := fs.Int("datetime", 0, "write a map with a datetime key column: one line \"KEY DATETIME M/R\" per key and capture datetime, DATETIME the first N digits of the captures' timestamps (4 a year, 6 a month, 8 a day, 10, 12, 14 a second), for lookup -at and \"URI DATETIME\" inputs; 0, the default, one line per key")
 	if err := parse(args); err != nil {
 		return err
@@ -168,7 +176,7 @@ func (e *env) compact(args []string) error {
 		PathAlpha: *pa, PathK: *pk, HostDepth: *hdepth, PathDepth: *pdepth, Reference: *ref,
 		MemoryLimit: int64(mem), TempDir: *tmp, Logger: e.log}
 	if err := o.Check(); err != nil {
-		return cli.Usagef("compact: %w", err) // values of -hcf, -pcf, -ha, -hk, -pa, -pk, -hdepth, -pdepth
+		return cli.Usagef("compact: %w", unprefixed{err}) // values of -hcf, -pcf, -ha, -hk, -pa, -pk, -hdepth, -pdepth
 	}
 	if *fit != "" {
 		for _, n := range []string{"ha", "hk", "pa", "pk"} {
@@ -298,7 +306,7 @@ func (e *env) eval(args []string) error {
 	fs, parse := e.flags("eval", "-lookups FILE MAP INDEX...")
 	lookups := fs.String("lookups", "", "file of lookup URIs or SURTs, one per line, any field after the first ignored (required; mementomap logs -lookups writes one)")
 	nowFlag := fs.String("now", "", "the time of the lookups, "+flagvalue.DatetimeRule+" (default: the present): an observed map's negatives older than its max age then say nothing, and the archive is asked, as the aggregator does")
-	opts := buildFlags(fs)
+	opts := buildFlags(fs, false)
 	if err := parse(args); err != nil {
 		return err
 	}
@@ -461,3 +469,11 @@ func (e *env) stats(args []string) error {
 	}
 	return nil
 }
+
+// unprefixed is err read without its leading "mementomap: " (the
+// package's prefix), for an error placed after "mementomap: COMMAND: ",
+// which names the program already.
+type unprefixed struct{ error }
+
+func (u unprefixed) Error() string { return strings.TrimPrefix(u.error.Error(), "mementomap: ") }
+func (u unprefixed) Unwrap() error { return u.error }

@@ -31,8 +31,12 @@ func TestCompactBadFlagValues(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "out-"+strings.TrimPrefix(tc.flag, "-")+".ukvs")
 		_, _, err := runCmd(t, "", "compact", tc.flag, tc.value, in, out)
-		if code := cli.Status("mementomap", err, io.Discard); code != 2 || !errors.Is(err, mementomap.ErrBadOptions) || !strings.Contains(fmt.Sprint(err), tc.named) {
+		var msg strings.Builder
+		if code := cli.Status("mementomap", err, &msg); code != 2 || !errors.Is(err, mementomap.ErrBadOptions) || !strings.Contains(fmt.Sprint(err), tc.named) {
 			t.Errorf("compact %s %s = %v (exit %d); want exit 2 naming %q", tc.flag, tc.value, err, code, tc.named)
+		}
+		if want := "mementomap: compact: invalid options: " + tc.named; !strings.HasPrefix(msg.String(), want) {
+			t.Errorf("compact %s %s printed %q, want it to start %q (the program named once)", tc.flag, tc.value, msg.String(), want)
 		}
 		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("compact %s %s left %s (%v)", tc.flag, tc.value, out, err)
@@ -50,8 +54,11 @@ func TestCompactBadFlagValues(t *testing.T) {
 // TestUsageListsFlagsRead: each command's -h lists the CDX server flags
 // (-url-prefix, -domain) only when the command reads indexes through them
 // (build, profile, logs -index): compact reads a map, never a CDX server.
+// The written map's header flags (-archive-id, -name, -updated-at) are
+// build's alone: eval, logs and profile write no map.
 func TestUsageListsFlagsRead(t *testing.T) {
 	readsIndexes := map[string]bool{"build": true, "profile": true, "logs": true}
+	writesHeaders := map[string]bool{"build": true}
 	e := &env{}
 	for _, c := range e.commands() {
 		_, usage, err := runCmd(t, "", c.Name, "-h")
@@ -61,6 +68,11 @@ func TestUsageListsFlagsRead(t *testing.T) {
 		for _, f := range []string{"-url-prefix", "-domain"} {
 			if got := strings.Contains(usage, "\n  "+f+" "); got != readsIndexes[c.Name] {
 				t.Errorf("%s -h lists %s: %v, want %v", c.Name, f, got, readsIndexes[c.Name])
+			}
+		}
+		for _, f := range []string{"-archive-id", "-name", "-updated-at"} {
+			if got := strings.Contains(usage, "\n  "+f+" "); got != writesHeaders[c.Name] {
+				t.Errorf("%s -h lists %s: %v, want %v", c.Name, f, got, writesHeaders[c.Name])
 			}
 		}
 	}

@@ -43,7 +43,7 @@ func (e *env) logs(args []string) error {
 	out := fs.String("o", "-", "report file ('-' for standard output)")
 	htmlOut := fs.String("html", "", "also write a self-contained HTML report (Table 3, Figure 4 as a chart) to this file")
 	maxBad := fs.Int("max-bad", 20, "bad and refused lines named in the report")
-	opts := buildFlags(fs)
+	opts := buildFlags(fs, false)
 	if err := parse(args); err != nil {
 		return err
 	}

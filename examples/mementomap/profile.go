@@ -25,7 +25,7 @@ func (e *env) profile(args []string) error {
 	noCompact := fs.Bool("no-compaction", false, "leave out Figure 9 (the compaction run of the baseline map)")
 	hcf := fs.Float64("hcf", 1, "host compaction factor W_h of the Figure 9 run")
 	pcf := fs.Float64("pcf", 1, "path compaction factor W_p of the Figure 9 run")
-	opts := buildFlags(fs)
+	opts := buildFlags(fs, false)
 	if err := parse(args); err != nil {
 		return err
 	}
