@@ -91,6 +91,11 @@ type ServerOptions struct {
 	// nil means the CDX parameters in the server URL's query, if any
 	// ("https://index.commoncrawl.org/CC-MAIN-2025-33-index?url=*.example.com").
 	Scope *Request
+	// ScopeHint says how the caller's user gives a Scope, in the error
+	// (wrapping ErrNoScope) of a whole read without one; "" means
+	// "ServerOptions.Scope". A command line names its flags here
+	// ("-url-prefix URL or -domain HOST").
+	ScopeHint string
 
 	// HTTPClient sends the requests; nil means a client of its own.
 	HTTPClient *http.Client
@@ -146,6 +151,12 @@ type ServerOptions struct {
 	// retry; nil logs nothing.
 	Logger *slog.Logger
 }
+
+// ErrNoScope is wrapped by the error of a read of a whole CDX server
+// (Records(Query{}), a key-less prefix or exact query) that has no Scope
+// and no url= in its URL: a CDX server answers for a part of its archive
+// only.
+var ErrNoScope = errors.New("cannot be read whole")
 
 // DefaultUserAgent is the User-Agent of a Server without
 // ServerOptions.UserAgent.
@@ -229,17 +240,18 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // is asked for again and its lines already yielded are skipped. A Server
 // is safe for concurrent use; each iteration holds one answer's buffer.
 type Server struct {
-	endpoint string     // scheme, host and path
-	fixed    url.Values // other parameters of the server URL, sent with every request
-	scope    *Request
-	flavor   Flavor
-	noPages  atomic.Bool // a pywb server without pages (showNumPages refused)
-	o        ServerOptions
-	client   *http.Client
-	own      bool // client made here
-	lim      *rate.Limiter
-	ctx      context.Context
-	cancel   context.CancelFunc
+	endpoint  string     // scheme, host and path
+	fixed     url.Values // other parameters of the server URL, sent with every request
+	scope     *Request
+	scopeHint string
+	flavor    Flavor
+	noPages   atomic.Bool // a pywb server without pages (showNumPages refused)
+	o         ServerOptions
+	client    *http.Client
+	own       bool // client made here
+	lim       *rate.Limiter
+	ctx       context.Context
+	cancel    context.CancelFunc
 
 	requests, retries, lines, bytes atomic.Int64
 
@@ -329,6 +341,10 @@ func OpenServer(ctx context.Context, rawURL string, opt *ServerOptions) (*Server
 	}
 	u.RawQuery, u.Fragment = "", ""
 	s.endpoint = u.String()
+	s.scopeHint = o.ScopeHint
+	if s.scopeHint == "" {
+		s.scopeHint = "ServerOptions.Scope"
+	}
 	if o.Scope != nil {
 		sc := *o.Scope
 		if _, err := sc.Query(); err != nil {
@@ -510,7 +526,7 @@ func (s *Server) Records(q Query) iter.Seq2[*Record, error] {
 func (s *Server) requestFor(q Query) (*Request, error) {
 	if q.Key == "" && (q.Match == MatchPrefix || q.Match == MatchExact) {
 		if s.scope == nil {
-			return nil, fmt.Errorf("cdxj: CDX server %s cannot be read whole: give the part to read (url= and matchType= in the server URL, ServerOptions.Scope, or -url-prefix/-domain in the tools)", s.endpoint)
+			return nil, fmt.Errorf("cdxj: CDX server %s %w: give the part to read (url= and matchType= in the server URL, or %s)", s.endpoint, ErrNoScope, s.scopeHint)
 		}
 		r := *s.scope
 		if q.Limit > 0 && (r.Limit == 0 || q.Limit < r.Limit) {

@@ -704,8 +704,19 @@ func TestOpenServerErrors(t *testing.T) {
 	}
 	defer s.Close()
 	_, err = collectLines(t, s.Lines(Query{Match: MatchPrefix}))
-	if err == nil || !strings.Contains(err.Error(), "cannot be read whole") {
-		t.Errorf("whole read without scope: %v", err)
+	if !errors.Is(err, ErrNoScope) || !strings.Contains(err.Error(), "ServerOptions.Scope") || strings.Contains(err.Error(), "-url-prefix") {
+		t.Errorf("whole read without scope: %v, want ErrNoScope naming ServerOptions.Scope only", err)
+	}
+	// With a ScopeHint the error names the hint instead of the field.
+	o.ScopeHint = "-url-prefix URL or -domain HOST"
+	s2, err := OpenServer(context.Background(), ts.URL+"/x", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	_, err = collectLines(t, s2.Lines(Query{Match: MatchPrefix}))
+	if !errors.Is(err, ErrNoScope) || !strings.Contains(err.Error(), "-url-prefix URL or -domain HOST") || strings.Contains(err.Error(), "ServerOptions") {
+		t.Errorf("whole read without scope, with a hint: %v, want ErrNoScope naming the hint only", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func TestBuildFromCDXServer(t *testing.T) {
 	}
 	// Without -domain or -url-prefix a CDX server cannot be read whole.
 	_, stderr, err := runCmd(t, "", "build", "-q", "-o", filepath.Join(dir, "x.ukvs"), endpoint)
-	if err == nil || !strings.Contains(err.Error()+stderr, "cannot be read whole") {
+	if msg := fmt.Sprint(err) + stderr; err == nil || !strings.Contains(msg, "cannot be read whole") || !strings.Contains(msg, "-url-prefix URL or -domain HOST") || strings.Contains(msg, "ServerOptions") {
 		t.Errorf("no scope: %v %s", err, stderr)
 	}
 	// -domain without a CDX server input is an error, not ignored.

@@ -18,7 +18,8 @@ import (
 
 // Add registers the flags on fs and returns the function that turns them,
 // once fs is parsed, into the ServerOptions for cdxj.OpenOptions.Server
-// (nil when none is set). Its error names the flag: -url-prefix and
+// (the defaults when none is set, with ScopeHint naming -url-prefix and
+// -domain, so that a CDX server read whole says which flag to give). Its error names the flag: -url-prefix and
 // -domain together, a URL or host that cannot be canonicalized, an unknown
 // -cdx-flavor, or a negative page size; it is a [cli.Usage] error (exit
 // status 2), as a bad flag is.
@@ -45,7 +46,7 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 			}
 		})
 		if !set {
-			return nil, nil
+			return &cdxj.ServerOptions{ScopeHint: ScopeHint}, nil
 		}
 		if *prefix != "" && *domain != "" {
 			return nil, errors.New("-url-prefix and -domain: give one of them")
@@ -57,7 +58,7 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 		if *pageSize < 0 {
 			return nil, fmt.Errorf("-%s %d: want 0 or more blocks", pageSizeName, *pageSize)
 		}
-		o := &cdxj.ServerOptions{Flavor: fl, Rate: *rate, UserAgent: *agent, PageSize: *pageSize}
+		o := &cdxj.ServerOptions{Flavor: fl, Rate: *rate, UserAgent: *agent, PageSize: *pageSize, ScopeHint: ScopeHint}
 		if *rate == 0 {
 			o.Rate = -1 // 0 is the library's default; on the command line it means no limit
 		}
@@ -84,6 +85,10 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 		return o, cli.AsUsage(err)
 	}
 }
+
+// ScopeHint is the cdxj.ServerOptions.ScopeHint of the tools: the flags
+// that give a CDX server input its scope.
+const ScopeHint = "-url-prefix URL or -domain HOST"
 
 // IsURL reports whether an input name is a CDX server URL (http:// or
 // https://), as cdxj.Open reads it.

@@ -14,7 +14,7 @@ func TestAdd(t *testing.T) {
 	cases := []struct {
 		name  string
 		args  []string
-		nilO  bool
+		dflt  bool // the defaults, with only ScopeHint set
 		match cdxj.MatchType
 		url   string
 		rate  float64
@@ -49,11 +49,11 @@ func TestAdd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (o == nil) != tc.nilO {
-				t.Fatalf("options %+v", o)
+			if o == nil || o.ScopeHint != ScopeHint {
+				t.Fatalf("options %+v, want ScopeHint %q", o, ScopeHint)
 			}
-			if o == nil {
-				return
+			if tc.dflt && (o.Scope != nil || o.Flavor != cdxj.FlavorAuto || o.Rate != 0 || o.UserAgent != "" || o.PageSize != 0) {
+				t.Errorf("options %+v, want the defaults", o)
 			}
 			if o.Rate != tc.rate {
 				t.Errorf("rate %v, want %v", o.Rate, tc.rate)
