@@ -22,7 +22,7 @@ type rawArchive struct {
 	ln    net.Listener
 	mu    sync.Mutex
 	conns int
-	lines []string
+	heads []string // request line and headers of each request
 	wg    sync.WaitGroup
 }
 
@@ -67,6 +67,7 @@ func newRawArchive(t *testing.T, answer func(conn, n int, line string) (string, 
 					if err != nil {
 						return
 					}
+					head := line
 					for {
 						h, err := br.ReadString('\n')
 						if err != nil {
@@ -75,9 +76,10 @@ func newRawArchive(t *testing.T, answer func(conn, n int, line string) (string, 
 						if h == "\r\n" || h == "\n" {
 							break
 						}
+						head += h
 					}
 					a.mu.Lock()
-					a.lines = append(a.lines, strings.TrimRight(line, "\r\n"))
+					a.heads = append(a.heads, head)
 					a.mu.Unlock()
 					out, closeIt := answer(cn, n, line)
 					out, later, _ := strings.Cut(out, "\x00")
@@ -169,6 +171,59 @@ func TestFastTransportNoDesync(t *testing.T) {
 				if body == "POISON" || code != 200 || body != "right" {
 					t.Errorf("second answer %d %q, want 200 \"right\"", code, body)
 				}
+			})
+		}
+	}
+}
+
+// A request line or Host header that would carry a line break, a space
+// or a zone identifier is not written as it is: net/http's checks apply
+// (an error for a control byte in the URL; an invalid Host sent empty),
+// so no header and no second request can be injected.
+func TestFastTransportRequestInjection(t *testing.T) {
+	a := newRawArchive(t, func(conn, n int, line string) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	host := a.ln.Addr().String()
+	for _, tc := range []struct {
+		name string
+		set  func(r *http.Request)
+	}{
+		{"opaque-crlf", func(r *http.Request) { r.URL.Opaque = "/a\r\nX-Injected: 1\r\n\r\nGET /b" }},
+		{"rawpath-crlf", func(r *http.Request) { r.URL.Path = "/a\r\nX-Injected: 1"; r.URL.RawPath = "/a\r\nX-Injected: 1" }},
+		{"rawquery-crlf", func(r *http.Request) { r.URL.RawQuery = "q=1 HTTP/1.1\r\nX-Injected: 1" }},
+		{"host-crlf", func(r *http.Request) { r.Host = host + "\r\nX-Injected: 1" }},
+		{"host-space", func(r *http.Request) { r.Host = host + " X-Injected: 1" }},
+		{"host-zone", func(r *http.Request) { r.Host = "[fe80::1%25eth0]:80" }},
+	} {
+		for name, rt := range transports() {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				a.mu.Lock()
+				a.heads = nil
+				a.mu.Unlock()
+				req, err := http.NewRequest("GET", a.url()+"/x", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.set(req)
+				resp, err := rt.RoundTrip(req)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				time.Sleep(10 * time.Millisecond)
+				a.mu.Lock()
+				heads := a.heads
+				a.mu.Unlock()
+				for _, h := range heads {
+					if strings.Contains(h, "\nX-Injected") || strings.Contains(h, " X-Injected") || strings.Contains(h, "%25eth0") {
+						t.Errorf("request sent as %q", h)
+					}
+				}
+				if len(heads) > 1 {
+					t.Errorf("%d requests sent, want at most 1: %q", len(heads), heads)
+				}
+				t.Logf("err %v, sent %q", err, heads)
 			})
 		}
 	}

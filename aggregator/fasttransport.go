@@ -35,7 +35,9 @@ import (
 // IdleConnTimeout, MaxResponseHeaderBytes, ReadBufferSize and
 // WriteBufferSize. Requests it does not take go to next as they are:
 // anything but a GET or HEAD without a body; a URL with user
-// information or a host that is not ASCII; a request that next's Proxy
+// information or a host that is not ASCII; a Host header net/http would
+// clean (not valid, or with a zone identifier); a request target with a
+// control byte or a space; a request that next's Proxy
 // sends through a proxy; https when next dials TLS itself
 // (DialTLSContext, DialTLS); and every request when next sets
 // ResponseHeaderTimeout or MaxConnsPerHost. It speaks HTTP/1.1 only
@@ -165,6 +167,16 @@ func (t *fastTransport) takes(req *http.Request) (bool, error) {
 	if !isASCII(req.URL.Host) || !isASCII(req.Host) {
 		return false, nil
 	}
+	// A Host header next would clean (an invalid one is sent empty, a
+	// zone identifier removed) is left to next, so that no header is
+	// written that net/http would not write.
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	if !httpguts.ValidHostHeader(host) || strings.IndexByte(host, '%') >= 0 {
+		return false, nil
+	}
 	if t.next.Proxy != nil {
 		p, err := t.next.Proxy(req)
 		if err != nil || p != nil {
@@ -187,6 +199,15 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if !httpguts.ValidHeaderFieldValue(v) {
 				return nil, fmt.Errorf("net/http: invalid header field value for %q", k)
 			}
+		}
+	}
+	// A request target with a control byte or a space (a URL made by
+	// hand, not by url.Parse) is left to next, which refuses the one and
+	// writes the other as it is: no line break reaches the request line.
+	ruri := req.URL.RequestURI()
+	for i := 0; i < len(ruri); i++ {
+		if b := ruri[i]; b <= ' ' || b == 0x7f {
+			return t.next.RoundTrip(req)
 		}
 	}
 	ctx := req.Context()
@@ -223,7 +244,7 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				trace.GotConn(httptrace.GotConnInfo{Conn: c.conn})
 			}
 		}
-		resp, retry, err := t.exchange(ctx, trace, c, req)
+		resp, retry, err := t.exchange(ctx, trace, c, req, ruri)
 		if err == nil {
 			return resp, nil
 		}
@@ -238,9 +259,9 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// exchange writes req on c and reads the answer's headers. retry is true
-// when nothing of an answer came.
-func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTrace, c *fastConn, req *http.Request) (resp *http.Response, retry bool, err error) {
+// exchange writes req on c, its request line's target ruri, and reads
+// the answer's headers. retry is true when nothing of an answer came.
+func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTrace, c *fastConn, req *http.Request, ruri string) (resp *http.Response, retry bool, err error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(aLongTimeAgo) })
 	defer func() {
 		if err != nil {
@@ -254,7 +275,7 @@ func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTra
 	bw := c.bw
 	bw.WriteString(req.Method)
 	bw.WriteByte(' ')
-	bw.WriteString(req.URL.RequestURI())
+	bw.WriteString(ruri)
 	bw.WriteString(" HTTP/1.1\r\nHost: ")
 	bw.WriteString(host)
 	bw.WriteString("\r\n")
