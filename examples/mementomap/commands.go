@@ -34,7 +34,7 @@ func buildFlags(fs *flag.FlagSet, writesMap bool) func() (mementomap.BuildOption
 	skipBad := fs.Bool("skip-bad", false, "skip bad index lines (unparseable, or a URL that does not canonicalize), counting them in the map's !meta, instead of refusing to build")
 	mem := flagvalue.Bytes(mementomap.DefaultSortMemory)
 	fs.Var(&mem, "mem", "sort memory before spilling runs to disk (96MiB, 1GiB, or bytes)")
-	tmp := fs.String("tmp", "", "folder for sort runs (default: the system's)")
+	tmp := fs.String("tmpdir", "", "folder for sort runs (default: the system's)")
 	if writesMap {
 		updatedAt = fs.String("updated-at", "", "the map's !meta updated_at, "+flagvalue.DatetimeRule+" (default: now), so that builds of the same inputs give the same bytes")
 	}
@@ -163,7 +163,7 @@ func (e *env) compact(args []string) error {
 	ref := fs.Bool("reference", false, "behave as the reference tool (oduwsdl/MementoMap 0.1.0b2): its key normalization, plain counts, no public-suffix guard")
 	mem := flagvalue.Bytes(mementomap.DefaultCompactMemory)
 	fs.Var(&mem, "mem", "pending output kept in memory before spilling to disk (64MiB, 1GiB, or bytes)")
-	tmp := fs.String("tmp", "", "folder for the spill file")
+	tmp := fs.String("tmpdir", "", "folder for the spill file (default: the system's)")
 	fit := fs.String("fit", "", "take the power laws' a and k fitted to this profile (JSON of mementomap profile) instead of Arquivo.pt's; a poor fit is refused (see -fit-fallback)")
 	fitFallback := fs.Bool("fit-fallback", false, "with -fit: for a layer that cannot be fitted (too few depths) or whose fit is poor (k ≤ 0, R² below mementomap.MinFitR2), take Arquivo.pt's a and k instead of refusing, with a warning")
 	if err := parse(args); err != nil {

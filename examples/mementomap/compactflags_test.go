@@ -70,6 +70,10 @@ func TestUsageListsFlagsRead(t *testing.T) {
 				t.Errorf("%s -h lists %s: %v, want %v", c.Name, f, got, readsIndexes[c.Name])
 			}
 		}
+		// The sort's temporary folder is -tmpdir in every tool (cdxj -tmpdir).
+		if strings.Contains(usage, "\n  -tmp ") || strings.Contains(usage, "\n  -mem ") != strings.Contains(usage, "\n  -tmpdir ") {
+			t.Errorf("%s -h: -mem without -tmpdir, or a -tmp flag:\n%s", c.Name, usage)
+		}
 		for _, f := range []string{"-archive-id", "-name", "-updated-at"} {
 			if got := strings.Contains(usage, "\n  "+f+" "); got != writesHeaders[c.Name] {
 				t.Errorf("%s -h lists %s: %v, want %v", c.Name, f, got, writesHeaders[c.Name])

@@ -200,7 +200,7 @@ func TestKilledLeavesNothing(t *testing.T) {
 	os.Mkdir(outDir, 0o755)
 	os.Mkdir(tmpDir, 0o755)
 	fifo, w := fifoWriter(t, dir, "in.fifo")
-	cmd := clitest.Command(t, "compact", "-q", "-mem", "1MiB", "-tmp", tmpDir, "-hcf", "1e9", "-pcf", "1e9", fifo, filepath.Join(outDir, "out.ukvs"))
+	cmd := clitest.Command(t, "compact", "-q", "-mem", "1MiB", "-tmpdir", tmpDir, "-hcf", "1e9", "-pcf", "1e9", fifo, filepath.Join(outDir, "out.ukvs"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
