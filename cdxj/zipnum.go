@@ -3,6 +3,7 @@ package cdxj
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -909,19 +910,66 @@ func (c *Cluster) decompressBlock(f *fetched) error {
 	}
 	f.zr.Multistream(false)
 	maxData := 4 * c.maxBlock()
-	buf := bytes.NewBuffer(f.data[:0])
-	n, err := buf.ReadFrom(io.LimitReader(&f.zr, maxData+1))
-	f.data = buf.Bytes()
-	if err != nil {
+	if f.data, err = readBounded(f.data[:0], &f.zr, maxData, sizeHint(f.comp)); err != nil {
 		return where(err)
-	}
-	if n > maxData {
-		return where(fmt.Errorf("decompresses to more than %d bytes", maxData))
 	}
 	if rest := f.src.Len(); rest > 0 {
 		return where(fmt.Errorf("its gzip member ends %d bytes before the length the index gives", rest))
 	}
 	return nil
+}
+
+// maxDeflateRatio bounds how many bytes one compressed byte of a deflate
+// stream can decompress to (a 258-byte match costs at least 2 bits, so
+// 1032 at most).
+const maxDeflateRatio = 1032
+
+// sizeHint returns the decompressed length the trailer of the gzip member
+// comp gives (its last 4 bytes, the length modulo 2^32), capped at what
+// comp could decompress to, so that a lying trailer cannot make a small
+// block allocate much; 0 without a trailer.
+func sizeHint(comp []byte) int64 {
+	if len(comp) < 18 {
+		return 0
+	}
+	n := int64(binary.LittleEndian.Uint32(comp[len(comp)-4:]))
+	return min(n, maxDeflateRatio*int64(len(comp)))
+}
+
+// readBounded appends to buf what r reads until io.EOF and returns it; more
+// than maxN bytes is an error, found with at most maxN+1 bytes held: buf
+// grows by doubling (starting at hint, if larger than its capacity) but
+// never past maxN+1, so that a gzip bomb costs about 2 × maxN of
+// allocations in all and holds maxN+1 bytes at most at the end.
+func readBounded(buf []byte, r io.Reader, maxN, hint int64) ([]byte, error) {
+	limit := maxN + 1
+	if hint = min(hint+1, limit); hint > 1 && int64(cap(buf)) < hint {
+		buf = append(make([]byte, 0, hint), buf...)
+	}
+	for {
+		if int64(len(buf)) >= limit {
+			return buf, fmt.Errorf("decompresses to more than %d bytes", maxN)
+		}
+		if len(buf) == cap(buf) {
+			n := max(int64(2*cap(buf)), 64<<10)
+			if 2*n > limit {
+				n = limit // rather than n and then limit
+			}
+			buf = append(make([]byte, 0, n), buf...)
+		}
+		room := min(int64(cap(buf)), limit) - int64(len(buf))
+		n, err := r.Read(buf[len(buf) : len(buf)+int(room)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			if int64(len(buf)) > maxN {
+				return buf, fmt.Errorf("decompresses to more than %d bytes", maxN)
+			}
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // splitLines calls yield for each line of a decompressed block, without
@@ -1029,7 +1077,7 @@ func ReadBlocks(r io.Reader, maxData int64) iter.Seq2[Block, error] {
 	return func(yield func(Block, error) bool) {
 		cr := &countingReader{r: bufio.NewReaderSize(r, 64<<10)}
 		var zr gzip.Reader
-		var buf bytes.Buffer
+		var buf []byte
 		for {
 			start := cr.n
 			if _, err := cr.r.Peek(1); err == io.EOF {
@@ -1040,16 +1088,13 @@ func ReadBlocks(r io.Reader, maxData int64) iter.Seq2[Block, error] {
 				return
 			}
 			zr.Multistream(false)
-			buf.Reset()
-			n, err := io.Copy(&buf, io.LimitReader(&zr, maxData+1))
-			if err == nil && n > maxData {
-				err = fmt.Errorf("decompresses to more than %d bytes", maxData)
-			}
+			var err error
+			buf, err = readBounded(buf[:0], &zr, maxData, 0)
 			if err != nil {
 				yield(Block{}, fmt.Errorf("%w: member at byte %d: %v", ErrZipNum, start, err))
 				return
 			}
-			if !yield(Block{Offset: start, Length: cr.n - start, Data: buf.Bytes()}, nil) {
+			if !yield(Block{Offset: start, Length: cr.n - start, Data: buf}, nil) {
 				return
 			}
 		}

@@ -1,14 +1,17 @@
 package cdxj
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/gzip"
 )
 
 // damagedCluster builds a cluster of 20 lines in blocks of 5 (one part) and
@@ -138,4 +141,138 @@ func TestClusterOrderCheckToleratesBadLineBefore(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d lines, want 1", n)
 	}
+}
+
+// bombMember gzips, at level 9, one line repeated to n bytes: a block that
+// is small on disk and decompresses to n bytes.
+func bombMember(t *testing.T, line string, n int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := []byte(strings.Repeat(line, (1<<20)/len(line)))
+	for w := 0; w < n; w += len(chunk) {
+		zw.Write(chunk)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestClusterBlockBombBounded: a block that decompresses past the limit (4
+// × MaxBlockSize) is an error naming its part and offset, found with
+// allocations near the limit, not the doubling buffer's (the block was
+// read whole into a bytes.Buffer: a 1.3 MB block refused at 256 MiB cost
+// 1.07 GB resident first). With the gzip trailer telling the true length
+// the buffer is allocated once; with a trailer saying 0 it grows by
+// doubling, capped at the limit. ReadBlocks is bounded the same way.
+func TestClusterBlockBombBounded(t *testing.T) {
+	const maxBlock = 1 << 20 // limit 4 MiB
+	const limit = 4 * maxBlock
+	bomb := bombMember(t, "com,example)/zz 2014 {}\n", 64<<20)
+	if len(bomb) > maxBlock {
+		t.Fatalf("bomb is %d bytes compressed, want at most %d", len(bomb), maxBlock)
+	}
+	lying := bytes.Clone(bomb)
+	copy(lying[len(lying)-4:], []byte{0, 0, 0, 0})
+	for _, tc := range []struct {
+		name  string
+		block []byte
+	}{{"true trailer", bomb}, {"trailer says 0", lying}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var lines []string
+			for i := 0; i < 12; i++ {
+				lines = append(lines, fmt.Sprintf("com,example)/%02d 2014 {}", i))
+			}
+			w, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				if err := w.WriteLine([]byte(l)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			part := filepath.Join(dir, "c-00000.gz")
+			st, err := os.Stat(part)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(part, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(tc.block); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			idx, err := os.OpenFile(w.IdxPath(), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(idx, "com,example)/zz 2014\tc-00000.gz\t%d\t%d\t5\n", st.Size(), len(tc.block))
+			if err := idx.Close(); err != nil {
+				t.Fatal(err)
+			}
+			c, err := OpenCluster(w.IdxPath(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.MaxBlockSize = maxBlock
+
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			n := 0
+			var gotErr error
+			for _, err := range c.Lines(Query{Key: "com,example)/", Match: MatchPrefix}) {
+				if err != nil {
+					gotErr = err
+					break
+				}
+				n++
+			}
+			runtime.ReadMemStats(&after)
+			if n != len(lines) {
+				t.Errorf("%d lines before the error, want the %d of the good blocks", n, len(lines))
+			}
+			want := fmt.Sprintf("block at c-00000.gz:%d+%d: decompresses to more than %d bytes", st.Size(), len(tc.block), limit)
+			if gotErr == nil || !errors.Is(gotErr, ErrZipNum) || !strings.Contains(gotErr.Error(), want) {
+				t.Errorf("error %v, want one wrapping ErrZipNum with %q", gotErr, want)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 2*limit+1<<20 {
+				t.Errorf("query allocated %d bytes, want at most 2 × the %d limit + 1 MiB", got, limit)
+			}
+		})
+	}
+	t.Run("ReadBlocks", func(t *testing.T) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var gotErr error
+		for _, err := range ReadBlocks(bytes.NewReader(bomb), limit) {
+			if err != nil {
+				gotErr = err
+				break
+			}
+		}
+		runtime.ReadMemStats(&after)
+		want := fmt.Sprintf("member at byte 0: decompresses to more than %d bytes", limit)
+		if gotErr == nil || !strings.Contains(gotErr.Error(), want) {
+			t.Errorf("error %v, want %q", gotErr, want)
+		}
+		if got := after.TotalAlloc - before.TotalAlloc; got > 2*limit+1<<20 {
+			t.Errorf("ReadBlocks allocated %d bytes, want at most 2 × the %d limit + 1 MiB", got, limit)
+		}
+	})
 }
