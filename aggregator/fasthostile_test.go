@@ -13,8 +13,8 @@ import (
 )
 
 // rawArchive is an archive on 127.0.0.1 that answers each request with
-// the bytes answer returns for it (what follows a NUL byte is sent
-// 20 ms later; conn: the connection's number from 0,
+// the bytes answer returns for it (the parts between NUL bytes are sent
+// 20 ms apart; conn: the connection's number from 0,
 // n: the request's number on it, line: its request line); it reads
 // request headers up to their blank line and closes a connection when
 // answer says so.
@@ -82,13 +82,11 @@ func newRawArchive(t *testing.T, answer func(conn, n int, line string) (string, 
 					a.heads = append(a.heads, head)
 					a.mu.Unlock()
 					out, closeIt := answer(cn, n, line)
-					out, later, _ := strings.Cut(out, "\x00")
-					if _, err := io.WriteString(c, out); err != nil {
-						return
-					}
-					if later != "" {
-						time.Sleep(20 * time.Millisecond)
-						if _, err := io.WriteString(c, later); err != nil {
+					for i, part := range strings.Split(out, "\x00") {
+						if i > 0 {
+							time.Sleep(20 * time.Millisecond)
+						}
+						if _, err := io.WriteString(c, part); err != nil {
 							return
 						}
 					}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/textproto"
 	"strings"
 	"sync"
 	"time"
@@ -34,7 +35,7 @@ import (
 // asks for gzip and decodes it, as net/http does), MaxIdleConnsPerHost,
 // IdleConnTimeout, MaxResponseHeaderBytes, ReadBufferSize and
 // WriteBufferSize. Requests it does not take go to next as they are:
-// anything but a GET or HEAD without a body; a URL with user
+// anything but a GET or HEAD without a body; a URL without a host or with user
 // information or a host that is not ASCII; a Host header net/http would
 // clean (not valid, or with a zone identifier); a request target with a
 // control byte or a space; a request that next's Proxy
@@ -152,7 +153,7 @@ var (
 func (t *fastTransport) takes(req *http.Request) (bool, error) {
 	if t.forceFallbk || req.Method != http.MethodGet && req.Method != http.MethodHead ||
 		req.Body != nil && req.Body != http.NoBody || req.ContentLength != 0 || req.Close ||
-		req.URL == nil || req.URL.User != nil || len(req.Trailer) > 0 {
+		req.URL == nil || req.URL.Host == "" || req.URL.User != nil || len(req.Trailer) > 0 {
 		return false, nil
 	}
 	switch req.URL.Scheme {
@@ -320,7 +321,10 @@ func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTra
 	if trace != nil && trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
 	}
-	for n1xx := 0; ; n1xx++ {
+	// 1xx answers before the final one are skipped as net/http skips
+	// them: their headers and the final one's count against the cap
+	// together (unless a trace's Got1xxResponse took them).
+	for {
 		resp, err = http.ReadResponse(c.br, req)
 		if err != nil {
 			if c.lim.n <= 0 {
@@ -331,8 +335,11 @@ func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTra
 		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
 			break
 		}
-		if n1xx == 4 {
-			return nil, false, errors.New("net/http: too many 1xx informational responses")
+		if trace != nil && trace.Got1xxResponse != nil {
+			if err := trace.Got1xxResponse(resp.StatusCode, textproto.MIMEHeader(resp.Header)); err != nil {
+				return nil, false, err
+			}
+			c.lim.n = t.maxHeader
 		}
 	}
 	c.lim.n = math.MaxInt64
