@@ -165,7 +165,7 @@ func (e *env) compact(args []string) error {
 	fs.Var(&mem, "mem", "pending output kept in memory before spilling to disk (64MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmpdir", "", "folder for the spill file (default: the system's)")
 	fit := fs.String("fit", "", "take the power laws' a and k fitted to this profile (JSON of mementomap profile) instead of Arquivo.pt's; a poor fit is refused (see -fit-fallback)")
-	fitFallback := fs.Bool("fit-fallback", false, "with -fit: for a layer that cannot be fitted (too few depths) or whose fit is poor (k ≤ 0, R² below mementomap.MinFitR2), take Arquivo.pt's a and k instead of refusing, with a warning")
+	fitFallback := fs.Bool("fit-fallback", false, fmt.Sprintf("with -fit: for a layer that cannot be fitted (too few depths) or whose fit is poor (k ≤ 0, or R² below %g: depths too scattered around the power law for its k to mean much), take Arquivo.pt's a and k instead of refusing, with a warning", mementomap.MinFitR2))
 	if err := parse(args); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -79,6 +80,24 @@ func TestUsageListsFlagsRead(t *testing.T) {
 				t.Errorf("%s -h lists %s: %v, want %v", c.Name, f, got, writesHeaders[c.Name])
 			}
 		}
+	}
+}
+
+// TestUsageNamesNoGoIdentifier: no command's -h names a Go identifier
+// of the library (mementomap.MinFitR2): it says the value instead, as
+// compact's -fit-fallback says the R² below which a fit is refused.
+func TestUsageNamesNoGoIdentifier(t *testing.T) {
+	goName := regexp.MustCompile(`\b(mementomap|cdxj|ukvs|surt)\.[A-Z]\w*`)
+	e := &env{}
+	for _, c := range e.commands() {
+		_, usage, _ := runCmd(t, "", c.Name, "-h")
+		if m := goName.FindString(usage); m != "" {
+			t.Errorf("%s -h names the Go identifier %s", c.Name, m)
+		}
+	}
+	_, usage, _ := runCmd(t, "", "compact", "-h")
+	if want := fmt.Sprintf("R² below %g", mementomap.MinFitR2); !strings.Contains(usage, want) {
+		t.Errorf("compact -h does not say %q:\n%s", want, usage)
 	}
 }
 
