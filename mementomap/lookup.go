@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/edsrzf/mmap-go"
@@ -238,18 +239,17 @@ func hasNUL(b []byte) bool {
 // *OpenOptions), bbolt's Open(path, mode, *Options)) in two ways, on
 // purpose. It takes no context: it reads one local file and maps it,
 // which never waits on the network or on a peer (cdxj.Open may open a
-// CDX server; a FIFO, which would wait for a writer, is refused before it
-// is opened). It takes no options: opening a map has nothing to set, since
+// CDX server; a FIFO, which would wait for a writer, is opened without
+// blocking and refused). It takes no options: opening a map has nothing to set, since
 // its layout comes from its own !fields header and its lookup index is
 // built by the Map itself once lookups call for it. An options argument,
 // should one be needed, is to be a pointer with nil meaning the defaults,
 // like those of [Build] and [Compact].
 func Open(path string) (_ *Map, err error) {
-	// Stat first: opening a FIFO would wait for a writer.
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, notRegular(path, fi)
-	}
-	f, err := os.Open(path)
+	// Opened without blocking: a FIFO would wait for a writer. What was
+	// opened is then checked, so a path swapped between a check and the
+	// open cannot slip through.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("mementomap: %w", err)
 	}
