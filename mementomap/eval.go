@@ -336,7 +336,10 @@ type MapStats struct {
 // Stats reads the whole map once and describes it; bad lines are counted
 // in Bad, not read. A key that sorts before the key of an earlier line
 // ends the pass with an error wrapping ukvs.ErrOutOfOrder that names the
-// file and the line: lookups in such a map are not to be trusted.
+// file and the line: lookups in such a map are not to be trusted. A map
+// with no data line (empty, or headers only) is refused as [CheckMap]
+// refuses it: an error "mementomap: FILE: ukvs: line N: no data line"
+// wrapping a *ukvs.ParseError and [ErrNoDataLine].
 func (m *Map) Stats() (MapStats, error) {
 	st := MapStats{TimeKey: m.lay.timeKey}
 	var s, zero runSum
@@ -382,6 +385,10 @@ func (m *Map) Stats() (MapStats, error) {
 	})
 	if err != nil {
 		return MapStats{}, err
+	}
+	if st.Lines == 0 && st.Bad == 0 {
+		line := max(int64(bytes.Count(m.b, []byte{'\n'})), 1)
+		return MapStats{}, fmt.Errorf("mementomap: %s: %w", m.path, &ukvs.ParseError{Line: line, Err: ErrNoDataLine})
 	}
 	st.Total = s.since(&zero)
 	return st, nil

@@ -13,7 +13,8 @@ import (
 
 // TestCheckRefusesCutAndEmptyMaps: `check` refuses a built map cut inside
 // its last line at every byte, a 0-byte map, a doubled !fields and
-// frequencies whose counts cannot both be true, naming file and line;
+// frequencies whose counts cannot both be true, naming file and line, and
+// `stats` refuses a map with no data line as `check` does;
 // `lookup` refuses the cut map instead of answering a cut frequency.
 func TestCheckRefusesCutAndEmptyMaps(t *testing.T) {
 	dir := t.TempDir()
@@ -57,6 +58,16 @@ func TestCheckRefusesCutAndEmptyMaps(t *testing.T) {
 		os.WriteFile(p, []byte(c.map_), 0o644)
 		if out, _, err := runCmd(t, "", "check", p); !errors.Is(err, c.want) || !strings.Contains(err.Error(), p+": ukvs: line ") {
 			t.Errorf("check %s: out %q, err %v; want %v naming the file and line", name, out, err, c.want)
+		}
+	}
+	// stats refuses a map with no data line as check does: the same rule.
+	for name, m := range map[string]string{"empty.map": "", "headers.map": "!fields {\"keys\": [\"surt\"], \"values\": [\"frequency\"]}\n"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(m), 0o644)
+		_, _, cerr := runCmd(t, "", "check", p)
+		out, _, err := runCmd(t, "", "stats", p)
+		if !errors.Is(err, mementomap.ErrNoDataLine) || !errors.Is(cerr, mementomap.ErrNoDataLine) || !strings.Contains(err.Error(), p+": ukvs: line 1: ") {
+			t.Errorf("stats %s: out %q, err %v (check: %v); want ErrNoDataLine from both, naming the file and line 1", name, out, err, cerr)
 		}
 	}
 }
