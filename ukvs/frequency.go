@@ -259,10 +259,14 @@ func (f Frequency) MarshalText() ([]byte, error) { return f.Append(nil), nil }
 func (f Frequency) Known() bool { return f.URIM.Known || f.URIR.Known }
 
 // HoldsNothing reports whether f says the archive holds no memento for the
-// key: a known URI-M or URI-R count of 0 that is exact or an upper bound
-// ("0", "0/20", "0-", "/0"). Such a line excludes its key from a wildcard
-// above it (internal/spec/MEMENTOMAP.md, "Keys"). An unknown frequency ("-", "/") does
-// not hold nothing: it may hold anything.
+// key: a known URI-M or URI-R count of 0 that is exact or an upper bound.
+// A map's data line holds such a frequency as "0" (the exclusion line our
+// maps write), "0-", "0/" or "/0", or "0/20-" with an inexact URI-R count;
+// "0/20" and "0/0", whose two exact counts cannot both be true, also hold
+// nothing here but are refused on a data line by [CheckLine] (and so by
+// [Check] and mementomap's CheckMap). Such a line excludes its key from a
+// wildcard above it (internal/spec/MEMENTOMAP.md, "Keys"). An unknown
+// frequency ("-", "/") does not hold nothing: it may hold anything.
 func (f Frequency) HoldsNothing() bool {
 	zero := func(c Count) bool { return c.Known && c.N == 0 && (c.Bound == Exact || c.Bound == AtMost) }
 	return zero(f.URIM) || (zero(f.URIR) && !(f.URIM.Known && f.URIM.N > 0))

@@ -83,13 +83,20 @@ func TestParseFrequencyErrors(t *testing.T) {
 	}
 }
 
+// TestFrequencyHoldsNothing: the frequencies that hold nothing, and
+// whether a map's data line may hold each (CheckLine), as the doc of
+// HoldsNothing lists them: "0/20" and "0/0" hold nothing but no data line
+// may hold them.
 func TestFrequencyHoldsNothing(t *testing.T) {
 	tests := []struct {
-		in   string
-		want bool
+		in       string
+		want     bool
+		badOnMap bool // CheckLine refuses it on a data line
 	}{
-		{"0", true}, {"0/20", true}, {"0-", true}, {"/0", true}, {"0/", true},
-		{"0~", false}, {"0+", false}, {"-", false}, {"/", false}, {"1", false}, {"5/0", false}, {"/50", false},
+		{"0", true, false}, {"0-", true, false}, {"/0", true, false}, {"0/", true, false}, {"0/20-", true, false},
+		{"0/20", true, true}, {"0/0", true, true},
+		{"0~", false, false}, {"0+", false, false}, {"-", false, false}, {"/", false, false}, {"1", false, false},
+		{"5/0", false, true}, {"/50", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -99,6 +106,10 @@ func TestFrequencyHoldsNothing(t *testing.T) {
 			}
 			if got := f.HoldsNothing(); got != tt.want {
 				t.Errorf("ParseFrequency(%q).HoldsNothing() = %v, want %v", tt.in, got, tt.want)
+			}
+			var rec Record
+			if _, err := CheckLine([]byte("com,example)/ "+tt.in), DefaultFields(), &rec); (err != nil) != tt.badOnMap {
+				t.Errorf("CheckLine of a data line with %q: %v, want refused %v", tt.in, err, tt.badOnMap)
 			}
 		})
 	}
