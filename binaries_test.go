@@ -227,3 +227,44 @@ func readmeEntry(readme, name string) string {
 	}
 	return b.String()
 }
+
+// TestFlagsOneWording: a flag that means the same in several programs is
+// worded the same in each -h: -archive-id (the "uri" of a MementoMap's !id
+// header; aggregator observed's -archive-id picks archives of its list and
+// is not this one), and the sort's temporary folder is -tmpdir, never -tmp.
+func TestFlagsOneWording(t *testing.T) {
+	dir := builtBinaries(t)
+	wordings := map[string][]string{} // -archive-id's help line → where
+	for _, p := range programs(t, dir) {
+		bin := filepath.Join(dir, p)
+		_, _, top := runBinary(t, bin, "-h")
+		calls := [][]string{nil}
+		for _, c := range usageCommands(top) {
+			calls = append(calls, []string{c})
+		}
+		for _, c := range calls {
+			if p == "examples/aggregator" && len(c) == 1 && c[0] == "observed" {
+				continue
+			}
+			_, _, usage := runBinary(t, bin, append(c, "-h")...)
+			where := strings.Join(append([]string{p}, c...), " ")
+			if strings.Contains(usage, "\n  -tmp ") {
+				t.Errorf("%s -h lists -tmp, want -tmpdir", where)
+			}
+			if _, rest, ok := strings.Cut(usage, "\n  -archive-id "); ok {
+				_, help, _ := strings.Cut(rest, "\t")
+				help, _, _ = strings.Cut(help, "\n")
+				help, _, _ = strings.Cut(help, " (default ")
+				wordings[help] = append(wordings[help], where)
+			}
+		}
+	}
+	if len(wordings) != 1 {
+		t.Errorf("-archive-id is worded %d ways, want 1: %q", len(wordings), wordings)
+	}
+	for _, where := range wordings {
+		if len(where) < 2 { // archive, mementomap build
+			t.Errorf("-archive-id found only in %q", where)
+		}
+	}
+}

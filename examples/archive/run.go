@@ -32,7 +32,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:8081", "address to listen on (port 0 picks a free one)")
-	id := fs.String("archive-id", "archive", "archive id, written into the MementoMap's !id header")
+	id := fs.String("archive-id", "archive", "archive identifier, the \"uri\" of the MementoMap's !id header (a URI, or a short name such as ia)")
 	base := fs.String("base", "", "public base URL of the archive for links (default: http:// + the request's Host)")
 	latency := fs.Duration("latency", 0, "latency added before every TimeMap and TimeGate answer")
 	faultRate := fs.Float64("fault-rate", 0, "share of TimeMap and TimeGate requests answered with -fault-status, in [0, 1]")

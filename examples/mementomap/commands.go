@@ -23,7 +23,7 @@ import (
 func buildFlags(fs *flag.FlagSet, writesMap bool) func() (mementomap.BuildOptions, error) {
 	var id, name, updatedAt = new(string), new(string), new(string)
 	if writesMap {
-		id = fs.String("archive-id", "", "archive URI for the !id header")
+		id = fs.String("archive-id", "", "archive identifier, the \"uri\" of the MementoMap's !id header (a URI, or a short name such as ia)")
 		name = fs.String("name", "", "map name for the !meta header")
 	}
 	status := fs.String("status", "", "keep only these HTTP status classes, e.g. 2 or 2,3 (the paper's baseline: 2)")

@@ -1,7 +1,7 @@
 // Command mementomap builds, compacts, looks up, evaluates, merges, checks
 // and describes MementoMaps (package mementomap; internal/spec/MEMENTOMAP.md).
 //
-//	mementomap build [-o OUT] [-archive-id URI] [-status 2] [-mime text/html] INDEX...
+//	mementomap build [-o OUT] [-archive-id ID] [-status 2] [-mime text/html] INDEX...
 //	mementomap build -domain example.org https://index.example.org/coll/cdx
 //	mementomap compact [-hcf W] [-pcf W] [-fit PROFILE.json] IN OUT
 //	mementomap lookup MAP [URI|SURT...]      (stdin when none)

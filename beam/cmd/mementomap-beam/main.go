@@ -317,7 +317,7 @@ func main() {
 	shard := flag.String("shard-size", flagvalue.FormatBytes(pipeline.DefaultShardBytes), "input (as stored) per part, the unit of work (256MiB, 1GiB, or bytes)")
 	pieces := flag.Int("compact-pieces", 0, "pieces the map is cut into for compaction (0: one per part)")
 	tempDir := flag.String("temp-dir", "", "folder in which the run makes (and then removes) a folder of its own for the shards, on the outputs' file system and seen by every worker (default: a new folder beside --output)")
-	id := flag.String("archive-id", "", "archive URI for the map's !id header (the -archive-id of mementomap build; --id is Beam's worker flag)")
+	id := flag.String("archive-id", "", "archive identifier, the \"uri\" of the MementoMap's !id header (a URI, or a short name such as ia); --id is Beam's worker flag")
 	name := flag.String("name", "", "name for the map's !meta header")
 	updatedAt := flag.String("updated-at", "", "the map's !meta updated_at, "+flagvalue.DatetimeRule+" (default: now), so that runs over the same inputs give the same bytes")
 	flag.Var(&status, "status", "keep only these HTTP status classes, e.g. 2,3")
