@@ -104,7 +104,7 @@ func TestRoundTripSampleData(t *testing.T) {
 		t.Fatalf("%d rows read back, %d written, want %d records", len(rows), st.Rows, len(recs))
 	}
 	conv := NewConverter(nil)
-	noLength := 0
+	noLength, noStatus := 0, 0
 	for i, rec := range recs {
 		got := rows[i]
 		// Values straight from the record.
@@ -115,6 +115,7 @@ func TestRoundTripSampleData(t *testing.T) {
 		status := int16(summary.RecordStatus(rec))
 		if status == 0 {
 			status = -1
+			noStatus++
 		}
 		off, ok := rec.Offset()
 		if !ok {
@@ -163,6 +164,9 @@ func TestRoundTripSampleData(t *testing.T) {
 	}
 	if st.NoLength != int64(noLength) {
 		t.Errorf("Stats.NoLength = %d, want %d", st.NoLength, noLength)
+	}
+	if st.NoStatus != int64(noStatus) {
+		t.Errorf("Stats.NoStatus = %d, want %d", st.NoStatus, noStatus)
 	}
 }
 
@@ -678,5 +682,57 @@ func TestReusedStringBlocks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutOfRangeStatus: a status that is not a three-digit HTTP status (one
+// of 20 digits, which once became -1 uncounted, one above int16, a
+// negative one) is -1 in fetch_status and counted in Stats.NoStatus, as a
+// missing one ("-") is, and the row names its input line; a valid status
+// is kept.
+func TestOutOfRangeStatus(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.parquet")
+	tb, err := Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	cdxjIn := `com,a)/1 20120101000000 {"url": "http://a.com/1", "status": "200", "length": "10"}
+com,a)/2 20120101000000 {"url": "http://a.com/2", "status": "99999999999999999999", "length": "10"}
+com,a)/3 20120101000000 {"url": "http://a.com/3", "status": 99999999999999999999, "length": "10"}
+com,a)/4 20120101000000 {"url": "http://a.com/4", "status": "70000", "length": "10"}
+com,a)/5 20120101000000 {"url": "http://a.com/5", "status": "-200", "length": "10"}
+com,a)/6 20120101000000 {"url": "http://a.com/6", "status": "-", "length": "10"}
+`
+	cdxIn := " CDX N b a m s k r M S V g\n" +
+		"com,b)/1 20120101000000 http://b.com/1 text/html 301 AAAA - - 10 0 f.warc.gz\n" +
+		"com,b)/2 20120101000000 http://b.com/2 text/html 99999999999999999999 AAAA - - 10 0 f.warc.gz\n"
+	if err := tb.ReadIndex(context.Background(), cdxj.NewStream("in.cdxj", strings.NewReader(cdxjIn), nil), "in.cdxj", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.ReadIndex(context.Background(), cdxj.NewStream("in.cdx", strings.NewReader(cdxIn), nil), "in.cdx", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		File   string
+		Line   int64
+		Status int16
+	}
+	var got []row
+	for _, r := range readAll(t, path) {
+		got = append(got, row{r.InputFile, r.InputLine, r.FetchStatus})
+	}
+	want := []row{
+		{"in.cdxj", 1, 200}, {"in.cdxj", 2, -1}, {"in.cdxj", 3, -1}, {"in.cdxj", 4, -1}, {"in.cdxj", 5, -1}, {"in.cdxj", 6, -1},
+		{"in.cdx", 2, 301}, {"in.cdx", 3, -1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if st := tb.Stats(); st.NoStatus != 6 || st.Rows != 8 || st.NoLength != 0 {
+		t.Errorf("Stats = %+v, want 8 rows, NoStatus 6, NoLength 0", st)
 	}
 }

@@ -106,6 +106,9 @@ type Stats struct {
 	// NoLength counts the rows whose warc_record_length is -1: missing,
 	// "-", not a number, or above summary.MaxRecordLength.
 	NoLength int64
+	// NoStatus counts the rows whose fetch_status is -1: missing, "-",
+	// or not a three-digit HTTP status (out of range, not a number).
+	NoStatus int64
 	Files    int // Parquet files written
 }
 
@@ -271,6 +274,9 @@ func (t *Table) WriteRow(row *Row) error {
 	t.stats.Rows++
 	if row.WARCRecordLength < 0 {
 		t.stats.NoLength++
+	}
+	if row.FetchStatus < 0 {
+		t.stats.NoStatus++
 	}
 	return nil
 }

@@ -99,9 +99,9 @@ func runParquet(ctx context.Context, o options, stdin io.Reader, stderr io.Write
 		return err
 	}
 	st := t.Stats()
-	fmt.Fprintf(stderr, "cdxj: wrote %s to %s (%s, %s without a valid length); skipped %s\n",
+	fmt.Fprintf(stderr, "cdxj: wrote %s to %s (%s, %s without a valid length, %s without a valid status); skipped %s\n",
 		count.Of(int(st.Rows), "row", "rows"), o.output, count.Of(st.Files, "Parquet file", "Parquet files"),
-		count.Of(int(st.NoLength), "row", "rows"), count.Of(int(st.BadLines), "bad line", "bad lines"))
+		count.Of(int(st.NoLength), "row", "rows"), count.Of(int(st.NoStatus), "row", "rows"), count.Of(int(st.BadLines), "bad line", "bad lines"))
 	return nil
 }
 
