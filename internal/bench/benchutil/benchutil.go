@@ -63,7 +63,7 @@ func AddFlags(fs *flag.FlagSet, n int64) *Flags {
 	f := &Flags{}
 	fs.Int64Var(&f.N, "n", n, "CDXJ lines of the generated index")
 	fs.Uint64Var(&f.Seed, "seed", 1, "generator seed")
-	fs.StringVar(&f.Dir, "dir", "", "work folder (default: a new temporary folder, removed at the end unless -keep); an index.cdxj already there is reused")
+	fs.StringVar(&f.Dir, "dir", "", "work folder (default: a new temporary folder, removed at the end unless -keep); an index.cdxj already there is reused (it is written whole or not at all)")
 	fs.BoolVar(&f.Keep, "keep", false, "keep the work folder")
 	fs.StringVar(&f.Phase, "phase", "", "internal: run one measured phase in this process")
 	fs.StringVar(&f.CPUProfile, "cpuprofile", "", "with -phase: write a CPU profile of the phase to this file")
@@ -283,21 +283,27 @@ func WriteProfile(name, path string) error {
 	return f.Commit()
 }
 
-// WriteFile creates path and calls fn with a 1 MiB buffered writer on it,
-// returning fn's value and the first error of fn, the flush and the close.
+// WriteFile calls fn with a 1 MiB buffered writer on a temporary file
+// renamed onto path once fn, the flush and the close succeed
+// (atomicfile.Create, without a sync: the files of a bench run are read
+// back by the same run). An error, or a run killed while fn writes, leaves
+// path as it was, so a bench that reuses a file of its -dir when it is
+// there never reuses a half-written one. It returns fn's value and the
+// first error of the create, fn, the flush and the commit.
 func WriteFile[T any](path string, fn func(io.Writer) (T, error)) (T, error) {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path, &atomicfile.Options{NoSync: true})
 	if err != nil {
 		var zero T
 		return zero, err
 	}
+	defer f.Close()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	v, err := fn(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = f.Commit()
 	}
 	return v, err
 }

@@ -46,6 +46,38 @@ func TestWriteFileAndProfile(t *testing.T) {
 	if _, err := WriteFile(filepath.Join(dir, "no", "such", "dir"), func(io.Writer) (int, error) { return 0, nil }); err == nil {
 		t.Error("WriteFile into a missing folder succeeded")
 	}
+	// A write that fails half-way leaves the path as it was (absent, or
+	// its old content) and no other file in the folder: a bench reusing
+	// what it finds in -dir never finds a half-written file.
+	for _, old := range []string{"", "old\n"} {
+		q := filepath.Join(dir, "half.cdxj")
+		os.Remove(q)
+		if old != "" {
+			os.WriteFile(q, []byte(old), 0o644)
+		}
+		_, err := WriteFile(q, func(w io.Writer) (int, error) {
+			n, _ := io.WriteString(w, strings.Repeat("x", 3<<20))
+			return n, errors.New("interrupted")
+		})
+		if err == nil || err.Error() != "interrupted" {
+			t.Errorf("WriteFile with fn failing: %v", err)
+		}
+		b, rerr := os.ReadFile(q)
+		if old == "" && !errors.Is(rerr, os.ErrNotExist) || old != "" && string(b) != old {
+			t.Errorf("after a failed WriteFile the path holds %d bytes (%v), want %q", len(b), rerr, old)
+		}
+		want := 1 // out.txt
+		if old != "" {
+			want = 2
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != want {
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			t.Errorf("folder holds %v after a failed WriteFile", names)
+		}
+	}
 }
 
 // TestProfilesAtomic: StartCPUProfile and WriteProfile write through a

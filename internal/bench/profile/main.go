@@ -53,19 +53,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			idx := filepath.Join(c.Dir, "index.cdxj")
 			if _, err := os.Stat(idx); err != nil {
 				logf("generating %d CDXJ lines (seed %d) in %s", c.N, c.Seed, c.Dir)
-				f, err := os.Create(idx)
-				if err != nil {
-					return err
-				}
-				bw := bufio.NewWriterSize(f, 1<<20)
-				_, err = cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(bw)
-				if err == nil {
-					err = bw.Flush()
-				}
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
+				if _, err := benchutil.WriteFile(idx, func(w io.Writer) (cdxgen.Stats, error) {
+					return cdxgen.New(cdxgen.Config{Lines: c.N, Seed: c.Seed}).Write(w)
+				}); err != nil {
 					return err
 				}
 			}

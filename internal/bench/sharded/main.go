@@ -47,6 +47,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/atomicfile"
 	"github.com/mementokit/mementokit/internal/bench/benchutil"
 	"github.com/mementokit/mementokit/internal/cdxgen"
 	"github.com/mementokit/mementokit/internal/cli"
@@ -259,12 +260,14 @@ func generate(plain, gz string, n int64, withGzip bool) error {
 		}
 		return gzipCopy(plain, gz)
 	}
-	f, err := os.Create(plain)
+	// Both are written to temporary files and renamed when whole, the
+	// index last: an index found in the folder is never half-written.
+	f, err := atomicfile.Create(plain, &atomicfile.Options{NoSync: true})
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	z, err := os.Create(gz)
+	z, err := atomicfile.Create(gz, &atomicfile.Options{NoSync: true})
 	if err != nil {
 		return err
 	}
@@ -283,10 +286,10 @@ func generate(plain, gz string, n int64, withGzip bool) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	if err := z.Close(); err != nil {
+	if err := z.Commit(); err != nil {
 		return err
 	}
-	return f.Close()
+	return f.Commit()
 }
 
 // gzipCopy writes a one-member gzip copy of plain to gz.
