@@ -146,10 +146,10 @@ func scopeInputs(inputs []string, prefix, domain string) ([]string, error) {
 	return out, nil
 }
 
-// usage prints msg and where the flags are listed on standard error, and
-// exits with status 2.
+// usage prints msg and "(run with -h for usage)", as the other tools do,
+// on standard error, and exits with status 2.
 func usage(msg string) {
-	fmt.Fprintf(os.Stderr, "mementomap-beam: %s; -h lists the flags\n", msg)
+	fmt.Fprintf(os.Stderr, "mementomap-beam: %s (run with -h for usage)\n", msg)
 	os.Exit(2)
 }
 

@@ -259,8 +259,8 @@ func TestUsageErrors(t *testing.T) {
 		{"negative pieces", append(in, "--compact-pieces", "-3"), []string{"--compact-pieces -3"}},
 		{"status class", append(in, "--status", "2,7"), []string{"--status 7"}},
 		{"shard size", append(in, "--shard-size", "-5"), []string{"--shard-size", `"-5"`}},
-		{"unknown flag", append(in, "--no-such-flag"), []string{"flag provided but not defined: -no-such-flag", "-h lists the flags"}},
-		{"bad flag value", append(in, "--compact-pieces", "many"), []string{"-compact-pieces", "-h lists the flags"}},
+		{"unknown flag", append(in, "--no-such-flag"), []string{"flag provided but not defined: -no-such-flag", "(run with -h for usage)"}},
+		{"bad flag value", append(in, "--compact-pieces", "many"), []string{"-compact-pieces", "(run with -h for usage)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := run(t, dir, tc.args...)
