@@ -32,6 +32,11 @@ func newRawArchive(t *testing.T, answer func(conn, n int, line string) (string, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return newRawArchiveOn(t, ln, answer)
+}
+
+// newRawArchiveOn is newRawArchive on the listener ln (TLS, say).
+func newRawArchiveOn(t *testing.T, ln net.Listener, answer func(conn, n int, line string) (string, bool)) *rawArchive {
 	a := &rawArchive{ln: ln}
 	var open []net.Conn
 	t.Cleanup(func() {

@@ -53,7 +53,8 @@ import (
 // the answer was read; a body closed before its end closes the
 // connection. An idle connection is taken for a request only when
 // nothing waits to be read on it and its archive has not closed it (a
-// look at the socket, on unix), so bytes sent unasked are never read as
+// look at the socket, on unix; over TLS also at what the TLS connection
+// holds decrypted), so bytes sent unasked are never read as
 // the next request's answer. A request on a kept connection
 // that fails before any byte of the answer arrived (the archive closed
 // the idle connection) is sent once more on a new connection, as net/http
@@ -421,13 +422,30 @@ func (t *fastTransport) getIdle(key []byte) (*fastConn, bool) {
 		c := ic.conns[n-1]
 		ic.conns[n-1] = nil
 		ic.conns = ic.conns[:n-1]
-		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor || idleUnusable(c.conn) {
+		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor || idleUnusable(c.conn) || c.tlsHolds() {
 			_ = c.conn.Close()
 			continue
 		}
 		return c, true
 	}
 	return nil, false
+}
+
+// tlsHolds reports whether c is a TLS connection holding bytes not yet
+// read (decrypted, or a record read from the socket): bytes sent past
+// the last answer in its own record, which neither c.br nor the socket
+// shows. A read with the deadline in the past gives them, or times out
+// at once when there are none (a timeout leaves the TLS connection
+// usable).
+func (c *fastConn) tlsHolds() bool {
+	if _, ok := c.conn.(*tls.Conn); !ok {
+		return false
+	}
+	_ = c.conn.SetReadDeadline(aLongTimeAgo)
+	_, err := c.br.Peek(1)
+	_ = c.conn.SetReadDeadline(time.Time{})
+	var ne net.Error
+	return err == nil || !errors.As(err, &ne) || !ne.Timeout()
 }
 
 // put keeps c for the next request to its host, or closes it when the
