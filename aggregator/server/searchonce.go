@@ -68,7 +68,9 @@ const ExitAllFailed = 3
 // asked or skipped by its MementoMap, in the search's order: "aggregator: ID
 // answered none", "aggregator: ID not asked: its MementoMap rules the
 // URI-R out", and the lines below. stderr gets one line per archive that failed, timed out or
-// was dormant, "aggregator: ID failed (REASON): ERROR" or "aggregator: ID
+// was dormant, "aggregator: ID failed (REASON): OP [URL: ]CAUSE" (ERROR's
+// request and cause, the URL once, when it is an
+// *aggregator.UpstreamError; else ERROR) or "aggregator: ID
 // dormant: not asked", and per archive whose answer had memento links
 // the search left out (no http(s) URI-M, no readable datetime, a
 // datetime outside 1000-9999; aggregator.Outcome.Dropped), "aggregator:
@@ -216,7 +218,18 @@ func archiveLines(res *aggregator.Result, miss bool) []string {
 		case aggregator.StatusFailed:
 			l := o.Archive + " failed (" + o.Reason + ")"
 			if o.Err != nil {
-				l += ": " + aggregator.ShortTarget(o.Err.Error())
+				// The archive and the reason are said above: of an
+				// *aggregator.UpstreamError, the request and the cause.
+				msg := o.Err.Error()
+				var ue *aggregator.UpstreamError
+				if errors.As(o.Err, &ue) && ue.Err != nil {
+					msg = ue.Err.Error()
+					if !strings.Contains(msg, ue.URL) { // a *url.Error names it
+						msg = ue.URL + ": " + msg
+					}
+					msg = ue.Op + " " + msg
+				}
+				l += ": " + aggregator.ShortTarget(msg)
 			}
 			if o.Mementos > 0 {
 				l += fmt.Sprintf("; the %d mementos read before are kept", o.Mementos)

@@ -87,6 +87,11 @@ func TestCLIMode(t *testing.T) {
 		code, out, errs = runIt(append([]string{"-archives", withDown}, args...)...)
 		first, headline, _ := strings.Cut(errs, "\n")
 		wantErr := "aggregator: 3 mementos of http://dup.example.net/ (2 archives with mementos, 1 failed: down.local="
+		// The archive, the reason class and the URL are said once: "down.local failed (network): timemap Get \"URL\": CAUSE".
+		if strings.Count(first, "down.local") != 1 || strings.Count(first, "network") != 1 || strings.Count(first, "http://127.0.0.1:") != 1 ||
+			!strings.HasPrefix(first, "aggregator: down.local failed (network): time") {
+			t.Errorf("%q: failure line %q, want down.local and network said once", args, first)
+		}
 		if code != 0 || out == "" || !strings.HasPrefix(first, "aggregator: down.local failed (") || !strings.HasPrefix(headline, wantErr) || strings.Count(errs, "\n") != 2 {
 			t.Errorf("%q with an archive down: exit %d, stdout %d bytes, stderr %q; want 0, the answer, a line naming down.local, one starting %q", args, code, len(out), errs, wantErr)
 		}
