@@ -430,7 +430,8 @@ func (ag *Aggregator) mapErr(st *archiveState, err error) error {
 
 // fetchMap downloads src into MapDir/<id>.mementomap through a temporary
 // file in the same folder (internal/atomicfile), renamed into place on
-// success.
+// success. MapDir is made (with its parents) then, when an archive
+// answers with a map, not before.
 func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string) (string, error) {
 	dir := ag.opts.MapDir
 	if dir == "" {
@@ -449,6 +450,9 @@ func (ag *Aggregator) fetchMap(ctx context.Context, st *archiveState, src string
 	defer drainClose(resp.Body)
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("aggregator: archive %s: fetching map %s: HTTP %d: %w", st.ID, src, resp.StatusCode, ErrNoMap)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil { // made when a map is written to it, not before
+		return "", fmt.Errorf("aggregator: archive %s: %w", st.ID, err)
 	}
 	final := filepath.Join(dir, url.PathEscape(st.ID)+".mementomap")
 	tmp, err := atomicfile.Create(final, nil)

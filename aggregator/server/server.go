@@ -141,10 +141,7 @@ func New(ctx context.Context, c *Config) (_ *Server, err error) {
 			}
 		}()
 	}
-	mapDir := filepath.Join(dataDir, "mementomaps")
-	if err := os.MkdirAll(mapDir, 0o755); err != nil {
-		return nil, err
-	}
+	mapDir := filepath.Join(dataDir, "mementomaps") // made by the first map fetched
 	store, storeName, err := openCache(ctx, cfg.Cache, dataDir, time.Duration(cfg.MigrateTimeout), log)
 	if err != nil {
 		return nil, err

@@ -3,12 +3,14 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -374,4 +376,23 @@ func (l *lockedBuffer) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.b.Reset()
+}
+
+// TestNoEmptyMapFolder: a server with a bolt cache and no MementoMap
+// leaves no empty data_dir/mementomaps folder; the folder is made when a
+// fetched map is written to it.
+func TestNoEmptyMapFolder(t *testing.T) {
+	dir := t.TempDir()
+	s := newTestServer(t, func(c *Config) {
+		c.DataDir = filepath.Join(dir, "data")
+		c.Cache = "bolt:" + filepath.Join(dir, "cache.db")
+	})
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest("GET", "/timemap/link/"+held, nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("timemap: %d %s", rec.Code, rec.Body.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "data", "mementomaps")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data_dir/mementomaps: %v, want none", err)
+	}
 }
