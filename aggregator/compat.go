@@ -528,7 +528,7 @@ func (h handler) about(w http.ResponseWriter, r *http.Request) {
 	for _, e := range endpoints {
 		fmt.Fprintf(&b, "%-17s %s\n", e[0]+":", e[1])
 	}
-	b.WriteString("\n  {DATETIME}        => YYYY[MM[DD[hh[mm[ss]]]]] or an RFC 1123 date\n  [Accept-Datetime] => Header in RFC1123 format\n\n\n## Upstream Archives\n\n")
+	b.WriteString("\n  {DATETIME}        => " + PathDatetimeForms + "\n  [Accept-Datetime] => Header in RFC1123 format\n\n\n## Upstream Archives\n\n")
 	for i, a := range archives {
 		name := a.Name
 		if name == "" {

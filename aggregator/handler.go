@@ -1143,7 +1143,7 @@ func (h handler) dated(w http.ResponseWriter, r *http.Request, raw, rest string,
 	}
 	t, err := ParsePathDatetime(udt)
 	if err != nil {
-		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed datetime: "+ShortTarget(dt)+"\nExpected YYYY[MM[DD[hh[mm[ss]]]]] or an RFC 1123 date\n"))
+		writeBody(w, http.StatusBadRequest, ctText, []byte("Malformed datetime: "+ShortTarget(dt)+"\nExpected "+PathDatetimeForms+"\n"))
 		return
 	}
 	urir, ok := h.prelude(w, rawR)
@@ -1153,11 +1153,16 @@ func (h handler) dated(w http.ResponseWriter, r *http.Request, raw, rest string,
 	serve(w, r, urir, t)
 }
 
+// PathDatetimeForms names the forms of a {datetime} ParsePathDatetime
+// reads, as the 400 answer to a malformed one and /about state them.
+const PathDatetimeForms = "YYYY[MM[DD[hh[mm[ss]]]]], an RFC 1123 date or an RFC 3339 instant"
+
 // ParsePathDatetime parses the {datetime} of a request path as Time Travel
 // reads it: a timestamp YYYY, YYYYMM, YYYYMMDD, YYYYMMDDhh, YYYYMMDDhhmm or
 // YYYYMMDDhhmmss (missing parts are the start of the period, UTC; out-of-range
 // fields such as month 13 are errors wrapping timestamp.ErrInvalid), or an
-// HTTP date in a form memento.ParseHTTPDateLenient reads. It is
+// HTTP date in a form memento.ParseHTTPDateLenient reads (RFC 3339 among
+// them; PathDatetimeForms states the forms). It is
 // memento.ParseDatetime restricted to the timestamp lengths Time Travel
 // lists, with the earliest-datetime rule of EarliestDatetime: a datetime
 // before 1000-01-01 ("0000", "0001", "0999", years 0000 and 0001 in an

@@ -98,6 +98,7 @@ func TestParsePathDatetime(t *testing.T) {
 		{"200503011234", "20050301123400", true},
 		{"20050301123456", "20050301123456", true},
 		{"Tue, 01 Mar 2005 12:00:00 GMT", "20050301120000", true},
+		{"2005-03-01T12:00:00Z", "20050301120000", true},
 		{"20051", "", false},
 		{"200513", "", false},
 		{"20050431", "", false},
@@ -213,4 +214,30 @@ func FuzzParsePathDatetime(f *testing.F) {
 			t.Fatalf("ParsePathDatetime(%q) = %v, not UTC", in, tm)
 		}
 	})
+}
+
+// TestPathDatetimeFormsStated: the 400 answer to a malformed {datetime}
+// and /about state PathDatetimeForms, and each form it names is read: a
+// timestamp of each listed length, an RFC 1123 date, an RFC 3339 instant.
+func TestPathDatetimeFormsStated(t *testing.T) {
+	ag := newAggregator(t, Options{Archives: []Archive{{ID: "a", TimeMap: "http://127.0.0.1:1/tm/", TimeGate: "http://127.0.0.1:1/tg/"}}})
+	h := ag.Handler()
+	resp, body := do(t, h, "GET", "/memento/20051301/http://example.com/")
+	if resp.StatusCode != 400 || !strings.Contains(body, "Expected "+PathDatetimeForms+"\n") {
+		t.Errorf("malformed datetime: %d %q, want 400 stating %q", resp.StatusCode, body, PathDatetimeForms)
+	}
+	if _, body := do(t, h, "GET", "/about"); !strings.Contains(body, "{DATETIME}        => "+PathDatetimeForms+"\n") {
+		t.Errorf("/about does not state the datetime forms %q:\n%s", PathDatetimeForms, body)
+	}
+	for _, form := range []string{"YYYY[MM[DD[hh[mm[ss]]]]]", "RFC 1123", "RFC 3339"} {
+		if !strings.Contains(PathDatetimeForms, form) {
+			t.Errorf("PathDatetimeForms %q does not name %s", PathDatetimeForms, form)
+		}
+	}
+	for _, s := range []string{"2005", "200503", "20050301", "2005030112", "200503011200", "20050301120000",
+		"Tue, 01 Mar 2005 12:00:00 GMT", "2005-03-01T12:00:00Z"} {
+		if _, err := ParsePathDatetime(s); err != nil {
+			t.Errorf("ParsePathDatetime(%q), a form PathDatetimeForms names: %v", s, err)
+		}
+	}
 }
