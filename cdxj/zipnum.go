@@ -232,9 +232,10 @@ func idxKey(line []byte) []byte {
 // A Cluster is safe for concurrent use (but not concurrently with Close).
 // Memory per query: the line buffer (64 KiB, grown for long lines up to
 // MaxLineSize), a 32 KiB read buffer and one gzip reader, plus, when
-// blocks are read ahead, Workers blocks (compressed and decompressed; a
-// decompressed block larger than 4 × MaxBlockSize is an error wrapping
-// ErrZipNum).
+// blocks are read ahead, Workers blocks (compressed and decompressed). A
+// block, streamed or read ahead, that decompresses to more than 4 ×
+// MaxBlockSize bytes is an error wrapping ErrZipNum naming its part,
+// offset and length.
 type Cluster struct {
 	// MaxLineSize is the longest line accepted in the secondary index and
 	// in a block; 0 means DefaultMaxLineSize.
@@ -526,9 +527,10 @@ func (c *Cluster) entriesFrom(off int64) iter.Seq2[IdxEntry, error] {
 
 // BlockLines returns the lines of the block e locates, decompressed as
 // they are read (memory: one gzip reader and the line buffer). A block's
-// last line may lack its "\n". A block that is not gzip data, or a part
-// that cannot be opened, is yielded as an error wrapping ErrZipNum (or the
-// open error) and ends the iteration.
+// last line may lack its "\n". A block that is not gzip data, one that
+// decompresses to more than 4 × MaxBlockSize bytes, or a part that cannot
+// be opened, is yielded as an error wrapping ErrZipNum (or the open error)
+// and ends the iteration; the lines before it have been yielded.
 func (c *Cluster) BlockLines(e IdxEntry) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		br := c.getBlockReader()
@@ -541,8 +543,33 @@ func (c *Cluster) BlockLines(e IdxEntry) iter.Seq2[[]byte, error] {
 // within a query.
 type blockReader struct {
 	zr  gzip.Reader
+	lim boundedReader
 	br  *bufio.Reader
 	buf []byte
+}
+
+// boundedReader reads r and fails once more than max bytes have come from
+// it, with the error readBounded gives: a block streamed line by line is
+// bounded as a block decompressed whole is.
+type boundedReader struct {
+	r   io.Reader
+	n   int64 // bytes read so far
+	max int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.n > b.max {
+		return 0, fmt.Errorf("decompresses to more than %d bytes", b.max)
+	}
+	if room := b.max + 1 - b.n; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if b.n > b.max {
+		return n, fmt.Errorf("decompresses to more than %d bytes", b.max)
+	}
+	return n, err
 }
 
 func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool, fail func(error)) bool {
@@ -579,7 +606,8 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 		max = DefaultMaxLineSize
 	}
 	stopped := false
-	err = scanLinesBuf(zr, 0, max, &b.buf, func(line []byte, _ int64) bool {
+	b.lim = boundedReader{r: zr, max: 4 * maxBlock}
+	err = scanLinesBuf(&b.lim, 0, max, &b.buf, func(line []byte, _ int64) bool {
 		if !yield(line) {
 			stopped = true
 			return false

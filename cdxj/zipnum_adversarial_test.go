@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -162,6 +163,59 @@ func bombMember(t *testing.T, line string, n int) []byte {
 	return b.Bytes()
 }
 
+// bombCluster writes a cluster of 12 good lines in blocks of 3 and appends
+// block as a fifth block keyed "com,example)/zz 2014"; it returns the open
+// cluster, the good lines and the bomb block's offset in its part.
+func bombCluster(t *testing.T, block []byte) (*Cluster, []string, int64) {
+	t.Helper()
+	dir := t.TempDir()
+	var lines []string
+	for i := 0; i < 12; i++ {
+		lines = append(lines, fmt.Sprintf("com,example)/%02d 2014 {}", i))
+	}
+	w, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if err := w.WriteLine([]byte(l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	part := filepath.Join(dir, "c-00000.gz")
+	st, err := os.Stat(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(part, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(block); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := os.OpenFile(w.IdxPath(), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(idx, "com,example)/zz 2014\tc-00000.gz\t%d\t%d\t5\n", st.Size(), len(block))
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCluster(w.IdxPath(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, lines, st.Size()
+}
+
 // TestClusterBlockBombBounded: a block that decompresses past the limit (4
 // × MaxBlockSize) is an error naming its part and offset, found with
 // allocations near the limit, not the doubling buffer's (the block was
@@ -183,51 +237,7 @@ func TestClusterBlockBombBounded(t *testing.T) {
 		block []byte
 	}{{"true trailer", bomb}, {"trailer says 0", lying}} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			var lines []string
-			for i := 0; i < 12; i++ {
-				lines = append(lines, fmt.Sprintf("com,example)/%02d 2014 {}", i))
-			}
-			w, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, l := range lines {
-				if err := w.WriteLine([]byte(l)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Commit(); err != nil {
-				t.Fatal(err)
-			}
-			part := filepath.Join(dir, "c-00000.gz")
-			st, err := os.Stat(part)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.OpenFile(part, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.Write(tc.block); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			idx, err := os.OpenFile(w.IdxPath(), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(idx, "com,example)/zz 2014\tc-00000.gz\t%d\t%d\t5\n", st.Size(), len(tc.block))
-			if err := idx.Close(); err != nil {
-				t.Fatal(err)
-			}
-			c, err := OpenCluster(w.IdxPath(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c, lines, at := bombCluster(t, tc.block)
 			c.MaxBlockSize = maxBlock
 
 			var before, after runtime.MemStats
@@ -246,7 +256,7 @@ func TestClusterBlockBombBounded(t *testing.T) {
 			if n != len(lines) {
 				t.Errorf("%d lines before the error, want the %d of the good blocks", n, len(lines))
 			}
-			want := fmt.Sprintf("block at c-00000.gz:%d+%d: decompresses to more than %d bytes", st.Size(), len(tc.block), limit)
+			want := fmt.Sprintf("block at c-00000.gz:%d+%d: decompresses to more than %d bytes", at, len(tc.block), limit)
 			if gotErr == nil || !errors.Is(gotErr, ErrZipNum) || !strings.Contains(gotErr.Error(), want) {
 				t.Errorf("error %v, want one wrapping ErrZipNum with %q", gotErr, want)
 			}
@@ -274,5 +284,58 @@ func TestClusterBlockBombBounded(t *testing.T) {
 		if got := after.TotalAlloc - before.TotalAlloc; got > 2*limit+1<<20 {
 			t.Errorf("ReadBlocks allocated %d bytes, want at most 2 × the %d limit + 1 MiB", got, limit)
 		}
+	})
+}
+
+// TestClusterFirstBlocksBombBounded: the blocks a query streams (its first
+// two, every block with one worker, and BlockLines) are bounded as the
+// blocks read ahead are: more than 4 × MaxBlockSize decompressed is an
+// error wrapping ErrZipNum naming the part and offset, with the same
+// wording, not a read of the whole bomb.
+func TestClusterFirstBlocksBombBounded(t *testing.T) {
+	const maxBlock = 64 << 10 // limit 256 KiB
+	const limit = 4 * maxBlock
+	bomb := bombMember(t, "com,example)/zz 2014 {}\n", 16<<20)
+	if len(bomb) > maxBlock {
+		t.Fatalf("bomb is %d bytes compressed, want at most %d", len(bomb), maxBlock)
+	}
+	c, _, at := bombCluster(t, bomb)
+	c.MaxBlockSize = maxBlock
+	want := fmt.Sprintf("block at c-00000.gz:%d+%d: decompresses to more than %d bytes", at, len(bomb), limit)
+	check := func(t *testing.T, seq iter.Seq2[[]byte, error]) {
+		t.Helper()
+		n := 0
+		var gotErr error
+		for _, err := range seq {
+			if err != nil {
+				gotErr = err
+				break
+			}
+			n++
+		}
+		if gotErr == nil || !errors.Is(gotErr, ErrZipNum) || !strings.Contains(gotErr.Error(), want) {
+			t.Errorf("error %v after %d lines, want one wrapping ErrZipNum with %q", gotErr, n, want)
+		}
+		if max := limit/len("com,example)/zz 2014 {}\n") + 12; n > max {
+			t.Errorf("%d lines before the error, want at most %d (the limit's worth)", n, max)
+		}
+	}
+	t.Run("first blocks of a query", func(t *testing.T) {
+		check(t, c.Lines(Query{Key: "com,example)/zz"}))
+	})
+	t.Run("one worker", func(t *testing.T) {
+		c.opt.Workers = 1
+		defer func() { c.opt.Workers = 0 }()
+		check(t, c.Lines(Query{Key: "com,example)/", Match: MatchPrefix}))
+	})
+	t.Run("BlockLines", func(t *testing.T) {
+		var last IdxEntry
+		for e, err := range c.Entries() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			last = e
+		}
+		check(t, c.BlockLines(last))
 	})
 }
