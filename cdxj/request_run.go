@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/mementokit/mementokit/timestamp"
 )
@@ -30,6 +31,8 @@ type RunOptions struct {
 	// last (or closest) max(|limit|) lines, and without a limit all of
 	// them. A request that needs more gives an error wrapping
 	// ErrTooManyLines instead of a cut answer. 0 means DefaultMaxBuffered.
+	// A held line costs HeldBytes of memory (about 0.4 KB for a CDXJ line
+	// of 250 bytes: 40 MB for DefaultMaxBuffered such lines).
 	MaxBuffered int
 	// PageSize is the number of blocks per page of a request without
 	// pageSize=; 0 means DefaultPageSize.
@@ -40,7 +43,30 @@ type RunOptions struct {
 	// to the end of the index for lines nobody will see (a filter that
 	// matches nothing reads every record of the url's range).
 	Context context.Context
+	// Hold, when not nil, accounts the memory an answer that cannot stream
+	// holds: Run calls it with the bytes of each record before holding it
+	// (HeldBytes), and with their negation when it lets one go (replaced
+	// by a later or closer record, or at the end of the iteration,
+	// however it ends). An error from a call with n > 0 ends Run: it is
+	// yielded, before any record, and nothing more is held. A server
+	// bounds what all its requests hold together with it.
+	Hold func(n int64) error
 }
+
+// HeldBytes is the memory one record of line bytes costs while Run holds it
+// for sort=reverse, sort=closest or a negative limit: the line's bytes,
+// rounded up to the allocator's 16-byte step, and heldOverhead bytes of
+// bookkeeping; the record is parsed again when it is yielded. For a CDXJ
+// line of 250 bytes that is about 0.4 KB (a parsed Record held whole
+// costs 1.3 to 3.5 KB).
+func HeldBytes(line int) int64 {
+	return int64(line+15)&^15 + heldOverhead
+}
+
+// heldOverhead is the bookkeeping of one held record: its heldRecord (a
+// slice header, a layout pointer, two offsets, a string header and a
+// pointer) and its place in the ring or heap.
+const heldOverhead = int64(unsafe.Sizeof(closeRec{}))
 
 func (o *RunOptions) maxBuffered() int {
 	if o != nil && o.MaxBuffered > 0 {
@@ -290,6 +316,10 @@ func (r *Request) Run(s Searcher, o *RunOptions) iter.Seq2[*Record, error] {
 			return true
 		}
 		out := newRunSink(r, o.maxBuffered(), q.Match == MatchExact)
+		if o != nil {
+			out.hold = o.Hold
+		}
+		defer out.release()
 		var ctx context.Context
 		if o != nil {
 			ctx = o.Context
@@ -332,21 +362,79 @@ type runSink struct {
 	r       *Request
 	max     int
 	exact   bool
-	n       int       // records yielded (index order) or seen
-	stopped bool      // the consumer stopped
-	ring    []*Record // last-N buffer (reverse, negative limit)
-	start   int       // ring start once full
-	all     bool      // reverse without limit: keep everything
+	n       int          // records yielded (index order) or seen
+	stopped bool         // the consumer stopped
+	ring    []heldRecord // last-N buffer (reverse, negative limit)
+	start   int          // ring start once full
+	all     bool         // reverse without limit: keep everything
 	// closest
 	target time.Time
 	heap   []closeRec // max-heap by (dist, seq)
 	keep   int
+	// accounting (RunOptions.Hold)
+	hold func(int64) error
+	held int64 // bytes held, as reported to hold
 }
 
 type closeRec struct {
 	dist time.Duration
 	seq  int
-	rec  *Record
+	rec  heldRecord
+}
+
+// heldRecord is a record while Run holds it: its line and where it came
+// from, without the parse (a Record is 900 bytes before its line), which
+// record redoes when it is yielded.
+type heldRecord struct {
+	line   []byte
+	layout *Layout
+	lineNo int64
+	inOff  int64
+	src    string
+	lines  *lineCounter
+}
+
+// take returns a heldRecord of a copy of rec's line, accounted with hold.
+func (s *runSink) take(rec *Record) (heldRecord, error) {
+	n := HeldBytes(len(rec.line))
+	if s.hold != nil {
+		if err := s.hold(n); err != nil {
+			return heldRecord{}, err
+		}
+	}
+	s.held += n
+	return heldRecord{line: append([]byte(nil), rec.line...), layout: rec.layout,
+		lineNo: rec.lineNo, inOff: rec.inOff, src: rec.src, lines: rec.lines}, nil
+}
+
+// drop lets h go.
+func (s *runSink) drop(h heldRecord) {
+	n := HeldBytes(len(h.line))
+	s.held -= n
+	if s.hold != nil {
+		s.hold(-n)
+	}
+}
+
+// release lets everything held go, once Run ends.
+func (s *runSink) release() {
+	if s.hold != nil && s.held > 0 {
+		s.hold(-s.held)
+	}
+	s.held = 0
+	s.ring, s.heap = nil, nil
+}
+
+// record parses h again into a Record of its own, as Record.Clone makes.
+func (h *heldRecord) record() *Record {
+	c := new(Record)
+	// Parsing the bytes that parsed when held, with the same layout,
+	// cannot fail.
+	if err := c.parse(h.line, h.layout, nil); err != nil {
+		c.reset(h.line)
+	}
+	c.lineNo, c.inOff, c.src, c.lines = h.lineNo, h.inOff, h.src, h.lines
+	return c
 }
 
 func newRunSink(r *Request, max int, exact bool) *runSink {
@@ -395,17 +483,32 @@ func (s *runSink) add(rec *Record, yield func(*Record, error) bool) (more bool, 
 		if len(s.ring) >= s.max {
 			return false, fmt.Errorf("%w: sort=reverse over more than %d lines; give a limit", ErrTooManyLines, s.max)
 		}
-		s.ring = append(s.ring, rec.Clone())
+		h, err := s.take(rec)
+		if err != nil {
+			return false, err
+		}
+		s.ring = append(s.ring, h)
 		return true, nil
 	}
 	if n > s.max {
 		return false, fmt.Errorf("%w: limit=%d needs to hold %d lines, more than %d", ErrTooManyLines, r.Limit, n, s.max)
 	}
 	if len(s.ring) < n {
-		s.ring = append(s.ring, rec.Clone())
+		h, err := s.take(rec)
+		if err != nil {
+			return false, err
+		}
+		s.ring = append(s.ring, h)
 		return true, nil
 	}
-	s.ring[s.start] = rec.Clone()
+	// The oldest goes before the newest is taken: a full ring holds n.
+	s.drop(s.ring[s.start])
+	h, err := s.take(rec)
+	if err != nil {
+		s.ring = nil
+		return false, err
+	}
+	s.ring[s.start] = h
 	s.start = (s.start + 1) % n
 	return true, nil
 }
@@ -424,7 +527,7 @@ func (s *runSink) addClosest(rec *Record) (bool, error) {
 	} else if keep > s.max {
 		return false, fmt.Errorf("%w: limit=%d needs to hold %d lines, more than %d", ErrTooManyLines, s.r.Limit, keep, s.max)
 	}
-	c := closeRec{dist: d, seq: s.n, rec: nil}
+	c := closeRec{dist: d, seq: s.n}
 	s.n++
 	if keep >= 0 && len(s.heap) == keep {
 		top := s.heap[0]
@@ -433,12 +536,22 @@ func (s *runSink) addClosest(rec *Record) (bool, error) {
 			// lines come in time order, every later line is farther still.
 			return !(s.exact && after), nil
 		}
-		c.rec = rec.Clone()
+		s.drop(top.rec)
+		h, err := s.take(rec)
+		if err != nil {
+			s.heap = nil
+			return false, err
+		}
+		c.rec = h
 		s.heap[0] = c
 		s.down(0)
 		return true, nil
 	}
-	c.rec = rec.Clone()
+	h, err := s.take(rec)
+	if err != nil {
+		return false, err
+	}
+	c.rec = h
 	s.heap = append(s.heap, c)
 	s.up(len(s.heap) - 1)
 	return true, nil
@@ -489,7 +602,7 @@ func (s *runSink) flush(yield func(*Record, error) bool) {
 	switch {
 	case r.Sort == SortClosest:
 		// Pop the farthest first into the back of the answer.
-		out := make([]*Record, len(s.heap))
+		out := make([]heldRecord, len(s.heap))
 		for i := len(s.heap) - 1; i >= 0; i-- {
 			out[i] = s.heap[0].rec
 			last := len(s.heap) - 1
@@ -497,15 +610,15 @@ func (s *runSink) flush(yield func(*Record, error) bool) {
 			s.heap = s.heap[:last]
 			s.down(0)
 		}
-		for _, rec := range out {
-			if !yield(rec, nil) {
+		for i := range out {
+			if !yield(out[i].record(), nil) {
 				return
 			}
 		}
 	case r.Sort == SortIndex && r.Limit >= 0:
 	default:
 		n := len(s.ring)
-		at := func(i int) *Record { return s.ring[(s.start+i)%n] }
+		at := func(i int) *Record { return s.ring[(s.start+i)%n].record() }
 		if r.Sort == SortReverse {
 			for i := n - 1; i >= 0; i-- {
 				if !yield(at(i), nil) {

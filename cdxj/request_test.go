@@ -496,3 +496,77 @@ func (c countingSearcher) Records(q Query) iter.Seq2[*Record, error] {
 		}
 	}
 }
+
+// TestRunHold: RunOptions.Hold sees every byte a held answer takes
+// (HeldBytes of each line held) and gets all of it back however the
+// iteration ends; the most held at once is |limit| lines' worth, and an
+// error from Hold ends Run before any record. Each record held costs its
+// line and heldOverhead, not a parsed Record (1.3 KB and more a line).
+func TestRunHold(t *testing.T) {
+	var lines []string
+	for i := range 50 {
+		lines = append(lines, fmt.Sprintf(`com,example)/ 2020010100%04d {"url": "http://example.com/", "status": "200"}`, i))
+	}
+	s := sortedFile(t, lines)
+	per := HeldBytes(len(lines[0]))
+	for _, tc := range []struct {
+		q    string
+		n    int   // records answered
+		peak int64 // most held at once
+	}{
+		{"url=example.com&limit=-5", 5, 5 * per},
+		{"url=example.com&sort=reverse", 50, 50 * per},
+		{"url=example.com&sort=reverse&limit=7", 7, 7 * per},
+		{"url=example.com&closest=20200101000010&limit=3", 3, 3 * per},
+		{"url=example.com&closest=20200101000010", 50, 50 * per},
+		{"url=example.com&limit=5", 5, 0},
+	} {
+		var cur, peak int64
+		o := &RunOptions{Hold: func(n int64) error {
+			if cur += n; cur > peak {
+				peak = cur
+			}
+			return nil
+		}}
+		n := 0
+		for _, err := range parseReq(t, tc.q).Run(s, o) {
+			if err != nil {
+				t.Fatalf("%s: %v", tc.q, err)
+			}
+			n++
+		}
+		if n != tc.n || peak != tc.peak || cur != 0 {
+			t.Errorf("%s: %d records, %d bytes held at most and %d after, want %d records, %d bytes at most and 0 after", tc.q, n, peak, cur, tc.n, tc.peak)
+		}
+		// Stopped early, everything is given back too.
+		cur, peak = 0, 0
+		for range parseReq(t, tc.q).Run(s, o) {
+			break
+		}
+		if cur != 0 {
+			t.Errorf("%s stopped after one record: %d bytes not given back", tc.q, cur)
+		}
+	}
+	// A refusal ends Run before any record, and what was taken comes back.
+	full := errors.New("full")
+	var cur int64
+	o := &RunOptions{Hold: func(n int64) error {
+		if n > 0 && cur+n > 4*per {
+			return full
+		}
+		cur += n
+		return nil
+	}}
+	var errs []error
+	n := 0
+	for _, err := range parseReq(t, "url=example.com&sort=reverse").Run(s, o) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	if n != 0 || len(errs) != 1 || !errors.Is(errs[0], full) || cur != 0 {
+		t.Errorf("refused at the 5th line: %d records, errors %v, %d bytes not given back; want 0, [full], 0", n, errs, cur)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/mementokit/mementokit/internal/archiveserver"
 	"github.com/mementokit/mementokit/internal/cdxflag"
 	"github.com/mementokit/mementokit/internal/cli"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 	"github.com/mementokit/mementokit/mementomap"
 )
 
@@ -48,7 +49,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cdxMode := fs.String("cdx", "auto", "serve the pywb CDX server API at /cdx and /{id}/cdx: on, off, or auto (on when every index can be searched: ZipNum clusters, sorted files)")
 	cdxPageSize := fs.Int("cdx-page-size", cdxj.DefaultPageSize, "CDX API: ZipNum blocks per page when a request gives no pageSize")
 	cdxMaxBuffered := fs.Int("cdx-max-buffered", cdxj.DefaultMaxBuffered, "CDX API: most lines held for sort=reverse, sort=closest or a negative limit (more is a 400)")
-	cdxMaxHeld := fs.Int("cdx-max-held", 0, "CDX API: most lines held by all requests at once for sort=reverse, sort=closest or a negative limit; a request whose share (|limit|, or -cdx-max-buffered) is not free is a 503 with Retry-After (0: 4 × -cdx-max-buffered)")
+	cdxMaxHeld := flagvalue.Bytes(archiveserver.DefaultMaxHeldBytes)
+	fs.Var(&cdxMaxHeld, "cdx-max-held", "CDX API: memory that all requests together may hold at once for sort=reverse, sort=closest or a negative limit (256MiB, 1GiB, or bytes; at least 1MiB), a held line costing its length plus about 100 bytes; an answer that finds it taken is a 503 with Retry-After, one that needs more by itself a 400")
 	d := archiveserver.DefaultTimeouts
 	readHeaderTimeout := fs.Duration("read-header-timeout", d.ReadHeader, "longest wait for a request's headers")
 	readTimeout := fs.Duration("read-timeout", d.Read, "longest wait for a whole request")
@@ -70,8 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch {
 	case *cdxPageSize < 1 || *cdxMaxBuffered < 1:
 		return cli.Usagef("-cdx-page-size and -cdx-max-buffered must be positive")
-	case *cdxMaxHeld < 0:
-		return cli.Usagef("-cdx-max-held %d: want 0 (4 × -cdx-max-buffered) or more", *cdxMaxHeld)
+	case cdxMaxHeld < 1<<20:
+		return cli.Usagef("-cdx-max-held %d: want a memory size of 1MiB or more (256MiB, 1GiB): it bounds the bytes held, not lines", cdxMaxHeld)
 	case !(*faultRate >= 0 && *faultRate <= 1):
 		return cli.Usagef("-fault-rate %v: want a share in [0, 1]", *faultRate)
 	case *faultStatus < 200 || *faultStatus > 999:
@@ -140,7 +142,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case err != nil:
 			log.Warn("CDX API off", "reason", err)
 		default:
-			cdx := archiveserver.NewCDXHandler(src, &archiveserver.CDXOptions{Collection: *id, SkipBad: *skipBad, Logger: log, MaxHeld: *cdxMaxHeld,
+			cdx := archiveserver.NewCDXHandler(src, &archiveserver.CDXOptions{Collection: *id, SkipBad: *skipBad, Logger: log, MaxHeldBytes: int64(cdxMaxHeld),
 				Run: cdxj.RunOptions{PageSize: *cdxPageSize, MaxBuffered: *cdxMaxBuffered}})
 			handler = archiveserver.WithCDX(srv, cdx)
 			log.Info("CDX API on", "paths", archiveserver.CDXPath+", /"+*id+archiveserver.CDXPath)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/mementokit/mementokit/cdxj"
+	"github.com/mementokit/mementokit/internal/flagvalue"
 )
 
 // CDXPath is the path of the CDX server API; "/{collection}/cdx" answers
@@ -33,17 +33,18 @@ type CDXOptions struct {
 	// Run bounds what one request holds in memory and sets the default
 	// page size (cdxj.RunOptions; nil fields mean its defaults).
 	Run cdxj.RunOptions
-	// MaxHeld bounds the lines that all requests together hold in memory
-	// at once for sort=reverse, sort=closest and a negative limit. Each
-	// such request takes its share before it starts, |limit| lines (at most
-	// Run.MaxBuffered) or Run.MaxBuffered without a limit, and gives it
-	// back when its answer ends; a request whose share is not free is
-	// answered 503 with "Retry-After: 1" and {"message": "busy: ..."}
-	// (counted in CDXStats.Busy), so that parallel requests cannot hold
-	// more than MaxHeld lines whatever their number. 0 means 4 ×
-	// Run.MaxBuffered (cdxj.DefaultMaxBuffered when that is 0); a value
-	// below Run.MaxBuffered caps each share at MaxHeld.
-	MaxHeld int
+	// MaxHeldBytes bounds the memory, in bytes, that all requests
+	// together hold at once for sort=reverse, sort=closest and a negative
+	// limit: each held line costs cdxj.HeldBytes (its length plus about
+	// 100 bytes, 0.4 KB for a CDXJ line of 250 bytes), taken as the line
+	// is held and given back when the answer ends. A request that would
+	// hold more than MaxHeldBytes by itself is a 400 (a request error:
+	// give a limit); one that finds the rest taken by the answers in
+	// progress is a 503 with "Retry-After: 1" and {"message": "busy:
+	// ..."} (counted in CDXStats.Busy), so that parallel requests cannot
+	// hold more than MaxHeldBytes whatever their number. 0 means
+	// DefaultMaxHeldBytes.
+	MaxHeldBytes int64
 	// SkipBad passes over index lines that do not parse, counting them in
 	// CDXStats.BadLines and logging each, instead of failing the request
 	// (with 500 before the first line of the answer, by breaking the
@@ -55,6 +56,12 @@ type CDXOptions struct {
 	Logger *slog.Logger
 }
 
+// DefaultMaxHeldBytes is CDXOptions.MaxHeldBytes when that is 0: 256 MiB,
+// what a small machine (2 cores, 2 GB) spares for answers held in memory
+// next to the archive's index: about 650,000 held lines of 250 bytes, six
+// requests at cdxj.DefaultMaxBuffered lines each.
+const DefaultMaxHeldBytes = 256 << 20
+
 // CDXStats counts the requests a CDXHandler answered.
 type CDXStats struct {
 	Requests   int64 // requests received
@@ -62,7 +69,7 @@ type CDXStats struct {
 	Failed     int64 // answered 500 or broken off
 	Lines      int64 // index lines sent
 	BadLines   int64 // index lines that did not parse
-	Busy       int64 // answered 503: the lines they would hold were not free (CDXOptions.MaxHeld)
+	Busy       int64 // answered 503: the memory their lines would hold was not free (CDXOptions.MaxHeldBytes)
 }
 
 // CDXHandler is an http.Handler that serves the pywb CDX server API
@@ -91,8 +98,8 @@ type CDXStats struct {
 // first 100,000: the answer streams in bounded memory, except for
 // sort=reverse, sort=closest and a negative limit, which hold at most
 // CDXOptions.Run.MaxBuffered lines (a 400 beyond), and all such answers in
-// progress together at most CDXOptions.MaxHeld (a 503 for a request that
-// does not fit). An index that fails
+// progress together at most CDXOptions.MaxHeldBytes of memory (a 503 for a
+// request that does not fit). An index that fails
 // part way through breaks the connection rather than end the answer as
 // if it were whole. A request whose client goes away stops reading the
 // index (cdxj.RunOptions.Context is the request's). A CDXHandler is safe
@@ -102,8 +109,8 @@ type CDXHandler struct {
 	o    CDXOptions
 	coll string // "/{Collection}/cdx", or ""
 
-	maxHeld, maxBuffered int64
-	held                 *semaphore.Weighted // lines held by answers in progress, of maxHeld
+	maxHeld int64
+	held    *semaphore.Weighted // bytes held by answers in progress, of maxHeld
 
 	requests, badRequest, failed, lines, badLines, busy atomic.Int64
 }
@@ -117,36 +124,37 @@ func NewCDXHandler(idx cdxj.Searcher, o *CDXOptions) *CDXHandler {
 	if h.o.Collection != "" {
 		h.coll = "/" + h.o.Collection + CDXPath
 	}
-	h.maxBuffered = int64(h.o.Run.MaxBuffered)
-	if h.maxBuffered <= 0 {
-		h.maxBuffered = cdxj.DefaultMaxBuffered
-	}
-	h.maxHeld = int64(h.o.MaxHeld)
+	h.maxHeld = h.o.MaxHeldBytes
 	if h.maxHeld <= 0 {
-		h.maxHeld = 4 * h.maxBuffered
+		h.maxHeld = DefaultMaxHeldBytes
 	}
 	h.held = semaphore.NewWeighted(h.maxHeld)
 	return h
 }
 
-// share returns the lines req may hold in memory while it runs (see
-// CDXOptions.MaxHeld): 0 for an answer that streams.
-func (h *CDXHandler) share(req *cdxj.Request) int64 {
-	if req.Sort == cdxj.SortIndex && req.Limit >= 0 {
-		return 0
-	}
-	n := h.maxBuffered
-	if req.Limit != 0 && req.Limit != math.MinInt && int64(abs(req.Limit)) < n {
-		n = int64(abs(req.Limit))
-	}
-	return min(n, h.maxHeld)
-}
+// errBusy is wrapped by the error of an answer whose lines do not fit in
+// what the answers in progress leave of CDXOptions.MaxHeldBytes.
+var errBusy = errors.New("busy")
 
-func abs(n int) int {
-	if n < 0 {
-		return -n
+// hold returns the cdxj.RunOptions.Hold of one request: it takes the bytes
+// of each line held from h.held, and gives them back.
+func (h *CDXHandler) hold() func(int64) error {
+	var mine int64
+	return func(n int64) error {
+		if n <= 0 {
+			h.held.Release(-n)
+			mine += n
+			return nil
+		}
+		if mine+n > h.maxHeld {
+			return fmt.Errorf("%w: this answer would hold more than %s of lines in memory, all that the server allows its answers at once (-cdx-max-held); give a smaller limit or a narrower url", cdxj.ErrTooManyLines, flagvalue.FormatBytes(h.maxHeld))
+		}
+		if !h.held.TryAcquire(n) {
+			return fmt.Errorf("%w: the answers in progress hold the %s of memory that sort=reverse, sort=closest and negative limits may hold at once (-cdx-max-held), and this one held %s of lines when it ran out; retry in a second, or give a smaller limit", errBusy, flagvalue.FormatBytes(h.maxHeld), flagvalue.FormatBytes(mine))
+		}
+		mine += n
+		return nil
 	}
-	return n
 }
 
 // Stats returns the handler's counters.
@@ -240,16 +248,6 @@ func (h *CDXHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return cdxj.AppendIdxEntry(dst, e, req.Output), nil
 		})
 	default:
-		if n := h.share(req); n > 0 {
-			if !h.held.TryAcquire(n) {
-				h.busy.Add(1)
-				w.Header().Set("Retry-After", "1")
-				writeMessage(w, http.StatusServiceUnavailable, fmt.Sprintf("busy: this answer may hold %d lines in memory, "+
-					"and the answers in progress hold too many of the %d that all may hold at once; retry", n, h.maxHeld))
-				return
-			}
-			defer h.held.Release(n)
-		}
 		serveLines(h, w, r, req.Output.ContentType(), h.records(r.Context(), req), req.AppendRecord)
 	}
 }
@@ -260,6 +258,7 @@ func (h *CDXHandler) records(ctx context.Context, req *cdxj.Request) iter.Seq2[*
 	return func(yield func(*cdxj.Record, error) bool) {
 		run := h.o.Run
 		run.Context = ctx
+		run.Hold = h.hold()
 		for rec, err := range req.Run(h.idx, &run) {
 			if err != nil {
 				var pe *cdxj.ParseError
@@ -289,6 +288,15 @@ func (h *CDXHandler) bad(w http.ResponseWriter, err error) {
 // fail answers err before anything was written: 400 for an error in the
 // request, 500 otherwise.
 func (h *CDXHandler) fail(w http.ResponseWriter, err error) {
+	if errors.Is(err, errBusy) {
+		h.busy.Add(1)
+		if h.o.Logger != nil {
+			h.o.Logger.Warn("cdx request busy", "err", err)
+		}
+		w.Header().Set("Retry-After", "1")
+		writeMessage(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
 	if errors.Is(err, cdxj.ErrQuery) || errors.Is(err, cdxj.ErrNoPaging) || errors.Is(err, cdxj.ErrTooManyLines) {
 		h.bad(w, err)
 		return

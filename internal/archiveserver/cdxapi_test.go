@@ -469,14 +469,16 @@ func TestWithCDX(t *testing.T) {
 	}
 }
 
-// gated is a Searcher whose first Records call, after its first line,
-// closes entered and waits for open to close: an answer in progress, held
-// as long as the test wants. Later calls do not wait.
+// gated is a Searcher whose first Records call, after its first line (or
+// its first after lines), closes entered and waits for open to close: an
+// answer in progress, held as long as the test wants. Later calls do not
+// wait.
 type gated struct {
 	cdxj.Searcher
 	entered chan struct{}
 	open    chan struct{}
 	calls   atomic.Int64
+	after   int
 }
 
 func (g *gated) Records(q cdxj.Query) iter.Seq2[*cdxj.Record, error] {
@@ -484,7 +486,7 @@ func (g *gated) Records(q cdxj.Query) iter.Seq2[*cdxj.Record, error] {
 	return func(yield func(*cdxj.Record, error) bool) {
 		n := 0
 		for rec, err := range g.Searcher.Records(q) {
-			if n++; n == 2 && first {
+			if n++; n == max(g.after, 1)+1 && first {
 				close(g.entered)
 				<-g.open
 			}
@@ -495,19 +497,25 @@ func (g *gated) Records(q cdxj.Query) iter.Seq2[*cdxj.Record, error] {
 	}
 }
 
-// TestCDXHeldLinesBounded: the lines held for sort=reverse, sort=closest
-// and negative limits are bounded over all requests together, not only per
+// TestCDXHeldLinesBounded: the memory held for sort=reverse, sort=closest
+// and negative limits is bounded over all requests together, not only per
 // request. Before the bound, each of 16 parallel limit=-100000 requests
 // over a 600,000-line index held its 100,000 lines and the archive
-// command died out of memory (4 GB); now a request whose share is not
-// free is a 503 with Retry-After, and streaming answers are not held up.
+// command died out of memory (4 GB); then the bound was in lines, 400,000
+// by default, at 1.3 to 3.5 KB a held line up to 1.4 GB. Now a held line
+// costs cdxj.HeldBytes (its length and 88 bytes), the bound is in bytes
+// (256 MiB by default), a request that finds it taken is a 503 with
+// Retry-After whose message says what to do, one that needs more than all
+// of it by itself is a 400, and streaming answers are not held up.
 func TestCDXHeldLinesBounded(t *testing.T) {
 	var lines []string
 	for i := range 30 {
 		lines = append(lines, fmt.Sprintf(`com,example)/ 2020010100%04d {"url": "http://example.com/", "status": "200"}`, i))
 	}
-	g := &gated{Searcher: writeSorted(t, lines), entered: make(chan struct{}), open: make(chan struct{})}
-	h := NewCDXHandler(g, &CDXOptions{Run: cdxj.RunOptions{MaxBuffered: 10}, MaxHeld: 15})
+	per := cdxj.HeldBytes(len(lines[0]))
+	// The first request holds 10 lines while it waits at the 11th.
+	g := &gated{Searcher: writeSorted(t, lines), entered: make(chan struct{}), open: make(chan struct{}), after: 10}
+	h := NewCDXHandler(g, &CDXOptions{Run: cdxj.RunOptions{MaxBuffered: 10}, MaxHeldBytes: 15 * per})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	defer func() {
@@ -534,7 +542,8 @@ func TestCDXHeldLinesBounded(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the first request never started")
 	}
-	// 10 of 15 lines are taken: a share of 10 or more is refused, 5 fits.
+	// 10 of 15 lines' memory is taken: an answer that holds 6 or more is
+	// refused, one of 5 fits.
 	for _, q := range []string{"limit=-10", "sort=reverse", "closest=2020&limit=6"} {
 		resp, err := http.Get(ts.URL + "/cdx?url=example.com&" + q)
 		if err != nil {
@@ -542,26 +551,58 @@ func TestCDXHeldLinesBounded(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || !strings.Contains(string(b), `"busy: this answer may hold`) {
-			t.Errorf("%s while 10 of 15 lines are held: %d %q (Retry-After %q), want a 503 busy", q, resp.StatusCode, b, resp.Header.Get("Retry-After"))
+		want := fmt.Sprintf(`"busy: the answers in progress hold the %d of memory that sort=reverse, sort=closest and negative limits may hold at once (-cdx-max-held), and this one held %d of lines when it ran out; retry in a second, or give a smaller limit"`, 15*per, 5*per)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" || !strings.Contains(string(b), want) {
+			t.Errorf("%s while 10 of 15 lines' memory is held: %d %s (Retry-After %q), want a 503 with %s", q, resp.StatusCode, b, resp.Header.Get("Retry-After"), want)
 		}
 	}
 	if a := get(t, ts.URL, "/cdx?url=example.com&sort=reverse&limit=5"); a.status != http.StatusOK || len(bodyLines(a.body)) != 5 {
-		t.Errorf("a share that fits: %d, %d lines", a.status, len(bodyLines(a.body)))
+		t.Errorf("an answer that fits: %d, %d lines", a.status, len(bodyLines(a.body)))
 	}
 	if a := get(t, ts.URL, "/cdx?url=example.com&limit=20"); a.status != http.StatusOK || len(bodyLines(a.body)) != 20 {
 		t.Errorf("a streamed answer: %d, %d lines", a.status, len(bodyLines(a.body)))
+	}
+	// A client of this server is told which server and what to do, after
+	// its retries.
+	srv, err := cdxj.OpenServer(context.Background(), ts.URL+"/cdx", &cdxj.ServerOptions{Flavor: cdxj.FlavorPywb, Attempts: 2, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, Rate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var cerr error
+	for _, err := range srv.Fetch(context.Background(), &cdxj.Request{URL: "example.com", Limit: -10}) {
+		if err != nil {
+			cerr = err
+			break
+		}
+	}
+	for _, want := range []string{"cdxj: CDX server " + ts.URL + "/cdx?", ": HTTP 503: busy: the answers in progress hold", "retry in a second, or give a smaller limit (2 attempts)"} {
+		if cerr == nil || !strings.Contains(cerr.Error(), want) {
+			t.Errorf("the client's error %v, want it to say %q", cerr, want)
+		}
 	}
 	close(g.open)
 	if a := <-first; a.status != http.StatusOK || len(bodyLines(a.body)) != 10 {
 		t.Errorf("the first request: %d %q", a.status, a.body)
 	}
-	// Its share given back, the same request is answered.
+	// Its memory given back, the same request is answered.
 	if a := get(t, ts.URL, "/cdx?url=example.com&limit=-10"); a.status != http.StatusOK || len(bodyLines(a.body)) != 10 {
 		t.Errorf("after the first ended: %d %q", a.status, a.body)
 	}
-	if st := h.Stats(); st.Busy != 3 {
-		t.Errorf("stats %+v, want Busy 3", st)
+	if st := h.Stats(); st.Busy != 5 {
+		t.Errorf("stats %+v, want Busy 5 (3, and the client's 2 attempts)", st)
+	}
+	if got := h.held.TryAcquire(15 * per); !got {
+		t.Errorf("after every answer ended, the %d bytes are not all free again", 15*per)
+	}
+
+	// An answer that needs more than all of it by itself is a 400.
+	small := NewCDXHandler(writeSorted(t, lines), &CDXOptions{Run: cdxj.RunOptions{MaxBuffered: 10}, MaxHeldBytes: 5 * per})
+	ts2 := httptest.NewServer(small)
+	defer ts2.Close()
+	want := fmt.Sprintf("this answer would hold more than %d of lines in memory, all that the server allows its answers at once (-cdx-max-held); give a smaller limit or a narrower url", 5*per)
+	if a := get(t, ts2.URL, "/cdx?url=example.com&limit=-10"); a.status != http.StatusBadRequest || !strings.Contains(a.body, want) {
+		t.Errorf("an answer larger than the bound: %d %q, want 400 with %q", a.status, a.body, want)
 	}
 }
 
