@@ -41,6 +41,22 @@ func TestFastTransportFramingAsNetHTTP(t *testing.T) {
 		{"status-junk", "HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\nok", false},
 		{"header-no-colon", "HTTP/1.1 200 OK\r\nJunk\r\nContent-Length: 2\r\n\r\nok", false},
 		{"bare-lf", "HTTP/1.1 200 OK\nContent-Length: 2\n\nok", false},
+		{"plain-no-reason", "HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok", false},
+		{"plain-lowercase-keys", "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nx-a: 1\r\nX-A: 2\r\n\r\nok", false},
+		{"plain-long-header", "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("a", 3500) + "\r\nContent-Length: 2\r\n\r\nok", false},
+		{"header-past-buffer", "HTTP/1.1 200 OK\r\nX-Long: " + strings.Repeat("a", 9000) + "\r\nContent-Length: 2\r\n\r\nok", false},
+		{"head-split", "HTTP/1.1 200 OK\r\nContent-\x00Length: 2\r\n\r\nok", false},
+		{"body-split", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nok\x00ok", false},
+		{"cl-too-long-then-close", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", true},
+		{"cl-huge", "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nok", false},
+		{"cl-empty", "HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\nok", false},
+		{"no-length-then-close", "HTTP/1.1 200 OK\r\n\r\nto the end", true},
+		{"folded-header", "HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: 2\r\n\r\nok", false},
+		{"nul-in-value", "HTTP/1.1 200 OK\r\nX: a\x01b\r\nContent-Length: 2\r\n\r\nok", false},
+		{"space-before-colon", "HTTP/1.1 200 OK\r\nX : a\r\nContent-Length: 2\r\n\r\nok", false},
+		{"status-four-digits", "HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\nok", false},
+		{"keep-alive-close", "HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 2\r\n\r\nok", false},
+		{"204-with-bytes", "HTTP/1.1 204 No Content\r\nContent-Length: 6\r\n\r\n" + poison, false},
 	} {
 		got := map[string]string{}
 		for name, rt := range transports() {

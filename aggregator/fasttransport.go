@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -207,24 +208,65 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// hand, not by url.Parse) is left to next, which refuses the one and
 	// writes the other as it is: no line break reaches the request line.
 	ruri := req.URL.RequestURI()
+	if !cleanTarget(ruri) {
+		return t.next.RoundTrip(req)
+	}
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	fr, err := t.do(req.Context(), req.URL, &fastReq{method: req.Method, ruri: ruri, host: host, req: req})
+	if err != nil {
+		return nil, err
+	}
+	return fr.response(req), nil
+}
+
+// cleanTarget reports whether the request target ruri has no control
+// byte and no space.
+func cleanTarget(ruri string) bool {
 	for i := 0; i < len(ruri); i++ {
 		if b := ruri[i]; b <= ' ' || b == 0x7f {
-			return t.next.RoundTrip(req)
+			return false
 		}
 	}
-	ctx := req.Context()
+	return true
+}
+
+// fastReq is the request exchange writes: its request line's method and
+// target, its Host header, and either the headers of req (RoundTrip) or
+// ua and extra (the upstream's own requests: a valid User-Agent value
+// and further header lines, each ended by CR LF, in the order
+// http.Header.Write sorts them).
+type fastReq struct {
+	method, ruri, host string
+	req                *http.Request
+	ua, extra          string
+}
+
+// header is the value of the request's header key ("" when unset).
+func (r *fastReq) header(key string) string {
+	if r.req != nil {
+		return r.req.Header.Get(key)
+	}
+	return ""
+}
+
+// do sends r to the host of u on a kept connection or a new one, and
+// reads the answer's head.
+func (t *fastTransport) do(ctx context.Context, u *url.URL, r *fastReq) (*fastResp, error) {
 	// The pool's key, "scheme://host:port", is built in a stack buffer
 	// (a map look-up of string(key) does not allocate).
 	var buf [128]byte
-	key := append(append(buf[:0], req.URL.Scheme...), "://"...)
-	key = append(key, req.URL.Host...)
-	if req.URL.Port() == "" {
+	key := append(append(buf[:0], u.Scheme...), "://"...)
+	key = append(key, u.Host...)
+	if u.Port() == "" {
 		if key[len(key)-1] == ':' { // "host:" is host on the default port
 			key = key[:len(key)-1]
 		}
-		key = append(append(key, ':'), defaultPort(req.URL.Scheme)...)
+		key = append(append(key, ':'), defaultPort(u.Scheme)...)
 	}
-	addr := key[len(req.URL.Scheme)+3:]
+	addr := key[len(u.Scheme)+3:]
 	trace := httptrace.ContextClientTrace(ctx)
 	for attempt := 0; ; attempt++ {
 		if trace != nil && trace.GetConn != nil {
@@ -236,7 +278,7 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		if c == nil {
 			var err error
-			if c, err = t.dialConn(ctx, req.URL.Scheme, req.URL.Hostname(), string(addr), string(key)); err != nil {
+			if c, err = t.dialConn(ctx, u.Scheme, u.Hostname(), string(addr), string(key)); err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
@@ -246,9 +288,9 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				trace.GotConn(httptrace.GotConnInfo{Conn: c.conn})
 			}
 		}
-		resp, retry, err := t.exchange(ctx, trace, c, req, ruri)
+		fr, retry, err := t.exchange(ctx, trace, c, r)
 		if err == nil {
-			return resp, nil
+			return fr, nil
 		}
 		_ = c.conn.Close()
 		if ctx.Err() != nil {
@@ -261,46 +303,120 @@ func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// exchange writes req on c, its request line's target ruri, and reads
-// the answer's headers. retry is true when nothing of an answer came.
-func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTrace, c *fastConn, req *http.Request, ruri string) (resp *http.Response, retry bool, err error) {
+// fastResp is an answer's head and body as exchange read them: a plain
+// head read by readPlainHead, or net/http's *http.Response (resp) for
+// every other.
+type fastResp struct {
+	status int
+	// length is resp.ContentLength as net/http sets it (-1 once a gzip
+	// body is decoded).
+	length int64
+	plain  plainHead
+	resp   *http.Response
+	body   io.ReadCloser
+	// gunzip is true when body decodes the gzip the transport asked for
+	// (Content-Encoding and Content-Length are then left out).
+	gunzip bool
+}
+
+// get is the first value of header key, as http.Header.Get.
+func (f *fastResp) get(key string) string {
+	if f.resp != nil {
+		return f.resp.Header.Get(key)
+	}
+	if f.gunzip && (strings.EqualFold(key, "Content-Encoding") || strings.EqualFold(key, "Content-Length")) {
+		return ""
+	}
+	return f.plain.get(key)
+}
+
+// values are the values of header key, as http.Header.Values.
+func (f *fastResp) values(key string) []string {
+	if f.resp != nil {
+		return f.resp.Header.Values(key)
+	}
+	if f.gunzip && (strings.EqualFold(key, "Content-Encoding") || strings.EqualFold(key, "Content-Length")) {
+		return nil
+	}
+	return f.plain.values(key)
+}
+
+// headerBytes is headerBytes of the answer's http.Header.
+func (f *fastResp) headerBytes() int64 {
+	if f.resp != nil {
+		return headerBytes(f.resp.Header)
+	}
+	n := int64(f.plain.bytes)
+	if f.gunzip {
+		f.plain.each(func(k, v string) bool {
+			if strings.EqualFold(k, "Content-Encoding") || strings.EqualFold(k, "Content-Length") {
+				n -= int64(len(k) + len(v) + 4)
+			}
+			return true
+		})
+	}
+	return n
+}
+
+// response is f as the *http.Response net/http's Transport gives for req.
+func (f *fastResp) response(req *http.Request) *http.Response {
+	resp := f.resp
+	if resp == nil {
+		resp = &http.Response{Status: f.plain.statusText, StatusCode: f.status, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: f.plain.header(), ContentLength: f.length, Request: req}
+		if f.gunzip {
+			resp.Header.Del("Content-Encoding")
+			resp.Header.Del("Content-Length")
+			resp.Uncompressed = true
+		}
+	}
+	resp.Body = f.body
+	return resp
+}
+
+// exchange writes r on c and reads the answer's head. retry is true when
+// nothing of an answer came.
+func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTrace, c *fastConn, r *fastReq) (fr *fastResp, retry bool, err error) {
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(aLongTimeAgo) })
 	defer func() {
 		if err != nil {
 			stop()
 		}
 	}()
-	host := req.Host
-	if host == "" {
-		host = req.URL.Host
-	}
 	bw := c.bw
-	bw.WriteString(req.Method)
+	bw.WriteString(r.method)
 	bw.WriteByte(' ')
-	bw.WriteString(ruri)
+	bw.WriteString(r.ruri)
 	bw.WriteString(" HTTP/1.1\r\nHost: ")
-	bw.WriteString(host)
+	bw.WriteString(r.host)
 	bw.WriteString("\r\n")
-	ua := "Go-http-client/1.1"
-	if v, ok := req.Header["User-Agent"]; ok {
-		ua = ""
-		if len(v) > 0 {
-			ua = v[0]
+	if req := r.req; req != nil {
+		ua := "Go-http-client/1.1"
+		if v, ok := req.Header["User-Agent"]; ok {
+			ua = ""
+			if len(v) > 0 {
+				ua = v[0]
+			}
 		}
-	}
-	if ua != "" {
+		if ua != "" {
+			bw.WriteString("User-Agent: ")
+			bw.WriteString(headerValue(ua))
+			bw.WriteString("\r\n")
+		}
+		if err := req.Header.WriteSubset(bw, reqExclude); err != nil {
+			return nil, true, err
+		}
+	} else {
 		bw.WriteString("User-Agent: ")
-		bw.WriteString(headerValue(ua))
+		bw.WriteString(r.ua)
 		bw.WriteString("\r\n")
-	}
-	if err := req.Header.WriteSubset(bw, reqExclude); err != nil {
-		return nil, true, err
+		bw.WriteString(r.extra)
 	}
 	if !t.keepAlive {
 		bw.WriteString("Connection: close\r\n")
 	}
 	asked := false
-	if t.gzip && req.Method != http.MethodHead && req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == "" {
+	if t.gzip && r.method != http.MethodHead && r.header("Accept-Encoding") == "" && r.header("Range") == "" {
 		bw.WriteString("Accept-Encoding: gzip\r\n")
 		asked = true
 	}
@@ -322,43 +438,68 @@ func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTra
 	if trace != nil && trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
 	}
-	// 1xx answers before the final one are skipped as net/http skips
-	// them: their headers and the final one's count against the cap
-	// together (unless a trace's Got1xxResponse took them).
-	for {
-		resp, err = http.ReadResponse(c.br, req)
-		if err != nil {
-			if c.lim.n <= 0 {
-				return nil, false, fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", t.maxHeader)
+	fr = &fastResp{}
+	var rc io.ReadCloser
+	keep := t.keepAlive
+	if h, ok := readPlainHead(c.br, r.method); ok {
+		fr.plain, fr.status, fr.length = h, h.status, h.contentLength(r.method)
+		rc = http.NoBody
+		if h.length > 0 && h.bodyAllowed(r.method) {
+			rc = &lengthBody{br: c.br, n: h.length}
+		}
+	} else {
+		req := r.req
+		if req == nil {
+			req = &http.Request{Method: r.method}
+		}
+		// 1xx answers before the final one are skipped as net/http skips
+		// them: their headers and the final one's count against the cap
+		// together (unless a trace's Got1xxResponse took them).
+		var resp *http.Response
+		for {
+			resp, err = http.ReadResponse(c.br, req)
+			if err != nil {
+				if c.lim.n <= 0 {
+					return nil, false, fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", t.maxHeader)
+				}
+				return nil, c.lim.read == 0, err
 			}
-			return nil, c.lim.read == 0, err
-		}
-		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
-			break
-		}
-		if trace != nil && trace.Got1xxResponse != nil {
-			if err := trace.Got1xxResponse(resp.StatusCode, textproto.MIMEHeader(resp.Header)); err != nil {
-				return nil, false, err
+			if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+				break
 			}
-			c.lim.n = t.maxHeader
+			if trace != nil && trace.Got1xxResponse != nil {
+				if err := trace.Got1xxResponse(resp.StatusCode, textproto.MIMEHeader(resp.Header)); err != nil {
+					return nil, false, err
+				}
+				c.lim.n = t.maxHeader
+			}
 		}
+		if r.req == nil {
+			resp.Request = nil
+		}
+		fr.resp, fr.status, fr.length = resp, resp.StatusCode, resp.ContentLength
+		keep = keep && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+		rc = resp.Body
 	}
 	c.lim.n = math.MaxInt64
-	keep := t.keepAlive && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
-	b := &fastBody{rc: resp.Body, t: t, c: c, stop: stop, keep: keep, ctx: ctx}
-	if resp.Body == http.NoBody {
+	b := &fastBody{rc: rc, t: t, c: c, stop: stop, keep: keep, ctx: ctx}
+	if rc == http.NoBody {
 		b.finish(true)
-		return resp, false, nil
+		fr.body = http.NoBody
+		return fr, false, nil
 	}
-	resp.Body = b
-	if asked && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
-		resp.Header.Del("Content-Encoding")
-		resp.Header.Del("Content-Length")
-		resp.ContentLength = -1
-		resp.Uncompressed = true
-		resp.Body = &gzipBody{raw: b}
+	fr.body = b
+	if asked && strings.EqualFold(fr.get("Content-Encoding"), "gzip") {
+		if fr.resp != nil {
+			fr.resp.Header.Del("Content-Encoding")
+			fr.resp.Header.Del("Content-Length")
+			fr.resp.ContentLength = -1
+			fr.resp.Uncompressed = true
+		}
+		fr.gunzip, fr.length = true, -1
+		fr.body = &gzipBody{raw: b}
 	}
-	return resp, false, nil
+	return fr, false, nil
 }
 
 // reqExclude are the request headers exchange writes itself.
