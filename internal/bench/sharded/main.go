@@ -29,6 +29,11 @@
 // be shared: CPU time is the steadier figure; wall times are only
 // meaningful on an otherwise idle machine. With -cpuprofile DIR each build
 // child of the first round writes a pprof CPU profile there.
+//
+// Like examples/mementomap, it is built with profile-guided optimization
+// from default.pgo in its folder (the profiles of the two plain builds of
+// one run merged, internal/bench/README.md), which go build and go run use
+// unless told -pgo=off.
 package main
 
 import (
