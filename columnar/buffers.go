@@ -98,7 +98,7 @@ func (b *pageFile) Read(p []byte) (int, error) {
 }
 
 // WriteTo copies the rest of the file, from the current offset, to w. When
-// w leads to an *os.File (parquet-go's bufio.Writer in front of the output
+// w leads to an *os.File (the Writer's countingWriter in front of the output
 // file), the kernel copies the pages file to file (copy_file_range(2))
 // instead of reading them into memory and writing them out again.
 func (b *pageFile) WriteTo(w io.Writer) (int64, error) {
@@ -115,3 +115,50 @@ type failedBuffer struct{ err error }
 func (b *failedBuffer) Read([]byte) (int, error)       { return 0, b.err }
 func (b *failedBuffer) Write([]byte) (int, error)      { return 0, b.err }
 func (b *failedBuffer) Seek(int64, int) (int64, error) { return 0, b.err }
+
+// sink returns a pageSink on a new temporary file of the pool.
+func (p *filePagePool) sink() (pageSink, error) {
+	if p.err != nil {
+		return &failedBuffer{p.err}, p.err
+	}
+	f, err := os.CreateTemp(p.dir, ".columnar-buffer-*")
+	if err != nil {
+		return &failedBuffer{err}, err
+	}
+	return &pageFile{f: f}, nil
+}
+
+// copyTo writes the whole file to w (see WriteTo).
+func (b *pageFile) copyTo(w io.Writer) (int64, error) {
+	if _, err := b.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return b.WriteTo(w)
+}
+
+// reset empties the file.
+func (b *pageFile) reset() error {
+	if err := b.flush(); err != nil {
+		return err
+	}
+	if err := b.f.Truncate(0); err != nil {
+		b.err = err
+		return err
+	}
+	_, err := b.f.Seek(0, io.SeekStart)
+	b.err = err
+	return err
+}
+
+// close closes and removes the file.
+func (b *pageFile) close() error {
+	err := b.f.Close()
+	if rerr := os.Remove(b.f.Name()); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+func (b *failedBuffer) copyTo(io.Writer) (int64, error) { return 0, b.err }
+func (b *failedBuffer) reset() error                    { return b.err }
+func (b *failedBuffer) close() error                    { return nil }

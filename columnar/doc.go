@@ -76,9 +76,14 @@
 // Zstandard's fast levels leave as they are; so encoded, record_key is
 // 36 % of an export of cdxgen lines (stored as it is, it would be half).
 // Strings that repeat
-// (hosts, MIME types, file names) are dictionary-encoded; url_surtkey, url
-// and url_path are DELTA_BYTE_ARRAY (sorted keys share prefixes); times,
-// offsets and lengths DELTA_BINARY_PACKED. Row groups hold
+// (hosts, MIME types, file names) are dictionary-encoded; url_surtkey, url,
+// url_path and content_digest are DELTA_BYTE_ARRAY (sorted keys share
+// prefixes, digests their "sha1:"); times, offsets and lengths
+// DELTA_BINARY_PACKED. The package writes the pages itself, column by
+// column (a dictionary column looks its value up only when it differs
+// from the row before), in parquet-go's file layout for the schema of Row:
+// version 2 data pages, a column index for the columns with bounds and an
+// offset index for all. Row groups hold
 // Options.RowGroupRows rows; keys, hosts, domains, times, statuses, media
 // types, file names and organizations carry page bounds for pruning.
 //

@@ -64,7 +64,7 @@ type Row struct {
 	FetchRedirect string `parquet:"fetch_redirect,optional,delta"`
 	// ContentDigest is the payload digest as indexed (base-32 SHA-1,
 	// possibly with a "sha1:" prefix).
-	ContentDigest string `parquet:"content_digest,optional"`
+	ContentDigest string `parquet:"content_digest,optional,delta"`
 	// ContentMIMEType is the media type as indexed ("text/html;
 	// charset=utf-8", "warc/revisit", "unk").
 	ContentMIMEType string `parquet:"content_mime_type,optional,dict"`

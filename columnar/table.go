@@ -244,13 +244,11 @@ func (t *Table) AddRecord(rec *cdxj.Record, input string) error {
 	return nil
 }
 
-// recycle lets the Converter write its string block again once no Writer
-// holds a row converted so far: for a table of one file, each time its
-// Writer has handed its batch to parquet-go (which copies the values). A
-// partitioned table's Converter keeps taking fresh blocks: handing every
-// partition's short batch over early costs more than the blocks.
+// recycle lets the Converter write its string block again once half of it
+// is used: every Writer copies a row's values as it takes the row, so no
+// row converted so far is held.
 func (t *Table) recycle() {
-	if t.opts.Partition == NoPartition && len(t.parts[""].w.batch) == 0 {
+	if len(t.conv.arena) >= arenaBlock/2 {
 		t.conv.recycle()
 	}
 }
@@ -460,6 +458,7 @@ func (t *Table) Close() error {
 func (t *Table) abort() {
 	t.done = true
 	for _, p := range t.parts {
+		p.w.release()
 		p.f.Close()
 	}
 	t.parts = nil
