@@ -104,11 +104,24 @@ type ServerOptions struct {
 	// Header holds extra request headers (a Cookie with an API key, as
 	// the Internet Archive's CDX server reads one).
 	Header http.Header
-	// Timeout bounds each wait on the server: for the answer's headers,
-	// and for every read of its body (a server that sends nothing for this
-	// long fails the attempt, which is then retried). Default 60 s. The
-	// time spent in the caller's loop body does not count.
+	// Timeout bounds each wait on the server within one attempt: for the
+	// answer's headers, and for every read of its body (a server that
+	// sends nothing for this long fails the attempt, which is then
+	// retried). Default DefaultTimeout, 30 s. The time spent in the
+	// caller's loop body does not count.
 	Timeout time.Duration
+	// Deadline bounds how long one request (a page, a batch, a probe)
+	// waits for an answer over all its attempts: from the first until an
+	// answer's headers come, the waits for the rate limit and between
+	// attempts included. A request with no answer by then fails with a
+	// *ServerError saying so, with the last attempt's cause. An answer
+	// (a 429 or 503 too, or one that breaks off) starts a new Deadline for
+	// the retry after the wait it asks for (Attempts and MaxRetryAfter
+	// bound those). Once an answer streams, Timeout bounds each read.
+	// Default DefaultDeadline, 2 minutes: a server that accepts the
+	// connection and never answers fails the request after 2 minutes (4
+	// attempts of 30 s), not 5 of 60 s.
+	Deadline time.Duration
 	// Attempts is how many times one request is tried before its error is
 	// returned: after a transport error, a timeout, an answer cut short,
 	// or status 429, 500, 502, 503 or 504. Default 5; 1 never retries.
@@ -157,6 +170,13 @@ type ServerOptions struct {
 // and no url= in its URL: a CDX server answers for a part of its archive
 // only.
 var ErrNoScope = errors.New("cannot be read whole")
+
+// DefaultTimeout and DefaultDeadline are ServerOptions.Timeout and
+// ServerOptions.Deadline when those are 0.
+const (
+	DefaultTimeout  = 30 * time.Second
+	DefaultDeadline = 2 * time.Minute
+)
 
 // DefaultUserAgent is the User-Agent of a Server without
 // ServerOptions.UserAgent.
@@ -303,7 +323,10 @@ func OpenServer(ctx context.Context, rawURL string, opt *ServerOptions) (*Server
 		o.UserAgent = DefaultUserAgent
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 60 * time.Second
+		o.Timeout = DefaultTimeout
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
 	}
 	if o.Attempts <= 0 {
 		o.Attempts = 5
@@ -1130,6 +1153,17 @@ type bodyError struct{ err error }
 func (e *bodyError) Error() string { return e.err.Error() }
 func (e *bodyError) Unwrap() error { return e.err }
 
+// deadlineError is the cause of a request that had no answer within
+// ServerOptions.Deadline.
+type deadlineError struct{ d time.Duration }
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("no answer within %v, the deadline of one request and its retries", e.d)
+}
+
+// Is makes a deadlineError match context.DeadlineExceeded.
+func (e *deadlineError) Is(target error) bool { return target == context.DeadlineExceeded }
+
 // errStalled is the cause of an attempt that got nothing from the server
 // for ServerOptions.Timeout.
 var errStalled = errors.New("no data from the server within the timeout")
@@ -1141,8 +1175,17 @@ var errTooLarge = errors.New("answer larger than the maximum")
 // again as ServerOptions says. A 404 whose message says that no captures
 // were found (the Common Crawl index server's answer to an empty result)
 // is an empty answer.
-func (s *Server) request(ctx context.Context, v url.Values, page int, read func(*http.Response, io.Reader) error) error {
+func (s *Server) request(pctx context.Context, v url.Values, page int, read func(*http.Response, io.Reader) error) error {
 	u := s.endpoint + "?" + v.Encode()
+	// ctx is pctx ended by the Deadline too, which an answer's headers
+	// stop and a retry starts again.
+	ctx, cancel := context.WithCancelCause(pctx)
+	defer cancel(nil)
+	dl := &deadlineError{d: s.o.Deadline}
+	timer := time.AfterFunc(s.o.Deadline, func() { cancel(dl) })
+	defer timer.Stop()
+	got := false // an answer's headers came in this deadline
+	answered := func() { timer.Stop(); got = true }
 	var last *ServerError
 	for attempt := 1; ; attempt++ {
 		if err := s.lim.Wait(ctx); err != nil {
@@ -1155,7 +1198,7 @@ func (s *Server) request(ctx context.Context, v url.Values, page int, read func(
 		if s.o.Logger != nil {
 			s.o.Logger.Debug("cdxj: CDX server request", "url", u, "attempt", attempt)
 		}
-		wait, err := s.attempt(ctx, u, page, read)
+		wait, err := s.attempt(ctx, u, page, answered, read)
 		if err == nil || errors.Is(err, errStop) {
 			return err
 		}
@@ -1164,6 +1207,15 @@ func (s *Server) request(ctx context.Context, v url.Values, page int, read func(
 			return err
 		}
 		se.Attempts = attempt
+		if context.Cause(ctx) == error(dl) && pctx.Err() == nil {
+			// The deadline ended the attempt: its own error is only
+			// that; the one before says what the server did.
+			prev := last
+			if se.Status != 0 || !errors.Is(se.Err, context.Canceled) && !errors.Is(se.Err, dl) {
+				prev = se
+			}
+			return s.ctxError(ctx, u, page, attempt, prev, dl)
+		}
 		if ctx.Err() != nil {
 			return s.ctxError(ctx, u, page, attempt, se, ctx.Err())
 		}
@@ -1196,6 +1248,13 @@ func (s *Server) request(ctx context.Context, v url.Values, page int, read func(
 		case <-ctx.Done():
 			t.Stop()
 			return s.ctxError(ctx, u, page, attempt, se, ctx.Err())
+		}
+		if got {
+			// The server answered (an error status, an answer that
+			// broke off): after the wait it asked for, the retry has a
+			// deadline of its own.
+			got = false
+			timer.Reset(s.o.Deadline)
 		}
 	}
 }
@@ -1240,7 +1299,7 @@ func retryAfter(h http.Header) time.Duration {
 }
 
 // attempt sends one request. wait is the server's Retry-After.
-func (s *Server) attempt(ctx context.Context, u string, page int, read func(*http.Response, io.Reader) error) (wait time.Duration, err error) {
+func (s *Server) attempt(ctx context.Context, u string, page int, answered func(), read func(*http.Response, io.Reader) error) (wait time.Duration, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	req, err := http.NewRequestWithContext(actx, http.MethodGet, u, nil)
@@ -1270,6 +1329,7 @@ func (s *Server) attempt(ctx context.Context, u string, page int, read func(*htt
 		return 0, &ServerError{URL: u, Page: page, Err: err}
 	}
 	defer resp.Body.Close()
+	answered()
 	body := &answerBody{r: resp.Body, max: s.o.MaxResponseSize, stall: s.o.Timeout, cancel: cancel, n: &s.bytes}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))

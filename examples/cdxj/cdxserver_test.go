@@ -54,3 +54,16 @@ func TestConvertFromCDXServer(t *testing.T) {
 		})
 	}
 }
+
+// TestCDXServerThatNeverAnswers: a CDX server that accepts the connection
+// and never answers is an error by -cdx-deadline (before: 5 attempts of 60
+// s each), naming the server's URL and the deadline.
+func TestCDXServerThatNeverAnswers(t *testing.T) {
+	endpoint := cdxservertest.Silent(t)
+	_, _, err := runCmd(t, "", "-cdx-flavor", "pywb", "-cdx-rate", "0", "-cdx-timeout", "100ms", "-cdx-deadline", "300ms", "-domain", "example.com", endpoint)
+	for _, want := range []string{"CDX server " + endpoint + "?", "no answer within 300ms, the deadline of one request and its retries"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to say %q", err, want)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Package cdxflag holds the command-line flags with which the example
 // tools read a CDX server (cdxj.OpenServer): which part of the archive to
 // fetch (-url-prefix, -domain) and how to ask for it (-cdx-flavor,
-// -cdx-rate, -user-agent, -cdx-page-size). Every tool that takes index
+// -cdx-rate, -user-agent, -cdx-page-size, and -cdx-timeout and
+// -cdx-deadline, how long to wait for an answer). Every tool that takes index
 // inputs takes them, so that an http(s) URL among its inputs reads the same
 // way in each.
 package cdxflag
@@ -21,7 +22,8 @@ import (
 // (the defaults when none is set, with ScopeHint naming -url-prefix and
 // -domain, so that a CDX server read whole says which flag to give). Its error names the flag: -url-prefix and
 // -domain together, a URL or host that cannot be canonicalized, an unknown
-// -cdx-flavor, or a negative page size; it is a [cli.Usage] error (exit
+// -cdx-flavor, a negative page size, or a -cdx-timeout or -cdx-deadline
+// of 0 or less; it is a [cli.Usage] error (exit
 // status 2), as a bad flag is.
 func Add(fs *flag.FlagSet) func() (*cdxj.ServerOptions, error) {
 	return AddNamed(fs, "cdx-page-size")
@@ -37,11 +39,13 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 	rate := fs.Float64("cdx-rate", 1, "for a CDX server input: at most this many requests per second (0 or less: no limit)")
 	agent := fs.String("user-agent", "", "for a CDX server input: the User-Agent sent (default "+cdxj.DefaultUserAgent+")")
 	pageSize := fs.Int(pageSizeName, 0, "for a paged CDX server input: ZipNum blocks per page (0: the server's default)")
+	timeout := fs.Duration("cdx-timeout", cdxj.DefaultTimeout, "for a CDX server input: longest wait for an answer's headers, and for each read of its body, in one attempt (a request is tried 5 times)")
+	deadline := fs.Duration("cdx-deadline", cdxj.DefaultDeadline, "for a CDX server input: longest wait for an answer to one request (a page or batch) over all its attempts and the waits between them; a server that answers, if with an error, gets a new one")
 	options := func() (*cdxj.ServerOptions, error) {
 		set := false
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "url-prefix", "domain", "cdx-flavor", "cdx-rate", "user-agent", pageSizeName:
+			case "url-prefix", "domain", "cdx-flavor", "cdx-rate", "user-agent", "cdx-timeout", "cdx-deadline", pageSizeName:
 				set = true
 			}
 		})
@@ -58,7 +62,10 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 		if *pageSize < 0 {
 			return nil, fmt.Errorf("-%s %d: want 0 or more blocks", pageSizeName, *pageSize)
 		}
-		o := &cdxj.ServerOptions{Flavor: fl, Rate: *rate, UserAgent: *agent, PageSize: *pageSize, ScopeHint: ScopeHint}
+		if *timeout <= 0 || *deadline <= 0 {
+			return nil, fmt.Errorf("-cdx-timeout %v, -cdx-deadline %v: want durations above 0", *timeout, *deadline)
+		}
+		o := &cdxj.ServerOptions{Flavor: fl, Rate: *rate, UserAgent: *agent, PageSize: *pageSize, ScopeHint: ScopeHint, Timeout: *timeout, Deadline: *deadline}
 		if *rate == 0 {
 			o.Rate = -1 // 0 is the library's default; on the command line it means no limit
 		}

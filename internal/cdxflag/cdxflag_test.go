@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cli"
@@ -27,6 +28,8 @@ func TestAdd(t *testing.T) {
 		{"both", []string{"-domain", "a.org", "-url-prefix", "b.org/"}, false, 0, "", 0, "give one of them"},
 		{"flavour", []string{"-cdx-flavor", "gopher"}, false, 0, "", 0, "unknown CDX server flavour"},
 		{"page size", []string{"-cdx-page-size", "-1"}, false, 0, "", 0, "-cdx-page-size"},
+		{"timeout", []string{"-cdx-timeout", "0s"}, false, 0, "", 0, "-cdx-timeout 0s"},
+		{"deadline", []string{"-cdx-deadline", "-1s"}, false, 0, "", 0, "-cdx-deadline -1s: want durations above 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,6 +65,28 @@ func TestAdd(t *testing.T) {
 				t.Errorf("scope %+v", o.Scope)
 			}
 		})
+	}
+	// The waits: the library's defaults unless set, and as set.
+	for _, tc := range []struct {
+		args              []string
+		timeout, deadline time.Duration
+	}{
+		{[]string{"-domain", "a.org"}, cdxj.DefaultTimeout, cdxj.DefaultDeadline},
+		{[]string{"-cdx-timeout", "5s", "-cdx-deadline", "20s"}, 5 * time.Second, 20 * time.Second},
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		get := Add(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		o, err := get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Timeout != tc.timeout || o.Deadline != tc.deadline {
+			t.Errorf("%q: timeout %v, deadline %v, want %v and %v", tc.args, o.Timeout, o.Deadline, tc.timeout, tc.deadline)
+		}
 	}
 	if err := Check(&cdxj.ServerOptions{Scope: &cdxj.Request{URL: "a.org"}}, []string{"x.cdx"}); err == nil {
 		t.Error("Check: a scope without a server input passes")

@@ -7,10 +7,13 @@ package cdxservertest
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mementokit/mementokit/cdxj"
@@ -55,4 +58,38 @@ func WriteFlat(t testing.TB, dir, name string, lines []string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// Silent listens on 127.0.0.1 until the test ends, accepting every
+// connection, reading what comes and never answering: a CDX server that
+// hangs. It returns its endpoint URL ("http://127.0.0.1:PORT/cdx").
+func Silent(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String() + "/cdx"
 }
