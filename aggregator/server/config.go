@@ -155,6 +155,12 @@ type Config struct {
 	// per 64 KiB, and at the latest 50 ms after the request (a process
 	// killed without its shutdown loses at most those 50 ms of records).
 	AccessLog bool `json:"access_log"`
+	// HTTPServer names the server that answers HTTP on Serve's listener:
+	// "strict" or "" (HTTPServerStrict, the server's own HTTP/1.1 server)
+	// or "net/http" (HTTPServerNetHTTP). Both answer the same requests
+	// the same way; "strict" refuses with 400 what RFC 9112 does not
+	// allow (a bare LF, obsolete line folding) where net/http takes some.
+	HTTPServer string `json:"http_server"`
 
 	// Logger receives the server's records; nil discards them. Not part of
 	// a configuration file.
@@ -334,6 +340,11 @@ func (c *Config) Check() error {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %v", d.name, time.Duration(d.v)))
 		}
+	}
+	switch c.HTTPServer {
+	case "", HTTPServerStrict, HTTPServerNetHTTP:
+	default:
+		errs = append(errs, fmt.Errorf("http-server must be %s or %s, got %q", HTTPServerStrict, HTTPServerNetHTTP, c.HTTPServer))
 	}
 	for _, d := range []struct {
 		name string

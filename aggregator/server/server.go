@@ -300,15 +300,7 @@ func openCache(ctx context.Context, spec, dataDir string, migrateTimeout time.Du
 // searches still running are canceled, and the Server is closed (Close).
 // It returns nil after a clean shutdown.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		// A live search ends within its budget; the answer then needs
-		// little time.
-		WriteTimeout: time.Duration(s.c.DynamicBudget) + 30*time.Second,
-		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
+	hs := s.httpServer()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	s.log.Info("listening", "addr", ln.Addr().String())

@@ -143,6 +143,7 @@ func flagSet(c *server.Config, configFile *string, out io.Writer) *flag.FlagSet 
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "`format` of the log on standard error: json or text")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "lowest `level` logged: debug, info, warn or error")
 	fs.BoolVar(&c.AccessLog, "access-log", c.AccessLog, "log one record per HTTP request, at info level")
+	fs.StringVar(&c.HTTPServer, "http-server", c.HTTPServer, "HTTP `server` of the listener: strict (the aggregator's own HTTP/1.1 server: a strict request parser, at most 10,000 connections) or net/http (default strict)")
 	return fs
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/aggregator"
+	"github.com/mementokit/mementokit/aggregator/server"
 	"github.com/mementokit/mementokit/cdxj"
 	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/timestamp"
@@ -53,9 +55,12 @@ type scenario struct {
 	name           string
 	routing, cache bool
 	defaults       bool // the server's default concurrency and idle connections
-	// canned: a bare net/http server writing the cached answer of one
-	// URI-R to every request (serve -canned): net/http's own cost.
+	// canned: a bare server writing the cached answer of one URI-R to
+	// every request (serve -canned): the HTTP server's own cost.
 	canned bool
+	// httpServer is the server's Config.HTTPServer ("": the default,
+	// server.HTTPServerStrict), or, canned, the bare server's.
+	httpServer string
 }
 
 func (sc scenario) args(archives string) []string {
@@ -69,11 +74,18 @@ func (sc scenario) args(archives string) []string {
 	if sc.defaults {
 		a = append(a, "-defaults")
 	}
+	if sc.httpServer != "" {
+		a = append(a, "-http-server", sc.httpServer)
+	}
 	return a
 }
 
-// cannedFloor is the scenario name of the net/http floor run.
-const cannedFloor = "cached, net/http floor (canned answer)"
+// cannedFloor and strictFloor are the scenario names of the floor runs:
+// the cached answer written by a bare net/http or strict server.
+const (
+	cannedFloor = "cached, net/http floor (canned answer)"
+	strictFloor = "cached, strict floor (canned answer)"
+)
 
 // row is one printed result, kept for the ratio table.
 type row struct {
@@ -188,9 +200,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				}
 				label := name + ", " + sc.name
 				args := sc.args(list)
-				server := "mementokit"
-				if sc.canned {
-					args, server = append(args, "-canned", us[0]), "net/http"
+				srvName := "mementokit"
+				switch {
+				case sc.canned:
+					args, srvName = append(args, "-canned", us[0]), cmp.Or(sc.httpServer, server.HTTPServerStrict)
+				case sc.httpServer != "":
+					srvName = "mk " + sc.httpServer
 				}
 				args = append(args, "-log", filepath.Join(work, "access.log"))
 				if cfg.profileDir != "" {
@@ -205,7 +220,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 				if err != nil {
 					return fmt.Errorf("%s, %d conns: %w", label, c, err)
 				}
-				r.print(stdout, label, server, c)
+				r.print(stdout, label, srvName, c)
 				if m, ok := memgatorRows[[2]int{set, c}]; ok && !sc.canned {
 					r.peer = &m
 				}
@@ -220,8 +235,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		{name: "uncached, routing off"},
 		{name: "uncached, routing on", routing: true},
 		{name: "cached, routing off", cache: true},
+		{name: "cached, routing off, net/http server", cache: true, httpServer: server.HTTPServerNetHTTP},
 		{name: "cached, routing on", routing: true, cache: true},
-		{name: cannedFloor, cache: true, canned: true},
+		{name: cannedFloor, cache: true, canned: true, httpServer: server.HTTPServerNetHTTP},
+		{name: strictFloor, cache: true, canned: true},
 		{name: "uncached, routing off, server defaults*", defaults: true},
 	} {
 		if sc.defaults && cfg.skipDefaults {
@@ -263,8 +280,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintln(stdout, "fan-outs/req: searches over the archives per client request, counted at the archives (TimeMaps found, over the archives")
 	fmt.Fprintln(stdout, "holding each URI-R); req/fan-out is its inverse: above 1 when concurrent requests share a search or the cache answers.")
 	if slices.ContainsFunc(small, func(sc scenario) bool { return sc.canned }) {
-		fmt.Fprintln(stdout, "net/http floor (canned answer): a bare net/http server (no routing, cache, metrics or access log) writing the status, headers and")
-		fmt.Fprintln(stdout, "body of the mementokit server's cached answer of one URI-R to every request: what net/http and the sockets cost.")
+		fmt.Fprintln(stdout, "net/http and strict floor (canned answer): a bare net/http or strict (aggregator/server's own) HTTP server (no routing, cache,")
+		fmt.Fprintln(stdout, "metrics or access log) writing the status, headers and body of the mementokit server's cached answer of one URI-R to every")
+		fmt.Fprintln(stdout, "request: what the HTTP server and the sockets cost. \"mk net/http\": the mementokit server under net/http's server.")
 	}
 	if len(small) > 0 && !cfg.skipDefaults {
 		fmt.Fprintf(stdout, "* server defaults: max_concurrent %d per archive (idle connections as many); the other runs 1,024.\n", aggregator.DefaultMaxConcurrent)

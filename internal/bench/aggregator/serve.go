@@ -17,6 +17,7 @@ import (
 
 	"github.com/mementokit/mementokit/aggregator/server"
 	"github.com/mementokit/mementokit/internal/bench/benchutil"
+	"github.com/mementokit/mementokit/internal/h1serve"
 )
 
 // serve runs the deployment (aggregator/server, as examples/aggregator
@@ -38,7 +39,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the whole serving time to this file")
 	memProfile := fs.String("memprofile", "", "write an allocation profile (every allocation site, sampled as the runtime does) at the end to this file")
 	mutexProfile := fs.String("mutexprofile", "", "write a mutex contention profile (every contention event) of the whole serving time to this file")
-	canned := fs.String("canned", "", "answer every request with the server's answer to /timemap/link/ this URI-R (status, headers and body taken once, then written by a bare net/http handler): what net/http itself costs per answer")
+	canned := fs.String("canned", "", "answer every request with the server's answer to /timemap/link/ this URI-R (status, headers and body taken once, then written by a bare handler under the -http-server): what that HTTP server itself costs per answer")
+	httpServer := fs.String("http-server", "", "the server's http_server (\"\": its default, strict; net/http)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,6 +69,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 	c := server.DefaultConfig()
 	c.Archives, c.Cache, c.AccessLog = *list, *cacheSpec, *accessLog
 	c.DiscoverMaps = *routing
+	c.HTTPServer = *httpServer
 	c.Workers, c.ScanEvery, c.MapCheck = 0, 0, 0
 	if !*defaults {
 		c.MaxConcurrent, c.MaxIdlePer = *maxConcurrent, *maxConcurrent
@@ -92,7 +95,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 		if err != nil {
 			return err
 		}
-		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		var hs interface {
+			Serve(net.Listener) error
+			Close() error
+		} = &h1serve.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		if *httpServer == server.HTTPServerNetHTTP {
+			hs = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		}
 		go func() { served <- hs.Serve(ln) }()
 		go func() { <-sctx.Done(); hs.Close() }()
 	} else {
