@@ -50,7 +50,10 @@ func (w *response) reset(c *conn, req *http.Request, h *head, br *bodyReader) {
 		clear(hd)
 	}
 	*w = response{c: c, req: req, head: h, body: br, header: hd, contentLength: -1,
-		isHead: h.method == http.MethodHead, closeAfter: h.close,
+		isHead: h.method == http.MethodHead,
+		// A chunked body is read through a reader that reads ahead: the
+		// connection cannot read a next request after it.
+		closeAfter: h.close || h.chunked,
 		hdr: w.hdr[:0], pending: w.pending[:0], keys: w.keys[:0]}
 }
 

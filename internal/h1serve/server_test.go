@@ -86,12 +86,26 @@ func TestPipelinedInOrder(t *testing.T) {
 			t.Errorf("answer %d %q (length %d), want %q", res.StatusCode, b, res.ContentLength, want)
 		}
 	}
-	_, _ = io.WriteString(c, "GET /4 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+	_, _ = io.WriteString(c, "POST /chunked HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
 	res, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(res.Body)
+	if string(b) != `POST /chunked host=a body="abc" ua=` || !res.Close {
+		t.Errorf("chunked body: %q, close %v; want its body and the connection closed", b, res.Close)
+	}
+	if !closedByServer(c) {
+		t.Error("connection kept after a chunked body")
+	}
+	c = dial(t, addr)
+	br = bufio.NewReader(c)
+	_, _ = io.WriteString(c, "GET /4 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+	res, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
 	if string(b) != `GET /4 host=a body="" ua=` || !res.Close {
 		t.Errorf("after Connection: close: %q, close %v", b, res.Close)
 	}
