@@ -54,7 +54,7 @@ func (w *response) reset(c *conn, req *http.Request, h *head, br *bodyReader) {
 		// A chunked body is read through a reader that reads ahead: the
 		// connection cannot read a next request after it.
 		closeAfter: h.close || h.chunked,
-		hdr: w.hdr[:0], pending: w.pending[:0], keys: w.keys[:0]}
+		hdr:        w.hdr[:0], pending: w.pending[:0], keys: w.keys[:0]}
 }
 
 // Header returns the answer's header map; changes after WriteHeader have
