@@ -743,6 +743,7 @@ type answer struct {
 	i   int
 	ms  []memento.Memento
 	out Outcome
+	own bool // ms is the search's to reuse once merged (ownedLists)
 }
 
 // search asks the archives and merges their answers; the hold is the
@@ -763,6 +764,7 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) (*Res
 		}
 	}
 	found := make([][]memento.Memento, len(route))
+	own := make([]bool, len(route)) // found[i] is the search's to reuse
 	reported := make([]bool, len(route))
 	progs := make([]progress, len(route)) // how far each archive's answer got, read when it is late
 	// Each archive is asked in a goroutine of its own (ag.pool's; at most
@@ -799,11 +801,11 @@ func (ag *Aggregator) search(s Service, k Kind, urir string, at time.Time) (*Res
 				defer func() { <-fan }()
 			}
 			ms, o := ag.ask(ctx, st, &progs[i], usesTimeGate(s), urir, at)
-			results <- answer{i: i, ms: ms, out: o}
+			results <- answer{i: i, ms: ms, out: o, own: ag.ownedLists()}
 		})
 	}
 	take := func(a answer) {
-		found[a.i], res.Outcomes[a.i], reported[a.i] = a.ms, a.out, true
+		found[a.i], own[a.i], res.Outcomes[a.i], reported[a.i] = a.ms, a.own, a.out, true
 		pending--
 	}
 wait:
@@ -843,6 +845,13 @@ wait:
 		}
 	}
 	res.Mementos = mergeLists(found, ag.rank)
+	for i, l := range found {
+		// The merged list holds copies of the archives' mementos (or is
+		// the one list merged, kept as it is): the lists go back.
+		if own[i] && cap(l) > 0 && (len(res.Mementos) == 0 || &l[:1][0] != &res.Mementos[0]) {
+			releaseMementos(l)
+		}
+	}
 	res.At = time.Now()
 	if ag.log.Enabled(ag.base, slog.LevelDebug) { // the record's attributes are built only when it is written
 		ag.log.Debug("search", "service", s, "urir", urir, "mementos", len(res.Mementos), "failures", res.FailureHeader())
@@ -854,6 +863,16 @@ wait:
 // the same rule for TimeMap and TimeGate answers); prog records how far
 // the answer got. ctx carries the search's budget: an answer it cut
 // after the archive began answering is ReasonBudgetCut.
+// ownedLists reports whether the lists ask returns are the search's
+// alone, to reuse once merged (releaseMementos): those of an Upstream
+// that says so (CallerOwnedLists, the aggregator's HTTPUpstream).
+// Another Upstream's lists may be its own data (a fixed holding), never
+// reused.
+func (ag *Aggregator) ownedLists() bool {
+	o, ok := ag.up.(CallerOwnedLists)
+	return ok && o.ListsOwnedByCaller()
+}
+
 func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress, gate bool, urir string, at time.Time) ([]memento.Memento, Outcome) {
 	start := time.Now()
 	o := Outcome{Archive: st.ID}
@@ -900,7 +919,12 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 			undated++
 		}
 	}
-	ms = cleanMementos(ms)
+	if cleaned := cleanMementos(ms); raw > 0 && (len(cleaned) == 0 || &cleaned[0] != &ms[0]) {
+		if ag.ownedLists() {
+			releaseMementos(ms) // cleaned is a new list
+		}
+		ms = cleaned
+	}
 	o.Dropped = raw - len(ms)
 	if o.Dropped > 0 {
 		st.dropped.Add(int64(o.Dropped))

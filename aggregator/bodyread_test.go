@@ -36,7 +36,7 @@ func TestReadBody(t *testing.T) {
 		{"after-length-cut", func() io.Reader { return io.MultiReader(strings.NewReader(body), iotest.ErrReader(errCut)) }, int64(len(body)), 1 << 20, body, errCut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			chunks, _, err := readBody(tc.r(), tc.length, tc.limit)
+			chunks, _, _, err := readBody(tc.r(), tc.length, tc.limit)
 			if got := strings.Join(chunks, ""); got != tc.want || !errors.Is(err, tc.wantErr) {
 				t.Errorf("readBody = %q, %v; want %q, %v", chunks, err, tc.want, tc.wantErr)
 			}

@@ -75,6 +75,7 @@ func endsLink(b string) bool {
 // before bytes already parsed and after bytes still to parse (chunks of
 // one body).
 func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (_ []memento.Memento, next []string, links int, ok bool) {
+	var days dayCache
 	// short is the answer when b ends inside a link-value: with cut, the
 	// links before it; otherwise the input is no plain page.
 	short := func() ([]memento.Memento, []string, int, bool) {
@@ -193,12 +194,7 @@ func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (
 		case isMemento:
 			var t time.Time // zero without a readable datetime: left out and counted by the search
 			if haveDT {
-				// The strict form, the usual one, is read without allocating.
-				if lt, err := memento.ParseHTTPDateLenient(dt); err == nil {
-					if t = lt.UTC(); t.Nanosecond() != 0 { // an HTTP date has whole seconds: no division for them
-						t = t.Truncate(time.Second)
-					}
-				}
+				t = days.parse(dt)
 			}
 			if len(ms) == cap(ms) {
 				ms = growMementos(ms, before+tFrom, b[i:], after)
@@ -235,7 +231,9 @@ const firstMementos = 4096
 // counted as minMementoLink bytes a link). A real TimeMap is so
 // allocated about twice, near its size; a body that stops being a plain
 // page (a run of '<', garbage after a few links) allocates for the
-// mementos it had, not for its length.
+// mementos it had, not for its length. The slices come from, and the
+// outgrown one goes back to, the lists searches released
+// (reusedMementos, releaseMementos).
 func growMementos(ms []memento.Memento, parsed int, rest string, after int) []memento.Memento {
 	n := len(ms)
 	bound := n + 1 + mementoEstimate(rest) + after/minMementoLink
@@ -245,8 +243,11 @@ func growMementos(ms []memento.Memento, parsed int, rest string, after int) []me
 		rate := int(int64(n) * int64(whole) / int64(max(parsed, 1)))
 		want = min(bound, max(2*n, rate+rate/16))
 	}
-	grown := make([]memento.Memento, n, max(want, n+1))
+	grown := reusedMementos(max(want, n+1))[:n]
 	copy(grown, ms)
+	if ms != nil {
+		releaseMementos(ms) // its mementos are in grown now
+	}
 	return grown
 }
 
@@ -298,3 +299,61 @@ var tchar = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// dayCache keeps the day of the last datetime read in the strict HTTP
+// form ("Tue, 20 Jun 2000 18:02:59 GMT"): a TimeMap's mementos come in
+// time order, several a day, and a datetime of the same day needs only
+// its time of day read.
+type dayCache struct {
+	date string // "20 Jun 2000" of the last strict datetime, "" for none
+	unix int64  // its midnight, in Unix seconds
+}
+
+// parse is memento.ParseHTTPDateLenient(dt) in UTC at whole seconds, the
+// zero time when it refuses dt.
+func (c *dayCache) parse(dt string) time.Time {
+	strict := len(dt) == 29 && dt[3] == ',' && dt[4] == ' ' && dt[16] == ' ' && dt[19] == ':' && dt[22] == ':' && dt[25:] == " GMT"
+	var secs int64
+	if strict {
+		hh, mm, ss := twoDigits(dt[17:19]), twoDigits(dt[20:22]), twoDigits(dt[23:25])
+		if hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59 {
+			strict = false
+		}
+		secs = int64(hh*3600 + mm*60 + ss)
+		if strict && c.date != "" && dt[5:16] == c.date && weekday(dt[:3]) {
+			return time.Unix(c.unix+secs, 0).UTC()
+		}
+	}
+	lt, err := memento.ParseHTTPDateLenient(dt)
+	if err != nil {
+		return time.Time{}
+	}
+	t := lt.UTC()
+	if t.Nanosecond() != 0 { // an HTTP date has whole seconds: no division for them
+		t = t.Truncate(time.Second)
+	}
+	// The day is kept when dt is strict and read as its own digits say
+	// (year 1 is left out: its first second is the zero time, refused).
+	if strict && dt[12:16] != "0001" && weekday(dt[:3]) && int64(t.Hour()*3600+t.Minute()*60+t.Second()) == secs {
+		c.date, c.unix = dt[5:16], t.Unix()-secs
+	}
+	return t
+}
+
+// twoDigits is the value of two ASCII digits, or -1.
+func twoDigits(s string) int {
+	if s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
+		return -1
+	}
+	return int(s[0]-'0')*10 + int(s[1]-'0')
+}
+
+// weekday reports whether s is an English day name as the strict HTTP
+// date writes it.
+func weekday(s string) bool {
+	switch s {
+	case "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat":
+		return true
+	}
+	return false
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mementokit/mementokit/memento"
@@ -169,4 +170,63 @@ func FuzzFastPageCutMatchesReader(f *testing.F) {
 		f.Add(tc.body)
 	}
 	f.Fuzz(checkCut)
+}
+
+// dayCacheCases are datetimes read one after the other by one dayCache:
+// same days with other times, weekdays, spellings and invalid times, the
+// zero time's day, a day that does not exist.
+var dayCacheCases = []string{
+	"Tue, 20 Jun 2000 18:02:59 GMT", "Tue, 20 Jun 2000 18:03:00 GMT", "Wed, 20 Jun 2000 00:00:00 GMT",
+	"Xyz, 20 Jun 2000 01:00:00 GMT", "Tue, 20 Jun 2000 24:00:00 GMT", "Tue, 20 Jun 2000 23:59:60 GMT",
+	"Tue, 20 Jun 2000 1:00:00 GMT", "Tue, 20 Jun 2000 01:00:00 UTC", "tue, 20 jun 2000 02:00:00 gmt",
+	"Tue, 20 jun 2000 03:00:00 GMT", "Tue, 20 jun 2000 04:00:00 GMT", "Mon, 01 Jan 0001 00:00:01 GMT",
+	"Mon, 01 Jan 0001 00:00:00 GMT", "Mon, 31 Apr 2001 10:00:00 GMT", "Mon, 31 Apr 2001 11:00:00 GMT",
+	"Sat, 29 Feb 2020 23:59:59 GMT", "Sun, 29 Feb 2020 00:00:00 GMT", "Sun, 29 Feb 2021 00:00:00 GMT",
+	"Tue, 20 Jun 2000 18:02:59 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+	"Thu, 01 Jan 1970 00:00:00 GMT", "Wed, 31 Dec 1969 23:59:59 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
+	"Tue, 20 Jun 2000 18:0a:59 GMT", "Tue, 20 Jun 2000 18:02:59 GMTX",
+}
+
+// TestDayCacheMatchesParse: a dayCache reads every datetime of a
+// sequence as memento.ParseHTTPDateLenient does (in UTC, at whole
+// seconds, the zero time for one it refuses).
+func TestDayCacheMatchesParse(t *testing.T) {
+	var c dayCache
+	hits := 0
+	for _, dt := range dayCacheCases {
+		if c.date != "" && len(dt) == 29 && dt[5:16] == c.date {
+			hits++
+		}
+		if got, want := c.parse(dt), refDatetime(dt); !got.Equal(want) || got.Location() != want.Location() {
+			t.Errorf("parse(%q) = %v, want %v", dt, got, want)
+		}
+	}
+	if hits < 5 {
+		t.Errorf("%d datetimes of the day read before, want at least 5", hits)
+	}
+}
+
+// FuzzDayCacheMatchesParse: after a first datetime, a second one is read
+// by the dayCache as memento.ParseHTTPDateLenient reads it.
+func FuzzDayCacheMatchesParse(f *testing.F) {
+	for i := 1; i < len(dayCacheCases); i++ {
+		f.Add(dayCacheCases[i-1], dayCacheCases[i])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var c dayCache
+		for _, dt := range []string{a, b} {
+			if got, want := c.parse(dt), refDatetime(dt); !got.Equal(want) || got.Location() != want.Location() {
+				t.Fatalf("after %q: parse(%q) = %v, want %v", a, dt, got, want)
+			}
+		}
+	})
+}
+
+// refDatetime is the datetime the general path gives dt.
+func refDatetime(dt string) time.Time {
+	lt, err := memento.ParseHTTPDateLenient(dt)
+	if err != nil {
+		return time.Time{}
+	}
+	return lt.UTC().Truncate(time.Second)
 }

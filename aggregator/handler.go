@@ -674,29 +674,48 @@ func writeWholeTimeMap(w http.ResponseWriter, ctype string, ans *Answer, f int, 
 	_, _ = w.Write(body) // for HEAD the server discards it
 }
 
-// bufferPool holds the buffers TimeMaps are written into; a buffer larger
-// than maxPooledBuffer is left to the garbage collector so that one huge
-// TimeMap does not pin its memory.
+// bufferPool holds the buffers TimeMaps are written into, up to
+// minListedBuffer bytes; the larger ones, up to maxPooledBuffer, are in
+// answerBuffers, which the garbage collector does not empty (a large
+// TimeMap's search allocates enough to start it every few answers); a
+// buffer larger than maxPooledBuffer is left to the garbage collector so
+// that one huge TimeMap does not pin its memory.
 var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-const maxPooledBuffer = 4 << 20
+const (
+	minListedBuffer = 64 << 10
+	maxPooledBuffer = 4 << 20
+)
+
+// answerBuffers keeps the larger answer buffers: up to 16 MiB in all.
+var answerBuffers = freeList[byte]{most: 16 << 20, least: minListedBuffer, one: maxPooledBuffer, dirty: true}
 
 // getBuffer returns an empty pooled buffer with room for about n memento
 // links (130 bytes each in the Wayback layout, plus the header links).
 func getBuffer(n int) *bytes.Buffer {
+	want := min(n*130+1024, maxPooledBuffer)
+	if want >= minListedBuffer {
+		if s := answerBuffers.get(want, maxPooledBuffer); s != nil { // the smallest kept that fits
+			return bytes.NewBuffer(s)
+		}
+		return bytes.NewBuffer(make([]byte, 0, want))
+	}
 	b := bufferPool.Get().(*bytes.Buffer)
-	b.Grow(min(n*130+1024, maxPooledBuffer))
+	b.Grow(want)
 	return b
 }
 
 // putBuffer returns b to the pool; the caller must not use it afterwards
 // (writeBody has copied it into the connection).
 func putBuffer(b *bytes.Buffer) {
-	if b.Cap() > maxPooledBuffer {
-		return
-	}
 	b.Reset()
-	bufferPool.Put(b)
+	switch c := b.Cap(); {
+	case c > maxPooledBuffer:
+	case c >= minListedBuffer:
+		answerBuffers.put(b.AvailableBuffer())
+	default:
+		bufferPool.Put(b)
+	}
 }
 
 func (ag *Aggregator) pageSize() int {

@@ -33,17 +33,38 @@ type Upstream interface {
 	TimeGate(ctx context.Context, a *Archive, urir string, at time.Time) ([]memento.Memento, int, error)
 }
 
+// CallerOwnedLists is implemented by an Upstream whose TimeMap and
+// TimeGate answers' memento lists belong to the caller alone once
+// returned: the Upstream keeps no reference to them and gives them to no
+// one else. The aggregator reuses the lists of such an Upstream for
+// later answers once it has merged them (no Result ever holds them).
+// HTTPUpstream implements it; a wrapper of another Upstream that passes
+// its lists through implements it by asking the wrapped one.
+type CallerOwnedLists interface {
+	// ListsOwnedByCaller reports whether the lists returned are the
+	// caller's alone.
+	ListsOwnedByCaller() bool
+}
+
+// ListsOwnedByCaller reports true: an HTTPUpstream's lists are the
+// caller's (CallerOwnedLists).
+func (u *HTTPUpstream) ListsOwnedByCaller() bool { return true }
+
 // HTTPUpstream is the Upstream that speaks RFC 7089 over HTTP, the default.
 // Request URLs are the archive's prefix followed by the URI-R exactly as
-// given (never re-encoded). Each TimeMap page is read into one string
-// (one allocation of the bytes read; MaxBodyBytes caps all pages
-// together) and, in the plain layout archives write, parsed by a fast
-// path whose URI-Ms are substrings of it and which gives the results of
-// the memento package's lenient reader (checked by fuzz targets, also for
-// a body cut by a cap or a broken connection); any other page goes
-// through that reader. Memory per answer is bounded by MaxBodyBytes for
-// the text and about 0.8 bytes per body byte for the mementos
-// (BenchmarkSearchBodyAlloc: about 2 bytes allocated per body byte).
+// given (never re-encoded). Each TimeMap page is read into one buffer
+// (MaxBodyBytes caps all pages together; a page with a Content-Length
+// into a buffer an earlier page released, when one of its size is kept)
+// and, in the plain layout archives write, parsed by a fast path that
+// gives the results of the memento package's lenient reader (checked by
+// fuzz targets, also for a body cut by a cap or a broken connection),
+// whose URI-Ms are then copied into one string of their bytes and the
+// buffer released; any other page goes through that reader. Memory per
+// answer is bounded by MaxBodyBytes for the text and about 0.8 bytes per
+// body byte for the mementos (BenchmarkSearchBodyAlloc: about 2 bytes
+// allocated per body byte). The memento lists it returns are the
+// caller's; the aggregator reuses those of its own HTTPUpstream once it
+// has merged them.
 type HTTPUpstream struct {
 	// Client sends the requests; its redirect policy is replaced per
 	// request (TimeMaps: at most MaxRedirects; TimeGates: none followed
@@ -470,7 +491,8 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 }
 
 // joinPages is the concatenation of the pages' mementos, made once (a
-// single page is returned as it is).
+// single page is returned as it is); the pages' lists go back for reuse
+// (releaseMementos).
 func joinPages(pages [][]memento.Memento) []memento.Memento {
 	switch len(pages) {
 	case 0:
@@ -485,9 +507,12 @@ func joinPages(pages [][]memento.Memento) []memento.Memento {
 	if n == 0 {
 		return nil
 	}
-	out := make([]memento.Memento, 0, n)
+	out := reusedMementos(n)
 	for _, p := range pages {
 		out = append(out, p...)
+		if cap(p) > 0 {
+			releaseMementos(p) // this answer's own, copied
+		}
 	}
 	return out
 }
@@ -525,15 +550,22 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		// refused before a byte was read: nothing to keep
 		return nil, nil, classify(ctx, a, "timemap", page, err)
 	}
-	chunks, aligned, rerr := readBody(lb, resp.ContentLength, *budget)
+	chunks, aligned, own, rerr := readBody(lb, resp.ContentLength, *budget)
 	*budget = max(lb.n, 0)
 	if errors.Is(rerr, errGrowthDrop) {
 		// The body gave way to others that wait to begin: its text is
 		// not kept, its bytes go back now.
 		lb.c.drop()
+		releaseBody(own)
 		return nil, nil, classify(ctx, a, "timemap", page, rerr)
 	}
 	if ms, next, links, ok := fastChunks(chunks, aligned, rerr != nil); ok {
+		if own != nil {
+			// The URI-Ms and page links are copied out of the body's
+			// buffer, which the next bodies reuse.
+			internLinks(ms, next)
+			releaseBody(own)
+		}
 		if links == 0 && isHTML(resp) {
 			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
 		}

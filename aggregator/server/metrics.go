@@ -369,6 +369,14 @@ func (u meteredUpstream) observe(a *aggregator.Archive, op int, start time.Time,
 	u.hist.observer(a.ID, op, res).Observe(time.Since(start).Seconds())
 }
 
+// ListsOwnedByCaller passes the wrapped Upstream's answer on
+// (aggregator.CallerOwnedLists): the lists are passed through as they
+// are, so the aggregator may reuse those of an HTTPUpstream.
+func (u meteredUpstream) ListsOwnedByCaller() bool {
+	o, ok := u.next.(aggregator.CallerOwnedLists)
+	return ok && o.ListsOwnedByCaller()
+}
+
 // TimeMap calls the wrapped Upstream and records its time.
 func (u meteredUpstream) TimeMap(ctx context.Context, a *aggregator.Archive, urir string) ([]memento.Memento, int, error) {
 	start := time.Now()
