@@ -12,7 +12,9 @@
 // server API at /cdx and /{id}/cdx over the same indexes (see README.md).
 // Slow and idle clients are cut off: -read-header-timeout (10s),
 // -read-timeout (30s), -write-timeout (60s plus the injected delays) and
-// -idle-timeout (2m) for a keep-alive connection between requests.
+// -idle-timeout (2m) for a keep-alive connection between requests. At most
+// -max-conns (256) connections are open at once, and so as many requests
+// in flight; a client beyond waits until one closes.
 package main
 
 import (

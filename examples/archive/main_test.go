@@ -141,6 +141,7 @@ func TestFlagValueExitStatus(t *testing.T) {
 		{"cdx page size", []string{"-cdx-page-size", "0", missing}, "-cdx-page-size"},
 		{"cdx max buffered", []string{"-cdx-max-buffered", "-1", missing}, "-cdx-max-buffered"},
 		{"cdx max held", []string{"-cdx-max-held", "-1", missing}, "-cdx-max-held"},
+		{"max conns", []string{"-max-conns", "0", missing}, "-max-conns 0: want 1 or more"},
 		{"cdx max held in lines", []string{"-cdx-max-held", "400000", missing}, "-cdx-max-held 400000: want a memory size of 1MiB or more (256MiB, 1GiB): it bounds the bytes held, not lines"},
 		{"fault rate", []string{"-fault-rate", "2", missing}, "-fault-rate 2"},
 		{"fault rate NaN", []string{"-fault-rate", "NaN", missing}, "-fault-rate NaN"},

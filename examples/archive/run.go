@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"slices"
 	"time"
@@ -23,7 +22,8 @@ import (
 // run parses args, loads the indexes, and serves until ctx ends, then shuts
 // the server down gracefully (at most 5 s for requests in flight). The
 // server cuts off slow and idle clients (archiveserver.HTTPServer:
-// -read-header-timeout, -read-timeout, -write-timeout, -idle-timeout). It
+// -read-header-timeout, -read-timeout, -write-timeout, -idle-timeout) and
+// holds at most -max-conns connections at once (archiveserver.Listen). It
 // writes one line "serving ... on http://ADDR" to stdout once listening.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("archive", flag.ContinueOnError)
@@ -56,6 +56,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	readTimeout := fs.Duration("read-timeout", d.Read, "longest wait for a whole request")
 	writeTimeout := fs.Duration("write-timeout", 0, "longest time to answer a request (0: 60s plus -latency and -slow-body)")
 	idleTimeout := fs.Duration("idle-timeout", d.Idle, "longest wait for the next request on a keep-alive connection")
+	maxConns := fs.Int("max-conns", archiveserver.DefaultMaxConns, "most client connections open at once, and so requests in flight; a client beyond waits until one closes")
 	server := cdxflag.AddNamed(fs, "cdx-input-page-size")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -80,6 +81,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.Usagef("-fault-status %d: want a final HTTP status, 200 to 999", *faultStatus)
 	case *latency < 0 || *slowBody < 0:
 		return cli.Usagef("-latency and -slow-body must not be negative")
+	case *maxConns < 1:
+		return cli.Usagef("-max-conns %d: want 1 or more", *maxConns)
 	case *tmCache < 0:
 		return cli.Usagef("-timemap-cache %d: want 0 or more", *tmCache)
 	case *cdxMode == "on" && slices.Contains(fs.Args(), "-"):
@@ -148,7 +151,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			log.Info("CDX API on", "paths", archiveserver.CDXPath+", /"+*id+archiveserver.CDXPath)
 		}
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := archiveserver.Listen(*addr, *maxConns)
 	if err != nil {
 		return err
 	}

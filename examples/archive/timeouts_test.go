@@ -70,3 +70,59 @@ func TestServerTimeouts(t *testing.T) {
 		closedWithin(t, c, bufio.NewReader(c), 5*time.Second)
 	})
 }
+
+// TestMaxConns: with -max-conns 4 and four idle clients connected, a fifth
+// client's request waits (before, every connection was served: 3000 idle
+// ones held 3011 open files) and is answered as soon as one idle client
+// goes; the idle ones are cut after -read-header-timeout, so that many of
+// them only delay the others.
+func TestMaxConns(t *testing.T) {
+	b, err := sampledata.ReadFile("real/ia_cdxapi_from-json.cdx7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ia.cdx")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, stop := startRun(t, "-max-conns", "4", "-read-header-timeout", "1m", path)
+	defer stop()
+	addr := strings.TrimPrefix(base, "http://")
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	for range 4 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /timemap/link/http://www.commoncrawl.org/ HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+	br := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, err := br.Peek(1); err == nil {
+		t.Fatal("the fifth connection was answered while four idle ones were open")
+	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("the fifth connection: %v, want a wait", err)
+	}
+	idle[0].Close()
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("after an idle client went: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("status %d, want 200", resp.StatusCode)
+	}
+}

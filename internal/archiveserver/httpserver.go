@@ -1,10 +1,47 @@
 package archiveserver
 
 import (
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
+
+// DefaultMaxConns is the number of connections [Listen] accepts at once
+// when given 0: 256, about 10 MB of buffers and goroutines idle, well
+// below the 1024 open files a process gets by default.
+const DefaultMaxConns = 256
+
+// Listen listens on the TCP address addr and accepts at most maxConns
+// connections at once (0: DefaultMaxConns; see LimitConns). A negative
+// maxConns is an error.
+func Listen(addr string, maxConns int) (net.Listener, error) {
+	if maxConns < 0 {
+		return nil, fmt.Errorf("archiveserver: at most %d connections: want 0 (%d) or more", maxConns, DefaultMaxConns)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return LimitConns(ln, maxConns), nil
+}
+
+// LimitConns returns ln accepting at most maxConns connections at once
+// (0 or less: DefaultMaxConns), with golang.org/x/net/netutil.LimitListener:
+// a client beyond that waits in the kernel's queue until a connection
+// ends. One HTTP/1.1 connection carries one request at a time, so that
+// bounds the requests in flight too. Idle clients cannot keep the places:
+// [HTTPServer] closes a connection that sends no request within
+// Timeouts.ReadHeader, and a kept-alive one idle for Timeouts.Idle.
+func LimitConns(ln net.Listener, maxConns int) net.Listener {
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
+	}
+	return netutil.LimitListener(ln, maxConns)
+}
 
 // Timeouts bound how long the HTTP server of an archive waits on a client
 // (net/http.Server's fields of the same names). A client that sends its
