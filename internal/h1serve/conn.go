@@ -312,7 +312,8 @@ func (c *conn) serveRequest(h *head) bool {
 	if h.minor == 0 {
 		proto = "HTTP/1.0"
 	}
-	rc := &reqCtx{c: c}
+	rc := &h.st.ctx
+	rc.c = c
 	var body io.ReadCloser = http.NoBody
 	var br *bodyReader
 	var te []string

@@ -66,6 +66,7 @@ var (
 type head struct {
 	method, target string
 	url            *url.URL
+	st             *reqState // what the head was allocated in
 	minor          int // HTTP/1.minor
 	header         http.Header
 	host           string
@@ -73,6 +74,15 @@ type head struct {
 	chunked        bool
 	close          bool // Connection: close, or HTTP/1.0 without keep-alive
 	expect         bool // Expect: 100-continue
+}
+
+// reqState holds what a request needs besides its *http.Request, its
+// header map and its head's text, allocated together.
+type reqState struct {
+	h    head
+	u    url.URL
+	ctx  reqCtx
+	vals [8]string // the header values of a head of up to 8 fields
 }
 
 // tokenTable marks the bytes of RFC 9110's tchar.
@@ -130,7 +140,9 @@ var plainPathTable = func() (t [256]bool) {
 // that ends the head (findHeadEnd). text is b as a string (one copy); every
 // string of the result is a substring of it.
 func parseHead(text string) (*head, error) {
-	h := &head{contentLength: -1}
+	st := new(reqState) // the head, its URL and the request's context in one allocation
+	h := &st.h
+	h.contentLength = -1
 	i := strings.Index(text, "\r\n")
 	if i < 0 {
 		return nil, errLineEnd
@@ -144,18 +156,21 @@ func parseHead(text string) (*head, error) {
 	if err := h.requestLine(text[:i]); err != nil {
 		return nil, err
 	}
-	u, err := parseURL(h.target)
+	u, err := parseURL(h.target, &st.u)
 	if err != nil {
 		return nil, err
 	}
-	h.url = u
+	h.url, h.st = u, st
 	rest := text[i+2:]
 	n := strings.Count(rest, "\r\n") - 1 // the last CRLF ends the head
 	if n > MaxHeaders {
 		return nil, errHeaderTooBig
 	}
 	h.header = make(http.Header, n)
-	vals := make([]string, n)
+	vals := st.vals[:]
+	if n > len(vals) {
+		vals = make([]string, n)
+	}
 	nHost, nCL := 0, 0
 	connClose, keepAlive := false, false
 	for k := 0; ; k++ {
@@ -350,7 +365,7 @@ func canonicalKey(name string) string {
 // parseURL is url.ParseRequestURI(target), without the parse for an
 // origin-form target of bytes url.URL keeps as they are (the usual
 // request): URL{Path, RawQuery}.
-func parseURL(target string) (*url.URL, error) {
+func parseURL(target string, u *url.URL) (*url.URL, error) {
 	if target == "" {
 		return nil, errTarget
 	}
@@ -364,7 +379,7 @@ func parseURL(target string) (*url.URL, error) {
 			}
 		}
 		if plain && (!hasQuery || !strings.Contains(query, "#")) && !strings.HasPrefix(path, "//") {
-			u := &url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+			*u = url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
 			return u, nil
 		}
 	}

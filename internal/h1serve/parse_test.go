@@ -110,7 +110,7 @@ func TestParseHeadReads(t *testing.T) {
 		t.Errorf("chunked: %+v, %v", h, err)
 	}
 	for _, target := range []string{"/a/b?c=d", "/a%20b", "/timemap/link/http://example.com/é", "*", "http://example.com/x?y", "/a?", "//x/y", "/a;b=c"} {
-		u, err := parseURL(target)
+		u, err := parseURL(target, new(url.URL))
 		if err != nil {
 			t.Errorf("%q: %v", target, err)
 			continue

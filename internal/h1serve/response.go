@@ -226,9 +226,8 @@ func (w *response) commit(final bool) {
 }
 
 func writeCL(bw *bufio.Writer, n int64) {
-	var b [48]byte
-	out := strconv.AppendInt(append(b[:0], "Content-Length: "...), n, 10)
-	_, _ = bw.Write(append(out, '\r', '\n'))
+	_, _ = bw.WriteString("Content-Length: ")
+	_, _ = bw.Write(append(strconv.AppendInt(bw.AvailableBuffer(), n, 10), '\r', '\n'))
 }
 
 // Write writes body bytes: held until the handler ends or 2 KiB are
@@ -268,8 +267,28 @@ func (w *response) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// WriteString is Write of a string.
+// WriteString is Write of a string, without copying it to a []byte when
+// it is held or written as it is.
 func (w *response) WriteString(s string) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if bodyAllowed(w.status) && w.err == nil && !w.isHead && !w.chunked &&
+		(w.contentLength < 0 || w.written+int64(len(s)) <= w.contentLength) {
+		switch {
+		case !w.committed && len(w.pending)+len(s) <= bufferBeforeChunking:
+			w.written += int64(len(s))
+			w.pending = append(w.pending, s...)
+			return len(s), nil
+		case w.committed:
+			w.written += int64(len(s))
+			if _, err := w.c.writer().WriteString(s); err != nil {
+				w.err, w.closeAfter = err, true
+				return 0, err
+			}
+			return len(s), nil
+		}
+	}
 	return w.Write([]byte(s))
 }
 
@@ -280,8 +299,7 @@ func (w *response) writeBody(p []byte) error {
 	bw := w.c.writer()
 	var err error
 	if w.chunked {
-		var b [20]byte
-		_, _ = bw.Write(append(strconv.AppendInt(b[:0], int64(len(p)), 16), '\r', '\n'))
+		_, _ = bw.Write(append(strconv.AppendInt(bw.AvailableBuffer(), int64(len(p)), 16), '\r', '\n'))
 		_, _ = bw.Write(p)
 		_, err = bw.WriteString("\r\n")
 	} else {

@@ -330,29 +330,26 @@ func TestIdleConnectionsAgainstTheCap(t *testing.T) {
 // answering, a new connection is answered 503 and closed.
 func TestCapWithNoneIdle(t *testing.T) {
 	release := make(chan struct{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release })
+	entered := make(chan struct{}, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+	})
 	_, addr := start(t, h, func(s *Server) { s.MaxConns = 2 })
 	defer close(release)
 	for range 2 {
 		c := dial(t, addr)
-		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: a\r\n\r\nGET")
-	}
-	var res *http.Response
-	for range 100 {
-		c := dial(t, addr)
 		_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-		r, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err == nil && r.StatusCode == http.StatusServiceUnavailable {
-			res = r
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+		<-entered
 	}
-	if res == nil {
-		t.Fatal("no 503 at the cap")
+	c := dial(t, addr)
+	_, _ = io.WriteString(c, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !res.Close {
-		t.Error("503 without Connection: close")
+	if res.StatusCode != http.StatusServiceUnavailable || !res.Close {
+		t.Errorf("at the cap: %d, close %v; want 503 and close", res.StatusCode, res.Close)
 	}
 }
 
