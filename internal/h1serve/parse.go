@@ -67,7 +67,7 @@ type head struct {
 	method, target string
 	url            *url.URL
 	st             *reqState // what the head was allocated in
-	minor          int // HTTP/1.minor
+	minor          int       // HTTP/1.minor
 	header         http.Header
 	host           string
 	contentLength  int64 // -1: none
