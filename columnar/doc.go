@@ -69,12 +69,11 @@
 // fetch_time's, warc_record_offset's and warc_record_length's, which are
 // stored uncompressed (their DELTA_BINARY_PACKED deltas are as random as
 // the values in key order, and Zstandard gives them back at the same
-// size), and record_key's, which are GZIP (DEFLATE) with Huffman coding
-// only: a base-32 hash has no repeats, only 5 bits of information per
-// 8-bit character, which DEFLATE's Huffman codes take (the pages shrink to
-// about 63 %, as at GZIP's default level, for a fraction of its CPU) and
-// Zstandard's fast levels leave as they are; so encoded, record_key is
-// 36 % of an export of cdxgen lines (stored as it is, it would be half).
+// size). record_key's and content_digest's frames hold Huffman-coded
+// literals without match finding: a hash has no repeats, only 5 bits of
+// information per base-32 character, which Huffman codes take (the pages
+// shrink to about 63 %) at a fraction of the CPU of Zstandard's levels,
+// which leave such pages as they are.
 // Strings that repeat
 // (hosts, MIME types, file names) are dictionary-encoded; url_surtkey, url,
 // url_path and content_digest are DELTA_BYTE_ARRAY (sorted keys share

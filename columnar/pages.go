@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math/bits"
 	"slices"
@@ -60,7 +61,8 @@ type chunk struct {
 	hasBounds    bool
 
 	// The page being filled.
-	defs      []byte // definition levels (optional columns)
+	defRuns   []uint32 // definition levels (optional columns), as runs: count<<1 | level
+	defs      []byte   // the levels one by one, when the runs are short
 	pageRows  int
 	pageNulls int
 
@@ -120,17 +122,77 @@ func (h *headerEncoder) encode(v any) ([]byte, error) {
 
 // null records a NULL in the page of an optional column.
 func (c *chunk) null() {
-	c.defs = append(c.defs, 0)
+	c.level(0)
 	c.pageNulls++
 	c.pageRows++
 }
 
-// present records a value in the page of an optional column.
+// present records a value in the page of a column.
 func (c *chunk) present() {
 	if c.optional {
-		c.defs = append(c.defs, 1)
+		c.level(1)
 	}
 	c.pageRows++
+}
+
+// level adds a definition level to the runs.
+func (c *chunk) level(v uint32) {
+	if n := len(c.defRuns); n > 0 && c.defRuns[n-1]&1 == v {
+		c.defRuns[n-1] += 2
+		return
+	}
+	c.defRuns = append(c.defRuns, 2|v)
+}
+
+// encodeLevels encodes the page's definition levels (RLE/bit-packed
+// hybrid, width 1): runs of 8 or more on average as RLE runs, shorter ones
+// bit-packed.
+func (c *chunk) encodeLevels() ([]byte, error) {
+	if 8*len(c.defRuns) <= c.pageRows {
+		b := c.enc[:0]
+		for _, r := range c.defRuns {
+			b = binary.AppendUvarint(b, uint64(r>>1)<<1)
+			b = append(b, byte(r&1))
+		}
+		c.enc = b
+		return b, nil
+	}
+	d := c.defs[:0]
+	for _, r := range c.defRuns {
+		for range r >> 1 {
+			d = append(d, byte(r&1))
+		}
+	}
+	c.defs = d
+	var err error
+	c.enc, err = levelsRLE.EncodeLevels(c.enc[:0], d)
+	return c.enc, err
+}
+
+// appendRuns appends indexes given as runs (index<<32 | count) in the
+// RLE/bit-packed hybrid at width bits: as RLE runs when they average 8 or
+// more, else bit-packed through *expanded and *scratch.
+func appendRuns(dst []byte, runs []uint64, rows, width int, expanded *[]int32, scratch *[]byte) ([]byte, error) {
+	if 8*len(runs) <= rows {
+		nb := (width + 7) / 8
+		for _, r := range runs {
+			dst = binary.AppendUvarint(dst, (r&0xffffffff)<<1)
+			v := uint32(r >> 32)
+			for i := range nb {
+				dst = append(dst, byte(v>>(8*i)))
+			}
+		}
+		return dst, nil
+	}
+	x := (*expanded)[:0]
+	for _, r := range runs {
+		v := int32(r >> 32)
+		for range r & 0xffffffff {
+			x = append(x, v)
+		}
+	}
+	*expanded = x
+	return rleAppendInt32(dst, x, width, scratch)
 }
 
 // writePage compresses values (already encoded) and writes the page with
@@ -143,10 +205,9 @@ func (c *chunk) writePage(h *headerEncoder, values, lo, hi []byte) error {
 	var levels []byte
 	if c.optional {
 		var err error
-		if c.enc, err = levelsRLE.EncodeLevels(c.enc[:0], c.defs); err != nil {
+		if levels, err = c.encodeLevels(); err != nil {
 			return err
 		}
-		levels = c.enc
 	}
 	body := values
 	compressed := false
@@ -196,7 +257,7 @@ func (c *chunk) writePage(h *headerEncoder, values, lo, hi []byte) error {
 	}
 	c.numValues += int64(c.pageRows)
 	c.nullCount += int64(c.pageNulls)
-	c.pageRows, c.pageNulls, c.defs = 0, 0, c.defs[:0]
+	c.pageRows, c.pageNulls, c.defRuns = 0, 0, c.defRuns[:0]
 	return nil
 }
 
@@ -320,13 +381,18 @@ func (c *bytesColumn) dictionaryPage() ([]byte, int) { return nil, 0 }
 func (c *bytesColumn) resetDictionary()              {}
 
 // dictColumn is a dictionary-encoded column of strings (RLE_DICTIONARY
-// pages, a PLAIN dictionary page per row group).
+// pages, a PLAIN dictionary page per row group). The dictionary is its
+// PLAIN encoding (plain, value i at offsets[i]) and an open-addressing
+// table of hashes and indexes: a look-up touches one 8-byte slot and the
+// bytes of one value, where a map of strings touches its groups and the
+// string headers too.
 type dictColumn struct {
 	chunk
-	dict    map[string]int32
-	values  []string // the dictionary, by index
 	plain   []byte   // the dictionary, PLAIN-encoded
-	indexes []int32  // the page's values
+	offsets []uint32 // value i is plain[offsets[i]+4:] for its length
+	table   []uint64 // hash<<32 | index+1; 0 is an empty slot
+	runs    []uint64 // the page's values, as runs: index<<32 | count
+	indexes []int32  // the page's values one by one, when the runs are short
 	last    string
 	lastIdx int32
 	hasLast bool
@@ -336,39 +402,84 @@ type dictColumn struct {
 	scratch []byte
 }
 
+// hashSeed seeds the dictionaries' hashes.
+var hashSeed = maphash.MakeSeed()
+
 func newDictColumn(c chunk) *dictColumn {
-	return &dictColumn{chunk: c, dict: map[string]int32{}}
+	return &dictColumn{chunk: c, table: make([]uint64, 1024)}
 }
 
 func (c *dictColumn) base() *chunk { return &c.chunk }
+
+// value returns dictionary value i, viewing plain.
+func (c *dictColumn) value(i int32) string {
+	off := c.offsets[i]
+	n := binary.LittleEndian.Uint32(c.plain[off:])
+	return b2s(c.plain[off+4 : off+4+n])
+}
+
+// lookup returns the index of s, adding it to the dictionary.
+func (c *dictColumn) lookup(s string) int32 {
+	h := maphash.String(hashSeed, s)
+	tag := h >> 32
+	mask := uint64(len(c.table) - 1)
+	for p := h & mask; ; p = (p + 1) & mask {
+		e := c.table[p]
+		if e == 0 {
+			i := int32(len(c.offsets))
+			c.table[p] = tag<<32 | uint64(i+1)
+			c.offsets = append(c.offsets, uint32(len(c.plain)))
+			c.plain = binary.LittleEndian.AppendUint32(c.plain, uint32(len(s)))
+			c.plain = append(c.plain, s...)
+			if 2*len(c.offsets) > len(c.table) {
+				c.grow()
+			}
+			return i
+		}
+		if e>>32 == tag && c.value(int32(e&0xffffffff)-1) == s {
+			return int32(e&0xffffffff) - 1
+		}
+	}
+}
+
+// grow doubles the table.
+func (c *dictColumn) grow() {
+	t := make([]uint64, 2*len(c.table))
+	mask := uint64(len(t) - 1)
+	for i := range c.offsets {
+		h := maphash.String(hashSeed, c.value(int32(i)))
+		p := h & mask
+		for t[p] != 0 {
+			p = (p + 1) & mask
+		}
+		t[p] = h>>32<<32 | uint64(i+1)
+	}
+	c.table = t
+}
 
 func (c *dictColumn) add(h *headerEncoder, s string) {
 	if s == "" && c.optional {
 		c.null()
 	} else {
 		if !c.hasLast || s != c.last {
-			i, ok := c.dict[s]
-			if !ok {
-				s = string([]byte(s)) // own the bytes: s may view a reused buffer
-				i = int32(len(c.values))
-				c.dict[s] = i
-				c.values = append(c.values, s)
-				c.plain = binary.LittleEndian.AppendUint32(c.plain, uint32(len(s)))
-				c.plain = append(c.plain, s...)
-			}
-			c.last, c.lastIdx, c.hasLast = c.values[i], i, true
+			i := c.lookup(s)
+			c.last, c.lastIdx, c.hasLast = c.value(i), i, true
 			if c.bounds {
 				switch {
 				case !c.has:
 					c.lo, c.hi, c.has = i, i, true
-				case s < c.values[c.lo]:
+				case s < c.value(c.lo):
 					c.lo = i
-				case s > c.values[c.hi]:
+				case s > c.value(c.hi):
 					c.hi = i
 				}
 			}
 		}
-		c.indexes = append(c.indexes, c.lastIdx)
+		if n := len(c.runs); n > 0 && uint32(c.runs[n-1]>>32) == uint32(c.lastIdx) {
+			c.runs[n-1]++
+		} else {
+			c.runs = append(c.runs, uint64(c.lastIdx)<<32|1)
+		}
 		c.present()
 	}
 	if c.pageRows >= pageRows {
@@ -380,21 +491,21 @@ func (c *dictColumn) flush(h *headerEncoder) error {
 	if c.pageRows == 0 {
 		return nil
 	}
-	width := dictWidth(len(c.values))
+	width := dictWidth(len(c.offsets))
 	var err error
 	c.enc2 = append(c.enc2[:0], byte(width))
-	if c.enc2, err = rleAppendInt32(c.enc2, c.indexes, width, &c.scratch); err != nil {
+	if c.enc2, err = appendRuns(c.enc2, c.runs, c.pageRows-c.pageNulls, width, &c.indexes, &c.scratch); err != nil {
 		return err
 	}
 	var lo, hi []byte
 	if c.has {
-		lo, hi = []byte(c.values[c.lo]), []byte(c.values[c.hi])
+		lo, hi = []byte(c.value(c.lo)), []byte(c.value(c.hi))
 		c.chunkBounds(lo, hi, bytesLess)
 	}
 	if err := c.writePage(h, c.enc2, lo, hi); err != nil {
 		return err
 	}
-	c.indexes, c.has = c.indexes[:0], false
+	c.runs, c.has = c.runs[:0], false
 	return nil
 }
 
@@ -419,11 +530,11 @@ func rleAppendInt32(dst []byte, v []int32, width int, scratch *[]byte) ([]byte, 
 	return append(dst, out...), nil
 }
 
-func (c *dictColumn) dictionaryPage() ([]byte, int) { return c.plain, len(c.values) }
+func (c *dictColumn) dictionaryPage() ([]byte, int) { return c.plain, len(c.offsets) }
 
 func (c *dictColumn) resetDictionary() {
-	clear(c.dict)
-	c.values, c.plain, c.hasLast, c.last = c.values[:0], c.plain[:0], false, ""
+	clear(c.table)
+	c.plain, c.offsets, c.hasLast, c.last = c.plain[:0], c.offsets[:0], false, ""
 }
 
 // int32DictColumn is a dictionary-encoded INT32 column (fetch_status,
