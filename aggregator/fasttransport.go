@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -72,6 +73,12 @@ type fastTransport struct {
 	keepAlive   bool
 	forceFallbk bool // every request goes to next
 
+	// proxyFromEnv is true when next.Proxy is http.ProxyFromEnvironment:
+	// its answers are kept in proxyOf.
+	proxyFromEnv bool
+	proxyMu      sync.RWMutex
+	proxyOf      map[proxyKey]bool
+
 	mu    sync.Mutex
 	idle  map[string]*idleConns // "scheme://host:port" → idle connections
 	sweep *time.Timer           // closes connections idle for idleFor; nil when none is pending
@@ -84,7 +91,10 @@ func newFastTransport(next *http.Transport) *fastTransport {
 		maxHeader: next.MaxResponseHeaderBytes, readSize: next.ReadBufferSize, writeSize: next.WriteBufferSize,
 		gzip: !next.DisableCompression, keepAlive: !next.DisableKeepAlives,
 		forceFallbk: next.ResponseHeaderTimeout > 0 || next.MaxConnsPerHost > 0,
-		idle:        map[string]*idleConns{}}
+		idle:        map[string]*idleConns{}, proxyOf: map[proxyKey]bool{}}
+	if next.Proxy != nil {
+		t.proxyFromEnv = reflect.ValueOf(next.Proxy).Pointer() == reflect.ValueOf(http.ProxyFromEnvironment).Pointer()
+	}
 	if t.maxIdle == 0 {
 		t.maxIdle = http.DefaultMaxIdleConnsPerHost
 	}
@@ -153,41 +163,77 @@ var (
 
 // takes reports whether t sends req itself (else next does).
 func (t *fastTransport) takes(req *http.Request) (bool, error) {
-	if t.forceFallbk || req.Method != http.MethodGet && req.Method != http.MethodHead ||
+	if req.Method != http.MethodGet && req.Method != http.MethodHead ||
 		req.Body != nil && req.Body != http.NoBody || req.ContentLength != 0 || req.Close ||
-		req.URL == nil || req.URL.Host == "" || req.URL.User != nil || len(req.Trailer) > 0 {
+		req.URL == nil || len(req.Trailer) > 0 {
 		return false, nil
 	}
-	switch req.URL.Scheme {
-	case "http":
-	case "https":
-		if t.next.DialTLSContext != nil || t.next.DialTLS != nil { //nolint:staticcheck
-			return false, nil
-		}
-	default:
-		return false, nil
-	}
-	if !isASCII(req.URL.Host) || !isASCII(req.Host) {
-		return false, nil
-	}
-	// A Host header next would clean (an invalid one is sent empty, a
-	// zone identifier removed) is left to next, so that no header is
-	// written that net/http would not write.
 	host := req.Host
 	if host == "" {
 		host = req.URL.Host
 	}
+	return t.takesURL(req.URL, host), nil
+}
+
+// takesURL reports whether t sends a GET or HEAD without a body to u
+// with the Host header host itself (else next does).
+func (t *fastTransport) takesURL(u *url.URL, host string) bool {
+	if t.forceFallbk || u.Host == "" || u.User != nil {
+		return false
+	}
+	switch u.Scheme {
+	case "http":
+	case "https":
+		if t.next.DialTLSContext != nil || t.next.DialTLS != nil { //nolint:staticcheck
+			return false
+		}
+	default:
+		return false
+	}
+	if !isASCII(u.Host) || !isASCII(host) {
+		return false
+	}
+	// A Host header next would clean (an invalid one is sent empty, a
+	// zone identifier removed) is left to next, so that no header is
+	// written that net/http would not write.
 	if !httpguts.ValidHostHeader(host) || strings.IndexByte(host, '%') >= 0 {
-		return false, nil
+		return false
 	}
 	if t.next.Proxy != nil {
-		p, err := t.next.Proxy(req)
-		if err != nil || p != nil {
-			return false, nil // next reports the error, or sends through the proxy
+		return !t.proxied(u)
+	}
+	return true
+}
+
+// proxied reports whether next's Proxy sends a request to u through a
+// proxy (or fails on it: next then reports the error). With
+// http.ProxyFromEnvironment, whose answer depends on the URL's scheme
+// and host only (the environment is read once), the answer is kept per
+// scheme and host.
+func (t *fastTransport) proxied(u *url.URL) bool {
+	fromEnv := t.proxyFromEnv
+	if fromEnv {
+		t.proxyMu.RLock()
+		p, ok := t.proxyOf[proxyKey{u.Scheme, u.Host}]
+		t.proxyMu.RUnlock()
+		if ok {
+			return p
 		}
 	}
-	return true, nil
+	p, err := t.next.Proxy(&http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: http.Header{}})
+	proxied := err != nil || p != nil
+	if fromEnv {
+		t.proxyMu.Lock()
+		if len(t.proxyOf) < 1024 {
+			t.proxyOf[proxyKey{u.Scheme, u.Host}] = proxied
+		}
+		t.proxyMu.Unlock()
+	}
+	return proxied
 }
+
+// proxyKey is the scheme and host a Proxy answer is kept for.
+type proxyKey struct{ scheme, host string }
 
 // RoundTrip implements http.RoundTripper.
 func (t *fastTransport) RoundTrip(req *http.Request) (*http.Response, error) {

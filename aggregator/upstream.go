@@ -229,8 +229,8 @@ func headerBytes(h http.Header) int64 {
 }
 
 // headersTooLarge fails an answer whose headers are over the cap.
-func (u *HTTPUpstream) headersTooLarge(a *Archive, op, rawURL string, h http.Header) error {
-	if n := headerBytes(h); n > u.maxHeader() {
+func (u *HTTPUpstream) headersTooLarge(a *Archive, op, rawURL string, fr *fastResp) error {
+	if n := fr.headerBytes(); n > u.maxHeader() {
 		return &UpstreamError{Archive: a.ID, Op: op, URL: rawURL, Reason: ReasonTooLarge,
 			Err: fmt.Errorf("response headers of %d bytes, over the limit of %d", n, u.maxHeader())}
 	}
@@ -457,7 +457,6 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	var pages [][]memento.Memento // each page's mementos, joined once at the end
 	requests := 0
 	budget := u.maxBody() // bytes left for this answer's pages together
-	c := u.client(a, true)
 	for len(queue) > 0 {
 		if requests >= maxPages {
 			return joinPages(pages), requests, &UpstreamError{Archive: a.ID, Op: "timemap", URL: queue[0], Reason: ReasonTooManyPages,
@@ -466,7 +465,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 		page := queue[0]
 		queue = queue[1:]
 		requests++
-		ms, next, err := u.timeMapPage(ctx, c, a, page, &budget)
+		ms, next, err := u.timeMapPage(ctx, a, page, &budget)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) && page != first {
 				continue // a dangling page link: the other pages still count
@@ -520,37 +519,37 @@ func joinPages(pages [][]memento.Memento) []memento.Memento {
 // timeMapPage reads one TimeMap page; *budget is the number of body bytes
 // the answer may still read (all its pages together), and is lessened by
 // what this page read.
-func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archive, page string, budget *int64) ([]memento.Memento, []string, error) {
-	req, err := u.newRequest(ctx, http.MethodGet, page)
+func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string, budget *int64) ([]memento.Memento, []string, error) {
+	resp, final, err := u.send(ctx, a, true, http.MethodGet, page, "")
 	if err != nil {
-		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonUnexpectedReply, Err: err}
-	}
-	resp, err := c.Do(req)
-	if err != nil {
+		var re *requestError
+		if errors.As(err, &re) {
+			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonUnexpectedReply, Err: re.err}
+		}
 		return nil, nil, classify(ctx, a, "timemap", page, err)
 	}
-	defer drainClose(resp.Body)
-	if err := u.headersTooLarge(a, "timemap", page, resp.Header); err != nil {
+	defer drainClose(resp.body)
+	if err := u.headersTooLarge(a, "timemap", page, resp); err != nil {
 		return nil, nil, err
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+	case resp.status == http.StatusNotFound || resp.status == http.StatusGone:
 		return nil, nil, &notFoundError{a.ID, "timemap", page}
-	case resp.StatusCode != http.StatusOK:
-		return nil, nil, statusError(a, "timemap", page, resp.StatusCode)
+	case resp.status != http.StatusOK:
+		return nil, nil, statusError(a, "timemap", page, resp.status)
 	}
 	// The page is read into one string, or a body of unknown length into
 	// chunks that end where link-values do (bounded by the answer's
 	// budget of MaxBodyBytes, each byte held once), and, in the plain
 	// layout, parsed from them with its URI-Ms as substrings
 	// (fastChunks); anything else is parsed by memento.Reader.
-	lb := &limitedBody{ctx: ctx, r: resp.Body, n: *budget, hold: bodyHoldOf(ctx), length: resp.ContentLength}
+	lb := &limitedBody{ctx: ctx, r: resp.body, n: *budget, hold: bodyHoldOf(ctx), length: resp.length}
 	defer lb.done()
 	if err := lb.start(); err != nil {
 		// refused before a byte was read: nothing to keep
 		return nil, nil, classify(ctx, a, "timemap", page, err)
 	}
-	chunks, aligned, own, rerr := readBody(lb, resp.ContentLength, *budget)
+	chunks, aligned, own, rerr := readBody(lb, resp.length, *budget)
 	*budget = max(lb.n, 0)
 	if errors.Is(rerr, errGrowthDrop) {
 		// The body gave way to others that wait to begin: its text is
@@ -567,7 +566,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 			releaseBody(own)
 		}
 		if links == 0 && isHTML(resp) {
-			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
+			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.get("Content-Type"))}
 		}
 		if rerr != nil {
 			// As the general reader: what was read is kept with a cap's
@@ -577,8 +576,8 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		return ms, next, nil
 	}
 	base := page // relative links resolve against the page's final URL
-	if resp.Request != nil && resp.Request.URL != nil {
-		base = resp.Request.URL.String()
+	if final != nil {
+		base = final.String()
 	}
 	body := chunksReader(chunks)
 	if rerr != nil {
@@ -597,7 +596,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		}
 		if err != nil {
 			if isHTML(resp) && links == 0 {
-				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q: %w", resp.Header.Get("Content-Type"), err)}
+				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q: %w", resp.get("Content-Type"), err)}
 			}
 			var pe *memento.ParseError
 			if errors.As(err, &pe) {
@@ -621,7 +620,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, c *http.Client, a *Archi
 		}
 	}
 	if links == 0 && isHTML(resp) {
-		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.Header.Get("Content-Type"))}
+		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.get("Content-Type"))}
 	}
 	return ms, next, nil
 }
@@ -641,8 +640,8 @@ func linkMemento(l memento.Link) memento.Memento {
 	return memento.Memento{URIM: l.Target, Datetime: t.UTC().Truncate(time.Second)}
 }
 
-func isHTML(resp *http.Response) bool {
-	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+func isHTML(resp *fastResp) bool {
+	ct := strings.ToLower(resp.get("Content-Type"))
 	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml")
 }
 
@@ -663,36 +662,37 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 	if maxR <= 0 {
 		maxR = 10
 	}
-	c := u.client(a, false)
 	target := a.TimeGate + urir
 	requests := 0
 	for hop := 0; ; hop++ {
 		if hop > maxR {
 			return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonRedirectLoop, Err: errRedirectLoop}
 		}
-		req, err := u.newRequest(ctx, http.MethodGet, target)
-		if err != nil {
-			return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonUnexpectedReply, Err: err}
-		}
+		acceptDatetime := ""
 		if !at.IsZero() {
-			req.Header.Set("Accept-Datetime", memento.FormatHTTPDate(at))
+			acceptDatetime = memento.FormatHTTPDate(at)
 		}
-		requests++
-		resp, err := c.Do(req)
+		resp, _, err := u.send(ctx, a, false, http.MethodGet, target, acceptDatetime)
 		if err != nil {
+			var re *requestError
+			if errors.As(err, &re) {
+				return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonUnexpectedReply, Err: re.err}
+			}
+			requests++
 			return nil, requests, classify(ctx, a, "timegate", target, err)
 		}
-		drainClose(resp.Body)
-		if err := u.headersTooLarge(a, "timegate", target, resp.Header); err != nil {
+		requests++
+		drainClose(resp.body)
+		if err := u.headersTooLarge(a, "timegate", target, resp); err != nil {
 			return nil, requests, err
 		}
-		ms := linkMementos(resp.Header.Values("Link"), target)
-		switch code := resp.StatusCode; {
+		ms := linkMementos(resp.values("Link"), target)
+		switch code := resp.status; {
 		case code == http.StatusNotFound || code == http.StatusGone:
 			return nil, requests, &notFoundError{a.ID, "timegate", target}
 		case code == http.StatusOK:
-			if cl := resp.Header.Get("Content-Location"); cl != "" {
-				if t, err := memento.ParseHTTPDateLenient(resp.Header.Get("Memento-Datetime")); err == nil {
+			if cl := resp.get("Content-Location"); cl != "" {
+				if t, err := memento.ParseHTTPDateLenient(resp.get("Memento-Datetime")); err == nil {
 					ms = append(ms, memento.Memento{URIM: resolveRef(target, cl), Datetime: t.UTC()})
 				}
 			}
@@ -701,7 +701,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 			}
 			return ms, requests, nil
 		case code >= 300 && code < 400:
-			loc := resp.Header.Get("Location")
+			loc := resp.get("Location")
 			if loc == "" {
 				return nil, requests, &UpstreamError{Archive: a.ID, Op: "timegate", URL: target, Reason: ReasonUnexpectedReply, Err: fmt.Errorf("%d without Location", code)}
 			}
@@ -709,7 +709,7 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 			if len(ms) > 0 {
 				return ms, requests, nil
 			}
-			if !varyAcceptDatetime(resp.Header) {
+			if !varyAcceptDatetime(resp.values("Vary")) {
 				target = loc // a plain redirect in front of the TimeGate
 				continue
 			}
@@ -726,16 +726,16 @@ func (u *HTTPUpstream) TimeGate(ctx context.Context, a *Archive, urir string, at
 }
 
 func (u *HTTPUpstream) mementoDatetime(ctx context.Context, a *Archive, urim string) (time.Time, error) {
-	req, err := u.newRequest(ctx, http.MethodHead, urim)
+	resp, _, err := u.send(ctx, a, true, http.MethodHead, urim, "")
 	if err != nil {
+		var re *requestError
+		if errors.As(err, &re) {
+			return time.Time{}, re.err
+		}
 		return time.Time{}, err
 	}
-	resp, err := u.client(a, true).Do(req)
-	if err != nil {
-		return time.Time{}, err
-	}
-	drainClose(resp.Body)
-	t, err := memento.ParseHTTPDateLenient(resp.Header.Get("Memento-Datetime"))
+	drainClose(resp.body)
+	t, err := memento.ParseHTTPDateLenient(resp.get("Memento-Datetime"))
 	if err != nil {
 		return time.Time{}, fmt.Errorf("memento %s: no usable Memento-Datetime: %w", urim, err)
 	}
@@ -766,8 +766,8 @@ func linkMementos(values []string, base string) []memento.Memento {
 	return out
 }
 
-func varyAcceptDatetime(h http.Header) bool {
-	for _, v := range h.Values("Vary") {
+func varyAcceptDatetime(vary []string) bool {
+	for _, v := range vary {
 		for _, tok := range strings.Split(v, ",") {
 			if strings.EqualFold(strings.TrimSpace(tok), "accept-datetime") {
 				return true
