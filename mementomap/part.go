@@ -86,6 +86,8 @@ func (it buildItem) records() func(func(*cdxj.Record, error) bool) {
 // otherwise the sorters are merged in key order (writeMapLines).
 // The first error in part order is returned, as a sequential build would
 // meet it (a part after a failed one is stopped, one before it runs on).
+// With a worker for every part, the first part's lines are written to dst
+// as it formats them once all parts are read, not copied from a file.
 func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOptions, w int) (BuildStats, error) {
 	items, err := planBuild(ctx, inputs, w)
 	if err != nil {
@@ -119,6 +121,31 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	}()
 	var mu sync.Mutex
 	failed := len(items) // the first part that failed
+	fail := func(i int, err error) {
+		errs[i] = err
+		mu.Lock()
+		if i < failed {
+			failed = i
+		}
+		mu.Unlock()
+		for j := i + 1; j < len(items); j++ {
+			cancels[j]()
+		}
+	}
+	bw := bufio.NewWriterSize(dst, 1<<20)
+	// With a worker for every part, the first part's lines go straight to
+	// bw once every part is read (the header's counts and the parts' key
+	// bounds are then known): only the later parts' lines are copied after
+	// the last part is formatted. read counts the parts not yet read.
+	direct := len(items) <= w
+	var read sync.WaitGroup
+	read.Add(len(items))
+	type keyBounds struct {
+		lo, hi []byte
+		ok     bool
+	}
+	bounds := make([]keyBounds, len(items))
+	wrote := false // the header and the first part's lines are in bw
 	sem := make(chan struct{}, w)
 	var wg sync.WaitGroup
 	for i, it := range items {
@@ -129,6 +156,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		if stop {
 			<-sem
 			cancels[i]()
+			read.Done()
 			continue
 		}
 		wg.Add(1)
@@ -144,20 +172,38 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 				// More parts than workers: a finished part keeps no chunk.
 				err = b.s.Spill()
 			}
-			if err == nil {
-				// The part's map lines, while the other parts are read.
-				lines[i], err = formatPart(ctxs[i], b.s, o.TempDir)
+			if err == nil && direct {
+				bounds[i].lo, bounds[i].hi, bounds[i].ok, err = b.s.Bounds()
 			}
 			if err != nil {
-				errs[i] = err
+				fail(i, err)
+			}
+			read.Done()
+			if err != nil {
+				return
+			}
+			if i == 0 && direct {
+				read.Wait()
 				mu.Lock()
-				if i < failed {
-					failed = i
-				}
+				ok := failed == len(items)
 				mu.Unlock()
-				for j := i + 1; j < len(items); j++ {
-					cancels[j]()
+				if ok && boundsOrdered(bounds, func(k keyBounds) ([]byte, []byte, bool) { return k.lo, k.hi, k.ok }) {
+					var st BuildStats
+					for _, b := range bs {
+						st.Add(b.st)
+					}
+					wrote = true
+					if err = writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err == nil {
+						lines[i], err = formatPart(ctxs[i], b.s, o.TempDir, bw)
+					}
 				}
+			}
+			if err == nil && lines[i] == nil {
+				// The part's map lines, while the other parts are read.
+				lines[i], err = formatPart(ctxs[i], b.s, o.TempDir, nil)
+			}
+			if err != nil {
+				fail(i, err)
 			}
 		}()
 	}
@@ -172,15 +218,16 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	}
 	if failed < len(items) {
 		closeAll()
-		if errors.Is(errs[failed], cdxj.ErrPartLayout) {
+		if errors.Is(errs[failed], cdxj.ErrPartLayout) && !wrote {
 			return st, errSequential
 		}
 		return st, errs[failed]
 	}
-	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
-		closeAll()
-		return st, err
+	if !wrote {
+		if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
+			closeAll()
+			return st, err
+		}
 	}
 	ss := make([]*extsort.Sorter, len(bs))
 	for i, b := range bs {
@@ -191,6 +238,9 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	case err != nil:
 		closeAll()
 		return st, err
+	case wrote && !ordered:
+		closeAll()
+		return st, errors.New("mementomap: the parts' keys were found in order once read, and out of order after")
 	case ordered:
 		// The parts' keys follow one another: their lines, as written.
 		closeAll()
@@ -203,6 +253,24 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	}
 	(&builder{o: o, st: st}).logDone()
 	return st, nil
+}
+
+// boundsOrdered reports whether the key ranges of the parts ps that hold
+// keys each end before the next one starts, as extsort.Ordered does.
+func boundsOrdered[T any](ps []T, bounds func(T) (lo, hi []byte, ok bool)) bool {
+	var prev []byte
+	have := false
+	for _, p := range ps {
+		lo, hi, ok := bounds(p)
+		if !ok {
+			continue
+		}
+		if have && bytes.Compare(prev, lo) >= 0 {
+			return false
+		}
+		prev, have = hi, true
+	}
+	return true
 }
 
 // Add adds the read counts of another build, such as one part's

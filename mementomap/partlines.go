@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,10 @@ type partLines struct {
 	urirs       int64     // distinct URI-Rs
 	body        *os.File
 	size        int64
+	// written says that the lines of every key but the last were written
+	// to the map itself as they were formatted (formatPart with a writer):
+	// the first part's, when all parts were read before it was formatted.
+	written bool
 }
 
 // lineGroup is one HxPx key and the counts of its map line: m captures of
@@ -45,17 +50,19 @@ func (p *partLines) close() {
 // formatPart reads the sort keys of s ("HXPX" or "HXPX\x00QUERY", without
 // datetime) with Scan, leaving s open, and writes the lines of its HxPx
 // keys but the first and the last to an unlinked temporary file in
-// tempDir. Its errors are the sorter's, the temporary file's, ctx's, and
-// a line longer than MaxLineLength (wrapping ErrLineTooLong).
-func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string) (*partLines, error) {
-	p := &partLines{}
-	var bw *bufio.Writer
+// tempDir; or, when to is not nil, the lines of every key but the last to
+// to (the part is then the first of the map, after its header: written).
+// Its errors are the sorter's, the temporary file's or to's, ctx's, and a
+// line longer than MaxLineLength (wrapping ErrLineTooLong).
+func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string, to *bufio.Writer) (*partLines, error) {
+	p := &partLines{written: to != nil}
+	bw := to
 	var cur lineGroup
 	var line []byte
 	// done takes the finished group cur, one before the last: the first
-	// is kept, every other one written.
+	// is kept (but when written to to), every other one written.
 	done := func() error {
-		if p.groups++; p.groups == 1 {
+		if p.groups++; p.groups == 1 && to == nil {
 			p.first = lineGroup{append([]byte(nil), cur.key...), cur.m, cur.r}
 			return nil
 		}
@@ -68,6 +75,10 @@ func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string) (*partLi
 		}
 		var err error
 		if line, err = appendMapLine(line[:0], cur.key, cur.m, cur.r); err != nil {
+			return err
+		}
+		if to != nil {
+			_, err := bw.Write(line)
 			return err
 		}
 		p.size += int64(len(line))
@@ -110,7 +121,7 @@ func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string) (*partLi
 			p.first = cur
 		}
 	}
-	if err == nil && bw != nil {
+	if err == nil && bw != nil && to == nil {
 		if err = bw.Flush(); err != nil {
 			err = fmt.Errorf("mementomap: the lines of a part in %s: %w", tempDir, err)
 		}
@@ -127,7 +138,9 @@ func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string) (*partLi
 // the next part's (extsort.Ordered). A key that is the last of one part and
 // the first of the next gets one line with the counts of both (its URI-Rs
 // are distinct: the parts' sort keys are). The bodies are copied as they
-// are (bw's writer's ReadFrom, a copy within the kernel between files).
+// are (bw's writer's ReadFrom, a copy within the kernel between files). A
+// part written already (partLines.written) must be the first that holds
+// keys; only its last line is left to write.
 func joinParts(bw *bufio.Writer, st *BuildStats, ps []*partLines) error {
 	var pending lineGroup
 	have := false
@@ -146,6 +159,14 @@ func joinParts(bw *bufio.Writer, st *BuildStats, ps []*partLines) error {
 			continue
 		}
 		st.URIRs += p.urirs
+		if p.written {
+			if have {
+				return errors.New("mementomap: the lines of a part were written after those of another")
+			}
+			st.Keys += p.groups - 1 // the last is counted as written
+			pending, have = lineGroup{append([]byte(nil), p.last.key...), p.last.m, p.last.r}, true
+			continue
+		}
 		st.Keys += p.groups - 2 // the first and the last are counted as written
 		if p.groups == 1 {
 			st.Keys++

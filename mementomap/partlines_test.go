@@ -23,7 +23,8 @@ import (
 // anywhere (inside the URI-Rs of one HxPx key, a part of one key, empty
 // parts, a chunk that spills), each part's lines written by formatPart
 // and joined by joinParts, give the same map lines and the same Keys and
-// URIRs as writeMapLines over the same sorters.
+// URIRs as writeMapLines over the same sorters; so do they when the first
+// part's lines are written straight to the map's writer.
 func TestJoinPartsMatchesMerge(t *testing.T) {
 	r := rand.New(rand.NewPCG(12, 1))
 	var keys [][]byte
@@ -83,34 +84,43 @@ func TestJoinPartsMatchesMerge(t *testing.T) {
 		if err := writeMapLines(context.Background(), bufio.NewWriter(&want), &wst, mk(), false); err != nil {
 			t.Fatal(err)
 		}
-		ss := mk()
-		var ps []*partLines
-		for _, s := range ss {
-			p, err := formatPart(context.Background(), s, t.TempDir())
-			if err != nil {
+		// The first part's lines formatted to a file as the others', or
+		// (direct) straight to the map's writer.
+		for _, direct := range []bool{false, true} {
+			ss := mk()
+			var got bytes.Buffer
+			bw := bufio.NewWriter(&got)
+			var ps []*partLines
+			for i, s := range ss {
+				var to *bufio.Writer
+				if direct && i == 0 {
+					to = bw
+				}
+				p, err := formatPart(context.Background(), s, t.TempDir(), to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ps = append(ps, p)
+			}
+			if _, ordered, err := extsort.Ordered(ss); err != nil || !ordered {
+				t.Fatalf("trial %d: Ordered = %v, %v", trial, ordered, err)
+			}
+			var gst BuildStats
+			if err := joinParts(bw, &gst, ps); err != nil {
 				t.Fatal(err)
 			}
-			ps = append(ps, p)
-		}
-		if _, ordered, err := extsort.Ordered(ss); err != nil || !ordered {
-			t.Fatalf("trial %d: Ordered = %v, %v", trial, ordered, err)
-		}
-		var got bytes.Buffer
-		var gst BuildStats
-		if err := joinParts(bufio.NewWriter(&got), &gst, ps); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range ps {
-			p.close()
-		}
-		for _, s := range ss {
-			s.Close()
-		}
-		if got.String() != want.String() {
-			t.Fatalf("trial %d (cuts %v): joined lines differ:\n%.300s\nwant\n%.300s", trial, cuts, got.String(), want.String())
-		}
-		if gst.Keys != wst.Keys || gst.URIRs != wst.URIRs || wst.Keys != 400 {
-			t.Errorf("trial %d: Keys %d URIRs %d, want %d %d (400 keys)", trial, gst.Keys, gst.URIRs, wst.Keys, wst.URIRs)
+			for _, p := range ps {
+				p.close()
+			}
+			for _, s := range ss {
+				s.Close()
+			}
+			if got.String() != want.String() {
+				t.Fatalf("trial %d (cuts %v, direct %v): joined lines differ:\n%.300s\nwant\n%.300s", trial, cuts, direct, got.String(), want.String())
+			}
+			if gst.Keys != wst.Keys || gst.URIRs != wst.URIRs || wst.Keys != 400 {
+				t.Errorf("trial %d (direct %v): Keys %d URIRs %d, want %d %d (400 keys)", trial, direct, gst.Keys, gst.URIRs, wst.Keys, wst.URIRs)
+			}
 		}
 	}
 }

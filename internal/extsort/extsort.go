@@ -543,6 +543,15 @@ func EachOf(ss []*Sorter, fn func(key []byte, count uint64) error) error {
 	return merge(live, runs, fn)
 }
 
+// Bounds ends the run of Append, sorts the chunk and returns copies of the
+// least and the greatest string added, ok false when none was; its error
+// is ending the run's ("sort run in DIR: ..."). Like every method of a
+// Sorter it must not run while another does.
+func (s *Sorter) Bounds() (lo, hi []byte, ok bool, err error) {
+	lo, hi, ok, err = s.bounds()
+	return bytes.Clone(lo), bytes.Clone(hi), ok, err
+}
+
 // Ordered returns the sorters of ss that hold strings, in the order of ss,
 // and whether each one's strings all sort before the next one's (then
 // reading them one after the other gives every string once, in order, as
