@@ -102,6 +102,12 @@ func (c *conn) readHead() (*head, error) {
 			}
 		} else {
 			c.rpos, c.wpos = 0, 0
+			if len(c.buf) > initialReadBuf {
+				// A large head grew the buffer (up to MaxHeadBytes): an
+				// idle connection keeps 4 KiB, not the 1 MiB one request
+				// needed.
+				c.buf = make([]byte, initialReadBuf)
+			}
 			if !c.state.CompareAndSwap(stateActive, stateIdle) && c.state.Load() == stateClosed {
 				return nil, net.ErrClosed
 			}
