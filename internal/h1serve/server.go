@@ -201,7 +201,7 @@ func (s *Server) newConn(rw net.Conn) *conn {
 		}
 		if !freed {
 			s.mu.Unlock()
-			go refuse(rw)
+			refuse(rw)
 			return nil
 		}
 	}
@@ -210,11 +210,12 @@ func (s *Server) newConn(rw net.Conn) *conn {
 	return c
 }
 
-// refuse answers a connection over the cap.
+// refuse answers a connection over the cap and closes it at once (no
+// wait for the client to read: a flood of connections holds nothing).
 func refuse(rw net.Conn) {
-	_ = rw.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_ = rw.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = io.WriteString(rw, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: 21\r\n\r\ntoo many connections\n")
-	closeWriteAndWait(rw)
+	rw.Close()
 }
 
 // closeWriteAndWait ends the connection's writes and waits a moment

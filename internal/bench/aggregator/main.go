@@ -38,6 +38,14 @@
 // of the whole set-up; CPU per request is the figure that load on the
 // machine disturbs least.
 //
+// The server runs on its default listener (http_server "strict", the
+// aggregator's own HTTP/1.1 server, internal/h1serve); "cached, routing
+// off, net/http server" runs the same server on net/http's in the same
+// run ("mk net/http" in the server column), and the two floor runs write
+// the server's cached answer of one URI-R from a bare handler under
+// net/http and under the strict server: what each HTTP server and the
+// sockets cost per answer.
+//
 // -empty-404 makes the archives answer 404 with an empty body;
 // -cpuprofile-dir writes CPU, allocation and mutex profiles of the
 // mementokit server per run, for go tool pprof; -only runs just the

@@ -146,7 +146,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer
 
 // cannedAnswer asks s (in process) for the link-format TimeMap of urir
 // and returns a handler that writes that answer, its status, headers and
-// body, to every request: a net/http server doing no work of its own.
+// body, to every request: under -http-server, an HTTP server doing no
+// work of its own.
 func cannedAnswer(s *server.Server, urir string) (http.Handler, error) {
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/timemap/link/"+urir, nil))
