@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 
 	"github.com/mementokit/mementokit/surt"
 	"github.com/mementokit/mementokit/ukvs"
@@ -135,10 +136,13 @@ func (e *LineError) Error() string {
 	if e.File != "" {
 		file = e.File + ": "
 	}
+	// The cause's own "mementomap: " (an ErrLoneCR, an ErrNotMap) is said
+	// once, at the front.
+	msg := strings.TrimPrefix(fmt.Sprint(e.Err), "mementomap: ")
 	if e.Key != "" {
-		return fmt.Sprintf("mementomap: %sline %d (key %q): %v", file, e.Line, clipKey(e.Key), e.Err)
+		return fmt.Sprintf("mementomap: %sline %d (key %q): %s", file, e.Line, clipKey(e.Key), msg)
 	}
-	return fmt.Sprintf("mementomap: %sline %d: %v", file, e.Line, e.Err)
+	return fmt.Sprintf("mementomap: %sline %d: %s", file, e.Line, msg)
 }
 
 // clipKey shortens a key for an error message (a key may be megabytes).
@@ -356,6 +360,9 @@ var ErrDuplicateKey = errors.New("duplicate key")
 
 func (c *compactor) run(src io.Reader) error {
 	br := bufio.NewReaderSize(src, 1<<16)
+	if err := sniffStream(br); err != nil {
+		return err
+	}
 	var lineNo int64
 	var long []byte
 	for {
@@ -391,6 +398,18 @@ func (c *compactor) run(src io.Reader) error {
 			return nil
 		}
 	}
+}
+
+// sniffStream returns a *LineError wrapping ErrNotMap when the first bytes
+// br holds (up to 64 KiB) are binary data (see binaryError), so that a
+// map read as a stream refuses random bytes as not a map, rather than for
+// a lone CR or a line too long.
+func sniffStream(br *bufio.Reader) error {
+	b, _ := br.Peek(min(br.Size(), loneCRWindow))
+	if at, err := binaryError(b); err != nil {
+		return &LineError{Line: int64(bytes.Count(b[:at], []byte{'\n'})) + 1, Err: err}
+	}
+	return nil
 }
 
 // hasInnerCR reports whether line holds a CR other than in its end (the

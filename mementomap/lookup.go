@@ -119,11 +119,14 @@ var ErrLoneCR = errors.New("mementomap: lines end with a lone CR; convert the ma
 // [FromBytes]) for a file that is plainly not a MementoMap: a
 // gzip-compressed file (decompress it first), or one whose first data line
 // is a CDX or CDXJ index line (a 12–17 digit timestamp where the frequency
-// belongs, or more columns than "key frequency [{json}]"). Looking keys up
+// belongs, or more columns than "key frequency [{json}]"), or one with a
+// control byte in its first line, or many in its first 64 KiB (binary
+// data, or UTF-16 text: a NUL, or a C0 control other than tab, LF, VT, FF
+// and CR; the error names the first one's offset). Looking keys up
 // in such a file would answer absent, or a timestamp as a count. Only the
 // first data line is checked, so Open stays constant-time; a map declaring
 // its own columns with a !fields header is checked for gzip only.
-var ErrNotMap = errors.New("mementomap: not a MementoMap")
+var ErrNotMap = errors.New("mementomap: not a MementoMap (UKVS) file")
 
 // checkFirstLine returns an error wrapping ErrNotMap when b (the whole
 // file) or its first data line, starting at start, is plainly not a map.
@@ -193,15 +196,53 @@ func hasLoneCR(b []byte) bool {
 	}
 }
 
-// hasNUL reports whether the first line of b (or its first loneCRWindow
-// bytes) holds a NUL byte, which no map line does: a binary file, or a
-// map written as UTF-16.
-func hasNUL(b []byte) bool {
-	b = b[:min(len(b), loneCRWindow)]
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
+// binaryAt returns the offset of the first control byte in b when b is
+// binary data (or a map written as UTF-16), or -1: a control byte (a NUL
+// or another C0 control than tab, LF, vertical tab, form feed and CR,
+// which UKVS text does not hold: JSON strings escape them, SURT keys
+// percent-encode them) in its first line, or control bytes making 1/16 or
+// more of its first loneCRWindow bytes (random bytes: 27 in 256). It is
+// looked for before line ends, so that random bytes are taken neither
+// for a map with lone CR line ends nor for one cut short. A control byte
+// in a later line of a text file is that line's error, found by the
+// lookups that read it and by ukvs.Check.
+// binaryError returns the error wrapping ErrNotMap for a file whose first
+// bytes, b, are binary data (binaryAt, after a byte order mark), naming the
+// offset, with that offset; or -1 and nil.
+func binaryError(b []byte) (int, error) {
+	p := 0
+	if bytes.HasPrefix(b, []byte(utf8BOM)) {
+		p = len(utf8BOM)
 	}
-	return bytes.IndexByte(b, 0) >= 0
+	i := binaryAt(b[p:])
+	if i < 0 {
+		return -1, nil
+	}
+	return p + i, fmt.Errorf("%w: byte %d is %#02x, a control byte that no map's text holds (binary data, or UTF-16 text?)", ErrNotMap, p+i, b[p+i])
+}
+
+func binaryAt(b []byte) int {
+	b = b[:min(len(b), loneCRWindow)]
+	first, n := -1, 0
+	firstLine := true
+	for i, c := range b {
+		if c == '\n' {
+			firstLine = false
+		}
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' {
+			if firstLine {
+				return i
+			}
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n >= 16 && n >= len(b)/16 {
+		return first
+	}
+	return -1
 }
 
 // Open memory-maps the MementoMap file at path for lookups. Empty files and
@@ -210,8 +251,9 @@ func hasNUL(b []byte) bool {
 // header line that is not valid UKVS is kept with its raw value. A UTF-8
 // byte order mark at the start is skipped; lines end with LF or CRLF, and
 // a map whose first line ends with a lone CR is refused with [ErrLoneCR],
-// a gzip-compressed file, a CDX/CDXJ index or a file with a NUL byte in
-// its first line (binary, or UTF-16 text) with [ErrNotMap], and a
+// a gzip-compressed file, a CDX/CDXJ index or binary data (a control
+// byte in the first line, or many in the first 64 KiB; UTF-16 text too;
+// the error names the byte's offset) with [ErrNotMap], and a
 // file whose last line has no line end (a map cut short, whose last
 // frequency may be cut too) with an error naming the file and that line
 // and wrapping [ErrNoLineEnd] and a *ukvs.ParseError.
@@ -284,7 +326,8 @@ func Open(path string) (_ *Map, err error) {
 		m.err = checkFirstLine(m.b, m.start, m.headers)
 	}
 	if m.err != nil {
-		return nil, fmt.Errorf("%w: %s", m.err, path)
+		// The file first, as every other error of Open names it.
+		return nil, fmt.Errorf("mementomap: %s: %w", path, stripPrefix{m.err})
 	}
 	if n := len(m.b); n > 0 && m.b[n-1] != '\n' {
 		// A map cut short: its last frequency may be cut too.
@@ -293,6 +336,13 @@ func Open(path string) (_ *Map, err error) {
 	}
 	return m, nil
 }
+
+// stripPrefix is an error without its "mementomap: " prefix, for a message
+// that says it once at the front; errors.Is and errors.As see the error.
+type stripPrefix struct{ err error }
+
+func (e stripPrefix) Error() string { return strings.TrimPrefix(e.err.Error(), "mementomap: ") }
+func (e stripPrefix) Unwrap() error { return e.err }
 
 // notRegular is Open's error for a path that is not a regular file.
 func notRegular(path string, fi os.FileInfo) error {
@@ -423,9 +473,11 @@ func (m *Map) parseHeaders() int {
 	if bytes.HasPrefix(m.b, []byte(utf8BOM)) {
 		p = len(utf8BOM)
 	}
-	if gz := len(m.b) >= 2 && m.b[0] == 0x1f && m.b[1] == 0x8b; !gz && hasNUL(m.b[p:]) {
-		m.err = fmt.Errorf("%w: a NUL byte in its first line (binary data, or UTF-16 text?)", ErrNotMap)
-		return len(m.b)
+	if gz := len(m.b) >= 2 && m.b[0] == 0x1f && m.b[1] == 0x8b; !gz {
+		if _, err := binaryError(m.b); err != nil {
+			m.err = err
+			return len(m.b)
+		}
 	}
 	if hasLoneCR(m.b[p:]) {
 		m.err = ErrLoneCR

@@ -68,6 +68,7 @@ type mapReader struct {
 	body    []byte
 	headers [][]byte
 	done    bool
+	sniffed bool // the first bytes were checked for binary data (sniffStream)
 	buf     []byte
 	long    []byte
 	// lay is the layout of the map's !fields, read at its first data
@@ -109,6 +110,13 @@ func (r *mapReader) errorf(key []byte, err error) error {
 }
 
 func (r *mapReader) next() error {
+	if r.line == 0 && !r.sniffed {
+		r.sniffed = true
+		if err := sniffStream(r.br); err != nil {
+			err.(*LineError).File = r.name
+			return err
+		}
+	}
 	for {
 		l, err := readLine(r.br, &r.long, MaxLineLength)
 		if _, ok := err.(errLongLine); ok {

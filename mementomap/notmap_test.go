@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mementokit/mementokit/internal/sampledata"
@@ -84,4 +88,88 @@ func TestOpenRefusesNonMaps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenRefusesRandomBytes: random bytes are "not a MementoMap (UKVS)
+// file", with the offset of the first control byte, however their first
+// line happens to end. Before, a file of random bytes whose first line held
+// a CR and no NUL was refused as a map with lone CR line ends (convert it
+// to LF), and one whose first line was clean as a map cut short.
+func TestOpenRefusesRandomBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 5))
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		return b
+	}
+	dir := t.TempDir()
+	check := func(t *testing.T, name string, data []byte, at int) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(path)
+		want := fmt.Sprintf("mementomap: %s: not a MementoMap (UKVS) file: byte %d is %#02x, a control byte that no map's text holds (binary data, or UTF-16 text?)", path, at, data[at])
+		if !errors.Is(err, ErrNotMap) || err.Error() != want {
+			t.Errorf("Open(%s) = %v, want %q", name, err, want)
+		}
+		if errors.Is(err, ErrLoneCR) || errors.Is(err, ErrNoLineEnd) {
+			t.Errorf("Open(%s) = %v: random bytes taken for a map", name, err)
+		}
+		// Read as a stream (compact, merge), the same, at its line.
+		line := bytes.Count(data[:at], []byte{'\n'}) + 1
+		want = fmt.Sprintf("mementomap: %s: line %d: not a MementoMap (UKVS) file: byte %d is %#02x, a control byte that no map's text holds (binary data, or UTF-16 text?)", path, line, at, data[at])
+		for _, op := range []string{"Compact", "Merge"} {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if op == "Compact" {
+				_, err = Compact(io.Discard, f, nil)
+			} else {
+				_, err = Merge(io.Discard, strings.NewReader(""), f)
+			}
+			f.Close()
+			if !errors.Is(err, ErrNotMap) || err.Error() != want {
+				t.Errorf("%s(%s) = %v, want %q", op, name, err, want)
+			}
+		}
+	}
+	firstControl := func(b []byte, from int) int {
+		for i := from; i < len(b); i++ {
+			if c := b[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' {
+				return i
+			}
+		}
+		t.Fatal("no control byte")
+		return -1
+	}
+	t.Run("lone CR in a clean first line", func(t *testing.T) {
+		head := []byte("com,example)/ 1\rzz 2\n")
+		data := append(head, random(64<<10)...)
+		check(t, "cr.map", data, firstControl(data, len(head)))
+	})
+	t.Run("clean first line, no line end at the end", func(t *testing.T) {
+		head := []byte("com,example)/ 1\n")
+		data := append(head, random(64<<10)...)
+		if data[len(data)-1] == '\n' {
+			data[len(data)-1] = 'x'
+		}
+		check(t, "cut.map", data, firstControl(data, len(head)))
+	})
+	t.Run("random files", func(t *testing.T) {
+		for i := range 200 {
+			data := random(64 << 10)
+			if data[0] == 0x1f {
+				data[0] = 0 // not gzip's magic number
+			}
+			if bytes.HasPrefix(data, []byte(utf8BOM)) {
+				data[0] = 0
+			}
+			check(t, fmt.Sprintf("r%d.map", i), data, firstControl(data, 0))
+		}
+	})
 }

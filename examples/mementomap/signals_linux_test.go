@@ -20,9 +20,10 @@ import (
 
 func TestMain(m *testing.M) { clitest.Main(m, "mementomap", run) }
 
-// TestEndlessLine: an input line that never ends (/dev/zero) is refused at
-// the one line limit, fast and in bounded memory, naming the input and the
-// line, and no output is left.
+// TestEndlessLine: an input line of text that never ends (a FIFO fed "x"
+// for ever) is refused at the one line limit, fast and in bounded memory,
+// naming the input and the line, and no output is left; an endless input
+// of NUL bytes (/dev/zero) is refused at its first byte as not a map.
 func TestEndlessLine(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
@@ -31,16 +32,33 @@ func TestEndlessLine(t *testing.T) {
 	good := filepath.Join(dir, "good.ukvs")
 	os.WriteFile(good, []byte("com,a)/ 1\n"), 0o644)
 	out := filepath.Join(dir, "out.ukvs")
+	endless := func(t *testing.T) string {
+		p, w := fifoWriter(t, t.TempDir(), "endless")
+		go func() {
+			chunk := bytes.Repeat([]byte("x"), 64<<10)
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return // closed at the test's end
+				}
+			}
+		}()
+		return p
+	}
+	const long = ": line 1: line too long"
+	const zero = "/dev/zero: line 1: not a MementoMap (UKVS) file: byte 0 is 0x00"
 	for _, tc := range []struct {
 		name string
-		args []string
+		args func(t *testing.T) []string
+		want string
 	}{
-		{"merge first", []string{"merge", "-q", "-o", out, "/dev/zero", good}},
-		{"merge second", []string{"merge", "-q", "-o", out, good, "/dev/zero"}},
-		{"compact", []string{"compact", "-q", "/dev/zero", out}},
+		{"merge first", func(t *testing.T) []string { return []string{"merge", "-q", "-o", out, endless(t), good} }, long},
+		{"merge second", func(t *testing.T) []string { return []string{"merge", "-q", "-o", out, good, endless(t)} }, long},
+		{"compact", func(t *testing.T) []string { return []string{"compact", "-q", endless(t), out} }, long},
+		{"compact /dev/zero", func(t *testing.T) []string { return []string{"compact", "-q", "/dev/zero", out} }, zero},
+		{"merge /dev/zero", func(t *testing.T) []string { return []string{"merge", "-q", "-o", out, good, "/dev/zero"} }, zero},
 	} {
-		args := tc.args
 		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args(t)
 			cmd := clitest.Command(t, args...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -60,8 +78,8 @@ func TestEndlessLine(t *testing.T) {
 				t.Fatal("still reading /dev/zero after 30 s")
 			}
 			msg := stderr.String()
-			if !strings.Contains(msg, "/dev/zero: line 1: line too long") {
-				t.Errorf("stderr %q: want the file, the line and the cause", msg)
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("stderr %q: want the file, the line and the cause (%q)", msg, tc.want)
 			}
 			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 256<<10 && !raceEnabled {
 				t.Errorf("peak memory %d KiB, want the line limit's bound (under 256 MiB)", ru.Maxrss)
