@@ -27,7 +27,6 @@ import (
 // (RLE/bit-packed hybrid) uncompressed, then the compressed values.
 
 var (
-	deltaBytes  delta.ByteArrayEncoding
 	deltaInts   delta.BinaryPackedEncoding
 	levelsRLE   = rle.Encoding{BitWidth: 1}
 	thriftProto thrift.CompactProtocol
@@ -314,6 +313,10 @@ type bytesColumn struct {
 	lo, hi  [2]uint32
 	has     bool
 	venc    []byte
+	// DELTA_BYTE_ARRAY scratch: prefix and suffix lengths, their
+	// encodings, the suffixes.
+	prefixes, suffixes []int32
+	pEnc, sEnc, sfx    []byte
 }
 
 func newBytesColumn(c chunk) *bytesColumn {
@@ -360,10 +363,9 @@ func (c *bytesColumn) flush(h *headerEncoder) error {
 	values := c.values
 	if c.encoding != format.Plain {
 		var err error
-		if c.venc, err = deltaBytes.EncodeByteArray(c.venc[:0], c.values, c.offsets); err != nil {
+		if values, err = c.encodeDelta(); err != nil {
 			return err
 		}
-		values = c.venc
 	}
 	var lo, hi []byte
 	if c.has {
@@ -375,6 +377,47 @@ func (c *bytesColumn) flush(h *headerEncoder) error {
 	}
 	c.values, c.offsets, c.has = c.values[:0], c.offsets[:1], false
 	return nil
+}
+
+// encodeDelta encodes the page's values DELTA_BYTE_ARRAY: the lengths of
+// the prefixes each value shares with the one before and of the rest
+// (DELTA_BINARY_PACKED), then the rests.
+func (c *bytesColumn) encodeDelta() ([]byte, error) {
+	p, n, sfx := c.prefixes[:0], c.suffixes[:0], c.sfx[:0]
+	var prev []byte
+	for i := 1; i < len(c.offsets); i++ {
+		v := c.values[c.offsets[i-1]:c.offsets[i]]
+		k := commonPrefix(prev, v)
+		p = append(p, int32(k))
+		n = append(n, int32(len(v)-k))
+		sfx = append(sfx, v[k:]...)
+		prev = v
+	}
+	c.prefixes, c.suffixes, c.sfx = p, n, sfx
+	var err error
+	if c.pEnc, err = deltaInts.EncodeInt32(c.pEnc[:0], p); err != nil {
+		return nil, err
+	}
+	if c.sEnc, err = deltaInts.EncodeInt32(c.sEnc[:0], n); err != nil {
+		return nil, err
+	}
+	c.venc = append(append(append(c.venc[:0], c.pEnc...), c.sEnc...), sfx...)
+	return c.venc, nil
+}
+
+// commonPrefix returns the length of the longest common prefix of a and
+// b, comparing 8 bytes at a time.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
 }
 
 func (c *bytesColumn) dictionaryPage() ([]byte, int) { return nil, 0 }

@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/delta"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -139,5 +141,37 @@ func checkPageLocations(t *testing.T, path string, groups int) {
 	}
 	if multi == 0 {
 		t.Error("no column chunk of more than one page")
+	}
+}
+
+// TestEncodeDeltaAsParquetGo: the DELTA_BYTE_ARRAY encoding of a page is
+// parquet-go's, byte for byte, for values sharing prefixes of every length
+// (none, under and over 8 bytes, whole values, empty values).
+func TestEncodeDeltaAsParquetGo(t *testing.T) {
+	vals := []string{"", "a", "abcdefghij", "abcdefghijk", "abcdefghijk", "abcdefgh", "abcdefgh", "b", "", "bcdefghijklmnopqrstuvwxyz0", "bcdefghijklmnopqrstuvwxyz1", "x"}
+	c := newBytesColumn(chunk{encoding: format.DeltaByteArray})
+	for _, v := range vals {
+		c.values = append(c.values, v...)
+		c.offsets = append(c.offsets, uint32(len(c.values)))
+	}
+	got, err := c.encodeDelta()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e delta.ByteArrayEncoding
+	want, err := e.EncodeByteArray(nil, c.values, c.offsets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("encoding\n got %x\nwant %x", got, want)
+	}
+	for _, tc := range []struct {
+		a, b string
+		n    int
+	}{{"", "x", 0}, {"abc", "abd", 2}, {"abcdefgh", "abcdefgh", 8}, {"abcdefghij", "abcdefghiX", 9}, {"abcdefgh12345678", "abcdefgh1234567", 15}} {
+		if n := commonPrefix([]byte(tc.a), []byte(tc.b)); n != tc.n {
+			t.Errorf("commonPrefix(%q, %q) = %d, want %d", tc.a, tc.b, n, tc.n)
+		}
 	}
 }
