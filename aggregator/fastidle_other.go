@@ -4,8 +4,12 @@ package aggregator
 
 import "net"
 
-// idleUnusable reports whether the idle connection c has bytes waiting
-// or was closed; without a look at the socket it cannot tell, and a
-// connection is taken as usable (bytes already buffered are checked
-// when it is kept).
-func idleUnusable(net.Conn) bool { return false }
+// idlePeek would look at an idle connection's socket; without a look at
+// the socket it cannot tell, and a connection is taken as usable (bytes
+// already buffered are checked when it is kept).
+type idlePeek struct{}
+
+func newIdlePeek(net.Conn) *idlePeek { return &idlePeek{} }
+
+// idleUnusable reports false: the socket cannot be looked at.
+func (*idlePeek) idleUnusable() bool { return false }

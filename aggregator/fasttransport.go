@@ -130,7 +130,15 @@ type fastConn struct {
 	bw     *bufio.Writer
 	key    string
 	idleAt time.Time
+	peek   *idlePeek
+	// cancel is expire, made once: what a request's context calls when
+	// it ends.
+	cancel func()
 }
+
+// expire sets the connection's deadline to the past, so that a blocked
+// read or write returns at once.
+func (c *fastConn) expire() { _ = c.conn.SetDeadline(aLongTimeAgo) }
 
 // readLimit is the reader under a connection's bufio.Reader: it counts
 // the bytes read and refuses to read past n (the header cap while the
@@ -423,7 +431,7 @@ func (f *fastResp) response(req *http.Request) *http.Response {
 // exchange writes r on c and reads the answer's head. retry is true when
 // nothing of an answer came.
 func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTrace, c *fastConn, r *fastReq) (fr *fastResp, retry bool, err error) {
-	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(aLongTimeAgo) })
+	stop := context.AfterFunc(ctx, c.cancel)
 	defer func() {
 		if err != nil {
 			stop()
@@ -484,14 +492,21 @@ func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTra
 	if trace != nil && trace.GotFirstResponseByte != nil {
 		trace.GotFirstResponseByte()
 	}
-	fr = &fastResp{}
+	// The answer, its body and the reader of its length in one allocation.
+	all := &struct {
+		fastResp
+		fastBody
+		lengthBody
+	}{}
+	fr = &all.fastResp
 	var rc io.ReadCloser
 	keep := t.keepAlive
 	if h, ok := readPlainHead(c.br, r.method); ok {
 		fr.plain, fr.status, fr.length = h, h.status, h.contentLength(r.method)
 		rc = http.NoBody
 		if h.length > 0 && h.bodyAllowed(r.method) {
-			rc = &lengthBody{br: c.br, n: h.length}
+			all.lengthBody = lengthBody{br: c.br, n: h.length}
+			rc = &all.lengthBody
 		}
 	} else {
 		req := r.req
@@ -528,7 +543,8 @@ func (t *fastTransport) exchange(ctx context.Context, trace *httptrace.ClientTra
 		rc = resp.Body
 	}
 	c.lim.n = math.MaxInt64
-	b := &fastBody{rc: rc, t: t, c: c, stop: stop, keep: keep, ctx: ctx}
+	b := &all.fastBody
+	*b = fastBody{rc: rc, t: t, c: c, stop: stop, keep: keep, ctx: ctx}
 	if rc == http.NoBody {
 		b.finish(true)
 		fr.body = http.NoBody
@@ -594,7 +610,9 @@ func (t *fastTransport) dialConn(ctx context.Context, scheme, host, addr, key st
 		conn = tc
 	}
 	lim := &readLimit{c: conn, n: math.MaxInt64}
-	return &fastConn{conn: conn, lim: lim, br: bufio.NewReaderSize(lim, t.readSize), bw: bufio.NewWriterSize(conn, t.writeSize), key: key}, nil
+	c := &fastConn{conn: conn, lim: lim, br: bufio.NewReaderSize(lim, t.readSize), bw: bufio.NewWriterSize(conn, t.writeSize), key: key, peek: newIdlePeek(conn)}
+	c.cancel = c.expire
+	return c, nil
 }
 
 // getIdle takes the newest idle connection of key, if any.
@@ -609,7 +627,7 @@ func (t *fastTransport) getIdle(key []byte) (*fastConn, bool) {
 		c := ic.conns[n-1]
 		ic.conns[n-1] = nil
 		ic.conns = ic.conns[:n-1]
-		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor || idleUnusable(c.conn) || c.tlsHolds() {
+		if t.idleFor > 0 && time.Since(c.idleAt) > t.idleFor || c.peek.idleUnusable() || c.tlsHolds() {
 			_ = c.conn.Close()
 			continue
 		}

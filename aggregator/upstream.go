@@ -281,7 +281,9 @@ const drainLimit = 64 << 10
 
 // drainClose reads at most drainLimit bytes of body and closes it.
 func drainClose(body io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, body, drainLimit)
+	if b, ok := body.(*fastBody); !ok || !b.done {
+		_, _ = io.CopyN(io.Discard, body, drainLimit)
+	}
 	_ = body.Close()
 }
 
