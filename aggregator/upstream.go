@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -282,10 +283,21 @@ const drainLimit = 64 << 10
 // drainClose reads at most drainLimit bytes of body and closes it.
 func drainClose(body io.ReadCloser) {
 	if b, ok := body.(*fastBody); !ok || !b.done {
-		_, _ = io.CopyN(io.Discard, body, drainLimit)
+		bp := drainBufs.Get().(*[]byte)
+		for n := int64(0); n < drainLimit; {
+			m, err := body.Read((*bp)[:min(int64(len(*bp)), drainLimit-n)])
+			n += int64(m)
+			if err != nil {
+				break
+			}
+		}
+		drainBufs.Put(bp)
 	}
 	_ = body.Close()
 }
+
+// drainBufs are the buffers drainClose reads into.
+var drainBufs = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
 
 // notFoundError is an archive's "holds nothing" answer (404, 410) to an
 // operation ("timemap", "timegate") on a URL; it wraps ErrNotFound.
