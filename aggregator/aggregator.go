@@ -873,6 +873,30 @@ func (ag *Aggregator) ownedLists() bool {
 	return ok && o.ListsOwnedByCaller()
 }
 
+// checkedList is the list an HTTPUpstream's TimeMap answer returned
+// whose every memento its fast path found to pass cleanMementos as it is
+// (noteChecked, through the context of the call): ask then skips the
+// check, which would read every URI-M a second time.
+type checkedList struct {
+	first *memento.Memento
+	n     int
+}
+
+type checkedKey struct{}
+
+// noteChecked tells the ask whose context is ctx (when it asks for it)
+// that ms passes cleanMementos as it is.
+func noteChecked(ctx context.Context, ms []memento.Memento) {
+	if c, _ := ctx.Value(checkedKey{}).(*checkedList); c != nil && len(ms) > 0 {
+		c.first, c.n = &ms[0], len(ms)
+	}
+}
+
+// is reports whether ms is the list noted.
+func (c *checkedList) is(ms []memento.Memento) bool {
+	return c.n > 0 && len(ms) == c.n && &ms[0] == c.first
+}
+
 func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress, gate bool, urir string, at time.Time) ([]memento.Memento, Outcome) {
 	start := time.Now()
 	o := Outcome{Archive: st.ID}
@@ -904,8 +928,11 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 		err error
 	)
 	useGate := gate && st.TimeGate != "" || st.TimeMap == ""
+	var checked checkedList // noted by the aggregator's HTTPUpstream (or one that passes its lists on as they are)
 	if useGate {
 		ms, n, err = ag.up.TimeGate(rctx, &st.Archive, urir, at)
+	} else if ag.ownedLists() {
+		ms, n, err = ag.up.TimeMap(context.WithValue(rctx, checkedKey{}, &checked), &st.Archive, urir)
 	} else {
 		ms, n, err = ag.up.TimeMap(rctx, &st.Archive, urir)
 	}
@@ -919,7 +946,9 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 			undated++
 		}
 	}
-	if cleaned := cleanMementos(ms); raw > 0 && (len(cleaned) == 0 || &cleaned[0] != &ms[0]) {
+	if checked.is(ms) {
+		// every memento passed the check as it is, in HTTPUpstream's read
+	} else if cleaned := cleanMementos(ms); raw > 0 && (len(cleaned) == 0 || &cleaned[0] != &ms[0]) {
 		if ag.ownedLists() {
 			releaseMementos(ms) // cleaned is a new list
 		}

@@ -164,7 +164,7 @@ func (h handler) description(w http.ResponseWriter, r *http.Request, format, uri
 		fmt.Fprintf(&b, "<%s>; rel=\"original\",\n", urir)
 		idx, rels := descriptionRels(n, "memento")
 		for k, i := range idx {
-			writeMementoLink(&b, ms[i], rels[k])
+			writeMementoLink(&b, ms[i], rels[k], nil)
 		}
 		h.formats(&b, urir)
 		writeBody(w, http.StatusOK, ctLink, b.Bytes())

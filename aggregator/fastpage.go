@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mementokit/mementokit/cache"
 	"github.com/mementokit/mementokit/memento"
 )
 
@@ -29,7 +30,16 @@ import (
 // memento keeps the page's text alive, about 1.5 times its URI-M); the
 // memento slice grows with the mementos read (growMementos).
 func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links int, ok bool) {
-	return fastPageInto(b, cut, nil, 0, 0)
+	return fastPageInto(b, cut, nil, 0, 0, &pageState{})
+}
+
+// pageState is what the parse of one body keeps from link to link.
+type pageState struct {
+	days dayCache
+	// unclean counts the mementos whose URI-M or datetime the aggregator's
+	// check of an archive's answer (cleanMementos) would change or leave
+	// out; with none, it would return the list as it is.
+	unclean int
 }
 
 // fastChunks is fastPage over a body read in chunks (readBody): the
@@ -38,6 +48,11 @@ func fastPage(b string, cut bool) (ms []memento.Memento, next []string, links in
 // concatenation (FuzzFastChunksMatchReader); a body of several chunks
 // not aligned is no plain page (ok false), for the general reader.
 func fastChunks(chunks []string, aligned, cut bool) (ms []memento.Memento, next []string, links int, ok bool) {
+	return fastChunksState(chunks, aligned, cut, &pageState{})
+}
+
+// fastChunksState is fastChunks keeping st across the chunks.
+func fastChunksState(chunks []string, aligned, cut bool, st *pageState) (ms []memento.Memento, next []string, links int, ok bool) {
 	if len(chunks) > 1 && !aligned {
 		return nil, nil, 0, false
 	}
@@ -50,7 +65,7 @@ func fastChunks(chunks []string, aligned, cut bool) (ms []memento.Memento, next 
 		last := i == len(chunks)-1
 		var nx []string
 		var l int
-		ms, nx, l, ok = fastPageInto(c, cut && last, ms, done, total-done-len(c))
+		ms, nx, l, ok = fastPageInto(c, cut && last, ms, done, total-done-len(c), st)
 		if !ok {
 			return nil, nil, 0, false
 		}
@@ -74,8 +89,7 @@ func endsLink(b string) bool {
 // fastPageInto is fastPage appending to ms, b being the text between
 // before bytes already parsed and after bytes still to parse (chunks of
 // one body).
-func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (_ []memento.Memento, next []string, links int, ok bool) {
-	var days dayCache
+func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int, st *pageState) (_ []memento.Memento, next []string, links int, ok bool) {
 	// short is the answer when b ends inside a link-value: with cut, the
 	// links before it; otherwise the input is no plain page.
 	short := func() ([]memento.Memento, []string, int, bool) {
@@ -97,7 +111,8 @@ func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (
 		}
 		tFrom, tTo := i+1, i+1+j
 		target := b[tFrom:tTo]
-		if !plainTarget(target) {
+		class, plain := plainTarget(target)
+		if !plain {
 			return nil, nil, 0, false
 		}
 		i += j + 2
@@ -159,9 +174,9 @@ func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (
 				val = b[v:i]
 			}
 			switch {
-			case !haveRel && strings.EqualFold(name, "rel"):
+			case !haveRel && foldEq(name, "rel"):
 				rel, haveRel = val, true
-			case !haveDT && strings.EqualFold(name, "datetime"):
+			case !haveDT && foldEq(name, "datetime"):
 				dt, haveDT = val, true
 			}
 		}
@@ -175,15 +190,15 @@ func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (
 			tok := rest[:e]
 			rest = rest[e:]
 			switch {
-			case strings.EqualFold(tok, "memento"):
+			case foldEq(tok, "memento"):
 				isMemento = true
-			case strings.EqualFold(tok, "original"):
+			case foldEq(tok, "original"):
 				isOriginal = true
-			case strings.EqualFold(tok, "timemap"):
+			case foldEq(tok, "timemap"):
 				isTimeMap = true
-			case strings.EqualFold(tok, "timegate"):
+			case foldEq(tok, "timegate"):
 				isTimeGate = true
-			case strings.EqualFold(tok, "self"):
+			case foldEq(tok, "self"):
 				isSelf = true
 			}
 		}
@@ -194,7 +209,10 @@ func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int) (
 		case isMemento:
 			var t time.Time // zero without a readable datetime: left out and counted by the search
 			if haveDT {
-				t = days.parse(dt)
+				t = st.days.parse(dt)
+			}
+			if !cleanAsIs(target, class) || t.Before(EarliestDatetime) || t.After(cache.MaxTime) {
+				st.unclean++
 			}
 			if len(ms) == cap(ms) {
 				ms = growMementos(ms, before+tFrom, b[i:], after)
@@ -260,12 +278,44 @@ func skipOWS(b string, i int) int {
 
 // plainTarget: an absolute http or https URL (lower-case scheme) of
 // printable ASCII without '<' or '"', which the general reader keeps byte
-// for byte.
-func plainTarget(t string) bool {
+// for byte; class is the union of its bytes' urimByte classes.
+func plainTarget(t string) (class byte, plain bool) {
 	if !strings.HasPrefix(t, "http://") && !strings.HasPrefix(t, "https://") {
-		return false
+		return 0, false
 	}
-	return plainBytes(t)
+	for i := 0; i < len(t); i++ {
+		class |= linkByte[t[i]]
+	}
+	return class &^ notPlain, class&notPlain == 0
+}
+
+// notPlain is the class linkByte gives a byte plainBytes refuses.
+const notPlain = 1 << 7
+
+// linkByte is urimByte's class of each byte, with notPlain for those
+// plainBytes refuses.
+var linkByte = func() (t [256]byte) {
+	for c := range 256 {
+		t[c] = urimByte[c]
+		if c <= ' ' || c >= 0x7f || c == '<' || c == '"' {
+			t[c] |= notPlain
+		}
+	}
+	return t
+}()
+
+// cleanAsIs reports whether cleanURIM keeps plain target t (of urimByte
+// class) as it is: with no byte to escape, when it has a host.
+func cleanAsIs(t string, class byte) bool {
+	if class != 0 {
+		u, ok := cleanURIM(t)
+		return ok && u == t
+	}
+	rest := t[len("http://"):]
+	if t[4] == 's' {
+		rest = t[len("https://"):]
+	}
+	return rest != "" && rest[0] != '/' && rest[0] != '?' && rest[0] != '#'
 }
 
 // plainTargetPrefix: t could be the start of a plainTarget (a target cut
@@ -357,3 +407,7 @@ func weekday(s string) bool {
 	}
 	return false
 }
+
+// foldEq is strings.EqualFold(s, lower) for a lower-case lower, the
+// spelling archives write compared first.
+func foldEq(s, lower string) bool { return s == lower || strings.EqualFold(s, lower) }

@@ -230,3 +230,66 @@ func refDatetime(dt string) time.Time {
 	}
 	return lt.UTC().Truncate(time.Second)
 }
+
+// checkSeeds are pages whose URI-Ms or datetimes the check of an
+// archive's answer (cleanMementos) changes or drops, one memento each,
+// and one it keeps as it is.
+var checkSeeds = []struct {
+	name, body string
+	asIs       bool // cleanMementos keeps the list as it is
+}{
+	{"plain", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\",\n<https://arc/web/2/x?a=%20b#f>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 19:02:59 GMT\"", true},
+	{"no-host", "<http:///web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"query-no-host", "<https://?x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"empty-host", "<http://>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"stray-percent", "<http://arc/web/1/100%>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"percent-not-hex", "<http://arc/web/1/%zz>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"brace", "<http://arc/web/1/{x}>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"pipe-caret-backtick", "<http://arc/web/1/a|b^c`d>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
+	{"no-datetime", "<http://arc/web/1/x>; rel=\"memento\"", false},
+	{"too-old", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Sat, 01 Jan 0500 00:00:00 GMT\"", false},
+	{"year-zero", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Sat, 01 Jan 0000 00:00:00 GMT\"", false},
+}
+
+// checkedAsIs reports whether the fast path's count of mementos the
+// check would change (pageState.unclean) is right: none exactly when
+// cleanMementos returns the list as it is.
+func checkedAsIs(t *testing.T, body string) (asIs, ok bool) {
+	t.Helper()
+	var st pageState
+	ms, _, _, ok := fastPageInto(body, false, nil, 0, 0, &st)
+	if !ok {
+		return false, false
+	}
+	kept := cleanMementos(ms)
+	asIs = len(kept) == len(ms) && (len(ms) == 0 || &kept[0] == &ms[0])
+	if (st.unclean == 0) != asIs {
+		t.Errorf("%q: %d mementos counted as changed by the check; the check keeps the list as it is: %v", body, st.unclean, asIs)
+	}
+	return asIs, true
+}
+
+// TestFastPageCheck: the fast path counts the mementos the check of an
+// archive's answer would change or drop, so that the search skips the
+// check only for lists it keeps as they are.
+func TestFastPageCheck(t *testing.T) {
+	for _, tc := range checkSeeds {
+		asIs, ok := checkedAsIs(t, tc.body)
+		if !ok || asIs != tc.asIs {
+			t.Errorf("%s: fast %v, kept as it is %v, want true, %v", tc.name, ok, asIs, tc.asIs)
+		}
+	}
+	for _, tc := range fastPageSeeds {
+		checkedAsIs(t, tc.body)
+	}
+}
+
+func FuzzFastPageCheck(f *testing.F) {
+	for _, tc := range checkSeeds {
+		f.Add(tc.body)
+	}
+	for _, tc := range fastPageSeeds {
+		f.Add(tc.body)
+	}
+	f.Fuzz(func(t *testing.T, body string) { checkedAsIs(t, body) })
+}

@@ -828,17 +828,61 @@ func allDigits(s string) bool {
 func isoDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05Z") }
 
 // writeMementoLink writes one memento link-value and its separator
-// without fmt: TimeMaps have thousands of them.
-func writeMementoLink(b *bytes.Buffer, m memento.Memento, rel string) {
+// without fmt: TimeMaps have thousands of them. dates keeps the day of
+// the datetime written before (nil: none kept).
+func writeMementoLink(b *bytes.Buffer, m memento.Memento, rel string, dates *dateWriter) {
 	b.Grow(len(m.URIM) + len(rel) + 64)
 	l := append(b.AvailableBuffer(), '<')
 	l = append(l, m.URIM...)
 	l = append(l, `>; rel="`...)
 	l = append(l, rel...)
 	l = append(l, `"; datetime="`...)
-	l = memento.AppendHTTPDate(l, m.Datetime)
+	if dates != nil {
+		l = dates.append(l, m.Datetime)
+	} else {
+		l = memento.AppendHTTPDate(l, m.Datetime)
+	}
 	l = append(l, "\",\n"...)
 	b.Write(l) // the bytes are in place: Write only moves the length
+}
+
+// dateWriter writes datetimes as memento.AppendHTTPDate does, keeping
+// the day of the last one written ("Tue, 20 Jun 2000 "): a TimeMap's
+// mementos come in time order, several a day, and a datetime of the same
+// day needs only its time of day written. The zero value is ready.
+type dateWriter struct {
+	days   int64 // the day kept, in days since 1970-01-01
+	prefix [17]byte
+	kept   bool
+}
+
+// Days since 1970-01-01 of 0000-01-01 and 10000-01-01: between them
+// memento.AppendHTTPDate writes the strict 29-byte form.
+const (
+	firstStrictDay = -719528
+	pastStrictDay  = 2932897
+)
+
+// append appends t as memento.AppendHTTPDate does.
+func (w *dateWriter) append(b []byte, t time.Time) []byte {
+	sec := t.Unix()
+	days := sec / 86400
+	if sec%86400 < 0 {
+		days--
+	}
+	if !w.kept || days != w.days {
+		n := len(b)
+		b = memento.AppendHTTPDate(b, t)
+		if w.kept = days >= firstStrictDay && days < pastStrictDay && len(b)-n == 29; w.kept {
+			w.days = days
+			copy(w.prefix[:], b[n:n+17])
+		}
+		return b
+	}
+	tod := int(sec - days*86400)
+	hh, mm, ss := tod/3600, tod/60%60, tod%60
+	b = append(b, w.prefix[:]...)
+	return append(b, byte('0'+hh/10), byte('0'+hh%10), ':', byte('0'+mm/10), byte('0'+mm%10), ':', byte('0'+ss/10), byte('0'+ss%10), ' ', 'G', 'M', 'T')
 }
 
 // formats writes the links to the TimeMaps and the TimeGate of urir that
@@ -883,8 +927,9 @@ func (h handler) writeLink(b *bytes.Buffer, urir string, ms []memento.Memento) {
 		b.Write(memento.AppendHTTPDate(b.AvailableBuffer(), ms[len(ms)-1].Datetime))
 		b.WriteString("\",\n")
 	}
+	var dates dateWriter
 	for i, m := range ms {
-		writeMementoLink(b, m, memento.TimeMapRel(i, len(ms)))
+		writeMementoLink(b, m, memento.TimeMapRel(i, len(ms)), &dates)
 	}
 	h.formats(b, urir)
 }
@@ -911,8 +956,9 @@ func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []memento.Mement
 			h.base(), q, urir, memento.FormatHTTPDate(f.Datetime), memento.FormatHTTPDate(l.Datetime))
 	}
 	lo, hi := (p-1)*size, min(p*size, len(ms))
+	var dates dateWriter
 	for i := lo; i < hi; i++ {
-		writeMementoLink(b, ms[i], memento.TimeMapRel(i, len(ms)))
+		writeMementoLink(b, ms[i], memento.TimeMapRel(i, len(ms)), &dates)
 	}
 	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"index\"; type=\"application/link-format\",\n", h.base(), urir)
 	h.formats(b, urir)

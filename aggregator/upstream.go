@@ -469,17 +469,26 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 	queue := []string{first}
 	seen := map[string]bool{first: true}
 	var pages [][]memento.Memento // each page's mementos, joined once at the end
+	checked := true               // every page's mementos passed cleanMementos' check as they are
+	joined := func(pages [][]memento.Memento) []memento.Memento {
+		ms := joinPages(pages)
+		if checked {
+			noteChecked(ctx, ms)
+		}
+		return ms
+	}
 	requests := 0
 	budget := u.maxBody() // bytes left for this answer's pages together
 	for len(queue) > 0 {
 		if requests >= maxPages {
-			return joinPages(pages), requests, &UpstreamError{Archive: a.ID, Op: "timemap", URL: queue[0], Reason: ReasonTooManyPages,
+			return joined(pages), requests, &UpstreamError{Archive: a.ID, Op: "timemap", URL: queue[0], Reason: ReasonTooManyPages,
 				Err: fmt.Errorf("more than %d TimeMap pages", maxPages)}
 		}
 		page := queue[0]
 		queue = queue[1:]
 		requests++
-		ms, next, err := u.timeMapPage(ctx, a, page, &budget)
+		ms, next, clean, err := u.timeMapPage(ctx, a, page, &budget)
+		checked = checked && (clean || len(ms) == 0)
 		if err != nil {
 			if errors.Is(err, ErrNotFound) && page != first {
 				continue // a dangling page link: the other pages still count
@@ -488,7 +497,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 				err = slowAnswer(err) // the archive has been answering this search
 			}
 			if r := reasonOf(err); ClassOf(r) == ClassPerURI || r == ReasonBadBody {
-				return joinPages(append(pages, ms)), requests, err
+				return joined(append(pages, ms)), requests, err
 			}
 			return nil, requests, err
 		}
@@ -500,7 +509,7 @@ func (u *HTTPUpstream) TimeMap(ctx context.Context, a *Archive, urir string) ([]
 			}
 		}
 	}
-	return joinPages(pages), requests, nil
+	return joined(pages), requests, nil
 }
 
 // joinPages is the concatenation of the pages' mementos, made once (a
@@ -533,24 +542,24 @@ func joinPages(pages [][]memento.Memento) []memento.Memento {
 // timeMapPage reads one TimeMap page; *budget is the number of body bytes
 // the answer may still read (all its pages together), and is lessened by
 // what this page read.
-func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string, budget *int64) ([]memento.Memento, []string, error) {
+func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string, budget *int64) (_ []memento.Memento, _ []string, clean bool, _ error) {
 	resp, final, err := u.send(ctx, a, true, http.MethodGet, page, "")
 	if err != nil {
 		var re *requestError
 		if errors.As(err, &re) {
-			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonUnexpectedReply, Err: re.err}
+			return nil, nil, false, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonUnexpectedReply, Err: re.err}
 		}
-		return nil, nil, classify(ctx, a, "timemap", page, err)
+		return nil, nil, false, classify(ctx, a, "timemap", page, err)
 	}
 	defer drainClose(resp.body)
 	if err := u.headersTooLarge(a, "timemap", page, resp); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	switch {
 	case resp.status == http.StatusNotFound || resp.status == http.StatusGone:
-		return nil, nil, &notFoundError{a.ID, "timemap", page}
+		return nil, nil, false, &notFoundError{a.ID, "timemap", page}
 	case resp.status != http.StatusOK:
-		return nil, nil, statusError(a, "timemap", page, resp.status)
+		return nil, nil, false, statusError(a, "timemap", page, resp.status)
 	}
 	// The page is read into one string, or a body of unknown length into
 	// chunks that end where link-values do (bounded by the answer's
@@ -561,7 +570,7 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string,
 	defer lb.done()
 	if err := lb.start(); err != nil {
 		// refused before a byte was read: nothing to keep
-		return nil, nil, classify(ctx, a, "timemap", page, err)
+		return nil, nil, false, classify(ctx, a, "timemap", page, err)
 	}
 	chunks, aligned, own, rerr := readBody(lb, resp.length, *budget)
 	*budget = max(lb.n, 0)
@@ -570,9 +579,10 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string,
 		// not kept, its bytes go back now.
 		lb.c.drop()
 		releaseBody(own)
-		return nil, nil, classify(ctx, a, "timemap", page, rerr)
+		return nil, nil, false, classify(ctx, a, "timemap", page, rerr)
 	}
-	if ms, next, links, ok := fastChunks(chunks, aligned, rerr != nil); ok {
+	var st pageState
+	if ms, next, links, ok := fastChunksState(chunks, aligned, rerr != nil, &st); ok {
 		if own != nil {
 			// The URI-Ms and page links are copied out of the body's
 			// buffer, which the next bodies reuse.
@@ -580,14 +590,14 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string,
 			releaseBody(own)
 		}
 		if links == 0 && isHTML(resp) {
-			return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.get("Content-Type"))}
+			return nil, nil, false, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.get("Content-Type"))}
 		}
 		if rerr != nil {
 			// As the general reader: what was read is kept with a cap's
 			// error, the page links of a cut page are not followed.
-			return ms, nil, slowAnswer(classify(ctx, a, "timemap", page, rerr))
+			return ms, nil, st.unclean == 0, slowAnswer(classify(ctx, a, "timemap", page, rerr))
 		}
-		return ms, next, nil
+		return ms, next, st.unclean == 0, nil
 	}
 	base := page // relative links resolve against the page's final URL
 	if final != nil {
@@ -610,18 +620,18 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string,
 		}
 		if err != nil {
 			if isHTML(resp) && links == 0 {
-				return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q: %w", resp.get("Content-Type"), err)}
+				return nil, nil, false, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q: %w", resp.get("Content-Type"), err)}
 			}
 			var pe *memento.ParseError
 			if errors.As(err, &pe) {
 				// The well-formed links before the error are kept with it;
 				// the page links of a page that cannot be read on are not
 				// followed.
-				return ms, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonBadBody, Err: err}
+				return ms, nil, false, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonBadBody, Err: err}
 			}
 			// The headers came: a timeout now is this answer's size or
 			// slowness, and what was read is kept with a cap's error.
-			return ms, nil, slowAnswer(classify(ctx, a, "timemap", page, err))
+			return ms, nil, false, slowAnswer(classify(ctx, a, "timemap", page, err))
 		}
 		if l.HasRel("original") || l.IsMemento() || l.HasRel("timemap") || l.HasRel("timegate") || l.HasRel("self") {
 			links++
@@ -634,9 +644,9 @@ func (u *HTTPUpstream) timeMapPage(ctx context.Context, a *Archive, page string,
 		}
 	}
 	if links == 0 && isHTML(resp) {
-		return nil, nil, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.get("Content-Type"))}
+		return nil, nil, false, &UpstreamError{Archive: a.ID, Op: "timemap", URL: page, Reason: ReasonWrongType, Err: fmt.Errorf("Content-Type %q and no TimeMap links", resp.get("Content-Type"))}
 	}
-	return ms, next, nil
+	return ms, next, false, nil
 }
 
 // linkMemento is the memento of TimeMap memento link l: its target and
