@@ -352,6 +352,7 @@ func (c *conn) serveRequest(h *head) bool {
 		return false
 	}
 	w.finish()
+	w.req, w.head, w.body = nil, nil, nil // an idle connection keeps no request
 	if c.bgDone != nil {
 		c.stopBackgroundRead()
 	}
