@@ -42,6 +42,9 @@ type response struct {
 // (to send a Content-Length) before an answer without one is chunked.
 const bufferBeforeChunking = 2048
 
+// sniffLen is how many bytes http.DetectContentType reads.
+const sniffLen = 512
+
 func (w *response) reset(c *conn, req *http.Request, h *head, br *bodyReader) {
 	hd := w.header
 	if hd == nil {
@@ -73,8 +76,10 @@ func (w *response) WriteHeader(code int) {
 	w.wroteHeader = true
 	w.status = code
 	w.snapshot()
-	if w.contentLength >= 0 || !bodyAllowed(code) {
-		w.commit(false)
+	// With a Content-Length and a Content-Type to sniff, the headers wait
+	// for the first Write (net/http sniffs its bytes too).
+	if !bodyAllowed(code) || w.contentLength >= 0 && !w.sniff {
+		w.commit(false, nil)
 	}
 }
 
@@ -185,8 +190,11 @@ func statusLine(code int) string {
 }
 
 // commit writes the status line and headers into the connection's writer.
-// final: the handler has ended and w.pending is the whole body.
-func (w *response) commit(final bool) {
+// final: the handler has ended and w.pending is the whole body. The
+// Content-Type, when the handler set none, is sniffed from w.pending, or
+// from first (the bytes of the Write that commits) when nothing is
+// pending; with neither, none is sent, as net/http sends none.
+func (w *response) commit(final bool, first []byte) {
 	w.committed = true
 	if w.body != nil && !w.body.eof && (w.body.remain < 0 || w.body.remain > 256<<10 || w.head.expect) {
 		w.closeAfter = true // the body left unread is not read through
@@ -197,9 +205,13 @@ func (w *response) commit(final bool) {
 	bw := w.c.writer()
 	_, _ = bw.WriteString(statusLine(w.status))
 	_, _ = bw.Write(w.hdr)
-	if w.sniff && (len(w.pending) > 0 || w.contentLength > 0) {
+	sniffed := w.pending
+	if len(sniffed) == 0 {
+		sniffed = first
+	}
+	if w.sniff && len(sniffed) > 0 {
 		_, _ = bw.WriteString("Content-Type: ")
-		_, _ = bw.WriteString(http.DetectContentType(w.pending))
+		_, _ = bw.WriteString(http.DetectContentType(sniffed))
 		_, _ = bw.WriteString("\r\n")
 	}
 	switch {
@@ -248,6 +260,11 @@ func (w *response) Write(p []byte) (int, error) {
 	}
 	w.written += int64(len(p))
 	if w.isHead {
+		// No body is sent; the first bytes are kept for the sniffed
+		// Content-Type.
+		if !w.committed && w.sniff && len(w.pending) < sniffLen {
+			w.pending = append(w.pending, p[:min(len(p), sniffLen-len(w.pending))]...)
+		}
 		return len(p), nil
 	}
 	if !w.committed {
@@ -255,7 +272,7 @@ func (w *response) Write(p []byte) (int, error) {
 			w.pending = append(w.pending, p...)
 			return len(p), nil
 		}
-		w.commit(false)
+		w.commit(false, p)
 		if err := w.writeBody(w.pending); err != nil {
 			return 0, err
 		}
@@ -293,7 +310,7 @@ func (w *response) WriteString(s string) (int, error) {
 }
 
 func (w *response) writeBody(p []byte) error {
-	if len(p) == 0 {
+	if len(p) == 0 || w.isHead {
 		return nil
 	}
 	bw := w.c.writer()
@@ -322,7 +339,7 @@ func (w *response) FlushError() error {
 		w.WriteHeader(http.StatusOK)
 	}
 	if !w.committed {
-		w.commit(false)
+		w.commit(false, nil)
 		if err := w.writeBody(w.pending); err != nil {
 			return err
 		}
@@ -345,7 +362,7 @@ func (w *response) finish() {
 		w.WriteHeader(http.StatusOK)
 	}
 	if !w.committed {
-		w.commit(true)
+		w.commit(true, nil)
 		if err := w.writeBody(w.pending); err != nil {
 			return
 		}

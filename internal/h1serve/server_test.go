@@ -9,6 +9,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -566,5 +567,58 @@ func TestIdleConnectionDropsLargeBuffer(t *testing.T) {
 	body, _ = io.ReadAll(res.Body)
 	if !strings.HasPrefix(string(body), "GET /next host=a") {
 		t.Errorf("next answer %q", body)
+	}
+}
+
+// TestSniffedContentTypeAsNetHTTP answers with handlers that set no
+// Content-Type, on this server and on net/http's, and compares the
+// Content-Type each sends: sniffed from the body's first bytes when a
+// Content-Length comes before them, when the first Write is over 2 KiB
+// (the answer is chunked), and on HEAD, whose body is not sent.
+func TestSniffedContentTypeAsNetHTTP(t *testing.T) {
+	html := "<html><body>" + strings.Repeat("x", 5000) + "</body></html>"
+	handlers := map[string]http.HandlerFunc{
+		"length before body": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(len(html)))
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, html)
+		},
+		"one write over 2 KiB": func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, html)
+		},
+		"small writes": func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, html[:100])
+			io.WriteString(w, html[100:])
+		},
+		"nothing written": func(w http.ResponseWriter, r *http.Request) {},
+	}
+	for name, h := range handlers {
+		_, strictAddr := start(t, h, nil)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns := &http.Server{Handler: h}
+		go ns.Serve(ln)
+		t.Cleanup(func() { ns.Close() })
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			var types [2]string
+			for i, addr := range []string{strictAddr, ln.Addr().String()} {
+				req, _ := http.NewRequest(method, "http://"+addr+"/", nil)
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if method == http.MethodGet && name != "nothing written" && string(body) != html {
+					t.Errorf("%s %s: body of %d bytes, want %d", name, method, len(body), len(html))
+				}
+				types[i] = strings.Join(res.Header["Content-Type"], ", ")
+			}
+			if types[0] != types[1] {
+				t.Errorf("%s, %s: Content-Type %q, net/http's %q", name, method, types[0], types[1])
+			}
+		}
 	}
 }
