@@ -505,7 +505,7 @@ func (c *Cluster) entriesFrom(off int64) iter.Seq2[IdxEntry, error] {
 			}
 			e, err := ParseIdxLine(line, c.defaultPart)
 			if err != nil {
-				err = fmt.Errorf("%s: line at byte %d: %w", c.idxPath, at, err)
+				err = c.idxError(at, err)
 				if !yield(IdxEntry{}, err) {
 					stopped = true
 					return false
@@ -520,7 +520,7 @@ func (c *Cluster) entriesFrom(off int64) iter.Seq2[IdxEntry, error] {
 			return true
 		})
 		if err != nil && !stopped {
-			yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+			yield(IdxEntry{}, fmt.Errorf("cdxj: %s: %w", c.idxPath, unprefixed{err}))
 		}
 	}
 }
@@ -583,7 +583,7 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 	}
 	f, err := c.part(e.Part)
 	if err != nil {
-		fail(fmt.Errorf("cdxj: ZipNum part %q: %w", e.Part, err))
+		fail(partError(e.Part, err))
 		return false
 	}
 	sr := io.NewSectionReader(f, e.Offset, e.Length)
@@ -649,12 +649,12 @@ func (c *Cluster) candidates(cq *compiled, sizes bool) iter.Seq2[IdxEntry, error
 		lf := newLineFile(c.idx, c.size, c.MaxLineSize)
 		off, err := lf.search(cq.start, idxKey)
 		if err != nil {
-			yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+			yield(IdxEntry{}, fmt.Errorf("cdxj: %s: %w", c.idxPath, unprefixed{err}))
 			return
 		}
 		prev, err := lf.prevDataLine(off)
 		if err != nil {
-			yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+			yield(IdxEntry{}, fmt.Errorf("cdxj: %s: %w", c.idxPath, unprefixed{err}))
 			return
 		}
 		// With no data line before off, off is the index's first.
@@ -668,7 +668,7 @@ func (c *Cluster) candidates(cq *compiled, sizes bool) iter.Seq2[IdxEntry, error
 		if prev >= 0 {
 			pp, err := lf.prevDataLine(prev)
 			if err != nil {
-				yield(IdxEntry{}, fmt.Errorf("%s: %w", c.idxPath, err))
+				yield(IdxEntry{}, fmt.Errorf("cdxj: %s: %w", c.idxPath, unprefixed{err}))
 				return
 			}
 			if pp >= 0 {
@@ -698,7 +698,7 @@ func (c *Cluster) candidates(cq *compiled, sizes bool) iter.Seq2[IdxEntry, error
 			// entry that sorts before the one above it is reported, not
 			// read past (a query would silently miss lines).
 			if prevAt >= 0 && e.Key < prevKey {
-				yield(IdxEntry{}, fmt.Errorf("%s: line at byte %d: %w: key %q sorts before %q on the line at byte %d (the secondary index is not sorted)", c.idxPath, e.At, ErrZipNum, e.Key, prevKey, prevAt))
+				yield(IdxEntry{}, c.idxError(e.At, fmt.Errorf("%w: key %q sorts before %q on the line at byte %d (the secondary index is not sorted)", ErrZipNum, e.Key, prevKey, prevAt)))
 				return
 			}
 			prevKey, prevAt = e.Key, e.At
@@ -860,6 +860,23 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 	}
 }
 
+// partError is the error of a part that cannot be opened: err itself when
+// it wraps ErrZipNum (it names the part and the locations tried), else err
+// with the part named.
+func partError(part string, err error) error {
+	if errors.Is(err, ErrZipNum) {
+		return err
+	}
+	return fmt.Errorf("cdxj: ZipNum part %q: %w", part, unprefixed{err})
+}
+
+// unprefixed is an error without its leading "cdxj: ", for a message that
+// says it once, at the front; errors.Is and errors.As see the error.
+type unprefixed struct{ err error }
+
+func (e unprefixed) Error() string { return strings.TrimPrefix(e.err.Error(), "cdxj: ") }
+func (e unprefixed) Unwrap() error { return e.err }
+
 func (c *Cluster) maxLine() int {
 	if c.MaxLineSize > 0 {
 		return c.MaxLineSize
@@ -920,7 +937,7 @@ func (c *Cluster) decompressBlock(f *fetched) error {
 	}
 	pf, err := c.part(e.Part)
 	if err != nil {
-		return fmt.Errorf("cdxj: ZipNum part %q: %w", e.Part, err)
+		return partError(e.Part, err)
 	}
 	if int64(cap(f.comp)) < e.Length {
 		f.comp = make([]byte, e.Length)

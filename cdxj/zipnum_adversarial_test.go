@@ -88,9 +88,9 @@ func TestClusterDamagedIndex(t *testing.T) {
 		{"unsorted index, prefix scan", func(l []string) []string { l[1], l[3] = l[3], l[1]; return l },
 			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 2 (byte 39)", 5},
 		{"length past the block limit, key", func(l []string) []string { l[0] = setField(l[0], 3, "99999999"); return l },
-			Query{Key: "com,example)/03"}, "c.idx line 1 (byte 0): cdxj: malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
+			Query{Key: "com,example)/03"}, "c.idx line 1 (byte 0): malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
 		{"length past the block limit, prefix scan", func(l []string) []string { l[0] = setField(l[0], 3, "99999999"); return l },
-			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 1 (byte 0): cdxj: malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
+			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 1 (byte 0): malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
 		{"sound index still answers", func(l []string) []string { return l },
 			Query{Key: "com,example)/", Match: MatchPrefix}, "", 20},
 	}
@@ -338,4 +338,71 @@ func TestClusterFirstBlocksBombBounded(t *testing.T) {
 		}
 		check(t, c.BlockLines(last))
 	})
+}
+
+// TestClusterErrorsOnePrefix: an error of a damaged cluster says "cdxj: "
+// once, at its front, and names the secondary index by line and byte or
+// the part. Before, a missing part read "cdxj: ZipNum part "c-00000.gz":
+// cdxj: malformed ZipNum cluster: part "c-00000.gz": no location opens;
+// ...", and an index line "c.idx line 3 (byte 40): cdxj: malformed ...".
+func TestClusterErrorsOnePrefix(t *testing.T) {
+	write := func(t *testing.T) (dir, idx string) {
+		dir = t.TempDir()
+		w, err := CreateCluster(dir, "c", &ClusterOptions{LinesPerBlock: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 12 {
+			if err := w.WriteLine(fmt.Appendf(nil, "com,example)/%02d 2014 {}", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return dir, w.IdxPath()
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir, idx string)
+		want   string
+	}{
+		{"missing part", func(t *testing.T, dir, idx string) {
+			os.Remove(filepath.Join(dir, "c-00000.gz"))
+		}, `cdxj: malformed ZipNum cluster: part "c-00000.gz": no location opens; tried `},
+		{"bad index line", func(t *testing.T, dir, idx string) {
+			f, _ := os.OpenFile(idx, os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("garbage\n")
+			f.Close()
+		}, "c.idx line 5 (byte "},
+		{"gap in the part", func(t *testing.T, dir, idx string) {
+			b, _ := os.ReadFile(idx)
+			lines := strings.SplitAfter(string(b), "\n")
+			os.WriteFile(idx, []byte(strings.Join(append(lines[:1:1], lines[2:]...), "")), 0o644)
+		}, "c.idx line 2 (byte "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, idx := write(t)
+			tc.damage(t, dir, idx)
+			c, err := OpenCluster(idx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var gotErr error
+			for _, err := range c.Records(Query{}) {
+				if err != nil {
+					gotErr = err
+					break
+				}
+			}
+			if gotErr == nil || !errors.Is(gotErr, ErrZipNum) {
+				t.Fatalf("err = %v, want one wrapping ErrZipNum", gotErr)
+			}
+			msg := gotErr.Error()
+			if !strings.HasPrefix(msg, "cdxj: ") || strings.Count(msg, "cdxj: ") != 1 || !strings.Contains(msg, tc.want) {
+				t.Errorf("error %q: want \"cdxj: \" once, at the front, and %q", msg, tc.want)
+			}
+		})
+	}
 }

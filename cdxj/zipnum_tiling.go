@@ -77,7 +77,7 @@ func (t *tiling) partEnd(e IdxEntry) error {
 	}
 	size, path, err := t.c.partSize(e.Part)
 	if err != nil {
-		return fmt.Errorf("cdxj: ZipNum part %q: %w", e.Part, err)
+		return partError(e.Part, err)
 	}
 	if end := e.Offset + e.Length; end != size {
 		return t.c.idxError(e.At, fmt.Errorf("%w: the block at %s:%d+%d is the last listed of its part and ends at byte %d, but the part file %s has %d bytes (a missing line in the secondary index, or a part cut short)",
@@ -89,7 +89,7 @@ func (t *tiling) partEnd(e IdxEntry) error {
 // idxError places err on the secondary-index line at byte offset at:
 // "FILE line N (byte at): err".
 func (c *Cluster) idxError(at int64, err error) error {
-	return fmt.Errorf("%s line %d (byte %d): %w", c.idxPath, c.idxLineNumber(at), at, err)
+	return fmt.Errorf("cdxj: %s line %d (byte %d): %w", c.idxPath, c.idxLineNumber(at), at, unprefixed{err})
 }
 
 // idxLineNumber returns the 1-based number of the secondary-index line
