@@ -76,9 +76,9 @@
 // which leave such pages as they are.
 // Strings that repeat
 // (hosts, MIME types, file names) are dictionary-encoded; url_surtkey, url,
-// url_path and content_digest are DELTA_BYTE_ARRAY (sorted keys share
-// prefixes, digests their "sha1:"); times, offsets and lengths
-// DELTA_BINARY_PACKED. The package writes the pages itself, column by
+// url_path, content_digest and record_key are DELTA_BYTE_ARRAY (sorted
+// keys share prefixes, digests their "sha1:", and the lengths of hashes
+// pack to nothing); times, offsets and lengths DELTA_BINARY_PACKED. The package writes the pages itself, column by
 // column (a dictionary column looks its value up only when it differs
 // from the row before), in parquet-go's file layout for the schema of Row:
 // version 2 data pages, a column index for the columns with bounds and an
@@ -142,8 +142,8 @@
 // per column, the page of values being filled (64 KiB before encoding)
 // and the dictionary of the row group, while finished pages wait in
 // temporary files beside the output. The dictionaries grow with the row
-// group: one file at the default row group size peaked at 112 MiB resident
-// on 16 M generated lines, 23 year partitions at 835 MiB (about 35 MiB per
+// group: one file at the default row group size peaked at 40 MiB resident
+// on 16 M generated lines, 23 year partitions at 263 MiB (about 11 MiB per
 // open partition; internal/bench/columnar). A partitioned export keeps at
 // most Options.MaxOpenPartitions files open; past it, the least recently
 // written one is finished and its next row starts a new part file; a

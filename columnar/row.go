@@ -93,7 +93,7 @@ type Row struct {
 
 	// RecordKey is the End of Term record key, summary.RecordID: base-32
 	// SHA-1 of original URL, 14-digit timestamp and WARC filename.
-	RecordKey string `parquet:"record_key"`
+	RecordKey string `parquet:"record_key,delta"`
 	// Organization is the collecting organization of the WARC file by
 	// Options.Org (summary.OrgByPrefix by default); summary.UnknownOrg
 	// ("-") for a record without a file name. It is the organization of

@@ -21,8 +21,9 @@
 //
 // The figure to compare is CPU per line; the target is export within twice
 // build's. Export's CPU less convert's is what writing Parquet costs (the
-// column buffers, dictionaries, encodings, compression and page bounds of
-// parquet-go); convert's less scan's is what deriving the columns costs.
+// package's column writers: dictionaries, encodings, compression, page
+// bounds and the page buffer files); convert's less scan's is what
+// deriving the columns costs.
 // Sizes are reported in bytes and per line.
 package main
 
