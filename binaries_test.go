@@ -235,6 +235,7 @@ func readmeEntry(readme, name string) string {
 func TestFlagsOneWording(t *testing.T) {
 	dir := builtBinaries(t)
 	wordings := map[string][]string{} // -archive-id's help line → where
+	sortMem := map[string][]string{}  // -mem's help, from "sort" on, default included → where
 	for _, p := range programs(t, dir) {
 		bin := filepath.Join(dir, p)
 		_, _, top := runBinary(t, bin, "-h")
@@ -251,6 +252,16 @@ func TestFlagsOneWording(t *testing.T) {
 			if strings.Contains(usage, "\n  -tmp ") {
 				t.Errorf("%s -h lists -tmp, want -tmpdir", where)
 			}
+			// -mem as sort memory: one wording and one default.
+			if _, rest, ok := strings.Cut(usage, "\n  -mem "); ok {
+				_, help, _ := strings.Cut(rest, "\t")
+				help, _, _ = strings.Cut(help, "\n")
+				if i := strings.Index(help, "sort memory"); i >= 0 {
+					sortMem[help[i:]] = append(sortMem[help[i:]], where)
+				} else if strings.Contains(help, "sort") {
+					sortMem[help] = append(sortMem[help], where)
+				}
+			}
 			if _, rest, ok := strings.Cut(usage, "\n  -archive-id "); ok {
 				_, help, _ := strings.Cut(rest, "\t")
 				help, _, _ = strings.Cut(help, "\n")
@@ -258,6 +269,9 @@ func TestFlagsOneWording(t *testing.T) {
 				wordings[help] = append(wordings[help], where)
 			}
 		}
+	}
+	if len(sortMem) != 1 {
+		t.Errorf("-mem as sort memory is worded or defaulted %d ways, want 1: %q", len(sortMem), sortMem)
 	}
 	if len(wordings) != 1 {
 		t.Errorf("-archive-id is worded %d ways, want 1: %q", len(wordings), wordings)

@@ -17,6 +17,7 @@ import (
 	"github.com/mementokit/mementokit/internal/cli"
 	"github.com/mementokit/mementokit/internal/extsort"
 	"github.com/mementokit/mementokit/internal/flagvalue"
+	"github.com/mementokit/mementokit/mementomap"
 )
 
 // options are the command-line settings.
@@ -44,8 +45,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.sort, "sort", false, "sort the output byte-wise, in bounded memory")
 	fs.BoolVar(&o.skipBad, "skip-bad", false, "pass over bad lines and report their count on stderr, instead of stopping at the first")
-	o.mem = 256 << 20
-	fs.Var((*flagvalue.Bytes)(&o.mem), "mem", "with -sort: lines sorted in memory before spilling a run to -tmpdir (256MiB, 1GiB, or bytes)")
+	o.mem = mementomap.DefaultSortMemory // one sort memory, as mementomap build's
+	fs.Var((*flagvalue.Bytes)(&o.mem), "mem", "with -sort: sort memory before spilling runs to -tmpdir (96MiB, 1GiB, or bytes)")
 	fs.StringVar(&o.tmpdir, "tmpdir", os.TempDir(), "with -sort: folder for the temporary sorted runs")
 	fs.IntVar(&o.maxLine, "max-line", cdxj.DefaultMaxLineSize, "longest input line accepted, in bytes")
 	fs.StringVar(&o.output, "o", "", "write to this file (through a temporary file in its folder, renamed when complete) instead of stdout (\"-\" is stdout)")

@@ -33,7 +33,7 @@ func buildFlags(fs *flag.FlagSet, writesMap bool) func() (mementomap.BuildOption
 	rekey := fs.Bool("rekey", false, "canonicalize every original URL instead of using the index keys")
 	skipBad := fs.Bool("skip-bad", false, "skip bad index lines (unparseable, or a URL that does not canonicalize), counting them in the map's !meta, instead of refusing to build")
 	mem := flagvalue.Bytes(mementomap.DefaultSortMemory)
-	fs.Var(&mem, "mem", "sort memory before spilling runs to disk (96MiB, 1GiB, or bytes)")
+	fs.Var(&mem, "mem", "sort memory before spilling runs to -tmpdir (96MiB, 1GiB, or bytes)")
 	tmp := fs.String("tmpdir", "", "folder for sort runs (default: the system's)")
 	if writesMap {
 		updatedAt = fs.String("updated-at", "", "the map's !meta updated_at, "+flagvalue.DatetimeRule+" (default: now), so that builds of the same inputs give the same bytes")
