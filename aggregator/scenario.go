@@ -226,10 +226,18 @@ func (ag *Aggregator) lookupCached(ctx context.Context, calls *cacheCalls, f Fam
 		if age <= ag.opts.FreshFor && !forced {
 			return cached("fresh"), nil
 		}
-		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry, holds)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), heapEntry(entry), holds)
 	default: // failed (partial) or blocked: search again
-		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), entry, holds)
+		return ag.searchAnswer(ctx, calls, dyn, thorough, urir, at, scenarioName(forced, "stale"), heapEntry(entry), holds)
 	}
+}
+
+// heapEntry is a copy of e that a search may keep: lookupCached's entry
+// stays on its stack (no allocation per cached answer), and only the
+// stale paths, which search the archives anyway, allocate one.
+func heapEntry(e *cache.Entry) *cache.Entry {
+	c := *e
+	return &c
 }
 
 // recordRequestGet counts the request for urir in the cache and reads
