@@ -117,7 +117,10 @@ type ServerOptions struct {
 	// *ServerError saying so, with the last attempt's cause. An answer
 	// (a 429 or 503 too, or one that breaks off) starts a new Deadline for
 	// the retry after the wait it asks for (Attempts and MaxRetryAfter
-	// bound those). Once an answer streams, Timeout bounds each read.
+	// bound those). A small answer (a page count, the flavour probe, an
+	// error status's message: at most 64 KiB) must also be read whole
+	// within the Deadline; once a page of captures streams, Timeout
+	// bounds each read.
 	// Default DefaultDeadline, 2 minutes: a server that accepts the
 	// connection and never answers fails the request after 2 minutes (4
 	// attempts of 30 s), not 5 of 60 s.
@@ -458,7 +461,7 @@ func (s *Server) detect(ctx context.Context) error {
 	v.Set("showNumPages", "true")
 	v.Set("output", "json")
 	found := FlavorAuto
-	err := s.request(ctx, v, -1, func(resp *http.Response, body io.Reader) error {
+	err := s.request(ctx, v, -1, true, func(resp *http.Response, body io.Reader) error {
 		if resp.Header.Get("outbackcdx-urlkey") != "" {
 			found = FlavorOutback
 			return nil
@@ -768,7 +771,7 @@ func (s *Server) pageCount(ctx context.Context, base url.Values) (pc PageCount, 
 	v.Set("showNumPages", "true")
 	v.Del("page")
 	v.Del("limit")
-	err = s.request(ctx, v, -1, func(resp *http.Response, body io.Reader) error {
+	err = s.request(ctx, v, -1, true, func(resp *http.Response, body io.Reader) error {
 		b, err := io.ReadAll(io.LimitReader(body, 64<<10))
 		if err != nil {
 			return err
@@ -994,7 +997,7 @@ func (s *Server) readAnswer(ctx context.Context, v url.Values, page int, kind an
 		}
 		layout = l
 	}
-	err := s.request(ctx, v, page, func(resp *http.Response, body io.Reader) error {
+	err := s.request(ctx, v, page, false, func(resp *http.Response, body io.Reader) error {
 		reqURL := resp.Request.URL.String()
 		seen := 0
 		lineNo := 0
@@ -1174,8 +1177,11 @@ var errTooLarge = errors.New("answer larger than the maximum")
 // request sends GET endpoint?v and hands a 200 answer to read, trying
 // again as ServerOptions says. A 404 whose message says that no captures
 // were found (the Common Crawl index server's answer to an empty result)
-// is an empty answer.
-func (s *Server) request(pctx context.Context, v url.Values, page int, read func(*http.Response, io.Reader) error) error {
+// is an empty answer. With small, the Deadline covers the reading of the
+// answer's body too (a page count, the flavour probe), not only the wait
+// for its headers: a server that drips such an answer byte by byte fails
+// the request within the Deadline.
+func (s *Server) request(pctx context.Context, v url.Values, page int, small bool, read func(*http.Response, io.Reader) error) error {
 	u := s.endpoint + "?" + v.Encode()
 	// ctx is pctx ended by the Deadline too, which an answer's headers
 	// stop and a retry starts again.
@@ -1185,7 +1191,12 @@ func (s *Server) request(pctx context.Context, v url.Values, page int, read func
 	timer := time.AfterFunc(s.o.Deadline, func() { cancel(dl) })
 	defer timer.Stop()
 	got := false // an answer's headers came in this deadline
-	answered := func() { timer.Stop(); got = true }
+	answered := func() {
+		if !small {
+			timer.Stop()
+		}
+		got = true
+	}
 	var last *ServerError
 	for attempt := 1; ; attempt++ {
 		if err := s.lim.Wait(ctx); err != nil {
@@ -1199,6 +1210,9 @@ func (s *Server) request(pctx context.Context, v url.Values, page int, read func
 			s.o.Logger.Debug("cdxj: CDX server request", "url", u, "attempt", attempt)
 		}
 		wait, err := s.attempt(ctx, u, page, answered, read)
+		if small && got && err == nil {
+			timer.Stop()
+		}
 		if err == nil || errors.Is(err, errStop) {
 			return err
 		}
@@ -1332,7 +1346,11 @@ func (s *Server) attempt(ctx context.Context, u string, page int, answered func(
 	answered()
 	body := &answerBody{r: resp.Body, max: s.o.MaxResponseSize, stall: s.o.Timeout, cancel: cancel, n: &s.bytes}
 	if resp.StatusCode != http.StatusOK {
+		// The message of an error status is read within the Deadline:
+		// a server that drips it is cut there, its message what came.
+		cut := time.AfterFunc(s.o.Deadline, func() { cancel(errStalled) })
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
+		cut.Stop()
 		msg := serverMessage(b)
 		if resp.StatusCode == http.StatusNotFound && strings.HasPrefix(msg, "No Captures found") {
 			return 0, nil

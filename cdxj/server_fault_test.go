@@ -993,3 +993,61 @@ func TestServerDeadline(t *testing.T) {
 		}
 	})
 }
+
+// TestServerSmallAnswerWithinDeadline: a server that sends the headers of
+// a small answer (the flavour probe, a page count, an error's message) and
+// then drips its body a byte at a time, each byte within Timeout, fails
+// the request within the Deadline, not after 64 KiB of drips.
+func TestServerSmallAnswerWithinDeadline(t *testing.T) {
+	drip := func(status int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			for i := 0; i < 1000; i++ {
+				if _, err := io.WriteString(w, " "); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		status int
+		flavor Flavor
+	}{
+		{"probe", http.StatusOK, FlavorAuto},
+		{"page count", http.StatusOK, FlavorPywb},
+		{"error message", http.StatusServiceUnavailable, FlavorPywb},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := httptest.NewServer(drip(tc.status))
+			defer ts.Close()
+			o := fast()
+			o.Flavor = tc.flavor
+			o.Timeout, o.Deadline, o.Attempts = time.Second, 400*time.Millisecond, 1
+			start := time.Now()
+			s, err := OpenServer(context.Background(), ts.URL+"/cdx?url=*.example.com", o)
+			if err == nil {
+				defer s.Close()
+				_, err = collectLines(t, s.Lines(Query{Match: MatchPrefix}))
+			}
+			took := time.Since(start)
+			if err == nil {
+				t.Fatal("no error from a server that drips its answer")
+			}
+			if !strings.Contains(err.Error(), ts.URL) {
+				t.Errorf("error %q does not name the server %s", err, ts.URL)
+			}
+			// 1,000 drips of 50 ms are 50 s; the Deadline is 400 ms.
+			if took > 10*time.Second {
+				t.Errorf("failed after %v, want about the 400ms deadline: %v", took, err)
+			}
+		})
+	}
+}

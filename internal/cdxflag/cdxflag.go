@@ -40,7 +40,7 @@ func AddNamed(fs *flag.FlagSet, pageSizeName string) func() (*cdxj.ServerOptions
 	agent := fs.String("user-agent", "", "for a CDX server input: the User-Agent sent (default "+cdxj.DefaultUserAgent+")")
 	pageSize := fs.Int(pageSizeName, 0, "for a paged CDX server input: ZipNum blocks per page (0: the server's default)")
 	timeout := fs.Duration("cdx-timeout", cdxj.DefaultTimeout, "for a CDX server input: longest wait for an answer's headers, and for each read of its body, in one attempt (a request is tried 5 times)")
-	deadline := fs.Duration("cdx-deadline", cdxj.DefaultDeadline, "for a CDX server input: longest wait for an answer to one request (a page or batch) over all its attempts and the waits between them; a server that answers, if with an error, gets a new one")
+	deadline := fs.Duration("cdx-deadline", cdxj.DefaultDeadline, "for a CDX server input: longest wait for an answer to one request (a page or batch) over all its attempts and the waits between them, and for the whole of a small answer (a page count, an error message); a server that answers, if with an error, gets a new one")
 	options := func() (*cdxj.ServerOptions, error) {
 		set := false
 		fs.Visit(func(f *flag.Flag) {
