@@ -72,7 +72,7 @@ type head struct {
 	host           string
 	contentLength  int64 // -1: none
 	chunked        bool
-	close          bool // Connection: close, or HTTP/1.0 without keep-alive
+	close          bool // Connection: close, or HTTP/1.0 (one request per connection, keep-alive or not)
 	expect         bool // Expect: 100-continue
 }
 
@@ -172,7 +172,7 @@ func parseHead(text string) (*head, error) {
 		vals = make([]string, n)
 	}
 	nHost, nCL := 0, 0
-	connClose, keepAlive := false, false
+	connClose := false
 	for k := 0; ; k++ {
 		j := strings.Index(rest, "\r\n")
 		line := rest[:j]
@@ -226,11 +226,8 @@ func parseHead(text string) (*head, error) {
 		case "Connection":
 			for f := range strings.SplitSeq(v, ",") {
 				f = strings.Trim(f, " \t")
-				switch {
-				case strings.EqualFold(f, "close"):
+				if strings.EqualFold(f, "close") {
 					connClose = true
-				case strings.EqualFold(f, "keep-alive"):
-					keepAlive = true
 				}
 			}
 		case "Expect":
@@ -260,10 +257,9 @@ func parseHead(text string) (*head, error) {
 	case http.MethodConnect:
 		return nil, errConnect
 	}
-	h.close = connClose || h.minor == 0 && !keepAlive
-	if h.minor == 0 {
-		h.close = true // HTTP/1.0: one request per connection
-	}
+	// HTTP/1.0: one request per connection, its keep-alive not taken up
+	// (its answers would need Content-Length and "Connection: keep-alive").
+	h.close = connClose || h.minor == 0
 	return h, nil
 }
 
