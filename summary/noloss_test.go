@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -111,5 +112,30 @@ func TestCombineKeepsSkippedNote(t *testing.T) {
 	}
 	if !strings.HasPrefix(both.String(), `!meta {"skipped_lines":2,`) || !strings.Contains(both.String(), "\nexample.org {") {
 		t.Errorf("combined %q", both.String())
+	}
+}
+
+// TestParseErrorNamesLineOnce: a bad index line stops a strict read with
+// an error naming its file and line once, as the cdxj error does, while a
+// cause that does not name them gets "NAME:LINE: " in front.
+func TestParseErrorNamesLineOnce(t *testing.T) {
+	input := "com,example)/ 20200101000000 {\"url\": \"http://example.com/\"}\n" +
+		"com,example)/b 2020XX01000000 {\"url\": \"http://example.com/b\"}\n"
+	var s Summarizer
+	err := s.ReadIndex(context.Background(), cdxj.NewStream("in.cdxj", strings.NewReader(input), nil), false)
+	if err == nil {
+		t.Fatal("no error for a line with a bad timestamp")
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "cdxj: in.cdxj: line 2, column 16: ") || strings.Count(msg, "in.cdxj") != 1 {
+		t.Errorf("error %q: want it to name in.cdxj line 2 once", msg)
+	}
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Name != "in.cdxj" || pe.Line != 2 {
+		t.Errorf("error %#v: want a *ParseError of in.cdxj line 2", err)
+	}
+	other := &ParseError{Name: "map.txt", Line: 7, Err: errors.New("bad field")}
+	if got, want := other.Error(), "map.txt:7: bad field"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

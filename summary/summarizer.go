@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mementokit/mementokit/cdxj"
 )
 
 // Capture is the part of one index record that a summary needs. Strings are
@@ -472,8 +474,12 @@ type ParseError struct {
 }
 
 // Error returns "NAME:LINE: CAUSE", or "line LINE: CAUSE" for an unnamed
-// stream.
+// stream; a cause that is a *cdxj.ParseError of the same source and line
+// names them itself, and is returned alone.
 func (e *ParseError) Error() string {
+	if pe := (*cdxj.ParseError)(nil); errors.As(e.Err, &pe) && pe.Source == e.Name && pe.Line == e.Line {
+		return e.Err.Error()
+	}
 	if e.Name != "" {
 		return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err)
 	}

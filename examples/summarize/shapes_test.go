@@ -92,7 +92,9 @@ func TestSummarizeUnreadable(t *testing.T) {
 	if !strings.HasPrefix(out, `!meta {"skipped_lines":1,"skipped_examples":["`+p+": line 21") || !strings.Contains(stderr, "1 malformed lines") {
 		t.Errorf("summary %q, stderr %q: want a !meta line naming the skipped line", out, stderr)
 	}
-	if _, _, err := runCmd(t, "-strict", p); err == nil || !strings.Contains(err.Error(), p+":21") {
-		t.Errorf("-strict: %v, want an error at %s:21", err, p)
+	// The file and line are named once ("cdxj: FILE: line 21, column 16: ..."),
+	// not again in front ("FILE:21: cdxj: FILE: line 21, ...").
+	if _, _, err := runCmd(t, "-strict", p); err == nil || !strings.Contains(err.Error(), p+": line 21, column 16: invalid timestamp") || strings.Count(err.Error(), p) != 1 {
+		t.Errorf("-strict: %v, want one error naming %s: line 21 once", err, p)
 	}
 }
