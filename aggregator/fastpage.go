@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mementokit/mementokit/cache"
+	"github.com/mementokit/mementokit/internal/httptoken"
 	"github.com/mementokit/mementokit/memento"
 )
 
@@ -135,7 +136,7 @@ func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int, s
 			}
 			i = skipOWS(b, i+1)
 			n := i
-			for n < len(b) && isTokenChar(b[n]) {
+			for n < len(b) && httptoken.IsTchar(b[n]) {
 				n++
 			}
 			if n >= len(b) {
@@ -162,7 +163,7 @@ func fastPageInto(b string, cut bool, ms []memento.Memento, before, after int, s
 				i += e + 2
 			} else {
 				v := i
-				for i < len(b) && isTokenChar(b[i]) {
+				for i < len(b) && httptoken.IsTchar(b[i]) {
 					i++
 				}
 				if i == v {
@@ -339,16 +340,6 @@ func plainBytes(t string) bool {
 	}
 	return true
 }
-
-// isTokenChar: RFC 9110 §5.6.2 tchar.
-func isTokenChar(c byte) bool { return tchar[c] }
-
-var tchar = func() (t [256]bool) {
-	for c := 0; c < 256; c++ {
-		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", byte(c)) >= 0
-	}
-	return t
-}()
 
 // dayCache keeps the day of the last datetime read in the strict HTTP
 // form ("Tue, 20 Jun 2000 18:02:59 GMT"): a TimeMap's mementos come in

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/mementokit/mementokit/internal/httptoken"
 )
 
 // Link is one link-value of an RFC 8288 Link header or of an
@@ -115,21 +117,6 @@ var (
 // errShort is returned by parseOne when the data ends inside a link-value
 // and more input may follow.
 var errShort = errors.New("short")
-
-// isTchar reports whether c is an RFC 9110 §5.6.2 tchar.
-var tchar = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return t
-}()
 
 func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
@@ -382,7 +369,7 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 			continue // empty parameter
 		}
 		ns := i
-		for i < len(data) && tchar[data[i]] {
+		for i < len(data) && httptoken.IsTchar(data[i]) {
 			i++
 		}
 		if i == len(data) && !atEOF {
@@ -429,7 +416,7 @@ func (p *parser) parseOne(data []byte, atEOF bool, off int64, idx int) (l Link, 
 				i = e
 			} else {
 				vs := i
-				for i < len(data) && tchar[data[i]] {
+				for i < len(data) && httptoken.IsTchar(data[i]) {
 					i++
 				}
 				if i == len(data) && !atEOF {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/mementokit/mementokit/internal/httptoken"
 )
 
 // Limits of a request head: the request line, each header line, the number
@@ -84,21 +86,6 @@ type reqState struct {
 	ctx  reqCtx
 	vals [8]string // the header values of a head of up to 8 fields
 }
-
-// tokenTable marks the bytes of RFC 9110's tchar.
-var tokenTable = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
-		t[c] = true
-	}
-	return
-}()
 
 // fieldValueTable marks the bytes allowed in a field value: VCHAR,
 // obs-text, SP and HTAB.
@@ -192,7 +179,7 @@ func parseHead(text string) (*head, error) {
 		}
 		name := line[:colon]
 		for p := 0; p < len(name); p++ {
-			if !tokenTable[name[p]] {
+			if !httptoken.IsTchar(name[p]) {
 				return nil, errFieldName // a space before the colon included
 			}
 		}
@@ -271,7 +258,7 @@ func (h *head) requestLine(line string) error {
 	}
 	h.method = line[:sp1]
 	for p := 0; p < len(h.method); p++ {
-		if !tokenTable[h.method[p]] {
+		if !httptoken.IsTchar(h.method[p]) {
 			return errMethod
 		}
 	}
