@@ -940,6 +940,7 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 	o.Requests = max(n, 1)
 	o.Elapsed = time.Since(start)
 	raw := len(ms)
+	own := ms // the list as the Upstream gave it
 	undated := 0 // memento links without a readable datetime (HTTPUpstream.TimeMap)
 	for i := range ms {
 		if ms[i].Datetime.IsZero() {
@@ -959,6 +960,11 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 		st.dropped.Add(int64(o.Dropped))
 		ag.log.LogAttrs(ctx, slog.LevelWarn, "archive answer: mementos left out (a URI-M that is no http(s) URL, no readable datetime, or a datetime outside 1000-01-01..9999-12-31)",
 			slog.String("archive", st.ID), slog.String("urir", urir), slog.Int("left_out", o.Dropped), slog.Int("listed", raw))
+	}
+	if !ag.ownedLists() && len(ms) > 0 && raw == len(ms) && &ms[0] == &own[0] {
+		// Another Upstream's list may be its own data, shared by
+		// archives and searches: the archive is set on a copy.
+		ms = slices.Clone(ms)
 	}
 	for i := range ms {
 		ms[i].Archive = st.ID
