@@ -940,7 +940,7 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 	o.Requests = max(n, 1)
 	o.Elapsed = time.Since(start)
 	raw := len(ms)
-	own := ms // the list as the Upstream gave it
+	own := ms    // the list as the Upstream gave it
 	undated := 0 // memento links without a readable datetime (HTTPUpstream.TimeMap)
 	for i := range ms {
 		if ms[i].Datetime.IsZero() {
