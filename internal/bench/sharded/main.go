@@ -28,7 +28,9 @@
 // (<= 5), gzip build CPU / gzip -dc | wc -l CPU (<= 1.3). The machine may
 // be shared: CPU time is the steadier figure; wall times are only
 // meaningful on an otherwise idle machine. With -cpuprofile DIR each build
-// child of the first round writes a pprof CPU profile there.
+// child of the first round writes a pprof CPU profile there, and with
+// -trace DIR a runtime execution trace (go tool trace), which shows when
+// each core runs and when one waits.
 //
 // Like examples/mementomap, it is built with profile-guided optimization
 // from default.pgo in its folder (the profiles of the two plain builds of
@@ -46,6 +48,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/trace"
 	"strconv"
 	"time"
 
@@ -71,8 +74,8 @@ func main() {
 // childBuild builds IN into OUT with the given workers: the measured
 // phase, in a process of its own.
 func childBuild(ctx context.Context, args []string) (err error) {
-	if len(args) < 4 {
-		return errors.New("child-build IN OUT WORKERS PROFILE")
+	if len(args) < 5 {
+		return errors.New("child-build IN OUT WORKERS PROFILE TRACE")
 	}
 	in, out, prof := args[0], args[1], args[3]
 	w, err := strconv.Atoi(args[2])
@@ -84,6 +87,11 @@ func childBuild(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, stopProfile()) }()
+	stopTrace, err := startTrace(args[4])
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stopTrace()) }()
 	ix, err := cdxj.Open(ctx, in, nil)
 	if err != nil {
 		return err
@@ -113,6 +121,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	n := fs.Int64("n", 16_000_000, "index lines to generate (when -dir holds no index.cdxj)")
 	dir := fs.String("dir", "", "folder for the index and maps (default: a temporary one, removed at the end); an index.cdxj there is used as it is")
 	profDir := fs.String("cpuprofile", "", "folder for a CPU profile of each build child (first round)")
+	traceDir := fs.String("trace", "", "folder for an execution trace of each build child (first round)")
 	rounds := fs.Int("rounds", 1, "rounds of the plain phases (build on 1 core, on 2, wc -l), interleaved; the best of each is reported")
 	withGzip := fs.Bool("gzip", true, "also run the gzip phases (once, after the rounds)")
 	if err := cli.ParseFlags(fs, args); err != nil {
@@ -126,9 +135,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer done()
-	if *profDir != "" {
-		if err := os.MkdirAll(*profDir, 0o755); err != nil {
-			return err
+	for _, d := range []string{*profDir, *traceDir} {
+		if d != "" {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
 		}
 	}
 	plain := filepath.Join(work, "index.cdxj")
@@ -140,11 +151,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prof := func(name string, round int) string {
-		if *profDir == "" || round > 0 {
-			return ""
+	prof := func(name string, round int) []string {
+		p := func(dir, ext string) string {
+			if dir == "" || round > 0 {
+				return ""
+			}
+			return filepath.Join(dir, name+ext)
 		}
-		return filepath.Join(*profDir, name+".pprof")
+		return []string{p(*profDir, ".pprof"), p(*traceDir, ".trace")}
 	}
 	lines := int64(0) // counted by wc -l
 	best := map[string]measure{}
@@ -181,10 +195,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		one := func() error {
-			return phase(w1, []string{"GOMAXPROCS=1"}, self, "child-build", plain, map1, "1", prof("build-w1", r))
+			return phase(w1, []string{"GOMAXPROCS=1"}, append([]string{self, "child-build", plain, map1, "1"}, prof("build-w1", r)...)...)
 		}
 		two := func() error {
-			return phase(w2, []string{"GOMAXPROCS=2"}, self, "child-build", plain, map2, "2", prof("build-w2", r))
+			return phase(w2, []string{"GOMAXPROCS=2"}, append([]string{self, "child-build", plain, map2, "2"}, prof("build-w2", r)...)...)
 		}
 		first, second := one, two
 		if r%2 == 1 {
@@ -198,7 +212,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *withGzip {
-		if err := phase(gzb, []string{"GOMAXPROCS=1"}, self, "child-build", gz, mapz, "1", prof("build-gz", 0)); err != nil {
+		if err := phase(gzb, []string{"GOMAXPROCS=1"}, append([]string{self, "child-build", gz, mapz, "1"}, prof("build-gz", 0)...)...); err != nil {
 			return err
 		}
 		if err := phase(gzwc, nil, "sh", "-c", "gzip -dc '"+gz+"' | wc -l"); err != nil {
@@ -243,6 +257,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("the maps differ")
 	}
 	return nil
+}
+
+// startTrace starts a runtime execution trace written to path; "" traces
+// nothing. stop ends it and closes the file.
+func startTrace(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if err := trace.Start(bw); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		trace.Stop()
+		return errors.Join(bw.Flush(), f.Close())
+	}, nil
 }
 
 // loadavg returns the 1-minute load average (/proc/loadavg), or "?".
