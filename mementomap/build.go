@@ -144,8 +144,9 @@ func (s BuildStats) MismatchRate() float64 {
 // Memory is bounded by o.MemoryLimit whatever the input size: an external
 // sort spills sorted runs (unlinked temporary files in o.TempDir) and
 // merges them; on several workers each part's map lines are written to
-// such a file as soon as the part is read, and the map is then those
-// files copied one after the other. The keys of an index sorted byte-wise by key are written to
+// such a file as the part is read (as soon as it is read, for a part whose
+// keys do not come in order), and the map is then those files copied one
+// after the other. The keys of an index sorted byte-wise by key are written to
 // one such run as they are read, not held in memory (at most 4 MiB of
 // them are, while the queries of an HxPx key may follow). A bad line stops the build with an error naming its source
 // and line (a *cdxj.ParseError), unless o.SkipBad; any other error of an
@@ -359,14 +360,18 @@ func newBuilder(o BuildOptions) *builder {
 }
 
 type builder struct {
-	sink  func(sortKey []byte, hx int) error // hx: the length of its HxPx key (the NUL's index, or len(sortKey))
-	o     BuildOptions
-	s     *extsort.Sorter
-	st    BuildStats
-	mimes []string
-	key   []byte
-	canon []byte // the canonical SURT of the record's URL, when checked
-	url   []byte // the URL a key stands for, for records without one
+	sink func(sortKey []byte, hx int) error // hx: the length of its HxPx key (the NUL's index, or len(sortKey))
+	o    BuildOptions
+	s    *extsort.Sorter
+	ss   *sortedSink // the sink of sortInto, when it was called
+	// records counts the records (and bad lines) read so far, the one
+	// being handled included.
+	records int64
+	st      BuildStats
+	mimes   []string
+	key     []byte
+	canon   []byte // the canonical SURT of the record's URL, when checked
+	url     []byte // the URL a key stands for, for records without one
 	// okKey and okURL are the index key and the URL of the last record
 	// whose key was found canonical (okURL is nil when there is none):
 	// the captures of one URI-R are neighbours in a sorted index, and the
@@ -426,9 +431,8 @@ func (b *builder) facts(rec *cdxj.Record) *keyFacts {
 }
 
 func (b *builder) read(ctx context.Context, recs iter.Seq2[*cdxj.Record, error]) error {
-	n := 0
 	for rec, err := range recs {
-		if n++; n&0xffff == 0 {
+		if b.records++; b.records&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -79,15 +79,19 @@ func (it buildItem) records() func(func(*cdxj.Record, error) bool) {
 }
 
 // buildParallel is Build on w workers: the inputs cut into parts
-// (planBuild), each part read into a sorter of its own by one of at most
-// w goroutines, which then writes the part's map lines (formatPart) while
-// other parts are read. When the parts' keys follow one another (the
-// parts of a sorted input) the map is those lines joined (joinParts);
-// otherwise the sorters are merged in key order (writeMapLines).
-// The first error in part order is returned, as a sequential build would
-// meet it (a part after a failed one is stopped, one before it runs on).
-// With a worker for every part, the first part's lines are written to dst
-// as it formats them once all parts are read, not copied from a file.
+// (planBuild), each part read by one of at most w goroutines. The keys of
+// a part of an index that come in order are made into its map lines as
+// they are read (lineStream; a key out of order gives that up, and the
+// part's keys go to a sorter of its own); a part read into its sorter has
+// its map lines written from it (formatPart) while other parts are read.
+// When the parts' keys follow one another (the parts of a sorted input)
+// the map is those lines joined (joinParts); otherwise the sorters are
+// merged in key order (writeMapLines), the streamed parts read again into
+// theirs. The first error in part order is returned, as a sequential
+// build would meet it (a part after a failed one is stopped, one before it
+// runs on). With a worker for every part, the first part's lines, when
+// they were not streamed, are written to dst as it formats them once all
+// parts are read, not copied from a file.
 func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o BuildOptions, w int) (BuildStats, error) {
 	items, err := planBuild(ctx, inputs, w)
 	if err != nil {
@@ -102,11 +106,18 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	errs := make([]error, len(items))
 	ctxs := make([]context.Context, len(items))
 	cancels := make([]context.CancelFunc, len(items))
-	for i := range items {
+	streams := make([]*lineStream, len(items))
+	for i, it := range items {
+		ctxs[i], cancels[i] = context.WithCancel(ctx)
 		b := newBuilder(o)
 		finish[i] = b.sortInto(extsort.New(limit, o.TempDir))
+		if it.part.Kind != cdxj.PartWhole {
+			// A part of an index can be read again, should its keys come
+			// out of order for the stream.
+			streams[i] = newLineStream(o.TempDir, nil)
+			b.streamLines(streams[i], func(n int64) error { return replayPart(ctxs[i], o, it, b.s, n) })
+		}
 		bs[i] = b
-		ctxs[i], cancels[i] = context.WithCancel(ctx)
 	}
 	closeAll := func() {
 		for _, b := range bs {
@@ -114,9 +125,15 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		}
 	}
 	lines := make([]*partLines, len(items))
+	streamed := make([]bool, len(items)) // lines[i] made as the part was read
 	defer func() {
 		for _, p := range lines {
 			p.close()
+		}
+		for _, ls := range streams {
+			if ls != nil {
+				ls.close()
+			}
 		}
 	}()
 	var mu sync.Mutex
@@ -133,10 +150,11 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		}
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	// With a worker for every part, the first part's lines go straight to
-	// bw once every part is read (the header's counts and the parts' key
-	// bounds are then known): only the later parts' lines are copied after
-	// the last part is formatted. read counts the parts not yet read.
+	// With a worker for every part, the first part's lines, when not
+	// streamed, go straight to bw once every part is read (the header's
+	// counts and the parts' key bounds are then known): only the later
+	// parts' lines are copied after the last part is formatted. read
+	// counts the parts not yet read.
 	direct := len(items) <= w
 	var read sync.WaitGroup
 	read.Add(len(items))
@@ -168,18 +186,26 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 			if err == nil {
 				err = finish[i]()
 			}
-			if err == nil && len(items) > w && b.s.Buffered() > 1<<12 {
-				// More parts than workers: a finished part keeps no chunk.
-				err = b.s.Spill()
-			}
-			if err == nil && direct {
-				bounds[i].lo, bounds[i].hi, bounds[i].ok, err = b.s.Bounds()
+			if ls := b.streamed(); err == nil && ls != nil {
+				// The part's lines, made as it was read.
+				streams[i] = nil
+				lines[i], err = ls.finish()
+				streamed[i] = err == nil
+				bounds[i].lo, bounds[i].hi, bounds[i].ok = ls.bounds()
+			} else if err == nil {
+				if len(items) > w && b.s.Buffered() > 1<<12 {
+					// More parts than workers: a finished part keeps no chunk.
+					err = b.s.Spill()
+				}
+				if err == nil {
+					bounds[i].lo, bounds[i].hi, bounds[i].ok, err = b.s.Bounds()
+				}
 			}
 			if err != nil {
 				fail(i, err)
 			}
 			read.Done()
-			if err != nil {
+			if err != nil || streamed[i] {
 				return
 			}
 			if i == 0 && direct {
@@ -229,15 +255,8 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 			return st, err
 		}
 	}
-	ss := make([]*extsort.Sorter, len(bs))
-	for i, b := range bs {
-		ss[i] = b.s
-	}
-	_, ordered, err := extsort.Ordered(ss)
+	ordered := boundsOrdered(bounds, func(k keyBounds) ([]byte, []byte, bool) { return k.lo, k.hi, k.ok })
 	switch {
-	case err != nil:
-		closeAll()
-		return st, err
 	case wrote && !ordered:
 		closeAll()
 		return st, errors.New("mementomap: the parts' keys were found in order once read, and out of order after")
@@ -246,6 +265,22 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		closeAll()
 		err = joinParts(bw, &st, lines)
 	default:
+		// The parts' keys overlap: the streamed parts' keys are read
+		// again into their sorters, and all are merged.
+		for i, b := range bs {
+			if streamed[i] {
+				lines[i].close()
+				lines[i] = nil
+				if err = replayPart(ctx, o, items[i], b.s, b.records); err != nil {
+					closeAll()
+					return st, err
+				}
+			}
+		}
+		ss := make([]*extsort.Sorter, len(bs))
+		for i, b := range bs {
+			ss[i] = b.s
+		}
 		err = writeMapLines(ctx, bw, &st, ss, false)
 	}
 	if err != nil {
@@ -253,6 +288,49 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 	}
 	(&builder{o: o, st: st}).logDone()
 	return st, nil
+}
+
+// onReplay, when not nil, is called by every replayPart (tests see that
+// a line stream was given up).
+var onReplay func(p cdxj.Part, records int64)
+
+// replayPart gives s the sort keys of the first n records of the item
+// (bad lines counted as records), made by a builder of its own under o:
+// the keys that the builder that read them first handed its sorter's
+// sink, so that a part whose line stream was given up has every key in s.
+// The second read's stats and log lines are not kept. Its errors are an
+// input's and the sorter's, and a part that holds fewer records than n.
+func replayPart(ctx context.Context, o BuildOptions, it buildItem, s *extsort.Sorter, n int64) error {
+	if onReplay != nil {
+		onReplay(it.part, n)
+	}
+	o.Logger = nil // the first read logged what there was to log
+	b := newBuilder(o)
+	finish := b.sortInto(s)
+	if n > 0 {
+		for rec, err := range it.records() {
+			if b.records++; b.records&0xffff == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err == nil {
+				err = b.record(rec)
+			}
+			if err != nil {
+				if err := b.bad(err); err != nil {
+					return err
+				}
+			}
+			if b.records == n {
+				break
+			}
+		}
+	}
+	if b.records < n {
+		return fmt.Errorf("mementomap: %s: a second read of a part gave %d records, the first %d", it.part.Source, b.records, n)
+	}
+	return finish()
 }
 
 // boundsOrdered reports whether the key ranges of the parts ps that hold

@@ -55,39 +55,7 @@ func (p *partLines) close() {
 // Its errors are the sorter's, the temporary file's or to's, ctx's, and a
 // line longer than MaxLineLength (wrapping ErrLineTooLong).
 func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string, to *bufio.Writer) (*partLines, error) {
-	p := &partLines{written: to != nil}
-	bw := to
-	var cur lineGroup
-	var line []byte
-	// done takes the finished group cur, one before the last: the first
-	// is kept (but when written to to), every other one written.
-	done := func() error {
-		if p.groups++; p.groups == 1 && to == nil {
-			p.first = lineGroup{append([]byte(nil), cur.key...), cur.m, cur.r}
-			return nil
-		}
-		if bw == nil {
-			f, err := atomicfile.Scratch(tempDir, "mementomap-part-*.lines")
-			if err != nil {
-				return fmt.Errorf("mementomap: the lines of a part: %w", err)
-			}
-			p.body, bw = f, bufio.NewWriterSize(f, 1<<20)
-		}
-		var err error
-		if line, err = appendMapLine(line[:0], cur.key, cur.m, cur.r); err != nil {
-			return err
-		}
-		if to != nil {
-			_, err := bw.Write(line)
-			return err
-		}
-		p.size += int64(len(line))
-		if _, err := bw.Write(line); err != nil {
-			return fmt.Errorf("mementomap: the lines of a part in %s: %w", tempDir, err)
-		}
-		return nil
-	}
-	have := false
+	ls := newLineStream(tempDir, to)
 	n := 0
 	err := s.Scan(func(key []byte, count uint64) error {
 		if n++; n&0xffff == 0 {
@@ -95,43 +63,129 @@ func formatPart(ctx context.Context, s *extsort.Sorter, tempDir string, to *bufi
 				return err
 			}
 		}
-		h := key
-		if i := bytes.IndexByte(key, 0); i >= 0 {
-			h = key[:i]
-		}
-		p.urirs++
-		if have && bytes.Equal(h, cur.key) {
-			cur.m += count
-			cur.r++
-			return nil
-		}
-		if have {
-			if err := done(); err != nil {
-				return err
-			}
-		}
-		cur.key = append(cur.key[:0], h...)
-		cur.m, cur.r, have = count, 1, true
-		return nil
+		_, err := ls.add(key, count)
+		return err
 	})
-	if err == nil && have {
-		p.groups++
-		p.last = cur
-		if p.groups == 1 {
-			p.first = cur
-		}
-	}
-	if err == nil && bw != nil && to == nil {
-		if err = bw.Flush(); err != nil {
-			err = fmt.Errorf("mementomap: the lines of a part in %s: %w", tempDir, err)
-		}
-	}
 	if err != nil {
-		p.close()
+		ls.close()
 		return nil, err
+	}
+	return ls.finish()
+}
+
+// lineStream makes the partLines of one part from its sort keys given in
+// byte-wise order, one at a time (add), as formatPart does from a sorter:
+// a part read in key order gets its map lines as it is read, with no
+// sorted run to write and read back once it ends.
+type lineStream struct {
+	p       *partLines
+	tempDir string
+	to      *bufio.Writer // the map itself (partLines.written), or nil
+	bw      *bufio.Writer // to, or the body's writer once it is made
+	cur     lineGroup
+	have    bool   // a key was added: cur holds its group
+	lo, hi  []byte // the first and the last sort key added
+	line    []byte
+}
+
+// newLineStream returns a lineStream writing the lines of every key but
+// the first and the last to an unlinked temporary file in tempDir, or,
+// when to is not nil, of every key but the last to to (formatPart).
+func newLineStream(tempDir string, to *bufio.Writer) *lineStream {
+	return &lineStream{p: &partLines{written: to != nil}, tempDir: tempDir, to: to, bw: to}
+}
+
+// add takes the next sort key and its count. A key equal to the last one
+// adds to its count; a key that sorts before it is refused: add returns
+// false and changes nothing. Its errors are done's.
+func (ls *lineStream) add(key []byte, count uint64) (bool, error) {
+	if ls.have {
+		switch c := bytes.Compare(key, ls.hi); {
+		case c < 0:
+			return false, nil
+		case c == 0:
+			ls.cur.m += count
+			return true, nil
+		}
+	} else {
+		ls.lo = append(ls.lo[:0], key...)
+	}
+	ls.hi = append(ls.hi[:0], key...)
+	h := key
+	if i := bytes.IndexByte(key, 0); i >= 0 {
+		h = key[:i]
+	}
+	ls.p.urirs++
+	if ls.have && bytes.Equal(h, ls.cur.key) {
+		ls.cur.m += count
+		ls.cur.r++
+		return true, nil
+	}
+	if ls.have {
+		if err := ls.done(); err != nil {
+			return false, err
+		}
+	}
+	ls.cur.key = append(ls.cur.key[:0], h...)
+	ls.cur.m, ls.cur.r, ls.have = count, 1, true
+	return true, nil
+}
+
+// done takes the finished group cur, one before the last: the first is
+// kept (but when written to to), every other one written.
+func (ls *lineStream) done() error {
+	p, cur := ls.p, ls.cur
+	if p.groups++; p.groups == 1 && ls.to == nil {
+		p.first = lineGroup{append([]byte(nil), cur.key...), cur.m, cur.r}
+		return nil
+	}
+	if ls.bw == nil {
+		f, err := atomicfile.Scratch(ls.tempDir, "mementomap-part-*.lines")
+		if err != nil {
+			return fmt.Errorf("mementomap: the lines of a part: %w", err)
+		}
+		p.body, ls.bw = f, bufio.NewWriterSize(f, 1<<20)
+	}
+	var err error
+	if ls.line, err = appendMapLine(ls.line[:0], cur.key, cur.m, cur.r); err != nil {
+		return err
+	}
+	if ls.to != nil {
+		_, err := ls.bw.Write(ls.line)
+		return err
+	}
+	p.size += int64(len(ls.line))
+	if _, err := ls.bw.Write(ls.line); err != nil {
+		return fmt.Errorf("mementomap: the lines of a part in %s: %w", ls.tempDir, err)
+	}
+	return nil
+}
+
+// bounds returns the first and the last sort key added, ok false when
+// none was.
+func (ls *lineStream) bounds() (lo, hi []byte, ok bool) { return ls.lo, ls.hi, ls.have }
+
+// finish ends the stream: the part's lines, its body flushed.
+func (ls *lineStream) finish() (*partLines, error) {
+	p := ls.p
+	if ls.have {
+		p.groups++
+		p.last = ls.cur
+		if p.groups == 1 {
+			p.first = ls.cur
+		}
+	}
+	if ls.bw != nil && ls.to == nil {
+		if err := ls.bw.Flush(); err != nil {
+			p.close()
+			return nil, fmt.Errorf("mementomap: the lines of a part in %s: %w", ls.tempDir, err)
+		}
 	}
 	return p, nil
 }
+
+// close frees the stream's temporary file, for a stream given up.
+func (ls *lineStream) close() { ls.p.close() }
 
 // joinParts writes the lines of the parts ps, in order, to bw and flushes
 // it, counting Keys and URIRs in st: the parts' keys must each sort before

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -176,5 +177,81 @@ func TestBuildGeneratedEveryWay(t *testing.T) {
 		if m != stream {
 			t.Errorf("%s: the map differs from the stream's", name)
 		}
+	}
+}
+
+// TestBuildWorkersStreamGivenUp: a part whose keys come out of order for
+// its line stream is read again into its sorter, in the middle of the part
+// (a query held back past a pending limit of 64 bytes, an unsorted index)
+// or at the end (two sorted halves whose parts' keys overlap), and the map
+// is byte-identical to a one-worker build's, its counts those of an
+// independent count of the index's lines.
+func TestBuildWorkersStreamGivenUp(t *testing.T) {
+	defer func(n int) { maxPendingKeys = n }(maxPendingKeys)
+	var mu sync.Mutex
+	var ix cdxj.Index           // the index being built, for the records of a part
+	replays := map[string]int{} // "in the middle", "at the end"
+	onReplay = func(p cdxj.Part, n int64) {
+		all := int64(0)
+		for range cdxj.PartRecords(ix, p) {
+			all++
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case n < all:
+			replays["in the middle"]++
+		case n == all:
+			replays["at the end"]++
+		default:
+			t.Errorf("a replay of %d records of a part of %d", n, all)
+		}
+	}
+	defer func() { onReplay = nil }()
+	sorted := sinkIndex(t, 5, true, true)
+	halves := append(sinkIndex(t, 6, true, true), sinkIndex(t, 7, true, true)...)
+	lowPartBytes(t, 4<<10)
+	for _, c := range []struct {
+		name    string
+		index   []byte
+		pending int
+		replays []string // the replays wanted on 2 workers
+	}{
+		{"sorted", sorted, 4 << 20, nil},
+		{"sorted, pending 64", sorted, 64, []string{"in the middle"}},
+		{"unsorted", sinkIndex(t, 5, false, true), 4 << 20, []string{"in the middle"}},
+		{"two sorted halves", halves, 4 << 20, []string{"at the end"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			maxPendingKeys = c.pending
+			path := filepath.Join(t.TempDir(), "index.cdxj")
+			if err := os.WriteFile(path, c.index, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ix = openAll(t, path)[0].(cdxj.Index)
+			want, wst := buildWith(t, 1, BuildOptions{}, path)
+			if diff := cmp.Diff(independentCounts(t, c.index), mapCounts(t, want)); diff != "" {
+				t.Fatalf("counts differ from the index's (-index +map):\n%s", diff)
+			}
+			for _, w := range []int{2, 3} {
+				clear(replays)
+				got, gst := buildWith(t, w, BuildOptions{}, path)
+				if got != want {
+					t.Errorf("%d workers: map differs from 1 worker's (%d vs %d bytes)", w, len(got), len(want))
+				}
+				if gst.Records != wst.Records || gst.Keys != wst.Keys || gst.URIRs != wst.URIRs {
+					t.Errorf("%d workers: stats %+v, 1 worker %+v", w, gst, wst)
+				}
+				for _, r := range c.replays {
+					if w == 2 && replays[r] == 0 {
+						t.Errorf("%d workers: no part read again %s (%v)", w, r, replays)
+					}
+				}
+				if len(c.replays) == 0 && len(replays) > 0 {
+					t.Errorf("%d workers: parts read again: %v", w, replays)
+				}
+				t.Logf("%d workers: %v", w, replays)
+			}
+		})
 	}
 }

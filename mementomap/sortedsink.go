@@ -2,6 +2,7 @@ package mementomap
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/mementokit/mementokit/internal/extsort"
 )
@@ -44,7 +45,21 @@ type sortedSink struct {
 	head, last, live int
 	arena, spare     []byte // spare: the other arena, for compact
 	maxPending       int
+	// lines, when not nil, takes the keys that would be appended instead
+	// of the sorter (streamLines): the part's map lines are made as it is
+	// read. A key that sorts before the last one so taken ends that for
+	// good: replay then gives the sorter the keys of the records before
+	// the current one (that many records read again), and every key goes
+	// to the sorter from there on.
+	lines  *lineStream
+	replay func(records int64) error
+	// records counts the records handed to the builder (builder.read).
+	records *int64
 }
+
+// errUnstreamed is what toRun returns for a key that the line stream
+// refuses (it sorts before the last one streamed).
+var errUnstreamed = errors.New("mementomap: a key out of order for the line stream")
 
 // pendingKey is one sort key of sortedSink.pending, arena[off:off+n], with
 // the count of its records; hx is the length of its HxPx key.
@@ -60,10 +75,51 @@ var maxPendingKeys = 4 << 20 // tests lower it
 // function returned appends the keys still pending, for after the last
 // record.
 func (b *builder) sortInto(s *extsort.Sorter) (finish func() error) {
-	p := &sortedSink{s: s, maxPending: maxPendingKeys, last: -1}
+	p := &sortedSink{s: s, maxPending: maxPendingKeys, last: -1, records: &b.records}
 	b.s = s
+	b.ss = p
 	b.sink = p.add
 	return p.finish
+}
+
+// streamLines makes the keys that the sink of b (sortInto) would append
+// go to ls instead; replay(n) must give b's sorter the sort keys of the
+// first n records that b was given, as b made them, for when a key comes
+// out of order for ls.
+func (b *builder) streamLines(ls *lineStream, replay func(records int64) error) {
+	b.ss.lines, b.ss.replay = ls, replay
+}
+
+// streamed returns the line stream of b's sink, nil when there is none or
+// it was given up (see sortedSink.lines).
+func (b *builder) streamed() *lineStream {
+	if b.ss == nil {
+		return nil
+	}
+	return b.ss.lines
+}
+
+// toRun appends k with count n to the sorter's run, or takes it into the
+// line stream: errUnstreamed when the stream refuses it.
+func (p *sortedSink) toRun(k []byte, n uint64) error {
+	if p.lines == nil {
+		return p.s.Append(k, n)
+	}
+	ok, err := p.lines.add(k, n)
+	if err == nil && !ok {
+		err = errUnstreamed
+	}
+	return err
+}
+
+// unstream gives up the line stream: the sorter gets the sort keys of the
+// first n records again (replay), and the pending keys, which are among
+// them, are dropped.
+func (p *sortedSink) unstream(n int64) error {
+	p.lines.close()
+	p.lines = nil
+	p.pending, p.head, p.arena, p.live, p.last = p.pending[:0], 0, p.arena[:0], 0, -1
+	return p.replay(n)
 }
 
 func (p *sortedSink) key(e pendingKey) []byte { return p.arena[e.off : e.off+e.n] }
@@ -72,6 +128,23 @@ func (p *sortedSink) key(e pendingKey) []byte { return p.arena[e.off : e.off+e.n
 // when it has a query; hx == len(k) when not). k is as it was when add
 // returns, but its NUL is a '?' while add runs.
 func (p *sortedSink) add(k []byte, hx int) error {
+	err := p.add1(k, hx)
+	if err != errUnstreamed {
+		return err
+	}
+	// The keys of the records before this one to the sorter, then k.
+	if err := p.unstream(*p.records - 1); err != nil {
+		return err
+	}
+	if p.unsorted {
+		return p.s.Add(k, 1)
+	}
+	return p.s.Append(k, 1)
+}
+
+// add1 is add with the line stream: errUnstreamed when it refuses a key
+// or the index is found out of order (every key then goes to the sorter).
+func (p *sortedSink) add1(k []byte, hx int) error {
 	if p.unsorted {
 		return p.s.Add(k, 1)
 	}
@@ -94,8 +167,12 @@ func (p *sortedSink) add(k []byte, hx int) error {
 		p.pending[p.last].count++
 		return nil
 	case c == 0:
-		return p.s.Append(k, 1) // to the chunk, at or before the last appended
+		return p.toRun(k, 1) // to the chunk, at or before the last appended
 	case c < 0:
+		if p.lines != nil {
+			p.unsorted = true
+			return errUnstreamed
+		}
 		return p.giveUp(k)
 	}
 	// Append the least keys while every later record sorts after them.
@@ -104,7 +181,7 @@ func (p *sortedSink) add(k []byte, hx int) error {
 		if p.live <= p.maxPending && !passed(p.prev, p.arena[e.off:e.off+e.hx]) {
 			break
 		}
-		if err := p.s.Append(p.key(e), e.count); err != nil {
+		if err := p.toRun(p.key(e), e.count); err != nil {
 			return err
 		}
 		p.live -= e.n
@@ -175,7 +252,9 @@ func (p *sortedSink) giveUp(k []byte) error {
 func (p *sortedSink) finish() error {
 	for p.head < len(p.pending) {
 		e := p.pending[p.head]
-		if err := p.s.Append(p.key(e), e.count); err != nil {
+		if err := p.toRun(p.key(e), e.count); err == errUnstreamed {
+			return p.unstream(*p.records)
+		} else if err != nil {
 			return err
 		}
 		p.head++
