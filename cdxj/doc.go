@@ -91,7 +91,11 @@
 // *ParseError with the source, the line number and a cause (timestamp.ErrInvalid,
 // ErrJSON, ...); the reader goes on with the next line if asked again, so
 // the caller decides whether to stop, or to skip and count (SkipBad does
-// the latter). NewDecompressor turns a gzip stream into text for it.
+// the latter). A blank (empty) line holds no record and is no error: it is
+// passed over and counted apart (Reader.BlankLines, and Query.Blank for
+// the walks and queries of every index), so that a trailing blank line
+// stops nothing and still no line goes uncounted; a line of spaces is a
+// bad line. NewDecompressor turns a gzip stream into text for it.
 //
 // Memory stays bounded whatever the input: a Reader holds one buffer that
 // grows only to the longest line (MaxLineSize, 16 MiB by default, caps it),

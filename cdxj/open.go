@@ -324,6 +324,9 @@ func walkSeq[T any](q Query, open func() (*Reader, func(), error), each func(*Re
 		}
 		defer done()
 		each(r, cq, q.Limit, yield)
+		if q.Blank != nil {
+			*q.Blank += r.blank
+		}
 	}
 }
 
@@ -400,7 +403,11 @@ func walkLines(r *Reader, cq *compiled, limit int, yield func([]byte, error) boo
 			}
 			return
 		}
-		if isBlankLine(line) || isHeaderLine(line) {
+		if isBlankLine(line) {
+			r.blank++
+			continue
+		}
+		if isHeaderLine(line) {
 			continue
 		}
 		switch cq.test(line) {

@@ -679,12 +679,20 @@ func (p *clusterPlanner) cutAfter(target, limit blockPoint) (cut blockPoint, ok 
 // an error or Record.LineNumber asks for one. A part that does not fit ix is an error wrapping
 // [ErrPart].
 func PartRecords(ix Index, p Part) iter.Seq2[*Record, error] {
+	return PartRecordsBlank(ix, p, nil)
+}
+
+// PartRecordsBlank is PartRecords that, when blank is not nil, adds to
+// *blank the blank lines of the part it passes over (see Query.Blank), so
+// that the parts of an index count each of its blank lines once. Read it
+// after the loop.
+func PartRecordsBlank(ix Index, p Part, blank *int64) iter.Seq2[*Record, error] {
 	fail := func(err error) iter.Seq2[*Record, error] {
 		return func(yield func(*Record, error) bool) { yield(nil, err) }
 	}
 	switch p.Kind {
 	case PartWhole:
-		return ix.Records(Query{})
+		return ix.Records(Query{Blank: blank})
 	case PartBytes:
 		f, ok := ix.(*File)
 		if !ok || f.gz {
@@ -693,7 +701,7 @@ func PartRecords(ix Index, p Part) iter.Seq2[*Record, error] {
 		if p.Start < 0 || p.End < p.Start || p.End > f.size {
 			return fail(fmt.Errorf("%w: %s: the file has %d bytes", ErrPart, p, f.size))
 		}
-		return f.partRecords(p)
+		return f.partRecords(p, blank)
 	case PartBlocks:
 		c, ok := ix.(*Cluster)
 		if !ok {
@@ -711,6 +719,14 @@ func PartRecords(ix Index, p Part) iter.Seq2[*Record, error] {
 			count++
 		}
 		var at blockPos
+		if blank != nil {
+			at.blank = func() {
+				if (at.n == 0 && int64(at.line) <= p.StartLine) || (p.EndLine > 0 && int64(at.n) == count-1 && int64(at.line) > p.EndLine) {
+					return // another part's line
+				}
+				*blank++
+			}
+		}
 		lines := c.lines(Query{}, int(p.Start), int(count), &at)
 		if p.StartLine > 0 || p.EndLine > 0 {
 			inner := lines
@@ -755,7 +771,7 @@ func (f *File) topLegend() (string, error) {
 	return "", nil
 }
 
-func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
+func (f *File) partRecords(p Part, blank *int64) iter.Seq2[*Record, error] {
 	return func(yield func(*Record, error) bool) {
 		legend := p.Legend
 		if !p.HasLegend {
@@ -781,6 +797,9 @@ func (f *File) partRecords(p Part) iter.Seq2[*Record, error] {
 		defer cr.flush()
 		r := walkReader(cr, f.path, &f.opt)
 		r.off, r.hdr = p.Start, hdr
+		if blank != nil {
+			defer func() { *blank += r.blank }()
+		}
 		if p.Start > 0 {
 			r.lines = &lineCounter{r: f.f}
 		}

@@ -91,6 +91,14 @@ type Query struct {
 	From, To string
 	// Limit stops the iteration after this many lines; 0 means no limit.
 	Limit int
+	// Blank, when not nil, is increased by the number of blank lines (empty
+	// lines, "\r" line end dropped) the iteration passes over: such a line
+	// holds no record and is no error, so it is counted here rather than
+	// yielded. A line of spaces is not blank: it is a bad line (a
+	// *ParseError). [File], [Stream], [Cluster] (in its blocks) and
+	// [Sorted] count them, and [PartRecordsBlank] for a part; the iteration
+	// adds to *Blank in the caller's goroutine, so read it after the loop.
+	Blank *int64
 }
 
 // QueryForURL returns a Query for rawURL with match type m, its key the
@@ -274,8 +282,15 @@ func isHeaderLine(line []byte) bool {
 	return bytes.HasPrefix(l, []byte("CDX")) && (len(l) == 3 || l[3] == ' ')
 }
 
-func isBlankLine(line []byte) bool {
-	return len(bytes.TrimSpace(line)) == 0
+// isBlankLine reports whether line (without its line end) is a blank
+// line: empty. A line of spaces is not: in an index it is a bad line.
+func isBlankLine(line []byte) bool { return len(line) == 0 }
+
+// countBlank adds 1 to q's blank-line counter, if it has one.
+func (q *Query) countBlank() {
+	if q.Blank != nil {
+		*q.Blank++
+	}
 }
 
 // Searcher is what answers a [Query]: every index source implements it

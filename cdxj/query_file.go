@@ -12,7 +12,8 @@ import (
 // then reads on sequentially only while lines can still match.
 //
 // Header lines ("!..." and a " CDX ..." legend) and blank lines are passed
-// over wherever they are, the first and the last line are found like any
+// over wherever they are (the blank lines a query reads counted in
+// Query.Blank), the first and the last line are found like any
 // other, and a last line without a trailing newline is read. A legend line
 // at the top sets the layout Records uses for classic CDX lines.
 //
@@ -83,7 +84,11 @@ func (s *Sorted) lines(q Query, at *int64) iter.Seq2[[]byte, error] {
 		n := 0
 		stopped := false
 		err = lf.scan(off, func(line []byte, lineAt int64) bool {
-			if isBlankLine(line) || isHeaderLine(line) {
+			if isBlankLine(line) {
+				q.countBlank()
+				return true
+			}
+			if isHeaderLine(line) {
 				return true
 			}
 			if at != nil {

@@ -178,7 +178,7 @@ func writeVariant(t testing.TB, dir, variant string, lines []string) string {
 			b.WriteString("\r\n")
 		case variant == "no-final-newline" && i == len(lines)-1:
 		case variant == "blank-lines" && i%7 == 0:
-			b.WriteString("\n\n  \n")
+			b.WriteString("\n\n\r\n") // blank lines: passed over and counted (a line of spaces is a bad line)
 		default:
 			b.WriteString("\n")
 		}

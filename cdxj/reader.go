@@ -19,8 +19,9 @@ const initialBufSize = 256 << 10
 // A Reader reads records from CDXJ or classic CDX text, one line at a time.
 //
 // Lines end in "\n" (a "\r" before it is dropped); the last line may lack
-// one; a UTF-8 byte order mark at the start is dropped. Empty lines are
-// passed over. Lines starting with '!' (CDXJ/ORS headers such as
+// one; a UTF-8 byte order mark at the start is dropped. Blank (empty)
+// lines are passed over and counted (BlankLines); a line of spaces is a bad
+// line. Lines starting with '!' (CDXJ/ORS headers such as
 // "!context", "!meta") and " CDX ..." legend lines (also without the
 // leading space) are headers, not records: Header returns them, and a
 // legend line sets the layout of the classic CDX lines after it (a CDXJ line
@@ -96,6 +97,7 @@ type Reader struct {
 	headers []string
 	hdr     *Layout
 	skipped int64
+	blank   int64 // blank lines passed over
 	rec     Record
 	filter  *compiled // lines the filter does not match are passed over; vStop ends the input
 }
@@ -255,7 +257,8 @@ func (r *Reader) Read() (*Record, error) {
 			r.err = err
 			return nil, err
 		}
-		if len(line) == 0 {
+		if isBlankLine(line) {
+			r.blank++
 			continue
 		}
 		if line[0] == '!' {
@@ -351,6 +354,10 @@ func (r *Reader) HeaderLayout() *Layout { return r.hdr }
 
 // Skipped returns the number of bad lines passed over under SkipBad.
 func (r *Reader) Skipped() int64 { return r.skipped }
+
+// BlankLines returns the number of blank (empty) lines passed over so far.
+// They hold no record and are no error; Skipped does not count them.
+func (r *Reader) BlankLines() int64 { return r.blank }
 
 // LineNumber returns the 1-based number of the last line read (a record,
 // header, blank or bad line).

@@ -1040,7 +1040,7 @@ func (s *Server) readObjects(body io.Reader, lineNo *int, out func([]byte, *Layo
 	var conv objectConv
 	err := scanLines(body, 0, s.o.MaxLineSize, func(line []byte, at int64) bool {
 		*lineNo++
-		if isBlankLine(line) {
+		if len(bytes.TrimSpace(line)) == 0 { // a blank line of the answer (a resume key follows one)
 			return true
 		}
 		b, err := conv.append((*bp)[:0], line)
@@ -1112,7 +1112,7 @@ func (s *Server) readText(body io.Reader, lineNo *int, layout *Layout, out func(
 	blank := false
 	err := scanLines(body, 0, s.o.MaxLineSize, func(line []byte, at int64) bool {
 		*lineNo++
-		if isBlankLine(line) {
+		if len(bytes.TrimSpace(line)) == 0 { // a blank line of the answer (a resume key follows one)
 			blank = true
 			return true
 		}

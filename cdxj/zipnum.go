@@ -728,6 +728,10 @@ type blockPos struct {
 	e    IdxEntry
 	n    int
 	line int
+	// blank, when not nil, is called for each blank line, at its place,
+	// instead of counting it in the query's Query.Blank (a part counts
+	// only the blank lines inside its range of lines).
+	blank func()
 }
 
 // lines yields the matching lines of the candidate blocks skip to
@@ -765,7 +769,16 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 		ln, bn := 0, -1
 		onLine := func(line []byte) bool {
 			ln++
-			if isBlankLine(line) || isHeaderLine(line) {
+			if isBlankLine(line) {
+				if at != nil && at.blank != nil {
+					at.e, at.n, at.line = cur, bn, ln
+					at.blank()
+				} else {
+					q.countBlank()
+				}
+				return true
+			}
+			if isHeaderLine(line) {
 				return true
 			}
 			if at != nil {

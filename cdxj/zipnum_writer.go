@@ -190,7 +190,7 @@ func (w *ClusterWriter) WriteLine(line []byte) error {
 	}
 	n := w.lines + 1
 	switch {
-	case isBlankLine(line):
+	case len(bytes.TrimSpace(line)) == 0:
 		return fmt.Errorf("cdxj: cluster line %d: blank line", n)
 	case isHeaderLine(line):
 		return fmt.Errorf("cdxj: cluster line %d: a header line cannot go into a ZipNum block", n)

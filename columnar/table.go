@@ -103,6 +103,9 @@ func (o *Options) withDefaults() Options {
 type Stats struct {
 	Rows     int64 // rows written
 	BadLines int64 // input lines skipped as malformed (ReadIndex with skipBad)
+	// BlankLines counts the blank (empty) input lines ReadIndex passed
+	// over (cdxj.Query.Blank): no record, no error, not BadLines.
+	BlankLines int64
 	// NoLength counts the rows whose warc_record_length is -1: missing,
 	// "-", not a number, or above summary.MaxRecordLength.
 	NoLength int64
@@ -367,12 +370,13 @@ func hiveEscape(v string) string {
 // scope; see cdxj.Open), with name as input_file. A malformed line (see
 // Converter.Row) is an error wrapping its *cdxj.ParseError, or with skipBad
 // is counted in Stats().BadLines (the first one is logged to
-// Options.Logger); a read error ends the input and is returned. Both name
+// Options.Logger); blank lines are counted in Stats().BlankLines; a read
+// error ends the input and is returned. Both name
 // their source once: the *cdxj.ParseError's Source when it has one, else
 // name. ctx stops the walk between records.
 func (t *Table) ReadIndex(ctx context.Context, src cdxj.Searcher, name string, skipBad bool) error {
 	i := 0
-	for rec, err := range src.Records(cdxj.Query{}) {
+	for rec, err := range src.Records(cdxj.Query{Blank: &t.stats.BlankLines}) {
 		if i++; i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

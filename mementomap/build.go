@@ -105,11 +105,16 @@ type BuildStats struct {
 	Bad      int64 // bad lines skipped under SkipBad: unparseable, a malformed JSON block, or a URL that does not canonicalize
 	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
 	BadExamples []string
-	Keys        int64 // data lines written (distinct HxPx keys, or HxPx keys and periods under BuildOptions.Datetime)
-	URIRs       int64 // distinct URI-Rs (full SURTs, query included); under BuildOptions.Datetime, distinct URI-Rs and periods (a URI-R captured in 3 periods counts 3)
-	Runs        int   // sorted runs spilled to disk
-	Checked     int64 // records whose SURT key was compared with the canonical SURT of their original URL (or of the URL the key stands for, when there is none)
-	Mismatched  int64 // of those, keys that differ, replaced by the canonical SURT
+	// Blank counts the blank (empty) index lines passed over: they hold
+	// no record and are no error, so they never stop a build, SkipBad or
+	// not, and are not counted in Bad (cdxj.Query.Blank; a line of spaces
+	// is a bad line). The map's !meta records them ("blank_lines").
+	Blank      int64
+	Keys       int64 // data lines written (distinct HxPx keys, or HxPx keys and periods under BuildOptions.Datetime)
+	URIRs      int64 // distinct URI-Rs (full SURTs, query included); under BuildOptions.Datetime, distinct URI-Rs and periods (a URI-R captured in 3 periods counts 3)
+	Runs       int   // sorted runs spilled to disk
+	Checked    int64 // records whose SURT key was compared with the canonical SURT of their original URL (or of the URL the key stands for, when there is none)
+	Mismatched int64 // of those, keys that differ, replaced by the canonical SURT
 	// MismatchExamples holds up to 5 "key <> canonical (url)" examples.
 	MismatchExamples []string
 }
@@ -127,7 +132,8 @@ func (s BuildStats) MismatchRate() float64 {
 // servers, whatever cdxj.Open opens) and writes a baseline MementoMap to
 // dst (internal/spec/MEMENTOMAP.md; the paper's Section 4): UKVS headers
 // (!context, !id, !fields, !meta with name, type "MementoMap", updated_at
-// and, when bad lines were skipped under o.SkipBad, "skipped_lines"), then
+// and, when bad lines were skipped under o.SkipBad, "skipped_lines", when
+// blank index lines were passed over, "blank_lines"), then
 // one line "HXPX M/R" per HxPx key in byte-wise order, where M is the
 // number of index records (duplicates of a capture included, see the
 // package doc) and R the number of distinct URI-Rs (full SURTs,
@@ -176,7 +182,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 		b.sink = func(k []byte, _ int) error { return b.s.Add(k, 1) }
 	}
 	for _, in := range inputs {
-		if err := b.read(ctx, in.Records(cdxj.Query{})); err != nil {
+		if err := b.read(ctx, in.Records(cdxj.Query{Blank: &b.st.Blank})); err != nil {
 			b.s.Close()
 			return b.st, err
 		}
@@ -187,7 +193,7 @@ func Build(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, opts *Bui
 	}
 	b.st.Runs = b.s.Runs()
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, nil, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, &b.st, nil, nil); err != nil {
 		b.s.Close()
 		return b.st, err
 	}
@@ -313,11 +319,12 @@ func buildOptions(opts *BuildOptions) BuildOptions {
 	return *opts
 }
 
-// writeBuildHeaders writes the header lines of a built map: !meta holds
-// "skipped_lines" (bad lines skipped under SkipBad) and "rekeyed_lines"
+// writeBuildHeaders writes the header lines of a built map of what st
+// counts: !meta holds "skipped_lines" (bad lines skipped under SkipBad),
+// "blank_lines" (blank index lines passed over) and "rekeyed_lines"
 // (records whose index key was replaced by the canonical SURT of their
 // URL) when not 0, and "part" (and the partEdges) for a partial map.
-func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part *cdxj.Part, edges *partEdges) error {
+func writeBuildHeaders(w io.Writer, o BuildOptions, st *BuildStats, part *cdxj.Part, edges *partEdges) error {
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -335,13 +342,14 @@ func writeBuildHeaders(w io.Writer, o BuildOptions, skipped, rekeyed int64, part
 		Type      string     `json:"type"`
 		UpdatedAt string     `json:"updated_at"`
 		Skipped   int64      `json:"skipped_lines,omitempty"`
+		Blank     int64      `json:"blank_lines,omitempty"`
 		Rekeyed   int64      `json:"rekeyed_lines,omitempty"`
 		Part      *cdxj.Part `json:"part,omitempty"`
 		First     *string    `json:"first_urir,omitempty"`
 		Last      *string    `json:"last_urir,omitempty"`
 		FirstKey  *string    `json:"first_key,omitempty"`
 		LastKey   *string    `json:"last_key,omitempty"`
-	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), skipped, rekeyed, part, first, last, firstKey, lastKey})
+	}{o.Name, "MementoMap", now().UTC().Format(time.RFC3339), st.Bad, st.Blank, st.Mismatched, part, first, last, firstKey, lastKey})
 	keys := `["surt"]`
 	if o.Datetime > 0 {
 		keys = `["surt", "datetime"]`

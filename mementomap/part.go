@@ -70,12 +70,13 @@ func planBuild(ctx context.Context, inputs []cdxj.Searcher, w int) ([]buildItem,
 	return items, nil
 }
 
-// records returns the records of the item.
-func (it buildItem) records() func(func(*cdxj.Record, error) bool) {
+// records returns the records of the item, counting its blank lines in
+// *blank.
+func (it buildItem) records(blank *int64) func(func(*cdxj.Record, error) bool) {
 	if it.part.Kind == cdxj.PartWhole {
-		return it.src.Records(cdxj.Query{})
+		return it.src.Records(cdxj.Query{Blank: blank})
 	}
-	return cdxj.PartRecords(it.src.(cdxj.Index), it.part)
+	return cdxj.PartRecordsBlank(it.src.(cdxj.Index), it.part, blank)
 }
 
 // buildParallel is Build on w workers: the inputs cut into parts
@@ -182,7 +183,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 			defer wg.Done()
 			defer func() { <-sem }()
 			b := bs[i]
-			err := b.read(ctxs[i], it.records())
+			err := b.read(ctxs[i], it.records(&b.st.Blank))
 			if err == nil {
 				err = finish[i]()
 			}
@@ -219,7 +220,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 						st.Add(b.st)
 					}
 					wrote = true
-					if err = writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err == nil {
+					if err = writeBuildHeaders(bw, o, &st, nil, nil); err == nil {
 						lines[i], err = formatPart(ctxs[i], b.s, o.TempDir, bw)
 					}
 				}
@@ -250,7 +251,7 @@ func buildParallel(ctx context.Context, dst io.Writer, inputs []cdxj.Searcher, o
 		return st, errs[failed]
 	}
 	if !wrote {
-		if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
+		if err := writeBuildHeaders(bw, o, &st, nil, nil); err != nil {
 			closeAll()
 			return st, err
 		}
@@ -308,7 +309,7 @@ func replayPart(ctx context.Context, o BuildOptions, it buildItem, s *extsort.So
 	b := newBuilder(o)
 	finish := b.sortInto(s)
 	if n > 0 {
-		for rec, err := range it.records() {
+		for rec, err := range it.records(nil) { // its blank lines were counted by the first read
 			if b.records++; b.records&0xffff == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -352,7 +353,7 @@ func boundsOrdered[T any](ps []T, bounds func(T) (lo, hi []byte, ok bool)) bool 
 }
 
 // Add adds the read counts of another build, such as one part's
-// (BuildPart), to s: records, used, filtered, non-HTTP, bad, sorted runs,
+// (BuildPart), to s: records, used, filtered, non-HTTP, bad, blank, sorted runs,
 // checked and mismatched; at most 5 bad and 5 mismatch examples are kept.
 // Keys and URIRs are not added: they are counted where the map is written
 // (Concat), since parts of one key range would count a key twice.
@@ -362,6 +363,7 @@ func (s *BuildStats) Add(p BuildStats) {
 	s.Filtered += p.Filtered
 	s.NonHTTP += p.NonHTTP
 	s.Bad += p.Bad
+	s.Blank += p.Blank
 	s.Runs += p.Runs
 	s.Checked += p.Checked
 	s.Mismatched += p.Mismatched
@@ -382,8 +384,8 @@ func (s *BuildStats) Add(p BuildStats) {
 // partial map written to dst, with the record-to-key function and the
 // filters of [Build] under the same o. A partial map is a valid sorted
 // MementoMap: Build's header lines, whose !meta also holds "part" (p as
-// JSON), "skipped_lines" (the part's bad lines skipped under o.SkipBad)
-// and, when the part has records, "first_key" and "last_key" (the index
+// JSON), "skipped_lines" (the part's bad lines skipped under o.SkipBad),
+// "blank_lines" (its blank lines passed over) and, when the part has records, "first_key" and "last_key" (the index
 // keys of its first and last record, as the input is sorted) and, when it
 // counts one at its index key, "first_urir" and "last_urir" (the first
 // and the last such URI-R, full SURTs with their '?'); then, when records'
@@ -437,7 +439,7 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 		last = append(last[:0], k...)
 		return sink(k, hx)
 	}
-	if err := b.read(ctx, cdxj.PartRecords(ix, p)); err != nil {
+	if err := b.read(ctx, cdxj.PartRecordsBlank(ix, p, &b.st.Blank)); err != nil {
 		b.s.Close()
 		return b.st, err
 	}
@@ -454,7 +456,7 @@ func BuildPart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Part, o
 		}
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, b.st.Bad, b.st.Mismatched, &p, edges); err != nil {
+	if err := writeBuildHeaders(bw, o, &b.st, &p, edges); err != nil {
 		b.s.Close()
 		return b.st, err
 	}
@@ -538,6 +540,7 @@ var ErrParts = errors.New("mementomap: not the partial maps of one plan")
 type partMeta struct {
 	Type     string     `json:"type"`
 	Skipped  int64      `json:"skipped_lines"`
+	Blank    int64      `json:"blank_lines"`
 	Rekeyed  int64      `json:"rekeyed_lines"`
 	Part     *cdxj.Part `json:"part"`
 	First    *string    `json:"first_urir"`
@@ -559,7 +562,7 @@ func hxpxOf(s string) string {
 // the part whose Seq is i, and there must be Of of them; o must be the
 // options the parts were built with. It writes the header lines Build
 // writes under o (o.Now and o.Name and o.ArchiveID as given to Concat;
-// skipped_lines and rekeyed_lines summed over the parts), then the data
+// skipped_lines, blank_lines and rekeyed_lines summed over the parts), then the data
 // lines of the parts merged in key order: a key in several parts is
 // written once, its captures summed and its URI-Rs counted once each.
 //
@@ -631,6 +634,7 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 			rekeyed[i] = append(rekeyed[i], us...)
 		}
 		st.Bad += pm.Skipped
+		st.Blank += pm.Blank
 		st.Mismatched += pm.Rekeyed
 		rs[i] = r
 	}
@@ -664,7 +668,7 @@ func Concat(ctx context.Context, dst io.Writer, parts []io.Reader, opts *BuildOp
 		return st, err
 	}
 	bw := bufio.NewWriterSize(dst, 1<<20)
-	if err := writeBuildHeaders(bw, o, st.Bad, st.Mismatched, nil, nil); err != nil {
+	if err := writeBuildHeaders(bw, o, &st, nil, nil); err != nil {
 		return st, err
 	}
 	h := make(partHeap, 0, len(rs))

@@ -736,3 +736,64 @@ func TestConcatRekeyedRereads(t *testing.T) {
 		t.Errorf("a key re-keyed from another part, its input gone: %v", err)
 	}
 }
+
+// TestBuildCountsBlankLines: blank lines of an index (a trailing one,
+// some inside, "\r\n" ones) do not stop a build, SkipBad or not, and are
+// not bad lines: Build counts them (BuildStats.Blank, !meta
+// "blank_lines") whatever the number of workers, each partial map of a
+// plan counts its own, and Concat sums them into the map Build writes.
+func TestBuildCountsBlankLines(t *testing.T) {
+	lowPartBytes(t, 4<<10)
+	lines := genLines(t, 3000, 3)
+	var b strings.Builder
+	const blanks = 3000/500 + 1
+	for i, l := range lines {
+		b.WriteString(l + "\n")
+		if i%500 == 250 {
+			b.WriteString([]string{"\n", "\r\n"}[i%2])
+		}
+	}
+	b.WriteString("\n") // a trailing blank line
+	p := filepath.Join(t.TempDir(), "blank.cdxj")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	var want string
+	for _, w := range []int{1, 2, 8} {
+		out, st := buildWith(t, w, BuildOptions{}, p)
+		if st.Blank != blanks || st.Bad != 0 || !strings.Contains(out, fmt.Sprintf(`"blank_lines":%d`, blanks)) || strings.Contains(out, "skipped_lines") {
+			t.Errorf("%d workers: Blank %d, Bad %d, map %q", w, st.Blank, st.Bad, out[:min(len(out), 300)])
+		}
+		if w == 1 {
+			want = out
+		} else if out != want {
+			t.Errorf("%d workers: the map differs from 1 worker's", w)
+		}
+	}
+	ix := openAll(t, p)[0].(cdxj.Index)
+	parts, err := cdxj.Plan(context.Background(), []cdxj.Index{ix}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) < 3 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	o := BuildOptions{Now: fixedNow}
+	var partials []io.Reader
+	var sum int64
+	for _, part := range parts {
+		var pm bytes.Buffer
+		st, err := BuildPart(context.Background(), &pm, ix, part, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += st.Blank
+		partials = append(partials, bytes.NewReader(pm.Bytes()))
+	}
+	var out bytes.Buffer
+	st, err := Concat(context.Background(), &out, partials, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum != blanks || st.Blank != blanks || out.String() != want {
+		t.Errorf("%d parts counted %d blank lines, Concat %d, want %d; map as Build's: %v", len(parts), sum, st.Blank, blanks, out.String() == want)
+	}
+}

@@ -180,6 +180,9 @@ type DailyStats struct {
 	BadLines   int64 // lines skipped: malformed, or a timestamp without a day
 	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
 	BadExamples []string
+	// BlankLines counts the blank (empty) index lines passed over, as
+	// Stats.BlankLines does: no record, no error, no note line.
+	BlankLines int64
 	// NoLength counts the Records whose length was missing, "-" or invalid
 	// (not an integer, above MaxRecordLength): their size counts as 0.
 	NoLength int64
@@ -295,11 +298,12 @@ func (d *Daily) AddRecord(r *cdxj.Record) error {
 // cluster, a stream, whatever cdxj.Open opens) and counts its records, as
 // Summarizer.ReadIndex does: a bad line (malformed, or a timestamp without
 // a day) is an error naming its source and line, or with skipBad is counted
-// in Stats().BadLines (the first five in BadExamples); any other error of
-// the input ends it and is returned. ctx cancels the walk between records.
+// in Stats().BadLines (the first five in BadExamples); blank (empty) lines
+// are counted in Stats().BlankLines; any other error of the input ends it
+// and is returned. ctx cancels the walk between records.
 func (d *Daily) ReadIndex(ctx context.Context, src cdxj.Searcher, skipBad bool) error {
 	n := 0
-	for rec, err := range src.Records(cdxj.Query{}) {
+	for rec, err := range src.Records(cdxj.Query{Blank: &d.stats.BlankLines}) {
 		if n++; n&4095 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

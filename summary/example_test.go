@@ -25,7 +25,7 @@ uk,co,bbc,news)/old 20200101000002 {"url": "https://news.bbc.co.uk/old", "mime":
 	fmt.Printf("%+v\n", s.Stats())
 	// Output:
 	// bbc.co.uk {"2020": {"n_html": 1, "n_image": 1, "n_https": 2, "n_total": 2, "s_html": 1000, "s_image": 50, "s_https": 1050, "s_total": 1050}}
-	// {Counted:2 NotOK:1 BadTimestamp:0 Keys:1 BadLines:0 BadExamples:[] NoLength:0}
+	// {Counted:2 NotOK:1 BadTimestamp:0 Keys:1 BadLines:0 BadExamples:[] BlankLines:0 NoLength:0}
 }
 
 func ExampleCompat() {

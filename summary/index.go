@@ -263,7 +263,8 @@ func indexQuote(b []byte, i int) int {
 // cannot parse, and CDXJ lines whose JSON is malformed, are errors naming
 // the source and line (a *ParseError wrapping the *cdxj.ParseError); with
 // skipBad they are counted in Stats.BadLines instead (the first five in
-// Stats.BadExamples) and reading goes on. Any other error of the input (an
+// Stats.BadExamples) and reading goes on. Blank (empty) lines are no
+// error: they are counted in Stats.BlankLines. Any other error of the input (an
 // unreadable file, a corrupt gzip member) ends it and is returned.
 // ctx cancels the walk between records. It makes no allocation per line.
 //
@@ -279,7 +280,7 @@ func (s *Summarizer) ReadIndex(ctx context.Context, src cdxj.Searcher, skipBad b
 			}
 		}
 	}
-	return s.read(ctx, src.Records(cdxj.Query{}), skipBad)
+	return s.read(ctx, src.Records(cdxj.Query{Blank: &s.stats.BlankLines}), skipBad)
 }
 
 // badLine returns the error to stop with for err met while reading an

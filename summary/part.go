@@ -29,7 +29,7 @@ func SummarizePart(ctx context.Context, dst io.Writer, ix cdxj.Index, p cdxj.Par
 	}
 	o.Grouped, o.Out = false, nil
 	s := New(&o)
-	if err := s.read(ctx, cdxj.PartRecords(ix, p), skipBad); err != nil {
+	if err := s.read(ctx, cdxj.PartRecordsBlank(ix, p, &s.stats.BlankLines), skipBad); err != nil {
 		return s.stats, err
 	}
 	_, err := s.WriteTo(dst)
@@ -111,7 +111,7 @@ func (s *Summarizer) readParallel(ctx context.Context, ix cdxj.Index, skipBad bo
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if err := subs[i].read(ctxs[i], cdxj.PartRecords(ix, p), skipBad); err != nil {
+			if err := subs[i].read(ctxs[i], cdxj.PartRecordsBlank(ix, p, &subs[i].stats.BlankLines), skipBad); err != nil {
 				errs[i] = err
 				mu.Lock()
 				failed = min(failed, i)
@@ -159,8 +159,8 @@ func (s *Summarizer) absorb(o *Summarizer) {
 }
 
 // Add adds the capture counts of another summarizer's Stats, such as one
-// part's (SummarizePart), to s: counted, not 2xx, bad timestamps, bad lines
-// and captures without a length; at most 5 bad-line examples are kept.
+// part's (SummarizePart), to s: counted, not 2xx, bad timestamps, bad lines,
+// blank lines and captures without a length; at most 5 bad-line examples are kept.
 // Keys is not added: keys shared by two summaries are one key of their
 // combination.
 func (s *Stats) Add(p Stats) {
@@ -168,6 +168,7 @@ func (s *Stats) Add(p Stats) {
 	s.NotOK += p.NotOK
 	s.BadTimestamp += p.BadTimestamp
 	s.BadLines += p.BadLines
+	s.BlankLines += p.BlankLines
 	s.NoLength += p.NoLength
 	for _, e := range p.BadExamples {
 		if len(s.BadExamples) < 5 {

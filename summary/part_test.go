@@ -138,3 +138,50 @@ func TestSummarizePartCombine(t *testing.T) {
 		t.Errorf("combined partial summaries differ from the summary (%d vs %d bytes)", got.Len(), len(want))
 	}
 }
+
+// TestReadIndexCountsBlankLines: blank lines of an index (inside, a
+// trailing one, "\r\n" ones) stop no read, strict or not, are not bad
+// lines and leave the summary as it is without them (no note line); they
+// are counted in Stats.BlankLines on any number of workers.
+func TestReadIndexCountsBlankLines(t *testing.T) {
+	old := minPartBytes
+	minPartBytes = 4 << 10
+	defer func() { minPartBytes = old }()
+	var b bytes.Buffer
+	if _, err := cdxgen.New(cdxgen.Config{Lines: 4000, Seed: 12}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.cdxj")
+	blank := filepath.Join(dir, "blank.cdxj")
+	os.WriteFile(plain, b.Bytes(), 0o644)
+	lines := strings.SplitAfter(b.String(), "\n")
+	var bl strings.Builder
+	n := int64(0)
+	for i, l := range lines {
+		bl.WriteString(l)
+		if i%600 == 300 {
+			bl.WriteString([]string{"\n", "\r\n"}[i%2])
+			n++
+		}
+	}
+	bl.WriteString("\n")
+	n++
+	os.WriteFile(blank, []byte(bl.String()), 0o644)
+	want, _ := summarizeWith(t, 1, Options{}, plain)
+	for _, w := range []int{1, 3} {
+		got, st := summarizeWith(t, w, Options{}, blank)
+		if got != want || st.BlankLines != n || st.BadLines != 0 {
+			t.Errorf("%d workers: blank lines %d (want %d), bad lines %d; summary as without them: %v", w, st.BlankLines, n, st.BadLines, got == want)
+		}
+	}
+	ix, err := cdxj.Open(context.Background(), blank, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s := New(&Options{Workers: 1})
+	if err := s.ReadIndex(context.Background(), ix, false); err != nil || s.Stats().BlankLines != n {
+		t.Errorf("strict read: %v, %d blank lines", err, s.Stats().BlankLines)
+	}
+}

@@ -81,6 +81,11 @@ type Stats struct {
 	BadLines     int64 // index lines skipped as malformed (ReadIndex with skipBad)
 	// BadExamples holds up to 5 of those, each "SOURCE: line N: cause".
 	BadExamples []string
+	// BlankLines counts the blank (empty) index lines ReadIndex passed
+	// over (cdxj.Query.Blank): they hold no record and are no error, so
+	// they never stop a read, skipBad or not, and are not BadLines; no
+	// capture is lost, so the summary has no note line for them.
+	BlankLines int64
 	// NoLength counts the captures among Counted whose length was missing,
 	// "-", or invalid (negative, not an integer, above MaxRecordLength):
 	// they are counted with 0 bytes. 9-column CDX has no length at all.

@@ -17,7 +17,9 @@
 // are sorted at a time and spilled to temporary files in -tmpdir, which are
 // then merged. A bad line stops the command with its file and line
 // number and exit status 1, unless -skip-bad, which passes over bad lines
-// and reports their count on standard error. With -o the output goes to a
+// and reports their count on standard error. Blank (empty) lines hold no
+// record and stop nothing: their count is reported on standard error
+// ("passed over N blank lines"); a line of spaces is a bad line. With -o the output goes to a
 // temporary file beside OUT, renamed to OUT only when complete, with the
 // mode of the file it replaces (else 0644); OUT may not be one of the inputs,
 // and "-o -" is standard output.

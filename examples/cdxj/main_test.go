@@ -438,3 +438,19 @@ func TestOutputDash(t *testing.T) {
 		t.Error(`a file named "-" was written`)
 	}
 }
+
+// TestBlankLinesReported: blank lines (a trailing one, a "\r\n" one) stop
+// nothing, -skip-bad or not, and are reported by their count; a line of
+// spaces is a bad line, named by its file and line.
+func TestBlankLinesReported(t *testing.T) {
+	in := "com,example)/ 20140101000000 {\"url\": \"http://example.com/\"}\n\r\n" +
+		"com,example)/a 20140101000000 {\"url\": \"http://example.com/a\"}\n\n"
+	out, stderr, err := runCmd(t, in)
+	if err != nil || strings.Count(out, "\n") != 2 || !strings.Contains(stderr, "cdxj: passed over 2 blank lines") {
+		t.Errorf("run = %v, stdout %q, stderr %q; want 2 records and the 2 blank lines counted", err, out, stderr)
+	}
+	_, _, err = runCmd(t, strings.Replace(in, "\r\n", "  \n", 1))
+	if err == nil || !strings.Contains(err.Error(), "stdin:2:") {
+		t.Errorf("a line of spaces: %v, want an error naming stdin:2", err)
+	}
+}

@@ -102,6 +102,9 @@ func runParquet(ctx context.Context, o options, stdin io.Reader, stderr io.Write
 	fmt.Fprintf(stderr, "cdxj: wrote %s to %s (%s, %s without a valid length, %s without a valid status); skipped %s\n",
 		count.Of(int(st.Rows), "row", "rows"), o.output, count.Of(st.Files, "Parquet file", "Parquet files"),
 		count.Of(int(st.NoLength), "row", "rows"), count.Of(int(st.NoStatus), "row", "rows"), count.Of(int(st.BadLines), "bad line", "bad lines"))
+	if st.BlankLines > 0 {
+		fmt.Fprintf(stderr, "cdxj: passed over %d blank lines (empty: no record)\n", st.BlankLines)
+	}
 	return nil
 }
 

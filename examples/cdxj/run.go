@@ -143,10 +143,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer sorter.Close()
 		sink = sortSink{sorter}
 	}
-	var skipped int64
+	var skipped, blank int64
 	o.skips = &skipLog{w: stderr}
 	for _, name := range o.files {
-		n, err := convert(ctx, name, stdin, sink, o)
+		n, err := convert(ctx, name, stdin, sink, o, &blank)
 		skipped += n
 		if err != nil {
 			return err
@@ -168,13 +168,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.skipBad {
 		fmt.Fprintf(stderr, "cdxj: skipped %d bad lines\n", skipped)
 	}
+	if blank > 0 {
+		fmt.Fprintf(stderr, "cdxj: passed over %d blank lines (empty: no record)\n", blank)
+	}
 	return nil
 }
 
 // convert reads one input (a file, a ZipNum cluster by its .idx or folder,
 // or "-" for stdin; see cdxj.Open) and sends its records, as CDXJ lines, to
-// sink. It returns the number of bad lines skipped.
-func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o options) (skipped int64, err error) {
+// sink. It returns the number of bad lines skipped, and adds the blank
+// lines passed over to *blank.
+func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o options, blank *int64) (skipped int64, err error) {
 	ix, err := cdxj.Open(ctx, name, &cdxj.OpenOptions{Stdin: stdin, MaxLineSize: o.maxLine, Server: o.server})
 	if err != nil {
 		return 0, err
@@ -183,7 +187,7 @@ func convert(ctx context.Context, name string, stdin io.Reader, sink lineSink, o
 	var line, key []byte
 	var bad int64
 	i := 0
-	for rec, err := range ix.Records(cdxj.Query{}) {
+	for rec, err := range ix.Records(cdxj.Query{Blank: blank}) {
 		if i++; i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return bad, err

@@ -141,6 +141,9 @@ func (e *env) build(args []string) error {
 	if st.Bad > 0 {
 		e.log.Warn("bad index lines skipped (-skip-bad); the map's !meta says how many", "skipped_lines", st.Bad, "examples", st.BadExamples)
 	}
+	if st.Blank > 0 {
+		e.log.Info("blank index lines passed over (empty: no record); the map's !meta says how many", "blank_lines", st.Blank)
+	}
 	if st.Mismatched > 0 {
 		e.log.Warn("index keys differ from the canonical SURTs of their URLs: the map holds the canonical ones (!meta rekeyed_lines)",
 			"checked", st.Checked, "mismatched", st.Mismatched,

@@ -293,6 +293,9 @@ CDX server's http(s) URL with -url-prefix URL or -domain HOST saying what to rea
 		fmt.Fprintf(e.stderr, "summarize: the summary's !meta line records the %d malformed lines skipped; the first: %s\n",
 			st.BadLines, strings.Join(st.BadExamples, "; "))
 	}
+	if st.BlankLines > 0 {
+		fmt.Fprintf(e.stderr, "summarize: passed over %d blank lines (empty: no record)\n", st.BlankLines)
+	}
 	return nil
 }
 
@@ -442,6 +445,9 @@ func (e *env) daily(args []string) error {
 	if st.BadLines > 0 {
 		fmt.Fprintf(e.stderr, "summarize daily: the series' !meta line records the %d bad lines skipped; the first: %s\n",
 			st.BadLines, strings.Join(st.BadExamples, "; "))
+	}
+	if st.BlankLines > 0 {
+		fmt.Fprintf(e.stderr, "summarize daily: passed over %d blank lines (empty: no record)\n", st.BlankLines)
 	}
 	return nil
 }
