@@ -845,13 +845,19 @@ wait:
 		}
 	}
 	res.Mementos = mergeLists(found, ag.rank)
+	res.reusable = len(res.Mementos) > 0
 	for i, l := range found {
 		// The merged list holds copies of the archives' mementos (or is
 		// the one list merged, kept as it is): the lists go back.
-		if own[i] && cap(l) > 0 && (len(res.Mementos) == 0 || &l[:1][0] != &res.Mementos[0]) {
+		if cap(l) > 0 && len(res.Mementos) > 0 && &l[:1][0] == &res.Mementos[0] {
+			res.reusable = own[i] // the archive's list itself
+			continue
+		}
+		if own[i] && cap(l) > 0 {
 			releaseMementos(l)
 		}
 	}
+	hold.last = res.giveBack
 	res.At = time.Now()
 	if ag.log.Enabled(ag.base, slog.LevelDebug) { // the record's attributes are built only when it is written
 		ag.log.Debug("search", "service", s, "urir", urir, "mementos", len(res.Mementos), "failures", res.FailureHeader())

@@ -115,6 +115,10 @@ type bodyHold struct {
 	grown  int64 // of which past each body's first bytes
 	refs   int
 	closed bool
+	// last, when set, runs once when the last holder lets go (after the
+	// budget's lock): the search's merged list goes back then
+	// (Result.giveBack).
+	last func()
 }
 
 func newBodyHold(m *bodyMemory) *bodyHold { return &bodyHold{m: m, refs: 1} }
@@ -460,14 +464,22 @@ func (h *bodyHold) release() {
 	if h == nil {
 		return
 	}
+	if h.releaseLocked() && h.last != nil {
+		h.last()
+	}
+}
+
+// releaseLocked is release under the budget's lock; true when it let go
+// of the last hold.
+func (h *bodyHold) releaseLocked() bool {
 	m := h.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if h.closed {
-		return
+		return false
 	}
 	if h.refs--; h.refs > 0 {
-		return
+		return false
 	}
 	h.closed = true
 	m.total -= h.held
@@ -489,6 +501,7 @@ func (h *bodyHold) release() {
 		return false
 	})
 	m.wakeLocked()
+	return true
 }
 
 // bodyHolds collects the holds of the search Results one request uses
@@ -498,6 +511,10 @@ type bodyHolds struct {
 	mu    sync.Mutex
 	holds []*bodyHold
 	done  bool
+	// request: the holder is a Handler request, done with the Results'
+	// mementos once it is answered (they may be given back then,
+	// Result.giveBack); otherwise a caller keeps the Results it gets.
+	request bool
 }
 
 // keep gives the caller's hold h (taken with hold) to hs, or lets it go

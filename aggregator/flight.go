@@ -55,6 +55,9 @@ func (ag *Aggregator) searchShared(ctx context.Context, s Service, urir string, 
 		if f.err != nil {
 			return nil, f.err
 		}
+		if holds == nil || !holds.request {
+			f.res.kept.Store(true) // before the caller's hold goes: its mementos are never given back
+		}
 		holds.keep(f.hold)
 		return f.res, nil
 	case <-ctx.Done():

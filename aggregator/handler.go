@@ -107,7 +107,8 @@ func (ag *Aggregator) Handler() http.Handler { return handler{ag: ag} }
 // Accept-Datetime): the Handler calls LogAnswer once per lookup, before
 // writing the response, and writes no "request" record of its own when
 // LogAnswer returns true. ans must not be modified or kept past the
-// request.
+// request: once every request sharing a search has answered, the
+// search's merged list goes back for reuse by later searches.
 type AnswerLogger interface {
 	LogAnswer(r *http.Request, ans *Answer) bool
 }
@@ -144,7 +145,7 @@ func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		w = headWriter{w} // same headers, no body, whatever the server does
 	}
-	var holds bodyHolds
+	holds := bodyHolds{request: true}
 	h.holds = &holds
 	defer holds.release() // the answer is written (and stored): its body bytes go back
 	switch {

@@ -238,3 +238,97 @@ func TestFreeListBounds(t *testing.T) {
 		t.Errorf("a dirty list's slice is %q, want its bytes as they were", g[:3])
 	}
 }
+
+// resultCatcher is a ResponseWriter that notes the Result of the
+// request's answer (for the test to look at once the request is done).
+type resultCatcher struct {
+	*httptest.ResponseRecorder
+	res *Result
+}
+
+func (c *resultCatcher) LogAnswer(_ *http.Request, ans *Answer) bool {
+	c.res = ans.Result
+	return false
+}
+
+// TestMergedListGivenBack: the merged list of a search that only Handler
+// requests used goes back for reuse once they have answered (its
+// mementos zeroed), while the Results of Search and Lookup callers keep
+// theirs; Handler answers shared by concurrent requests of the same
+// URI-Rs stay byte for byte those of the same requests made one at a
+// time (run with -race too).
+func TestMergedListGivenBack(t *testing.T) {
+	a1 := reuseArchive(t, "a1", false, 0)
+	a2 := reuseArchive(t, "a2", true, 0)
+	a3 := reuseArchive(t, "a3", false, 70)
+	ag := newAggregator(t, Options{Archives: []Archive{
+		{ID: "a1", TimeMap: a1.URL + "/tm/"}, {ID: "a2", TimeMap: a2.URL + "/tm/"}, {ID: "a3", TimeMap: a3.URL + "/tm/"},
+	}})
+	h := ag.Handler()
+	get := func(urir string) (*resultCatcher, string) {
+		t.Helper()
+		c := &resultCatcher{ResponseRecorder: httptest.NewRecorder()}
+		h.ServeHTTP(c, httptest.NewRequest("GET", "/timemap/link/"+urir, nil))
+		if c.Code != http.StatusOK {
+			t.Fatalf("%s: status %d", urir, c.Code)
+		}
+		return c, c.Body.String()
+	}
+	c, _ := get("http://site.example/300/given-back")
+	if c.res == nil || !c.res.reusable || c.res.kept.Load() {
+		t.Fatalf("Result %+v: want a reusable list no caller kept", c.res)
+	}
+	if len(c.res.Mementos) != 900 || c.res.Mementos[0].URIM != "" {
+		t.Fatalf("the answered request's merged list (%d mementos, first %q) was not given back", len(c.res.Mementos), c.res.Mementos[0].URIM)
+	}
+	urir := "http://site.example/400/looked-up"
+	ans, err := ag.Lookup(context.Background(), FamilyTimeMap, urir, time.Time{}, CacheControl{})
+	if err != nil || ans.Result == nil || !ans.Result.kept.Load() {
+		t.Fatalf("Lookup: %v, %+v: want a kept Result", err, ans)
+	}
+	res, err := ag.Search(context.Background(), TimeMapCache, "http://site.example/350/searched", time.Time{})
+	if err != nil || !res.kept.Load() {
+		t.Fatalf("Search: %v: want a kept Result", err)
+	}
+	want := map[string]string{}
+	var urirs []string
+	for i := range 8 {
+		u := fmt.Sprintf("http://site.example/%d/shared/%d", 250+37*i, i)
+		urirs = append(urirs, u)
+		_, want[u] = get(u)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 24 {
+				u := urirs[(g+i)%len(urirs)]
+				c := &resultCatcher{ResponseRecorder: httptest.NewRecorder()}
+				h.ServeHTTP(c, httptest.NewRequest("GET", "/timemap/link/"+u, nil))
+				if got := c.Body.String(); c.Code != http.StatusOK || got != want[u] {
+					t.Errorf("%s: status %d, %d bytes, want 200 and the %d bytes of the same request alone", u, c.Code, len(got), len(want[u]))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, k := range []struct {
+		res *Result
+		n   int
+	}{{ans.Result, 400}, {res, 350}} {
+		var w []memento.Memento
+		for _, id := range []string{"a1", "a2", "a3"} {
+			w = append(w, reuseMementos(id, k.res.URIR, k.n)...)
+		}
+		w = merge(w, func(id string) int { return int(id[1] - '0') })
+		if len(k.res.Mementos) != len(w) {
+			t.Fatalf("%s: %d mementos, want %d", k.res.URIR, len(k.res.Mementos), len(w))
+		}
+		for i := range w {
+			if k.res.Mementos[i].URIM != w[i].URIM || !k.res.Mementos[i].Datetime.Equal(w[i].Datetime) {
+				t.Fatalf("%s: memento %d is %+v, want %+v", k.res.URIR, i, k.res.Mementos[i], w[i])
+			}
+		}
+	}
+}
