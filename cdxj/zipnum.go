@@ -206,9 +206,14 @@ func idxKey(line []byte) []byte {
 // instead of answering without that block's lines. Every entry a query
 // reads is checked against the one before it (a gap or overlap), so a
 // whole walk (Records(cdxj.Query{}), PartRecords, Plan) checks them all;
-// a part's size is checked when a query reads past its last block (part
-// files are local: remote .loc locations are not read), and the unlisted
-// parts at the end of a whole walk. The parts of a cluster without a .loc
+// every block an entry lists must end within its part file, and a part's
+// size is checked when a query reads past its last block (part files are
+// local: remote .loc locations are not read), and the unlisted parts at
+// the end of a whole walk. An error of a block (a part cut short, a block
+// that is not gzip data or longer than MaxBlockSize) is one message
+// wherever it is met (a walk on any number of workers, a query, Plan):
+// "cdxj: FILE.idx line N (byte B): malformed ZipNum cluster: block at
+// PART:OFFSET+LENGTH: cause". The parts of a cluster without a .loc
 // file are the !meta "filename" and the files beside the .idx named like
 // a listed part (PREFIX-DIGITS.gz for a listed PREFIX-DIGITS.gz). An .idx
 // without a block line is an empty cluster only when those parts are
@@ -578,7 +583,7 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 		maxBlock = DefaultMaxBlockSize
 	}
 	if e.Length > maxBlock {
-		fail(c.idxError(e.At, fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, maxBlock)))
+		fail(c.blockError(e, errBlockLimit(maxBlock)))
 		return false
 	}
 	f, err := c.part(e.Part)
@@ -594,7 +599,7 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 	}
 	zr := &b.zr
 	if err := zr.Reset(b.br); err != nil {
-		fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err))
+		fail(c.blockError(e, err))
 		return false
 	}
 	// A block is one gzip member. Read only that one: with an index
@@ -618,12 +623,12 @@ func (c *Cluster) blockLines(b *blockReader, e IdxEntry, yield func([]byte) bool
 		return false
 	}
 	if err != nil {
-		fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err))
+		fail(c.blockError(e, err))
 		return false
 	}
 	// The member has ended; the index length must end with it.
 	if rest, _ := io.Copy(io.Discard, b.br); rest > 0 {
-		fail(fmt.Errorf("%w: block at %s:%d+%d: its gzip member ends %d bytes before the length the index gives", ErrZipNum, e.Part, e.Offset, e.Length, rest))
+		fail(c.blockError(e, fmt.Errorf("its gzip member ends %d bytes before the length the index gives", rest)))
 		return false
 	}
 	return true
@@ -866,7 +871,7 @@ func (c *Cluster) lines(q Query, skip, count int, at *blockPos) iter.Seq2[[]byte
 			c.putFetched(f)
 			c.opt.progress(cur.Length)
 			if err != nil && !done {
-				fail(fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, cur.Part, cur.Offset, cur.Length, err))
+				fail(c.blockError(cur, err))
 				return
 			}
 		}
@@ -942,11 +947,9 @@ func (c *Cluster) putFetched(f *fetched) {
 // decompressBlock reads block f.e whole and decompresses it into f.data.
 func (c *Cluster) decompressBlock(f *fetched) error {
 	e := f.e
-	where := func(err error) error {
-		return fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, err)
-	}
+	where := func(err error) error { return c.blockError(e, err) }
 	if e.Length > c.maxBlock() {
-		return c.idxError(e.At, fmt.Errorf("%w: block at %s:%d is %d bytes, more than %d", ErrZipNum, e.Part, e.Offset, e.Length, c.maxBlock()))
+		return where(errBlockLimit(c.maxBlock()))
 	}
 	pf, err := c.part(e.Part)
 	if err != nil {

@@ -2,6 +2,7 @@ package cdxj
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"iter"
@@ -76,7 +77,7 @@ func TestClusterDamagedIndex(t *testing.T) {
 		want    int    // lines before the error (or in all)
 	}{
 		{"length runs into the next blocks", func(l []string) []string { l[0] = setField(l[0], 3, "100000"); return l },
-			Query{Key: "com,example)/", Match: MatchPrefix}, "ends 186 bytes before the length", 5},
+			Query{Key: "com,example)/", Match: MatchPrefix}, "block at c-00000.gz:0+100000: it ends at byte 100000, past the end of the part file", 0},
 		{"length one byte too long", func(l []string) []string { l[1] = setField(l[1], 3, "63"); return l },
 			Query{Key: "com,example)/0", Match: MatchPrefix}, "ends 1 bytes before the length", 10},
 		{"length cut short", func(l []string) []string { l[0] = setField(l[0], 3, "20"); return l },
@@ -88,9 +89,9 @@ func TestClusterDamagedIndex(t *testing.T) {
 		{"unsorted index, prefix scan", func(l []string) []string { l[1], l[3] = l[3], l[1]; return l },
 			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 2 (byte 39)", 5},
 		{"length past the block limit, key", func(l []string) []string { l[0] = setField(l[0], 3, "99999999"); return l },
-			Query{Key: "com,example)/03"}, "c.idx line 1 (byte 0): malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
+			Query{Key: "com,example)/03"}, "c.idx line 1 (byte 0): malformed ZipNum cluster: block at c-00000.gz:0+99999999: its length is more than the limit of 67108864 bytes", 0},
 		{"length past the block limit, prefix scan", func(l []string) []string { l[0] = setField(l[0], 3, "99999999"); return l },
-			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 1 (byte 0): malformed ZipNum cluster: block at c-00000.gz:0 is 99999999 bytes, more than 67108864", 0},
+			Query{Key: "com,example)/", Match: MatchPrefix}, "c.idx line 1 (byte 0): malformed ZipNum cluster: block at c-00000.gz:0+99999999: its length is more than the limit of 67108864 bytes", 0},
 		{"sound index still answers", func(l []string) []string { return l },
 			Query{Key: "com,example)/", Match: MatchPrefix}, "", 20},
 	}
@@ -404,5 +405,82 @@ func TestClusterErrorsOnePrefix(t *testing.T) {
 				t.Errorf("error %q: want \"cdxj: \" once, at the front, and %q", msg, tc.want)
 			}
 		})
+	}
+}
+
+// cutCluster copies the commoncrawl fixture cluster (testdata/zipnum) to a
+// folder of its own and lets damage change its part file's bytes.
+func cutCluster(t *testing.T, damage func(part []byte) []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"commoncrawl.idx", "commoncrawl-00000.gz"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "zipnum", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name != "commoncrawl.idx" {
+			b = damage(b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "commoncrawl.idx")
+}
+
+// TestClusterBlockErrorOneMessage: a part file cut short (at byte 3000,
+// inside the block of .idx line 7 at 2563+658) gives one error, whether a
+// walk on one worker or several meets it, a query or a plan: it names the
+// .idx file and the block's line, the part and the block's byte offset.
+// A block damaged inside (not gzip data) is named so too, by either way of
+// reading a block.
+func TestClusterBlockErrorOneMessage(t *testing.T) {
+	idx := cutCluster(t, func(b []byte) []byte { return b[:3000] })
+	want := "cdxj: " + idx + " line 7 (byte 426): malformed ZipNum cluster: block at commoncrawl-00000.gz:2563+658: it ends at byte 3221, past the end of the part file "
+	walkErr := func(workers int, q Query) (int, error) {
+		c, err := OpenCluster(idx, &OpenOptions{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		n := 0
+		for _, err := range c.Records(q) {
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
+	}
+	for _, w := range []int{1, 4} {
+		n, err := walkErr(w, Query{})
+		if err == nil || !errors.Is(err, ErrZipNum) || !strings.HasPrefix(err.Error(), want) || n != 25 {
+			t.Errorf("%d workers: a walk read %d records, then %v; want the 25 records of the first 5 blocks, then %q...", w, n, err, want)
+		}
+	}
+	if _, err := walkErr(1, Query{Key: "org,commoncrawl)/2012/03/data-2-0-summit"}); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a query of the block: %v, want %q...", err, want)
+	}
+	c, err := OpenCluster(idx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := Plan(context.Background(), []Index{c}, 3); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Plan: %v, want %q...", err, want)
+	}
+
+	// Block 3 (line 4, 1057+485) not gzip data past its header.
+	idx = cutCluster(t, func(b []byte) []byte {
+		for i := 1057 + 20; i < 1057+60; i++ {
+			b[i] ^= 0xff
+		}
+		return b
+	})
+	want = "cdxj: " + idx + " line 4 (byte 207): malformed ZipNum cluster: block at commoncrawl-00000.gz:1057+485: "
+	for _, w := range []int{1, 4} {
+		if _, err := walkErr(w, Query{}); err == nil || !errors.Is(err, ErrZipNum) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%d workers: a damaged block gave %v, want %q...", w, err, want)
+		}
 	}
 }

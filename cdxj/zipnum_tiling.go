@@ -23,6 +23,10 @@ type tiling struct {
 	last      IdxEntry
 	has       bool
 	listed    map[string]bool // the parts seen, on a walk from the start
+	// part, size and path are the part of the last entry, its file's size
+	// and the path it was opened from, when sizes.
+	part, path string
+	size       int64
 }
 
 // next checks entry e, which follows the entries given before it.
@@ -34,6 +38,11 @@ func (t *tiling) next(e IdxEntry) error {
 			t.listed = map[string]bool{}
 		}
 		t.listed[e.Part] = true
+	}
+	if t.sizes {
+		if err := t.inPart(e); err != nil {
+			return err
+		}
 	}
 	if has && e.Part == last.Part {
 		if end := last.Offset + last.Length; e.Offset != end {
@@ -75,15 +84,52 @@ func (t *tiling) partEnd(e IdxEntry) error {
 	if !t.sizes {
 		return nil
 	}
-	size, path, err := t.c.partSize(e.Part)
-	if err != nil {
-		return partError(e.Part, err)
+	if err := t.inPart(e); err != nil {
+		return err
 	}
+	size, path := t.size, t.path
 	if end := e.Offset + e.Length; end != size {
 		return t.c.idxError(e.At, fmt.Errorf("%w: the block at %s:%d+%d is the last listed of its part and ends at byte %d, but the part file %s has %d bytes (a missing line in the secondary index, or a part cut short)",
 			ErrZipNum, e.Part, e.Offset, e.Length, end, path, size))
 	}
 	return nil
+}
+
+// inPart checks that block e is no longer than the limit and ends within
+// its part file (whose size it
+// reads once per part), so that a part cut short is reported at the first
+// block it cuts, by a walk as by a plan, before any block is read.
+func (t *tiling) inPart(e IdxEntry) error {
+	if t.path == "" || e.Part != t.part {
+		size, path, err := t.c.partSize(e.Part)
+		if err != nil {
+			return partError(e.Part, err)
+		}
+		t.part, t.size, t.path = e.Part, size, path
+	}
+	if e.Length > t.c.maxBlock() {
+		return t.c.blockError(e, errBlockLimit(t.c.maxBlock()))
+	}
+	if end := e.Offset + e.Length; end > t.size {
+		return t.c.blockError(e, fmt.Errorf("it ends at byte %d, past the end of the part file %s, which has %d bytes (a part cut short, or a wrong offset or length in the secondary index)", end, t.path, t.size))
+	}
+	return nil
+}
+
+// errBlockLimit is the cause of a block error for a block listed longer
+// than max bytes (Cluster.MaxBlockSize).
+func errBlockLimit(max int64) error {
+	return fmt.Errorf("its length is more than the limit of %d bytes", max)
+}
+
+// blockError is the error of the block e that cannot be read as the
+// secondary index lists it, built here alone so that a walk, a query and
+// a plan say it alike: it names the index file and the block's line, the
+// part, the block's byte offset and length, and the cause ("cdxj:
+// cluster.idx line 7 (byte 461): malformed ZipNum cluster: block at
+// cdx-00000.gz:2563+658: unexpected EOF").
+func (c *Cluster) blockError(e IdxEntry, cause error) error {
+	return c.idxError(e.At, fmt.Errorf("%w: block at %s:%d+%d: %v", ErrZipNum, e.Part, e.Offset, e.Length, cause))
 }
 
 // idxError places err on the secondary-index line at byte offset at:
