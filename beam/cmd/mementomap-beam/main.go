@@ -326,7 +326,8 @@ func main() {
 	noRobots := flag.Bool("no-robots", false, "leave out /robots.txt and /sitemap.xml at host roots")
 	rekey := flag.Bool("rekey", false, "canonicalize every URL instead of using the index keys (inputs must then be sorted by those keys)")
 	skipBad := flag.Bool("skip-bad", false, "count and record bad index lines in the outputs instead of failing")
-	memory := flag.String("memory", flagvalue.FormatBytes(mementomap.DefaultSortMemory), "sort memory per part (96MiB, 1GiB, or bytes)")
+	mem := flagvalue.Bytes(mementomap.DefaultSortMemory)
+	flag.Var(&mem, "mem", "sort memory before spilling runs to --temp-dir, per part (96MiB, 1GiB, or bytes)")
 	hcf := flag.Float64("hcf", 1, "host compaction factor W_h")
 	pcf := flag.Float64("pcf", 1, "path compaction factor W_p")
 	sumHost := flag.Bool("summary-host", false, "summary keyed by host instead of registrable domain")
@@ -381,10 +382,6 @@ func main() {
 		// Planning looks for a cut near every multiple of the size.
 		fail(2, fmt.Errorf("--shard-size %s: below the smallest part, 4KiB", *shard))
 	}
-	mem, err := flagvalue.ParseBytes(*memory)
-	if err != nil {
-		fail(2, fmt.Errorf("--memory: %w", err))
-	}
 	var at time.Time
 	if *updatedAt != "" {
 		if at, err = flagvalue.ParseTime(*updatedAt); err != nil {
@@ -414,7 +411,7 @@ func main() {
 		Inputs: inputs, MapOutput: *output, CompactOutput: *compact, SummaryOutput: *sumOut,
 		ShardBytes: shardBytes, CompactPieces: *pieces, TempDir: *tempDir,
 		Build: pipeline.BuildSpec{ArchiveID: *id, Name: *name, StatusClasses: status,
-			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey, SkipBad: *skipBad, MemoryLimit: mem, UpdatedAt: at},
+			ExcludeRevisits: *noRevisits, ExcludeRobots: *noRobots, Rekey: *rekey, SkipBad: *skipBad, MemoryLimit: int64(mem), UpdatedAt: at},
 		Compact: pipeline.CompactSpec{HostFactor: *hcf, PathFactor: *pcf},
 		Summary: pipeline.SummarySpec{Monthly: *sumMonthly, SkipBad: *skipBad},
 	}

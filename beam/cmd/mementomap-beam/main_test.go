@@ -531,3 +531,31 @@ func TestOutputNotWritable(t *testing.T) {
 		}
 	}
 }
+
+// TestMemFlag: the sort memory is -mem, as in the other binaries, with
+// their wording from "sort memory before spilling runs to" and their
+// default (mementomap.DefaultSortMemory, 96MiB); -memory is no flag.
+func TestMemFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeLines(t, dir, "good.cdxj", genLines(t, 500))
+	code, stdout, _ := run(t, dir, "-h")
+	_, help, ok := strings.Cut(stdout, "\n  -mem value\n")
+	help, _, _ = strings.Cut(help, "\n  -")
+	if code != 0 || !ok || !strings.Contains(help, "sort memory before spilling runs to --temp-dir") || !strings.Contains(help, "(96MiB, 1GiB, or bytes) (default 96MiB)") || strings.Contains(stdout, "-memory") {
+		t.Errorf("-h: exit status %d, -mem's help %q (found %v)", code, help, ok)
+	}
+	in := []string{"--input", "good.cdxj", "--output", "a.map", "--shard-size", "16KiB", "--dry_run"}
+	if code, _, stderr := run(t, dir, append(in, "--mem", "1GiB")...); code != 0 {
+		t.Errorf("--mem 1GiB: exit status %d: %s", code, stderr)
+	}
+	code, _, stderr := run(t, dir, append(in, "--mem", "lots")...)
+	if code != 2 {
+		t.Errorf("--mem lots: exit status %d, want 2", code)
+	}
+	checkOneLine(t, stderr, "-mem", "lots")
+	code, _, stderr = run(t, dir, append(in, "--memory", "1GiB")...)
+	if code != 2 {
+		t.Errorf("--memory: exit status %d, want 2", code)
+	}
+	checkOneLine(t, stderr, "flag provided but not defined: -memory")
+}
