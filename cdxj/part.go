@@ -145,6 +145,33 @@ func cutBetween(a, b []byte) bool {
 // [Cluster]) is an error wrapping [ErrZipNum] naming the .idx file and
 // line.
 func Plan(ctx context.Context, inputs []Index, n int) ([]Part, error) {
+	return plan(ctx, inputs, n, false)
+}
+
+// PlanKeyCuts is [Plan] for a reader that needs no more of a cut than
+// that every key before it, its first '?' taken as the least byte, sorts
+// before every key after it (the sort keys of a MementoMap build): a plain
+// [*File] whose Authority run goes on past a target (one large host) is
+// then also cut inside that run, at the first line after the target's
+// line (among the next maxKeyCutLines) whose key K differs from the key
+// before it, where, H being K's HxPx key (K up to its first '?'), no
+// later line's key is "A?…" for a prefix A of H after its ')' that H
+// continues with a byte below '?' ("com,x)/a" of "com,x)/a/b"), and, when
+// K is a query of H, no earlier line's key continues H with a byte below
+// '?' (binary searches, the file taken as sorted). The queries of one
+// HxPx key may then lie on both sides of a cut, each key on one side
+// only, and the parts come nearer Size*i/n. Where no such line is found
+// the cut is Plan's. Other inputs are cut as Plan cuts them.
+func PlanKeyCuts(ctx context.Context, inputs []Index, n int) ([]Part, error) {
+	return plan(ctx, inputs, n, true)
+}
+
+// maxKeyCutLines is the most lines PlanKeyCuts looks at after a target
+// for a cut inside an Authority's run.
+const maxKeyCutLines = 256
+
+// plan is Plan, or PlanKeyCuts with keyCuts.
+func plan(ctx context.Context, inputs []Index, n int, keyCuts bool) ([]Part, error) {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
@@ -159,7 +186,7 @@ func Plan(ctx context.Context, inputs []Index, n int) ([]Part, error) {
 			if x.gz || n <= 1 {
 				break
 			}
-			cuts, err := x.planCuts(ctx, n)
+			cuts, err := x.planCuts(ctx, n, keyCuts)
 			if err != nil {
 				return nil, err
 			}
@@ -268,7 +295,7 @@ func nextTarget(pos, total int64, from, n int) int {
 // or an Authority not ending in ')') is scanned on from the target up to
 // the next target instead. The next target is the first one after the
 // cut, so the work is about the number of parts (times log size), not n.
-func (f *File) planCuts(ctx context.Context, n int) ([]int64, error) {
+func (f *File) planCuts(ctx context.Context, n int, keyCuts bool) ([]int64, error) {
 	lf := newLineFile(f.f, f.size, f.opt.maxLine())
 	var cuts []int64
 	last := int64(0)
@@ -278,6 +305,17 @@ func (f *File) planCuts(ctx context.Context, n int) ([]int64, error) {
 		}
 		target, limit := at(f.size, i, n), at(f.size, i+1, n)
 		cut, reach, err := f.cutAfter(lf, target, limit)
+		if err == nil && keyCuts && (cut == toEnd || cut > target) {
+			// A cut between two keys of the run, nearer the target.
+			end := limit
+			if cut != toEnd {
+				end = min(cut, limit)
+			}
+			var kc int64
+			if kc, err = f.keyCutIn(max(target, last+1), end); err == nil && kc >= 0 {
+				cut, reach = kc, kc
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cdxj: %s: %w", f.path, err)
 		}
@@ -291,6 +329,112 @@ func (f *File) planCuts(ctx context.Context, n int) ([]int64, error) {
 		i = nextTarget(max(last, reach-1), f.size, i, n)
 	}
 	return cuts, nil
+}
+
+// keyCutIn returns the start of the first data line in [from, end),
+// among the first maxKeyCutLines, before which PlanKeyCuts may cut a
+// sorted file inside the run of one Authority, or -1 when there is none.
+// from need not be a line start (the line after it is the first looked
+// at); the line before the first one looked at is read for its key.
+func (f *File) keyCutIn(from, end int64) (int64, error) {
+	lf := newLineFile(f.f, f.size, f.opt.maxLine())
+	sf := newLineFile(f.f, f.size, f.opt.maxLine()) // for the searches
+	off, err := lf.lineStartAfter(from)
+	if err != nil || off >= end {
+		return -1, err
+	}
+	var prev []byte // the key of the data line before the one looked at
+	if p, err := lf.prevDataLine(off); err != nil {
+		return -1, err
+	} else if p >= 0 {
+		l, _, err := lf.lineAt(p)
+		if err != nil {
+			return -1, err
+		}
+		prev = append(prev, lineKey(l)...)
+	}
+	var probe []byte
+	// fits reports whether a cut may come before the line of key k at at.
+	fits := func(k []byte, at int64) (bool, error) {
+		hx := k // the HxPx key
+		if q := bytes.IndexByte(k, '?'); q >= 0 {
+			hx = k[:q]
+		}
+		h := bytes.IndexByte(hx, ')')
+		if h < 0 {
+			return false, nil
+		}
+		// No later line is a query of a prefix of hx that hx extends
+		// with a byte below '?'.
+		for j := h + 1; j < len(hx); j++ {
+			if hx[j] >= '?' {
+				continue
+			}
+			probe = append(append(probe[:0], hx[:j]...), '?')
+			q, err := searchFrom(sf, at, probe)
+			if err != nil || q >= f.size {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
+			l, _, err := sf.lineAt(q)
+			if err != nil || bytes.HasPrefix(l, probe) {
+				return false, err
+			}
+		}
+		if len(hx) == len(k) {
+			return true, nil
+		}
+		// k is a query of hx: no earlier line is a longer neighbour of
+		// hx with a byte below '?' ("com,x)/a/b" of "com,x)/a?q").
+		probe = append(append(probe[:0], hx...), ' '+1)
+		q, err := searchFrom(sf, 0, probe)
+		if err != nil || q >= f.size {
+			return err == nil, err
+		}
+		l, _, err := sf.lineAt(q)
+		if err != nil {
+			return false, err
+		}
+		n := lineKey(l)
+		return !(bytes.HasPrefix(n, hx) && len(n) > len(hx) && n[len(hx)] < '?'), nil
+	}
+	cut, seen := int64(-1), 0
+	var ferr error
+	err = lf.scan(off, func(line []byte, at int64) bool {
+		if at >= end || seen >= maxKeyCutLines {
+			return false
+		}
+		if isBlankLine(line) || isHeaderLine(line) {
+			return true
+		}
+		seen++
+		k := lineKey(line)
+		if prev != nil && bytes.Compare(prev, k) < 0 {
+			// k is lent to fits, whose searches use another lineFile.
+			ok, err := fits(k, at)
+			if err != nil {
+				ferr = err
+				return false
+			}
+			if ok {
+				cut = at
+				return false
+			}
+		}
+		prev = append(prev[:0], k...)
+		return true
+	})
+	return cut, errors.Join(err, ferr)
+}
+
+// lineKey returns an index line's key: the line up to its first space.
+func lineKey(line []byte) []byte {
+	if i := bytes.IndexByte(line, ' '); i >= 0 {
+		return line[:i]
+	}
+	return line
 }
 
 // toEnd is what File.cutAfter returns when the run of the target line's

@@ -467,3 +467,139 @@ func TestSetLegends(t *testing.T) {
 		t.Error("no part without its legend ended with ErrPartLayout")
 	}
 }
+
+// sortKey is a key with its first '?' made the least byte, as a MementoMap
+// build sorts it.
+func sortKey(key string) string {
+	if i := strings.IndexByte(key, '?'); i >= 0 {
+		return key[:i] + "\x00" + key[i+1:]
+	}
+	return key
+}
+
+// TestPlanKeyCutsSortKeys is the property of PlanKeyCuts' cut rule: on
+// byte-wise sorted SURT indexes of random shape, of a few hosts, cut into
+// random numbers of parts, every line is in exactly one part, in order,
+// and every key of a part, its first '?' taken as the least byte, sorts
+// before every key of the next part; many cuts fall inside the run of one
+// Authority, where Plan does not cut.
+func TestPlanKeyCutsSortKeys(t *testing.T) {
+	cuts, inside := 0, 0
+	for seed := range uint64(80) {
+		r := rand.New(rand.NewPCG(seed, 8))
+		var lines []string
+		for range 50 + r.IntN(600) {
+			k := randomSURT(r)
+			if r.IntN(4) > 0 {
+				// Most lines on one host, so that its run spans targets.
+				_, path, _ := strings.Cut(k, ")")
+				k = fmt.Sprintf("com,x)/%d%s", r.IntN(60), path)
+			}
+			for range 1 + r.IntN(3) {
+				lines = append(lines, fmt.Sprintf("%s 2020%02d01000000 {\"url\": \"http://x/\", \"status\": \"200\"}", k, 1+r.IntN(12)))
+			}
+		}
+		slices.Sort(lines)
+		f, err := OpenFile(writeLines(t, lines), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		n := 2 + r.IntN(20)
+		parts, err := PlanKeyCuts(context.Background(), []Index{f}, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(parts) > n {
+			t.Fatalf("seed %d: %d parts for n %d", seed, len(parts), n)
+		}
+		var got []string
+		prevMax, prevAuth := "", ""
+		for i, p := range parts {
+			if p.Seq != i || p.Of != len(parts) || p.Kind != PartBytes {
+				t.Fatalf("seed %d: part %d is %+v", seed, i, p)
+			}
+			lo, hi := "", ""
+			first := true
+			for rec, err := range PartRecords(f, p) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, string(rec.Line()))
+				k := sortKey(string(rec.Key()))
+				if first && i > 0 {
+					cuts++
+					if string(Authority(rec.Line())) == prevAuth {
+						inside++
+					}
+				}
+				first = false
+				if lo == "" || k < lo {
+					lo = k
+				}
+				hi = max(hi, k)
+				prevAuth = string(Authority(rec.Line()))
+			}
+			if i > 0 && lo != "" && lo <= prevMax {
+				t.Fatalf("seed %d: part %d has sort key %q, the part before it %q", seed, i, lo, prevMax)
+			}
+			if hi != "" {
+				prevMax = hi
+			}
+		}
+		if !slices.Equal(got, lines) {
+			t.Fatalf("seed %d: the parts hold %d lines, the index %d", seed, len(got), len(lines))
+		}
+	}
+	if cuts < 200 || inside < 100 {
+		t.Errorf("only %d cuts, %d inside one Authority's run: the property was hardly tested", cuts, inside)
+	}
+}
+
+// TestPlanKeyCutsOneHost: a file of one host is cut by PlanKeyCuts into the
+// parts asked for, each within a line or so of its target's share; one
+// whose only keys are a path, its longer neighbour and its query
+// ("com,x)/a", "com,x)/a/b", "com,x)/a?q") is not cut, since no cut there
+// keeps the sort keys in order.
+func TestPlanKeyCutsOneHost(t *testing.T) {
+	var lines []string
+	for i := range 2000 {
+		lines = append(lines, fmt.Sprintf("com,x)/p%05d 20200101000000 {}", i))
+	}
+	f, err := OpenFile(writeLines(t, lines), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parts, err := PlanKeyCuts(context.Background(), []Index{f}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) != 4 {
+		t.Fatalf("%d parts, want 4", len(parts))
+	}
+	line := int64(len(lines[0]) + 1)
+	for i, p := range parts {
+		if want := f.Size() * int64(i) / 4; p.Start < want || p.Start > want+line {
+			t.Errorf("part %d starts at %d, want within a line after %d", i, p.Start, want)
+		}
+	}
+	if parts, err := Plan(context.Background(), []Index{f}, 4); err != nil || len(parts) != 1 {
+		t.Errorf("Plan: %d parts (%v), want 1", len(parts), err)
+	}
+	lines = lines[:0]
+	for i := range 300 {
+		for _, k := range []string{"com,x)/a", "com,x)/a/b", "com,x)/a?q"} {
+			lines = append(lines, fmt.Sprintf("%s 2020%04d {}", k, i))
+		}
+	}
+	slices.Sort(lines)
+	g, err := OpenFile(writeLines(t, lines), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if parts, err := PlanKeyCuts(context.Background(), []Index{g}, 50); err != nil || len(parts) != 1 {
+		t.Errorf("a path, its neighbour and its query: %d parts (%v), want 1", len(parts), err)
+	}
+}
