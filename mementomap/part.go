@@ -44,8 +44,10 @@ type buildItem struct {
 }
 
 // planBuild cuts the inputs into parts for w workers: a plain file into at
-// most w parts of at least minPartBytes, a cluster into at most w runs of
-// blocks, anything else whole.
+// most w parts of at least minPartBytes (cdxj.PlanKeyCuts: inside the run
+// of one host too, nearer equal sizes, since a build only needs each
+// part's sort keys to sort before the next part's), a cluster into at most
+// w runs of blocks, anything else whole.
 func planBuild(ctx context.Context, inputs []cdxj.Searcher, w int) ([]buildItem, error) {
 	var items []buildItem
 	for i, in := range inputs {
@@ -58,7 +60,7 @@ func planBuild(ctx context.Context, inputs []cdxj.Searcher, w int) ([]buildItem,
 		if f, ok := ix.(*cdxj.File); ok {
 			n = int(min(int64(w), max(1, f.Size()/minPartBytes)))
 		}
-		parts, err := cdxj.Plan(ctx, []cdxj.Index{ix}, n)
+		parts, err := cdxj.PlanKeyCuts(ctx, []cdxj.Index{ix}, n)
 		if err != nil {
 			return nil, fmt.Errorf("mementomap: %w", err)
 		}
