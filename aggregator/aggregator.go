@@ -968,8 +968,12 @@ func (ag *Aggregator) ask(ctx context.Context, st *archiveState, prog *progress,
 			slog.String("archive", st.ID), slog.String("urir", urir), slog.Int("left_out", o.Dropped), slog.Int("listed", raw))
 	}
 	if !ag.ownedLists() && len(ms) > 0 && raw == len(ms) && &ms[0] == &own[0] {
-		// Another Upstream's list may be its own data, shared by
-		// archives and searches: the archive is set on a copy.
+		// The rule of Upstream: a search never writes into a list an
+		// Upstream returned, which may be its own data shared by
+		// archives and searches. The list cleanMementos kept as it is
+		// (a changed one is a copy already) is copied before the archive
+		// is set; the merge then sorts and drops in lists of the search's
+		// own (mergeLists).
 		ms = slices.Clone(ms)
 	}
 	for i := range ms {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -330,5 +332,81 @@ func TestMergedListGivenBack(t *testing.T) {
 				t.Fatalf("%s: memento %d is %+v, want %+v", k.res.URIR, i, k.res.Mementos[i], w[i])
 			}
 		}
+	}
+}
+
+// TestSearchNeverWritesUpstreamLists: a search never writes into a list an
+// Upstream other than HTTPUpstream returned, nor past its end: the one
+// list such an Upstream holds, given to three archives and to many
+// searches at once (TimeMap and TimeGate services), unsorted, with a
+// duplicate, a URI-M to escape and room past its length, keeps every
+// byte, while each answer is sorted, deduplicated (one copy of each
+// URI-M the three archives share) and names an archive
+// (run it under -race).
+func TestSearchNeverWritesUpstreamLists(t *testing.T) {
+	for _, shape := range []string{"unsorted with a duplicate", "sorted", "a URI-M to escape"} {
+		t.Run(shape, func(t *testing.T) {
+			base := reuseMementos("a0", "http://site.example/", 30)
+			for i := range base {
+				base[i].Archive = "" // as an Upstream returns them
+			}
+			held := make([]memento.Memento, len(base), len(base)+5)
+			copy(held, base)
+			distinct := len(held)
+			switch shape {
+			case "unsorted with a duplicate":
+				slices.Reverse(held)
+				held[3], held[17] = held[17], held[3]
+				held[5] = held[9]
+				distinct--
+			case "a URI-M to escape":
+				held[4].URIM = "http://a0.example/web/x y"
+			}
+			room := held[len(held):cap(held)]
+			for i := range room {
+				room[i] = memento.Memento{URIM: fmt.Sprintf("http://room.example/%d", i), Archive: "room"}
+			}
+			want := slices.Clone(held[:cap(held)])
+			ag := newAggregator(t, Options{Archives: []Archive{
+				{ID: "a1", TimeMap: "http://a1/", TimeGate: "http://a1/tg/"},
+				{ID: "a2", TimeMap: "http://a2/", TimeGate: "http://a2/tg/"},
+				{ID: "a3", TimeMap: "http://a3/"},
+			}, Upstream: fixedUpstream{held}})
+			var wg sync.WaitGroup
+			for g := range 8 {
+				wg.Go(func() {
+					for range 5 {
+						s := []Service{TimeMapCache, TimeGateDynamic}[g%2]
+						res, err := ag.Search(context.Background(), s, "http://site.example/", time.Time{})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if n := len(res.Mementos); n != distinct {
+							t.Errorf("%s: %d mementos, want the %d distinct ones", s, n, distinct)
+							return
+						}
+						for i, m := range res.Mementos {
+							if m.Archive != "a1" && m.Archive != "a2" && m.Archive != "a3" {
+								t.Errorf("%s: memento %d names archive %q", s, i, m.Archive)
+								return
+							}
+							if i > 0 && m.Datetime.Before(res.Mementos[i-1].Datetime) {
+								t.Errorf("%s: memento %d out of order", s, i)
+								return
+							}
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if got := held[:cap(held)]; !reflect.DeepEqual(got, want) {
+				for i := range got {
+					if !reflect.DeepEqual(got[i], want[i]) {
+						t.Errorf("the upstream's memento %d (of %d, the list's length %d) is now %+v, was %+v", i, len(got), len(held), got[i], want[i])
+					}
+				}
+			}
+		})
 	}
 }

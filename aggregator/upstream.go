@@ -25,7 +25,17 @@ import (
 // reports and ClassOf classifies. No error and no mementos is an empty
 // answer, a failure too (ReasonEmptyAnswer). With a ClassPerURI error
 // (a cap reached), the mementos read before it may be returned with it.
-// The Archive field of returned mementos is set by the caller.
+//
+// A search never writes into a list an Upstream returned: not into its
+// mementos, not past its length, so an Upstream may answer with its own
+// data, the same list to several archives and searches at once. What a
+// search changes (a URI-M escaped, Memento.Archive set to the archive
+// asked, the order and the duplicates merging drops) it changes in a list
+// of its own: cleanMementos copies a list it changes, and a list it keeps
+// as it is is copied before the archive is set. Only the lists of an
+// Upstream that says they are the caller's (CallerOwnedLists, as
+// HTTPUpstream, which makes each list for its answer) are worked on in
+// place and reused once merged, with no copy.
 type Upstream interface {
 	// TimeMap fetches the whole TimeMap of urir from a (all pages).
 	TimeMap(ctx context.Context, a *Archive, urir string) ([]memento.Memento, int, error)
