@@ -52,7 +52,12 @@ var fastPageSeeds = []struct {
 	{"zero-time", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Mon, 01 Jan 0001 00:00:00 GMT\"", true},
 	{"year-zero", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Sat, 01 Jan 0000 00:00:00 GMT\"", true},
 	{"leap-second", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Sat, 31 Dec 2016 23:59:60 GMT\"", true},
+	{"wayback-params-then-more", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"; collection=\"c\"; datetime=\"Wed, 21 Jun 2000 18:02:59 GMT\",\n" +
+		"<http://arc/web/2/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:03:00 GMT\" ,<http://arc/web/3/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:03:01 GMT\"", true},
+	{"wayback-params-short-date", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02 GMT\"; x=\"Tue, 20 Jun 2000 18:02:59 GMT\"", true},
 	{"empty", "", true},
+	{"wayback-params-quote-in-date", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 \"8:02:59 GMT\"", false},
+	{"wayback-params-backslash-in-date", "<http://arc/web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 \\8:02:59 GMT\"", false},
 	{"relative-target", "</web/1/x>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
 	{"gt-in-target", "<http://arc/web/1/a>b>; rel=\"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
 	{"space-around-equals", "<http://arc/web/1/x>; rel = \"memento\"; datetime=\"Tue, 20 Jun 2000 18:02:59 GMT\"", false},
