@@ -59,7 +59,7 @@ func TestConvertFromCDXServer(t *testing.T) {
 // and never answers is an error by -cdx-deadline (before: 5 attempts of 60
 // s each), naming the server's URL and the deadline.
 func TestCDXServerThatNeverAnswers(t *testing.T) {
-	endpoint := cdxservertest.Silent(t)
+	endpoint, _ := cdxservertest.Silent(t)
 	_, _, err := runCmd(t, "", "-cdx-flavor", "pywb", "-cdx-rate", "0", "-cdx-timeout", "100ms", "-cdx-deadline", "300ms", "-domain", "example.com", endpoint)
 	for _, want := range []string{"CDX server " + endpoint + "?", "no answer within 300ms, the deadline of one request and its retries"} {
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -62,8 +62,9 @@ func WriteFlat(t testing.TB, dir, name string, lines []string) string {
 
 // Silent listens on 127.0.0.1 until the test ends, accepting every
 // connection, reading what comes and never answering: a CDX server that
-// hangs. It returns its endpoint URL ("http://127.0.0.1:PORT/cdx").
-func Silent(t testing.TB) string {
+// hangs. It returns its endpoint URL ("http://127.0.0.1:PORT/cdx") and
+// the number of connections it has accepted so far.
+func Silent(t testing.TB) (endpoint string, accepted func() int) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -91,5 +92,9 @@ func Silent(t testing.TB) string {
 			c.Close()
 		}
 	})
-	return "http://" + ln.Addr().String() + "/cdx"
+	return "http://" + ln.Addr().String() + "/cdx", func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(conns)
+	}
 }
