@@ -121,6 +121,13 @@ func createNamed(dir, base string) (*os.File, string, error) {
 // *fs.PathError naming the temporary file).
 func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
 
+// ReadFrom writes what r holds to the temporary file: the *os.File's
+// ReadFrom, which has the kernel copy it (copy_file_range(2)) when r is a
+// file, or an io.LimitedReader of one, so that a bufio.Writer's ReadFrom
+// over a File copies a file without reading it into memory. Its errors
+// are r's and the *os.File's.
+func (f *File) ReadFrom(r io.Reader) (int64, error) { return f.f.ReadFrom(r) }
+
 // WriteString writes s to the temporary file, with Write's errors.
 func (f *File) WriteString(s string) (int, error) { return f.f.WriteString(s) }
 

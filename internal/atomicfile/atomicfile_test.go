@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -331,5 +332,54 @@ func TestKilled(t *testing.T) {
 				t.Errorf("left after the next Create: %v", left)
 			}
 		})
+	}
+}
+
+// TestReadFrom: a file copied into a File through a bufio.Writer's
+// ReadFrom (as a MementoMap build joins its parts' lines) lands whole, after
+// what was written before it, and with a LimitedReader only its first
+// bytes; the target holds it all once committed.
+func TestReadFrom(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	body := strings.Repeat("com,example)/ 3/1\n", 100000)
+	if err := os.WriteFile(src, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	target := filepath.Join(dir, "map.ukvs")
+	f, err := Create(target, &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var _ io.ReaderFrom = f
+	bw := bufio.NewWriterSize(f, 1<<10)
+	bw.WriteString("!meta {}\n")
+	if n, err := bw.ReadFrom(in); err != nil || n != int64(len(body)) {
+		t.Fatalf("ReadFrom: %d, %v; want %d", n, err, len(body))
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := bw.ReadFrom(io.LimitReader(in, 18)); err != nil || n != 18 {
+		t.Fatalf("ReadFrom of 18 bytes: %d, %v", n, err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "!meta {}\n" + body + body[:18]; string(got) != want {
+		t.Errorf("the target holds %d bytes, want %d", len(got), len(want))
 	}
 }
