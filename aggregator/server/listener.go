@@ -45,7 +45,23 @@ func (s *Server) httpServer() httpListener {
 	// time.
 	write := time.Duration(s.c.DynamicBudget) + writeMargin
 	if s.c.HTTPServer == HTTPServerNetHTTP {
-		return &http.Server{Handler: s, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, WriteTimeout: write, ErrorLog: errLog}
+		return &http.Server{Handler: optionsAsterisk(s), DisableGeneralOptionsHandler: true,
+			ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, WriteTimeout: write, ErrorLog: errLog}
 	}
-	return &h1serve.Server{Handler: s, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, WriteTimeout: write, ErrorLog: errLog}
+	return &h1serve.Server{Handler: s, Allow: h1serve.DefaultAllow, ReadHeaderTimeout: readHeaderTimeout, IdleTimeout: idleTimeout, WriteTimeout: write, ErrorLog: errLog}
+}
+
+// optionsAsterisk answers OPTIONS *, a request about the server itself
+// (RFC 9110, 9.3.7), as the strict listener does (h1serve.Server): 204
+// with Allow: GET, HEAD, POST, OPTIONS, the methods of the API (net/http's
+// own answer is a 200 without Allow). Every other request goes to h.
+func optionsAsterisk(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.RequestURI == "*" && r.Method == http.MethodOptions {
+			w.Header().Set("Allow", h1serve.DefaultAllow)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

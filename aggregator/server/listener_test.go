@@ -81,6 +81,7 @@ func TestStrictAnswersAsNetHTTP(t *testing.T) {
 		{"GET", "/memento/20050301/" + held, "", ""},
 		{"OPTIONS", "/timemap/link/" + held, "Origin: http://a.example\r\nAccess-Control-Request-Method: GET\r\n", ""},
 		{"OPTIONS", "/healthz", "", ""},
+		{"OPTIONS", "*", "", ""},
 		{"POST", "/timemap/link/" + held, "Content-Length: 5\r\n", "12345"},
 		{"DELETE", "/timemap/link/" + held, "", ""},
 		{"GET", "/healthz", "", ""},
@@ -147,5 +148,25 @@ func TestStrictListenerRefusesSmuggling(t *testing.T) {
 	}
 	if _, err := http.ReadResponse(br, nil); !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("after the refusal: %v, want the connection closed", err)
+	}
+}
+
+// TestOptionsAsteriskOnBothListeners: OPTIONS *, a request about the
+// server itself (RFC 9110, 9.3.7), is answered 204 with Allow: GET, HEAD,
+// POST, OPTIONS (the methods of the API) by the strict listener and by
+// net/http's, not 404 as a path the server does not have.
+func TestOptionsAsteriskOnBothListeners(t *testing.T) {
+	first := newTestServer(t, func(c *Config) { c.Workers, c.ProbeEvery, c.ScanEvery = 0, 0, 0 })
+	for _, name := range []string{HTTPServerStrict, HTTPServerNetHTTP} {
+		c := first.c
+		c.HTTPServer, c.DataDir = name, t.TempDir()
+		s, err := New(t.Context(), &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, body := exchange(t, serveOn(t, s), "OPTIONS", "*", "", "")
+		if res.StatusCode != http.StatusNoContent || res.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" || len(body) != 0 {
+			t.Errorf("%s: OPTIONS *: %d, Allow %q, body %q; want 204, Allow GET, HEAD, POST, OPTIONS", name, res.StatusCode, res.Header.Get("Allow"), body)
+		}
 	}
 }

@@ -346,7 +346,15 @@ func (c *conn) serveRequest(h *head) bool {
 
 	w := &c.w
 	w.reset(c, req, h, br)
-	ok := c.callHandler(w, req)
+	ok := true
+	if h.target == "*" {
+		// OPTIONS * asks about the server itself (RFC 9110, 9.3.7), not
+		// a resource of the Handler's: the Server answers it.
+		w.Header().Set("Allow", c.s.allow())
+		w.WriteHeader(http.StatusNoContent)
+	} else {
+		ok = c.callHandler(w, req)
+	}
 	rc.end()
 	if !ok {
 		return false

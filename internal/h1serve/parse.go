@@ -49,6 +49,7 @@ var (
 	errRequestLine   = bad("malformed request line")
 	errMethod        = bad("invalid method")
 	errTarget        = bad("invalid request target")
+	errAsterisk      = bad("the asterisk-form target (*) is only for OPTIONS")
 	errObsFold       = bad("obsolete line folding")
 	errFieldName     = bad("invalid header field name")
 	errFieldValue    = bad("invalid header field value")
@@ -284,6 +285,9 @@ func (h *head) requestLine(line string) error {
 			return errVersion
 		}
 		return errRequestLine
+	}
+	if h.target == "*" && h.method != http.MethodOptions {
+		return errAsterisk // RFC 9112, 3.2.4: a server-wide OPTIONS only
 	}
 	return nil
 }

@@ -622,3 +622,57 @@ func TestSniffedContentTypeAsNetHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionsAsterisk: OPTIONS * asks about the server itself (RFC 9110,
+// 9.3.7): 204 with Allow (Server.Allow, else DefaultAllow), no body, the
+// Handler not called, the connection kept for the next request; OPTIONS
+// of a path goes to the Handler; a "*" target with another method is
+// refused, 400, and the connection closed.
+func TestOptionsAsterisk(t *testing.T) {
+	var served atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		echo(w, r)
+	})
+	for _, allow := range []string{"", "GET, HEAD, OPTIONS"} {
+		_, addr := start(t, h, func(s *Server) { s.Allow = allow })
+		want := allow
+		if want == "" {
+			want = DefaultAllow
+		}
+		c := dial(t, addr)
+		io.WriteString(c, "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\nOPTIONS /x HTTP/1.1\r\nHost: a\r\n\r\n")
+		br := bufio.NewReader(c)
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusNoContent || res.Header.Get("Allow") != want || len(b) != 0 || res.Close {
+			t.Errorf("Allow %q: OPTIONS *: %d, Allow %q, body %q, close %v; want 204, Allow %q, kept",
+				allow, res.StatusCode, res.Header.Get("Allow"), b, res.Close, want)
+		}
+		res, err = http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(res.Body)
+		if res.StatusCode != 200 || !strings.HasPrefix(string(b), "OPTIONS /x ") || served.Load() != 1 {
+			t.Errorf("OPTIONS /x after it: %d %q, %d requests served; want the handler's answer to it alone", res.StatusCode, b, served.Load())
+		}
+		served.Store(0)
+	}
+	_, addr := start(t, h, nil)
+	for _, m := range []string{"GET", "HEAD", "POST", "DELETE"} {
+		c := dial(t, addr)
+		io.WriteString(c, m+" * HTTP/1.1\r\nHost: a\r\n\r\n")
+		res, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 400 || !res.Close || !closedByServer(c) || served.Load() != 0 {
+			t.Errorf("%s *: %d (close %v), want 400 and the connection closed, the handler not called", m, res.StatusCode, res.Close)
+		}
+	}
+}
