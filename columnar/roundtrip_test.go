@@ -347,7 +347,8 @@ func TestRowGroups(t *testing.T) {
 }
 
 // TestColumnCodecs: every column chunk is Zstandard but the bit-packed
-// fetch_time, warc_record_offset and warc_record_length, uncompressed;
+// fetch_time, warc_record_offset and warc_record_length and the
+// DELTA_BYTE_ARRAY url_surtkey, url, url_path and url_query, uncompressed;
 // record_key's pages (Huffman-coded literals, huffmanCodec) hold less than
 // the 32-character keys (5 bits of each 8).
 func TestColumnCodecs(t *testing.T) {
@@ -369,7 +370,7 @@ func TestColumnCodecs(t *testing.T) {
 			name := strings.Join(cc.MetaData.PathInSchema, ".")
 			want := format.Zstd
 			switch name {
-			case "fetch_time", "warc_record_offset", "warc_record_length":
+			case "fetch_time", "warc_record_offset", "warc_record_length", "url_surtkey", "url", "url_path", "url_query":
 				want = format.Uncompressed
 			case "record_key":
 				if m := cc.MetaData; m.TotalCompressedSize >= m.TotalUncompressedSize*7/8 {

@@ -37,12 +37,21 @@ var codec = &zstd.Codec{Level: zstd.SpeedFastest}
 // warc_record_length are DELTA_BINARY_PACKED: in key order their deltas
 // are as random as the values, bit-packed to their width, which Zstandard
 // passes through at the same size, so they are stored uncompressed.
+// url_surtkey, url, url_path and url_query are DELTA_BYTE_ARRAY, which
+// has already taken the prefix each value shares with the one before: the
+// suffixes left shrink by about a third under Zstandard's fastest level
+// (3.5 bytes a row of 54 on cdxgen lines), for about a tenth of the
+// export's CPU, so they are stored uncompressed too.
 var columnCodecs = map[string]compress.Codec{
 	"record_key":         &huffmanCodec{},
 	"content_digest":     &huffmanCodec{},
 	"fetch_time":         &uncompressed.Codec{},
 	"warc_record_offset": &uncompressed.Codec{},
 	"warc_record_length": &uncompressed.Codec{},
+	"url_surtkey":        &uncompressed.Codec{},
+	"url":                &uncompressed.Codec{},
+	"url_path":           &uncompressed.Codec{},
+	"url_query":          &uncompressed.Codec{},
 }
 
 // schema is Row's schema with the codecs of columnCodecs.
