@@ -332,3 +332,24 @@ func BenchmarkHandlerTimeMapUncached(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteLink: writing a link-format TimeMap of 3,000 mementos,
+// 2 hours apart (Wayback layout URI-Ms), into a reused buffer.
+func BenchmarkWriteLink(b *testing.B) {
+	var ms []memento.Memento
+	t0 := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 3000 {
+		t := t0.Add(time.Duration(i) * 2 * time.Hour)
+		ms = append(ms, memento.Memento{URIM: "http://127.0.0.1:34567/web/" + t.Format("20060102150405") + "/http://www.site042.com/page/42.html", Datetime: t, Archive: "a1"})
+	}
+	h := handler{ag: newAggregator(b, Options{Archives: []Archive{{ID: "a1", TimeMap: "http://a1/"}}})}
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		buf.Reset()
+		h.writeLink(&buf, "http://www.site042.com/page/42.html", ms)
+	}
+	b.SetBytes(int64(buf.Len()))
+	reportCPU(b, cpu0)
+}

@@ -1,6 +1,8 @@
 package aggregator
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,4 +53,40 @@ func FuzzDateWriter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWriteMementoLinksMatchesOneByOne: the memento links of a TimeMap
+// or of a range of it, written into room grown once, are the bytes of
+// writeMementoLink one link at a time, with datetimes past the strict
+// years (longer than the room reckoned) among them.
+func TestWriteMementoLinksMatchesOneByOne(t *testing.T) {
+	var ms []memento.Memento
+	t0 := time.Date(2000, 6, 20, 18, 2, 59, 0, time.UTC)
+	for i := range 40 {
+		d := t0.Add(time.Duration(i) * 5 * time.Hour)
+		switch i {
+		case 20:
+			d = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+		case 21:
+			d = time.Date(123456, 3, 1, 12, 0, 0, 0, time.UTC)
+		}
+		ms = append(ms, memento.Memento{URIM: "http://arc.example/web/" + d.Format("20060102150405") + "/http://ex.com/", Datetime: d})
+	}
+	for _, r := range [][2]int{{0, len(ms)}, {0, 1}, {5, 25}, {39, 40}, {0, 0}} {
+		var want, got bytes.Buffer
+		for i := r[0]; i < r[1]; i++ {
+			writeMementoLink(&want, ms[i], memento.TimeMapRel(i, len(ms)), nil)
+		}
+		got.WriteString("head\n")
+		writeMementoLinks(&got, ms, r[0], r[1])
+		if got.String() != "head\n"+want.String() {
+			t.Errorf("links %d to %d:\n%s\nwant\n%s", r[0], r[1], got.String(), want.String())
+		}
+	}
+	one := []memento.Memento{ms[0]}
+	var got bytes.Buffer
+	writeMementoLinks(&got, one, 0, 1)
+	if !strings.Contains(got.String(), `rel="first last memento"`) {
+		t.Errorf("a TimeMap of one memento: %q", got.String())
+	}
 }

@@ -847,6 +847,35 @@ func writeMementoLink(b *bytes.Buffer, m memento.Memento, rel string, dates *dat
 	b.Write(l) // the bytes are in place: Write only moves the length
 }
 
+// mementoLinkBytes is the length of a memento link-value and its
+// separator less its URI-M: `<`, `>; rel="first last memento"; datetime="`
+// (the longest rel), a strict datetime and `",` and a newline.
+const mementoLinkBytes = len(`<>; rel="first last memento"; datetime="`) + 29 + len("\",\n")
+
+// writeMementoLinks writes the memento link-values of ms[lo:hi], a
+// TimeMap of len(ms) mementos (memento.TimeMapRel), as writeMementoLink
+// does one by one, into room grown once for all of them.
+func writeMementoLinks(b *bytes.Buffer, ms []memento.Memento, lo, hi int) {
+	need := 0
+	for i := lo; i < hi; i++ {
+		need += len(ms[i].URIM) + mementoLinkBytes
+	}
+	b.Grow(need)
+	l := b.AvailableBuffer()
+	var dates dateWriter
+	for i := lo; i < hi; i++ {
+		m := &ms[i]
+		l = append(l, '<')
+		l = append(l, m.URIM...)
+		l = append(l, `>; rel="`...)
+		l = append(l, memento.TimeMapRel(i, len(ms))...)
+		l = append(l, `"; datetime="`...)
+		l = dates.append(l, m.Datetime)
+		l = append(l, "\",\n"...)
+	}
+	b.Write(l) // in place unless a datetime outside the strict years took more room
+}
+
 // dateWriter writes datetimes as memento.AppendHTTPDate does, keeping
 // the day of the last one written ("Tue, 20 Jun 2000 "): a TimeMap's
 // mementos come in time order, several a day, and a datetime of the same
@@ -863,6 +892,9 @@ const (
 	firstStrictDay = -719528
 	pastStrictDay  = 2932897
 )
+
+// twoDigitPairs holds the two digits of 00 to 60 at 2n and 2n+1.
+const twoDigitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960"
 
 // append appends t as memento.AppendHTTPDate does.
 func (w *dateWriter) append(b []byte, t time.Time) []byte {
@@ -881,9 +913,9 @@ func (w *dateWriter) append(b []byte, t time.Time) []byte {
 		return b
 	}
 	tod := int(sec - days*86400)
-	hh, mm, ss := tod/3600, tod/60%60, tod%60
+	hh, mm, ss := tod/3600*2, tod/60%60*2, tod%60*2
 	b = append(b, w.prefix[:]...)
-	return append(b, byte('0'+hh/10), byte('0'+hh%10), ':', byte('0'+mm/10), byte('0'+mm%10), ':', byte('0'+ss/10), byte('0'+ss%10), ' ', 'G', 'M', 'T')
+	return append(b, twoDigitPairs[hh], twoDigitPairs[hh+1], ':', twoDigitPairs[mm], twoDigitPairs[mm+1], ':', twoDigitPairs[ss], twoDigitPairs[ss+1], ' ', 'G', 'M', 'T')
 }
 
 // formats writes the links to the TimeMaps and the TimeGate of urir that
@@ -928,10 +960,7 @@ func (h handler) writeLink(b *bytes.Buffer, urir string, ms []memento.Memento) {
 		b.Write(memento.AppendHTTPDate(b.AvailableBuffer(), ms[len(ms)-1].Datetime))
 		b.WriteString("\",\n")
 	}
-	var dates dateWriter
-	for i, m := range ms {
-		writeMementoLink(b, m, memento.TimeMapRel(i, len(ms)), &dates)
-	}
+	writeMementoLinks(b, ms, 0, len(ms))
 	h.formats(b, urir)
 }
 
@@ -957,10 +986,7 @@ func (h handler) writeLinkPage(b *bytes.Buffer, urir string, ms []memento.Mement
 			h.base(), q, urir, memento.FormatHTTPDate(f.Datetime), memento.FormatHTTPDate(l.Datetime))
 	}
 	lo, hi := (p-1)*size, min(p*size, len(ms))
-	var dates dateWriter
-	for i := lo; i < hi; i++ {
-		writeMementoLink(b, ms[i], memento.TimeMapRel(i, len(ms)), &dates)
-	}
+	writeMementoLinks(b, ms, lo, hi)
 	fmt.Fprintf(b, "<%s/timemap/link/%s>; rel=\"index\"; type=\"application/link-format\",\n", h.base(), urir)
 	h.formats(b, urir)
 }
