@@ -481,6 +481,9 @@ func main() {
 			for _, e := range b.BadExamples {
 				fmt.Printf("  skipped: %s\n", e)
 			}
+			if b.Blank > 0 {
+				fmt.Printf("  blank lines passed over (empty: no record; the map's !meta blank_lines): %d\n", b.Blank)
+			}
 		case o.Compact != nil:
 			fmt.Printf("%s: %d lines from %d, %d roll-ups\n", o.Path, o.Compact.OutLines, o.Compact.InLines, o.Compact.Rollups)
 		case o.Summary != nil:

@@ -559,3 +559,40 @@ func TestMemFlag(t *testing.T) {
 	}
 	checkOneLine(t, stderr, "flag provided but not defined: -memory")
 }
+
+// TestBlankLinesCounted: blank lines of an input (inside, a trailing one)
+// fail nothing; the pipeline's map is the single-process build's, which
+// counts them in !meta blank_lines, and the report says how many.
+func TestBlankLinesCounted(t *testing.T) {
+	dir := t.TempDir()
+	lines := genLines(t, 3000)
+	for i := 500; i < len(lines); i += 700 {
+		lines[i] += "\n" // a blank line after it
+	}
+	in := writeLines(t, dir, "index.cdxj", append(lines, ""))
+	const blanks = 5 // after lines 500, 1200, 1900, 2600, and the trailing one
+	code, stdout, stderr := run(t, dir, "--input", "index.cdxj", "--output", "a.map", "--updated-at", "2026-12-01T00:00:00Z", "--shard-size", "64KiB")
+	if code != 0 {
+		t.Fatalf("exit status %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "a.map: 3000 records") || !strings.Contains(stdout, fmt.Sprintf("blank lines passed over (empty: no record; the map's !meta blank_lines): %d\n", blanks)) {
+		t.Errorf("standard output %q", stdout)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "a.map"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := cdxj.Open(context.Background(), in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var want bytes.Buffer
+	if _, err := mementomap.Build(context.Background(), &want, []cdxj.Searcher{ix}, &mementomap.BuildOptions{Now: func() time.Time { return at }}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) || !bytes.Contains(got, []byte(fmt.Sprintf(`"blank_lines":%d`, blanks))) {
+		t.Errorf("the map differs from the single-process build's or lacks blank_lines %d:\n%.400s", blanks, got)
+	}
+}
